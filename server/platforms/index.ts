@@ -1,0 +1,3 @@
+export * from "./data-types";
+export * from "./platforms";
+export * from "./credentials";

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { tsconfigPaths: true },
+  test: {
+    environment: "node",
+    include: ["server/**/*.test.ts", "db/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts"],
+    exclude: ["e2e/**", "node_modules/**"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Every test file opens its own temporary SQLite files and servers on random ports.
+    pool: "forks",
+  },
+});
