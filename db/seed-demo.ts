@@ -1,0 +1,99 @@
+/**
+ * Demo data: an admin, two support users, two customer organisations with a user each, and
+ * engagements at different steps, made through the same domain functions the app uses (so the
+ * audit timelines are real). Running it again changes nothing.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "./client";
+import { serviceTargets, users, type Role } from "./schema";
+import { createOrganization } from "@/server/accounts/organizations";
+import { actOnStep, changeStatus, createEngagement } from "@/server/engagements/engagements";
+import type { Actor } from "@/server/security/actor";
+import { hashPassword } from "@/server/security/passwords";
+import type { KeyRing } from "@/server/security/secrets";
+import { createServiceTarget } from "@/server/targets/targets";
+
+export type DemoLogin = { role: Role; name: string; email: string; password: string; organization?: string };
+
+/** The demo sign-ins, printed by `npm start` and used by the e2e tests. */
+export const DEMO_LOGINS: readonly DemoLogin[] = [
+  { role: "admin", name: "Ada Admin", email: "admin@ferry.test", password: "ferry-admin-demo" },
+  { role: "support", name: "Sam Support", email: "sam@ferry.test", password: "ferry-support-demo" },
+  { role: "support", name: "Priya Support", email: "priya@ferry.test", password: "ferry-support-demo" },
+  { role: "customer", name: "Carol Customer", email: "carol@acme.test", password: "ferry-customer-demo", organization: "Acme Lending" },
+  { role: "customer", name: "Dan Customer", email: "dan@bluebird.test", password: "ferry-customer-demo", organization: "Bluebird Commerce" },
+];
+
+export type SandboxAccess = { url: string; adminToken: string };
+
+async function createSandboxClient(sandbox: SandboxAccess): Promise<string> {
+  const res = await fetch(`${sandbox.url}/_sandbox/clients`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${sandbox.adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ plan: "paid" }),
+  });
+  if (!res.ok) throw new Error(`The sandbox refused to create a demo client: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { apiKey: string };
+  return body.apiKey;
+}
+
+/**
+ * Seeds the demo data unless an admin already exists. With sandbox access it also registers the
+ * sandbox as the default service target, with a client of its own.
+ */
+export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess }): Promise<{ seeded: boolean }> {
+  if (options.sandbox && !db.select().from(serviceTargets).where(eq(serviceTargets.kind, "sandbox")).get()) {
+    const apiKey = await createSandboxClient(options.sandbox);
+    createServiceTarget(db, options.ring, null, { name: "Ferry sandbox", baseUrl: options.sandbox.url, apiKey, kind: "sandbox" });
+  }
+  if (db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).get()) return { seeded: false };
+
+  const orgIds = new Map<string, string>();
+  const actors = new Map<string, Actor>();
+  const system: Actor = { id: "system", email: "", name: "Demo seed", role: "admin", organizationId: null };
+  for (const login of DEMO_LOGINS) {
+    let organizationId: string | null = null;
+    if (login.organization) {
+      organizationId = orgIds.get(login.organization) ?? createOrganization(db, system, { name: login.organization }).id;
+      orgIds.set(login.organization, organizationId);
+    }
+    const passwordHash = await hashPassword(login.password);
+    const row = db
+      .insert(users)
+      .values({ email: login.email, name: login.name, role: login.role, organizationId, passwordHash })
+      .returning()
+      .get();
+    actors.set(login.email, { id: row.id, email: row.email, name: row.name, role: row.role, organizationId });
+  }
+
+  const sam = actors.get("sam@ferry.test")!;
+  const priya = actors.get("priya@ferry.test")!;
+  const carol = actors.get("carol@acme.test")!;
+  const acme = orgIds.get("Acme Lending")!;
+  const bluebird = orgIds.get("Bluebird Commerce")!;
+
+  // Acme on QuickBooks Online: ready for the single-company test.
+  const qbo = createEngagement(db, sam, { organizationId: acme, platformKey: "qhyg" });
+  actOnStep(db, carol, { engagementId: qbo.id, step: 1, action: "start" });
+  actOnStep(db, sam, { engagementId: qbo.id, step: 1, action: "complete", note: "Token file for 120 companies validated, no blocking errors." });
+  actOnStep(db, sam, { engagementId: qbo.id, step: 2, action: "start", note: "Proposed Saturday 02:00–06:00 UTC." });
+  actOnStep(db, sam, { engagementId: qbo.id, step: 2, action: "complete", note: "Carol accepted the window by email." });
+  actOnStep(db, carol, { engagementId: qbo.id, step: 3, action: "complete" });
+  actOnStep(db, carol, { engagementId: qbo.id, step: 4, action: "complete" });
+
+  // Acme on FreeAgent: just opened, details submitted.
+  const freeagent = createEngagement(db, priya, { organizationId: acme, platformKey: "fbrh" });
+  actOnStep(db, carol, { engagementId: freeagent.id, step: 1, action: "start" });
+
+  // Bluebird on Shopify: a window proposed, waiting for the customer.
+  const shopify = createEngagement(db, priya, { organizationId: bluebird, platformKey: "fztf" });
+  actOnStep(db, priya, { engagementId: shopify.id, step: 1, action: "complete", note: "Details received by email." });
+  actOnStep(db, priya, { engagementId: shopify.id, step: 2, action: "start" });
+
+  // Bluebird on Wave: on hold while the customer sorts out its OAuth app.
+  const wave = createEngagement(db, sam, { organizationId: bluebird, platformKey: "pbtz" });
+  actOnStep(db, sam, { engagementId: wave.id, step: 1, action: "complete", note: "Details accepted." });
+  changeStatus(db, sam, { engagementId: wave.id, status: "on_hold", reason: "Customer is re-registering its Wave app." });
+
+  return { seeded: true };
+}

@@ -1,0 +1,19 @@
+/** `npm run db:seed`: migrates and seeds the demo data (idempotent). Uses SANDBOX_URL/SANDBOX_ADMIN_TOKEN when set. */
+import { env } from "@/server/env";
+import { appKeyRing } from "@/server/security/keyring";
+import { openDb } from "./client";
+import { seedDemo } from "./seed-demo";
+
+async function main() {
+  const e = env();
+  const db = openDb(e.DATABASE_FILE);
+  const sandbox = e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : undefined;
+  const { seeded } = await seedDemo(db, { ring: appKeyRing(), sandbox });
+  db.$client.close();
+  console.log(seeded ? `Demo data seeded into ${e.DATABASE_FILE}` : `Demo data already present in ${e.DATABASE_FILE}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

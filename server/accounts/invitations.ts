@@ -1,0 +1,226 @@
+/**
+ * Invitations: an admin invites a person (staff or a customer of one organisation); the emailed
+ * link carries a one-time token that expires; the invitee sets a password and becomes a user.
+ */
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { invitations, organizations, users, type Role } from "@/db/schema";
+import { AppError, fieldError } from "@/server/errors";
+import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit } from "@/server/security/audit";
+import { hashPassword, passwordProblem } from "@/server/security/passwords";
+import { hashToken, newToken } from "@/server/security/tokens";
+import { normalizeEmail } from "./users";
+
+/** How long an invitation link stays valid. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export type InvitationStatus = "pending" | "accepted" | "expired" | "revoked";
+
+export type InvitationSummary = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  organizationId: string | null;
+  organizationName: string | null;
+  status: InvitationStatus;
+  expiresAt: Date;
+  createdAt: Date;
+};
+
+function statusOf(row: { acceptedAt: Date | null; revokedAt: Date | null; expiresAt: Date }, now: Date): InvitationStatus {
+  if (row.acceptedAt) return "accepted";
+  if (row.revokedAt) return "revoked";
+  if (row.expiresAt.getTime() <= now.getTime()) return "expired";
+  return "pending";
+}
+
+/**
+ * Invites a person. Customers need an organisation; staff must not have one. An email that
+ * already belongs to a user is refused; a pending invitation for the same email is replaced.
+ */
+export async function invite(
+  deps: { db: Db; mail: MailConfig; appUrl: string },
+  actor: Actor,
+  input: { email: string; name: string; role: Role; organizationId?: string | null },
+  now = new Date(),
+): Promise<{ id: string }> {
+  const email = normalizeEmail(input.email);
+  const name = input.name.trim();
+  const fields: Record<string, string> = {};
+  if (!EMAIL.test(email)) fields.email = "Enter a valid email address.";
+  if (!name) fields.name = "Enter the person's name.";
+  if (input.role === "customer" && !input.organizationId) fields.organizationId = "Choose the customer's organisation.";
+  if (input.role !== "customer" && input.organizationId) fields.organizationId = "Staff do not belong to a customer organisation.";
+  if (Object.keys(fields).length) throw new AppError("BAD_INPUT", Object.values(fields)[0]!, { fields });
+
+  const { db } = deps;
+  const token = newToken();
+  const result = db.transaction((tx) => {
+    if (tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) {
+      throw fieldError("email", `A user with the email ${email} already exists.`);
+    }
+    let orgName: string | null = null;
+    if (input.organizationId) {
+      const org = tx.select().from(organizations).where(eq(organizations.id, input.organizationId)).get();
+      if (!org) throw fieldError("organizationId", "That organisation does not exist.");
+      orgName = org.name;
+    }
+    // A newer invitation supersedes any pending one for the same email.
+    const superseded = tx
+      .update(invitations)
+      .set({ revokedAt: now })
+      .where(and(eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+      .returning({ id: invitations.id })
+      .all();
+    const inv = tx
+      .insert(invitations)
+      .values({
+        email,
+        name,
+        role: input.role,
+        organizationId: input.organizationId ?? null,
+        tokenHash: hashToken(token),
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+        invitedById: actor.id,
+        createdAt: now,
+      })
+      .returning()
+      .get();
+    recordAudit(tx, {
+      actor,
+      action: "invitation.created",
+      targetType: "invitation",
+      targetId: inv.id,
+      organizationId: inv.organizationId,
+      after: { email, name, role: input.role, organization: orgName, supersedes: superseded.map((s) => s.id) },
+      at: now,
+    });
+    return { id: inv.id, orgName };
+  });
+
+  const link = `${deps.appUrl.replace(/\/$/, "")}/invite/${token}`;
+  const where = result.orgName ? ` for ${result.orgName}` : "";
+  await sendMail(db, deps.mail, {
+    to: email,
+    subject: `You're invited to Ferry${where}`,
+    text: [
+      `Hello ${name},`,
+      "",
+      `${actor.name} has invited you to Ferry${where} as ${input.role === "customer" ? "a customer user" : `${input.role} staff`}.`,
+      "Set your password here (the link works once and expires in 7 days):",
+      link,
+    ].join("\n"),
+  });
+  return { id: result.id };
+}
+
+/** Every invitation, newest first. */
+export function listInvitations(db: Db, now = new Date()): InvitationSummary[] {
+  return db
+    .select({ i: invitations, orgName: organizations.name })
+    .from(invitations)
+    .leftJoin(organizations, eq(organizations.id, invitations.organizationId))
+    .orderBy(desc(invitations.createdAt))
+    .all()
+    .map(({ i, orgName }) => ({
+      id: i.id,
+      email: i.email,
+      name: i.name,
+      role: i.role,
+      organizationId: i.organizationId,
+      organizationName: orgName ?? null,
+      status: statusOf(i, now),
+      expiresAt: i.expiresAt,
+      createdAt: i.createdAt,
+    }));
+}
+
+/** Revokes a pending invitation so its link stops working. */
+export function revokeInvitation(db: Db, actor: Actor, id: string, now = new Date()): void {
+  db.transaction((tx) => {
+    const inv = tx.select().from(invitations).where(eq(invitations.id, id)).get();
+    if (!inv) throw new AppError("NOT_FOUND", "No such invitation.");
+    const status = statusOf(inv, now);
+    if (status !== "pending") throw new AppError("PRECONDITION_FAILED", `The invitation is already ${status}.`);
+    tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, id)).run();
+    recordAudit(tx, { actor, action: "invitation.revoked", targetType: "invitation", targetId: id, organizationId: inv.organizationId, at: now });
+  });
+}
+
+export type InvitationLookup =
+  | { status: "pending"; email: string; name: string; role: Role; organizationName: string | null }
+  | { status: "accepted" | "expired" | "revoked" | "unknown" };
+
+/** What an invitation link leads to. A used, expired or revoked link says only that. */
+export function lookupInvitation(db: Db, token: string, now = new Date()): InvitationLookup {
+  const row = db
+    .select({ i: invitations, orgName: organizations.name })
+    .from(invitations)
+    .leftJoin(organizations, eq(organizations.id, invitations.organizationId))
+    .where(eq(invitations.tokenHash, hashToken(token)))
+    .get();
+  if (!row) return { status: "unknown" };
+  const status = statusOf(row.i, now);
+  if (status !== "pending") return { status };
+  return { status, email: row.i.email, name: row.i.name, role: row.i.role, organizationName: row.orgName ?? null };
+}
+
+const LINK_PROBLEM: Record<Exclude<InvitationLookup["status"], "pending">, string> = {
+  accepted: "This invitation has already been used. Sign in with the password you set.",
+  expired: "This invitation has expired. Ask your Ferry contact to send a new one.",
+  revoked: "This invitation was withdrawn. Ask your Ferry contact to send a new one.",
+  unknown: "This invitation link is not valid.",
+};
+
+/** The message for an invitation link that cannot be used. */
+export function invitationProblem(status: Exclude<InvitationLookup["status"], "pending">): string {
+  return LINK_PROBLEM[status];
+}
+
+/** Accepts an invitation: creates the user with the chosen password; the link then stops working. */
+export async function acceptInvitation(
+  db: Db,
+  input: { token: string; name: string; password: string },
+  now = new Date(),
+): Promise<{ userId: string; email: string }> {
+  const name = input.name.trim();
+  const fields: Record<string, string> = {};
+  if (!name) fields.name = "Enter your name.";
+  const pw = passwordProblem(input.password);
+  if (pw) fields.password = pw;
+  if (Object.keys(fields).length) throw new AppError("BAD_INPUT", Object.values(fields)[0]!, { fields });
+
+  // Hash outside the transaction (better-sqlite3 transactions must stay synchronous).
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction((tx) => {
+    const inv = tx.select().from(invitations).where(eq(invitations.tokenHash, hashToken(input.token))).get();
+    if (!inv) throw new AppError("NOT_FOUND", invitationProblem("unknown"));
+    const status = statusOf(inv, now);
+    if (status !== "pending") throw new AppError("PRECONDITION_FAILED", invitationProblem(status));
+    if (tx.select({ id: users.id }).from(users).where(eq(users.email, inv.email)).get()) {
+      throw new AppError("CONFLICT", `A user with the email ${inv.email} already exists. Sign in instead.`);
+    }
+    const user = tx
+      .insert(users)
+      .values({ email: inv.email, name, role: inv.role, organizationId: inv.organizationId, passwordHash, createdAt: now })
+      .returning({ id: users.id })
+      .get();
+    tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, inv.id)).run();
+    const self = { id: user.id, email: inv.email, name, role: inv.role, organizationId: inv.organizationId };
+    recordAudit(tx, {
+      actor: self,
+      action: "invitation.accepted",
+      targetType: "user",
+      targetId: user.id,
+      organizationId: inv.organizationId,
+      after: { email: inv.email, name, role: inv.role },
+      at: now,
+    });
+    return { userId: user.id, email: inv.email };
+  });
+}

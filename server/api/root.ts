@@ -1,0 +1,21 @@
+/** The app's tRPC router: one thin router per domain. */
+import { createCallerFactory, createTRPCRouter } from "./trpc";
+import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRouter } from "./routers/accounts";
+import { engagementsRouter, portalRouter } from "./routers/engagements";
+import { platformsRouter } from "./routers/platforms";
+
+export const appRouter = createTRPCRouter({
+  me: meRouter,
+  platforms: platformsRouter,
+  organizations: organizationsRouter,
+  users: usersRouter,
+  invitations: invitationsRouter,
+  outbox: outboxRouter,
+  engagements: engagementsRouter,
+  portal: portalRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+/** Server-side callers (RSC prefetch, tests). */
+export const createCaller = createCallerFactory(appRouter);

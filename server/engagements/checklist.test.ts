@@ -1,0 +1,313 @@
+import { describe, expect, it } from "vitest";
+import type { EngagementStatus, Role, StepState } from "@/db/schema";
+import {
+  currentStep,
+  decideStatusChange,
+  decideStepAction,
+  dependents,
+  displayState,
+  initialStates,
+  roleMayAct,
+  statusAfterStepChange,
+  STEP_ACTIONS,
+  STEP_NUMBERS,
+  STEPS,
+  transitiveGates,
+  type StepAction,
+  type StepNumber,
+  type StepStates,
+} from "./checklist";
+
+const ROLES: Role[] = ["admin", "support", "customer"];
+const STATUSES: EngagementStatus[] = ["active", "on_hold", "completed", "cancelled"];
+
+/** States with the given steps done and the rest pending. */
+function doneUpTo(done: StepNumber[], overrides: Partial<Record<StepNumber, StepState>> = {}): StepStates {
+  const s: Record<StepNumber, StepState> = { ...initialStates() };
+  for (const n of done) s[n] = "done";
+  return { ...s, ...overrides };
+}
+
+const act = (p: {
+  role?: Role;
+  action: StepAction;
+  step: StepNumber;
+  states: StepStates;
+  status?: EngagementStatus;
+  note?: string;
+  reason?: string;
+}) =>
+  decideStepAction({
+    role: p.role ?? "support",
+    action: p.action,
+    step: p.step,
+    states: p.states,
+    engagementStatus: p.status ?? "active",
+    note: p.note ?? "confirmed by email",
+    reason: p.reason ?? "customer re-sent their file",
+  });
+
+describe("the step table", () => {
+  it("has the six steps of the design, in order, with their responsible parties", () => {
+    expect(STEPS.map((s) => [s.number, s.title, s.responsible])).toEqual([
+      [1, "Details gathered", "customer"],
+      [2, "Time agreed", "customer_and_support"],
+      [3, "Callback URL added", "customer"],
+      [4, "Syncing disabled", "customer"],
+      [5, "Single-company test", "support"],
+      [6, "Bulk migration and handover", "support"],
+    ]);
+  });
+
+  it.each([
+    [1, [], []],
+    [2, [1], [1]],
+    [3, [1], [1]],
+    [4, [1], [1]],
+    [5, [1, 2, 3, 4], [1, 2, 3, 4]],
+    [6, [5], [1, 2, 3, 4, 5]],
+  ] as const)("step %i is gated directly on %j and transitively on %j", (step, direct, all) => {
+    expect(STEPS[step - 1]!.gates).toEqual(direct);
+    expect(transitiveGates(step)).toEqual(all);
+  });
+
+  it.each([
+    [1, [2, 3, 4, 5, 6]],
+    [2, [5, 6]],
+    [3, [5, 6]],
+    [4, [5, 6]],
+    [5, [6]],
+    [6, []],
+  ] as const)("reopening step %i cascades to %j", (step, expected) => {
+    expect(dependents(step)).toEqual(expected);
+  });
+});
+
+describe("who may act on which step", () => {
+  const expected: Record<Role, Record<StepAction, StepNumber[]>> = {
+    admin: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
+    support: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
+    customer: { start: [1], complete: [2, 3, 4], reopen: [] },
+  };
+
+  for (const role of ROLES) {
+    for (const action of STEP_ACTIONS) {
+      for (const step of STEP_NUMBERS) {
+        const allowed = expected[role][action].includes(step);
+        it(`${role} ${allowed ? "may" : "may not"} ${action} step ${step}`, () => {
+          expect(roleMayAct(role, action, step)).toBe(allowed);
+          // Put the step in a state where the action is otherwise valid, with its gates done.
+          const gates = transitiveGates(step);
+          const state: StepState =
+            action === "reopen" ? "done" : action === "complete" && role === "customer" && step === 2 ? "in_progress" : "pending";
+          const d = act({ role, action, step, states: doneUpTo(gates, { [step]: state }) });
+          if (allowed) expect(d.ok).toBe(true);
+          else expect(d).toMatchObject({ ok: false, code: "FORBIDDEN" });
+        });
+      }
+    }
+  }
+});
+
+describe("transitions of one step (staff)", () => {
+  const cases: [StepState, StepAction, StepState | "refused"][] = [
+    ["pending", "start", "in_progress"],
+    ["in_progress", "start", "refused"],
+    ["done", "start", "refused"],
+    ["pending", "complete", "done"],
+    ["in_progress", "complete", "done"],
+    ["done", "complete", "refused"],
+    ["pending", "reopen", "refused"],
+    ["in_progress", "reopen", "pending"],
+    ["done", "reopen", "pending"],
+  ];
+  for (const step of STEP_NUMBERS) {
+    for (const [from, action, to] of cases) {
+      it(`step ${step}: ${from} --${action}--> ${to}`, () => {
+        const states = doneUpTo(transitiveGates(step), { [step]: from });
+        const d = act({ action, step, states });
+        if (to === "refused") {
+          expect(d).toMatchObject({ ok: false, code: "PRECONDITION_FAILED" });
+        } else {
+          expect(d.ok).toBe(true);
+          if (d.ok) expect(d.next[step]).toBe(to);
+        }
+      });
+    }
+  }
+});
+
+describe("gates", () => {
+  for (const step of STEP_NUMBERS) {
+    for (const gate of transitiveGates(step)) {
+      for (const action of ["start", "complete"] as const) {
+        it(`step ${step} cannot ${action} while gate step ${gate} is not done`, () => {
+          // Every other gate done, this one pending.
+          const others = transitiveGates(step).filter((g) => g !== gate && !transitiveGates(g).includes(gate));
+          const states = doneUpTo(others, { [gate]: "pending" });
+          const d = act({ action, step, states });
+          expect(d.ok).toBe(false);
+          if (!d.ok) {
+            expect(d.code).toBe("PRECONDITION_FAILED");
+            expect(d.reason).toMatch(/step \d \(/);
+          }
+        });
+      }
+    }
+    it(`step ${step} can complete once every gate is done`, () => {
+      const d = act({ action: "complete", step, states: doneUpTo(transitiveGates(step)) });
+      expect(d.ok).toBe(true);
+    });
+  }
+
+  it("names the open gate in the refusal", () => {
+    const d = act({ action: "complete", step: 5, states: doneUpTo([1, 2, 3]) });
+    expect(d).toMatchObject({ ok: false, reason: expect.stringContaining("step 4 (Syncing disabled)") });
+  });
+
+  it("a gate that is only in progress still blocks", () => {
+    const d = act({ action: "complete", step: 2, states: doneUpTo([], { 1: "in_progress" }) });
+    expect(d.ok).toBe(false);
+  });
+
+  it("shows gated pending steps as locked", () => {
+    const states = doneUpTo([1]);
+    expect(displayState(states, 1)).toBe("done");
+    expect(displayState(states, 2)).toBe("pending");
+    expect(displayState(states, 5)).toBe("locked");
+    expect(displayState(initialStates(), 1)).toBe("pending");
+    expect(displayState(initialStates(), 6)).toBe("locked");
+  });
+});
+
+describe("reopen cascade", () => {
+  for (const step of STEP_NUMBERS) {
+    it(`reopening step ${step} resets it and every step gated on it, and nothing else`, () => {
+      const all = doneUpTo([1, 2, 3, 4, 5, 6]);
+      const d = act({ action: "reopen", step, states: all });
+      expect(d.ok).toBe(true);
+      if (!d.ok) return;
+      expect(d.changed).toEqual([step, ...dependents(step)]);
+      for (const s of STEP_NUMBERS) {
+        expect(d.next[s]).toBe(s === step || dependents(step).includes(s) ? "pending" : "done");
+      }
+    });
+  }
+
+  it("also resets dependents that were only in progress, and reports only what changed", () => {
+    const d = act({ action: "reopen", step: 1, states: doneUpTo([1, 3], { 2: "in_progress" }) });
+    expect(d.ok && d.changed).toEqual([1, 2, 3]);
+  });
+
+  it("requires a reason", () => {
+    expect(act({ action: "reopen", step: 2, states: doneUpTo([1, 2]), reason: "  " })).toMatchObject({
+      ok: false,
+      code: "BAD_INPUT",
+      field: "reason",
+    });
+  });
+});
+
+describe("engagement status", () => {
+  for (const status of STATUSES.filter((s) => s !== "active")) {
+    for (const action of STEP_ACTIONS) {
+      it(`no step can ${action} while the engagement is ${status}`, () => {
+        const states = doneUpTo([1], { 2: action === "reopen" ? "done" : "pending" });
+        expect(act({ action, step: 2, states, status })).toMatchObject({ ok: false, code: "PRECONDITION_FAILED" });
+      });
+    }
+  }
+
+  const manual: [EngagementStatus, EngagementStatus, boolean][] = [];
+  for (const from of STATUSES) for (const to of STATUSES) manual.push([from, to, false]);
+  const allowed = new Set(["active>on_hold", "active>cancelled", "on_hold>active", "on_hold>cancelled"]);
+  for (const [from, to] of manual) {
+    const ok = allowed.has(`${from}>${to}`);
+    it(`staff ${ok ? "may" : "may not"} change status ${from} → ${to}`, () => {
+      expect(decideStatusChange({ role: "support", from, to }).ok).toBe(ok);
+    });
+  }
+
+  it("customers cannot change status", () => {
+    expect(decideStatusChange({ role: "customer", from: "active", to: "on_hold" })).toMatchObject({
+      ok: false,
+      code: "FORBIDDEN",
+    });
+  });
+
+  it("completing step 6 completes the engagement", () => {
+    expect(statusAfterStepChange("active", doneUpTo([1, 2, 3, 4, 5, 6]))).toBe("completed");
+    expect(statusAfterStepChange("active", doneUpTo([1, 2, 3, 4, 5]))).toBe("active");
+  });
+});
+
+describe("customer rules", () => {
+  it("a customer accepts a window only once support has proposed one", () => {
+    expect(act({ role: "customer", action: "complete", step: 2, states: doneUpTo([1]) })).toMatchObject({
+      ok: false,
+      code: "PRECONDITION_FAILED",
+      reason: expect.stringContaining("no proposed migration window"),
+    });
+    expect(act({ role: "customer", action: "complete", step: 2, states: doneUpTo([1], { 2: "in_progress" }) }).ok).toBe(true);
+  });
+
+  it("a customer confirms steps 3 and 4 without a note", () => {
+    for (const step of [3, 4] as const) {
+      expect(act({ role: "customer", action: "complete", step, states: doneUpTo([1]), note: "" }).ok).toBe(true);
+    }
+  });
+
+  it("staff completing a customer's step must say how the customer confirmed", () => {
+    for (const step of [2, 3, 4] as const) {
+      expect(act({ action: "complete", step, states: doneUpTo([1]), note: "" })).toMatchObject({
+        ok: false,
+        code: "BAD_INPUT",
+        field: "note",
+      });
+    }
+    // Accepting the details (step 1) and support's own steps need no note.
+    expect(act({ action: "complete", step: 1, states: initialStates(), note: "" }).ok).toBe(true);
+    expect(act({ action: "complete", step: 5, states: doneUpTo([1, 2, 3, 4]), note: "" }).ok).toBe(true);
+  });
+});
+
+describe("every reachable checklist keeps its invariants", () => {
+  it("explores every state staff can reach and checks gates and current step on each", () => {
+    const key = (s: StepStates) => STEP_NUMBERS.map((n) => s[n][0]).join("");
+    const seen = new Map<string, StepStates>([[key(initialStates()), initialStates()]]);
+    const queue: StepStates[] = [initialStates()];
+    let transitions = 0;
+    while (queue.length) {
+      const states = queue.shift()!;
+      for (const action of STEP_ACTIONS) {
+        for (const step of STEP_NUMBERS) {
+          const d = act({ action, step, states });
+          if (!d.ok) continue;
+          transitions++;
+          // Invariant: a step that has begun has every gate done.
+          for (const s of STEP_NUMBERS) {
+            if (d.next[s] !== "pending") {
+              for (const g of transitiveGates(s)) expect(d.next[g], `${key(d.next)} step ${s} gate ${g}`).toBe("done");
+            }
+          }
+          // Invariant: only the acted-on step and (for reopen) its dependents change.
+          for (const s of STEP_NUMBERS) {
+            if (d.next[s] !== states[s]) expect(d.changed).toContain(s);
+          }
+          const k = key(d.next);
+          if (!seen.has(k)) {
+            seen.set(k, d.next);
+            queue.push(d.next);
+          }
+        }
+      }
+    }
+    // Every state reached is consistent with the current-step rule.
+    for (const states of seen.values()) {
+      const cur = currentStep(states);
+      for (const s of STEP_NUMBERS) if (s < cur) expect(states[s]).toBe("done");
+    }
+    expect(seen.has(key(doneUpTo([1, 2, 3, 4, 5, 6])))).toBe(true);
+    expect(transitions).toBeGreaterThan(100);
+  });
+});

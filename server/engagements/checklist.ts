@@ -1,0 +1,315 @@
+/**
+ * The managed-migration checklist as one pure module: the six steps, their gates, the reopen
+ * cascade, who may act on which step, and the engagement status rules. No I/O; the repository
+ * applies what this module decides, inside one transaction.
+ */
+import type { EngagementStatus, Role, StepState } from "@/db/schema";
+
+export type StepNumber = 1 | 2 | 3 | 4 | 5 | 6;
+export const STEP_NUMBERS: readonly StepNumber[] = [1, 2, 3, 4, 5, 6];
+
+export type Responsible = "customer" | "customer_and_support" | "support";
+
+export type StepDefinition = {
+  number: StepNumber;
+  title: string;
+  responsible: Responsible;
+  /** Steps that must be done before this one can start or complete. */
+  gates: readonly StepNumber[];
+  /** When the step counts as done, in the words staff and customers read. */
+  doneWhen: string;
+};
+
+/** The six steps of a managed migration (DESIGN.md, "The six steps"). */
+export const STEPS: readonly StepDefinition[] = [
+  {
+    number: 1,
+    title: "Details gathered",
+    responsible: "customer",
+    gates: [],
+    doneWhen:
+      "Platform, OAuth app client id and secret, service target and a token file with no blocking errors are submitted, and support has accepted them.",
+  },
+  {
+    number: 2,
+    title: "Time agreed",
+    responsible: "customer_and_support",
+    gates: [1],
+    doneWhen: "Support has proposed a migration window with an estimated duration and the customer has accepted it.",
+  },
+  {
+    number: 3,
+    title: "Callback URL added",
+    responsible: "customer",
+    gates: [1],
+    doneWhen: "The customer confirms the platform's callback URL is on its registered OAuth app.",
+  },
+  {
+    number: 4,
+    title: "Syncing disabled",
+    responsible: "customer",
+    gates: [1],
+    doneWhen: "The customer confirms its old app has stopped syncing every company to be migrated.",
+  },
+  {
+    number: 5,
+    title: "Single-company test",
+    responsible: "support",
+    gates: [1, 2, 3, 4],
+    doneWhen:
+      "One company is imported and its checks pass: connection Linked with no reauthorization, every data type synced Complete (or NotSupported).",
+  },
+  {
+    number: 6,
+    title: "Bulk migration and handover",
+    responsible: "support",
+    gates: [5],
+    doneWhen:
+      "Every remaining company is migrated and verified or explicitly set aside, the handover report is delivered and the tokens are purged.",
+  },
+];
+
+/** The definition of a step. */
+export function stepDefinition(step: StepNumber): StepDefinition {
+  const def = STEPS[step - 1];
+  if (!def) throw new Error(`No step ${step}`);
+  return def;
+}
+
+/** Type guard for step numbers arriving from input. */
+export function isStepNumber(value: number): value is StepNumber {
+  return Number.isInteger(value) && value >= 1 && value <= 6;
+}
+
+/** Every step that must be done before `step`, directly or through other gates. */
+export function transitiveGates(step: StepNumber): StepNumber[] {
+  const out = new Set<StepNumber>();
+  const visit = (s: StepNumber) => {
+    for (const g of stepDefinition(s).gates) {
+      if (!out.has(g)) {
+        out.add(g);
+        visit(g);
+      }
+    }
+  };
+  visit(step);
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Every step gated on `step`, directly or transitively: what a reopen of `step` reopens. */
+export function dependents(step: StepNumber): StepNumber[] {
+  return STEP_NUMBERS.filter((s) => transitiveGates(s).includes(step));
+}
+
+export type StepAction = "start" | "complete" | "reopen";
+export const STEP_ACTIONS: readonly StepAction[] = ["start", "complete", "reopen"];
+
+/**
+ * Who may do what to which step, as data. Staff act on every step (for a customer's step they act
+ * on the customer's behalf and must say how the customer confirmed). Customers submit their
+ * details (start step 1), accept a proposed window (complete step 2) and confirm steps 3 and 4.
+ */
+export const STEP_PERMISSIONS: Record<Role, Record<StepAction, readonly StepNumber[]>> = {
+  admin: { start: STEP_NUMBERS, complete: STEP_NUMBERS, reopen: STEP_NUMBERS },
+  support: { start: STEP_NUMBERS, complete: STEP_NUMBERS, reopen: STEP_NUMBERS },
+  customer: { start: [1], complete: [2, 3, 4], reopen: [] },
+};
+
+/** Whether a role may take an action on a step at all (before state and gates are considered). */
+export function roleMayAct(role: Role, action: StepAction, step: StepNumber): boolean {
+  return STEP_PERMISSIONS[role][action].includes(step);
+}
+
+/** True for staff roles. */
+export function isStaff(role: Role): boolean {
+  return role === "admin" || role === "support";
+}
+
+/** Staff completing a step the customer is responsible for do it on the customer's behalf. */
+export function completesOnBehalf(role: Role, step: StepNumber): boolean {
+  return isStaff(role) && stepDefinition(step).responsible !== "support" && step !== 1;
+}
+
+export type StepStates = Readonly<Record<StepNumber, StepState>>;
+
+/** All six steps pending: a new engagement. */
+export function initialStates(): StepStates {
+  return { 1: "pending", 2: "pending", 3: "pending", 4: "pending", 5: "pending", 6: "pending" };
+}
+
+/** The gates of `step` that are not done yet. */
+export function openGates(states: StepStates, step: StepNumber): StepNumber[] {
+  return stepDefinition(step).gates.filter((g) => states[g] !== "done");
+}
+
+/** The first step that is not done, or 7 when all six are done. */
+export function currentStep(states: StepStates): number {
+  return STEP_NUMBERS.find((s) => states[s] !== "done") ?? 7;
+}
+
+/** A step's state as shown: `locked` while a gate is open and nothing has happened yet. */
+export type DisplayState = StepState | "locked";
+export function displayState(states: StepStates, step: StepNumber): DisplayState {
+  if (states[step] === "pending" && openGates(states, step).length > 0) return "locked";
+  return states[step];
+}
+
+export type Refusal = {
+  ok: false;
+  code: "FORBIDDEN" | "PRECONDITION_FAILED" | "BAD_INPUT";
+  reason: string;
+  /** For BAD_INPUT: the input field at fault. */
+  field?: "note" | "reason";
+};
+
+export type Decision = { ok: true; next: StepStates; changed: StepNumber[] } | Refusal;
+
+const gateNames = (steps: StepNumber[]) =>
+  steps.map((s) => `step ${s} (${stepDefinition(s).title})`).join(", ");
+
+/**
+ * Decides a step action: role, engagement status, state, gates and required text, then the
+ * resulting states. `note` is the completion evidence; `reason` is why a step is reopened.
+ */
+export function decideStepAction(params: {
+  role: Role;
+  action: StepAction;
+  step: StepNumber;
+  states: StepStates;
+  engagementStatus: EngagementStatus;
+  note?: string;
+  reason?: string;
+}): Decision {
+  const { role, action, step, states, engagementStatus } = params;
+  const title = stepDefinition(step).title;
+  if (!roleMayAct(role, action, step)) {
+    return { ok: false, code: "FORBIDDEN", reason: `A ${role} user cannot ${action} step ${step} (${title}).` };
+  }
+  if (engagementStatus !== "active") {
+    return {
+      ok: false,
+      code: "PRECONDITION_FAILED",
+      reason: `The engagement is ${engagementStatus.replace("_", " ")}; steps can change only while it is active.`,
+    };
+  }
+  const state = states[step];
+  switch (action) {
+    case "start": {
+      if (state !== "pending") {
+        return { ok: false, code: "PRECONDITION_FAILED", reason: `Step ${step} (${title}) is already ${label(state)}.` };
+      }
+      const open = openGates(states, step);
+      if (open.length) {
+        return {
+          ok: false,
+          code: "PRECONDITION_FAILED",
+          reason: `Step ${step} (${title}) cannot start before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
+        };
+      }
+      return { ok: true, next: { ...states, [step]: "in_progress" }, changed: [step] };
+    }
+    case "complete": {
+      if (state === "done") {
+        return { ok: false, code: "PRECONDITION_FAILED", reason: `Step ${step} (${title}) is already done.` };
+      }
+      const open = openGates(states, step);
+      if (open.length) {
+        return {
+          ok: false,
+          code: "PRECONDITION_FAILED",
+          reason: `Step ${step} (${title}) cannot be completed before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
+        };
+      }
+      if (role === "customer" && step === 2 && state !== "in_progress") {
+        return {
+          ok: false,
+          code: "PRECONDITION_FAILED",
+          reason: "There is no proposed migration window to accept yet.",
+        };
+      }
+      if (completesOnBehalf(role, step) && !params.note?.trim()) {
+        return {
+          ok: false,
+          code: "BAD_INPUT",
+          field: "note",
+          reason: `Say how the customer confirmed step ${step} (${title}); it is recorded as evidence.`,
+        };
+      }
+      return { ok: true, next: { ...states, [step]: "done" }, changed: [step] };
+    }
+    case "reopen": {
+      if (state === "pending") {
+        return { ok: false, code: "PRECONDITION_FAILED", reason: `Step ${step} (${title}) is not started; there is nothing to reopen.` };
+      }
+      if (!params.reason?.trim()) {
+        return { ok: false, code: "BAD_INPUT", field: "reason", reason: "Give a reason for reopening the step." };
+      }
+      const next: Record<StepNumber, StepState> = { ...states, [step]: "pending" };
+      const changed: StepNumber[] = [step];
+      for (const d of dependents(step)) {
+        if (next[d] !== "pending") {
+          next[d] = "pending";
+          changed.push(d);
+        }
+      }
+      return { ok: true, next, changed };
+    }
+    default: {
+      const never: never = action;
+      return never;
+    }
+  }
+}
+
+function label(state: StepState): string {
+  switch (state) {
+    case "pending":
+      return "pending";
+    case "in_progress":
+      return "in progress";
+    case "done":
+      return "done";
+    default: {
+      const never: never = state;
+      return never;
+    }
+  }
+}
+
+/**
+ * Engagement status changes staff may make by hand. `completed` is reached only by completing
+ * step 6; `cancelled` is final.
+ */
+export const STATUS_TRANSITIONS: Record<EngagementStatus, readonly EngagementStatus[]> = {
+  active: ["on_hold", "cancelled"],
+  on_hold: ["active", "cancelled"],
+  completed: [],
+  cancelled: [],
+};
+
+/** Decides a manual status change. */
+export function decideStatusChange(params: {
+  role: Role;
+  from: EngagementStatus;
+  to: EngagementStatus;
+}): { ok: true } | Refusal {
+  if (!isStaff(params.role)) {
+    return { ok: false, code: "FORBIDDEN", reason: "Only support staff can change an engagement's status." };
+  }
+  if (params.from === params.to) {
+    return { ok: false, code: "PRECONDITION_FAILED", reason: `The engagement is already ${params.to.replace("_", " ")}.` };
+  }
+  if (!STATUS_TRANSITIONS[params.from].includes(params.to)) {
+    const why =
+      params.to === "completed"
+        ? "An engagement is completed by finishing step 6 (bulk migration and handover)."
+        : `A ${params.from.replace("_", " ")} engagement cannot become ${params.to.replace("_", " ")}.`;
+    return { ok: false, code: "PRECONDITION_FAILED", reason: why };
+  }
+  return { ok: true };
+}
+
+/** The status an engagement takes after a step change: completing step 6 completes it. */
+export function statusAfterStepChange(status: EngagementStatus, next: StepStates): EngagementStatus {
+  return status === "active" && next[6] === "done" ? "completed" : status;
+}

@@ -1,0 +1,51 @@
+/**
+ * The environment, validated once. A bad value fails start-up with a message naming the variable.
+ * `npm start` fills the secrets in for the embedded default (scripts/start.mjs); production sets them.
+ */
+import { z } from "zod";
+
+const encryptionKey = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=$/, "must be '<key id>:<32 bytes in base64>'");
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_FILE: z.string().min(1).default("data/ferry.db"),
+  NEXTAUTH_SECRET: z.string().min(16, "must be at least 16 characters"),
+  NEXTAUTH_URL: z.url("must be the app's public URL, e.g. http://localhost:3000").optional(),
+  /** The current key (used to encrypt), as `<id>:<base64 32 bytes>`. */
+  FERRY_ENCRYPTION_KEY: encryptionKey,
+  /** Retired keys still able to decrypt, comma-separated, same format. */
+  FERRY_ENCRYPTION_OLD_KEYS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : []))
+    .pipe(z.array(encryptionKey)),
+  /** smtp(s)://user:pass@host:port — when unset, mail only lands in the in-app outbox. */
+  SMTP_URL: z.url("must be an smtp:// or smtps:// URL").optional(),
+  MAIL_FROM: z.string().min(3).default("Ferry <ferry@localhost>"),
+  /** The built-in sandbox: Ferry's default service target. */
+  SANDBOX_URL: z.url("must be the sandbox's base URL, e.g. http://127.0.0.1:4010").default("http://127.0.0.1:4010"),
+  SANDBOX_ADMIN_TOKEN: z.string().optional(),
+});
+
+export type Env = z.infer<typeof schema>;
+
+let cached: Env | undefined;
+
+/** Thrown when the environment is invalid; the message names every bad variable. */
+export class EnvError extends Error {}
+
+/** Parses an environment object (exported for tests). */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+}
+
+/** The validated environment of this process (parsed on first use). */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,85 @@
+/**
+ * Service targets: where an engagement's migration runs — the built-in sandbox or a real service
+ * (base URL + API key). The API key is encrypted at rest and only ever shown masked.
+ */
+import { asc, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { serviceTargets } from "@/db/schema";
+import { fieldError } from "@/server/errors";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit } from "@/server/security/audit";
+import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
+
+export type ServiceTargetView = {
+  id: string;
+  name: string;
+  baseUrl: string;
+  kind: "sandbox" | "service";
+  apiKeyMasked: string;
+  createdAt: Date;
+};
+
+const aad = (id: string) => `service_target:${id}`;
+
+/** Adds a service target with its API key encrypted. */
+export function createServiceTarget(
+  db: Db,
+  ring: KeyRing,
+  actor: Actor | null,
+  input: { name: string; baseUrl: string; apiKey: string; kind: "sandbox" | "service" },
+): { id: string } {
+  let url: URL;
+  try {
+    url = new URL(input.baseUrl);
+  } catch {
+    throw fieldError("baseUrl", "Enter the service's base URL, e.g. https://api.codat.io");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw fieldError("baseUrl", "The base URL must be http(s).");
+  if (!input.apiKey.trim()) throw fieldError("apiKey", "Enter the API key.");
+  const id = crypto.randomUUID();
+  db.transaction((tx) => {
+    tx.insert(serviceTargets)
+      .values({
+        id,
+        name: input.name.trim(),
+        baseUrl: url.toString().replace(/\/$/, ""),
+        apiKeyCipher: encryptSecret(ring, input.apiKey.trim(), aad(id)),
+        kind: input.kind,
+      })
+      .run();
+    recordAudit(tx, {
+      actor,
+      action: "service_target.created",
+      targetType: "service_target",
+      targetId: id,
+      after: { name: input.name.trim(), baseUrl: url.toString(), kind: input.kind },
+    });
+  });
+  return { id };
+}
+
+/** Every target, API keys masked. */
+export function listServiceTargets(db: Db, ring: KeyRing): ServiceTargetView[] {
+  return db
+    .select()
+    .from(serviceTargets)
+    .orderBy(asc(serviceTargets.createdAt))
+    .all()
+    .map((t) => ({
+      id: t.id,
+      name: t.name,
+      baseUrl: t.baseUrl,
+      kind: t.kind,
+      apiKeyMasked: maskSecret(decryptSecret(ring, t.apiKeyCipher, aad(t.id))),
+      createdAt: t.createdAt,
+    }));
+}
+
+/** The decrypted API key of a target, for the service client only; the read is audited. */
+export function revealTargetApiKey(db: Db, ring: KeyRing, actor: Actor | null, id: string, purpose: string): string {
+  const t = db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get();
+  if (!t) throw fieldError("serviceTargetId", "No such service target.");
+  const key = decryptSecret(ring, t.apiKeyCipher, aad(id));
+  recordAudit(db, { actor, action: "secret.decrypted", targetType: "service_target", targetId: id, after: { purpose } });
+  return key;
+}
