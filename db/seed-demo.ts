@@ -5,6 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "./client";
+import demoLogins from "./demo-logins.json";
 import { serviceTargets, users, type Role } from "./schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import { actOnStep, changeStatus, createEngagement } from "@/server/engagements/engagements";
@@ -15,14 +16,8 @@ import { createServiceTarget } from "@/server/targets/targets";
 
 export type DemoLogin = { role: Role; name: string; email: string; password: string; organization?: string };
 
-/** The demo sign-ins, printed by `npm start` and used by the e2e tests. */
-export const DEMO_LOGINS: readonly DemoLogin[] = [
-  { role: "admin", name: "Ada Admin", email: "admin@ferry.test", password: "ferry-admin-demo" },
-  { role: "support", name: "Sam Support", email: "sam@ferry.test", password: "ferry-support-demo" },
-  { role: "support", name: "Priya Support", email: "priya@ferry.test", password: "ferry-support-demo" },
-  { role: "customer", name: "Carol Customer", email: "carol@acme.test", password: "ferry-customer-demo", organization: "Acme Lending" },
-  { role: "customer", name: "Dan Customer", email: "dan@bluebird.test", password: "ferry-customer-demo", organization: "Bluebird Commerce" },
-];
+/** The demo sign-ins, printed by `npm start` and used by the e2e tests (db/demo-logins.json). */
+export const DEMO_LOGINS: readonly DemoLogin[] = demoLogins as DemoLogin[];
 
 export type SandboxAccess = { url: string; adminToken: string };
 

@@ -1,0 +1,45 @@
+// The server Playwright tests run against: a throwaway data directory, a real sandbox on a random
+// port, the app database migrated and seeded with the demo data, and the built app (`next start`).
+// Needs `next build` first (npm test does it). Stops everything and deletes the data on SIGTERM.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { BIN, freePort, newKeySpec, ROOT, run, startService, stopServices, waitForHttp } from "./lib.mjs";
+
+const port = Number(process.env.E2E_PORT ?? 3100);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-e2e-"));
+const sandboxPort = await freePort();
+const env = {
+  NODE_ENV: "production",
+  NEXT_TELEMETRY_DISABLED: "1",
+  NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+  NEXTAUTH_SECRET: "e2e-secret-0123456789abcdef",
+  FERRY_ENCRYPTION_KEY: newKeySpec("e2e"),
+  DATABASE_FILE: path.join(dataDir, "ferry.db"),
+  SANDBOX_PORT: String(sandboxPort),
+  SANDBOX_DB_FILE: path.join(dataDir, "sandbox.db"),
+  SANDBOX_ADMIN_TOKEN: "e2e-sandbox-admin-token",
+  SANDBOX_URL: `http://127.0.0.1:${sandboxPort}`,
+};
+
+const children = [];
+const stop = () => {
+  stopServices(children);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
+
+const hasSandbox = fs.existsSync(path.join(ROOT, "server", "sandbox", "main.ts"));
+if (hasSandbox) {
+  const sandbox = startService("sandbox", BIN("tsx"), ["server/sandbox/main.ts"], { env, quiet: true });
+  children.push(sandbox);
+  await waitForHttp(`${env.SANDBOX_URL}/companies`, { child: sandbox });
+}
+const seedEnv = hasSandbox ? env : { ...env, SANDBOX_ADMIN_TOKEN: "" };
+if (run(BIN("tsx"), ["db/seed.ts"], { env: seedEnv }) !== 0) {
+  stopServices(children);
+  throw new Error("Seeding the e2e database failed");
+}
+children.push(startService("web", BIN("next"), ["start", "-p", String(port), "-H", "127.0.0.1"], { env }));

@@ -1,0 +1,132 @@
+// Shared helpers of Ferry's scripts (start, e2e server, test runner). Plain ESM: Node 20 runs it as is.
+import { spawn, spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const BIN = (name) => path.join(ROOT, "node_modules", ".bin", name);
+
+/** A free TCP port on loopback. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `url` answers any HTTP status, or rejects after `timeoutMs`. */
+export async function waitForHttp(url, { timeoutMs = 60_000, child } = {}) {
+  const started = Date.now();
+  for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`${url}: the process exited with code ${child.exitCode} before it answered`);
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(2000) });
+      return;
+    } catch {
+      if (Date.now() - started > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+}
+
+/**
+ * Starts a long-running service in its own process group (so stopping it stops its children too:
+ * stack-notes P14), prefixing its output lines with a label.
+ */
+export function startService(label, command, args, { env, quiet = false } = {}) {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const prefix = (stream, out) => {
+    let buf = "";
+    stream.on("data", (chunk) => {
+      buf += chunk;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (!quiet) out.write(`[${label}] ${line}\n`);
+      }
+    });
+  };
+  prefix(child.stdout, process.stdout);
+  prefix(child.stderr, process.stderr);
+  return child;
+}
+
+/** Stops services started with `startService` (their whole process groups). */
+export function stopServices(children) {
+  for (const child of children) {
+    if (child.exitCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+}
+
+/** Runs a command to completion with inherited output; returns its exit code. */
+export function run(command, args, { env } = {}) {
+  const res = spawnSync(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: "inherit" });
+  return res.status ?? 1;
+}
+
+/** A new random encryption key spec `<id>:<base64 32 bytes>` (see server/security/secrets.ts). */
+export function newKeySpec(id = "local1") {
+  return `${id}:${crypto.randomBytes(32).toString("base64")}`;
+}
+
+/**
+ * The embedded default's secrets: kept in <dataDir>/local-secrets.json (mode 0600) so sessions
+ * and encrypted values survive restarts. Values already in the environment win.
+ */
+export function localSecrets(dataDir) {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, "local-secrets.json");
+  let stored = {};
+  if (fs.existsSync(file)) stored = JSON.parse(fs.readFileSync(file, "utf8"));
+  const secrets = {
+    NEXTAUTH_SECRET: stored.NEXTAUTH_SECRET ?? crypto.randomBytes(32).toString("base64url"),
+    FERRY_ENCRYPTION_KEY: stored.FERRY_ENCRYPTION_KEY ?? newKeySpec(),
+    SANDBOX_ADMIN_TOKEN: stored.SANDBOX_ADMIN_TOKEN ?? crypto.randomBytes(24).toString("base64url"),
+  };
+  fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return Object.fromEntries(Object.entries(secrets).map(([k, v]) => [k, process.env[k] ?? v]));
+}
+
+/** Newest modification time (ms) under the given paths, skipping node_modules and dot-folders. */
+export function newestMtime(paths) {
+  let newest = 0;
+  const walk = (p) => {
+    let st;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const name of fs.readdirSync(p)) {
+        if (name === "node_modules" || name.startsWith(".")) continue;
+        walk(path.join(p, name));
+      }
+    } else if (st.mtimeMs > newest) newest = st.mtimeMs;
+  };
+  for (const p of paths) walk(path.join(ROOT, p));
+  return newest;
+}
+
+/** True when `next build` output is missing or older than the app's sources. */
+export function buildIsStale() {
+  const buildId = path.join(ROOT, ".next", "BUILD_ID");
+  if (!fs.existsSync(buildId)) return true;
+  const built = fs.statSync(buildId).mtimeMs;
+  return newestMtime(["app", "server", "db", "next.config.js", "package.json", "postcss.config.mjs", "instrumentation.ts"]) > built;
+}

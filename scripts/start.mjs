@@ -1,0 +1,100 @@
+// `npm start`: Ferry on its embedded defaults — the sandbox (the service's API, port 4010), the
+// app database migrated and seeded with demo data, the production build (rebuilt when sources
+// changed), the migration worker and the web app (port 3000) — then prints where to sign in.
+//   npm start            production build (`next start`)
+//   npm run dev          `next dev` instead
+// Environment (all optional): PORT, SANDBOX_PORT, FERRY_DATA_DIR (default ./data), DATABASE_FILE,
+// SANDBOX_DB_FILE, NEXTAUTH_URL, NEXTAUTH_SECRET, FERRY_ENCRYPTION_KEY, SANDBOX_ADMIN_TOKEN, SMTP_URL.
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { BIN, buildIsStale, localSecrets, ROOT, run, startService, stopServices, waitForHttp } from "./lib.mjs";
+
+const dev = process.argv.includes("--dev");
+const port = Number(process.env.PORT ?? 3000);
+const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
+const dataDir = path.resolve(ROOT, process.env.FERRY_DATA_DIR ?? "data");
+const appUrl = process.env.NEXTAUTH_URL ?? `http://localhost:${port}`;
+
+function portInUse(p) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once("error", () => resolve(true));
+    srv.listen(p, "0.0.0.0", () => srv.close(() => resolve(false)));
+  });
+}
+
+for (const [name, p] of [["PORT", port], ["SANDBOX_PORT", sandboxPort]]) {
+  if (await portInUse(p)) {
+    console.error(`Port ${p} is already in use. Stop what is using it, or set ${name} to another port.`);
+    process.exit(1);
+  }
+}
+
+const env = {
+  NEXT_TELEMETRY_DISABLED: "1",
+  ...localSecrets(dataDir),
+  DATABASE_FILE: process.env.DATABASE_FILE ?? path.join(dataDir, "ferry.db"),
+  SANDBOX_DB_FILE: process.env.SANDBOX_DB_FILE ?? path.join(dataDir, "sandbox.db"),
+  SANDBOX_PORT: String(sandboxPort),
+  SANDBOX_URL: process.env.SANDBOX_URL ?? `http://127.0.0.1:${sandboxPort}`,
+  NEXTAUTH_URL: appUrl,
+  PORT: String(port),
+};
+
+const children = [];
+let stopping = false;
+const shutdown = (code) => {
+  if (stopping) return;
+  stopping = true;
+  stopServices(children);
+  process.exit(code);
+};
+process.on("SIGINT", () => shutdown(0));
+process.on("SIGTERM", () => shutdown(0));
+const watch = (label, child) => {
+  children.push(child);
+  child.on("exit", (code) => {
+    if (stopping) return;
+    console.error(`${label} stopped (exit code ${code}); stopping Ferry.`);
+    shutdown(code || 1);
+  });
+};
+
+console.log(`Ferry: data in ${path.relative(ROOT, dataDir) || "."}/`);
+const sandbox = startService("sandbox", BIN("tsx"), ["server/sandbox/main.ts"], { env });
+watch("The sandbox", sandbox);
+await waitForHttp(`${env.SANDBOX_URL}/companies`, { child: sandbox });
+
+if (run(BIN("tsx"), ["db/seed.ts"], { env }) !== 0) {
+  console.error("Preparing the database failed (see above).");
+  shutdown(1);
+}
+
+if (!dev && buildIsStale()) {
+  console.log("Building the web app (next build)…");
+  if (run(BIN("next"), ["build"], { env }) !== 0) {
+    console.error("The build failed (see above).");
+    shutdown(1);
+  }
+}
+
+const workerEntry = path.join(ROOT, "server", "migration", "worker-main.ts");
+if (fs.existsSync(workerEntry)) watch("The worker", startService("worker", BIN("tsx"), [workerEntry], { env }));
+
+const web = startService("web", BIN("next"), [dev ? "dev" : "start", "-p", String(port)], { env });
+watch("The web app", web);
+await waitForHttp(`http://127.0.0.1:${port}/api/auth/csrf`, { child: web, timeoutMs: 120_000 });
+
+// Only what a newcomer needs; the demo passwords are public demo data, not secrets.
+const DEMO_LOGINS = JSON.parse(fs.readFileSync(path.join(ROOT, "db", "demo-logins.json"), "utf8"));
+console.log(`
+  Ferry is running: ${appUrl}
+
+  Sign in as:
+${DEMO_LOGINS.map((l) => `    ${l.role.padEnd(9)} ${l.email.padEnd(20)} ${l.password}${l.organization ? `  (${l.organization})` : ""}`).join("\n")}
+
+  Sandbox (the service's API): ${env.SANDBOX_URL}   admin token: in ${path.relative(ROOT, path.join(dataDir, "local-secrets.json"))}
+  Mail without SMTP_URL lands in the outbox: ${appUrl}/admin/outbox
+  Stop with Ctrl+C.
+`);

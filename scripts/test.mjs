@@ -1,0 +1,88 @@
+// `npm test`: the whole suite — typecheck, unit and integration tests (Vitest), the production
+// build, and the Playwright journeys in Chromium — ending with one line `N passed, N failed`.
+//   npm test                 everything
+//   npm test -- --only unit  one part: typecheck | unit | e2e (e2e builds first)
+import fs from "node:fs";
+import path from "node:path";
+import { ensureBrowser } from "./browser.mjs";
+import { BIN, ROOT, run } from "./lib.mjs";
+
+const onlyIdx = process.argv.indexOf("--only");
+const only = onlyIdx > 0 ? process.argv[onlyIdx + 1] : undefined;
+const wants = (part) => !only || only === part;
+const tmp = path.join(ROOT, ".tmp");
+fs.mkdirSync(tmp, { recursive: true });
+
+const results = [];
+const record = (suite, passed, failed, note = "") => results.push({ suite, passed, failed, note });
+const readJson = (file) => {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    return null;
+  }
+};
+const section = (title) => console.log(`\n=== ${title} ===`);
+
+if (wants("typecheck")) {
+  section("typecheck (tsc --noEmit)");
+  const code = run(BIN("tsc"), ["--noEmit"]);
+  record("typecheck", code === 0 ? 1 : 0, code === 0 ? 0 : 1);
+}
+
+if (wants("unit")) {
+  section("unit and integration tests (vitest)");
+  const out = path.join(tmp, "vitest.json");
+  fs.rmSync(out, { force: true });
+  const code = run(BIN("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${out}`]);
+  const report = readJson(out);
+  if (report) {
+    // A file that fails to load has no tests but fails the run: count it as one failure.
+    const brokenFiles = (report.testResults ?? []).filter((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0).length;
+    record("vitest", report.numPassedTests, report.numFailedTests + brokenFiles);
+  } else {
+    record("vitest", 0, 1, `vitest exited with ${code} and wrote no report`);
+  }
+}
+
+if (wants("e2e")) {
+  section("production build (next build)");
+  const buildCode = run(BIN("next"), ["build"], { env: { NEXT_TELEMETRY_DISABLED: "1" } });
+  record("build", buildCode === 0 ? 1 : 0, buildCode === 0 ? 0 : 1);
+  if (buildCode === 0) {
+    section("end-to-end journeys (playwright)");
+    let browser;
+    try {
+      browser = ensureBrowser();
+    } catch (error) {
+      console.error(error.message);
+      record("playwright", 0, 1, "no browser");
+    }
+    if (browser) {
+      const out = path.join(tmp, "playwright.json");
+      fs.rmSync(out, { force: true });
+      const code = run(BIN("playwright"), ["test"], {
+        env: { CI: "1", FERRY_BROWSER: browser, PLAYWRIGHT_JSON_OUTPUT_NAME: out },
+      });
+      const report = readJson(out);
+      if (report?.stats) {
+        const { expected = 0, unexpected = 0, flaky = 0 } = report.stats;
+        const loadErrors = (report.errors ?? []).length;
+        record("playwright", expected + flaky, unexpected + loadErrors);
+      } else {
+        record("playwright", 0, 1, `playwright exited with ${code} and wrote no report`);
+      }
+    }
+  } else {
+    record("playwright", 0, 1, "not run: the build failed");
+  }
+}
+
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed, 0);
+console.log("\n=== summary ===");
+for (const r of results) console.log(`${r.suite.padEnd(10)} ${r.passed} passed, ${r.failed} failed${r.note ? ` (${r.note})` : ""}`);
+const summary = `${passed} passed, ${failed} failed`;
+fs.writeFileSync(path.join(tmp, "test-summary.txt"), `${summary}\n`);
+console.log(summary);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -1,0 +1,181 @@
+/** People, organisations, invitations and the outbox through createCaller on a real database. */
+import { TRPCError } from "@trpc/server";
+import { count, eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { auditEvents, invitations, mailOutbox, users } from "@/db/schema";
+import { invite } from "@/server/accounts/invitations";
+import { signIn } from "@/server/accounts/sign-in";
+import { callerAs, createTestDb, seedPeople, testConfig, type People, type TestDb } from "../testing";
+
+let t: TestDb;
+let p: People;
+let log: string[];
+
+beforeEach(async () => {
+  t = createTestDb();
+  p = await seedPeople(t.db);
+  log = [];
+});
+afterEach(() => t.close());
+
+const admin = () => callerAs(t.db, p.admin, testConfig(log));
+const anonymous = () => callerAs(t.db, null, testConfig(log));
+
+async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  return error as TRPCError;
+}
+
+/** The one-time token from the newest invitation mail in the outbox. */
+async function tokenFromOutbox(): Promise<string> {
+  const [mail] = await admin().outbox.list();
+  const match = mail?.text.match(/\/invite\/([A-Za-z0-9_-]+)/);
+  if (!match?.[1]) throw new Error("no invitation link in the outbox");
+  return match[1];
+}
+
+describe("organisations", () => {
+  it("creates one, and refuses a duplicate name regardless of case with a field error", async () => {
+    await admin().organizations.create({ name: "Zeta Finance" });
+    const error = await trpcError(admin().organizations.create({ name: "  zeta   FINANCE " }));
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(error.cause).toMatchObject({ fields: { name: expect.stringContaining("already exists") } });
+    const list = await callerAs(t.db, p.support).organizations.list();
+    expect(list.filter((o) => o.name.toLowerCase() === "zeta finance")).toHaveLength(1);
+  });
+
+  it("refuses an empty name", async () => {
+    const error = await trpcError(admin().organizations.create({ name: "   " }));
+    expect(error.code).toBe("BAD_REQUEST");
+  });
+});
+
+describe("invitations", () => {
+  it("invites a customer, mails a one-time link to the outbox, and the invitee sets a password and can sign in", async () => {
+    await admin().invitations.create({ email: "New.Person@Org-A.test", name: "New Person", role: "customer", organizationId: p.orgA });
+    const [mail] = await admin().outbox.list();
+    expect(mail).toMatchObject({ to: "new.person@org-a.test", subject: "You're invited to Ferry for Org A", transport: "outbox" });
+    expect(mail!.sentAt).toBeInstanceOf(Date);
+    expect(log[0]).toContain("[mail] to=new.person@org-a.test");
+    const token = await tokenFromOutbox();
+    expect(mail!.text).toContain(`http://ferry.test/invite/${token}`);
+
+    // The token is stored only as a hash.
+    const stored = t.db.select().from(invitations).get()!;
+    expect(stored.tokenHash).not.toContain(token);
+
+    expect(await anonymous().invitations.lookup({ token })).toEqual({
+      status: "pending",
+      email: "new.person@org-a.test",
+      name: "New Person",
+      role: "customer",
+      organizationName: "Org A",
+    });
+
+    await anonymous().invitations.accept({ token, name: "Nova Person", password: "a long enough password" });
+    const actor = await signIn(t.db, { email: "NEW.person@org-a.test", password: "a long enough password" });
+    expect(actor).toMatchObject({ name: "Nova Person", role: "customer", organizationId: p.orgA });
+    const user = t.db.select().from(users).where(eq(users.email, "new.person@org-a.test")).get()!;
+    expect(user.passwordHash).toMatch(/^scrypt\$/);
+    expect(user.passwordHash).not.toContain("a long enough password");
+
+    // The link works once.
+    expect(await anonymous().invitations.lookup({ token })).toMatchObject({ status: "accepted", message: expect.stringContaining("already been used") });
+    const again = await trpcError(anonymous().invitations.accept({ token, name: "X", password: "another long password" }));
+    expect(again.code).toBe("PRECONDITION_FAILED");
+    expect(again.message).toContain("already been used");
+  });
+
+  it("refuses an email that already belongs to a user, clearly, and sends nothing", async () => {
+    const error = await trpcError(admin().invitations.create({ email: "A@org-a.test", name: "Dup", role: "customer", organizationId: p.orgA }));
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(error.cause).toMatchObject({ fields: { email: "A user with the email a@org-a.test already exists." } });
+    expect(t.db.select({ n: count() }).from(mailOutbox).get()!.n).toBe(0);
+    expect(t.db.select({ n: count() }).from(invitations).get()!.n).toBe(0);
+  });
+
+  it.each([
+    [{ email: "not-an-email", name: "X", role: "customer" as const }, "email"],
+    [{ email: "x@y.test", name: " ", role: "customer" as const }, "name"],
+  ])("rejects bad input %j with a field error on %s", async (input, field) => {
+    const error = await trpcError(admin().invitations.create({ ...input, organizationId: p.orgA }));
+    expect(error.code).toBe("BAD_REQUEST");
+    const fields = (error.cause as { fields?: Record<string, string>; issues?: { path: string[] }[] });
+    const named = fields.fields ? Object.keys(fields.fields) : (fields.issues ?? []).map((i) => i.path[0]);
+    expect(named).toContain(field);
+  });
+
+  it("requires an organisation for customers and none for staff", async () => {
+    const noOrg = await trpcError(admin().invitations.create({ email: "c@x.test", name: "C", role: "customer" }));
+    expect(noOrg.cause).toMatchObject({ fields: { organizationId: "Choose the customer's organisation." } });
+    const staffWithOrg = await trpcError(admin().invitations.create({ email: "s@x.test", name: "S", role: "support", organizationId: p.orgA }));
+    expect(staffWithOrg.cause).toMatchObject({ fields: { organizationId: expect.any(String) } });
+  });
+
+  it("invites staff without an organisation", async () => {
+    await admin().invitations.create({ email: "newstaff@ferry.test", name: "New Staff", role: "support" });
+    const token = await tokenFromOutbox();
+    await anonymous().invitations.accept({ token, name: "New Staff", password: "staff password 123" });
+    expect((await signIn(t.db, { email: "newstaff@ferry.test", password: "staff password 123" })).role).toBe("support");
+  });
+
+  it("an expired link says so and cannot be used", async () => {
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await invite({ db: t.db, mail: testConfig(log).mail, appUrl: "http://ferry.test" }, p.admin, { email: "late@org-a.test", name: "Late", role: "customer", organizationId: p.orgA }, eightDaysAgo);
+    const token = await tokenFromOutbox();
+    expect(await anonymous().invitations.lookup({ token })).toMatchObject({ status: "expired", message: expect.stringContaining("expired") });
+    const error = await trpcError(anonymous().invitations.accept({ token, name: "Late", password: "long enough password" }));
+    expect(error.message).toContain("expired");
+    expect(t.db.select().from(users).where(eq(users.email, "late@org-a.test")).get()).toBeUndefined();
+  });
+
+  it("a revoked or superseded link says so; an unknown one is not valid", async () => {
+    await admin().invitations.create({ email: "twice@org-a.test", name: "Twice", role: "customer", organizationId: p.orgA });
+    const first = await tokenFromOutbox();
+    await admin().invitations.create({ email: "twice@org-a.test", name: "Twice", role: "customer", organizationId: p.orgA });
+    const second = await tokenFromOutbox();
+    expect(await anonymous().invitations.lookup({ token: first })).toMatchObject({ status: "revoked" });
+    const [latest] = await admin().invitations.list();
+    await admin().invitations.revoke({ invitationId: latest!.id });
+    expect(await anonymous().invitations.lookup({ token: second })).toMatchObject({ status: "revoked" });
+    expect(await anonymous().invitations.lookup({ token: "never-issued-token" })).toMatchObject({ status: "unknown", message: "This invitation link is not valid." });
+    const again = await trpcError(admin().invitations.revoke({ invitationId: latest!.id }));
+    expect(again.code).toBe("PRECONDITION_FAILED");
+  });
+
+  it("a weak password is refused with a field error and the link stays usable", async () => {
+    await admin().invitations.create({ email: "weak@org-a.test", name: "Weak", role: "customer", organizationId: p.orgA });
+    const token = await tokenFromOutbox();
+    const error = await trpcError(anonymous().invitations.accept({ token, name: "Weak", password: "short" }));
+    expect(error.cause).toMatchObject({ fields: { password: expect.stringContaining("at least 10 characters") } });
+    expect(await anonymous().invitations.lookup({ token })).toMatchObject({ status: "pending" });
+  });
+
+  it("records invitations in the audit log without the token", async () => {
+    await admin().invitations.create({ email: "audit@org-a.test", name: "Audit", role: "customer", organizationId: p.orgA });
+    const token = await tokenFromOutbox();
+    const events = t.db.select().from(auditEvents).all();
+    expect(events.some((e) => e.action === "invitation.created")).toBe(true);
+    expect(JSON.stringify(events)).not.toContain(token);
+  });
+});
+
+describe("users", () => {
+  it("lists everyone for admins, staff for owner pickers", async () => {
+    expect((await admin().users.list()).map((u) => u.role)).toEqual(["admin", "support", "support", "customer", "customer"]);
+    expect((await callerAs(t.db, p.support).users.staff()).map((u) => u.name).sort()).toEqual(["Admin", "Support One", "Support Two"]);
+  });
+
+  it("an admin cannot deactivate themself", async () => {
+    const error = await trpcError(admin().users.setActive({ userId: p.admin.id, active: false }));
+    expect(error.code).toBe("PRECONDITION_FAILED");
+  });
+
+  it("me.get names the customer's organisation", async () => {
+    expect(await callerAs(t.db, p.customerA).me.get()).toMatchObject({ role: "customer", organizationName: "Org A" });
+  });
+});

@@ -1,0 +1,235 @@
+/** The engagement procedures through createCaller on a real temporary database. */
+import { TRPCError } from "@trpc/server";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { count, eq } from "drizzle-orm";
+import { auditEvents, engagements, engagementSteps } from "@/db/schema";
+import { callerAs, createTestDb, seedPeople, type People, type TestDb } from "../testing";
+
+let t: TestDb;
+let p: People;
+
+beforeEach(async () => {
+  t = createTestDb();
+  p = await seedPeople(t.db);
+});
+afterEach(() => t.close());
+
+const support = () => callerAs(t.db, p.support);
+
+async function newEngagement(platformKey = "qhyg", organizationId = p.orgA) {
+  return support().engagements.create({ organizationId, platformKey });
+}
+
+function rowCount(table: typeof engagements | typeof engagementSteps | typeof auditEvents) {
+  return t.db.select({ n: count() }).from(table).get()!.n;
+}
+
+async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  return error as TRPCError;
+}
+
+describe("creating an engagement", () => {
+  it("opens six pending steps owned by the creator, with a reference and an audit event", async () => {
+    const { id, reference } = await newEngagement();
+    expect(reference).toMatch(/^FER-\d{4,}$/);
+    const eng = await support().engagements.get({ engagementId: id });
+    expect(eng.owner.id).toBe(p.support.id);
+    expect(eng.platform).toMatchObject({ key: "qhyg", name: "QuickBooks Online", callbackUrl: "https://quickbooksonline.codat.io/oauth2/callback" });
+    expect(eng.status).toBe("active");
+    expect(eng.steps.map((s) => [s.number, s.state, s.displayState])).toEqual([
+      [1, "pending", "pending"],
+      [2, "pending", "locked"],
+      [3, "pending", "locked"],
+      [4, "pending", "locked"],
+      [5, "pending", "locked"],
+      [6, "pending", "locked"],
+    ]);
+    const timeline = await support().engagements.timeline({ engagementId: id });
+    expect(timeline[0]).toMatchObject({ action: "engagement.created", actor: "Support One (support)" });
+  });
+
+  it.each(["gbol", "Xero", "exgd", "made-up"])("refuses %s: no standard managed process, and nothing is written", async (platformKey) => {
+    const before = [rowCount(engagements), rowCount(auditEvents)];
+    const error = await trpcError(newEngagement(platformKey));
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(error.message).toContain("no standard managed migration process");
+    expect(error.cause).toMatchObject({ fields: { platformKey: expect.stringContaining("no standard managed migration process") } });
+    expect([rowCount(engagements), rowCount(auditEvents)]).toEqual(before);
+  });
+
+  it("refuses a second open engagement for the same organisation and platform", async () => {
+    const first = await newEngagement();
+    const error = await trpcError(newEngagement());
+    expect(error.code).toBe("CONFLICT");
+    expect(error.message).toContain(first.reference);
+    // A different platform is fine.
+    await expect(newEngagement("fztf")).resolves.toMatchObject({ reference: expect.any(String) });
+  });
+
+  it("refuses an unknown organisation or a customer as owner, with field errors", async () => {
+    const noOrg = await trpcError(support().engagements.create({ organizationId: "nope", platformKey: "qhyg" }));
+    expect(noOrg.cause).toMatchObject({ fields: { organizationId: expect.any(String) } });
+    const badOwner = await trpcError(
+      support().engagements.create({ organizationId: p.orgA, platformKey: "qhyg", ownerId: p.customerA.id }),
+    );
+    expect(badOwner.cause).toMatchObject({ fields: { ownerId: expect.any(String) } });
+    expect(rowCount(engagements)).toBe(0);
+  });
+
+  it("rejects empty input with zod field errors", async () => {
+    const error = await trpcError(support().engagements.create({ organizationId: "", platformKey: "" }));
+    expect(error.code).toBe("BAD_REQUEST");
+  });
+});
+
+describe("working the checklist", () => {
+  it("completes steps in order and is stopped by a gate, naming it; nothing changes on refusal", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    await s.engagements.step({ engagementId: id, step: 1, action: "complete", note: "Details accepted" });
+    const gated = await trpcError(s.engagements.step({ engagementId: id, step: 5, action: "complete" }));
+    expect(gated.code).toBe("PRECONDITION_FAILED");
+    expect(gated.message).toContain("step 2 (Time agreed)");
+    const eng = await s.engagements.get({ engagementId: id });
+    expect(eng.steps[4]!.state).toBe("pending");
+    expect(eng.currentStep).toBe(2);
+    const complete5 = eng.steps[4]!.actions.find((a) => a.action === "complete")!;
+    expect(complete5).toMatchObject({ allowed: false, reason: expect.stringContaining("cannot be completed before") });
+  });
+
+  it("requires a note when staff complete a customer's step, and records it as evidence on their behalf", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
+    const noNote = await trpcError(s.engagements.step({ engagementId: id, step: 3, action: "complete" }));
+    expect(noNote.code).toBe("BAD_REQUEST");
+    expect(noNote.cause).toMatchObject({ fields: { note: expect.any(String) } });
+    await s.engagements.step({ engagementId: id, step: 3, action: "complete", note: "Confirmed on a call" });
+    const eng = await s.engagements.get({ engagementId: id });
+    expect(eng.steps[2]).toMatchObject({
+      state: "done",
+      completedBy: { id: p.support.id, name: "Support One" },
+      evidence: { note: "Confirmed on a call", onBehalfOfCustomer: true },
+    });
+    expect(eng.steps[2]!.completedAt).toBeInstanceOf(Date);
+  });
+
+  it("reopening a step with a reason reopens every step gated on it and shows on the timeline", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
+    for (const step of [2, 3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "ok" });
+    await s.engagements.step({ engagementId: id, step: 5, action: "complete", note: "pilot passed" });
+
+    const noReason = await trpcError(s.engagements.step({ engagementId: id, step: 2, action: "reopen" }));
+    expect(noReason.cause).toMatchObject({ fields: { reason: expect.any(String) } });
+
+    const res = await s.engagements.step({ engagementId: id, step: 2, action: "reopen", reason: "Window moved" });
+    expect(res.changed).toEqual([2, 5]);
+    const eng = await s.engagements.get({ engagementId: id });
+    expect(eng.steps.map((x) => x.state)).toEqual(["done", "pending", "done", "done", "pending", "pending"]);
+    expect(eng.steps[1]!.reopenedReason).toBe("Window moved");
+    expect(eng.steps[4]!.reopenedReason).toBe("Step 2 was reopened: Window moved");
+    expect(eng.steps[4]!.evidence).toBeNull();
+    expect(eng.currentStep).toBe(2);
+
+    const timeline = await s.engagements.timeline({ engagementId: id });
+    expect(timeline[0]).toMatchObject({
+      action: "step.reopened",
+      summary: "Reopened step 2 (Time agreed): Window moved; also reopened step 5 (Single-company test)",
+      before: { step: 2, states: { 2: "done", 5: "done" } },
+      after: { step: 2, states: { 2: "pending", 5: "pending" }, reason: "Window moved", cascade: [5] },
+    });
+  });
+
+  it("completing step 6 completes the engagement, after which nothing changes", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    for (const step of [1, 2, 3, 4, 5, 6] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
+    const eng = await s.engagements.get({ engagementId: id });
+    expect(eng.status).toBe("completed");
+    expect(eng.currentStep).toBe(7);
+    const error = await trpcError(s.engagements.step({ engagementId: id, step: 6, action: "reopen", reason: "x" }));
+    expect(error.code).toBe("PRECONDITION_FAILED");
+  });
+
+  it("holds, resumes and cancels (with a reason), refusing steps while not active", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    expect((await trpcError(s.engagements.step({ engagementId: id, step: 1, action: "start" }))).message).toContain("on hold");
+    await s.engagements.setStatus({ engagementId: id, status: "active" });
+    const noReason = await trpcError(s.engagements.setStatus({ engagementId: id, status: "cancelled" }));
+    expect(noReason.cause).toMatchObject({ fields: { reason: expect.any(String) } });
+    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reason: "Customer withdrew" });
+    const again = await trpcError(s.engagements.setStatus({ engagementId: id, status: "active" }));
+    expect(again.code).toBe("PRECONDITION_FAILED");
+    const timeline = await s.engagements.timeline({ engagementId: id });
+    expect(timeline[0]!.summary).toBe("Changed status from active to cancelled: Customer withdrew");
+  });
+
+  it("hands an engagement to another support user", async () => {
+    const { id } = await newEngagement();
+    await support().engagements.setOwner({ engagementId: id, ownerId: p.support2.id });
+    const eng = await support().engagements.get({ engagementId: id });
+    expect(eng.owner.name).toBe("Support Two");
+    const bad = await trpcError(support().engagements.setOwner({ engagementId: id, ownerId: p.customerA.id }));
+    expect(bad.cause).toMatchObject({ fields: { ownerId: expect.any(String) } });
+  });
+
+  it("customers see the steps read-only: their actions are listed as not allowed for staff-only steps", async () => {
+    const { id } = await newEngagement();
+    const eng = await callerAs(t.db, p.customerA).portal.engagement({ engagementId: id });
+    const step5 = eng.steps[4]!;
+    expect(step5.actions.every((a) => !a.allowed)).toBe(true);
+  });
+});
+
+describe("the engagement list", () => {
+  it("filters by step, status, owner and platform, searches, pages, and counts per step", async () => {
+    const s = support();
+    const a1 = await newEngagement("qhyg", p.orgA);
+    await newEngagement("fztf", p.orgA);
+    const b1 = await s.engagements.create({ organizationId: p.orgB, platformKey: "qhyg", ownerId: p.support2.id });
+    await s.engagements.step({ engagementId: a1.id, step: 1, action: "complete" });
+    await s.engagements.setStatus({ engagementId: b1.id, status: "on_hold" });
+
+    const all = await s.engagements.list({ page: 1, pageSize: 25 });
+    expect(all.total).toBe(3);
+    expect(all.countsByStep).toMatchObject({ 1: 2, 2: 1 });
+
+    expect((await s.engagements.list({ step: 2, page: 1, pageSize: 25 })).items.map((e) => e.id)).toEqual([a1.id]);
+    const onStep2 = await s.engagements.list({ step: 2, page: 1, pageSize: 25 });
+    expect(onStep2.countsByStep).toMatchObject({ 1: 2, 2: 1 }); // counts ignore the step filter
+    expect((await s.engagements.list({ status: ["on_hold"], page: 1, pageSize: 25 })).items.map((e) => e.id)).toEqual([b1.id]);
+    expect((await s.engagements.list({ ownerId: p.support2.id, page: 1, pageSize: 25 })).total).toBe(1);
+    expect((await s.engagements.list({ platformKey: "fztf", page: 1, pageSize: 25 })).items[0]!.platformName).toBe("Shopify");
+    expect((await s.engagements.list({ search: "org b", page: 1, pageSize: 25 })).items.map((e) => e.id)).toEqual([b1.id]);
+    expect((await s.engagements.list({ search: "quickbooks", page: 1, pageSize: 25 })).total).toBe(2);
+    expect((await s.engagements.list({ search: a1.reference, page: 1, pageSize: 25 })).total).toBe(1);
+    expect((await s.engagements.list({ search: "100%_", page: 1, pageSize: 25 })).total).toBe(0);
+
+    const page1 = await s.engagements.list({ page: 1, pageSize: 2 });
+    const page2 = await s.engagements.list({ page: 2, pageSize: 2 });
+    expect(page1.items).toHaveLength(2);
+    expect(page2.items).toHaveLength(1);
+    expect(new Set([...page1.items, ...page2.items].map((e) => e.id)).size).toBe(3);
+  });
+
+  it("refuses a page size over 100", async () => {
+    const error = await trpcError(support().engagements.list({ page: 1, pageSize: 1000 }));
+    expect(error.code).toBe("BAD_REQUEST");
+  });
+
+  it("keeps the current step column in step with the checklist", async () => {
+    const { id } = await newEngagement();
+    await support().engagements.step({ engagementId: id, step: 1, action: "complete" });
+    const row = t.db.select().from(engagements).where(eq(engagements.id, id)).get()!;
+    expect(row.currentStep).toBe(2);
+  });
+});

@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "./env";
+
+const good = { NEXTAUTH_SECRET: "0123456789abcdef", FERRY_ENCRYPTION_KEY: `k1:${Buffer.alloc(32, 1).toString("base64")}` };
+
+describe("environment", () => {
+  it("accepts a minimal environment and fills defaults", () => {
+    expect(parseEnv(good)).toMatchObject({ DATABASE_FILE: "data/ferry.db", SANDBOX_URL: "http://127.0.0.1:4010", FERRY_ENCRYPTION_OLD_KEYS: [] });
+  });
+
+  it("names every bad variable", () => {
+    expect(() => parseEnv({ ...good, NEXTAUTH_SECRET: "short", SMTP_URL: "not a url" })).toThrow(/NEXTAUTH_SECRET: must be at least 16[\s\S]*SMTP_URL/);
+    expect(() => parseEnv({ NEXTAUTH_SECRET: good.NEXTAUTH_SECRET })).toThrow(/FERRY_ENCRYPTION_KEY/);
+    expect(() => parseEnv({ ...good, FERRY_ENCRYPTION_KEY: "nope" })).toThrow(/FERRY_ENCRYPTION_KEY: must be '<key id>:<32 bytes in base64>'/);
+  });
+});
