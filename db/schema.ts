@@ -137,7 +137,7 @@ export const engagements = sqliteTable(
     index("engagements_step_idx").on(t.currentStep),
     index("engagements_owner_idx").on(t.ownerId),
     index("engagements_platform_idx").on(t.platformKey),
-    index("engagements_updated_idx").on(t.updatedAt),
+    index("engagements_updated_idx").on(t.updatedAt, t.reference),
   ],
 );
 

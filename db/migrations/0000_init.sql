@@ -55,7 +55,7 @@ CREATE INDEX `engagements_status_step_idx` ON `engagements` (`status`,`current_s
 CREATE INDEX `engagements_step_idx` ON `engagements` (`current_step`);--> statement-breakpoint
 CREATE INDEX `engagements_owner_idx` ON `engagements` (`owner_id`);--> statement-breakpoint
 CREATE INDEX `engagements_platform_idx` ON `engagements` (`platform_key`);--> statement-breakpoint
-CREATE INDEX `engagements_updated_idx` ON `engagements` (`updated_at`);--> statement-breakpoint
+CREATE INDEX `engagements_updated_idx` ON `engagements` (`updated_at`,`reference`);--> statement-breakpoint
 CREATE TABLE `invitations` (
 	`id` text PRIMARY KEY NOT NULL,
 	`email` text NOT NULL,

@@ -385,23 +385,18 @@ export function listEngagements(db: Db, actor: Actor, filter: EngagementListFilt
     base.push(
       or(
         sql`${engagements.reference} like ${pattern} escape '\\'`,
-        sql`${organizations.name} like ${pattern} escape '\\'`,
+        // Matching organisations are found once (a small table), not joined per engagement.
+        sql`${engagements.organizationId} in (select ${organizations.id} from ${organizations} where ${organizations.name} like ${pattern} escape '\\')`,
         platformKeys.length ? inArray(engagements.platformKey, platformKeys) : undefined,
       ),
     );
   }
   const withStep = and(...base, filter.step ? eq(engagements.currentStep, filter.step) : undefined);
 
-  const totalRow = db
-    .select({ n: count() })
-    .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
-    .where(withStep)
-    .get();
+  const totalRow = db.select({ n: count() }).from(engagements).where(withStep).get();
   const byStep = db
     .select({ step: engagements.currentStep, n: count() })
     .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
     .where(and(...base))
     .groupBy(engagements.currentStep)
     .all();
