@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngagement } from "@/server/engagements/engagements";
 import type { Actor } from "@/server/security/actor";
 import { appRouter } from "./root";
-import { callerAs, createTestDb, seedPeople, type People, type TestDb } from "./testing";
+import { createServiceTarget } from "@/server/targets/targets";
+import { callerAs, createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "./testing";
 
 type Audience = "public" | "signedIn" | "staff" | "admin" | "customer";
-type Fixtures = People & { engA: string; engB: string; invitationToken: string; n: () => number };
+type Fixtures = People & { engA: string; engB: string; targetId: string; invitationToken: string; n: () => number };
 type Row = { audience: Audience; input: (f: Fixtures) => unknown };
 
 /** Every procedure, its audience and a valid input. */
@@ -32,6 +33,9 @@ const TABLE: Record<string, Row> = {
   "invitations.lookup": { audience: "public", input: (f) => ({ token: f.invitationToken }) },
   "invitations.accept": { audience: "public", input: () => ({ token: "no-such-token-123", name: "X", password: "long enough password" }) },
   "outbox.list": { audience: "admin", input: () => undefined },
+  "targets.list": { audience: "staff", input: () => undefined },
+  "targets.create": { audience: "admin", input: (f) => ({ name: `Prod ${f.n()}`, baseUrl: "https://api.example.test", apiKey: "key-123" }) },
+  "targets.assign": { audience: "staff", input: (f) => ({ engagementId: f.engA, serviceTargetId: f.targetId }) },
   "engagements.list": { audience: "staff", input: () => ({ page: 1, pageSize: 10 }) },
   "engagements.get": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "engagements.timeline": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
@@ -78,7 +82,8 @@ beforeAll(async () => {
   let counter = 0;
   const engA = createEngagement(t.db, people.support, { organizationId: people.orgA, platformKey: "qhyg" }).id;
   const engB = createEngagement(t.db, people.support, { organizationId: people.orgB, platformKey: "qhyg" }).id;
-  f = { ...people, engA, engB, invitationToken: "unknown-token-abc", n: () => ++counter };
+  const targetId = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox", baseUrl: "http://127.0.0.1:1", apiKey: "k", kind: "sandbox" }).id;
+  f = { ...people, engA, engB, targetId, invitationToken: "unknown-token-abc", n: () => ++counter };
 });
 afterAll(() => t.close());
 

@@ -4,6 +4,7 @@ import { getDb } from "@/db/client";
 import { loadActor } from "@/server/accounts/users";
 import { authOptions, clientAddressFrom } from "@/server/auth/config";
 import { env } from "@/server/env";
+import { appKeyRing } from "@/server/security/keyring";
 import type { AppConfig, Context } from "./trpc";
 
 /** The app's fixed configuration, from the validated environment. */
@@ -12,6 +13,7 @@ export function appConfig(): AppConfig {
   return {
     appUrl: e.NEXTAUTH_URL ?? "http://localhost:3000",
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    keyRing: appKeyRing(),
   };
 }
 

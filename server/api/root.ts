@@ -3,6 +3,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRouter } from "./routers/accounts";
 import { engagementsRouter, portalRouter } from "./routers/engagements";
 import { platformsRouter } from "./routers/platforms";
+import { targetsRouter } from "./routers/targets";
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
@@ -11,6 +12,7 @@ export const appRouter = createTRPCRouter({
   users: usersRouter,
   invitations: invitationsRouter,
   outbox: outboxRouter,
+  targets: targetsRouter,
   engagements: engagementsRouter,
   portal: portalRouter,
 });

@@ -9,6 +9,7 @@ import { openDb, type Db } from "@/db/client";
 import { organizations, users, type Role } from "@/db/schema";
 import type { Actor } from "@/server/security/actor";
 import { hashPassword } from "@/server/security/passwords";
+import { generateKeySpec, keyRingFrom } from "@/server/security/secrets";
 import { createCaller } from "./root";
 import type { AppConfig } from "./trpc";
 
@@ -31,9 +32,16 @@ export function createTestDb(): TestDb {
 
 export const TEST_PASSWORD = "correct horse battery";
 
+/** A key ring for tests (a fresh random key per test process). */
+export const TEST_KEY_RING = keyRingFrom(generateKeySpec("test"));
+
 /** Mail goes to the outbox table only; the log line is kept here for assertions. */
 export function testConfig(log: string[] = []): AppConfig {
-  return { appUrl: "http://ferry.test", mail: { from: "Ferry <ferry@test>", log: (l) => log.push(l) } };
+  return {
+    appUrl: "http://ferry.test",
+    mail: { from: "Ferry <ferry@test>", log: (l) => log.push(l) },
+    keyRing: TEST_KEY_RING,
+  };
 }
 
 export type People = {

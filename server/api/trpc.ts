@@ -10,12 +10,18 @@ import type { Db } from "@/db/client";
 import { AppError, type AppErrorCode } from "@/server/errors";
 import type { MailConfig } from "@/server/mail/mailer";
 import type { Actor } from "@/server/security/actor";
+import type { KeyRing } from "@/server/security/secrets";
 import { assertCanView } from "@/server/engagements/engagements";
 
 // 1. Context ------------------------------------------------------------------------------------
 
 /** What the app needs beyond the database, fixed per process (tests pass their own). */
-export type AppConfig = { appUrl: string; mail: MailConfig };
+export type AppConfig = {
+  appUrl: string;
+  mail: MailConfig;
+  /** Encryption keys for secrets at rest. */
+  keyRing: KeyRing;
+};
 
 export type Context = {
   db: Db;

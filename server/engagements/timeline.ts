@@ -26,6 +26,8 @@ export function describeAuditEvent(ev: Event): string {
       return `Changed status from ${words(b.status)} to ${words(a.status)}${a.reason ? `: ${words(a.reason)}` : ""}`;
     case "engagement.owner_changed":
       return `Handed the engagement from ${words(b.owner)} to ${words(a.owner)}`;
+    case "engagement.target_changed":
+      return `Pointed the engagement at ${words(a.serviceTarget)} (${words(a.baseUrl)})`;
     case "step.started":
       return `Started ${stepTitle(a.step)}`;
     case "step.completed":

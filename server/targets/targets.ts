@@ -4,8 +4,8 @@
  */
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { serviceTargets } from "@/db/schema";
-import { fieldError } from "@/server/errors";
+import { engagements, serviceTargets } from "@/db/schema";
+import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
@@ -82,4 +82,36 @@ export function revealTargetApiKey(db: Db, ring: KeyRing, actor: Actor | null, i
   const key = decryptSecret(ring, t.apiKeyCipher, aad(id));
   recordAudit(db, { actor, action: "secret.decrypted", targetType: "service_target", targetId: id, after: { purpose } });
   return key;
+}
+
+/** Points an engagement at a service target (the sandbox for rehearsal, or the real service). */
+export function setEngagementTarget(
+  db: Db,
+  actor: Actor,
+  input: { engagementId: string; serviceTargetId: string },
+): void {
+  db.transaction((tx) => {
+    const target = tx.select().from(serviceTargets).where(eq(serviceTargets.id, input.serviceTargetId)).get();
+    if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
+    const eng = tx.select().from(engagements).where(eq(engagements.id, input.engagementId)).get();
+    if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
+    if (eng.status === "completed" || eng.status === "cancelled") {
+      throw new AppError("PRECONDITION_FAILED", `The engagement is ${eng.status}; its service target can no longer change.`);
+    }
+    if (eng.serviceTargetId === target.id) return;
+    const before = eng.serviceTargetId
+      ? tx.select({ name: serviceTargets.name }).from(serviceTargets).where(eq(serviceTargets.id, eng.serviceTargetId)).get()
+      : undefined;
+    tx.update(engagements).set({ serviceTargetId: target.id, updatedAt: new Date() }).where(eq(engagements.id, eng.id)).run();
+    recordAudit(tx, {
+      actor,
+      action: "engagement.target_changed",
+      targetType: "engagement",
+      targetId: eng.id,
+      engagementId: eng.id,
+      organizationId: eng.organizationId,
+      before: { serviceTarget: before?.name ?? null },
+      after: { serviceTarget: target.name, baseUrl: target.baseUrl },
+    });
+  });
 }
