@@ -1,0 +1,87 @@
+/**
+ * A small typed client of the sandbox's test controls (/_sandbox), for Ferry's demo seed, tests
+ * and rehearsals. Every call goes over HTTP, exactly as a person would make it.
+ */
+import type { PlatformKey } from "../platforms";
+import type { Faults } from "./faults";
+
+export type TenantOptions = {
+  name: string;
+  /** Records per data type (default 50); sync time grows with it. */
+  records?: number;
+  /** Data types whose syncs end FetchError. */
+  fetchErrorDataTypes?: string[];
+  /** Time the platform takes to process a write (default 1). */
+  pushDelaySeconds?: number;
+};
+
+export type Tenant = {
+  tenantId: string;
+  platformKey: PlatformKey;
+  /** The body the authorization call accepts for this tenant. */
+  credentials: Record<string, string>;
+};
+
+export type ClockState = { now: string; offsetSeconds: number };
+
+export type SandboxControl = {
+  createClient(params: { plan: "free" | "paid"; createdAt?: string; name?: string }): Promise<{ clientId: string; apiKey: string }>;
+  createTenant(platformKey: PlatformKey, options: TenantOptions): Promise<Tenant>;
+  /** The customer's old app refreshed: every credential handed out so far stops working. */
+  rotate(platformKey: PlatformKey, tenantId: string): Promise<Tenant>;
+  setFaults(patch: Partial<Omit<Faults, "rateLimitPerSecond">> & { rateLimitPerSecond?: number | null }): Promise<Faults>;
+  getFaults(): Promise<Faults>;
+  advanceClock(params: { days?: number; seconds?: number }): Promise<ClockState>;
+  reset(): Promise<void>;
+  state(): Promise<unknown>;
+};
+
+/** Thrown when a control call does not answer 2xx. */
+export class SandboxControlError extends Error {
+  readonly status: number;
+  readonly body: string;
+  constructor(params: { status: number; body: string; what: string }) {
+    super(`Sandbox control ${params.what} answered ${params.status}: ${params.body}`);
+    this.status = params.status;
+    this.body = params.body;
+  }
+}
+
+/** A control client for the sandbox at `url` with its admin token. */
+export function createControlClient(params: { url: string; adminToken: string }): SandboxControl {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${params.url}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${params.adminToken}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new SandboxControlError({ status: response.status, body: text, what: `${method} ${path}` });
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+  return {
+    createClient: (body) => call("POST", "/_sandbox/clients", body),
+    createTenant: (platformKey, options) => call("POST", `/_sandbox/platforms/${platformKey}/tenants`, options),
+    rotate: (platformKey, tenantId) =>
+      call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/rotate`),
+    setFaults: (patch) => call("PUT", "/_sandbox/faults", patch),
+    getFaults: () => call("GET", "/_sandbox/faults"),
+    advanceClock: ({ days, seconds }) =>
+      call("POST", "/_sandbox/clock", {
+        ...(days === undefined ? {} : { advanceDays: days }),
+        ...(seconds === undefined ? {} : { advanceSeconds: seconds }),
+      }),
+    reset: async () => {
+      await call("POST", "/_sandbox/reset");
+    },
+    state: () => call("GET", "/_sandbox/state"),
+  };
+}
+
+/** The `Authorization` header value for an API key: `Basic base64(key)`. */
+export function basicAuth(apiKey: string): string {
+  return `Basic ${Buffer.from(apiKey).toString("base64")}`;
+}

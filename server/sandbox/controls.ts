@@ -1,0 +1,300 @@
+/**
+ * Test controls under /_sandbox, for Ferry's demo seed, tests and rehearsals. Allowed only with
+ * `Authorization: Bearer <admin token>`. They work in maintenance mode and are never rate
+ * limited or faulted, so a test can always turn a fault off again.
+ */
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { isDataType, MANAGED_PLATFORMS } from "../platforms";
+import { createClient } from "./clients";
+import { iso } from "./clock";
+import type { SandboxApp } from "./context";
+import { ApiError, badRequest, notFound, type ValidationItem } from "./errors";
+import { DEFAULT_FAULTS } from "./faults";
+import type { ApiResponse } from "./http";
+import { isAccountExpired } from "./limits";
+import type { Route } from "./router";
+import { getProfile, newIdentity, platformOf } from "./simulators/profiles";
+import { issueCustomerCredentials, rotatedRejection, rotateTenantTokens } from "./simulators/tokens";
+import type { TenantRow } from "./store/store";
+
+export type ControlContext = {
+  app: SandboxApp;
+  now: number;
+  params: Record<string, string>;
+  body: unknown;
+  /** Re-creates the demo client after a reset (when the sandbox keeps one). */
+  afterReset: () => void;
+};
+
+type ControlRoute = Route<ControlContext, ApiResponse>;
+
+/** Default number of records per data type in a new tenant. */
+export const DEFAULT_TENANT_RECORDS = 50;
+/** Default time a tenant's platform takes to process a write. */
+export const DEFAULT_PUSH_DELAY_SECONDS = 1;
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+/** Refuses a control request without the admin token: 401 when missing, 403 when wrong. */
+export function assertAdmin(header: string | undefined, adminToken: string): void {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match?.[1]) {
+    throw new ApiError({
+      status: 401,
+      service: "SandboxControls",
+      error: "Unauthorized: the sandbox controls need Authorization: Bearer <admin token>.",
+    });
+  }
+  if (!timingSafeEqual(digest(match[1]), digest(adminToken))) {
+    throw new ApiError({ status: 403, service: "SandboxControls", error: "Forbidden: the admin token is not this sandbox's." });
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body === undefined ? {} : body);
+  if (result.success) return result.data;
+  const items: ValidationItem[] = result.error.issues.map((issue) => ({
+    itemId: issue.path.length ? issue.path.join(".") : "body",
+    message: issue.message,
+    validatorName: "SandboxControls",
+  }));
+  const error = badRequest(items);
+  throw new ApiError({ status: 400, service: "SandboxControls", error: error.message, validation: error.validation });
+}
+
+function controlParam(ctx: ControlContext, name: string): string {
+  const value = ctx.params[name];
+  if (value === undefined) throw new Error(`Control route has no :${name} parameter`);
+  return value;
+}
+
+const ISO_DATETIME = z.iso.datetime({ offset: true });
+
+const clientBody = z
+  .object({
+    plan: z.enum(["free", "paid"]),
+    createdAt: ISO_DATETIME.optional(),
+    name: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+const tenantBody = z
+  .object({
+    name: z.string().min(1).max(200),
+    records: z.number().int().min(0).max(100_000).optional(),
+    fetchErrorDataTypes: z
+      .array(z.string().refine(isDataType, { message: "Not one of the service's data types." }))
+      .optional(),
+    pushDelaySeconds: z.number().min(0).max(30 * 86_400).optional(),
+  })
+  .strict();
+
+const faultsBody = z
+  .object({
+    maintenance: z.boolean().optional(),
+    errorRate: z.number().min(0).max(1).optional(),
+    latencyMs: z.number().int().min(0).max(60_000).optional(),
+    rateLimitPerSecond: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  })
+  .strict();
+
+const clockBody = z
+  .object({
+    advanceDays: z.number().min(0).max(10_000).optional(),
+    advanceSeconds: z.number().min(0).max(10_000 * 86_400).optional(),
+  })
+  .strict();
+
+function requireTenant(ctx: ControlContext): TenantRow {
+  const key = controlParam(ctx, "platformKey");
+  const tenantId = controlParam(ctx, "tenantId");
+  const tenant = ctx.app.store.tenants.get(tenantId);
+  if (!tenant || tenant.platformKey !== key) {
+    const error = notFound(`No ${key} tenant was found with ID ${tenantId}`);
+    throw new ApiError({ status: 404, service: "SandboxControls", error: error.message });
+  }
+  return tenant;
+}
+
+function clockView(ctx: ControlContext) {
+  const now = ctx.app.clock.now();
+  return { now: iso(now), offsetSeconds: Math.round(ctx.app.clock.offsetMs() / 1000) };
+}
+
+function faultsView(ctx: ControlContext) {
+  return ctx.app.faults.get();
+}
+
+export const controlRoutes: readonly ControlRoute[] = [
+  {
+    method: "POST",
+    pattern: "/_sandbox/clients",
+    handler: (ctx) => {
+      const body = parse(clientBody, ctx.body);
+      const created = createClient({
+        store: ctx.app.store,
+        plan: body.plan,
+        createdAt: body.createdAt ? Date.parse(body.createdAt) : ctx.now,
+        name: body.name,
+      });
+      return { status: 201, body: created };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/platforms/:platformKey/tenants",
+    handler: (ctx) => {
+      const key = controlParam(ctx, "platformKey");
+      const profile = getProfile(key);
+      if (!profile) {
+        throw new ApiError({
+          status: 404,
+          service: "SandboxControls",
+          error: `No simulated platform with key ${key}; the sandbox simulates ${MANAGED_PLATFORMS.map((p) => p.key).join(", ")}.`,
+        });
+      }
+      const body = parse(tenantBody, ctx.body);
+      const tenant: TenantRow = {
+        id: randomUUID(),
+        platformKey: profile.platform.key,
+        name: body.name,
+        records: body.records ?? DEFAULT_TENANT_RECORDS,
+        identity: newIdentity(profile, body.name),
+        fetchErrorTypes: body.fetchErrorDataTypes ?? [],
+        pushDelayMs: Math.round((body.pushDelaySeconds ?? DEFAULT_PUSH_DELAY_SECONDS) * 1000),
+        generation: 1,
+        createdAt: ctx.now,
+      };
+      const { store } = ctx.app;
+      const credentials = store.transaction(() => {
+        store.tenants.insert(tenant);
+        return issueCustomerCredentials({ store, tenant, now: ctx.now });
+      });
+      return { status: 201, body: { tenantId: tenant.id, platformKey: tenant.platformKey, credentials } };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/platforms/:platformKey/tenants/:tenantId/rotate",
+    handler: (ctx) => {
+      const tenant = requireTenant(ctx);
+      const { store } = ctx.app;
+      const platform = platformOf(tenant.platformKey);
+      const credentials = store.transaction(() => {
+        const fresh = rotateTenantTokens({ store, tenant, now: ctx.now });
+        // Syncs not yet finished were using the retired tokens: they now end AuthError.
+        const message = rotatedRejection(platform).errorMessage;
+        for (const op of store.pulls.pendingForTenant({ tenantId: tenant.id, now: ctx.now })) {
+          store.pulls.replan({ id: op.id, completeAt: Math.max(op.fetchAt, ctx.now), outcome: "AuthError", errorMessage: message });
+        }
+        return fresh;
+      });
+      return { status: 200, body: { tenantId: tenant.id, platformKey: tenant.platformKey, credentials } };
+    },
+  },
+  { method: "GET", pattern: "/_sandbox/faults", handler: (ctx) => ({ status: 200, body: faultsView(ctx) }) },
+  {
+    method: "PUT",
+    pattern: "/_sandbox/faults",
+    handler: (ctx) => {
+      const body = parse(faultsBody, ctx.body);
+      const { rateLimitPerSecond, ...rest } = body;
+      const patch = {
+        ...rest,
+        ...(rateLimitPerSecond === undefined
+          ? {}
+          : { rateLimitPerSecond: rateLimitPerSecond ?? DEFAULT_FAULTS.rateLimitPerSecond }),
+      };
+      ctx.app.faults.update(patch);
+      ctx.app.limiter.clear();
+      return { status: 200, body: faultsView(ctx) };
+    },
+  },
+  { method: "GET", pattern: "/_sandbox/clock", handler: (ctx) => ({ status: 200, body: clockView(ctx) }) },
+  {
+    method: "POST",
+    pattern: "/_sandbox/clock",
+    handler: (ctx) => {
+      const body = parse(clockBody, ctx.body);
+      ctx.app.clock.advance((body.advanceDays ?? 0) * 86_400_000 + (body.advanceSeconds ?? 0) * 1000);
+      return { status: 200, body: clockView(ctx) };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/reset",
+    handler: (ctx) => {
+      ctx.app.store.wipe(["admin_token", "demo_api_key"]);
+      ctx.app.clock.reset();
+      ctx.app.faults.reset();
+      ctx.app.limiter.clear();
+      ctx.afterReset();
+      return { status: 200, body: { reset: true, ...clockView(ctx) } };
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/_sandbox/state",
+    handler: (ctx) => {
+      const now = ctx.app.clock.now();
+      return {
+        status: 200,
+        body: {
+          ...clockView(ctx),
+          faults: faultsView(ctx),
+          clients: ctx.app.store.clients.listWithCounts().map((c) => ({
+            clientId: c.id,
+            name: c.name,
+            plan: c.plan,
+            createdAt: iso(c.createdAt),
+            expired: isAccountExpired({ plan: c.plan, createdAt: c.createdAt, now }),
+            demo: c.isDemo === 1,
+            companies: c.companies,
+            apiKeys: c.apiKeys,
+          })),
+          tenants: ctx.app.store.tenants.list().map((t) => ({
+            tenantId: t.id,
+            platformKey: t.platformKey,
+            name: t.name,
+            records: t.records,
+            identity: t.identity,
+            fetchErrorDataTypes: t.fetchErrorTypes,
+            pushDelaySeconds: t.pushDelayMs / 1000,
+            generation: t.generation,
+            createdAt: iso(t.createdAt),
+          })),
+        },
+      };
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/_sandbox/platforms",
+    handler: () => ({
+      status: 200,
+      body: {
+        results: MANAGED_PLATFORMS.map((p) => ({
+          key: p.key,
+          name: p.name,
+          category: p.category,
+          sourceType: p.sourceType,
+          credentialFields: p.credentialFields.map((f) => ({
+            name: f.name,
+            label: f.label,
+            required: f.required,
+            secret: f.secret,
+            expected: f.expected,
+            example: f.example,
+          })),
+          supportedDataTypes: p.supportedDataTypes,
+          hasRefreshToken: p.hasRefreshToken,
+          refreshTokenRotates: p.refreshTokenRotates,
+          accessTokenLifetimeSeconds: p.accessTokenLifetimeSeconds,
+        })),
+      },
+    }),
+  },
+];

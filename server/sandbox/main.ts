@@ -1,0 +1,47 @@
+/**
+ * `npm run sandbox`: the service sandbox on its own.
+ *
+ * Env: SANDBOX_PORT (default 4010), SANDBOX_HOST (default 127.0.0.1), SANDBOX_DB_FILE (default
+ * data/sandbox.db), SANDBOX_ADMIN_TOKEN (default: generated on first start and kept in the file).
+ * Prints the URL, the demo client's API key and the admin token.
+ */
+import { createSandbox } from "./server";
+
+function port(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 4010;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65_535) {
+    throw new Error(`SANDBOX_PORT must be a port number (0–65535), not "${raw}".`);
+  }
+  return value;
+}
+
+async function main(): Promise<void> {
+  const dbFile = process.env.SANDBOX_DB_FILE || "data/sandbox.db";
+  const sandbox = await createSandbox({
+    dbFile,
+    port: port(process.env.SANDBOX_PORT),
+    host: process.env.SANDBOX_HOST || "127.0.0.1",
+    adminToken: process.env.SANDBOX_ADMIN_TOKEN || undefined,
+    demoClient: true,
+    log: (line) => console.error(line),
+  });
+  console.log(`Service sandbox listening on ${sandbox.url}`);
+  console.log(`  SANDBOX_URL=${sandbox.url}`);
+  console.log(`  SANDBOX_DEMO_API_KEY=${sandbox.demoApiKey ?? ""}`);
+  console.log(`  SANDBOX_ADMIN_TOKEN=${sandbox.adminToken}`);
+  console.log(`  Database: ${dbFile}`);
+  console.log(`  Authorization for the API: Basic base64(API key); for /_sandbox controls: Bearer <admin token>`);
+
+  const stop = (signal: string) => {
+    console.log(`Service sandbox stopping (${signal})`);
+    void sandbox.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

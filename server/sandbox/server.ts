@@ -1,0 +1,253 @@
+/**
+ * The sandbox HTTP server: the service's API, the test controls under /_sandbox, and a small
+ * page behind linkUrl. Plain node:http; every response carries `X-Correlation-Id` (a new UUID),
+ * every API response the three `X-Rate-Limit-*` headers.
+ *
+ * API request pipeline, in order: latency fault → maintenance (503) → rate limit (429) →
+ * route (404 / 405) → API key (401 / 403) → expired free account (402) → injected error (500) →
+ * body (400) → settle finished operations → handler.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { createClient, identifyCaller, newApiKeyValue } from "./clients";
+import { createClock } from "./clock";
+import type { ApiContext, SandboxApp } from "./context";
+import { assertAdmin, controlRoutes, type ControlContext } from "./controls";
+import {
+  accountExpired,
+  ApiError,
+  badRequest,
+  forbidden,
+  internalError,
+  maintenance,
+  methodNotAllowed,
+  pathNotFound,
+  tooManyRequests,
+  unauthorized,
+  type ServiceName,
+} from "./errors";
+import { createFaultState } from "./faults";
+import { parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http";
+import { isAccountExpired, RateLimiter } from "./limits";
+import { createRouter, MalformedPathError, type RouteMatch } from "./router";
+import { apiKeyRoutes } from "./routes/api-keys";
+import { companyRoutes } from "./routes/companies";
+import { connectionRoutes, integrationRoutes } from "./routes/connections";
+import { dataRoutes } from "./routes/data";
+import { pushRoutes } from "./routes/push";
+import { syncRoutes } from "./routes/syncs";
+import { syncSettingsRoutes } from "./routes/sync-settings";
+import { settleDue } from "./simulators/settle";
+import { openStore } from "./store/store";
+
+export type SandboxOptions = {
+  /** SQLite file; created with its folder if missing. */
+  dbFile: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Admin token for /_sandbox; when absent, the stored one, or a new one stored for next time. */
+  adminToken?: string;
+  /** Keep a paid demo client with a stable API key, re-created after a reset. */
+  demoClient?: boolean;
+  log?: (line: string) => void;
+};
+
+export type Sandbox = {
+  url: string;
+  port: number;
+  adminToken: string;
+  /** The demo client's API key, when `demoClient` was asked for. */
+  demoApiKey: string | null;
+  close(): Promise<void>;
+};
+
+const ADMIN_TOKEN_KEY = "admin_token";
+const DEMO_KEY = "demo_api_key";
+
+const apiRouter = createRouter<ApiContext, ApiResponse | Promise<ApiResponse>>([
+  ...apiKeyRoutes,
+  ...companyRoutes,
+  ...connectionRoutes,
+  ...syncRoutes,
+  ...dataRoutes,
+  ...pushRoutes,
+  ...syncSettingsRoutes,
+  ...integrationRoutes,
+]);
+
+const controlRouter = createRouter<ControlContext, ApiResponse>(controlRoutes);
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const q = url.indexOf("?");
+  return q === -1 ? { path: url, query: new URLSearchParams() } : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
+}
+
+function routeOrThrow<C, R>(match: RouteMatch<C, R>, params: { method: string; path: string; service: ServiceName }) {
+  if (match.kind === "found") return match;
+  if (match.kind === "method-not-allowed") {
+    throw methodNotAllowed({ method: params.method, path: params.path, allowed: match.allowed, service: params.service });
+  }
+  throw pathNotFound(params.path, params.service);
+}
+
+function matchOrBadPath<C, R>(router: { match(method: string, path: string): RouteMatch<C, R> }, method: string, path: string) {
+  try {
+    return router.match(method, path);
+  } catch (error) {
+    if (error instanceof MalformedPathError) {
+      throw badRequest([{ itemId: "path", message: `The path segment "${error.message}" is not valid percent-encoding.` }]);
+    }
+    throw error;
+  }
+}
+
+function linkPage(res: ServerResponse, correlationId: string): void {
+  const html =
+    "<!doctype html><title>Service sandbox</title><h1>Service sandbox</h1>" +
+    "<p>The sandbox has no hosted link flow. To (re)authorize a connection, call " +
+    "<code>PUT /companies/{companyId}/connections/{connectionId}/authorization</code> with the platform's credentials.</p>";
+  res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "X-Correlation-Id": correlationId });
+  res.end(html);
+}
+
+/** Starts a sandbox on its SQLite file; resolves once it listens. */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const store = openStore(options.dbFile);
+  const clock = createClock(store);
+  const log = options.log ?? (() => {});
+
+  let adminToken = options.adminToken ?? store.meta.get(ADMIN_TOKEN_KEY);
+  if (!adminToken) {
+    adminToken = randomBytes(24).toString("base64url");
+    store.meta.set(ADMIN_TOKEN_KEY, adminToken);
+  }
+
+  const app: SandboxApp = {
+    store,
+    clock,
+    faults: createFaultState(store),
+    limiter: new RateLimiter(),
+    adminToken,
+    publicUrl: "",
+    demoApiKey: null,
+    log,
+  };
+
+  const ensureDemoClient = () => {
+    if (!options.demoClient) return;
+    const apiKey = store.meta.get(DEMO_KEY) ?? newApiKeyValue();
+    if (!store.apiKeys.findByValue(apiKey)) {
+      createClient({ store, plan: "paid", createdAt: clock.now(), name: "Demo client", apiKey, isDemo: true });
+    }
+    store.meta.set(DEMO_KEY, apiKey);
+    app.demoApiKey = apiKey;
+  };
+  ensureDemoClient();
+
+  async function handleControl(req: IncomingMessage, path: string): Promise<ApiResponse> {
+    assertAdmin(req.headers.authorization, app.adminToken);
+    const method = req.method ?? "GET";
+    const match = routeOrThrow(matchOrBadPath(controlRouter, method, path), { method, path, service: "SandboxControls" });
+    const body = parseJsonBody(await readBody(req));
+    return match.handler({ app, now: clock.now(), params: match.params, body, afterReset: ensureDemoClient });
+  }
+
+  async function handleApi(
+    req: IncomingMessage,
+    path: string,
+    query: URLSearchParams,
+    headers: Record<string, string>,
+  ): Promise<ApiResponse> {
+    const faults = app.faults.get();
+    if (faults.latencyMs > 0) await delay(faults.latencyMs);
+    const caller = identifyCaller(store, req.headers.authorization);
+    const bucket =
+      caller.kind === "client" ? caller.client.id : caller.kind === "outdated" ? caller.clientId : `ip:${req.socket.remoteAddress ?? ""}`;
+    const rate = app.limiter.hit({ key: bucket, limit: faults.rateLimitPerSecond, realNow: Date.now() });
+    headers["X-Rate-Limit-Limit"] = String(rate.limit);
+    headers["X-Rate-Limit-Remaining"] = String(rate.remaining);
+    headers["X-Rate-Limit-Reset"] = new Date(rate.resetAt).toISOString();
+
+    if (faults.maintenance) throw maintenance();
+    if (rate.exceeded) throw tooManyRequests(rate.retryAfterSeconds);
+    const method = req.method ?? "GET";
+    const match = routeOrThrow(matchOrBadPath(apiRouter, method, path), { method, path, service: "PublicApi" });
+    if (caller.kind === "anonymous" || caller.kind === "unknown") throw unauthorized();
+    if (caller.kind === "outdated") throw forbidden();
+    const now = clock.now();
+    if (isAccountExpired({ plan: caller.client.plan, createdAt: caller.client.createdAt, now })) throw accountExpired();
+    if (faults.errorRate > 0 && Math.random() < faults.errorRate) throw internalError();
+    const body = parseJsonBody(await readBody(req));
+    settleDue(store, now);
+    return match.handler({ app, now, client: caller.client, params: match.params, query, path, body });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const correlationId = randomUUID();
+    const headers: Record<string, string> = { "X-Correlation-Id": correlationId };
+    const { path, query } = splitUrl(req.url ?? "/");
+    try {
+      if (path.startsWith("/link/")) {
+        linkPage(res, correlationId);
+        return;
+      }
+      const isControl = path === "/_sandbox" || path.startsWith("/_sandbox/");
+      const result = isControl ? await handleControl(req, path) : await handleApi(req, path, query, headers);
+      writeResponse(res, { status: result.status, body: result.body, headers: { ...headers, ...result.headers } });
+    } catch (error) {
+      let apiError: ApiError;
+      if (error instanceof ApiError) apiError = error;
+      else {
+        log(`sandbox: unexpected error on ${req.method} ${path} (${correlationId}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        apiError = internalError();
+      }
+      // Drain an unread body so the keep-alive connection stays usable.
+      req.resume();
+      writeResponse(res, {
+        status: apiError.status,
+        body: apiError.toBody(correlationId),
+        headers: { ...headers, ...apiError.headers },
+      });
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("The sandbox server has no TCP address.");
+  const host = options.host && options.host !== "0.0.0.0" && options.host !== "::" ? options.host : "127.0.0.1";
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  app.publicUrl = `http://${urlHost}:${address.port}`;
+
+  let closed = false;
+  return {
+    url: app.publicUrl,
+    port: address.port,
+    adminToken,
+    demoApiKey: app.demoApiKey,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Pull operations (syncs). Each operation is planned when queued — when it starts fetching, when
+ * it ends and how — and its status at any moment is derived from those times and the sandbox
+ * clock. Nothing runs in the background: progress survives restarts and jumps with the clock.
+ *
+ * Timing (sandbox milliseconds), for the i-th data type queued in one request:
+ *   fetchAt    = requested + 200 + 40 × i
+ *   completeAt = fetchAt + 300 + 2 × records        (records = the tenant's volume per data type)
+ * An operation whose credentials fail ends AuthError at fetchAt; one for a type the platform
+ * lacks is NotSupported at once.
+ */
+import { randomUUID } from "node:crypto";
+import type { ManagedPlatform, PullStatus } from "../../platforms";
+import type { ConnectionRow, PullRow, Store, TenantRow } from "../store/store";
+import { supportsDataType } from "./profiles";
+import type { PlatformRejection } from "./tokens";
+
+export const PULL_TIMING = {
+  queueMs: 200,
+  staggerMs: 40,
+  fetchBaseMs: 300,
+  perRecordMs: 2,
+} as const;
+
+/** Simulated fetch time of one data type for a tenant of `records` records per type. */
+export function fetchDurationMs(records: number): number {
+  return PULL_TIMING.fetchBaseMs + PULL_TIMING.perRecordMs * records;
+}
+
+export type PullState = {
+  status: PullStatus;
+  progress: number;
+  isCompleted: boolean;
+  isErrored: boolean;
+  /** Sandbox time the operation ended, when it has. */
+  completedAt: number | null;
+};
+
+/** The operation's status at sandbox time `now`. */
+export function pullState(op: PullRow, now: number): PullState {
+  if (now >= op.completeAt) {
+    return {
+      status: op.outcome,
+      progress: 100,
+      isCompleted: true,
+      isErrored: op.outcome === "FetchError" || op.outcome === "AuthError",
+      completedAt: op.completeAt,
+    };
+  }
+  if (now >= op.fetchAt) {
+    const span = Math.max(1, op.completeAt - op.fetchAt);
+    const progress = 10 + Math.floor((80 * (now - op.fetchAt)) / span);
+    return { status: "Fetching", progress, isCompleted: false, isErrored: false, completedAt: null };
+  }
+  return { status: "Queued", progress: 0, isCompleted: false, isErrored: false, completedAt: null };
+}
+
+/** The latest operation per connection and data type, from a company's operations (oldest first). */
+export function latestByConnectionAndType(ops: readonly PullRow[]): Map<string, PullRow> {
+  const latest = new Map<string, PullRow>();
+  for (const op of ops) latest.set(`${op.connectionId}:${op.dataType}`, op);
+  return latest;
+}
+
+/** How the service's access to the platform stands when the operations are planned. */
+export type PullAccess = { ok: true; tenant: TenantRow } | { ok: false; rejection: PlatformRejection };
+
+/**
+ * Plans and stores pull operations for one connection: one per data type, skipping types whose
+ * previous operation is still running. Returns the operations created.
+ */
+export function planPulls(params: {
+  store: Store;
+  connection: ConnectionRow;
+  platform: ManagedPlatform;
+  dataTypes: readonly string[];
+  /** Asked once, and only if some data type needs the platform (not for NotSupported ones). */
+  access: () => PullAccess;
+  now: number;
+  /** Operations of the company, oldest first (to skip types already in progress). */
+  existing: readonly PullRow[];
+}): PullRow[] {
+  const { store, connection, platform, now } = params;
+  let checked: PullAccess | undefined;
+  const access = (): PullAccess => (checked ??= params.access());
+  const latest = latestByConnectionAndType(params.existing);
+  const created: PullRow[] = [];
+  let position = 0;
+  for (const dataType of params.dataTypes) {
+    const previous = latest.get(`${connection.id}:${dataType}`);
+    if (previous && now < previous.completeAt) continue;
+    const base = {
+      id: randomUUID(),
+      companyId: connection.companyId,
+      connectionId: connection.id,
+      tenantId: connection.tenantId,
+      dataType,
+      requestedAt: now,
+    };
+    if (!supportsDataType(platform, dataType)) {
+      const op: PullRow = {
+        ...base,
+        fetchAt: now,
+        completeAt: now,
+        outcome: "NotSupported",
+        errorMessage: null,
+        records: 0,
+        settled: 1,
+      };
+      store.pulls.insert(op);
+      created.push(op);
+      continue;
+    }
+    const fetchAt = now + PULL_TIMING.queueMs + PULL_TIMING.staggerMs * position;
+    position += 1;
+    const granted = access();
+    let op: PullRow;
+    if (!granted.ok) {
+      op = {
+        ...base,
+        fetchAt,
+        completeAt: fetchAt,
+        outcome: "AuthError",
+        errorMessage: granted.rejection.errorMessage,
+        records: 0,
+        settled: 0,
+      };
+    } else {
+      const records = granted.tenant.records;
+      const failing = granted.tenant.fetchErrorTypes.includes(dataType);
+      op = {
+        ...base,
+        tenantId: granted.tenant.id,
+        fetchAt,
+        completeAt: fetchAt + fetchDurationMs(records),
+        outcome: failing ? "FetchError" : "Complete",
+        errorMessage: failing
+          ? `${platform.name} returned an error while fetching ${dataType}: HTTP 500 Internal Server Error. The sync can be retried later.`
+          : null,
+        records,
+        settled: 0,
+      };
+    }
+    store.pulls.insert(op);
+    created.push(op);
+  }
+  return created;
+}

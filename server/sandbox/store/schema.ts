@@ -1,0 +1,168 @@
+/**
+ * The sandbox's own SQLite schema, created and upgraded at open. `PRAGMA user_version` holds the
+ * number of migrations applied; each migration runs once, in order, inside one transaction.
+ *
+ * Times are integers: milliseconds since the epoch on the sandbox clock (real time + offset).
+ */
+import type Database from "better-sqlite3";
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE clients (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    plan TEXT NOT NULL CHECK (plan IN ('free', 'paid')),
+    created_at INTEGER NOT NULL,
+    is_demo INTEGER NOT NULL DEFAULT 0
+  );
+
+  -- Deleted keys stay (deleted_at set) so a request with one answers 403 "outdated key", not 401.
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    name TEXT,
+    api_key TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    deleted_at INTEGER
+  );
+  CREATE INDEX api_keys_active ON api_keys (client_id) WHERE deleted_at IS NULL;
+
+  CREATE TABLE companies (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    description TEXT,
+    tags TEXT NOT NULL DEFAULT '{}',
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX companies_client ON companies (client_id, created_at);
+
+  -- A tenant is one end customer's account at a simulated platform.
+  CREATE TABLE tenants (
+    id TEXT PRIMARY KEY,
+    platform_key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    records INTEGER NOT NULL,
+    identity TEXT NOT NULL,
+    fetch_error_types TEXT NOT NULL DEFAULT '[]',
+    push_delay_ms INTEGER NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL
+  );
+
+  -- Every token a simulated platform has issued; the platform accepts only unretired ones.
+  CREATE TABLE tokens (
+    token TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+    holder TEXT NOT NULL CHECK (holder IN ('customer', 'service')),
+    issued_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    retired_at INTEGER,
+    retired_reason TEXT,
+    consumed_by TEXT
+  );
+  CREATE INDEX tokens_live ON tokens (tenant_id) WHERE retired_at IS NULL;
+
+  CREATE TABLE connections (
+    id TEXT PRIMARY KEY,
+    company_id TEXT NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
+    platform_key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_sync INTEGER,
+    authorized_at INTEGER,
+    tenant_id TEXT,
+    access_token TEXT,
+    refresh_token TEXT,
+    connection_info TEXT,
+    errors TEXT NOT NULL DEFAULT '[]'
+  );
+  CREATE INDEX connections_company ON connections (company_id, created_at);
+  CREATE INDEX connections_tenant ON connections (tenant_id);
+
+  -- Progress is derived from the planned phase times and the sandbox clock; settled marks that
+  -- the outcome's side effects (lastSync, Deauthorized) have been applied.
+  CREATE TABLE pull_operations (
+    id TEXT PRIMARY KEY,
+    company_id TEXT NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
+    connection_id TEXT NOT NULL,
+    tenant_id TEXT,
+    data_type TEXT NOT NULL,
+    requested_at INTEGER NOT NULL,
+    fetch_at INTEGER NOT NULL,
+    complete_at INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    error_message TEXT,
+    records INTEGER NOT NULL DEFAULT 0,
+    settled INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX pulls_company ON pull_operations (company_id, requested_at);
+  CREATE INDEX pulls_connection ON pull_operations (connection_id, data_type, requested_at);
+  CREATE INDEX pulls_due ON pull_operations (complete_at) WHERE settled = 0;
+
+  CREATE TABLE push_operations (
+    key TEXT PRIMARY KEY,
+    company_id TEXT NOT NULL REFERENCES companies (id) ON DELETE CASCADE,
+    connection_id TEXT NOT NULL,
+    data_type TEXT NOT NULL,
+    requested_at INTEGER NOT NULL,
+    resolves_at INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    platform_status_code INTEGER NOT NULL,
+    error_message TEXT,
+    validation TEXT,
+    timeout_minutes INTEGER,
+    record_id TEXT,
+    settled INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX pushes_company ON push_operations (company_id, requested_at);
+  CREATE INDEX pushes_due ON push_operations (resolves_at) WHERE settled = 0;
+
+  CREATE TABLE sync_settings (
+    owner_kind TEXT NOT NULL CHECK (owner_kind IN ('client', 'company')),
+    owner_id TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    overrides_defaults INTEGER NOT NULL,
+    PRIMARY KEY (owner_kind, owner_id)
+  );
+  `,
+];
+
+/** Applies the migrations the file has not seen yet. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma("user_version", { simple: true });
+  const applied = typeof current === "number" ? current : 0;
+  if (applied > MIGRATIONS.length) {
+    throw new Error(
+      `The sandbox database is at schema version ${applied}, newer than this code knows (${MIGRATIONS.length}).`,
+    );
+  }
+  for (let version = applied; version < MIGRATIONS.length; version++) {
+    const sql = MIGRATIONS[version];
+    if (sql === undefined) continue;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}
+
+/** Tables emptied by the reset control (meta is handled separately: some keys survive a reset). */
+export const DATA_TABLES = [
+  "push_operations",
+  "pull_operations",
+  "connections",
+  "tokens",
+  "tenants",
+  "sync_settings",
+  "companies",
+  "api_keys",
+  "clients",
+] as const;
