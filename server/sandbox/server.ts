@@ -30,13 +30,7 @@ import { createFaultState } from "./faults";
 import { parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http";
 import { isAccountExpired, RateLimiter } from "./limits";
 import { createRouter, MalformedPathError, type RouteMatch } from "./router";
-import { apiKeyRoutes } from "./routes/api-keys";
-import { companyRoutes } from "./routes/companies";
-import { connectionRoutes, integrationRoutes } from "./routes/connections";
-import { dataRoutes } from "./routes/data";
-import { pushRoutes } from "./routes/push";
-import { syncRoutes } from "./routes/syncs";
-import { syncSettingsRoutes } from "./routes/sync-settings";
+import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
 import { openStore } from "./store/store";
 
@@ -65,16 +59,7 @@ export type Sandbox = {
 const ADMIN_TOKEN_KEY = "admin_token";
 const DEMO_KEY = "demo_api_key";
 
-const apiRouter = createRouter<ApiContext, ApiResponse | Promise<ApiResponse>>([
-  ...apiKeyRoutes,
-  ...companyRoutes,
-  ...connectionRoutes,
-  ...syncRoutes,
-  ...dataRoutes,
-  ...pushRoutes,
-  ...syncSettingsRoutes,
-  ...integrationRoutes,
-]);
+const apiRouter = createRouter<ApiContext, ApiResponse | Promise<ApiResponse>>(API_ROUTES);
 
 const controlRouter = createRouter<ControlContext, ApiResponse>(controlRoutes);
 
