@@ -1,0 +1,52 @@
+import type { Metadata } from "next";
+import { notFound, redirect } from "next/navigation";
+import { TRPCError } from "@trpc/server";
+import { cache } from "react";
+import { Forbidden } from "@/app/_components/forbidden";
+import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
+import { EngagementDetailView } from "./engagement-detail";
+
+type Params = Promise<{ id: string }>;
+
+/** Read once per request, shared by the metadata and the page. */
+const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const { id } = await params;
+  const found = await loadEngagement(id).catch(() => null);
+  return { title: found ? `${found.reference} · ${found.organization.name}` : "Engagement" };
+}
+
+export default async function EngagementPage({ params }: { params: Params }) {
+  const { id } = await params;
+  const engagementId = id;
+  let engagement;
+  try {
+    engagement = await loadEngagement(engagementId);
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    switch (error.code) {
+      case "NOT_FOUND":
+      case "BAD_REQUEST":
+        notFound();
+      case "FORBIDDEN":
+        return <Forbidden message={error.message} homeHref="/" />;
+      case "UNAUTHORIZED":
+        redirect("/login");
+      default:
+        throw error;
+    }
+  }
+  const queryClient = getQueryClient();
+  // Seed the cache with what was just read, under the key the client component uses.
+  queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);
+  await Promise.all([
+    queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId })),
+    queryClient.prefetchQuery(trpc.users.staff.queryOptions()),
+  ]);
+  return (
+    <HydrateClient>
+      <EngagementDetailView engagementId={engagementId} />
+    </HydrateClient>
+  );
+}

@@ -1,0 +1,252 @@
+"use client";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { StatusBadge } from "@/app/_components/engagement/status-badge";
+import { StepProgress } from "@/app/_components/engagement/step-progress";
+import {
+  Button,
+  cn,
+  CopyButton,
+  EmptyState,
+  Field,
+  Input,
+  Notice,
+  Pagination,
+  ProgressBar,
+  Select,
+  Table,
+  TBody,
+  Td,
+  Th,
+  THead,
+  Tr,
+  useHydrated,
+} from "@/app/_components/ui";
+import {
+  engagementFiltersToParams,
+  hasActiveFilters,
+  parseEngagementFilters,
+  withFilter,
+  type EngagementFilters,
+} from "@/app/_lib/engagement-filters";
+import { ENGAGEMENT_STATUSES, formatDateTime, statusLabel, STEP_TITLES } from "@/app/_lib/labels";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { EngagementStatus } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
+
+const STATUS_CHOICES: { value: string; label: string }[] = [
+  { value: "", label: "Any status" },
+  { value: "active,on_hold", label: "Open (active or on hold)" },
+  ...ENGAGEMENT_STATUSES.map((s) => ({ value: s, label: statusLabel(s) })),
+];
+
+const STEP_CHIPS = [1, 2, 3, 4, 5, 6, 7] as const;
+
+export function EngagementList() {
+  const trpc = useTRPC();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const filters = useMemo(() => parseEngagementFilters(searchParams), [searchParams]);
+  const list = useQuery({ ...trpc.engagements.list.queryOptions(filters), placeholderData: keepPreviousData });
+  const staff = useQuery(trpc.users.staff.queryOptions());
+  const platforms = useQuery(trpc.platforms.list.queryOptions());
+
+  // Filters change the URL through the History API: Next keeps useSearchParams in step without a
+  // server round trip, and the list query refetches on its own.
+  function apply(change: Partial<EngagementFilters>, mode: "push" | "replace" = "push") {
+    const query = engagementFiltersToParams(withFilter(filters, change)).toString();
+    const url = query ? `${pathname}?${query}` : pathname;
+    if (mode === "push") window.history.pushState(null, "", url);
+    else window.history.replaceState(null, "", url);
+  }
+
+  const [search, setSearch] = useState(filters.search ?? "");
+  const searchRef = useRef(search);
+  searchRef.current = search;
+  useEffect(() => {
+    // Back/forward or "clear filters" changed the URL: show its search, unless it is what is typed.
+    if ((filters.search ?? "") !== searchRef.current.trim()) setSearch(filters.search ?? "");
+  }, [filters.search]);
+  useEffect(() => {
+    if (search.trim() === (filters.search ?? "")) return;
+    const timer = setTimeout(() => apply({ search: search.trim() || undefined }, "replace"), 300);
+    return () => clearTimeout(timer);
+    // Re-armed on every keystroke, so the list asks the server once typing pauses.
+  }, [search, filters.search]);
+
+  const data = list.data;
+  const counts = data?.countsByStep ?? {};
+  const allCount = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  const statusValue = filters.status?.join(",") ?? "";
+
+  return (
+    <div className="space-y-5">
+      <section aria-label="Filters" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs">
+        <form
+          method="post"
+          role="search"
+          className="grid gap-4 md:grid-cols-2 lg:grid-cols-4"
+          onSubmit={(event) => {
+            event.preventDefault();
+            apply({ search: search.trim() || undefined });
+          }}
+        >
+          <Field label="Search" hint="Reference, organisation or platform">
+            {(p) => <Input {...p} type="search" name="q" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="FER-1001, Acme…" />}
+          </Field>
+          <Field label="Status">
+            {(p) => (
+              <Select
+                {...p}
+                value={STATUS_CHOICES.some((c) => c.value === statusValue) ? statusValue : ""}
+                onChange={(e) => apply({ status: e.target.value ? (e.target.value.split(",") as EngagementStatus[]) : undefined })}
+              >
+                {STATUS_CHOICES.map((c) => (
+                  <option key={c.value} value={c.value}>
+                    {c.label}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Owner">
+            {(p) => (
+              <Select {...p} value={filters.ownerId ?? ""} onChange={(e) => apply({ ownerId: e.target.value || undefined })}>
+                <option value="">Anyone</option>
+                {staff.data?.map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.name}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Platform">
+            {(p) => (
+              <Select {...p} value={filters.platformKey ?? ""} onChange={(e) => apply({ platformKey: e.target.value || undefined })}>
+                <option value="">Any platform</option>
+                {platforms.data?.managed.map((pl) => (
+                  <option key={pl.key} value={pl.key}>
+                    {pl.name}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+        </form>
+        <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Current step">
+          <StepChip label="All steps" count={allCount} pressed={!filters.step} onClick={() => apply({ step: undefined })} />
+          {STEP_CHIPS.map((step) => (
+            <StepChip
+              key={step}
+              label={step === 7 ? "All done" : `${step}. ${STEP_TITLES[step]}`}
+              count={counts[String(step)] ?? 0}
+              pressed={filters.step === step}
+              onClick={() => apply({ step: filters.step === step ? undefined : step })}
+            />
+          ))}
+          {hasActiveFilters(filters) ? (
+            <Button
+              variant="ghost"
+              size="sm"
+              className="ml-auto"
+              onClick={() => {
+                setSearch("");
+                window.history.pushState(null, "", pathname);
+              }}
+            >
+              Clear filters
+            </Button>
+          ) : null}
+        </div>
+      </section>
+
+      <div className="h-1" aria-hidden={!list.isFetching}>
+        {list.isFetching ? <ProgressBar label="Loading engagements" size="sm" /> : null}
+      </div>
+
+      {list.error ? <Notice tone="error">{toFormError(list.error).message}</Notice> : null}
+
+      {data && data.items.length === 0 ? (
+        <EmptyState
+          title={hasActiveFilters(filters) ? "No engagements match these filters" : "No engagements yet"}
+          action={
+            hasActiveFilters(filters) ? (
+              <Button variant="secondary" onClick={() => window.history.pushState(null, "", pathname)}>
+                Clear filters
+              </Button>
+            ) : (
+              <Link href="/engagements/new" className="font-medium text-indigo-700 underline">
+                Open the first engagement
+              </Link>
+            )
+          }
+        />
+      ) : null}
+
+      {data && data.items.length > 0 ? (
+        <div className={cn("space-y-4 transition-opacity", list.isPlaceholderData && "opacity-60")}>
+          <Table caption="Engagements">
+            <THead>
+              <Tr>
+                <Th>Reference</Th>
+                <Th>Organisation</Th>
+                <Th>Platform</Th>
+                <Th>Owner</Th>
+                <Th>Status</Th>
+                <Th>Current step</Th>
+                <Th>Updated</Th>
+              </Tr>
+            </THead>
+            <TBody>
+              {data.items.map((e) => (
+                <Tr key={e.id} className="hover:bg-slate-50">
+                  <Td className="whitespace-nowrap">
+                    <Link href={`/engagements/${e.id}`} className="font-mono font-medium text-indigo-700 hover:underline">
+                      {e.reference}
+                    </Link>
+                    <CopyButton value={e.reference} label={`reference ${e.reference}`} className="ml-1 align-middle" />
+                  </Td>
+                  <Td>{e.organizationName}</Td>
+                  <Td className="whitespace-nowrap">{e.platformName}</Td>
+                  <Td className="whitespace-nowrap">{e.ownerName}</Td>
+                  <Td>
+                    <StatusBadge status={e.status} />
+                  </Td>
+                  <Td>
+                    <StepProgress currentStep={e.currentStep} />
+                  </Td>
+                  <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>
+                </Tr>
+              ))}
+            </TBody>
+          </Table>
+          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} noun="engagements" onPageChange={(page) => apply({ page })} />
+        </div>
+      ) : null}
+
+      {!data && list.isPending ? <p className="text-sm text-slate-600">Loading engagements…</p> : null}
+    </div>
+  );
+}
+
+function StepChip({ label, count, pressed, onClick }: { label: string; count: number; pressed: boolean; onClick: () => void }) {
+  const hydrated = useHydrated();
+  return (
+    <button
+      type="button"
+      disabled={!hydrated}
+      aria-pressed={pressed}
+      onClick={onClick}
+      className={cn(
+        "inline-flex items-center gap-2 rounded-full px-3 py-1 text-sm ring-1 ring-inset focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
+        pressed ? "bg-indigo-600 text-white ring-indigo-600" : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50",
+      )}
+    >
+      {label}
+      <span className={cn("rounded-full px-1.5 text-xs font-semibold tabular-nums", pressed ? "bg-indigo-500" : "bg-slate-100")}>{count.toLocaleString("en-GB")}</span>
+    </button>
+  );
+}

@@ -1,0 +1,38 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Suspense } from "react";
+import { buttonClasses, PageHeader } from "@/app/_components/ui";
+import { parseEngagementFilters } from "@/app/_lib/engagement-filters";
+import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
+import { EngagementList } from "./engagement-list";
+
+export const metadata: Metadata = { title: "Engagements" };
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function EngagementsPage({ searchParams }: { searchParams: SearchParams }) {
+  const filters = parseEngagementFilters(await searchParams);
+  const queryClient = getQueryClient();
+  // The same parse as the client's, so the prefetched page is the one the table asks for.
+  await Promise.all([
+    queryClient.prefetchQuery(trpc.engagements.list.queryOptions(filters)),
+    queryClient.prefetchQuery(trpc.users.staff.queryOptions()),
+    queryClient.prefetchQuery(trpc.platforms.list.queryOptions()),
+  ]);
+  return (
+    <HydrateClient>
+      <PageHeader
+        title="Engagements"
+        description="Every managed migration, by where it stands in the six-step checklist."
+        actions={
+          <Link href="/engagements/new" className={buttonClasses()}>
+            New engagement
+          </Link>
+        }
+      />
+      <Suspense>
+        <EngagementList />
+      </Suspense>
+    </HydrateClient>
+  );
+}

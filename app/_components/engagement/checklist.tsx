@@ -1,0 +1,115 @@
+import type { ReactNode } from "react";
+import { Badge } from "@/app/_components/ui";
+import { formatDateTime, responsibleLabel } from "@/app/_lib/labels";
+import type { StepView } from "@/app/_lib/types";
+import { StepStateBadge } from "./status-badge";
+
+export type ChecklistProps = {
+  steps: readonly StepView[];
+  /** The viewer's controls for a step; the portal passes nothing (read only). */
+  renderActions?: (step: StepView) => ReactNode;
+};
+
+/** The six steps: who is responsible, where each stands, who completed it, evidence, reopen reasons. */
+export function Checklist({ steps, renderActions }: ChecklistProps) {
+  return (
+    <ol className="space-y-3" aria-label="Checklist steps">
+      {steps.map((step) => (
+        <li key={step.number}>
+          <StepCard step={step} actions={renderActions?.(step)} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function StepCard({ step, actions }: { step: StepView; actions: ReactNode }) {
+  const titleId = `step-${step.number}-title`;
+  const done = step.state === "done";
+  return (
+    <section
+      aria-labelledby={titleId}
+      data-step={step.number}
+      data-state={step.displayState}
+      className="rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5"
+    >
+      <div className="flex gap-4">
+        <span
+          aria-hidden="true"
+          className={
+            done
+              ? "flex size-8 shrink-0 items-center justify-center rounded-full bg-emerald-600 text-sm font-semibold text-white"
+              : step.displayState === "in_progress"
+                ? "flex size-8 shrink-0 items-center justify-center rounded-full bg-sky-600 text-sm font-semibold text-white"
+                : "flex size-8 shrink-0 items-center justify-center rounded-full bg-slate-100 text-sm font-semibold text-slate-600 ring-1 ring-slate-300 ring-inset"
+          }
+        >
+          {done ? "✓" : step.number}
+        </span>
+        <div className="min-w-0 flex-1 space-y-3">
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+            <h3 id={titleId} className="text-base font-semibold text-slate-900">
+              <span className="sr-only">Step {step.number}: </span>
+              {step.title}
+            </h3>
+            <StepStateBadge state={step.displayState} />
+            <Badge tone="muted">
+              <span className="sr-only">Responsible: </span>
+              {responsibleLabel(step.responsible)}
+            </Badge>
+          </div>
+          <p className="text-sm text-slate-600">{step.doneWhen}</p>
+          {step.displayState === "locked" ? (
+            <p className="text-sm text-slate-600">
+              Waits for {step.gates.map((g) => `step ${g}`).join(", ")}.
+            </p>
+          ) : null}
+          <StepRecord step={step} />
+          {actions ? <div>{actions}</div> : null}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function StepRecord({ step }: { step: StepView }) {
+  const rows: { term: string; detail: ReactNode }[] = [];
+  if (step.completedAt) {
+    rows.push({ term: "Completed", detail: `${step.completedBy?.name ?? "Someone"} · ${formatDateTime(step.completedAt)}` });
+  }
+  if (step.evidence?.note || step.evidence?.onBehalfOfCustomer) {
+    rows.push({
+      term: "Evidence",
+      detail: (
+        <>
+          {step.evidence.note ?? "—"}
+          {step.evidence.onBehalfOfCustomer ? <span className="ml-2 text-xs text-slate-500">(recorded on the customer&apos;s behalf)</span> : null}
+        </>
+      ),
+    });
+  }
+  if (step.reopenedReason) {
+    rows.push({
+      term: "Reopened",
+      detail: (
+        <>
+          {step.reopenedReason}
+          <span className="ml-2 text-xs text-slate-500">
+            {step.reopenedBy?.name ?? "Someone"} · {formatDateTime(step.reopenedAt)}
+          </span>
+        </>
+      ),
+    });
+  }
+  if (!rows.length) return null;
+  return (
+    <dl className="grid gap-x-4 gap-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm sm:grid-cols-[max-content_1fr]">
+      {rows.map((r) => (
+        <div key={r.term} className="contents">
+          <dt className="font-medium text-slate-700">{r.term}</dt>
+          <dd className="text-slate-800">{r.detail}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,2 @@
+/** Joins class names, dropping falsy ones. */
+export { clsx as cn } from "clsx";

@@ -1,0 +1,34 @@
+import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from "react";
+import { cn } from "./cn";
+
+/** A scrollable table; the caption names it for screen readers (visually hidden by default). */
+export function Table({ caption, captionVisible = false, children, className }: { caption: string; captionVisible?: boolean; children: ReactNode; className?: string }) {
+  return (
+    <div className={cn("overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-xs", className)}>
+      <table className="min-w-full divide-y divide-slate-200 text-sm">
+        <caption className={captionVisible ? "px-4 py-3 text-left font-semibold" : "sr-only"}>{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+export function THead({ children }: { children: ReactNode }) {
+  return <thead className="bg-slate-50">{children}</thead>;
+}
+
+export function TBody({ children }: { children: ReactNode }) {
+  return <tbody className="divide-y divide-slate-100">{children}</tbody>;
+}
+
+export function Tr({ className, ...rest }: HTMLAttributes<HTMLTableRowElement>) {
+  return <tr className={cn("align-top", className)} {...rest} />;
+}
+
+export function Th({ className, scope = "col", ...rest }: ThHTMLAttributes<HTMLTableCellElement>) {
+  return <th scope={scope} className={cn("px-4 py-2.5 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase", className)} {...rest} />;
+}
+
+export function Td({ className, ...rest }: TdHTMLAttributes<HTMLTableCellElement>) {
+  return <td className={cn("px-4 py-3 text-slate-800", className)} {...rest} />;
+}

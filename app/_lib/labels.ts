@@ -1,0 +1,97 @@
+/** Words the UI uses for statuses, states and parties, and the step titles for filters. */
+import type { EngagementStatus, Role, StepView } from "./types";
+
+export const ENGAGEMENT_STATUSES = ["active", "on_hold", "completed", "cancelled"] as const satisfies readonly EngagementStatus[];
+
+/** The six steps' titles, for filter chips before any engagement is loaded (checklist.ts is the source). */
+export const STEP_TITLES: Record<number, string> = {
+  1: "Details gathered",
+  2: "Time agreed",
+  3: "Callback URL added",
+  4: "Syncing disabled",
+  5: "Single-company test",
+  6: "Bulk migration and handover",
+  7: "All steps done",
+};
+
+export function statusLabel(status: EngagementStatus): string {
+  switch (status) {
+    case "active":
+      return "Active";
+    case "on_hold":
+      return "On hold";
+    case "completed":
+      return "Completed";
+    case "cancelled":
+      return "Cancelled";
+    default: {
+      const never: never = status;
+      return never;
+    }
+  }
+}
+
+export function stepStateLabel(state: StepView["displayState"]): string {
+  switch (state) {
+    case "pending":
+      return "Pending";
+    case "in_progress":
+      return "In progress";
+    case "done":
+      return "Done";
+    case "locked":
+      return "Locked";
+    default: {
+      const never: never = state;
+      return never;
+    }
+  }
+}
+
+export function responsibleLabel(responsible: StepView["responsible"]): string {
+  switch (responsible) {
+    case "customer":
+      return "Customer";
+    case "customer_and_support":
+      return "Customer and support";
+    case "support":
+      return "Support";
+    default: {
+      const never: never = responsible;
+      return never;
+    }
+  }
+}
+
+export function roleLabel(role: Role): string {
+  switch (role) {
+    case "admin":
+      return "Admin";
+    case "support":
+      return "Support";
+    case "customer":
+      return "Customer";
+    default: {
+      const never: never = role;
+      return never;
+    }
+  }
+}
+
+const dateTime = new Intl.DateTimeFormat("en-GB", {
+  timeZone: "UTC",
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+});
+
+/**
+ * Times are shown in UTC: migration windows are agreed in UTC, and the server and browser
+ * render the same text (no hydration mismatch across time zones).
+ */
+export function formatDateTime(date: Date | null | undefined): string {
+  if (!date) return "—";
+  return `${dateTime.format(date)} UTC`;
+}

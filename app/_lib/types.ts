@@ -1,0 +1,16 @@
+/** Shapes of tRPC outputs as the UI sees them (types only; nothing server-side reaches the bundle). */
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/api/root";
+
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+export type RouterInputs = inferRouterInputs<AppRouter>;
+
+export type EngagementDetail = RouterOutputs["engagements"]["get"];
+export type StepView = EngagementDetail["steps"][number];
+export type StepActionView = StepView["actions"][number];
+export type StepNumber = StepView["number"];
+export type TimelineEntry = RouterOutputs["engagements"]["timeline"][number];
+export type EngagementListItem = RouterOutputs["engagements"]["list"]["items"][number];
+export type EngagementStatus = EngagementDetail["status"];
+export type Role = RouterOutputs["me"]["get"]["role"];
+export type InvitationStatus = RouterOutputs["invitations"]["list"][number]["status"];

@@ -1,0 +1,90 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { Checklist } from "@/app/_components/engagement/checklist";
+import { StatusBadge } from "@/app/_components/engagement/status-badge";
+import { Timeline } from "@/app/_components/engagement/timeline";
+import { Card, CopyButton, Notice, PageHeader, ProgressBar } from "@/app/_components/ui";
+import { formatDateTime, statusLabel } from "@/app/_lib/labels";
+import { toFormError } from "@/app/_lib/trpc-error";
+import { useTRPC } from "@/app/_trpc/react";
+
+/** A customer's read-only view of one engagement: the six steps and what happened. */
+export function PortalEngagementView({ engagementId }: { engagementId: string }) {
+  const trpc = useTRPC();
+  const engagement = useQuery(trpc.portal.engagement.queryOptions({ engagementId }));
+  const timeline = useQuery(trpc.portal.timeline.queryOptions({ engagementId }));
+  const e = engagement.data;
+  if (!e) {
+    return engagement.error ? <Notice tone="error">{toFormError(engagement.error).message}</Notice> : <ProgressBar label="Loading engagement" />;
+  }
+  const done = e.steps.filter((s) => s.state === "done").length;
+  return (
+    <div className="space-y-8">
+      <PageHeader
+        eyebrow={
+          <Link href="/portal" className="hover:underline">
+            ← Your engagements
+          </Link>
+        }
+        title={<span className="font-mono">{e.reference}</span>}
+        titleAside={
+          <>
+            <CopyButton value={e.reference} label="engagement reference" />
+            <StatusBadge status={e.status} />
+          </>
+        }
+        description={`${e.platform.name} migration for ${e.organization.name}`}
+      />
+      <Card aria-label="Engagement details">
+        <dl className="grid gap-4 text-sm sm:grid-cols-2 lg:grid-cols-4">
+          <div>
+            <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">Your Ferry contact</dt>
+            <dd className="mt-1">
+              {e.owner.name} · <a className="text-indigo-700 underline" href={`mailto:${e.owner.email}`}>{e.owner.email}</a>
+            </dd>
+          </div>
+          <div>
+            <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">Status</dt>
+            <dd className="mt-1">{statusLabel(e.status)}</dd>
+          </div>
+          <div>
+            <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">Callback URL for your OAuth app</dt>
+            <dd className="mt-1 inline-flex max-w-full items-center gap-1">
+              {e.platform.callbackUrl ? (
+                <>
+                  <code className="truncate rounded bg-slate-100 px-1.5 py-0.5 text-xs">{e.platform.callbackUrl}</code>
+                  <CopyButton value={e.platform.callbackUrl} label="callback URL" />
+                </>
+              ) : (
+                "—"
+              )}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">Progress</dt>
+            <dd className="mt-1 space-y-1">
+              <span className="block">{done} of 6 steps done</span>
+              <ProgressBar label="Steps done" value={done} max={6} valueText={`${done} of 6 steps done`} size="sm" className="w-40" />
+            </dd>
+          </div>
+        </dl>
+        <p className="mt-4 text-xs text-slate-500">Opened {formatDateTime(e.createdAt)} · last change {formatDateTime(e.updatedAt)}</p>
+      </Card>
+      <div className="grid gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+        <section aria-labelledby="checklist-title" className="space-y-4">
+          <h2 id="checklist-title" className="text-lg font-semibold text-slate-900">
+            Checklist
+          </h2>
+          <Checklist steps={e.steps} />
+        </section>
+        <section aria-labelledby="timeline-title" className="space-y-4">
+          <h2 id="timeline-title" className="text-lg font-semibold text-slate-900">
+            Activity
+          </h2>
+          {timeline.data ? <Timeline entries={timeline.data} /> : <ProgressBar label="Loading activity" size="sm" />}
+        </section>
+      </div>
+    </div>
+  );
+}

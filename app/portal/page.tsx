@@ -1,0 +1,20 @@
+import type { Metadata } from "next";
+import { PageHeader } from "@/app/_components/ui";
+import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
+import { PortalEngagementList } from "./portal-engagement-list";
+
+export const metadata: Metadata = { title: "Your engagements" };
+
+export default async function PortalHome() {
+  const me = await (await getCaller()).me.get();
+  await getQueryClient().prefetchQuery(trpc.portal.engagements.queryOptions({ page: 1, pageSize: 25 }));
+  return (
+    <HydrateClient>
+      <PageHeader
+        title="Your engagements"
+        description={`Token migrations for ${me.organizationName ?? "your organisation"}, and where each stands.`}
+      />
+      <PortalEngagementList />
+    </HydrateClient>
+  );
+}

@@ -1,0 +1,60 @@
+"use client";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { StatusBadge } from "@/app/_components/engagement/status-badge";
+import { StepProgress } from "@/app/_components/engagement/step-progress";
+import { CopyButton, EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { formatDateTime } from "@/app/_lib/labels";
+import { toFormError } from "@/app/_lib/trpc-error";
+import { useTRPC } from "@/app/_trpc/react";
+
+export function PortalEngagementList() {
+  const trpc = useTRPC();
+  const [page, setPage] = useState(1);
+  const list = useQuery({ ...trpc.portal.engagements.queryOptions({ page, pageSize: 25 }), placeholderData: keepPreviousData });
+
+  if (list.error) return <Notice tone="error">{toFormError(list.error).message}</Notice>;
+  if (!list.data) return <ProgressBar label="Loading engagements" />;
+  if (!list.data.items.length) {
+    return <EmptyState title="No engagements yet">When Ferry support opens a migration for your organisation, it appears here.</EmptyState>;
+  }
+  return (
+    <div className="space-y-4">
+      <Table caption="Your engagements">
+        <THead>
+          <Tr>
+            <Th>Reference</Th>
+            <Th>Platform</Th>
+            <Th>Status</Th>
+            <Th>Current step</Th>
+            <Th>Your Ferry contact</Th>
+            <Th>Updated</Th>
+          </Tr>
+        </THead>
+        <TBody>
+          {list.data.items.map((e) => (
+            <Tr key={e.id}>
+              <Td className="whitespace-nowrap">
+                <Link href={`/portal/engagements/${e.id}`} className="font-mono font-medium text-indigo-700 hover:underline">
+                  {e.reference}
+                </Link>
+                <CopyButton value={e.reference} label={`reference ${e.reference}`} className="ml-1 align-middle" />
+              </Td>
+              <Td>{e.platformName}</Td>
+              <Td>
+                <StatusBadge status={e.status} />
+              </Td>
+              <Td>
+                <StepProgress currentStep={e.currentStep} />
+              </Td>
+              <Td>{e.ownerName}</Td>
+              <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>
+            </Tr>
+          ))}
+        </TBody>
+      </Table>
+      <Pagination page={list.data.page} pageSize={list.data.pageSize} total={list.data.total} noun="engagements" onPageChange={setPage} />
+    </div>
+  );
+}

@@ -1,0 +1,139 @@
+/**
+ * Playwright fixtures: sign-in through next-auth's API (never the form, except in the sign-in
+ * tests), a small tRPC-over-HTTP client, and factories that create uniquely named data so specs
+ * share one database without depending on each other or on order.
+ */
+import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
+
+export type Credentials = { email: string; password: string };
+
+/** The demo sign-ins seeded by db/seed-demo.ts. */
+export const DEMO = {
+  admin: { email: "admin@ferry.test", password: "ferry-admin-demo" },
+  sam: { email: "sam@ferry.test", password: "ferry-support-demo" },
+  priya: { email: "priya@ferry.test", password: "ferry-support-demo" },
+  carol: { email: "carol@acme.test", password: "ferry-customer-demo" },
+  dan: { email: "dan@bluebird.test", password: "ferry-customer-demo" },
+} as const satisfies Record<string, Credentials>;
+
+/** A short random suffix that keeps names unique across parallel workers and repeated runs. */
+export function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
+}
+
+/**
+ * Signs in through next-auth's credentials endpoint. With `page.request` the session cookie lands
+ * in the page's browser context.
+ */
+export async function signInWithApi(request: APIRequestContext, credentials: Credentials): Promise<void> {
+  const csrf = await request.get("/api/auth/csrf");
+  expect(csrf.ok()).toBeTruthy();
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const response = await request.post("/api/auth/callback/credentials", {
+    form: { csrfToken, email: credentials.email, password: credentials.password, json: "true" },
+  });
+  expect(response.ok()).toBeTruthy();
+  const { url } = (await response.json()) as { url: string };
+  const error = new URL(url).searchParams.get("error");
+  if (error) throw new Error(`Sign-in as ${credentials.email} failed: ${error}`);
+}
+
+/** Signs the page in as someone (via the API) without touching the sign-in form. */
+export async function signIn(page: Page, credentials: Credentials): Promise<void> {
+  await signInWithApi(page.request, credentials);
+}
+
+type TrpcErrorBody = { error?: { json?: { message?: string } } };
+
+/** tRPC over HTTP with superjson's envelope; enough for factories (inputs have no Dates). */
+export class TrpcApi {
+  constructor(readonly request: APIRequestContext) {}
+
+  async query<T>(path: string, input?: unknown): Promise<T> {
+    const qs = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+    return this.unwrap<T>(path, await this.request.get(`/api/trpc/${path}${qs}`));
+  }
+
+  async mutation<T>(path: string, input: unknown): Promise<T> {
+    return this.unwrap<T>(path, await this.request.post(`/api/trpc/${path}`, { data: { json: input } }));
+  }
+
+  private async unwrap<T>(path: string, response: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
+    const body = (await response.json()) as { result?: { data?: { json?: T } } } & TrpcErrorBody;
+    if (!response.ok() || !body.result?.data) {
+      throw new Error(`tRPC ${path} failed (${response.status()}): ${body.error?.json?.message ?? "no message"}`);
+    }
+    return body.result.data.json as T;
+  }
+}
+
+export type Organization = { id: string; name: string };
+export type Engagement = { id: string; reference: string };
+export type CustomerUser = Credentials & { name: string; organization: Organization };
+
+export type Factory = {
+  /** A customer organisation with a unique name. */
+  organization: (prefix?: string) => Promise<Organization>;
+  /** An engagement (owned by Sam unless told otherwise) for an organisation on a managed platform. */
+  engagement: (input: { organizationId: string; platformKey?: string }) => Promise<Engagement>;
+  /** A customer user of an organisation, invited and accepted through the API. */
+  customerUser: (organization: Organization) => Promise<CustomerUser>;
+};
+
+type Fixtures = {
+  /** tRPC as the demo admin. */
+  adminApi: TrpcApi;
+  /** tRPC as Sam (support). */
+  supportApi: TrpcApi;
+  factory: Factory;
+};
+
+async function apiAs(baseURL: string | undefined, credentials: Credentials): Promise<{ api: TrpcApi; dispose: () => Promise<void> }> {
+  const context = await playwrightRequest.newContext({ baseURL });
+  await signInWithApi(context, credentials);
+  return { api: new TrpcApi(context), dispose: () => context.dispose() };
+}
+
+/** The invitation link in the newest outbox message to `email`. */
+export async function invitationLinkFor(adminApi: TrpcApi, email: string): Promise<string> {
+  const mail = await adminApi.query<{ to: string; text: string }[]>("outbox.list", { limit: 200 });
+  const message = mail.find((m) => m.to === email.toLowerCase());
+  const link = message?.text.match(/https?:\/\/\S+\/invite\/\S+/)?.[0];
+  if (!link) throw new Error(`No invitation email to ${email} in the outbox`);
+  return link;
+}
+
+export const test = base.extend<Fixtures>({
+  adminApi: async ({ baseURL }, use) => {
+    const { api, dispose } = await apiAs(baseURL, DEMO.admin);
+    await use(api);
+    await dispose();
+  },
+  supportApi: async ({ baseURL }, use) => {
+    const { api, dispose } = await apiAs(baseURL, DEMO.sam);
+    await use(api);
+    await dispose();
+  },
+  // Nothing is deleted afterwards: the app has no delete for organisations or engagements (by
+  // design, they are audited records), and each run starts from a fresh database.
+  factory: async ({ adminApi, supportApi }, use) => {
+    await use({
+      organization: (prefix = "E2E Org") => adminApi.mutation<Organization>("organizations.create", { name: `${prefix} ${uniqueSuffix()}` }),
+      engagement: ({ organizationId, platformKey = "qhyg" }) =>
+        supportApi.mutation<Engagement>("engagements.create", { organizationId, platformKey }),
+      customerUser: async (organization) => {
+        const suffix = uniqueSuffix();
+        const email = `customer-${suffix}@e2e.test`;
+        const name = `Customer ${suffix}`;
+        const password = `pw-${suffix}-long-enough`;
+        await adminApi.mutation("invitations.create", { email, name, role: "customer", organizationId: organization.id });
+        const link = await invitationLinkFor(adminApi, email);
+        const token = new URL(link).pathname.split("/").pop();
+        await adminApi.mutation("invitations.accept", { token, name, password });
+        return { email, password, name, organization };
+      },
+    });
+  },
+});
+
+export { expect };

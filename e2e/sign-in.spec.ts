@@ -1,0 +1,43 @@
+import { expect, test, uniqueSuffix } from "./fixtures";
+
+test("empty sign-in shows field errors", async ({ page }) => {
+  await page.goto("/login");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByLabel("Email")).toHaveAccessibleDescription("Enter your email address.");
+  await expect(page.getByLabel("Password")).toHaveAccessibleDescription("Enter your password.");
+});
+
+test("support signs in through the form, lands in the console and signs out", async ({ page }) => {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill("priya@ferry.test");
+  await page.getByLabel("Password").fill("ferry-support-demo");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/engagements");
+  await expect(page.getByRole("heading", { name: "Engagements", level: 1 })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Engagements", exact: true })).toHaveAttribute("aria-current", "page");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL("**/login");
+  await page.goto("/engagements");
+  await expect(page).toHaveURL(/\/login$/);
+});
+
+test("repeated wrong passwords end in the throttling message", async ({ page }) => {
+  // A throwaway email and a made-up client address, so the demo users and the shared
+  // 127.0.0.1 address bucket are never locked by this test.
+  const octet = () => Math.floor(Math.random() * 250) + 1;
+  await page.setExtraHTTPHeaders({ "x-forwarded-for": `10.${octet()}.${octet()}.${octet()}` });
+  const email = `throttle-${uniqueSuffix()}@e2e.test`;
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(email);
+  const submit = page.getByRole("button", { name: "Sign in" });
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    await page.getByLabel("Password").fill(`wrong-${attempt}`);
+    const answered = page.waitForResponse((r) => r.url().includes("/api/auth/callback/credentials"));
+    await submit.click();
+    await answered;
+    await expect(page.getByRole("alert").filter({ hasText: "Wrong email or password." })).toBeVisible();
+  }
+  await page.getByLabel("Password").fill("wrong-6");
+  await submit.click();
+  await expect(page.getByRole("alert").filter({ hasText: /Too many failed sign-ins\. Try again in \d+ minutes?\./ })).toBeVisible();
+});
