@@ -45,3 +45,11 @@ export function toFormError(error: unknown): FormError {
 
 /** An empty form error, for resetting. */
 export const NO_FORM_ERROR: FormError = { message: "", fields: {} };
+
+/** The same error without one field's message: the person has changed that field since. */
+export function withoutField(error: FormError, field: string): FormError {
+  if (!(field in error.fields)) return error;
+  const fields = { ...error.fields };
+  delete fields[field];
+  return { message: Object.keys(fields).length ? error.message : "", fields };
+}

@@ -1,7 +1,7 @@
 "use client";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
-import { Button, Field, Input, Notice } from "@/app/_components/ui";
+import { Button, Field, Form, Input, Notice } from "@/app/_components/ui";
 
 type Errors = { email?: string; password?: string; form?: string };
 
@@ -31,7 +31,7 @@ export function LoginForm({ initialEmail, passwordSet, next }: { initialEmail: s
   }
 
   return (
-    <form method="post" noValidate onSubmit={onSubmit} className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-xs" aria-label="Sign in">
+    <Form errorKey={errors} onSubmit={onSubmit} className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-xs" aria-label="Sign in">
       {passwordSet && !errors.form ? <Notice tone="success">Your password is set. Sign in with it now.</Notice> : null}
       {errors.form ? <Notice tone="error">{errors.form}</Notice> : null}
       <Field label="Email" error={errors.email}>
@@ -55,7 +55,7 @@ export function LoginForm({ initialEmail, passwordSet, next }: { initialEmail: s
       <Button type="submit" pending={pending} className="w-full">
         Sign in
       </Button>
-    </form>
+    </Form>
   );
 }
 

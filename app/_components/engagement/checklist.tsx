@@ -59,7 +59,7 @@ function StepCard({ step, actions }: { step: StepView; actions: ReactNode }) {
             </Badge>
           </div>
           <p className="text-sm text-slate-600">{step.doneWhen}</p>
-          {step.displayState === "locked" ? (
+          {step.displayState === "locked" && !actions ? (
             <p className="text-sm text-slate-600">
               Waits for {step.gates.map((g) => `step ${g}`).join(", ")}.
             </p>

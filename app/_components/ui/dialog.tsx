@@ -26,6 +26,9 @@ export function Dialog({ open, onClose, title, description, children, className 
     if (open && !dialog.open) {
       const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       dialog.showModal();
+      // showModal() focuses the first focusable element, which is the close button; a form's
+      // first field is where people want to start typing.
+      dialog.querySelector<HTMLElement>("[data-autofocus], input:not([type=hidden]), textarea, select")?.focus();
       return () => {
         if (dialog.open) dialog.close();
         opener?.focus();

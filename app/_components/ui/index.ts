@@ -9,6 +9,7 @@ export { CopyButton } from "./copy-button";
 export { Dialog, DialogActions } from "./dialog";
 export { EmptyState } from "./empty-state";
 export { Field, type ControlProps } from "./field";
+export { Form, type FormProps } from "./form";
 export { Input, Select, Textarea } from "./input";
 export { Notice, type NoticeTone } from "./notice";
 export { PageHeader } from "./page-header";

@@ -1,9 +1,9 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { Button, Field, Input, Notice } from "@/app/_components/ui";
+import { Button, Field, Form, Input, Notice } from "@/app/_components/ui";
 import { roleLabel } from "@/app/_lib/labels";
-import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
+import { NO_FORM_ERROR, toFormError, withoutField, type FormError } from "@/app/_lib/trpc-error";
 import type { Role } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 
@@ -44,7 +44,7 @@ export function AcceptInvitationForm({ token, email, name: invitedName, organiza
   const formMessage = error.message && !Object.keys(error.fields).length ? error.message : "";
 
   return (
-    <form method="post" noValidate onSubmit={onSubmit} aria-label="Set your password" className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-xs">
+    <Form errorKey={error} onSubmit={onSubmit} aria-label="Set your password" className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-xs">
       <p className="text-sm text-slate-700">
         You&apos;re invited as <strong>{role === "customer" ? "a customer user" : `${roleLabel(role).toLowerCase()} staff`}</strong>
         {organizationName ? (
@@ -60,21 +60,30 @@ export function AcceptInvitationForm({ token, email, name: invitedName, organiza
         {(p) => <Input {...p} type="email" value={email} readOnly autoComplete="username" />}
       </Field>
       <Field label="Your name" error={error.fields.name}>
-        {(p) => <Input {...p} name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />}
+        {(p) => <Input {...p} name="name" autoComplete="name" value={name} onChange={(e) => {
+                setName(e.target.value);
+                setError((current) => withoutField(current, "name"));
+              }} />}
       </Field>
       <Field label="Password" error={error.fields.password} hint="At least 10 characters.">
         {(p) => (
-          <Input {...p} name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <Input {...p} name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => {
+                setPassword(e.target.value);
+                setError((current) => withoutField(current, "password"));
+              }} />
         )}
       </Field>
       <Field label="Repeat the password" error={error.fields.confirm}>
         {(p) => (
-          <Input {...p} name="confirm" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+          <Input {...p} name="confirm" type="password" autoComplete="new-password" value={confirm} onChange={(e) => {
+                setConfirm(e.target.value);
+                setError((current) => withoutField(current, "confirm"));
+              }} />
         )}
       </Field>
       <Button type="submit" pending={accept.isPending} className="w-full">
         Set password
       </Button>
-    </form>
+    </Form>
   );
 }

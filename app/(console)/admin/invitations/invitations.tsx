@@ -2,9 +2,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { Badge, Button, Card, EmptyState, Field, Input, Notice, ProgressBar, Select, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { Badge, Button, Card, EmptyState, Field, Form, Input, Notice, ProgressBar, Select, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
 import { formatDateTime, roleLabel } from "@/app/_lib/labels";
-import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
+import { NO_FORM_ERROR, toFormError, withoutField, type FormError } from "@/app/_lib/trpc-error";
 import type { InvitationStatus, Role } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 
@@ -117,7 +117,7 @@ function InviteForm() {
   }
   return (
     <Card title="Invite someone" className="self-start">
-      <form method="post" noValidate onSubmit={onSubmit} className="space-y-4" aria-label="Invite someone">
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4" aria-label="Invite someone">
         {sentTo ? (
           <Notice tone="success">
             Invitation sent to {sentTo}. The email is in the{" "}
@@ -129,10 +129,16 @@ function InviteForm() {
         ) : null}
         {error.message && !Object.keys(error.fields).length ? <Notice tone="error">{error.message}</Notice> : null}
         <Field label="Email" error={error.fields.email}>
-          {(p) => <Input {...p} name="email" type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />}
+          {(p) => <Input {...p} name="email" type="email" autoComplete="off" value={email} onChange={(e) => {
+                setEmail(e.target.value);
+                setError((current) => withoutField(current, "email"));
+              }} />}
         </Field>
         <Field label="Name" error={error.fields.name}>
-          {(p) => <Input {...p} name="name" autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />}
+          {(p) => <Input {...p} name="name" autoComplete="off" value={name} onChange={(e) => {
+                setName(e.target.value);
+                setError((current) => withoutField(current, "name"));
+              }} />}
         </Field>
         <Field label="Role" error={error.fields.role}>
           {(p) => (
@@ -146,7 +152,10 @@ function InviteForm() {
         {role === "customer" ? (
           <Field label="Organisation" error={error.fields.organizationId}>
             {(p) => (
-              <Select {...p} name="organizationId" value={organizationId} onChange={(e) => setOrganizationId(e.target.value)}>
+              <Select {...p} name="organizationId" value={organizationId} onChange={(e) => {
+                setOrganizationId(e.target.value);
+                setError((current) => withoutField(current, "organizationId"));
+              }}>
                 <option value="">Choose an organisation…</option>
                 {orgs.data?.map((o) => (
                   <option key={o.id} value={o.id}>
@@ -160,7 +169,7 @@ function InviteForm() {
         <Button type="submit" pending={invite.isPending}>
           Send invitation
         </Button>
-      </form>
+      </Form>
     </Card>
   );
 }

@@ -1,9 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { Button, Card, CopyButton, EmptyState, Field, Input, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { Button, Card, CopyButton, EmptyState, Field, Form, Input, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
-import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
+import { NO_FORM_ERROR, toFormError, withoutField, type FormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
 
 export function Organizations() {
@@ -72,16 +72,19 @@ function CreateOrganization() {
   }
   return (
     <Card title="New organisation" className="self-start">
-      <form method="post" noValidate onSubmit={onSubmit} className="space-y-4" aria-label="New organisation">
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4" aria-label="New organisation">
         {created ? <Notice tone="success">Created {created}.</Notice> : null}
         {error.message && !error.fields.name ? <Notice tone="error">{error.message}</Notice> : null}
         <Field label="Name" error={error.fields.name}>
-          {(p) => <Input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoComplete="organization" />}
+          {(p) => <Input {...p} name="name" value={name} onChange={(e) => {
+                setName(e.target.value);
+                setError((current) => withoutField(current, "name"));
+              }} autoComplete="organization" />}
         </Field>
         <Button type="submit" pending={create.isPending}>
           Create organisation
         </Button>
-      </form>
+      </Form>
     </Card>
   );
 }

@@ -5,19 +5,7 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { Checklist } from "@/app/_components/engagement/checklist";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { Timeline } from "@/app/_components/engagement/timeline";
-import {
-  Button,
-  Card,
-  CopyButton,
-  Dialog,
-  DialogActions,
-  Field,
-  Notice,
-  PageHeader,
-  ProgressBar,
-  Select,
-  Textarea,
-} from "@/app/_components/ui";
+import { Button, Card, CopyButton, Dialog, DialogActions, Field, Form, Notice, PageHeader, ProgressBar, Select, Textarea } from "@/app/_components/ui";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
 import { stepsDone } from "@/app/_lib/steps";
 import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
@@ -170,7 +158,7 @@ function OwnerDialog({ engagement, open, onClose }: { engagement: EngagementDeta
   }
   return (
     <Dialog open={open} onClose={onClose} title="Change owner" description="The owner carries the engagement through its steps.">
-      <form method="post" noValidate onSubmit={onSubmit} className="space-y-4">
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
         {error.message && !error.fields.ownerId ? <Notice tone="error">{error.message}</Notice> : null}
         <Field label="New owner" error={error.fields.ownerId}>
           {(p) => (
@@ -191,7 +179,7 @@ function OwnerDialog({ engagement, open, onClose }: { engagement: EngagementDeta
             Save owner
           </Button>
         </DialogActions>
-      </form>
+      </Form>
     </Dialog>
   );
 }
@@ -270,7 +258,7 @@ function StatusDialog({
             : "The checklist can move again once the engagement is active."
       }
     >
-      <form method="post" noValidate onSubmit={onSubmit} className="space-y-4">
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
         {error.message && !error.fields.reason ? <Notice tone="error">{error.message}</Notice> : null}
         <Field label="Reason" required={change.reasonRequired} error={error.fields.reason} hint="Recorded in the audit timeline.">
           {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} />}
@@ -283,7 +271,7 @@ function StatusDialog({
             {change.verb}
           </Button>
         </DialogActions>
-      </form>
+      </Form>
     </Dialog>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { Button, Dialog, DialogActions, Field, Notice, Textarea } from "@/app/_components/ui";
+import { Button, Dialog, DialogActions, Field, Form, Notice, Textarea } from "@/app/_components/ui";
 import { reopenCascade } from "@/app/_lib/steps";
 import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepActionView, StepNumber, StepView } from "@/app/_lib/types";
@@ -81,8 +81,10 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
         <ul className="space-y-1 text-sm text-slate-600">
           {reasons.map((r) => (
             <li key={r} id={reasonId(r)} className="flex gap-1.5">
-              <span aria-hidden="true">ⓘ</span>
-              {r}
+              <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-slate-400">
+                <path d="M10 18a8 8 0 1 0 0-16 8 8 0 0 0 0 16Zm.75-11.5a.75.75 0 1 1-1.5 0 .75.75 0 0 1 1.5 0ZM9.25 9a.75.75 0 0 1 1.5 0v4.25a.75.75 0 0 1-1.5 0V9Z" />
+              </svg>
+              <span>{r}</span>
             </li>
           ))}
         </ul>
@@ -148,7 +150,7 @@ function CompleteDialog({
   }
   return (
     <Dialog open onClose={onClose} title={`Complete step ${step.number}: ${step.title}`} description={`Done when: ${step.doneWhen}`}>
-      <form method="post" noValidate onSubmit={onSubmit} className="space-y-4">
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
         {error.message && !error.fields.note ? <Notice tone="error">{error.message}</Notice> : null}
         <Field
           label={needsNote ? "How did the customer confirm?" : "Evidence note"}
@@ -170,7 +172,7 @@ function CompleteDialog({
             Complete step {step.number}
           </Button>
         </DialogActions>
-      </form>
+      </Form>
     </Dialog>
   );
 }
@@ -208,7 +210,7 @@ function ReopenDialog({
   }
   return (
     <Dialog open onClose={onClose} title={`Reopen step ${step.number}: ${step.title}`} description="The step goes back to pending and its completion record is cleared.">
-      <form method="post" noValidate onSubmit={onSubmit} className="space-y-4">
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
         {cascade.length ? (
           <Notice tone="warning" title="Dependent steps reopen too">
             <p>Steps gated on this one go back to pending as well:</p>
@@ -233,7 +235,7 @@ function ReopenDialog({
             Reopen step {step.number}
           </Button>
         </DialogActions>
-      </form>
+      </Form>
     </Dialog>
   );
 }

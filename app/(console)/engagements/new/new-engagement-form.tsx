@@ -2,8 +2,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { Button, Card, Field, Notice, Select } from "@/app/_components/ui";
-import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
+import { Button, Card, Field, Form, Notice, Select } from "@/app/_components/ui";
+import { NO_FORM_ERROR, toFormError, withoutField, type FormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
 
 export function NewEngagementForm({ viewerId }: { viewerId: string }) {
@@ -46,11 +46,14 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
 
   return (
     <Card className="max-w-2xl">
-      <form method="post" noValidate onSubmit={onSubmit} className="space-y-5" aria-label="New engagement">
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-5" aria-label="New engagement">
         {formMessage ? <Notice tone="error">{formMessage}</Notice> : null}
         <Field label="Customer organisation" error={error.fields.organizationId}>
           {(p) => (
-            <Select {...p} name="organizationId" value={organizationId} onChange={(e) => setOrganizationId(e.target.value)}>
+            <Select {...p} name="organizationId" value={organizationId} onChange={(e) => {
+                setOrganizationId(e.target.value);
+                setError((current) => withoutField(current, "organizationId"));
+              }}>
               <option value="">Choose an organisation…</option>
               {organizations.data?.map((o) => (
                 <option key={o.id} value={o.id}>
@@ -70,7 +73,10 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
           }
         >
           {(p) => (
-            <Select {...p} name="platformKey" value={platformKey} onChange={(e) => setPlatformKey(e.target.value)}>
+            <Select {...p} name="platformKey" value={platformKey} onChange={(e) => {
+                setPlatformKey(e.target.value);
+                setError((current) => withoutField(current, "platformKey"));
+              }}>
               <option value="">Choose a platform…</option>
               <optgroup label="Managed platforms">
                 {platforms.data?.managed.map((pl) => (
@@ -96,7 +102,10 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
         ) : null}
         <Field label="Owner" error={error.fields.ownerId} hint="The support person who carries the engagement through its steps.">
           {(p) => (
-            <Select {...p} name="ownerId" value={ownerId} onChange={(e) => setOwnerId(e.target.value)}>
+            <Select {...p} name="ownerId" value={ownerId} onChange={(e) => {
+                setOwnerId(e.target.value);
+                setError((current) => withoutField(current, "ownerId"));
+              }}>
               {staff.data?.map((s) => (
                 <option key={s.id} value={s.id}>
                   {s.name}
@@ -114,7 +123,7 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
             Cancel
           </Button>
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }
