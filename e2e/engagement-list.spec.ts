@@ -1,0 +1,46 @@
+import { DEMO, expect, signIn, test } from "./fixtures";
+
+test("the engagement list filters by search, platform and step, and keeps the filters in the URL", async ({ page, factory, supportApi }) => {
+  const org = await factory.organization("List Org");
+  const shopify = await factory.engagement({ organizationId: org.id, platformKey: "fztf" });
+  const wave = await factory.engagement({ organizationId: org.id, platformKey: "pbtz" });
+  await supportApi.mutation("engagements.step", { engagementId: wave.id, step: 1, action: "complete", note: "Details accepted." });
+
+  await signIn(page, DEMO.priya);
+  await page.goto("/engagements");
+  const table = page.getByRole("table", { name: "Engagements" });
+  const bodyRows = table.locator("tbody tr");
+
+  await page.getByRole("searchbox", { name: "Search" }).fill(org.name);
+  await expect(page).toHaveURL(/[?&]q=/);
+  await expect(bodyRows).toHaveCount(2);
+
+  // Counts per step follow the other filters; a chip filters by the step.
+  const chips = page.getByRole("group", { name: "Current step" });
+  await expect(chips.getByRole("button", { name: /^All steps/ })).toContainText("2");
+  await expect(chips.getByRole("button", { name: /^1\. Details gathered/ })).toContainText("1");
+  await expect(chips.getByRole("button", { name: /^2\. Time agreed/ })).toContainText("1");
+  await chips.getByRole("button", { name: /^2\. Time agreed/ }).click();
+  await expect(chips.getByRole("button", { name: /^2\. Time agreed/ })).toHaveAttribute("aria-pressed", "true");
+  await expect(page).toHaveURL(/[?&]step=2/);
+  await expect(bodyRows).toHaveCount(1);
+  await expect(bodyRows.first()).toContainText(wave.reference);
+
+  // The platform filter, then a reload: the URL alone restores the view.
+  await chips.getByRole("button", { name: /^All steps/ }).click();
+  await page.getByLabel("Platform").selectOption({ label: "Shopify" });
+  await expect(page).toHaveURL(/[?&]platform=fztf/);
+  await expect(bodyRows).toHaveCount(1);
+  await expect(bodyRows.first()).toContainText(shopify.reference);
+  await page.reload();
+  await expect(page.getByLabel("Platform")).toHaveValue("fztf");
+  await expect(page.getByRole("searchbox", { name: "Search" })).toHaveValue(org.name);
+  await expect(bodyRows).toHaveCount(1);
+
+  // Nothing matches: an empty state with a way out.
+  await page.getByLabel("Status").selectOption({ label: "Cancelled" });
+  await expect(page.getByText("No engagements match these filters")).toBeVisible();
+  await page.getByRole("button", { name: "Clear filters" }).first().click();
+  await expect(page).toHaveURL(/\/engagements$/);
+  await expect(page.getByRole("searchbox", { name: "Search" })).toHaveValue("");
+});
