@@ -53,11 +53,13 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let counter = 0;
+  let total = 0;
   const worker = async () => {
     for (;;) {
       const t0 = performance.now();
       if (t0 >= stopAt) return;
       const status = await once(counter++);
+      total += 1;
       const t1 = performance.now();
       if (t0 >= measureFrom) {
         latencies.push(t1 - t0);
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({
       requests: latencies.length,
+      total,
       perSecond: latencies.length / (job.durationMs / 1000),
       p50: at(0.5),
       p99: at(0.99),

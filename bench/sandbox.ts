@@ -19,10 +19,21 @@ const SECONDS = Number(process.argv[2] ?? 5);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
 const TARGETS = { read: 1500, create: 400 };
 
-type LoadResult = { requests: number; perSecond: number; p50: number; p99: number; statuses: Record<string, number> };
+type LoadResult = {
+  requests: number;
+  /** Requests including the warm-up. */
+  total: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+  /** Server CPU time (user + system) per request, in µs: this process serves both servers. */
+  cpuMicros: number;
+};
 
 function load(job: { url: string; method: string; path: string; headers: Record<string, string>; bodyTemplate?: string }): Promise<LoadResult> {
   const args = JSON.stringify({ ...job, concurrency: CONNECTIONS, durationMs: SECONDS * 1000, warmupMs: 1000 });
+  const cpuBefore = process.cpuUsage();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "_sandbox-load.ts"), args], {
       cwd: path.join(__dirname, ".."),
@@ -35,7 +46,11 @@ function load(job: { url: string; method: string; path: string; headers: Record<
     child.on("error", reject);
     child.on("exit", (code) => {
       if (code !== 0) reject(new Error(`load generator exited with ${code}`));
-      else resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as LoadResult);
+      else {
+        const cpu = process.cpuUsage(cpuBefore);
+        const result = JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as Omit<LoadResult, "cpuMicros">;
+        resolve({ ...result, cpuMicros: (cpu.user + cpu.system) / Math.max(1, result.total) });
+      }
     });
   });
 }
@@ -100,18 +115,22 @@ async function main(): Promise<void> {
     const measured = await load({ url: sandbox.url, ...c.sandbox });
     const failures = measured.requests - okCount(measured);
     rows.push(
-      `${c.name.padEnd(22)} ${"sandbox".padEnd(10)} ${measured.perSecond.toFixed(0).padStart(8)} ${measured.p50.toFixed(2).padStart(8)} ${measured.p99.toFixed(2).padStart(8)} ${String(failures).padStart(8)}`,
-      `${"".padEnd(22)} ${"bare-http".padEnd(10)} ${baseline.perSecond.toFixed(0).padStart(8)} ${baseline.p50.toFixed(2).padStart(8)} ${baseline.p99.toFixed(2).padStart(8)} ${"0".padStart(8)}   sandbox = ${((100 * measured.perSecond) / baseline.perSecond).toFixed(0)}% of baseline`,
+      `${c.name.padEnd(22)} ${"sandbox".padEnd(10)} ${measured.perSecond.toFixed(0).padStart(8)} ${measured.p50.toFixed(2).padStart(8)} ${measured.p99.toFixed(2).padStart(8)} ${measured.cpuMicros.toFixed(0).padStart(10)} ${String(failures).padStart(8)}`,
+      `${"".padEnd(22)} ${"bare-http".padEnd(10)} ${baseline.perSecond.toFixed(0).padStart(8)} ${baseline.p50.toFixed(2).padStart(8)} ${baseline.p99.toFixed(2).padStart(8)} ${baseline.cpuMicros.toFixed(0).padStart(10)} ${"0".padStart(8)}   sandbox = ${((100 * measured.perSecond) / baseline.perSecond).toFixed(0)}% of baseline req/s`,
     );
     const target = TARGETS[c.kind];
     const ok = okCount(measured) / SECONDS;
     verdicts.push(`${c.name}: ${ok.toFixed(0)} successful/s, target ≥ ${target}/s → ${ok >= target && failures === 0 ? "PASS" : "MISS"}`);
   }
-  console.log(`${"case".padEnd(22)} ${"server".padEnd(10)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"non-2xx".padStart(8)}`);
+  console.log(
+    `${"case".padEnd(22)} ${"server".padEnd(10)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"CPU µs/req".padStart(10)} ${"non-2xx".padStart(8)}`,
+  );
   for (const row of rows) console.log(row);
   console.log("");
   for (const verdict of verdicts) console.log(verdict);
-  console.log(`\nSandbox RSS ${(process.memoryUsage().rss / 1_048_576).toFixed(0)} MB (server and bench driver share this process).`);
+  console.log(
+    `\nCPU µs/req: server CPU time per request, less sensitive to other load than req/s. Load average ${os.loadavg()[0]?.toFixed(2)}; RSS ${(process.memoryUsage().rss / 1_048_576).toFixed(0)} MB.`,
+  );
 
   await bare.close();
   await sandbox.close();

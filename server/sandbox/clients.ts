@@ -7,6 +7,9 @@ import { conflict, ERROR_TEXT } from "./errors";
 import { API_KEY_LIMIT } from "./limits";
 import type { ApiKeyRow, ClientRow, Plan, Store } from "./store/store";
 
+/** The client behind a request's API key. */
+export type Client = Omit<ClientRow, "isDemo">;
+
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** A new API key value: 40 letters and digits, like the service's. */
@@ -70,7 +73,7 @@ export type Caller =
   | { kind: "anonymous" }
   | { kind: "unknown" }
   | { kind: "outdated"; clientId: string }
-  | { kind: "client"; client: ClientRow };
+  | { kind: "client"; client: Client };
 
 /** Identifies the caller of an API request (no error yet: the pipeline decides when to refuse). */
 export function identifyCaller(store: Store, header: string | undefined): Caller {
@@ -84,6 +87,6 @@ export function identifyCaller(store: Store, header: string | undefined): Caller
   if (key.deletedAt !== null) return { kind: "outdated", clientId: key.clientId };
   return {
     kind: "client",
-    client: { id: key.clientId, name: key.clientName, plan: key.clientPlan, createdAt: key.clientCreatedAt, isDemo: 0 },
+    client: { id: key.clientId, name: key.clientName, plan: key.clientPlan, createdAt: key.clientCreatedAt },
   };
 }

@@ -6,7 +6,8 @@ import { companyNotFound, connectionNotFound, forbidden } from "./errors";
 import type { SandboxClock } from "./clock";
 import type { FaultState } from "./faults";
 import type { RateLimiter } from "./limits";
-import type { ClientRow, CompanyRow, ConnectionRow, Store } from "./store/store";
+import type { Client } from "./clients";
+import type { CompanyRow, ConnectionRow, Store } from "./store/store";
 
 export type SandboxApp = {
   store: Store;
@@ -25,7 +26,7 @@ export type ApiContext = {
   app: SandboxApp;
   /** Sandbox time at the start of the request. */
   now: number;
-  client: ClientRow;
+  client: Client;
   params: Record<string, string>;
   query: URLSearchParams;
   /** Path without the query string, as requested. */

@@ -22,6 +22,8 @@ export type RateDecision = {
   remaining: number;
   /** Real time (epoch ms) at which the current window ends. */
   resetAt: number;
+  /** The same instant as ISO 8601 text (the X-Rate-Limit-Reset header). */
+  resetAtIso: string;
   exceeded: boolean;
   retryAfterSeconds: number;
 };
@@ -32,6 +34,8 @@ export type RateDecision = {
  */
 export class RateLimiter {
   private windows = new Map<string, { second: number; count: number }>();
+  private isoSecond = -1;
+  private isoText = "";
 
   /** Counts one request for `key` and says whether it is over `limit` in this second. */
   hit(params: { key: string; limit: number; realNow: number }): RateDecision {
@@ -44,10 +48,15 @@ export class RateLimiter {
     }
     window.count += 1;
     const resetAt = (second + 1) * 1000;
+    if (this.isoSecond !== second) {
+      this.isoSecond = second;
+      this.isoText = new Date(resetAt).toISOString();
+    }
     return {
       limit: params.limit,
       remaining: Math.max(0, params.limit - window.count),
       resetAt,
+      resetAtIso: this.isoText,
       exceeded: window.count > params.limit,
       retryAfterSeconds: Math.max(1, Math.ceil((resetAt - params.realNow) / 1000)),
     };

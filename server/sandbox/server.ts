@@ -156,7 +156,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const rate = app.limiter.hit({ key: bucket, limit: faults.rateLimitPerSecond, realNow: Date.now() });
     headers["X-Rate-Limit-Limit"] = String(rate.limit);
     headers["X-Rate-Limit-Remaining"] = String(rate.remaining);
-    headers["X-Rate-Limit-Reset"] = new Date(rate.resetAt).toISOString();
+    headers["X-Rate-Limit-Reset"] = rate.resetAtIso;
 
     if (faults.maintenance) throw maintenance();
     if (rate.exceeded) throw tooManyRequests(rate.retryAfterSeconds);

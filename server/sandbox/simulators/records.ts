@@ -340,15 +340,16 @@ export function buildRecords(params: { kind: ListKind; tenant: TenantRow; start:
   return out;
 }
 
-/** The property names of a list kind's records (for query validation). */
+const propertiesByKind = new Map<ListKind, ReadonlySet<string>>();
+
+/** The property names of a list kind's records (for query validation), from one sample record. */
 export function recordProperties(kind: ListKind): ReadonlySet<string> {
-  const sample = kind.build({
-    index: 0,
-    count: 1,
-    currency: "GBP",
-    rng: rngFor("sample"),
-  });
-  return new Set(Object.keys(sample));
+  let properties = propertiesByKind.get(kind);
+  if (!properties) {
+    properties = new Set(Object.keys(kind.build({ index: 0, count: 1, currency: "GBP", rng: rngFor("sample") })));
+    propertiesByKind.set(kind, properties);
+  }
+  return properties;
 }
 
 /** The accounting company profile (`/data/info`). */

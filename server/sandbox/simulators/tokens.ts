@@ -19,7 +19,7 @@ export type PlatformRejection = {
   errorMessage: string;
 };
 
-export const ROTATED_REASON = "rotated";
+const ROTATED_REASON = "rotated";
 const EXCHANGED_REASON = "exchanged";
 
 type Issued = { accessToken: string; refreshToken: string | null; accessExpiresAt: number | null };

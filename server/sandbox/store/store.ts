@@ -327,12 +327,6 @@ export function openStore(file: string) {
       `SELECT ${PUSH_COLUMNS} FROM push_operations WHERE settled = 0 AND resolves_at <= ? ORDER BY resolves_at, rowid`,
     ),
     pushSettle: db.prepare<[string]>("UPDATE push_operations SET settled = 1 WHERE key = ?"),
-    pushesPendingForConnection: db.prepare<[string, number], RawPush>(
-      `SELECT ${PUSH_COLUMNS} FROM push_operations WHERE connection_id = ? AND settled = 0 AND resolves_at > ?`,
-    ),
-    pushReplan: db.prepare<[number, string, number, string | null, string]>(
-      "UPDATE push_operations SET resolves_at = ?, outcome = ?, status_code = ?, error_message = ? WHERE key = ?",
-    ),
 
     syncSettingsGet: db.prepare<[string, string], { settings: string; overridesDefaults: number }>(
       `SELECT settings, overrides_defaults AS overridesDefaults FROM sync_settings
@@ -366,16 +360,27 @@ export function openStore(file: string) {
     listWithCounts: () => s.clientList.all(),
   };
 
+  // Authentication runs on every request; keys and their clients change only through this
+  // repository (delete, wipe), which clears the cache. Unknown keys are not cached.
+  const keyCache = new Map<string, ApiKeyWithClient>();
+
   const apiKeys = {
     insert: (row: Omit<ApiKeyRow, "deletedAt">): void => {
       s.keyInsert.run(row.id, row.clientId, row.name, row.apiKey, row.createdAt);
     },
-    findByValue: (apiKey: string): ApiKeyWithClient | undefined => s.keyByValue.get(apiKey),
+    findByValue: (apiKey: string): ApiKeyWithClient | undefined => {
+      const cached = keyCache.get(apiKey);
+      if (cached) return cached;
+      const found = s.keyByValue.get(apiKey);
+      if (found) keyCache.set(apiKey, found);
+      return found;
+    },
     get: (id: string): ApiKeyRow | undefined => s.keyGet.get(id),
     listActive: (clientId: string): ApiKeyRow[] => s.keyListActive.all(clientId),
     countActive: (clientId: string): number => s.keyCountActive.get(clientId)?.n ?? 0,
     markDeleted: (params: { id: string; at: number }): void => {
       s.keyDelete.run(params.at, params.id);
+      keyCache.clear();
     },
   };
 
@@ -524,17 +529,6 @@ export function openStore(file: string) {
     markSettled: (key: string): void => {
       s.pushSettle.run(key);
     },
-    pendingForConnection: (params: { connectionId: string; now: number }): PushRow[] =>
-      s.pushesPendingForConnection.all(params.connectionId, params.now).map(toPush),
-    replan: (params: {
-      key: string;
-      resolvesAt: number;
-      outcome: PushOutcome;
-      statusCode: number;
-      errorMessage: string | null;
-    }): void => {
-      s.pushReplan.run(params.resolvesAt, params.outcome, params.statusCode, params.errorMessage, params.key);
-    },
   };
 
   const syncSettings = {
@@ -555,6 +549,7 @@ export function openStore(file: string) {
 
   /** Empties every table; meta keys listed in `keepMeta` survive. */
   const wipe = (keepMeta: readonly string[]): void => {
+    keyCache.clear();
     db.transaction(() => {
       for (const table of DATA_TABLES) db.exec(`DELETE FROM ${table}`);
       const placeholders = keepMeta.map(() => "?").join(", ");
