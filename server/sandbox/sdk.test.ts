@@ -36,7 +36,8 @@ async function sdkError(promise: Promise<unknown>): Promise<errors.ErrorMessage>
 describe("the official SDK against the sandbox", () => {
   it("walks the migration: company → connection → authorization → sync → data", async () => {
     const { apiKey } = await sb.control.createClient({ plan: "free" });
-    const tenant = await sb.control.createTenant("qhyg", { name: "Harbour Books", records: 30, fetchErrorDataTypes: ["journals"] });
+    // 5,000 records: each type syncs for ~10 s of sandbox time, so "still running" is observable.
+    const tenant = await sb.control.createTenant("qhyg", { name: "Harbour Books", records: 5000, fetchErrorDataTypes: ["journals"] });
     const codat = sdk(apiKey);
 
     const company = await codat.companies.create({ name: "Harbour Books", description: "migrated", tags: { item: "m-001" } });
@@ -89,7 +90,7 @@ describe("the official SDK against the sandbox", () => {
 
     const invoices = await call(sb, { path: `/companies/${company.id}/data/invoices?page=1&pageSize=10`, apiKey });
     expect(invoices.status).toBe(200);
-    expect(invoices.json).toMatchObject({ pageNumber: 1, pageSize: 10, totalResults: 30 });
+    expect(invoices.json).toMatchObject({ pageNumber: 1, pageSize: 10, totalResults: 5000 });
   });
 
   it("accepts every other shape the SDK reads: lists, keys, settings, push, unlink, deletes", async () => {
