@@ -3,6 +3,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { activeHref } from "@/app/_lib/nav";
 import { cn } from "./ui/cn";
+import { LinkPending } from "./ui/link-pending";
 
 export type NavItem = { href: string; label: string };
 
@@ -29,6 +30,7 @@ export function NavLinks({ items, label }: { items: readonly NavItem[]; label: s
                 )}
               >
                 {item.label}
+                <LinkPending />
               </Link>
             </li>
           );

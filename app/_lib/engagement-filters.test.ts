@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { engagementFiltersToParams, hasActiveFilters, parseEngagementFilters, PAGE_SIZE, withFilter } from "./engagement-filters";
+import { engagementFiltersToParams, hasActiveFilters, MAX_PAGE, parseEngagementFilters, PAGE_SIZE, withFilter } from "./engagement-filters";
 
 describe("parseEngagementFilters", () => {
   it("reads every filter from URLSearchParams", () => {
@@ -23,6 +23,10 @@ describe("parseEngagementFilters", () => {
     const params = new URLSearchParams("status=bogus,active,active&step=9&page=-3&q=%20%20");
     expect(parseEngagementFilters(params)).toEqual({ status: ["active"], page: 1, pageSize: PAGE_SIZE });
     expect(parseEngagementFilters(new URLSearchParams("step=2.5&page=abc"))).toEqual({ page: 1, pageSize: PAGE_SIZE });
+  });
+
+  it("caps the page so a silly URL still makes a valid request", () => {
+    expect(parseEngagementFilters({ page: "99999999999999999999" }).page).toBe(MAX_PAGE);
   });
 
   it("caps search at the server's limit", () => {

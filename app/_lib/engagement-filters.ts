@@ -7,6 +7,9 @@ import type { EngagementStatus } from "./types";
 
 export const PAGE_SIZE = 25;
 
+/** Far past any real list (10,000 engagements are 400 pages), and safe for the server's integer check. */
+export const MAX_PAGE = 1_000_000;
+
 export type EngagementFilters = {
   status?: EngagementStatus[];
   /** 1–6, or 7 for "all steps done". */
@@ -45,7 +48,7 @@ export function parseEngagementFilters(source: ParamSource): EngagementFilters {
   const search = read(source, "q")?.trim();
   if (search) filters.search = search.slice(0, 100);
   const page = Number(read(source, "page"));
-  if (Number.isInteger(page) && page > 1) filters.page = page;
+  if (Number.isInteger(page) && page > 1) filters.page = Math.min(page, MAX_PAGE);
   return filters;
 }
 

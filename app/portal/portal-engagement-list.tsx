@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { StepProgress } from "@/app/_components/engagement/step-progress";
-import { CopyButton, EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { CopyButton, EmptyState, LinkPending, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
@@ -38,6 +38,7 @@ export function PortalEngagementList() {
               <Td className="whitespace-nowrap">
                 <Link href={`/portal/engagements/${e.id}`} className="font-mono font-medium text-indigo-700 hover:underline">
                   {e.reference}
+                  <LinkPending />
                 </Link>
                 <CopyButton value={e.reference} label={`reference ${e.reference}`} className="ml-1 align-middle" />
               </Td>

@@ -12,6 +12,7 @@ import {
   EmptyState,
   Field,
   Input,
+  LinkPending,
   Notice,
   Pagination,
   ProgressBar,
@@ -169,7 +170,20 @@ export function EngagementList() {
 
       {list.error ? <Notice tone="error">{toFormError(list.error).message}</Notice> : null}
 
-      {data && data.items.length === 0 ? (
+      {data && data.items.length === 0 && data.total > 0 ? (
+        <EmptyState
+          title={`There is no page ${data.page.toLocaleString("en-GB")}`}
+          action={
+            <Button variant="secondary" onClick={() => apply({ page: 1 })}>
+              Go to the first page
+            </Button>
+          }
+        >
+          {data.total.toLocaleString("en-GB")} engagements match, on {Math.ceil(data.total / data.pageSize).toLocaleString("en-GB")} pages.
+        </EmptyState>
+      ) : null}
+
+      {data && data.total === 0 ? (
         <EmptyState
           title={hasActiveFilters(filters) ? "No engagements match these filters" : "No engagements yet"}
           action={
@@ -206,6 +220,7 @@ export function EngagementList() {
                   <Td className="whitespace-nowrap">
                     <Link href={`/engagements/${e.id}`} className="font-mono font-medium text-indigo-700 hover:underline">
                       {e.reference}
+                      <LinkPending />
                     </Link>
                     <CopyButton value={e.reference} label={`reference ${e.reference}`} className="ml-1 align-middle" />
                   </Td>

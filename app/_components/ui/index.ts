@@ -11,6 +11,7 @@ export { EmptyState } from "./empty-state";
 export { Field, type ControlProps } from "./field";
 export { Form, type FormProps } from "./form";
 export { Input, Select, Textarea } from "./input";
+export { LinkPending } from "./link-pending";
 export { Notice, type NoticeTone } from "./notice";
 export { PageHeader } from "./page-header";
 export { Pagination } from "./pagination";

@@ -1,0 +1,7 @@
+"use client";
+import { ErrorMessage } from "@/app/_components/error-message";
+
+/** Inside the console's chrome, so navigation stays usable after a failure. */
+export default function ConsoleError({ error, retry }: { error: unknown; retry: () => void }) {
+  return <ErrorMessage error={error} retry={retry} />;
+}

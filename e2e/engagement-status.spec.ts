@@ -1,0 +1,69 @@
+import { DEMO, expect, signIn, test } from "./fixtures";
+
+test("support puts an engagement on hold, resumes it, hands it over and cancels it with a reason", async ({ page, factory }) => {
+  const org = await factory.organization("Status Org");
+  const engagement = await factory.engagement({ organizationId: org.id, platformKey: "vxvy" });
+  await signIn(page, DEMO.sam);
+  await page.goto(`/engagements/${engagement.id}`);
+  const header = page.locator("header").filter({ has: page.getByRole("heading", { level: 1, name: engagement.reference }) });
+  const timeline = page.getByRole("list", { name: "Audit events, newest first" }).getByRole("listitem");
+
+  // On hold: every step action is disabled and says why.
+  await page.getByRole("button", { name: "Put on hold" }).click();
+  let dialog = page.getByRole("dialog", { name: `Put on hold: ${engagement.reference}` });
+  await dialog.getByLabel("Reason").fill("Customer is re-registering its OAuth app.");
+  await dialog.getByRole("button", { name: "Put on hold" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(header.getByText("On hold", { exact: true })).toBeVisible();
+  const step1 = page.getByRole("region", { name: "Step 1: Details gathered" });
+  await expect(step1.getByRole("button", { name: "Complete step 1" })).toBeDisabled();
+  await expect(step1.getByText("The engagement is on hold; steps can change only while it is active.")).toBeVisible();
+  await expect(timeline.first()).toContainText("Changed status from active to on hold: Customer is re-registering its OAuth app.");
+
+  // Resume.
+  await page.getByRole("button", { name: "Resume" }).click();
+  dialog = page.getByRole("dialog", { name: `Resume: ${engagement.reference}` });
+  await dialog.getByRole("button", { name: "Resume" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(header.getByText("Active", { exact: true })).toBeVisible();
+  await expect(step1.getByRole("button", { name: "Complete step 1" })).toBeEnabled();
+
+  // Hand over to Priya.
+  await page.getByRole("button", { name: "Change owner (now Sam Support)" }).click();
+  dialog = page.getByRole("dialog", { name: "Change owner" });
+  await dialog.getByLabel("New owner").selectOption({ label: "Priya Support" });
+  await dialog.getByRole("button", { name: "Save owner" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("button", { name: "Change owner (now Priya Support)" })).toBeVisible();
+  await expect(timeline.first()).toContainText("Handed the engagement from Sam Support to Priya Support");
+
+  // Cancelling needs a reason, and is final.
+  await page.getByRole("button", { name: "Cancel engagement" }).click();
+  dialog = page.getByRole("dialog", { name: `Cancel engagement: ${engagement.reference}` });
+  await dialog.getByRole("button", { name: "Cancel engagement" }).click();
+  await expect(dialog.getByLabel(/Reason/)).toHaveAccessibleDescription(/Give a reason for cancelling\./);
+  await expect(dialog.getByLabel(/Reason/)).toBeFocused();
+  await dialog.getByLabel(/Reason/).fill("Customer chose to reconnect instead.");
+  await dialog.getByRole("button", { name: "Cancel engagement" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(header.getByText("Cancelled", { exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel engagement" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Put on hold" })).toHaveCount(0);
+  await expect(timeline.first()).toContainText("Changed status from active to cancelled: Customer chose to reconnect instead.");
+});
+
+test("a dialog closes with Escape and gives focus back to the button that opened it", async ({ page, factory }) => {
+  const org = await factory.organization("Keyboard Org");
+  const engagement = await factory.engagement({ organizationId: org.id, platformKey: "rwuv" });
+  await signIn(page, DEMO.sam);
+  await page.goto(`/engagements/${engagement.id}`);
+  const complete = page.getByRole("button", { name: "Complete step 1" });
+  await expect(complete).toBeEnabled(); // buttons come alive once the page has hydrated
+  await complete.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Complete step 1: Details gathered" });
+  await expect(dialog.getByLabel("Evidence note")).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(complete).toBeFocused();
+});
