@@ -2,7 +2,8 @@
  * `npm run sandbox`: the service sandbox on its own.
  *
  * Env: SANDBOX_PORT (default 4010), SANDBOX_HOST (default 127.0.0.1), SANDBOX_DB_FILE (default
- * data/sandbox.db), SANDBOX_ADMIN_TOKEN (default: generated on first start and kept in the file).
+ * data/sandbox.db), SANDBOX_ADMIN_TOKEN (default: generated on first start and kept in the file),
+ * SANDBOX_BASE_PATH (default none: serve the API under a path prefix such as /codat).
  * Prints the URL, the demo client's API key and the admin token.
  */
 import { createSandbox } from "./server";
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     port: port(process.env.SANDBOX_PORT),
     host: process.env.SANDBOX_HOST || "127.0.0.1",
     adminToken: process.env.SANDBOX_ADMIN_TOKEN || undefined,
+    basePath: process.env.SANDBOX_BASE_PATH || undefined,
     demoClient: true,
     log: (line) => console.error(line),
   });

@@ -212,3 +212,21 @@ describe("the official SDK against the sandbox", () => {
     }
   });
 });
+
+describe("the sandbox mounted under a path prefix", () => {
+  it("serves the SDK at serverURL http://host:port/codat and answers 404 outside the prefix", async () => {
+    const prefixed = await startTestSandbox({ basePath: "/codat" });
+    try {
+      expect(prefixed.url).toMatch(/\/codat$/);
+      const { apiKey } = await prefixed.control.createClient({ plan: "paid" });
+      const codat = new CodatPlatform({ serverURL: prefixed.url, authHeader: basicAuth(apiKey), retryConfig: { strategy: "none" } });
+      const company = await codat.companies.create({ name: "Prefixed Ltd" });
+      expect((await codat.companies.get({ companyId: company.id })).name).toBe("Prefixed Ltd");
+      const outside = await fetch(`${new URL(prefixed.url).origin}/companies`, { headers: { authorization: basicAuth(apiKey) } });
+      expect(outside.status).toBe(404);
+      expect(outside.headers.get("content-type")).toMatch(/^application\/json/);
+    } finally {
+      await prefixed.close();
+    }
+  });
+});

@@ -42,6 +42,11 @@ export type SandboxOptions = {
   host?: string;
   /** Admin token for /_sandbox; when absent, the stored one, or a new one stored for next time. */
   adminToken?: string;
+  /**
+   * Serve the API under a path prefix (e.g. `/codat`, as when mounted behind a proxy): requests
+   * must start with it; the public URL includes it.
+   */
+  basePath?: string;
   /** Keep a paid demo client with a stable API key, re-created after a reset. */
   demoClient?: boolean;
   log?: (line: string) => void;
@@ -100,8 +105,17 @@ function linkPage(res: ServerResponse, correlationId: string): void {
   res.end(html);
 }
 
+/** Normalises a base path to "" or "/segment[/segment…]" without a trailing slash. */
+export function normalizeBasePath(raw: string | undefined): string {
+  const trimmed = (raw ?? "").trim().replace(/\/+$/, "");
+  if (!trimmed) return "";
+  if (!/^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/.test(trimmed)) throw new Error(`Not a valid base path: "${raw}"`);
+  return trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
+}
+
 /** Starts a sandbox on its SQLite file; resolves once it listens. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const basePath = normalizeBasePath(options.basePath);
   const store = openStore(options.dbFile);
   const clock = createClock(store);
   const log = options.log ?? (() => {});
@@ -175,8 +189,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const correlationId = randomUUID();
     const headers: Record<string, string> = { "X-Correlation-Id": correlationId };
-    const { path, query } = splitUrl(req.url ?? "/");
+    const split = splitUrl(req.url ?? "/");
+    const { query } = split;
+    let path = split.path;
     try {
+      if (basePath) {
+        if (path !== basePath && !path.startsWith(`${basePath}/`)) throw pathNotFound(path, "PublicApi");
+        path = path.slice(basePath.length) || "/";
+      }
       if (path.startsWith("/link/")) {
         linkPage(res, correlationId);
         return;
@@ -217,7 +237,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (address === null || typeof address === "string") throw new Error("The sandbox server has no TCP address.");
   const host = options.host && options.host !== "0.0.0.0" && options.host !== "::" ? options.host : "127.0.0.1";
   const urlHost = host.includes(":") ? `[${host}]` : host;
-  app.publicUrl = `http://${urlHost}:${address.port}`;
+  app.publicUrl = `http://${urlHost}:${address.port}${basePath}`;
 
   let closed = false;
   return {

@@ -27,10 +27,17 @@ export type TestSandbox = {
 };
 
 /** Starts a sandbox on port 0 with a fresh temporary database (or the given file). */
-export async function startTestSandbox(options: { dbFile?: string; adminToken?: string } = {}): Promise<TestSandbox> {
+export async function startTestSandbox(
+  options: { dbFile?: string; adminToken?: string; basePath?: string } = {},
+): Promise<TestSandbox> {
   const tempDir = options.dbFile ? null : fs.mkdtempSync(path.join(os.tmpdir(), "ferry-sandbox-"));
   const dbFile = options.dbFile ?? path.join(tempDir ?? "", "sandbox.db");
-  const sandbox = await createSandbox({ dbFile, port: 0, adminToken: options.adminToken ?? "test-admin-token" });
+  const sandbox = await createSandbox({
+    dbFile,
+    port: 0,
+    adminToken: options.adminToken ?? "test-admin-token",
+    basePath: options.basePath,
+  });
   return {
     url: sandbox.url,
     adminToken: sandbox.adminToken,
