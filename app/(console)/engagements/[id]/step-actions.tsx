@@ -43,7 +43,10 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
   const actions = offered(step)
     .map((a) => step.actions.find((x) => x.action === a))
     .filter((a): a is StepActionView => Boolean(a));
-  const reasons = [...new Set(actions.filter((a) => !a.allowed && a.reason).map((a) => a.reason as string))];
+  // A locked step refuses Start and Complete for the same open gates; one sentence says it for both.
+  const completeReason = actions.find((a) => a.action === "complete")?.reason ?? null;
+  const reasonOf = (a: StepActionView) => (step.displayState === "locked" && completeReason ? completeReason : a.reason);
+  const reasons = [...new Set(actions.filter((a) => !a.allowed).map(reasonOf).filter((r): r is string => Boolean(r)))];
   const reasonId = (reason: string | null) => (reason ? `${idBase}-why-${reasons.indexOf(reason)}` : undefined);
 
   const start = useMutation(
@@ -65,7 +68,7 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
             size="sm"
             variant={a.action === "reopen" ? "secondary" : a.action === "complete" ? "primary" : "secondary"}
             disabled={!a.allowed}
-            aria-describedby={a.allowed ? undefined : reasonId(a.reason)}
+            aria-describedby={a.allowed ? undefined : reasonId(reasonOf(a))}
             pending={a.action === "start" && start.isPending}
             onClick={() => {
               if (a.action === "start") start.mutate({ engagementId: engagement.id, step: step.number, action: "start" });
