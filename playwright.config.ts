@@ -1,9 +1,9 @@
 import { defineConfig, devices } from "@playwright/test";
-// @ts-expect-error plain ESM helper without types
-import { detectBrowser } from "./scripts/browser.mjs";
+// CommonJS helper shared with scripts/test.mjs (which also sets FERRY_BROWSER).
+import browserFinder from "./scripts/browser.cjs";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
-const executablePath: string | undefined = (detectBrowser() as string | null) ?? undefined;
+const executablePath = browserFinder.detectBrowser() ?? undefined;
 
 export default defineConfig({
   testDir: "e2e",
@@ -33,5 +33,7 @@ export default defineConfig({
     env: { E2E_PORT: String(PORT) },
     stdout: "pipe",
     stderr: "pipe",
+    // SIGTERM to the server's process group, so the sandbox and next-server stop with it.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
   },
 });

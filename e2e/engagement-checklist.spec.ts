@@ -97,7 +97,7 @@ test("support creates an engagement, completes steps in order, is stopped by a g
   const timeline = page.getByRole("list", { name: "Audit events, newest first" });
   const entries = timeline.getByRole("listitem");
   await expect(entries.first()).toContainText(
-    "Reopened step 1 (Details gathered): The token file was for the wrong OAuth app.; also reopened step 2 (Time agreed), step 3 (Callback URL added), step 4 (Syncing disabled)",
+    "Reopened step 1 (Details gathered): The token file was for the wrong OAuth app; also reopened step 2 (Time agreed), step 3 (Callback URL added), step 4 (Syncing disabled)",
   );
   await expect(entries.first()).toContainText("Sam Support");
   await expect(entries.nth(1)).toContainText("Completed step 4 (Syncing disabled)");

@@ -18,7 +18,7 @@ test("support puts an engagement on hold, resumes it, hands it over and cancels 
   const step1 = page.getByRole("region", { name: "Step 1: Details gathered" });
   await expect(step1.getByRole("button", { name: "Complete step 1" })).toBeDisabled();
   await expect(step1.getByText("The engagement is on hold; steps can change only while it is active.")).toBeVisible();
-  await expect(timeline.first()).toContainText("Changed status from active to on hold: Customer is re-registering its OAuth app.");
+  await expect(timeline.first()).toContainText("Changed status from active to on hold: Customer is re-registering its OAuth app");
 
   // Resume.
   await page.getByRole("button", { name: "Resume" }).click();
@@ -49,7 +49,7 @@ test("support puts an engagement on hold, resumes it, hands it over and cancels 
   await expect(header.getByText("Cancelled", { exact: true })).toBeVisible();
   await expect(page.getByRole("button", { name: "Cancel engagement" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Put on hold" })).toHaveCount(0);
-  await expect(timeline.first()).toContainText("Changed status from active to cancelled: Customer chose to reconnect instead.");
+  await expect(timeline.first()).toContainText("Changed status from active to cancelled: Customer chose to reconnect instead");
 });
 
 test("a dialog closes with Escape and gives focus back to the button that opened it", async ({ page, factory }) => {

@@ -3,17 +3,23 @@
  * tests), a small tRPC-over-HTTP client, and factories that create uniquely named data so specs
  * share one database without depending on each other or on order.
  */
+import demoLogins from "../db/demo-logins.json";
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
 
 export type Credentials = { email: string; password: string };
 
-/** The demo sign-ins seeded by db/seed-demo.ts. */
+/** The demo sign-ins seeded by db/seed-demo.ts (from the same JSON file, not the server module). */
+const login = (email: string): Credentials => {
+  const found = demoLogins.find((l) => l.email === email);
+  if (!found) throw new Error(`No demo login ${email} in db/demo-logins.json`);
+  return { email: found.email, password: found.password };
+};
 export const DEMO = {
-  admin: { email: "admin@ferry.test", password: "ferry-admin-demo" },
-  sam: { email: "sam@ferry.test", password: "ferry-support-demo" },
-  priya: { email: "priya@ferry.test", password: "ferry-support-demo" },
-  carol: { email: "carol@acme.test", password: "ferry-customer-demo" },
-  dan: { email: "dan@bluebird.test", password: "ferry-customer-demo" },
+  admin: login("admin@ferry.test"),
+  sam: login("sam@ferry.test"),
+  priya: login("priya@ferry.test"),
+  carol: login("carol@acme.test"),
+  dan: login("dan@bluebird.test"),
 } as const satisfies Record<string, Credentials>;
 
 /** A short random suffix that keeps names unique across parallel workers and repeated runs. */

@@ -1,6 +1,7 @@
 // The server Playwright tests run against: a throwaway data directory, a real sandbox on a random
 // port, the app database migrated and seeded with the demo data, and the built app (`next start`).
-// Needs `next build` first (npm test does it). Stops everything and deletes the data on SIGTERM.
+// Needs `next build` first (npm test does it). Its children stay in its process group, so
+// Playwright's SIGTERM to the group stops them all; it then deletes the data.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -33,7 +34,7 @@ process.on("SIGINT", stop);
 
 const hasSandbox = fs.existsSync(path.join(ROOT, "server", "sandbox", "main.ts"));
 if (hasSandbox) {
-  const sandbox = startService("sandbox", BIN("tsx"), ["server/sandbox/main.ts"], { env, quiet: true });
+  const sandbox = startService("sandbox", BIN("tsx"), ["server/sandbox/main.ts"], { env, quiet: true, detached: false });
   children.push(sandbox);
   await waitForHttp(`${env.SANDBOX_URL}/companies`, { child: sandbox });
 }
@@ -42,4 +43,4 @@ if (run(BIN("tsx"), ["db/seed.ts"], { env: seedEnv }) !== 0) {
   stopServices(children);
   throw new Error("Seeding the e2e database failed");
 }
-children.push(startService("web", BIN("next"), ["start", "-p", String(port), "-H", "127.0.0.1"], { env }));
+children.push(startService("web", BIN("next"), ["start", "-p", String(port), "-H", "127.0.0.1"], { env, detached: false }));

@@ -38,11 +38,12 @@ export async function waitForHttp(url, { timeoutMs = 60_000, child } = {}) {
 }
 
 /**
- * Starts a long-running service in its own process group (so stopping it stops its children too:
- * stack-notes P14), prefixing its output lines with a label.
+ * Starts a long-running service, prefixing its output lines with a label. By default in its own
+ * process group, so `stopServices` stops its children too (`next` forks next-server: stack-notes
+ * P14); `detached: false` keeps it in ours, for a parent that is itself stopped as a group.
  */
-export function startService(label, command, args, { env, quiet = false } = {}) {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+export function startService(label, command, args, { env, quiet = false, detached = true } = {}) {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached, stdio: ["ignore", "pipe", "pipe"] });
   const prefix = (stream, out) => {
     let buf = "";
     stream.on("data", (chunk) => {
@@ -67,7 +68,8 @@ export function stopServices(children) {
       try {
         process.kill(-child.pid, "SIGTERM");
       } catch {
-        /* already gone */
+        // Not a group leader (started with `detached: false`): stop the process itself.
+        child.kill("SIGTERM");
       }
     }
   }

@@ -4,7 +4,7 @@
 //   npm test -- --only unit  one part: typecheck | unit | e2e (e2e builds first)
 import fs from "node:fs";
 import path from "node:path";
-import { ensureBrowser } from "./browser.mjs";
+import browserFinder from "./browser.cjs";
 import { BIN, ROOT, run } from "./lib.mjs";
 
 const onlyIdx = process.argv.indexOf("--only");
@@ -53,7 +53,7 @@ if (wants("e2e")) {
     section("end-to-end journeys (playwright)");
     let browser;
     try {
-      browser = ensureBrowser();
+      browser = browserFinder.ensureBrowser();
     } catch (error) {
       console.error(error.message);
       record("playwright", 0, 1, "no browser");

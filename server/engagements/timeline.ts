@@ -14,6 +14,8 @@ const stepTitle = (n: unknown) => {
 };
 
 const words = (v: unknown) => String(v ?? "").replace(/_/g, " ");
+/** Free text that other words follow: without its closing punctuation, so "…app.; also" cannot happen. */
+const clause = (v: unknown) => String(v ?? "").trim().replace(/[.;:,!]+$/, "");
 
 /** One line describing what an audit event changed. */
 export function describeAuditEvent(ev: Event): string {
@@ -23,7 +25,7 @@ export function describeAuditEvent(ev: Event): string {
     case "engagement.created":
       return `Created the engagement for ${words(a.organization)} on ${getManagedPlatform(String(a.platform))?.name ?? words(a.platform)}, owned by ${words(a.owner)}`;
     case "engagement.status_changed":
-      return `Changed status from ${words(b.status)} to ${words(a.status)}${a.reason ? `: ${words(a.reason)}` : ""}`;
+      return `Changed status from ${words(b.status)} to ${words(a.status)}${a.reason ? `: ${clause(a.reason)}` : ""}`;
     case "engagement.owner_changed":
       return `Handed the engagement from ${words(b.owner)} to ${words(a.owner)}`;
     case "engagement.target_changed":
@@ -31,11 +33,11 @@ export function describeAuditEvent(ev: Event): string {
     case "step.started":
       return `Started ${stepTitle(a.step)}`;
     case "step.completed":
-      return `Completed ${stepTitle(a.step)}${a.note ? `: ${words(a.note)}` : ""}`;
+      return `Completed ${stepTitle(a.step)}${a.note ? `: ${clause(a.note)}` : ""}`;
     case "step.reopened": {
       const cascade = Array.isArray(a.cascade) ? (a.cascade as unknown[]) : [];
       const also = cascade.length ? `; also reopened ${cascade.map(stepTitle).join(", ")}` : "";
-      return `Reopened ${stepTitle(a.step)}: ${words(a.reason)}${also}`;
+      return `Reopened ${stepTitle(a.step)}: ${clause(a.reason)}${also}`;
     }
     default:
       return ev.action.replace(/[._]/g, " ");

@@ -1,14 +1,12 @@
 // Finds a Chromium for Playwright: Playwright's own if installed, else the system's; on
 // Debian/Ubuntu as root it installs the `chromium` package. Never downloads a browser itself.
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
+// CommonJS so both the ESM scripts and Playwright's TypeScript config loader can load it.
+const { spawnSync } = require("node:child_process");
+const fs = require("node:fs");
 const SYSTEM_CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"];
 
 /** Path of a usable browser without installing anything, or null. */
-export function detectBrowser() {
+function detectBrowser() {
   if (process.env.FERRY_BROWSER && fs.existsSync(process.env.FERRY_BROWSER)) return process.env.FERRY_BROWSER;
   try {
     const { chromium } = require("playwright-core");
@@ -30,7 +28,7 @@ function isDebianLike() {
 }
 
 /** A browser path, installing Debian's chromium when possible; throws with what to install otherwise. */
-export function ensureBrowser({ log = console.log } = {}) {
+function ensureBrowser({ log = console.log } = {}) {
   const found = detectBrowser();
   if (found) return found;
   const root = typeof process.getuid === "function" && process.getuid() === 0;
@@ -48,3 +46,5 @@ export function ensureBrowser({ log = console.log } = {}) {
       : "No Chromium found. Install Chromium or Google Chrome (or set FERRY_BROWSER to its binary) and run the tests again.",
   );
 }
+
+module.exports = { detectBrowser, ensureBrowser };
