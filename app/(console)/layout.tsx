@@ -13,6 +13,7 @@ const ADMIN_NAV = [
   { href: "/admin/users", label: "Users" },
   { href: "/admin/organizations", label: "Organisations" },
   { href: "/admin/invitations", label: "Invitations" },
+  { href: "/admin/targets", label: "Service targets" },
   { href: "/admin/outbox", label: "Outbox" },
 ] as const;
 

@@ -84,6 +84,7 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
 
 function Summary({ engagement: e }: { engagement: EngagementDetail }) {
   const [changingOwner, setChangingOwner] = useState(false);
+  const [changingTarget, setChangingTarget] = useState(false);
   const done = stepsDone(e.currentStep);
   return (
     <Card aria-label="Engagement details" bodyClassName="p-0">
@@ -108,7 +109,21 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
             "—"
           )}
         </Item>
-        <Item term="Service target">{e.serviceTarget ? `${e.serviceTarget.name} (${e.serviceTarget.kind})` : "Not set"}</Item>
+        <Item term="Service target">
+          <span className="inline-flex flex-wrap items-center gap-2">
+            {e.serviceTarget ? `${e.serviceTarget.name} (${e.serviceTarget.kind})` : "Not set"}
+            {e.status === "active" || e.status === "on_hold" ? (
+              <Button
+                variant="ghost"
+                size="sm"
+                onClick={() => setChangingTarget(true)}
+                aria-label={`Change service target (now ${e.serviceTarget?.name ?? "not set"})`}
+              >
+                Change
+              </Button>
+            ) : null}
+          </span>
+        </Item>
         <Item term="Progress">
           <span className="block">{e.currentStep > 6 ? "All six steps done" : `At step ${e.currentStep} of 6`}</span>
           <ProgressBar label="Checklist progress" value={done} max={6} valueText={`${done} of 6 steps done in order`} size="sm" className="mt-1 w-40" />
@@ -123,6 +138,7 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
         <Item term="Last change">{formatDateTime(e.updatedAt)}</Item>
       </dl>
       <OwnerDialog engagement={e} open={changingOwner} onClose={() => setChangingOwner(false)} />
+      <TargetDialog engagement={e} open={changingTarget} onClose={() => setChangingTarget(false)} />
     </Card>
   );
 }
@@ -177,6 +193,60 @@ function OwnerDialog({ engagement, open, onClose }: { engagement: EngagementDeta
           </Button>
           <Button type="submit" pending={setOwner.isPending}>
             Save owner
+          </Button>
+        </DialogActions>
+      </Form>
+    </Dialog>
+  );
+}
+
+function TargetDialog({ engagement, open, onClose }: { engagement: EngagementDetail; open: boolean; onClose: () => void }) {
+  const trpc = useTRPC();
+  const targets = useQuery({ ...trpc.targets.list.queryOptions(), enabled: open });
+  const invalidate = useEngagementInvalidation(engagement.id);
+  const [targetId, setTargetId] = useState(engagement.serviceTarget?.id ?? "");
+  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
+  const assign = useMutation(
+    trpc.targets.assign.mutationOptions({
+      onSuccess: async () => {
+        await invalidate();
+        onClose();
+      },
+      onError: (e) => setError(toFormError(e)),
+    }),
+  );
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setError(NO_FORM_ERROR);
+    assign.mutate({ engagementId: engagement.id, serviceTargetId: targetId });
+  }
+  return (
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="Change service target"
+      description="Where this engagement's companies are migrated: the sandbox to rehearse, the real service for the window."
+    >
+      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
+        {error.message && !error.fields.serviceTargetId ? <Notice tone="error">{error.message}</Notice> : null}
+        <Field label="Service target" error={error.fields.serviceTargetId}>
+          {(p) => (
+            <Select {...p} value={targetId} onChange={(e) => setTargetId(e.target.value)}>
+              <option value="">Choose a target…</option>
+              {targets.data?.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name} — {t.baseUrl} (key {t.apiKeyMasked})
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        <DialogActions>
+          <Button variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" pending={assign.isPending}>
+            Save target
           </Button>
         </DialogActions>
       </Form>

@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { PageHeader } from "@/app/_components/ui";
+import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
+import { ServiceTargets } from "./targets";
+
+export const metadata: Metadata = { title: "Service targets" };
+
+export default async function ServiceTargetsPage() {
+  await getQueryClient().prefetchQuery(trpc.targets.list.queryOptions());
+  return (
+    <HydrateClient>
+      <PageHeader
+        title="Service targets"
+        description="Where engagements migrate into: the built-in sandbox for rehearsals, or the real service with a customer's API key. Keys are encrypted at rest and only ever shown masked."
+      />
+      <ServiceTargets />
+    </HydrateClient>
+  );
+}
