@@ -30,6 +30,19 @@ describe("limits under concurrency", () => {
     expect(list.json).toMatchObject({ totalResults: 50 });
   });
 
+  it("ten concurrent creations on a free trial holding 45 end with exactly 50 companies and five 402s", async () => {
+    const { apiKey } = await sb.control.createClient({ plan: "free" });
+    for (let i = 0; i < 45; i++) await createCompany(sb, apiKey, `Existing ${i}`);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call(sb, { method: "POST", path: "/companies", apiKey, body: { name: `Concurrent ${i}` } })),
+    );
+    const codes = results.map((r) => r.status);
+    expect(codes.filter((c) => c === 200)).toHaveLength(5);
+    expect(codes.filter((c) => c === 402)).toHaveLength(5);
+    const list = await call(sb, { path: "/companies?pageSize=100", apiKey });
+    expect(list.json).toMatchObject({ totalResults: 50 });
+  });
+
   it("five concurrent creations on a free trial holding 45: all succeed, then the next is 402", async () => {
     const { apiKey } = await sb.control.createClient({ plan: "free" });
     for (let i = 0; i < 45; i++) await createCompany(sb, apiKey, `Existing ${i}`);
