@@ -3,6 +3,7 @@
  * migrations, people of every role, and tRPC callers acting as each of them.
  */
 import fs from "node:fs";
+import { TRPCError } from "@trpc/server";
 import os from "node:os";
 import path from "node:path";
 import { openDb, type Db } from "@/db/client";
@@ -75,6 +76,16 @@ export async function seedPeople(db: Db): Promise<People> {
     orgA,
     orgB,
   };
+}
+
+/** The TRPCError a call fails with (fails the test if it succeeds or throws something else). */
+export async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${error === null ? "success" : String(error)}`);
+  return error;
 }
 
 /** A tRPC caller acting as `actor` (or anonymous). */

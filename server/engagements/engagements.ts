@@ -246,20 +246,28 @@ export function actOnStep(
       },
       at: now,
     });
-    if (status !== eng.status) {
-      recordAudit(tx, {
-        actor,
-        action: "engagement.status_changed",
-        targetType: "engagement",
-        targetId: eng.id,
-        engagementId: eng.id,
-        organizationId: eng.organizationId,
-        before: { status: eng.status },
-        after: { status },
-        at: now,
-      });
-    }
+    if (status !== eng.status) auditStatusChange(tx, actor, { engagement: eng, to: status, at: now });
     return { changed: d.changed, status };
+  });
+}
+
+function auditStatusChange(
+  tx: DbOrTx,
+  actor: Actor,
+  change: { engagement: { id: string; organizationId: string; status: EngagementStatus }; to: EngagementStatus; reason?: string; at: Date },
+): void {
+  const { engagement: eng, to, at } = change;
+  const reason = change.reason?.trim();
+  recordAudit(tx, {
+    actor,
+    action: "engagement.status_changed",
+    targetType: "engagement",
+    targetId: eng.id,
+    engagementId: eng.id,
+    organizationId: eng.organizationId,
+    before: { status: eng.status },
+    after: { status: to, ...(reason ? { reason } : {}) },
+    at,
   });
 }
 
@@ -284,17 +292,7 @@ export function changeStatus(
     if (!d.ok) refuse(d);
     const now = new Date();
     tx.update(engagements).set({ status: input.status, updatedAt: now }).where(eq(engagements.id, eng.id)).run();
-    recordAudit(tx, {
-      actor,
-      action: "engagement.status_changed",
-      targetType: "engagement",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      before: { status: eng.status },
-      after: { status: input.status, ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}) },
-      at: now,
-    });
+    auditStatusChange(tx, actor, { engagement: eng, to: input.status, reason: input.reason, at: now });
   });
 }
 

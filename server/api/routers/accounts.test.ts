@@ -1,11 +1,10 @@
 /** People, organisations, invitations and the outbox through createCaller on a real database. */
-import { TRPCError } from "@trpc/server";
 import { count, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, invitations, mailOutbox, users } from "@/db/schema";
 import { invite } from "@/server/accounts/invitations";
 import { signIn } from "@/server/accounts/sign-in";
-import { callerAs, createTestDb, seedPeople, testConfig, type People, type TestDb } from "../testing";
+import { callerAs, createTestDb, seedPeople, testConfig, trpcError, type People, type TestDb } from "../testing";
 
 let t: TestDb;
 let p: People;
@@ -20,15 +19,6 @@ afterEach(() => t.close());
 
 const admin = () => callerAs(t.db, p.admin, testConfig(log));
 const anonymous = () => callerAs(t.db, null, testConfig(log));
-
-async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
-}
 
 /** The one-time token from the newest invitation mail in the outbox. */
 async function tokenFromOutbox(): Promise<string> {

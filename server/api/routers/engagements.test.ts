@@ -1,9 +1,8 @@
 /** The engagement procedures through createCaller on a real temporary database. */
-import { TRPCError } from "@trpc/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
 import { auditEvents, engagements, engagementSteps } from "@/db/schema";
-import { callerAs, createTestDb, seedPeople, type People, type TestDb } from "../testing";
+import { callerAs, createTestDb, seedPeople, trpcError, type People, type TestDb } from "../testing";
 
 let t: TestDb;
 let p: People;
@@ -22,15 +21,6 @@ async function newEngagement(platformKey = "qhyg", organizationId = p.orgA) {
 
 function rowCount(table: typeof engagements | typeof engagementSteps | typeof auditEvents) {
   return t.db.select({ n: count() }).from(table).get()!.n;
-}
-
-async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TRPCError);
-  return error as TRPCError;
 }
 
 describe("creating an engagement", () => {

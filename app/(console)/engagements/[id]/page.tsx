@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { notFound, redirect } from "next/navigation";
-import { TRPCError } from "@trpc/server";
 import { cache } from "react";
-import { Forbidden } from "@/app/_components/forbidden";
+import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
 import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { EngagementDetailView } from "./engagement-detail";
 
@@ -20,23 +18,9 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function EngagementPage({ params }: { params: Params }) {
   const { id } = await params;
   const engagementId = id;
-  let engagement;
-  try {
-    engagement = await loadEngagement(engagementId);
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    switch (error.code) {
-      case "NOT_FOUND":
-      case "BAD_REQUEST":
-        notFound();
-      case "FORBIDDEN":
-        return <Forbidden message={error.message} homeHref="/" />;
-      case "UNAUTHORIZED":
-        redirect("/login");
-      default:
-        throw error;
-    }
-  }
+  const loaded = await loadOrInterrupt(() => loadEngagement(engagementId), { homeHref: "/" });
+  if ("page" in loaded) return loaded.page;
+  const engagement = loaded.data;
   const queryClient = getQueryClient();
   // Seed the cache with what was just read, under the key the client component uses.
   queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);

@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { notFound, redirect } from "next/navigation";
-import { TRPCError } from "@trpc/server";
 import { cache } from "react";
-import { Forbidden } from "@/app/_components/forbidden";
+import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
 import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { PortalEngagementView } from "./portal-engagement";
 
@@ -18,23 +16,9 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function PortalEngagementPage({ params }: { params: Params }) {
   const { id: engagementId } = await params;
-  let engagement;
-  try {
-    engagement = await loadEngagement(engagementId);
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    switch (error.code) {
-      case "NOT_FOUND":
-      case "BAD_REQUEST":
-        notFound();
-      case "FORBIDDEN":
-        return <Forbidden message={error.message} homeHref="/portal" />;
-      case "UNAUTHORIZED":
-        redirect("/login");
-      default:
-        throw error;
-    }
-  }
+  const loaded = await loadOrInterrupt(() => loadEngagement(engagementId), { homeHref: "/portal" });
+  if ("page" in loaded) return loaded.page;
+  const engagement = loaded.data;
   const queryClient = getQueryClient();
   queryClient.setQueryData(trpc.portal.engagement.queryKey({ engagementId }), engagement);
   await queryClient.prefetchQuery(trpc.portal.timeline.queryOptions({ engagementId }));
