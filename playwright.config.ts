@@ -31,7 +31,8 @@ export default defineConfig({
     reuseExistingServer: !process.env.CI,
     timeout: 120_000,
     env: { E2E_PORT: String(PORT) },
-    stdout: "pipe",
+    // The app logs outgoing mail on stdout (the embedded outbox); only errors belong in the report.
+    stdout: "ignore",
     stderr: "pipe",
     // SIGTERM to the server's process group, so the sandbox and next-server stop with it.
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
