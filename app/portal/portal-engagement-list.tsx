@@ -1,10 +1,10 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
+import { ReferenceLink } from "@/app/_components/engagement/reference-link";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { StepProgress } from "@/app/_components/engagement/step-progress";
-import { CopyButton, EmptyState, LinkPending, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
@@ -36,11 +36,7 @@ export function PortalEngagementList() {
           {list.data.items.map((e) => (
             <Tr key={e.id}>
               <Td className="whitespace-nowrap">
-                <Link href={`/portal/engagements/${e.id}`} className="font-mono font-medium text-indigo-700 hover:underline">
-                  {e.reference}
-                  <LinkPending />
-                </Link>
-                <CopyButton value={e.reference} label={`reference ${e.reference}`} className="ml-1 align-middle" />
+                <ReferenceLink href={`/portal/engagements/${e.id}`} reference={e.reference} />
               </Td>
               <Td>{e.platformName}</Td>
               <Td>

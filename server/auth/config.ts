@@ -1,19 +1,18 @@
 /**
- * next-auth (v4): email + password credentials, JWT sessions. The token carries only the user id;
- * role and organisation are read from the database on every request, so a deactivation or a role
- * change applies at once.
+ * next-auth (v4): email + password credentials, JWT sessions. The token carries only the user id
+ * (plus name and email); role, organisation and "still active" are read from the database once per
+ * request by the tRPC context, so a deactivation or a role change applies at once.
  */
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getDb } from "@/db/client";
 import { signIn } from "@/server/accounts/sign-in";
-import { loadActor } from "@/server/accounts/users";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 
 declare module "next-auth" {
   interface Session {
-    user: { id: string; name: string; email: string; role: "admin" | "support" | "customer" };
+    user: { id: string; name: string; email: string };
   }
 }
 
@@ -61,8 +60,8 @@ export function authOptions(): NextAuthOptions {
         return token;
       },
       session({ session, token }) {
-        const actor = token.sub ? loadActor(getDb(), token.sub) : null;
-        if (actor) session.user = { id: actor.id, name: actor.name, email: actor.email, role: actor.role };
+        // Only the id: the request context loads the person (role, organisation, active) once.
+        if (token.sub) session.user = { id: token.sub, name: token.name ?? "", email: token.email ?? "" };
         return session;
       },
     },

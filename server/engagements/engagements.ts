@@ -52,10 +52,14 @@ export function assertCanView(db: DbOrTx, actor: Actor, engagementId: string): {
     .where(eq(engagements.id, engagementId))
     .get();
   if (!row) throw new AppError("NOT_FOUND", "No engagement with that id.");
-  if (!isStaff(actor.role) && row.organizationId !== actor.organizationId) {
+  assertOrganization(actor, row.organizationId);
+  return row;
+}
+
+function assertOrganization(actor: Actor, organizationId: string): void {
+  if (!isStaff(actor.role) && organizationId !== actor.organizationId) {
     throw new AppError("FORBIDDEN", "This engagement belongs to another organisation.");
   }
-  return row;
 }
 
 function refuse(refusal: Refusal): never {
@@ -162,7 +166,6 @@ export function actOnStep(
   actor: Actor,
   input: { engagementId: string; step: StepNumber; action: StepAction; note?: string; reason?: string },
 ): { changed: StepNumber[]; status: EngagementStatus } {
-  assertCanView(db, actor, input.engagementId);
   const decide = (eng: { status: EngagementStatus }, states: StepStates) =>
     decideStepAction({
       role: actor.role,
@@ -176,6 +179,7 @@ export function actOnStep(
 
   // Checked first outside the transaction (cheap refusal), then again inside it.
   const first = loadForChange(db, input.engagementId);
+  assertOrganization(actor, first.eng.organizationId);
   const pre = decide(first.eng, first.states);
   if (!pre.ok) refuse(pre);
 
@@ -469,7 +473,6 @@ export type EngagementDetail = {
 
 /** The engagement with its six steps as the viewer sees them. */
 export function getEngagement(db: Db, actor: Actor, engagementId: string): EngagementDetail {
-  assertCanView(db, actor, engagementId);
   const row = db
     .select({ e: engagements, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })
     .from(engagements)
@@ -479,6 +482,7 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
     .get();
   if (!row) throw new AppError("NOT_FOUND", "No engagement with that id.");
   const e = row.e;
+  assertOrganization(actor, e.organizationId);
   const stepRows = db
     .select()
     .from(engagementSteps)

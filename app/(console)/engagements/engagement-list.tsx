@@ -3,16 +3,15 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { ReferenceLink } from "@/app/_components/engagement/reference-link";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { StepProgress } from "@/app/_components/engagement/step-progress";
 import {
   Button,
   cn,
-  CopyButton,
   EmptyState,
   Field,
   Input,
-  LinkPending,
   Notice,
   Pagination,
   ProgressBar,
@@ -218,11 +217,7 @@ export function EngagementList() {
               {data.items.map((e) => (
                 <Tr key={e.id} className="hover:bg-slate-50">
                   <Td className="whitespace-nowrap">
-                    <Link href={`/engagements/${e.id}`} className="font-mono font-medium text-indigo-700 hover:underline">
-                      {e.reference}
-                      <LinkPending />
-                    </Link>
-                    <CopyButton value={e.reference} label={`reference ${e.reference}`} className="ml-1 align-middle" />
+                    <ReferenceLink href={`/engagements/${e.id}`} reference={e.reference} />
                   </Td>
                   <Td>{e.organizationName}</Td>
                   <Td className="whitespace-nowrap">{e.platformName}</Td>

@@ -1,4 +1,5 @@
 "use client";
+import { OrganizationSelect } from "@/app/_components/organization-select";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
@@ -91,7 +92,6 @@ function InvitationList() {
 function InviteForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const orgs = useQuery(trpc.organizations.list.queryOptions());
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
   const [role, setRole] = useState<Role>("customer");
@@ -152,17 +152,14 @@ function InviteForm() {
         {role === "customer" ? (
           <Field label="Organisation" error={error.fields.organizationId}>
             {(p) => (
-              <Select {...p} name="organizationId" value={organizationId} onChange={(e) => {
-                setOrganizationId(e.target.value);
-                setError((current) => withoutField(current, "organizationId"));
-              }}>
-                <option value="">Choose an organisation…</option>
-                {orgs.data?.map((o) => (
-                  <option key={o.id} value={o.id}>
-                    {o.name}
-                  </option>
-                ))}
-              </Select>
+              <OrganizationSelect
+                control={p}
+                value={organizationId}
+                onChange={(id) => {
+                  setOrganizationId(id);
+                  setError((current) => withoutField(current, "organizationId"));
+                }}
+              />
             )}
           </Field>
         ) : null}

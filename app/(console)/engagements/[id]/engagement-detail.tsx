@@ -156,47 +156,21 @@ function OwnerDialog({ engagement, open, onClose }: { engagement: EngagementDeta
   const trpc = useTRPC();
   const staff = useQuery({ ...trpc.users.staff.queryOptions(), enabled: open });
   const invalidate = useEngagementInvalidation(engagement.id);
-  const [ownerId, setOwnerId] = useState(engagement.owner.id);
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
-  const setOwner = useMutation(
-    trpc.engagements.setOwner.mutationOptions({
-      onSuccess: async () => {
-        await invalidate();
-        onClose();
-      },
-      onError: (e) => setError(toFormError(e)),
-    }),
-  );
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
-    setOwner.mutate({ engagementId: engagement.id, ownerId });
-  }
+  const setOwner = useMutation(trpc.engagements.setOwner.mutationOptions({ onSuccess: invalidate }));
   return (
-    <Dialog open={open} onClose={onClose} title="Change owner" description="The owner carries the engagement through its steps.">
-      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
-        {error.message && !error.fields.ownerId ? <Notice tone="error">{error.message}</Notice> : null}
-        <Field label="New owner" error={error.fields.ownerId}>
-          {(p) => (
-            <Select {...p} value={ownerId} onChange={(e) => setOwnerId(e.target.value)}>
-              {staff.data?.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                </option>
-              )) ?? <option value={engagement.owner.id}>{engagement.owner.name}</option>}
-            </Select>
-          )}
-        </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" pending={setOwner.isPending}>
-            Save owner
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    <ChoiceDialog
+      open={open}
+      onClose={onClose}
+      title="Change owner"
+      description="The owner carries the engagement through its steps."
+      label="New owner"
+      field="ownerId"
+      initial={engagement.owner.id}
+      options={staff.data?.map((s) => ({ value: s.id, label: s.name })) ?? [{ value: engagement.owner.id, label: engagement.owner.name }]}
+      saveLabel="Save owner"
+      pending={setOwner.isPending}
+      save={(ownerId) => setOwner.mutateAsync({ engagementId: engagement.id, ownerId })}
+    />
   );
 }
 
@@ -204,49 +178,76 @@ function TargetDialog({ engagement, open, onClose }: { engagement: EngagementDet
   const trpc = useTRPC();
   const targets = useQuery({ ...trpc.targets.list.queryOptions(), enabled: open });
   const invalidate = useEngagementInvalidation(engagement.id);
-  const [targetId, setTargetId] = useState(engagement.serviceTarget?.id ?? "");
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
-  const assign = useMutation(
-    trpc.targets.assign.mutationOptions({
-      onSuccess: async () => {
-        await invalidate();
-        onClose();
-      },
-      onError: (e) => setError(toFormError(e)),
-    }),
-  );
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
-    assign.mutate({ engagementId: engagement.id, serviceTargetId: targetId });
-  }
+  const assign = useMutation(trpc.targets.assign.mutationOptions({ onSuccess: invalidate }));
   return (
-    <Dialog
+    <ChoiceDialog
       open={open}
       onClose={onClose}
       title="Change service target"
       description="Where this engagement's companies are migrated: the sandbox to rehearse, the real service for the window."
-    >
+      label="Service target"
+      field="serviceTargetId"
+      initial={engagement.serviceTarget?.id ?? ""}
+      placeholder="Choose a target…"
+      options={targets.data?.map((t) => ({ value: t.id, label: `${t.name} — ${t.baseUrl} (key ${t.apiKeyMasked})` })) ?? []}
+      saveLabel="Save target"
+      pending={assign.isPending}
+      save={(serviceTargetId) => assign.mutateAsync({ engagementId: engagement.id, serviceTargetId })}
+    />
+  );
+}
+
+/** A dialog that picks one value from a list and saves it, showing the server's refusal on the field. */
+function ChoiceDialog(props: {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  description: string;
+  label: string;
+  /** The input field the server names in its errors. */
+  field: string;
+  initial: string;
+  placeholder?: string;
+  options: { value: string; label: string }[];
+  saveLabel: string;
+  pending: boolean;
+  save: (value: string) => Promise<unknown>;
+}) {
+  const [value, setValue] = useState(props.initial);
+  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setError(NO_FORM_ERROR);
+    try {
+      await props.save(value);
+      props.onClose();
+    } catch (e) {
+      setError(toFormError(e));
+    }
+  }
+  const fieldError = error.fields[props.field];
+  return (
+    <Dialog open={props.open} onClose={props.onClose} title={props.title} description={props.description}>
       <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
-        {error.message && !error.fields.serviceTargetId ? <Notice tone="error">{error.message}</Notice> : null}
-        <Field label="Service target" error={error.fields.serviceTargetId}>
+        {error.message && !fieldError ? <Notice tone="error">{error.message}</Notice> : null}
+        <Field label={props.label} error={fieldError}>
           {(p) => (
-            <Select {...p} value={targetId} onChange={(e) => setTargetId(e.target.value)}>
-              <option value="">Choose a target…</option>
-              {targets.data?.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name} — {t.baseUrl} (key {t.apiKeyMasked})
+            <Select {...p} value={value} onChange={(e) => setValue(e.target.value)}>
+              {props.placeholder ? <option value="">{props.placeholder}</option> : null}
+              {props.options.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
                 </option>
               ))}
             </Select>
           )}
         </Field>
         <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
+          <Button variant="secondary" onClick={props.onClose}>
             Cancel
           </Button>
-          <Button type="submit" pending={assign.isPending}>
-            Save target
+          <Button type="submit" pending={props.pending}>
+            {props.saveLabel}
           </Button>
         </DialogActions>
       </Form>

@@ -1,4 +1,5 @@
 "use client";
+import { OrganizationSelect } from "@/app/_components/organization-select";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -10,7 +11,6 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const organizations = useQuery(trpc.organizations.list.queryOptions());
   const platforms = useQuery(trpc.platforms.list.queryOptions());
   const staff = useQuery(trpc.users.staff.queryOptions());
 
@@ -50,17 +50,14 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
         {formMessage ? <Notice tone="error">{formMessage}</Notice> : null}
         <Field label="Customer organisation" error={error.fields.organizationId}>
           {(p) => (
-            <Select {...p} name="organizationId" value={organizationId} onChange={(e) => {
-                setOrganizationId(e.target.value);
+            <OrganizationSelect
+              control={p}
+              value={organizationId}
+              onChange={(id) => {
+                setOrganizationId(id);
                 setError((current) => withoutField(current, "organizationId"));
-              }}>
-              <option value="">Choose an organisation…</option>
-              {organizations.data?.map((o) => (
-                <option key={o.id} value={o.id}>
-                  {o.name}
-                </option>
-              ))}
-            </Select>
+              }}
+            />
           )}
         </Field>
         <Field
