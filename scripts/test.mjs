@@ -1,7 +1,7 @@
-// `npm test`: the whole suite — typecheck, unit and integration tests (Vitest), the production
+// `npm test`: the whole suite — typecheck, lint (ESLint, zero warnings), unit and integration tests (Vitest), the production
 // build, and the Playwright journeys in Chromium — ending with one line `N passed, N failed`.
 //   npm test                 everything
-//   npm test -- --only unit  one part: typecheck | unit | e2e (e2e builds first)
+//   npm test -- --only unit  one part: typecheck | lint | unit | e2e (e2e builds first)
 import fs from "node:fs";
 import path from "node:path";
 import browserFinder from "./browser.cjs";
@@ -28,6 +28,12 @@ if (wants("typecheck")) {
   section("typecheck (tsc --noEmit)");
   const code = run(BIN("tsc"), ["--noEmit"]);
   record("typecheck", code === 0 ? 1 : 0, code === 0 ? 0 : 1);
+}
+
+if (wants("lint")) {
+  section("lint (eslint, zero warnings)");
+  const code = run(BIN("eslint"), [".", "--max-warnings=0"]);
+  record("lint", code === 0 ? 1 : 0, code === 0 ? 0 : 1);
 }
 
 if (wants("unit")) {

@@ -14,6 +14,7 @@ export function SignOutButton() {
         setPending(true);
         await signOut({ redirect: false });
         // A full page load drops every cached query of the previous user.
+        // eslint-disable-next-line @next/next/no-location-assign-relative-destination -- deliberate full load, see above
         window.location.assign("/login");
       }}
     >

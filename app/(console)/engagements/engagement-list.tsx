@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useMemo, useState } from "react";
 import { ReferenceLink } from "@/app/_components/engagement/reference-link";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { StepProgress } from "@/app/_components/engagement/step-progress";
@@ -63,17 +63,18 @@ export function EngagementList() {
   }
 
   const [search, setSearch] = useState(filters.search ?? "");
-  const searchRef = useRef(search);
-  searchRef.current = search;
-  useEffect(() => {
-    // Back/forward or "clear filters" changed the URL: show its search, unless it is what is typed.
-    if ((filters.search ?? "") !== searchRef.current.trim()) setSearch(filters.search ?? "");
-  }, [filters.search]);
+  // Back/forward or "clear filters" changed the URL: show its search, unless it is what is typed.
+  const [urlSearch, setUrlSearch] = useState(filters.search ?? "");
+  if ((filters.search ?? "") !== urlSearch) {
+    setUrlSearch(filters.search ?? "");
+    if ((filters.search ?? "") !== search.trim()) setSearch(filters.search ?? "");
+  }
+  const applySearch = useEffectEvent((value: string) => apply({ search: value || undefined }, "replace"));
   useEffect(() => {
     if (search.trim() === (filters.search ?? "")) return;
-    const timer = setTimeout(() => apply({ search: search.trim() || undefined }, "replace"), 300);
-    return () => clearTimeout(timer);
     // Re-armed on every keystroke, so the list asks the server once typing pauses.
+    const timer = setTimeout(() => applySearch(search.trim()), 300);
+    return () => clearTimeout(timer);
   }, [search, filters.search]);
 
   const data = list.data;

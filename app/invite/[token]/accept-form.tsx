@@ -1,5 +1,6 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button, Field, Form, Input, Notice } from "@/app/_components/ui";
 import { roleLabel } from "@/app/_lib/labels";
@@ -17,6 +18,7 @@ export type AcceptInvitationFormProps = {
 
 export function AcceptInvitationForm({ token, email, name: invitedName, organizationName, role }: AcceptInvitationFormProps) {
   const trpc = useTRPC();
+  const router = useRouter();
   const [name, setName] = useState(invitedName);
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
@@ -24,7 +26,7 @@ export function AcceptInvitationForm({ token, email, name: invitedName, organiza
   const accept = useMutation(
     trpc.invitations.accept.mutationOptions({
       onSuccess: (result) => {
-        window.location.assign(`/login?invited=1&email=${encodeURIComponent(result.email)}`);
+        router.push(`/login?invited=1&email=${encodeURIComponent(result.email)}`);
       },
       onError: (e) => setError(toFormError(e)),
     }),

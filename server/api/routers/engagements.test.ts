@@ -1,7 +1,7 @@
 /** The engagement procedures through createCaller on a real temporary database. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
-import { auditEvents, engagements, engagementSteps } from "@/db/schema";
+import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
 import { callerAs, createTestDb, seedPeople, trpcError, type People, type TestDb } from "../testing";
 
 let t: TestDb;

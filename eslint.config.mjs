@@ -1,0 +1,31 @@
+// ESLint: Next.js (core web vitals, React, React Hooks, jsx-a11y), TypeScript and drizzle rule sets.
+// `npm test` runs it with zero warnings allowed.
+import { defineConfig, globalIgnores } from "eslint/config";
+import nextVitals from "eslint-config-next/core-web-vitals";
+import nextTs from "eslint-config-next/typescript";
+import drizzle from "eslint-plugin-drizzle";
+
+export default defineConfig([
+  ...nextVitals,
+  ...nextTs,
+  {
+    plugins: { drizzle },
+    rules: {
+      // Only calls on a drizzle database or transaction (not Map.delete, Set.delete…).
+      "drizzle/enforce-delete-with-where": ["error", { drizzleObjectName: ["db", "tx"] }],
+      "drizzle/enforce-update-with-where": ["error", { drizzleObjectName: ["db", "tx"] }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
+  },
+  {
+    // Playwright fixtures take a `use` callback that is not React's hook.
+    files: ["e2e/**"],
+    rules: { "react-hooks/rules-of-hooks": "off" },
+  },
+  {
+    files: ["**/*.cjs"],
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  globalIgnores([".next/**", "node_modules/**", "data/**", ".tmp/**", "test-results/**", "playwright-report/**", "next-env.d.ts"]),
+]);
