@@ -1,3 +1,4 @@
 export * from "./data-types";
 export * from "./platforms";
 export * from "./credentials";
+export * from "./company-name";

@@ -3,6 +3,7 @@
  * `tags`, `orderBy`), get, replace (PUT), update (PATCH), delete (204).
  */
 import { randomUUID } from "node:crypto";
+import { serviceCompanyName } from "../../platforms";
 import { requireCompany, type ApiContext } from "../context";
 import { badRequest, companyLimitExceeded, type ValidationItem } from "../errors";
 import { isPlainObject, type ApiResponse } from "../http";
@@ -12,8 +13,6 @@ import type { CompanyRow } from "../store/store";
 import { companyView } from "../views";
 import type { ApiRoute } from "./types";
 
-/** Characters a company name keeps (reference §3); others are stripped, not rejected. */
-const NAME_FORBIDDEN = /[^A-Za-z0-9\s\-',&@.?!]/g;
 const MAX_NAME = 500;
 const MAX_DESCRIPTION = 4000;
 const MAX_TAGS = 10;
@@ -33,7 +32,7 @@ function readFields(body: unknown, mode: "create" | "replace" | "update"): Compa
   } else if (typeof rawName !== "string") {
     problems.push({ itemId: "name", message: "name must be a string.", validatorName });
   } else {
-    const name = rawName.replace(NAME_FORBIDDEN, "").replace(/\s+/g, " ").trim();
+    const name = serviceCompanyName(rawName);
     if (!name) {
       problems.push({
         itemId: "name",
