@@ -7,7 +7,8 @@
 import { performance } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
 import { engagements, organizations, users } from "@/db/schema";
-import { callerAs, createTestDb, seedPeople } from "@/server/api/testing";
+import { callerAs } from "@/server/api/testing";
+import { createTestDb, seedPeople } from "@/server/testing/test-db";
 import { MANAGED_PLATFORM_KEYS } from "@/server/platforms";
 
 const N = Number(process.argv[2] ?? 10_000);

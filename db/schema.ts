@@ -4,6 +4,12 @@
  */
 import { relations, sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+// The domain owns its unions; the schema stores them (imports point down from db to nothing else).
+import { ROLES } from "../server/accounts/roles";
+import { ENGAGEMENT_STATUSES, STEP_STATES } from "../server/engagements/states";
+import { SERVICE_TARGET_KINDS } from "../server/targets/kinds";
+import type { StepEvidence } from "../server/engagements/evidence";
+import { MAIL_TRANSPORTS } from "../server/mail/transports";
 
 const id = () =>
   text("id")
@@ -13,15 +19,6 @@ const createdAt = () =>
   integer("created_at", { mode: "timestamp_ms" })
     .notNull()
     .$defaultFn(() => new Date());
-
-export const ROLES = ["admin", "support", "customer"] as const;
-export type Role = (typeof ROLES)[number];
-
-export const ENGAGEMENT_STATUSES = ["active", "on_hold", "completed", "cancelled"] as const;
-export type EngagementStatus = (typeof ENGAGEMENT_STATUSES)[number];
-
-export const STEP_STATES = ["pending", "in_progress", "done"] as const;
-export type StepState = (typeof STEP_STATES)[number];
 
 export const organizations = sqliteTable(
   "organizations",
@@ -87,7 +84,7 @@ export const mailOutbox = sqliteTable(
     to: text("to").notNull(),
     subject: text("subject").notNull(),
     text: text("text").notNull(),
-    transport: text("transport", { enum: ["outbox", "smtp"] }).notNull(),
+    transport: text("transport", { enum: MAIL_TRANSPORTS }).notNull(),
     sentAt: integer("sent_at", { mode: "timestamp_ms" }),
     error: text("error"),
     createdAt: createdAt(),
@@ -102,7 +99,7 @@ export const serviceTargets = sqliteTable("service_targets", {
   baseUrl: text("base_url").notNull(),
   /** Encrypted API key envelope (see server/security/secrets.ts). */
   apiKeyCipher: text("api_key_cipher").notNull(),
-  kind: text("kind", { enum: ["sandbox", "service"] }).notNull(),
+  kind: text("kind", { enum: SERVICE_TARGET_KINDS }).notNull(),
   createdAt: createdAt(),
 });
 
@@ -162,12 +159,6 @@ export const engagementSteps = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.engagementId, t.step] })],
 );
-
-export type StepEvidence = {
-  note?: string;
-  /** Set when staff completed a customer's step for them (e.g. confirmed by email). */
-  onBehalfOfCustomer?: boolean;
-};
 
 export const auditEvents = sqliteTable(
   "audit_events",

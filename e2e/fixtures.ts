@@ -3,15 +3,15 @@
  * tests), a small tRPC-over-HTTP client, and factories that create uniquely named data so specs
  * share one database without depending on each other or on order.
  */
-import demoLogins from "../db/demo-logins.json";
+import demoLogins from "../server/demo/demo-logins.json";
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
 
 export type Credentials = { email: string; password: string };
 
-/** The demo sign-ins seeded by db/seed-demo.ts (from the same JSON file, not the server module). */
+/** The demo sign-ins seeded by server/demo/seed-demo.ts (from the same JSON file, not the server module). */
 const login = (email: string): Credentials => {
   const found = demoLogins.find((l) => l.email === email);
-  if (!found) throw new Error(`No demo login ${email} in db/demo-logins.json`);
+  if (!found) throw new Error(`No demo login ${email} in server/demo/demo-logins.json`);
   return { email: found.email, password: found.password };
 };
 export const DEMO = {

@@ -39,7 +39,7 @@ if (hasSandbox) {
   await waitForHttp(`${env.SANDBOX_URL}/companies`, { child: sandbox });
 }
 const seedEnv = hasSandbox ? env : { ...env, SANDBOX_ADMIN_TOKEN: "" };
-if (run(BIN("tsx"), ["db/seed.ts"], { env: seedEnv }) !== 0) {
+if (run(BIN("tsx"), ["scripts/seed.ts"], { env: seedEnv }) !== 0) {
   stopServices(children);
   throw new Error("Seeding the e2e database failed");
 }

@@ -66,7 +66,7 @@ const sandbox = startService("sandbox", BIN("tsx"), ["server/sandbox/main.ts"], 
 watch("The sandbox", sandbox);
 await waitForHttp(`${env.SANDBOX_URL}/companies`, { child: sandbox });
 
-if (run(BIN("tsx"), ["db/seed.ts"], { env }) !== 0) {
+if (run(BIN("tsx"), ["scripts/seed.ts"], { env }) !== 0) {
   console.error("Preparing the database failed (see above).");
   shutdown(1);
 }
@@ -87,7 +87,7 @@ watch("The web app", web);
 await waitForHttp(`http://127.0.0.1:${port}/api/auth/csrf`, { child: web, timeoutMs: 120_000 });
 
 // Only what a newcomer needs; the demo passwords are public demo data, not secrets.
-const DEMO_LOGINS = JSON.parse(fs.readFileSync(path.join(ROOT, "db", "demo-logins.json"), "utf8"));
+const DEMO_LOGINS = JSON.parse(fs.readFileSync(path.join(ROOT, "server", "demo", "demo-logins.json"), "utf8"));
 console.log(`
   Ferry is running: ${appUrl}
 

@@ -1,23 +1,19 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import type { SelectHTMLAttributes } from "react";
 import { useTRPC } from "@/app/_trpc/react";
 import type { ControlProps } from "./ui/field";
 import { Select } from "./ui/input";
 
-/** The customer organisations as a select (inside a Field), with an empty "choose" option first. */
-export function OrganizationSelect({
-  control,
-  value,
-  onChange,
-}: {
-  control: ControlProps;
-  value: string;
-  onChange: (organizationId: string) => void;
-}) {
+/**
+ * The customer organisations as a select (inside a Field), with an empty "choose" option first.
+ * Takes a form library's registration (name, ref, onChange, onBlur) or a plain value and onChange.
+ */
+export function OrganizationSelect({ control, ...select }: { control: ControlProps } & SelectHTMLAttributes<HTMLSelectElement> & { ref?: React.Ref<HTMLSelectElement> }) {
   const trpc = useTRPC();
   const organizations = useQuery(trpc.organizations.list.queryOptions());
   return (
-    <Select {...control} name="organizationId" value={value} onChange={(e) => onChange(e.target.value)}>
+    <Select {...control} name="organizationId" {...select}>
       <option value="">Choose an organisation…</option>
       {organizations.data?.map((o) => (
         <option key={o.id} value={o.id}>

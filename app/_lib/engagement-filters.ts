@@ -2,10 +2,11 @@
  * The engagement list's filters live in the URL, so a filtered view can be shared and reloaded.
  * One mapping both ways, used by the server page (prefetch) and the client table (same query key).
  */
+import { PAGE_SIZE } from "@/server/api/routers/shared.types";
 import { ENGAGEMENT_STATUSES } from "./labels";
 import type { EngagementStatus } from "./types";
 
-export const PAGE_SIZE = 25;
+export { PAGE_SIZE };
 
 /** Far past any real list (10,000 engagements are 400 pages), and safe for the server's integer check. */
 export const MAX_PAGE = 1_000_000;

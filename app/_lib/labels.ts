@@ -1,18 +1,15 @@
 /** Words the UI uses for statuses, states and parties, and the step titles for filters. */
+import { STEPS } from "@/server/engagements/checklist";
+import { ALL_STEPS_DONE } from "@/server/engagements/states";
 import type { EngagementStatus, Role, StepView } from "./types";
 
-export const ENGAGEMENT_STATUSES = ["active", "on_hold", "completed", "cancelled"] as const satisfies readonly EngagementStatus[];
+export { ENGAGEMENT_STATUSES } from "@/server/engagements/states";
 
-/** The six steps' titles, for filter chips before any engagement is loaded (checklist.ts is the source). */
-export const STEP_TITLES: Record<number, string> = {
-  1: "Details gathered",
-  2: "Time agreed",
-  3: "Callback URL added",
-  4: "Syncing disabled",
-  5: "Single-company test",
-  6: "Bulk migration and handover",
-  7: "All steps done",
-};
+/** A current step's title (the checklist's own), or "All steps done" past the sixth. */
+export function currentStepTitle(step: number): string {
+  if (step >= ALL_STEPS_DONE) return "All steps done";
+  return STEPS.find((s) => s.number === step)?.title ?? `Step ${step}`;
+}
 
 export function statusLabel(status: EngagementStatus): string {
   switch (status) {

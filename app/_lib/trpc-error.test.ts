@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorCode, toFormError, withoutField } from "./trpc-error";
+import { errorCode, toFormError } from "./trpc-error";
 
 describe("toFormError", () => {
   it("takes field messages from a domain error", () => {
@@ -45,18 +45,5 @@ describe("errorCode", () => {
     expect(errorCode({ data: { code: "NOT_FOUND" } })).toBe("NOT_FOUND");
     expect(errorCode(new Error("x"))).toBeNull();
     expect(errorCode(null)).toBeNull();
-  });
-});
-
-describe("withoutField", () => {
-  it("drops one field and the summary once no field is left", () => {
-    const error = { message: "Some fields need your attention.", fields: { a: "A", b: "B" } };
-    expect(withoutField(error, "a")).toEqual({ message: "Some fields need your attention.", fields: { b: "B" } });
-    expect(withoutField(withoutField(error, "a"), "b")).toEqual({ message: "", fields: {} });
-  });
-
-  it("returns the same object when the field has no error", () => {
-    const error = { message: "x", fields: {} };
-    expect(withoutField(error, "a")).toBe(error);
   });
 });

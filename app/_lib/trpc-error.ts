@@ -42,14 +42,3 @@ export function toFormError(error: unknown): FormError {
   const message = raw.trim() || "Something went wrong. Please try again.";
   return { message, fields };
 }
-
-/** An empty form error, for resetting. */
-export const NO_FORM_ERROR: FormError = { message: "", fields: {} };
-
-/** The same error without one field's message: the person has changed that field since. */
-export function withoutField(error: FormError, field: string): FormError {
-  if (!(field in error.fields)) return error;
-  const fields = { ...error.fields };
-  delete fields[field];
-  return { message: Object.keys(fields).length ? error.message : "", fields };
-}

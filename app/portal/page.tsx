@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/app/_components/ui";
 import { getCaller, getQueryClient, getViewer, HydrateClient, trpc } from "@/app/_trpc/server";
+import { PAGE_SIZE } from "@/server/api/routers/shared.types";
 import { PortalEngagementList } from "./portal-engagement-list";
 
 export const metadata: Metadata = { title: "Your engagements" };
@@ -9,7 +10,7 @@ export default async function PortalHome() {
   // The layout turns away everyone but customers; pages render alongside it, so stay quiet here.
   if ((await getViewer())?.role !== "customer") return null;
   const me = await (await getCaller()).me.get();
-  await getQueryClient().prefetchQuery(trpc.portal.engagements.queryOptions({ page: 1, pageSize: 25 }));
+  await getQueryClient().prefetchQuery(trpc.portal.engagements.queryOptions({ page: 1, pageSize: PAGE_SIZE }));
   return (
     <HydrateClient>
       <PageHeader

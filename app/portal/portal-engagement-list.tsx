@@ -8,11 +8,12 @@ import { EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THea
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
+import { PAGE_SIZE } from "@/server/api/routers/shared.types";
 
 export function PortalEngagementList() {
   const trpc = useTRPC();
   const [page, setPage] = useState(1);
-  const list = useQuery({ ...trpc.portal.engagements.queryOptions({ page, pageSize: 25 }), placeholderData: keepPreviousData });
+  const list = useQuery({ ...trpc.portal.engagements.queryOptions({ page, pageSize: PAGE_SIZE }), placeholderData: keepPreviousData });
 
   if (list.error) return <Notice tone="error">{toFormError(list.error).message}</Notice>;
   if (!list.data) return <ProgressBar label="Loading engagements" />;
@@ -43,7 +44,7 @@ export function PortalEngagementList() {
                 <StatusBadge status={e.status} />
               </Td>
               <Td>
-                <StepProgress currentStep={e.currentStep} />
+                <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} />
               </Td>
               <Td>{e.ownerName}</Td>
               <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>

@@ -4,7 +4,9 @@
  */
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { invitations, organizations, users, type Role } from "@/db/schema";
+import { invitations, organizations, users } from "@/db/schema";
+import type { Role } from "./roles";
+import type { InvitationStatus, InvitationSummary } from "./schemas";
 import { AppError, fieldError } from "@/server/errors";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import type { Actor } from "@/server/security/actor";
@@ -18,19 +20,6 @@ export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export type InvitationStatus = "pending" | "accepted" | "expired" | "revoked";
-
-export type InvitationSummary = {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  organizationId: string | null;
-  organizationName: string | null;
-  status: InvitationStatus;
-  expiresAt: Date;
-  createdAt: Date;
-};
 
 function statusOf(row: { acceptedAt: Date | null; revokedAt: Date | null; expiresAt: Date }, now: Date): InvitationStatus {
   if (row.acceptedAt) return "accepted";
@@ -94,7 +83,7 @@ export async function invite(
     recordAudit(tx, {
       actor,
       action: "invitation.created",
-      targetType: "invitation",
+     
       targetId: inv.id,
       organizationId: inv.organizationId,
       after: { email, name, role: input.role, organization: orgName, supersedes: superseded.map((s) => s.id) },
@@ -148,7 +137,7 @@ export function revokeInvitation(db: Db, actor: Actor, id: string, now = new Dat
     const status = statusOf(inv, now);
     if (status !== "pending") throw new AppError("PRECONDITION_FAILED", `The invitation is already ${status}.`);
     tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, id)).run();
-    recordAudit(tx, { actor, action: "invitation.revoked", targetType: "invitation", targetId: id, organizationId: inv.organizationId, at: now });
+    recordAudit(tx, { actor, action: "invitation.revoked", targetId: id, organizationId: inv.organizationId, at: now });
   });
 }
 
@@ -215,7 +204,7 @@ export async function acceptInvitation(
     recordAudit(tx, {
       actor: self,
       action: "invitation.accepted",
-      targetType: "user",
+     
       targetId: user.id,
       organizationId: inv.organizationId,
       after: { email: inv.email, name, role: inv.role },

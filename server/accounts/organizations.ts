@@ -4,15 +4,9 @@ import type { Db } from "@/db/client";
 import { engagements, organizations, users } from "@/db/schema";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
-import { recordAudit } from "@/server/security/audit";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import type { OrganizationSummary } from "./schemas";
 
-export type OrganizationSummary = {
-  id: string;
-  name: string;
-  userCount: number;
-  engagementCount: number;
-  createdAt: Date;
-};
 
 /** Creates a customer organisation; names are unique regardless of case. */
 export function createOrganization(db: Db, actor: Actor, input: { name: string }): { id: string; name: string } {
@@ -29,13 +23,18 @@ export function createOrganization(db: Db, actor: Actor, input: { name: string }
     recordAudit(tx, {
       actor,
       action: "organization.created",
-      targetType: "organization",
+     
       targetId: org.id,
       organizationId: org.id,
       after: { name },
     });
     return { id: org.id, name: org.name };
   });
+}
+
+/** One organisation's id and name, or undefined. */
+export function findOrganization(tx: DbOrTx, organizationId: string): { id: string; name: string } | undefined {
+  return tx.select({ id: organizations.id, name: organizations.name }).from(organizations).where(eq(organizations.id, organizationId)).get();
 }
 
 /** Every organisation with its user and engagement counts, by name. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/api/testing";
+import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/testing/test-db";
 import { AppError } from "@/server/errors";
 import { BAD_CREDENTIALS, signIn, THROTTLE } from "./sign-in";
 

@@ -1,22 +1,14 @@
 /** People: staff (admin, support) and customer users. */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { organizations, users, type Role } from "@/db/schema";
+import { organizations, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
-import { recordAudit } from "@/server/security/audit";
+import { hashPassword } from "@/server/security/passwords";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import type { Role } from "./roles";
+import type { Me, StaffMember, UserSummary } from "./schemas";
 
-export type UserSummary = {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  organizationId: string | null;
-  organizationName: string | null;
-  active: boolean;
-  lastSignInAt: Date | null;
-  createdAt: Date;
-};
 
 /** Normalises an email for storage and comparison. */
 export function normalizeEmail(email: string): string {
@@ -32,6 +24,45 @@ export function loadActor(db: Db, userId: string): Actor | null {
     .get();
   if (!u || !u.active) return null;
   return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId: u.organizationId };
+}
+
+/** One user's name, role and whether they are active, or undefined. */
+export function findUser(tx: DbOrTx, userId: string): { id: string; name: string; role: Role; active: boolean } | undefined {
+  return tx.select({ id: users.id, name: users.name, role: users.role, active: users.active }).from(users).where(eq(users.id, userId)).get();
+}
+
+/** True once an admin exists (the demo seed runs only on an empty database). */
+export function hasAdmin(db: Db): boolean {
+  return !!db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).get();
+}
+
+/** Creates a user who can sign in at once (demo data and tests; people otherwise arrive by invitation). */
+export async function createUserWithPassword(
+  db: Db,
+  input: { email: string; name: string; role: Role; organizationId: string | null; password: string },
+): Promise<Actor> {
+  const passwordHash = await hashPassword(input.password);
+  const u = db
+    .insert(users)
+    .values({ email: normalizeEmail(input.email), name: input.name, role: input.role, organizationId: input.organizationId, passwordHash })
+    .returning()
+    .get();
+  return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId: u.organizationId };
+}
+
+/** The signed-in user with their organisation's name. */
+export function getMe(db: Db, actor: Actor): Me {
+  const org = actor.organizationId
+    ? db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, actor.organizationId)).get()
+    : undefined;
+  return { ...actor, organizationName: org?.name ?? null };
+}
+
+/** Active staff, for owner pickers. */
+export function listActiveStaff(db: Db): StaffMember[] {
+  return listUsers(db, { roles: ["admin", "support"] })
+    .filter((u) => u.active)
+    .map(({ id, name, email, role }) => ({ id, name, email, role }));
 }
 
 /** Every user, staff first, then by name. */
@@ -76,7 +107,7 @@ export function setUserActive(db: Db, actor: Actor, input: { userId: string; act
     recordAudit(tx, {
       actor,
       action: input.active ? "user.reactivated" : "user.deactivated",
-      targetType: "user",
+     
       targetId: u.id,
       organizationId: u.organizationId,
       before: { active: u.active },

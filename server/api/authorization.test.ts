@@ -5,11 +5,12 @@
  */
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEngagement } from "@/server/engagements/engagements";
+import { createEngagement } from "@/server/engagements/create-engagement";
 import type { Actor } from "@/server/security/actor";
 import { appRouter } from "./root";
 import { createServiceTarget } from "@/server/targets/targets";
-import { callerAs, createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "./testing";
+import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { callerAs } from "./testing";
 
 type Audience = "public" | "signedIn" | "staff" | "admin" | "customer";
 type Fixtures = People & { engA: string; engB: string; targetId: string; invitationToken: string; n: () => number };
@@ -154,9 +155,12 @@ describe("organisation scoping", () => {
 
   it("a deactivated user's session no longer works (the actor is reloaded per request)", async () => {
     const { loadActor } = await import("@/server/accounts/users");
+    // What the request context does with a session: load the person behind its user id, then call.
+    const callWithSession = () => callerAs(t.db, loadActor(t.db, f.support2.id)).engagements.list({ page: 1, pageSize: 5 });
+    await expect(callWithSession()).resolves.toMatchObject({ items: expect.any(Array) });
     await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: false });
-    expect(loadActor(t.db, f.support2.id)).toBeNull();
+    await expect(callWithSession()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: true });
-    expect(loadActor(t.db, f.support2.id)).not.toBeNull();
+    await expect(callWithSession()).resolves.toMatchObject({ items: expect.any(Array) });
   });
 });

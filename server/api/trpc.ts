@@ -11,7 +11,8 @@ import { AppError, type AppErrorCode } from "@/server/errors";
 import type { MailConfig } from "@/server/mail/mailer";
 import type { Actor } from "@/server/security/actor";
 import type { KeyRing } from "@/server/security/secrets";
-import { assertCanView } from "@/server/engagements/engagements";
+import { assertCanView } from "@/server/engagements/access";
+import { engagementInput } from "./routers/shared.types";
 
 // 1. Context ------------------------------------------------------------------------------------
 
@@ -118,9 +119,6 @@ export const customerProcedure = signedInProcedure.use(({ ctx, next }) => {
   }
   return next({ ctx: { ...ctx, organizationId: ctx.actor.organizationId } });
 });
-
-/** Input of every procedure about one engagement. */
-export const engagementInput = z.object({ engagementId: z.string().min(1).max(64) });
 
 /** The engagement access check: unknown id → NOT_FOUND, another organisation's → FORBIDDEN. */
 const engagementAccess = <Ctx extends { db: Db; actor: Actor }>(opts: {

@@ -1,8 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { EngagementStatus, Role, StepState } from "@/db/schema";
+import type { Role } from "@/server/accounts/roles";
+import type { EngagementStatus, StepState } from "./states";
 import {
   currentStep,
   decideStatusChange,
+  isEligibleOwner,
+  offeredActions,
+  reopenCascade,
+  stepActionAvailability,
+  statusChangeInputRefusal,
+  statusChangeOptions,
+  stepInputRefusal,
+  stepsDone,
+  targetChangeRefusal,
   decideStepAction,
   dependents,
   displayState,
@@ -309,5 +319,70 @@ describe("every reachable checklist keeps its invariants", () => {
     }
     expect(seen.has(key(doneUpTo([1, 2, 3, 4, 5, 6])))).toBe(true);
     expect(transitions).toBeGreaterThan(100);
+  });
+});
+
+describe("rules the screens are given", () => {
+  it("offers start and complete on a pending step, complete and reopen in progress, reopen when done", () => {
+    expect(offeredActions("pending")).toEqual(["start", "complete"]);
+    expect(offeredActions("in_progress")).toEqual(["complete", "reopen"]);
+    expect(offeredActions("done")).toEqual(["reopen"]);
+  });
+
+  it("a reopen's cascade is the dependents that are not pending", () => {
+    expect(reopenCascade(doneUpTo([1, 2], { 3: "in_progress" }), 1)).toEqual([2, 3]);
+    expect(reopenCascade(doneUpTo([1, 2, 3, 4, 5]), 2)).toEqual([5]);
+    expect(reopenCascade(doneUpTo([1]), 1)).toEqual([]);
+  });
+
+  it("counts done steps, whatever their order", () => {
+    expect(stepsDone(initialStates())).toBe(0);
+    expect(stepsDone(doneUpTo([1, 3, 4]))).toBe(3);
+    expect(currentStep(doneUpTo([1, 3, 4]))).toBe(2);
+  });
+
+  it("availability ignores the input; the input check alone asks for the note or reason", () => {
+    const states = doneUpTo([1]);
+    expect(stepActionAvailability({ role: "support", action: "complete", step: 3, states, engagementStatus: "active" })).toEqual({ ok: true });
+    expect(stepInputRefusal({ role: "support", action: "complete", step: 3, note: "" })).toMatchObject({ code: "BAD_INPUT", field: "note" });
+    expect(stepInputRefusal({ role: "customer", action: "complete", step: 3 })).toBeNull();
+    expect(stepInputRefusal({ role: "support", action: "reopen", step: 1, reason: " " })).toMatchObject({ field: "reason" });
+    expect(stepActionAvailability({ role: "support", action: "start", step: 5, states, engagementStatus: "active" })).toMatchObject({
+      ok: false,
+      code: "PRECONDITION_FAILED",
+    });
+  });
+
+  it("offers staff the status changes of the current status with their reason rule, customers none", () => {
+    expect(statusChangeOptions("support", "active")).toEqual([
+      { to: "on_hold", reasonRequired: false },
+      { to: "cancelled", reasonRequired: true },
+    ]);
+    expect(statusChangeOptions("customer", "active")).toEqual([]);
+    expect(statusChangeOptions("admin", "cancelled")).toEqual([]);
+    for (const from of STATUSES) {
+      for (const { to } of statusChangeOptions("support", from)) expect(decideStatusChange({ role: "support", from, to }).ok).toBe(true);
+    }
+  });
+
+  it("a cancellation needs a reason; other changes do not", () => {
+    expect(statusChangeInputRefusal({ to: "cancelled" })).toMatchObject({ code: "BAD_INPUT", field: "reason" });
+    expect(statusChangeInputRefusal({ to: "cancelled", reason: "Customer withdrew" })).toBeNull();
+    expect(statusChangeInputRefusal({ to: "on_hold" })).toBeNull();
+  });
+
+  it("an owner must be an active staff member", () => {
+    expect(isEligibleOwner({ role: "support", active: true })).toBe(true);
+    expect(isEligibleOwner({ role: "admin", active: true })).toBe(true);
+    expect(isEligibleOwner({ role: "support", active: false })).toBe(false);
+    expect(isEligibleOwner({ role: "customer", active: true })).toBe(false);
+    expect(isEligibleOwner(undefined)).toBe(false);
+  });
+
+  it("the service target is fixed once the engagement is completed or cancelled", () => {
+    expect(targetChangeRefusal("active")).toBeNull();
+    expect(targetChangeRefusal("on_hold")).toBeNull();
+    expect(targetChangeRefusal("completed")).toMatchObject({ code: "PRECONDITION_FAILED" });
+    expect(targetChangeRefusal("cancelled")).toMatchObject({ code: "PRECONDITION_FAILED" });
   });
 });

@@ -1,14 +1,25 @@
 /**
  * The managed-migration checklist as one pure module: the six steps, their gates, the reopen
- * cascade, who may act on which step, and the engagement status rules. No I/O; the repository
- * applies what this module decides, inside one transaction.
+ * cascade, who may act on which step, the engagement status rules, and the rules on owners and
+ * service targets. No I/O; the engagement operations apply what this module decides, inside one
+ * transaction. Each decision comes in two parts where input is involved: whether the actor may do
+ * it in this state (what screens show before anyone types), and whether the input is complete.
  */
-import type { EngagementStatus, Role, StepState } from "@/db/schema";
+import { isStaff, type Role } from "@/server/accounts/roles";
+import {
+  ALL_STEPS_DONE,
+  STEP_ACTIONS,
+  STEP_NUMBERS,
+  type DisplayState,
+  type EngagementStatus,
+  type Responsible,
+  type StepAction,
+  type StepNumber,
+  type StepState,
+} from "./states";
 
-export type StepNumber = 1 | 2 | 3 | 4 | 5 | 6;
-export const STEP_NUMBERS: readonly StepNumber[] = [1, 2, 3, 4, 5, 6];
-
-export type Responsible = "customer" | "customer_and_support" | "support";
+export { isStaff, STEP_ACTIONS, STEP_NUMBERS };
+export type { DisplayState, Responsible, StepAction, StepNumber };
 
 export type StepDefinition = {
   number: StepNumber;
@@ -101,9 +112,6 @@ export function dependents(step: StepNumber): StepNumber[] {
   return STEP_NUMBERS.filter((s) => transitiveGates(s).includes(step));
 }
 
-export type StepAction = "start" | "complete" | "reopen";
-export const STEP_ACTIONS: readonly StepAction[] = ["start", "complete", "reopen"];
-
 /**
  * Who may do what to which step, as data. Staff act on every step (for a customer's step they act
  * on the customer's behalf and must say how the customer confirmed). Customers submit their
@@ -118,11 +126,6 @@ export const STEP_PERMISSIONS: Record<Role, Record<StepAction, readonly StepNumb
 /** Whether a role may take an action on a step at all (before state and gates are considered). */
 export function roleMayAct(role: Role, action: StepAction, step: StepNumber): boolean {
   return STEP_PERMISSIONS[role][action].includes(step);
-}
-
-/** True for staff roles. */
-export function isStaff(role: Role): boolean {
-  return role === "admin" || role === "support";
 }
 
 /** Staff completing a step the customer is responsible for do it on the customer's behalf. */
@@ -144,11 +147,15 @@ export function openGates(states: StepStates, step: StepNumber): StepNumber[] {
 
 /** The first step that is not done, or 7 when all six are done. */
 export function currentStep(states: StepStates): number {
-  return STEP_NUMBERS.find((s) => states[s] !== "done") ?? 7;
+  return STEP_NUMBERS.find((s) => states[s] !== "done") ?? ALL_STEPS_DONE;
+}
+
+/** How many of the six steps are done: the one measure of progress, in lists and on pages. */
+export function stepsDone(states: StepStates): number {
+  return STEP_NUMBERS.filter((s) => states[s] === "done").length;
 }
 
 /** A step's state as shown: `locked` while a gate is open and nothing has happened yet. */
-export type DisplayState = StepState | "locked";
 export function displayState(states: StepStates, step: StepNumber): DisplayState {
   if (states[step] === "pending" && openGates(states, step).length > 0) return "locked";
   return states[step];
@@ -159,7 +166,7 @@ export type Refusal = {
   code: "FORBIDDEN" | "PRECONDITION_FAILED" | "BAD_INPUT";
   reason: string;
   /** For BAD_INPUT: the input field at fault. */
-  field?: "note" | "reason";
+  field?: "note" | "reason" | "ownerId";
 };
 
 export type Decision = { ok: true; next: StepStates; changed: StepNumber[] } | Refusal;
@@ -167,19 +174,40 @@ export type Decision = { ok: true; next: StepStates; changed: StepNumber[] } | R
 const gateNames = (steps: StepNumber[]) =>
   steps.map((s) => `step ${s} (${stepDefinition(s).title})`).join(", ");
 
-/**
- * Decides a step action: role, engagement status, state, gates and required text, then the
- * resulting states. `note` is the completion evidence; `reason` is why a step is reopened.
- */
-export function decideStepAction(params: {
+/** The actions a step offers in a state (whether each is allowed now is decided separately). */
+export function offeredActions(state: StepState): StepAction[] {
+  switch (state) {
+    case "pending":
+      return ["start", "complete"];
+    case "in_progress":
+      return ["complete", "reopen"];
+    case "done":
+      return ["reopen"];
+    default: {
+      const never: never = state;
+      return never;
+    }
+  }
+}
+
+/** The steps a reopen of `step` would change: the step and every dependent not already pending. */
+export function reopenCascade(states: StepStates, step: StepNumber): StepNumber[] {
+  return dependents(step).filter((d) => states[d] !== "pending");
+}
+
+type StepActionContext = {
   role: Role;
   action: StepAction;
   step: StepNumber;
   states: StepStates;
   engagementStatus: EngagementStatus;
-  note?: string;
-  reason?: string;
-}): Decision {
+};
+
+/**
+ * Whether the actor may take the action on the step now: role, engagement status, the step's
+ * state and its gates. Says nothing about the input (note, reason); see `stepInputRefusal`.
+ */
+export function stepActionAvailability(params: StepActionContext): { ok: true } | Refusal {
   const { role, action, step, states, engagementStatus } = params;
   const title = stepDefinition(step).title;
   if (!roleMayAct(role, action, step)) {
@@ -189,7 +217,7 @@ export function decideStepAction(params: {
     return {
       ok: false,
       code: "PRECONDITION_FAILED",
-      reason: `The engagement is ${engagementStatus.replace("_", " ")}; steps can change only while it is active.`,
+      reason: `The engagement is ${statusWords(engagementStatus)}; steps can change only while it is active.`,
     };
   }
   const state = states[step];
@@ -206,7 +234,7 @@ export function decideStepAction(params: {
           reason: `Step ${step} (${title}) cannot start before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
         };
       }
-      return { ok: true, next: { ...states, [step]: "in_progress" }, changed: [step] };
+      return { ok: true };
     }
     case "complete": {
       if (state === "done") {
@@ -221,44 +249,71 @@ export function decideStepAction(params: {
         };
       }
       if (role === "customer" && step === 2 && state !== "in_progress") {
-        return {
-          ok: false,
-          code: "PRECONDITION_FAILED",
-          reason: "There is no proposed migration window to accept yet.",
-        };
+        return { ok: false, code: "PRECONDITION_FAILED", reason: "There is no proposed migration window to accept yet." };
       }
-      if (completesOnBehalf(role, step) && !params.note?.trim()) {
-        return {
-          ok: false,
-          code: "BAD_INPUT",
-          field: "note",
-          reason: `Say how the customer confirmed step ${step} (${title}); it is recorded as evidence.`,
-        };
-      }
-      return { ok: true, next: { ...states, [step]: "done" }, changed: [step] };
+      return { ok: true };
     }
     case "reopen": {
       if (state === "pending") {
         return { ok: false, code: "PRECONDITION_FAILED", reason: `Step ${step} (${title}) is not started; there is nothing to reopen.` };
       }
-      if (!params.reason?.trim()) {
-        return { ok: false, code: "BAD_INPUT", field: "reason", reason: "Give a reason for reopening the step." };
-      }
-      const next: Record<StepNumber, StepState> = { ...states, [step]: "pending" };
-      const changed: StepNumber[] = [step];
-      for (const d of dependents(step)) {
-        if (next[d] !== "pending") {
-          next[d] = "pending";
-          changed.push(d);
-        }
-      }
-      return { ok: true, next, changed };
+      return { ok: true };
     }
     default: {
       const never: never = action;
       return never;
     }
   }
+}
+
+/** Whether the text an action needs is there: a note when staff confirm for the customer, a reason to reopen. */
+export function stepInputRefusal(params: { role: Role; action: StepAction; step: StepNumber; note?: string; reason?: string }): Refusal | null {
+  const { role, action, step } = params;
+  if (action === "complete" && completesOnBehalf(role, step) && !params.note?.trim()) {
+    return {
+      ok: false,
+      code: "BAD_INPUT",
+      field: "note",
+      reason: `Say how the customer confirmed step ${step} (${stepDefinition(step).title}); it is recorded as evidence.`,
+    };
+  }
+  if (action === "reopen" && !params.reason?.trim()) {
+    return { ok: false, code: "BAD_INPUT", field: "reason", reason: "Give a reason for reopening the step." };
+  }
+  return null;
+}
+
+/**
+ * Decides a step action: availability (role, engagement status, state, gates), then the input,
+ * then the resulting states. `note` is the completion evidence; `reason` is why a step is reopened.
+ */
+export function decideStepAction(params: StepActionContext & { note?: string; reason?: string }): Decision {
+  const available = stepActionAvailability(params);
+  if (!available.ok) return available;
+  const inputRefusal = stepInputRefusal(params);
+  if (inputRefusal) return inputRefusal;
+  const { action, step, states } = params;
+  switch (action) {
+    case "start":
+      return { ok: true, next: { ...states, [step]: "in_progress" }, changed: [step] };
+    case "complete":
+      return { ok: true, next: { ...states, [step]: "done" }, changed: [step] };
+    case "reopen": {
+      const cascade = reopenCascade(states, step);
+      const next: Record<StepNumber, StepState> = { ...states, [step]: "pending" };
+      for (const d of cascade) next[d] = "pending";
+      return { ok: true, next, changed: [step, ...cascade] };
+    }
+    default: {
+      const never: never = action;
+      return never;
+    }
+  }
+}
+
+/** An engagement status in words ("on hold"). */
+export function statusWords(status: EngagementStatus): string {
+  return status.replace("_", " ");
 }
 
 function label(state: StepState): string {
@@ -277,17 +332,28 @@ function label(state: StepState): string {
 }
 
 /**
- * Engagement status changes staff may make by hand. `completed` is reached only by completing
- * step 6; `cancelled` is final.
+ * Engagement status changes staff may make by hand, and whether each needs a reason. `completed`
+ * is reached only by completing step 6; `cancelled` is final and needs a reason.
  */
-export const STATUS_TRANSITIONS: Record<EngagementStatus, readonly EngagementStatus[]> = {
-  active: ["on_hold", "cancelled"],
-  on_hold: ["active", "cancelled"],
+export const STATUS_TRANSITIONS: Record<EngagementStatus, readonly { to: EngagementStatus; reasonRequired: boolean }[]> = {
+  active: [
+    { to: "on_hold", reasonRequired: false },
+    { to: "cancelled", reasonRequired: true },
+  ],
+  on_hold: [
+    { to: "active", reasonRequired: false },
+    { to: "cancelled", reasonRequired: true },
+  ],
   completed: [],
   cancelled: [],
 };
 
-/** Decides a manual status change. */
+/** The status changes a role may make from `from` (none for customers), with their reason rule. */
+export function statusChangeOptions(role: Role, from: EngagementStatus): { to: EngagementStatus; reasonRequired: boolean }[] {
+  return isStaff(role) ? [...STATUS_TRANSITIONS[from]] : [];
+}
+
+/** Decides whether a manual status change is allowed (role and transition; see `statusChangeInputRefusal`). */
 export function decideStatusChange(params: {
   role: Role;
   from: EngagementStatus;
@@ -297,16 +363,40 @@ export function decideStatusChange(params: {
     return { ok: false, code: "FORBIDDEN", reason: "Only support staff can change an engagement's status." };
   }
   if (params.from === params.to) {
-    return { ok: false, code: "PRECONDITION_FAILED", reason: `The engagement is already ${params.to.replace("_", " ")}.` };
+    return { ok: false, code: "PRECONDITION_FAILED", reason: `The engagement is already ${statusWords(params.to)}.` };
   }
-  if (!STATUS_TRANSITIONS[params.from].includes(params.to)) {
+  if (!STATUS_TRANSITIONS[params.from].some((t) => t.to === params.to)) {
     const why =
       params.to === "completed"
         ? "An engagement is completed by finishing step 6 (bulk migration and handover)."
-        : `A ${params.from.replace("_", " ")} engagement cannot become ${params.to.replace("_", " ")}.`;
+        : `A ${statusWords(params.from)} engagement cannot become ${statusWords(params.to)}.`;
     return { ok: false, code: "PRECONDITION_FAILED", reason: why };
   }
   return { ok: true };
+}
+
+/** Whether a status change has the reason it needs (cancelling does). */
+export function statusChangeInputRefusal(params: { to: EngagementStatus; reason?: string }): Refusal | null {
+  if (params.to === "cancelled" && !params.reason?.trim()) {
+    return { ok: false, code: "BAD_INPUT", field: "reason", reason: "Give a reason for cancelling." };
+  }
+  return null;
+}
+
+/** Why a person cannot own an engagement. */
+export const OWNER_REFUSAL: Refusal = { ok: false, code: "BAD_INPUT", field: "ownerId", reason: "The owner must be an active support user." };
+
+/** The owner of an engagement must be an active staff member. */
+export function isEligibleOwner<T extends { role: Role; active: boolean }>(owner: T | undefined): owner is T {
+  return !!owner && owner.active && isStaff(owner.role);
+}
+
+/** A completed or cancelled engagement keeps the service target it migrated into. */
+export function targetChangeRefusal(status: EngagementStatus): Refusal | null {
+  if (status === "completed" || status === "cancelled") {
+    return { ok: false, code: "PRECONDITION_FAILED", reason: `The engagement is ${status}; its service target can no longer change.` };
+  }
+  return null;
 }
 
 /** The status an engagement takes after a step change: completing step 6 completes it. */

@@ -18,3 +18,14 @@ describe("timeline wording", () => {
     expect(describeAuditEvent({ action: "secret.decrypted", before: null, after: null })).toBe("secret decrypted");
   });
 });
+
+describe("timeline wording of typed events", () => {
+  it("names the platform of a creation event by its key, and of an older event by its stored name", () => {
+    expect(
+      describeAuditEvent({ action: "engagement.created", before: null, after: { reference: "FER-1", organization: "Acme", platformKey: "qhyg", owner: "Sam" } }),
+    ).toBe("Created the engagement for Acme on QuickBooks Online, owned by Sam");
+    expect(
+      describeAuditEvent({ action: "engagement.created", before: null, after: { reference: "FER-1", organization: "Acme", platform: "Wave", owner: "Sam" } }),
+    ).toBe("Created the engagement for Acme on Wave, owned by Sam");
+  });
+});

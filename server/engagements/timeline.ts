@@ -1,45 +1,60 @@
-/** Audit events in words, for the engagement timeline. */
+/** Audit events in words, for the engagement timeline: one exhaustive switch over the typed events. */
+import { parseAuditEvent, type AuditEvent } from "@/server/security/audit-events";
 import { getManagedPlatform } from "@/server/platforms";
-import { STEPS } from "./checklist";
+import { stepDefinition, statusWords } from "./checklist";
+import type { StepNumber } from "./states";
 
-type Event = {
-  action: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-};
+const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 
-const stepTitle = (n: unknown) => {
-  const def = STEPS.find((s) => s.number === Number(n));
-  return def ? `step ${def.number} (${def.title})` : `step ${String(n)}`;
-};
-
-const words = (v: unknown) => String(v ?? "").replace(/_/g, " ");
 /** Free text that other words follow: without its closing punctuation, so "…app.; also" cannot happen. */
-const clause = (v: unknown) => String(v ?? "").trim().replace(/[.;:,!]+$/, "");
+const clause = (v: string) => v.trim().replace(/[.;:,!]+$/, "");
 
-/** One line describing what an audit event changed. */
-export function describeAuditEvent(ev: Event): string {
-  const a = ev.after ?? {};
-  const b = ev.before ?? {};
+/** One line describing what an audit event changed (stored rows are read through their action's schema). */
+export function describeAuditEvent(row: { action: string; before: unknown; after: unknown }): string {
+  const event = parseAuditEvent(row);
+  // An action Ferry no longer knows, or a payload that does not fit: its name in words.
+  return event ? describe(event) : row.action.replace(/[._]/g, " ");
+}
+
+function describe(ev: AuditEvent): string {
   switch (ev.action) {
-    case "engagement.created":
-      return `Created the engagement for ${words(a.organization)} on ${getManagedPlatform(String(a.platform))?.name ?? words(a.platform)}, owned by ${words(a.owner)}`;
-    case "engagement.status_changed":
-      return `Changed status from ${words(b.status)} to ${words(a.status)}${a.reason ? `: ${clause(a.reason)}` : ""}`;
-    case "engagement.owner_changed":
-      return `Handed the engagement from ${words(b.owner)} to ${words(a.owner)}`;
-    case "engagement.target_changed":
-      return `Pointed the engagement at ${words(a.serviceTarget)} (${words(a.baseUrl)})`;
-    case "step.started":
-      return `Started ${stepTitle(a.step)}`;
-    case "step.completed":
-      return `Completed ${stepTitle(a.step)}${a.note ? `: ${clause(a.note)}` : ""}`;
-    case "step.reopened": {
-      const cascade = Array.isArray(a.cascade) ? (a.cascade as unknown[]) : [];
-      const also = cascade.length ? `; also reopened ${cascade.map(stepTitle).join(", ")}` : "";
-      return `Reopened ${stepTitle(a.step)}: ${clause(a.reason)}${also}`;
+    case "engagement.created": {
+      const platform = (ev.after.platformKey && getManagedPlatform(ev.after.platformKey)?.name) ?? ev.after.platform ?? "an unknown platform";
+      return `Created the engagement for ${ev.after.organization} on ${platform}, owned by ${ev.after.owner}`;
     }
-    default:
-      return ev.action.replace(/[._]/g, " ");
+    case "engagement.status_changed":
+      return `Changed status from ${statusWords(ev.before.status)} to ${statusWords(ev.after.status)}${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`;
+    case "engagement.owner_changed":
+      return `Handed the engagement from ${ev.before.owner ?? "nobody"} to ${ev.after.owner}`;
+    case "engagement.target_changed":
+      return `Pointed the engagement at ${ev.after.serviceTarget} (${ev.after.baseUrl})`;
+    case "step.started":
+      return `Started ${stepTitle(ev.after.step)}`;
+    case "step.completed":
+      return `Completed ${stepTitle(ev.after.step)}${ev.after.note ? `: ${clause(ev.after.note)}` : ""}`;
+    case "step.reopened": {
+      const also = ev.after.cascade.length ? `; also reopened ${ev.after.cascade.map(stepTitle).join(", ")}` : "";
+      return `Reopened ${stepTitle(ev.after.step)}: ${clause(ev.after.reason)}${also}`;
+    }
+    case "service_target.created":
+      return `Added the service target ${ev.after.name} (${ev.after.baseUrl})`;
+    case "secret.decrypted":
+      return `Decrypted a secret to ${clause(ev.after.purpose)}`;
+    case "organization.created":
+      return `Created the organisation ${ev.after.name}`;
+    case "user.deactivated":
+      return "Deactivated the user";
+    case "user.reactivated":
+      return "Reactivated the user";
+    case "invitation.created":
+      return `Invited ${ev.after.name} (${ev.after.email}) as ${ev.after.role}`;
+    case "invitation.revoked":
+      return "Revoked the invitation";
+    case "invitation.accepted":
+      return `${ev.after.name} accepted the invitation`;
+    default: {
+      const never: never = ev;
+      return never;
+    }
   }
 }

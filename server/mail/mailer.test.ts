@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mailOutbox } from "@/db/schema";
-import { createTestDb, type TestDb } from "@/server/api/testing";
+import { createTestDb, type TestDb } from "@/server/testing/test-db";
 import { sendMail } from "./mailer";
 
 /** A minimal real SMTP server on loopback that records what it receives. */

@@ -17,7 +17,8 @@ import {
 export type PlatformKey = "fbrh" | "vxvy" | "qhyg" | "fztf" | "pbtz" | "rwuv";
 
 /** How the operator groups platforms (DESIGN: accounting, invoicing and commerce). */
-export type PlatformCategory = "accounting" | "invoicing" | "commerce";
+export const PLATFORM_CATEGORIES = ["accounting", "invoicing", "commerce"] as const;
+export type PlatformCategory = (typeof PLATFORM_CATEGORIES)[number];
 
 /** The service's `sourceType` for a connection to the platform. */
 export type SourceType = "Accounting" | "Commerce";

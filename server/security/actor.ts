@@ -1,4 +1,4 @@
-import type { Role } from "@/db/schema";
+import type { Role } from "@/server/accounts/roles";
 
 /** The signed-in person a request acts for, loaded fresh from the database on every request. */
 export type Actor = {

@@ -4,20 +4,14 @@
  */
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { engagements, serviceTargets } from "@/db/schema";
-import { AppError, fieldError } from "@/server/errors";
+import { serviceTargets } from "@/db/schema";
+import { fieldError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
-import { recordAudit } from "@/server/security/audit";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
+import type { ServiceTargetKind } from "./kinds";
+import type { ServiceTargetView } from "./schemas";
 
-export type ServiceTargetView = {
-  id: string;
-  name: string;
-  baseUrl: string;
-  kind: "sandbox" | "service";
-  apiKeyMasked: string;
-  createdAt: Date;
-};
 
 const aad = (id: string) => `service_target:${id}`;
 
@@ -26,7 +20,7 @@ export function createServiceTarget(
   db: Db,
   ring: KeyRing,
   actor: Actor | null,
-  input: { name: string; baseUrl: string; apiKey: string; kind: "sandbox" | "service" },
+  input: { name: string; baseUrl: string; apiKey: string; kind: ServiceTargetKind },
 ): { id: string } {
   let url: URL;
   try {
@@ -50,12 +44,26 @@ export function createServiceTarget(
     recordAudit(tx, {
       actor,
       action: "service_target.created",
-      targetType: "service_target",
+     
       targetId: id,
       after: { name: input.name.trim(), baseUrl: url.toString(), kind: input.kind },
     });
   });
   return { id };
+}
+
+/** One target's name, kind and base URL, or undefined. */
+export function findServiceTarget(tx: DbOrTx, id: string): { id: string; name: string; kind: ServiceTargetKind; baseUrl: string } | undefined {
+  return tx
+    .select({ id: serviceTargets.id, name: serviceTargets.name, kind: serviceTargets.kind, baseUrl: serviceTargets.baseUrl })
+    .from(serviceTargets)
+    .where(eq(serviceTargets.id, id))
+    .get();
+}
+
+/** The built-in sandbox target new engagements start on, if one is registered. */
+export function findSandboxTarget(tx: DbOrTx): { id: string } | undefined {
+  return tx.select({ id: serviceTargets.id }).from(serviceTargets).where(eq(serviceTargets.kind, "sandbox")).orderBy(asc(serviceTargets.createdAt)).get();
 }
 
 /** Every target, API keys masked. */
@@ -80,38 +88,6 @@ export function revealTargetApiKey(db: Db, ring: KeyRing, actor: Actor | null, i
   const t = db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get();
   if (!t) throw fieldError("serviceTargetId", "No such service target.");
   const key = decryptSecret(ring, t.apiKeyCipher, aad(id));
-  recordAudit(db, { actor, action: "secret.decrypted", targetType: "service_target", targetId: id, after: { purpose } });
+  recordAudit(db, { actor, action: "secret.decrypted", targetId: id, after: { purpose } });
   return key;
-}
-
-/** Points an engagement at a service target (the sandbox for rehearsal, or the real service). */
-export function setEngagementTarget(
-  db: Db,
-  actor: Actor,
-  input: { engagementId: string; serviceTargetId: string },
-): void {
-  db.transaction((tx) => {
-    const target = tx.select().from(serviceTargets).where(eq(serviceTargets.id, input.serviceTargetId)).get();
-    if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
-    const eng = tx.select().from(engagements).where(eq(engagements.id, input.engagementId)).get();
-    if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
-    if (eng.status === "completed" || eng.status === "cancelled") {
-      throw new AppError("PRECONDITION_FAILED", `The engagement is ${eng.status}; its service target can no longer change.`);
-    }
-    if (eng.serviceTargetId === target.id) return;
-    const before = eng.serviceTargetId
-      ? tx.select({ name: serviceTargets.name }).from(serviceTargets).where(eq(serviceTargets.id, eng.serviceTargetId)).get()
-      : undefined;
-    tx.update(engagements).set({ serviceTargetId: target.id, updatedAt: new Date() }).where(eq(engagements.id, eng.id)).run();
-    recordAudit(tx, {
-      actor,
-      action: "engagement.target_changed",
-      targetType: "engagement",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      before: { serviceTarget: before?.name ?? null },
-      after: { serviceTarget: target.name, baseUrl: target.baseUrl },
-    });
-  });
 }

@@ -31,7 +31,7 @@ import {
   withFilter,
   type EngagementFilters,
 } from "@/app/_lib/engagement-filters";
-import { ENGAGEMENT_STATUSES, formatDateTime, statusLabel, STEP_TITLES } from "@/app/_lib/labels";
+import { currentStepTitle, ENGAGEMENT_STATUSES, formatDateTime, statusLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementStatus } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
@@ -142,7 +142,7 @@ export function EngagementList() {
           {STEP_CHIPS.map((step) => (
             <StepChip
               key={step}
-              label={step === 7 ? "All done" : `${step}. ${STEP_TITLES[step]}`}
+              label={step === 7 ? "All done" : `${step}. ${currentStepTitle(step)}`}
               count={counts[String(step)] ?? 0}
               pressed={filters.step === step}
               onClick={() => apply({ step: filters.step === step ? undefined : step })}
@@ -227,7 +227,7 @@ export function EngagementList() {
                     <StatusBadge status={e.status} />
                   </Td>
                   <Td>
-                    <StepProgress currentStep={e.currentStep} />
+                    <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} />
                   </Td>
                   <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>
                 </Tr>

@@ -1,10 +1,8 @@
-import { ProgressBar } from "@/app/_components/ui";
-import { STEP_TITLES } from "@/app/_lib/labels";
-import { stepsDone } from "@/app/_lib/steps";
+import { currentStepTitle } from "@/app/_lib/labels";
+import { StepsDoneBar } from "./engagement-header";
 
-/** "Step 3 · Callback URL added" with a small bar of the steps behind it. */
-export function StepProgress({ currentStep }: { currentStep: number }) {
-  const done = stepsDone(currentStep);
+/** "Step 3 · Callback URL added" with a bar of how many of the six steps are done. */
+export function StepProgress({ currentStep, stepsDone }: { currentStep: number; stepsDone: number }) {
   return (
     <div className="min-w-40 space-y-1">
       <p className="text-sm text-slate-800">
@@ -12,11 +10,11 @@ export function StepProgress({ currentStep }: { currentStep: number }) {
           "All six steps done"
         ) : (
           <>
-            <span className="font-medium">Step {currentStep}</span> · {STEP_TITLES[currentStep]}
+            <span className="font-medium">Step {currentStep}</span> · {currentStepTitle(currentStep)}
           </>
         )}
       </p>
-      <ProgressBar label="Steps done" value={done} max={6} valueText={`${done} of 6 steps done`} size="sm" className="w-32" />
+      <StepsDoneBar stepsDone={stepsDone} size="sm" className="w-32" />
     </div>
   );
 }

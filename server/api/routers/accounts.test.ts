@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, invitations, mailOutbox, users } from "@/db/schema";
 import { invite } from "@/server/accounts/invitations";
 import { signIn } from "@/server/accounts/sign-in";
-import { callerAs, createTestDb, seedPeople, testConfig, trpcError, type People, type TestDb } from "../testing";
+import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { callerAs, testConfig, trpcError } from "../testing";
 
 let t: TestDb;
 let p: People;

@@ -1,39 +1,38 @@
 /** Thin routers for people, organisations, invitations, the mail outbox and the current user. */
-import { desc, eq } from "drizzle-orm";
-import { z } from "zod";
-import { mailOutbox, organizations } from "@/db/schema";
 import { createOrganization, listOrganizations } from "@/server/accounts/organizations";
 import { acceptInvitation, invitationProblem, invite, listInvitations, lookupInvitation, revokeInvitation } from "@/server/accounts/invitations";
-import { listUsers, setUserActive } from "@/server/accounts/users";
+import { getMe, listActiveStaff, listUsers, setUserActive } from "@/server/accounts/users";
+import { listOutbox } from "@/server/mail/outbox";
 import { adminProcedure, createTRPCRouter, publicProcedure, signedInProcedure, staffProcedure } from "../trpc";
 import {
   ZAcceptInvitationRequest,
+  ZAcceptInvitationResponse,
   ZCreateInvitationRequest,
+  ZCreateInvitationResponse,
   ZCreateOrganizationRequest,
   ZCreateOrganizationResponse,
-  ZInvitation,
   ZInvitationLookupResponse,
-  ZMailMessage,
+  ZListInvitationsResponse,
+  ZListOrganizationsResponse,
+  ZListOutboxRequest,
+  ZListOutboxResponse,
+  ZListStaffResponse,
+  ZListUsersResponse,
+  ZLookupInvitationRequest,
   ZMeResponse,
-  ZOrganization,
+  ZRevokeInvitationRequest,
   ZSetUserActiveRequest,
-  ZStaffMember,
-  ZUser,
 } from "./accounts.types";
+import { OK, ZOk } from "./shared.types";
 
 export const meRouter = createTRPCRouter({
   /** The signed-in user. */
-  get: signedInProcedure.output(ZMeResponse).query(({ ctx }) => {
-    const org = ctx.actor.organizationId
-      ? ctx.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, ctx.actor.organizationId)).get()
-      : undefined;
-    return { ...ctx.actor, organizationName: org?.name ?? null };
-  }),
+  get: signedInProcedure.output(ZMeResponse).query(({ ctx }) => getMe(ctx.db, ctx.actor)),
 });
 
 export const organizationsRouter = createTRPCRouter({
   /** Every customer organisation with counts (staff pick one when creating an engagement). */
-  list: staffProcedure.output(z.array(ZOrganization)).query(({ ctx }) => listOrganizations(ctx.db)),
+  list: staffProcedure.output(ZListOrganizationsResponse).query(({ ctx }) => listOrganizations(ctx.db)),
   /** Creates a customer organisation. */
   create: adminProcedure
     .input(ZCreateOrganizationRequest)
@@ -43,44 +42,38 @@ export const organizationsRouter = createTRPCRouter({
 
 export const usersRouter = createTRPCRouter({
   /** Every user, for admins. */
-  list: adminProcedure.output(z.array(ZUser)).query(({ ctx }) => listUsers(ctx.db)),
+  list: adminProcedure.output(ZListUsersResponse).query(({ ctx }) => listUsers(ctx.db)),
   /** Active staff, for owner pickers. */
-  staff: staffProcedure.output(z.array(ZStaffMember)).query(({ ctx }) =>
-    listUsers(ctx.db, { roles: ["admin", "support"] })
-      .filter((u) => u.active)
-      .map(({ id, name, email, role }) => ({ id, name, email, role })),
-  ),
+  staff: staffProcedure.output(ZListStaffResponse).query(({ ctx }) => listActiveStaff(ctx.db)),
   /** Deactivates or reactivates a user. */
   setActive: adminProcedure
     .input(ZSetUserActiveRequest)
-    .output(z.object({ ok: z.literal(true) }))
+    .output(ZOk)
     .mutation(({ ctx, input }) => {
       setUserActive(ctx.db, ctx.actor, input);
-      return { ok: true as const };
+      return OK;
     }),
 });
 
 export const invitationsRouter = createTRPCRouter({
   /** Every invitation, newest first. */
-  list: adminProcedure.output(z.array(ZInvitation)).query(({ ctx }) => listInvitations(ctx.db)),
+  list: adminProcedure.output(ZListInvitationsResponse).query(({ ctx }) => listInvitations(ctx.db)),
   /** Invites a staff member or a customer user; the link is emailed (or lands in the outbox). */
   create: adminProcedure
     .input(ZCreateInvitationRequest)
-    .output(z.object({ id: z.string() }))
-    .mutation(({ ctx, input }) =>
-      invite({ db: ctx.db, mail: ctx.config.mail, appUrl: ctx.config.appUrl }, ctx.actor, input),
-    ),
+    .output(ZCreateInvitationResponse)
+    .mutation(({ ctx, input }) => invite({ db: ctx.db, mail: ctx.config.mail, appUrl: ctx.config.appUrl }, ctx.actor, input)),
   /** Withdraws a pending invitation. */
   revoke: adminProcedure
-    .input(z.object({ invitationId: z.string().min(1) }))
-    .output(z.object({ ok: z.literal(true) }))
+    .input(ZRevokeInvitationRequest)
+    .output(ZOk)
     .mutation(({ ctx, input }) => {
       revokeInvitation(ctx.db, ctx.actor, input.invitationId);
-      return { ok: true as const };
+      return OK;
     }),
   /** What an invitation link leads to (public: the invitee is not signed in). */
   lookup: publicProcedure
-    .input(z.object({ token: z.string().min(1).max(200) }))
+    .input(ZLookupInvitationRequest)
     .output(ZInvitationLookupResponse)
     .query(({ ctx, input }) => {
       const found = lookupInvitation(ctx.db, input.token);
@@ -89,16 +82,14 @@ export const invitationsRouter = createTRPCRouter({
   /** Sets the invitee's name and password; the link then stops working. */
   accept: publicProcedure
     .input(ZAcceptInvitationRequest)
-    .output(z.object({ email: z.string() }))
+    .output(ZAcceptInvitationResponse)
     .mutation(async ({ ctx, input }) => ({ email: (await acceptInvitation(ctx.db, input)).email })),
 });
 
 export const outboxRouter = createTRPCRouter({
   /** Outgoing mail, newest first (in the embedded default, the only place mail goes). */
   list: adminProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(200).default(50) }).optional())
-    .output(z.array(ZMailMessage))
-    .query(({ ctx, input }) =>
-      ctx.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(input?.limit ?? 50).all(),
-    ),
+    .input(ZListOutboxRequest)
+    .output(ZListOutboxResponse)
+    .query(({ ctx, input }) => listOutbox(ctx.db, { limit: input?.limit ?? 50 })),
 });

@@ -1,8 +1,10 @@
 /** The engagement procedures through createCaller on a real temporary database. */
+import { z, ZodError } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
 import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
-import { callerAs, createTestDb, seedPeople, trpcError, type People, type TestDb } from "../testing";
+import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { callerAs, trpcError } from "../testing";
 
 let t: TestDb;
 let p: People;
@@ -74,6 +76,12 @@ describe("creating an engagement", () => {
   it("rejects empty input with zod field errors", async () => {
     const error = await trpcError(support().engagements.create({ organizationId: "", platformKey: "" }));
     expect(error.code).toBe("BAD_REQUEST");
+    expect(error.cause).toBeInstanceOf(ZodError);
+    expect(z.flattenError(error.cause as ZodError).fieldErrors).toEqual({
+      organizationId: ["Choose the customer organisation."],
+      platformKey: ["Choose the platform."],
+    });
+    expect(rowCount(engagements)).toBe(0);
   });
 });
 
@@ -221,5 +229,60 @@ describe("the engagement list", () => {
     await support().engagements.step({ engagementId: id, step: 1, action: "complete" });
     const row = t.db.select().from(engagements).where(eq(engagements.id, id)).get()!;
     expect(row.currentStep).toBe(2);
+  });
+});
+
+describe("rules the server hands the screens", () => {
+  it("counts steps done the same way in the list and on the engagement, out of order too", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
+    // Steps 3 and 4 can be done before step 2: progress is the number of done steps, not current step − 1.
+    await s.engagements.step({ engagementId: id, step: 3, action: "complete", note: "Confirmed on a call" });
+    await s.engagements.step({ engagementId: id, step: 4, action: "complete", note: "Confirmed on a call" });
+    const detail = await s.engagements.get({ engagementId: id });
+    const item = (await s.engagements.list({ page: 1, pageSize: 25 })).items.find((e) => e.id === id)!;
+    expect(detail.currentStep).toBe(2);
+    expect(detail.stepsDone).toBe(3);
+    expect(item.stepsDone).toBe(3);
+    const portalItem = (await callerAs(t.db, p.customerA).portal.engagements({ page: 1, pageSize: 25 })).items.find((e) => e.id === id)!;
+    expect(portalItem.stepsDone).toBe(3);
+  });
+
+  it("offers each step only the actions of its state, and a reopen names its cascade", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
+    await s.engagements.step({ engagementId: id, step: 3, action: "start" });
+    const eng = await s.engagements.get({ engagementId: id });
+    const actionsOf = (n: number) => eng.steps[n - 1]!.actions.map((a) => a.action);
+    expect(actionsOf(1)).toEqual(["reopen"]);
+    expect(actionsOf(2)).toEqual(["start", "complete"]);
+    expect(actionsOf(3)).toEqual(["complete", "reopen"]);
+    // Reopening step 1 resets step 3 (in progress) but not the still-pending steps.
+    expect(eng.steps[0]!.actions[0]).toMatchObject({ action: "reopen", allowed: true, cascade: [3] });
+    expect(eng.steps[2]!.actions.find((a) => a.action === "reopen")).toMatchObject({ cascade: [] });
+  });
+
+  it("offers staff the allowed status changes with their reason rule, and customers none", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    expect((await s.engagements.get({ engagementId: id })).statusChanges).toEqual([
+      { to: "on_hold", reasonRequired: false },
+      { to: "cancelled", reasonRequired: true },
+    ]);
+    expect((await callerAs(t.db, p.customerA).portal.engagement({ engagementId: id })).statusChanges).toEqual([]);
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    expect((await s.engagements.get({ engagementId: id })).statusChanges.map((c) => c.to)).toEqual(["active", "cancelled"]);
+    const noReason = await trpcError(s.engagements.setStatus({ engagementId: id, status: "cancelled" }));
+    expect(noReason.cause).toMatchObject({ fields: { reason: "Give a reason for cancelling." } });
+    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reason: "Customer withdrew" });
+    expect((await s.engagements.get({ engagementId: id })).statusChanges).toEqual([]);
+  });
+
+  it("names the platform in the creation event of the timeline", async () => {
+    const { id } = await newEngagement("vxvy");
+    const timeline = await support().engagements.timeline({ engagementId: id });
+    expect(timeline.at(-1)!.summary).toBe("Created the engagement for Org A on FreshBooks, owned by Support One");
   });
 });

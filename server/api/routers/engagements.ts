@@ -1,14 +1,11 @@
 /** Thin routers for engagements: the staff console's and the customer portal's. */
-import { z } from "zod";
-import {
-  actOnStep,
-  changeOwner,
-  changeStatus,
-  createEngagement,
-  engagementTimeline,
-  getEngagement,
-  listEngagements,
-} from "@/server/engagements/engagements";
+import { actOnStep } from "@/server/engagements/act-on-step";
+import { changeOwner } from "@/server/engagements/change-owner";
+import { changeStatus } from "@/server/engagements/change-status";
+import { createEngagement } from "@/server/engagements/create-engagement";
+import { findEngagements } from "@/server/engagements/find-engagements";
+import { getEngagement } from "@/server/engagements/get-engagement";
+import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
 import {
   createTRPCRouter,
   customerEngagementProcedure,
@@ -18,34 +15,35 @@ import {
 } from "../trpc";
 import {
   ZCreateEngagementRequest,
-  ZEngagementDetail,
+  ZCreateEngagementResponse,
+  ZGetEngagementResponse,
   ZListEngagementsRequest,
   ZListEngagementsResponse,
+  ZPortalEngagementsRequest,
   ZSetOwnerRequest,
   ZSetStatusRequest,
   ZStepActionRequest,
   ZStepActionResponse,
-  ZTimelineEntry,
+  ZTimelineResponse,
 } from "./engagements.types";
-
-const ok = z.object({ ok: z.literal(true) });
+import { OK, ZOk } from "./shared.types";
 
 export const engagementsRouter = createTRPCRouter({
   /** A filtered, searched page of engagements with counts per step. */
   list: staffProcedure
     .input(ZListEngagementsRequest)
     .output(ZListEngagementsResponse)
-    .query(({ ctx, input }) => listEngagements(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => findEngagements(ctx.db, ctx.actor, input)),
   /** One engagement with its checklist as the viewer may act on it. */
-  get: staffEngagementProcedure.output(ZEngagementDetail).query(({ ctx, input }) => getEngagement(ctx.db, ctx.actor, input.engagementId)),
+  get: staffEngagementProcedure.output(ZGetEngagementResponse).query(({ ctx, input }) => getEngagement(ctx.db, ctx.actor, input.engagementId)),
   /** The engagement's audit timeline, newest first. */
   timeline: staffEngagementProcedure
-    .output(z.array(ZTimelineEntry))
-    .query(({ ctx, input }) => engagementTimeline(ctx.db, ctx.actor, input.engagementId)),
+    .output(ZTimelineResponse)
+    .query(({ ctx, input }) => getEngagementTimeline(ctx.db, ctx.actor, input.engagementId)),
   /** Opens an engagement for an organisation on one of the six managed platforms. */
   create: staffProcedure
     .input(ZCreateEngagementRequest)
-    .output(z.object({ id: z.string(), reference: z.string() }))
+    .output(ZCreateEngagementResponse)
     .mutation(({ ctx, input }) => createEngagement(ctx.db, ctx.actor, input)),
   /** Starts, completes or reopens a step (gates and roles enforced by the checklist). */
   step: staffProcedure
@@ -55,33 +53,33 @@ export const engagementsRouter = createTRPCRouter({
   /** Puts on hold, resumes or cancels. */
   setStatus: staffEngagementProcedure
     .input(ZSetStatusRequest)
-    .output(ok)
+    .output(ZOk)
     .mutation(({ ctx, input }) => {
       changeStatus(ctx.db, ctx.actor, input);
-      return { ok: true as const };
+      return OK;
     }),
   /** Hands the engagement to another support user. */
   setOwner: staffEngagementProcedure
     .input(ZSetOwnerRequest)
-    .output(ok)
+    .output(ZOk)
     .mutation(({ ctx, input }) => {
       changeOwner(ctx.db, ctx.actor, input);
-      return { ok: true as const };
+      return OK;
     }),
 });
 
 export const portalRouter = createTRPCRouter({
   /** The customer's own organisation's engagements. */
   engagements: customerProcedure
-    .input(ZListEngagementsRequest.pick({ page: true, pageSize: true, search: true, status: true }))
+    .input(ZPortalEngagementsRequest)
     .output(ZListEngagementsResponse)
-    .query(({ ctx, input }) => listEngagements(ctx.db, ctx.actor, { ...input, organizationId: ctx.organizationId })),
-  /** One of the customer's engagements, read only for now. */
+    .query(({ ctx, input }) => findEngagements(ctx.db, ctx.actor, { ...input, organizationId: ctx.organizationId })),
+  /** One of the customer's engagements. */
   engagement: customerEngagementProcedure
-    .output(ZEngagementDetail)
+    .output(ZGetEngagementResponse)
     .query(({ ctx, input }) => getEngagement(ctx.db, ctx.actor, input.engagementId)),
   /** The engagement's timeline as the customer sees it. */
   timeline: customerEngagementProcedure
-    .output(z.array(ZTimelineEntry))
-    .query(({ ctx, input }) => engagementTimeline(ctx.db, ctx.actor, input.engagementId)),
+    .output(ZTimelineResponse)
+    .query(({ ctx, input }) => getEngagementTimeline(ctx.db, ctx.actor, input.engagementId)),
 });

@@ -1,7 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { serviceTargets } from "@/db/schema";
-import { callerAs, createTestDb, seedPeople, type People, type TestDb } from "../testing";
+import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { callerAs } from "../testing";
 
 let t: TestDb;
 let p: People;

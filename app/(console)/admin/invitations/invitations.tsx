@@ -1,13 +1,21 @@
 "use client";
-import { OrganizationSelect } from "@/app/_components/organization-select";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
-import { Badge, Button, Card, EmptyState, Field, Form, Input, Notice, ProgressBar, Select, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { useState } from "react";
+import { z } from "zod";
+import { OrganizationSelect } from "@/app/_components/organization-select";
+import { QueryView } from "@/app/_components/query-view";
+import { useAnnouncement } from "@/app/_components/use-announcement";
+import { Badge, Button, Card, Field, Form, Input, Notice, Select, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime, roleLabel } from "@/app/_lib/labels";
-import { NO_FORM_ERROR, toFormError, withoutField, type FormError } from "@/app/_lib/trpc-error";
-import type { InvitationStatus, Role } from "@/app/_lib/types";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { InvitationStatus } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { ZCreateInvitationRequest } from "@/server/api/routers/accounts.types";
+
+// The organisation is the server's rule (customers need one, staff none): the form sends it as chosen.
+const ZInviteForm = ZCreateInvitationRequest.extend({ organizationId: z.string() });
 
 const STATUS_TONE: Record<InvitationStatus, BadgeTone> = { pending: "info", accepted: "success", expired: "muted", revoked: "muted" };
 const STATUS_LABEL: Record<InvitationStatus, string> = { pending: "Pending", accepted: "Accepted", expired: "Expired", revoked: "Revoked" };
@@ -25,22 +33,21 @@ function InvitationList() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const invitations = useQuery(trpc.invitations.list.queryOptions());
-  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const { announce, region } = useAnnouncement();
   const revoke = useMutation(
     trpc.invitations.revoke.mutationOptions({
       onSuccess: async () => {
         await queryClient.invalidateQueries({ queryKey: trpc.invitations.list.queryKey() });
-        setMessage({ tone: "success", text: "Invitation revoked; its link no longer works." });
+        announce({ tone: "success", text: "Invitation revoked; its link no longer works." });
       },
-      onError: (e) => setMessage({ tone: "error", text: toFormError(e).message }),
+      onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
     }),
   );
-  if (invitations.error) return <Notice tone="error">{toFormError(invitations.error).message}</Notice>;
-  if (!invitations.data) return <ProgressBar label="Loading invitations" />;
-  if (!invitations.data.length) return <EmptyState title="No invitations yet">Invite someone with the form.</EmptyState>;
   return (
+    <QueryView query={invitations} loading="Loading invitations" empty={{ title: "No invitations yet", text: "Invite someone with the form." }}>
+      {(rows) => (
     <div className="space-y-4">
-      <div aria-live="polite">{message ? <Notice tone={message.tone === "error" ? "warning" : "success"}>{message.text}</Notice> : null}</div>
+      {region}
       <Table caption="Invitations">
         <THead>
           <Tr>
@@ -54,7 +61,7 @@ function InvitationList() {
           </Tr>
         </THead>
         <TBody>
-          {invitations.data.map((i) => (
+          {rows.map((i) => (
             <Tr key={i.id}>
               <Td>
                 <span className="block font-medium">{i.name}</span>
@@ -86,38 +93,32 @@ function InvitationList() {
         </TBody>
       </Table>
     </div>
+      )}
+    </QueryView>
   );
 }
 
 function InviteForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [email, setEmail] = useState("");
-  const [name, setName] = useState("");
-  const [role, setRole] = useState<Role>("customer");
-  const [organizationId, setOrganizationId] = useState("");
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const invite = useMutation(
-    trpc.invitations.create.mutationOptions({
-      onSuccess: async (_, input) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.invitations.list.queryKey() });
-        setSentTo(input.email.trim().toLowerCase());
-        setEmail("");
-        setName("");
-      },
-      onError: (e) => setError(toFormError(e)),
-    }),
-  );
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
+  const form = useZodForm(ZInviteForm, { defaultValues: { email: "", name: "", role: "customer", organizationId: "" } });
+  const role = form.watch("role");
+  const invite = useMutation(trpc.invitations.create.mutationOptions());
+  const onSubmit = form.handleSubmit(async (input) => {
     setSentTo(null);
-    invite.mutate({ email, name, role, organizationId: role === "customer" ? organizationId || null : null });
-  }
+    try {
+      await invite.mutateAsync({ ...input, organizationId: input.role === "customer" ? input.organizationId || null : null });
+      await queryClient.invalidateQueries({ queryKey: trpc.invitations.list.queryKey() });
+      setSentTo(input.email.toLowerCase());
+      form.reset({ ...form.getValues(), email: "", name: "" });
+    } catch (e) {
+      showServerError(form, e);
+    }
+  });
   return (
     <Card title="Invite someone" className="self-start">
-      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4" aria-label="Invite someone">
+      <Form onSubmit={onSubmit} className="space-y-4" aria-label="Invite someone">
         {sentTo ? (
           <Notice tone="success">
             Invitation sent to {sentTo}. The email is in the{" "}
@@ -127,22 +128,16 @@ function InviteForm() {
             .
           </Notice>
         ) : null}
-        {error.message && !Object.keys(error.fields).length ? <Notice tone="error">{error.message}</Notice> : null}
-        <Field label="Email" error={error.fields.email}>
-          {(p) => <Input {...p} name="email" type="email" autoComplete="off" value={email} onChange={(e) => {
-                setEmail(e.target.value);
-                setError((current) => withoutField(current, "email"));
-              }} />}
+        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+        <Field label="Email" error={fieldMessage(form, "email")}>
+          {(p) => <Input {...p} {...form.register("email")} type="email" autoComplete="off" />}
         </Field>
-        <Field label="Name" error={error.fields.name}>
-          {(p) => <Input {...p} name="name" autoComplete="off" value={name} onChange={(e) => {
-                setName(e.target.value);
-                setError((current) => withoutField(current, "name"));
-              }} />}
+        <Field label="Name" error={fieldMessage(form, "name")}>
+          {(p) => <Input {...p} {...form.register("name")} autoComplete="off" />}
         </Field>
-        <Field label="Role" error={error.fields.role}>
+        <Field label="Role" error={fieldMessage(form, "role")}>
           {(p) => (
-            <Select {...p} name="role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            <Select {...p} {...form.register("role")}>
               <option value="customer">Customer user</option>
               <option value="support">Support staff</option>
               <option value="admin">Admin</option>
@@ -150,17 +145,8 @@ function InviteForm() {
           )}
         </Field>
         {role === "customer" ? (
-          <Field label="Organisation" error={error.fields.organizationId}>
-            {(p) => (
-              <OrganizationSelect
-                control={p}
-                value={organizationId}
-                onChange={(id) => {
-                  setOrganizationId(id);
-                  setError((current) => withoutField(current, "organizationId"));
-                }}
-              />
-            )}
+          <Field label="Organisation" error={fieldMessage(form, "organizationId")}>
+            {(p) => <OrganizationSelect control={p} {...form.register("organizationId")} />}
           </Field>
         ) : null}
         <Button type="submit" pending={invite.isPending}>

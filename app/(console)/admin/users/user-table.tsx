@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useAnnouncement } from "@/app/_components/use-announcement";
 import { Badge, Button, CopyButton, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import { formatDateTime, roleLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -11,7 +11,7 @@ export function UserTable({ viewerId }: { viewerId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const users = useQuery(trpc.users.list.queryOptions());
-  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const { announce, region } = useAnnouncement();
   const setActive = useMutation(
     trpc.users.setActive.mutationOptions({
       onSuccess: async (_, input) => {
@@ -20,9 +20,9 @@ export function UserTable({ viewerId }: { viewerId: string }) {
           queryClient.invalidateQueries({ queryKey: trpc.users.staff.queryKey() }),
         ]);
         const who = users.data?.find((u) => u.id === input.userId)?.name ?? "The user";
-        setMessage({ tone: "success", text: `${who} is ${input.active ? "active again" : "deactivated"}.` });
+        announce({ tone: "success", text: `${who} is ${input.active ? "active again" : "deactivated"}.` });
       },
-      onError: (e) => setMessage({ tone: "error", text: toFormError(e).message }),
+      onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
     }),
   );
 
@@ -36,7 +36,7 @@ export function UserTable({ viewerId }: { viewerId: string }) {
           New people join through an <Link href="/admin/invitations" className="font-medium text-indigo-700 underline">invitation</Link>.
         </p>
       </div>
-      <div aria-live="polite">{message ? <Notice tone={message.tone === "error" ? "warning" : "success"}>{message.text}</Notice> : null}</div>
+      {region}
       <Table caption="Users">
         <THead>
           <Tr>

@@ -1,14 +1,15 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { useState, type FormEvent, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
+import { z } from "zod";
 import { Checklist } from "@/app/_components/engagement/checklist";
-import { StatusBadge } from "@/app/_components/engagement/status-badge";
+import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
 import { Timeline } from "@/app/_components/engagement/timeline";
-import { Button, Card, CopyButton, Dialog, DialogActions, Field, Form, Notice, PageHeader, ProgressBar, Select, Textarea } from "@/app/_components/ui";
+import { useAnnouncement, type Announce } from "@/app/_components/use-announcement";
+import { Button, Card, CopyButton, Dialog, DialogActions, Field, Form, Notice, ProgressBar, Select, Textarea } from "@/app/_components/ui";
+import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
-import { stepsDone } from "@/app/_lib/steps";
-import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
+import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, EngagementStatus } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { StepActions } from "./step-actions";
@@ -18,7 +19,7 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
   const trpc = useTRPC();
   const engagement = useQuery(trpc.engagements.get.queryOptions({ engagementId }));
   const timeline = useQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
-  const [announcement, setAnnouncement] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const { announce, region } = useAnnouncement();
 
   const e = engagement.data;
   if (!e) {
@@ -27,21 +28,11 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
 
   return (
     <div className="space-y-8">
-      <PageHeader
-        eyebrow={
-          <Link href="/engagements" className="hover:underline">
-            ← Engagements
-          </Link>
-        }
-        title={<span className="font-mono">{e.reference}</span>}
-        titleAside={
-          <>
-            <CopyButton value={e.reference} label="engagement reference" />
-            <StatusBadge status={e.status} />
-          </>
-        }
+      <EngagementHeader
+        engagement={e}
+        back={{ href: "/engagements", label: "Engagements" }}
         description={`${e.organization.name} · ${e.platform.name}`}
-        actions={<StatusActions engagement={e} onChanged={setAnnouncement} />}
+        actions={<StatusActions engagement={e} onChanged={announce} />}
       />
 
       <Summary engagement={e} />
@@ -60,16 +51,10 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
             <h2 id="checklist-title" className="text-lg font-semibold text-slate-900">
               Checklist
             </h2>
-            <ProgressBar
-              label="Steps done"
-              value={e.steps.filter((s) => s.state === "done").length}
-              max={6}
-              valueText={`${e.steps.filter((s) => s.state === "done").length} of 6 steps done`}
-              className="w-48"
-            />
+            <StepsDoneBar stepsDone={e.stepsDone} className="w-48" />
           </div>
-          <div aria-live="polite">{announcement ? <Notice tone={announcement.tone === "error" ? "warning" : "success"}>{announcement.text}</Notice> : null}</div>
-          <Checklist steps={e.steps} renderActions={(step) => <StepActions engagement={e} step={step} onDone={setAnnouncement} />} />
+          {region}
+          <Checklist steps={e.steps} renderActions={(step) => <StepActions engagement={e} step={step} onDone={announce} />} />
         </section>
         <section aria-labelledby="timeline-title" className="space-y-4">
           <h2 id="timeline-title" className="text-lg font-semibold text-slate-900">
@@ -85,7 +70,6 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
 function Summary({ engagement: e }: { engagement: EngagementDetail }) {
   const [changingOwner, setChangingOwner] = useState(false);
   const [changingTarget, setChangingTarget] = useState(false);
-  const done = stepsDone(e.currentStep);
   return (
     <Card aria-label="Engagement details" bodyClassName="p-0">
       <dl className="grid divide-y divide-slate-100 text-sm sm:grid-cols-2 sm:divide-y-0 lg:grid-cols-3">
@@ -126,7 +110,7 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
         </Item>
         <Item term="Progress">
           <span className="block">{e.currentStep > 6 ? "All six steps done" : `At step ${e.currentStep} of 6`}</span>
-          <ProgressBar label="Checklist progress" value={done} max={6} valueText={`${done} of 6 steps done in order`} size="sm" className="mt-1 w-40" />
+          <StepsDoneBar stepsDone={e.stepsDone} size="sm" className="mt-1 w-40" />
         </Item>
         <Item term="Engagement id">
           <span className="inline-flex items-center gap-1">
@@ -137,8 +121,8 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
         <Item term="Opened">{formatDateTime(e.createdAt)}</Item>
         <Item term="Last change">{formatDateTime(e.updatedAt)}</Item>
       </dl>
-      <OwnerDialog engagement={e} open={changingOwner} onClose={() => setChangingOwner(false)} />
-      <TargetDialog engagement={e} open={changingTarget} onClose={() => setChangingTarget(false)} />
+      {changingOwner ? <OwnerDialog engagement={e} onClose={() => setChangingOwner(false)} /> : null}
+      {changingTarget ? <TargetDialog engagement={e} onClose={() => setChangingTarget(false)} /> : null}
     </Card>
   );
 }
@@ -152,14 +136,13 @@ function Item({ term, children }: { term: string; children: ReactNode }) {
   );
 }
 
-function OwnerDialog({ engagement, open, onClose }: { engagement: EngagementDetail; open: boolean; onClose: () => void }) {
+function OwnerDialog({ engagement, onClose }: { engagement: EngagementDetail; onClose: () => void }) {
   const trpc = useTRPC();
-  const staff = useQuery({ ...trpc.users.staff.queryOptions(), enabled: open });
+  const staff = useQuery(trpc.users.staff.queryOptions());
   const invalidate = useEngagementInvalidation(engagement.id);
   const setOwner = useMutation(trpc.engagements.setOwner.mutationOptions({ onSuccess: invalidate }));
   return (
     <ChoiceDialog
-      open={open}
       onClose={onClose}
       title="Change owner"
       description="The owner carries the engagement through its steps."
@@ -174,14 +157,13 @@ function OwnerDialog({ engagement, open, onClose }: { engagement: EngagementDeta
   );
 }
 
-function TargetDialog({ engagement, open, onClose }: { engagement: EngagementDetail; open: boolean; onClose: () => void }) {
+function TargetDialog({ engagement, onClose }: { engagement: EngagementDetail; onClose: () => void }) {
   const trpc = useTRPC();
-  const targets = useQuery({ ...trpc.targets.list.queryOptions(), enabled: open });
+  const targets = useQuery(trpc.targets.list.queryOptions());
   const invalidate = useEngagementInvalidation(engagement.id);
   const assign = useMutation(trpc.targets.assign.mutationOptions({ onSuccess: invalidate }));
   return (
     <ChoiceDialog
-      open={open}
       onClose={onClose}
       title="Change service target"
       description="Where this engagement's companies are migrated: the sandbox to rehearse, the real service for the window."
@@ -197,9 +179,10 @@ function TargetDialog({ engagement, open, onClose }: { engagement: EngagementDet
   );
 }
 
+const ZChoice = z.object({ value: z.string() });
+
 /** A dialog that picks one value from a list and saves it, showing the server's refusal on the field. */
 function ChoiceDialog(props: {
-  open: boolean;
   onClose: () => void;
   title: string;
   description: string;
@@ -213,26 +196,24 @@ function ChoiceDialog(props: {
   pending: boolean;
   save: (value: string) => Promise<unknown>;
 }) {
-  const [value, setValue] = useState(props.initial);
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
+  const form = useZodForm(ZChoice, { defaultValues: { value: props.initial } });
+  const onSubmit = form.handleSubmit(async ({ value }) => {
     try {
       await props.save(value);
       props.onClose();
     } catch (e) {
-      setError(toFormError(e));
+      // The server names its own field (ownerId, serviceTargetId): that is this form's one field.
+      const { message, fields } = toFormError(e);
+      form.setError("value", { type: "server", message: fields[props.field] ?? message }, { shouldFocus: true });
     }
-  }
-  const fieldError = error.fields[props.field];
+  });
   return (
-    <Dialog open={props.open} onClose={props.onClose} title={props.title} description={props.description}>
-      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
-        {error.message && !fieldError ? <Notice tone="error">{error.message}</Notice> : null}
-        <Field label={props.label} error={fieldError}>
+    <Dialog open onClose={props.onClose} title={props.title} description={props.description}>
+      <Form onSubmit={onSubmit} className="space-y-4">
+        <Field label={props.label} error={fieldMessage(form, "value")}>
           {(p) => (
-            <Select {...p} value={value} onChange={(e) => setValue(e.target.value)}>
+            // Controlled as well: the options arrive after the form, and the select must still show the chosen one.
+            <Select {...p} {...form.register("value")} value={form.watch("value")}>
               {props.placeholder ? <option value="">{props.placeholder}</option> : null}
               {props.options.map((o) => (
                 <option key={o.value} value={o.value}>
@@ -255,36 +236,36 @@ function ChoiceDialog(props: {
   );
 }
 
-type StatusChange = { to: EngagementStatus; label: string; verb: string; variant: "secondary" | "danger"; reasonRequired: boolean };
-
-const STATUS_CHANGES: Record<EngagementStatus, StatusChange[]> = {
-  active: [
-    { to: "on_hold", label: "Put on hold", verb: "Put on hold", variant: "secondary", reasonRequired: false },
-    { to: "cancelled", label: "Cancel engagement", verb: "Cancel engagement", variant: "danger", reasonRequired: true },
-  ],
-  on_hold: [
-    { to: "active", label: "Resume", verb: "Resume", variant: "secondary", reasonRequired: false },
-    { to: "cancelled", label: "Cancel engagement", verb: "Cancel engagement", variant: "danger", reasonRequired: true },
-  ],
-  completed: [],
-  cancelled: [],
+/** How each status change is offered; which ones are offered, and whether they need a reason, comes from the server. */
+const STATUS_CHANGE_WORDS: Record<EngagementStatus, { verb: string; variant: "secondary" | "danger"; description: string }> = {
+  active: { verb: "Resume", variant: "secondary", description: "The checklist can move again once the engagement is active." },
+  on_hold: { verb: "Put on hold", variant: "secondary", description: "While on hold, no step can change. You can resume it at any time." },
+  cancelled: {
+    verb: "Cancel engagement",
+    variant: "danger",
+    description: "Cancelling is final: the checklist stops and the engagement cannot be resumed.",
+  },
+  completed: { verb: "Complete", variant: "secondary", description: "" },
 };
 
-function StatusActions({ engagement, onChanged }: { engagement: EngagementDetail; onChanged: (a: { tone: "success"; text: string }) => void }) {
+type StatusChange = EngagementDetail["statusChanges"][number];
+
+function StatusActions({ engagement, onChanged }: { engagement: EngagementDetail; onChanged: Announce }) {
   const [change, setChange] = useState<StatusChange | null>(null);
-  const choices = STATUS_CHANGES[engagement.status];
-  if (!choices.length) return null;
+  if (!engagement.statusChanges.length) return null;
   return (
     <>
-      {choices.map((c) => (
-        <Button key={c.to} variant={c.variant} onClick={() => setChange(c)}>
-          {c.label}
+      {engagement.statusChanges.map((c) => (
+        <Button key={c.to} variant={STATUS_CHANGE_WORDS[c.to].variant} onClick={() => setChange(c)}>
+          {STATUS_CHANGE_WORDS[c.to].verb}
         </Button>
       ))}
       {change ? <StatusDialog engagement={engagement} change={change} onClose={() => setChange(null)} onChanged={onChanged} /> : null}
     </>
   );
 }
+
+const ZReason = z.object({ reason: z.string().trim().max(2000) });
 
 function StatusDialog({
   engagement,
@@ -295,51 +276,36 @@ function StatusDialog({
   engagement: EngagementDetail;
   change: StatusChange;
   onClose: () => void;
-  onChanged: (a: { tone: "success"; text: string }) => void;
+  onChanged: Announce;
 }) {
   const trpc = useTRPC();
   const invalidate = useEngagementInvalidation(engagement.id);
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
-  const setStatus = useMutation(
-    trpc.engagements.setStatus.mutationOptions({
-      onSuccess: async () => {
-        await invalidate();
-        onChanged({ tone: "success", text: `The engagement is now ${statusLabel(change.to).toLowerCase()}.` });
-        onClose();
-      },
-      onError: (e) => setError(toFormError(e)),
-    }),
-  );
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
-    setStatus.mutate({ engagementId: engagement.id, status: change.to, reason: reason.trim() || undefined });
-  }
+  const words = STATUS_CHANGE_WORDS[change.to];
+  const form = useZodForm(ZReason, { defaultValues: { reason: "" } });
+  const setStatus = useMutation(trpc.engagements.setStatus.mutationOptions());
+  const onSubmit = form.handleSubmit(async ({ reason }) => {
+    try {
+      await setStatus.mutateAsync({ engagementId: engagement.id, status: change.to, reason: reason || undefined });
+      await invalidate();
+      onChanged({ tone: "success", text: `The engagement is now ${statusLabel(change.to).toLowerCase()}.` });
+      onClose();
+    } catch (e) {
+      showServerError(form, e);
+    }
+  });
   return (
-    <Dialog
-      open
-      onClose={onClose}
-      title={`${change.verb}: ${engagement.reference}`}
-      description={
-        change.to === "cancelled"
-          ? "Cancelling is final: the checklist stops and the engagement cannot be resumed."
-          : change.to === "on_hold"
-            ? "While on hold, no step can change. You can resume it at any time."
-            : "The checklist can move again once the engagement is active."
-      }
-    >
-      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
-        {error.message && !error.fields.reason ? <Notice tone="error">{error.message}</Notice> : null}
-        <Field label="Reason" required={change.reasonRequired} error={error.fields.reason} hint="Recorded in the audit timeline.">
-          {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} />}
+    <Dialog open onClose={onClose} title={`${words.verb}: ${engagement.reference}`} description={words.description}>
+      <Form onSubmit={onSubmit} className="space-y-4">
+        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+        <Field label="Reason" required={change.reasonRequired} error={fieldMessage(form, "reason")} hint="Recorded in the audit timeline.">
+          {(p) => <Textarea {...p} {...form.register("reason")} />}
         </Field>
         <DialogActions>
           <Button variant="secondary" onClick={onClose}>
             Keep as is
           </Button>
-          <Button type="submit" variant={change.variant === "danger" ? "danger" : "primary"} pending={setStatus.isPending}>
-            {change.verb}
+          <Button type="submit" variant={words.variant === "danger" ? "danger" : "primary"} pending={setStatus.isPending}>
+            {words.verb}
           </Button>
         </DialogActions>
       </Form>

@@ -1,48 +1,32 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState } from "react";
+import { z } from "zod";
+import type { Announce } from "@/app/_components/use-announcement";
 import { Button, Dialog, DialogActions, Field, Form, Notice, Textarea } from "@/app/_components/ui";
-import { reopenCascade } from "@/app/_lib/steps";
-import { NO_FORM_ERROR, toFormError, type FormError } from "@/app/_lib/trpc-error";
+import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
+import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepActionView, StepNumber, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { useEngagementInvalidation } from "./use-engagement-invalidation";
 
-type Announce = (a: { tone: "success" | "error"; text: string }) => void;
 type Action = StepActionView["action"];
-
-/** The actions that make sense to offer in each state; the server says which are allowed now. */
-function offered(step: StepView): Action[] {
-  switch (step.state) {
-    case "pending":
-      return ["start", "complete"];
-    case "in_progress":
-      return ["complete", "reopen"];
-    case "done":
-      return ["reopen"];
-    default: {
-      const never: never = step.state;
-      return never;
-    }
-  }
-}
 
 const LABEL: Record<Action, string> = { start: "Start", complete: "Complete", reopen: "Reopen" };
 
 const stepName = (engagement: EngagementDetail, n: StepNumber) => `step ${n} (${engagement.steps[n - 1]?.title ?? ""})`;
 
 /**
- * Start / Complete / Reopen for one step. Actions that are not allowed stay visible, disabled,
- * with the server's reason beside them, so people see why the checklist is holding them back.
+ * Start / Complete / Reopen for one step, as the server offers them. Actions that are not allowed
+ * stay visible, disabled, with the server's reason beside them, so people see why the checklist
+ * is holding them back.
  */
 export function StepActions({ engagement, step, onDone }: { engagement: EngagementDetail; step: StepView; onDone: Announce }) {
   const trpc = useTRPC();
   const idBase = useId();
   const invalidate = useEngagementInvalidation(engagement.id);
   const [dialog, setDialog] = useState<"complete" | "reopen" | null>(null);
-  const actions = offered(step)
-    .map((a) => step.actions.find((x) => x.action === a))
-    .filter((a): a is StepActionView => Boolean(a));
+  const actions = step.actions;
   // A locked step refuses Start and Complete for the same open gates; one sentence says it for both.
   const completeReason = actions.find((a) => a.action === "complete")?.reason ?? null;
   const reasonOf = (a: StepActionView) => (step.displayState === "locked" && completeReason ? completeReason : a.reason);
@@ -109,6 +93,7 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
         <ReopenDialog
           engagement={engagement}
           step={step}
+          cascade={actions.find((a) => a.action === "reopen")?.cascade ?? []}
           onClose={() => setDialog(null)}
           onDone={async (text) => {
             await invalidate();
@@ -120,6 +105,9 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
     </div>
   );
 }
+
+const ZNote = z.object({ note: z.string().trim().max(2000) });
+const ZReason = z.object({ reason: z.string().trim().max(2000) });
 
 function CompleteDialog({
   engagement,
@@ -135,37 +123,33 @@ function CompleteDialog({
   onDone: (text: string) => Promise<void>;
 }) {
   const trpc = useTRPC();
-  const [note, setNote] = useState("");
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
-  const complete = useMutation(
-    trpc.engagements.step.mutationOptions({
-      onSuccess: (result) =>
-        onDone(
-          `Completed ${stepName(engagement, step.number)}.${result.status === "completed" ? " All six steps are done: the engagement is completed." : ""}`,
-        ),
-      onError: (e) => setError(toFormError(e)),
-    }),
-  );
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
-    complete.mutate({ engagementId: engagement.id, step: step.number, action: "complete", note: note.trim() || undefined });
-  }
+  const form = useZodForm(ZNote, { defaultValues: { note: "" } });
+  const complete = useMutation(trpc.engagements.step.mutationOptions());
+  const onSubmit = form.handleSubmit(async ({ note }) => {
+    try {
+      const result = await complete.mutateAsync({ engagementId: engagement.id, step: step.number, action: "complete", note: note || undefined });
+      await onDone(
+        `Completed ${stepName(engagement, step.number)}.${result.status === "completed" ? " All six steps are done: the engagement is completed." : ""}`,
+      );
+    } catch (e) {
+      showServerError(form, e);
+    }
+  });
   return (
     <Dialog open onClose={onClose} title={`Complete step ${step.number}: ${step.title}`} description={`Done when: ${step.doneWhen}`}>
-      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
-        {error.message && !error.fields.note ? <Notice tone="error">{error.message}</Notice> : null}
+      <Form onSubmit={onSubmit} className="space-y-4">
+        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
         <Field
           label={needsNote ? "How did the customer confirm?" : "Evidence note"}
           required={needsNote}
-          error={error.fields.note}
+          error={fieldMessage(form, "note")}
           hint={
             needsNote
               ? "This is the customer's step; you are completing it on their behalf. Say how they confirmed (e.g. email of 3 May)."
               : "Optional. What shows the step is done; recorded with the step and in the audit timeline."
           }
         >
-          {(p) => <Textarea {...p} name="note" value={note} onChange={(e) => setNote(e.target.value)} />}
+          {(p) => <Textarea {...p} {...form.register("note")} />}
         </Field>
         <DialogActions>
           <Button variant="secondary" onClick={onClose}>
@@ -183,37 +167,32 @@ function CompleteDialog({
 function ReopenDialog({
   engagement,
   step,
+  cascade,
   onClose,
   onDone,
 }: {
   engagement: EngagementDetail;
   step: StepView;
+  /** The other steps a reopen resets, as the server says. */
+  cascade: StepNumber[];
   onClose: () => void;
   onDone: (text: string) => Promise<void>;
 }) {
   const trpc = useTRPC();
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
-  const cascade = reopenCascade(engagement.steps, step.number);
-  const reopen = useMutation(
-    trpc.engagements.step.mutationOptions({
-      onSuccess: (result) => {
-        const also = result.changed.filter((n) => n !== step.number);
-        return onDone(
-          `Reopened ${stepName(engagement, step.number)}.${also.length ? ` Also reopened ${also.map((n) => stepName(engagement, n)).join(", ")}.` : ""}`,
-        );
-      },
-      onError: (e) => setError(toFormError(e)),
-    }),
-  );
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
-    reopen.mutate({ engagementId: engagement.id, step: step.number, action: "reopen", reason: reason.trim() || undefined });
-  }
+  const form = useZodForm(ZReason, { defaultValues: { reason: "" } });
+  const reopen = useMutation(trpc.engagements.step.mutationOptions());
+  const onSubmit = form.handleSubmit(async ({ reason }) => {
+    try {
+      const result = await reopen.mutateAsync({ engagementId: engagement.id, step: step.number, action: "reopen", reason: reason || undefined });
+      const also = result.changed.filter((n) => n !== step.number);
+      await onDone(`Reopened ${stepName(engagement, step.number)}.${also.length ? ` Also reopened ${also.map((n) => stepName(engagement, n)).join(", ")}.` : ""}`);
+    } catch (e) {
+      showServerError(form, e);
+    }
+  });
   return (
     <Dialog open onClose={onClose} title={`Reopen step ${step.number}: ${step.title}`} description="The step goes back to pending and its completion record is cleared.">
-      <Form errorKey={error} onSubmit={onSubmit} className="space-y-4">
+      <Form onSubmit={onSubmit} className="space-y-4">
         {cascade.length ? (
           <Notice tone="warning" title="Dependent steps reopen too">
             <p>Steps gated on this one go back to pending as well:</p>
@@ -226,9 +205,9 @@ function ReopenDialog({
         ) : (
           <p className="text-sm text-slate-600">No step that depends on this one has started, so only this step changes.</p>
         )}
-        {error.message && !error.fields.reason ? <Notice tone="error">{error.message}</Notice> : null}
-        <Field label="Reason" required error={error.fields.reason} hint="Shown on the step and in the audit timeline.">
-          {(p) => <Textarea {...p} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} />}
+        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+        <Field label="Reason" required error={fieldMessage(form, "reason")} hint="Shown on the step and in the audit timeline.">
+          {(p) => <Textarea {...p} {...form.register("reason")} />}
         </Field>
         <DialogActions>
           <Button variant="secondary" onClick={onClose}>

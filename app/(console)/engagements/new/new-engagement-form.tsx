@@ -1,11 +1,11 @@
 "use client";
-import { OrganizationSelect } from "@/app/_components/organization-select";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { OrganizationSelect } from "@/app/_components/organization-select";
 import { Button, Card, Field, Form, Notice, Select } from "@/app/_components/ui";
-import { NO_FORM_ERROR, toFormError, withoutField, type FormError } from "@/app/_lib/trpc-error";
+import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { useTRPC } from "@/app/_trpc/react";
+import { ZCreateEngagementRequest } from "@/server/api/routers/engagements.types";
 
 export function NewEngagementForm({ viewerId }: { viewerId: string }) {
   const trpc = useTRPC();
@@ -13,56 +13,37 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
   const queryClient = useQueryClient();
   const platforms = useQuery(trpc.platforms.list.queryOptions());
   const staff = useQuery(trpc.users.staff.queryOptions());
+  const form = useZodForm(ZCreateEngagementRequest, { defaultValues: { organizationId: "", platformKey: "", ownerId: viewerId } });
+  const create = useMutation(trpc.engagements.create.mutationOptions());
 
-  const [organizationId, setOrganizationId] = useState("");
-  const [platformKey, setPlatformKey] = useState("");
-  const [ownerId, setOwnerId] = useState(viewerId);
-  const [error, setError] = useState<FormError>(NO_FORM_ERROR);
-
-  const create = useMutation(
-    trpc.engagements.create.mutationOptions({
-      onSuccess: async ({ id }) => {
-        await Promise.all([
-          queryClient.invalidateQueries({ queryKey: trpc.engagements.list.pathKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.organizations.list.queryKey() }),
-        ]);
-        router.push(`/engagements/${id}`);
-      },
-      onError: (e) => setError(toFormError(e)),
-    }),
-  );
-
+  const platformKey = form.watch("platformKey");
   const unmanaged = platforms.data?.unmanaged.find((p) => p.key === platformKey);
   const managed = platforms.data?.managed.find((p) => p.key === platformKey);
 
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(NO_FORM_ERROR);
-    // An unmanaged platform is sent on purpose: the server is the one that refuses it, with the reason.
-    create.mutate({ organizationId, platformKey, ownerId: ownerId || null });
-  }
-
-  const formMessage = error.message && !Object.keys(error.fields).length ? error.message : "";
+  // An unmanaged platform is sent on purpose: the server is the one that refuses it, with the reason.
+  const onSubmit = form.handleSubmit(async (input) => {
+    try {
+      const { id } = await create.mutateAsync({ ...input, ownerId: input.ownerId || null });
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: trpc.engagements.list.pathKey() }),
+        queryClient.invalidateQueries({ queryKey: trpc.organizations.list.queryKey() }),
+      ]);
+      router.push(`/engagements/${id}`);
+    } catch (e) {
+      showServerError(form, e);
+    }
+  });
 
   return (
     <Card className="max-w-2xl">
-      <Form errorKey={error} onSubmit={onSubmit} className="space-y-5" aria-label="New engagement">
-        {formMessage ? <Notice tone="error">{formMessage}</Notice> : null}
-        <Field label="Customer organisation" error={error.fields.organizationId}>
-          {(p) => (
-            <OrganizationSelect
-              control={p}
-              value={organizationId}
-              onChange={(id) => {
-                setOrganizationId(id);
-                setError((current) => withoutField(current, "organizationId"));
-              }}
-            />
-          )}
+      <Form onSubmit={onSubmit} className="space-y-5" aria-label="New engagement">
+        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+        <Field label="Customer organisation" error={fieldMessage(form, "organizationId")}>
+          {(p) => <OrganizationSelect control={p} {...form.register("organizationId")} value={form.watch("organizationId")} />}
         </Field>
         <Field
           label="Platform"
-          error={error.fields.platformKey}
+          error={fieldMessage(form, "platformKey")}
           hint={
             managed
               ? `Callback URL the customer adds to its app: ${managed.callbackUrl}`
@@ -70,10 +51,7 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
           }
         >
           {(p) => (
-            <Select {...p} name="platformKey" value={platformKey} onChange={(e) => {
-                setPlatformKey(e.target.value);
-                setError((current) => withoutField(current, "platformKey"));
-              }}>
+            <Select {...p} {...form.register("platformKey")} value={platformKey}>
               <option value="">Choose a platform…</option>
               <optgroup label="Managed platforms">
                 {platforms.data?.managed.map((pl) => (
@@ -92,17 +70,15 @@ export function NewEngagementForm({ viewerId }: { viewerId: string }) {
             </Select>
           )}
         </Field>
-        {unmanaged && !error.fields.platformKey ? (
+        {unmanaged && !fieldMessage(form, "platformKey") ? (
           <Notice tone="warning" title={`${unmanaged.name} has no managed migration`}>
             {unmanaged.reason}
           </Notice>
         ) : null}
-        <Field label="Owner" error={error.fields.ownerId} hint="The support person who carries the engagement through its steps.">
+        <Field label="Owner" error={fieldMessage(form, "ownerId")} hint="The support person who carries the engagement through its steps.">
           {(p) => (
-            <Select {...p} name="ownerId" value={ownerId} onChange={(e) => {
-                setOwnerId(e.target.value);
-                setError((current) => withoutField(current, "ownerId"));
-              }}>
+            // Controlled as well: the staff list arrives after the form, and the select must show the chosen owner.
+            <Select {...p} {...form.register("ownerId")} value={form.watch("ownerId") ?? ""}>
               {staff.data?.map((s) => (
                 <option key={s.id} value={s.id}>
                   {s.name}

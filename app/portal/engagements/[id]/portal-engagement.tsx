@@ -1,10 +1,9 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { Checklist } from "@/app/_components/engagement/checklist";
-import { StatusBadge } from "@/app/_components/engagement/status-badge";
+import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
 import { Timeline } from "@/app/_components/engagement/timeline";
-import { Card, CopyButton, Notice, PageHeader, ProgressBar } from "@/app/_components/ui";
+import { Card, CopyButton, Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
@@ -18,24 +17,9 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
   if (!e) {
     return engagement.error ? <Notice tone="error">{toFormError(engagement.error).message}</Notice> : <ProgressBar label="Loading engagement" />;
   }
-  const done = e.steps.filter((s) => s.state === "done").length;
   return (
     <div className="space-y-8">
-      <PageHeader
-        eyebrow={
-          <Link href="/portal" className="hover:underline">
-            ← Your engagements
-          </Link>
-        }
-        title={<span className="font-mono">{e.reference}</span>}
-        titleAside={
-          <>
-            <CopyButton value={e.reference} label="engagement reference" />
-            <StatusBadge status={e.status} />
-          </>
-        }
-        description={`${e.platform.name} migration for ${e.organization.name}`}
-      />
+      <EngagementHeader engagement={e} back={{ href: "/portal", label: "Your engagements" }} description={`${e.platform.name} migration for ${e.organization.name}`} />
       <Card aria-label="Engagement details">
         <dl className="grid gap-4 text-sm sm:grid-cols-2 lg:grid-cols-4">
           <div>
@@ -64,8 +48,8 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
           <div>
             <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">Progress</dt>
             <dd className="mt-1 space-y-1">
-              <span className="block">{done} of 6 steps done</span>
-              <ProgressBar label="Steps done" value={done} max={6} valueText={`${done} of 6 steps done`} size="sm" className="w-40" />
+              <span className="block">{e.stepsDone} of 6 steps done</span>
+              <StepsDoneBar stepsDone={e.stepsDone} size="sm" className="w-40" />
             </dd>
           </div>
         </dl>

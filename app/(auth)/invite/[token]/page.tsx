@@ -3,6 +3,7 @@ import Link from "next/link";
 import { TRPCError } from "@trpc/server";
 import { buttonClasses } from "@/app/_components/ui";
 import { getCaller } from "@/app/_trpc/server";
+import { AuthHeading } from "../../auth-heading";
 import { AcceptInvitationForm } from "./accept-form";
 
 export const metadata: Metadata = { title: "Invitation" };
@@ -18,17 +19,9 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
   });
 
   return (
-    <main id="main" className="flex min-h-screen items-center justify-center px-4 py-12">
-      <div className="w-full max-w-md">
-        <div className="mb-8 text-center">
-          <span aria-hidden="true" className="inline-flex size-10 items-center justify-center rounded-lg bg-indigo-600 text-lg font-semibold text-white">
-            F
-          </span>
-          <h1 className="mt-4 text-2xl font-semibold tracking-tight text-slate-900">
-            {found.status === "pending" ? "Welcome to Ferry" : "This invitation can't be used"}
-          </h1>
-        </div>
-        {found.status === "pending" ? (
+    <>
+      <AuthHeading title={found.status === "pending" ? "Welcome to Ferry" : "This invitation can't be used"} />
+      {found.status === "pending" ? (
           <AcceptInvitationForm
             token={token}
             email={found.email}
@@ -46,7 +39,6 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
             </Link>
           </div>
         )}
-      </div>
-    </main>
+    </>
   );
 }

@@ -1,8 +1,8 @@
 /** `npm run db:seed`: migrates and seeds the demo data (idempotent). Uses SANDBOX_URL/SANDBOX_ADMIN_TOKEN when set. */
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
-import { openDb } from "./client";
-import { seedDemo } from "./seed-demo";
+import { openDb } from "@/db/client";
+import { seedDemo } from "@/server/demo/seed-demo";
 
 async function main() {
   const e = env();

@@ -3,45 +3,36 @@
  * engagements at different steps, made through the same domain functions the app uses (so the
  * audit timelines are real). Running it again changes nothing.
  */
-import { eq } from "drizzle-orm";
-import type { Db } from "./client";
-import demoLogins from "./demo-logins.json";
-import { serviceTargets, users, type Role } from "./schema";
+import type { Db } from "@/db/client";
 import { createOrganization } from "@/server/accounts/organizations";
-import { actOnStep, changeStatus, createEngagement } from "@/server/engagements/engagements";
+import type { Role } from "@/server/accounts/roles";
+import { createUserWithPassword, hasAdmin } from "@/server/accounts/users";
+import { actOnStep } from "@/server/engagements/act-on-step";
+import { changeStatus } from "@/server/engagements/change-status";
+import { createEngagement } from "@/server/engagements/create-engagement";
+import { createControlClient } from "@/server/sandbox/control-client";
 import type { Actor } from "@/server/security/actor";
-import { hashPassword } from "@/server/security/passwords";
 import type { KeyRing } from "@/server/security/secrets";
-import { createServiceTarget } from "@/server/targets/targets";
+import { createServiceTarget, findSandboxTarget } from "@/server/targets/targets";
+import demoLogins from "./demo-logins.json";
 
 export type DemoLogin = { role: Role; name: string; email: string; password: string; organization?: string };
 
-/** The demo sign-ins, printed by `npm start` and used by the e2e tests (db/demo-logins.json). */
+/** The demo sign-ins, printed by `npm start` and used by the e2e tests (server/demo/demo-logins.json). */
 export const DEMO_LOGINS: readonly DemoLogin[] = demoLogins as DemoLogin[];
 
 export type SandboxAccess = { url: string; adminToken: string };
-
-async function createSandboxClient(sandbox: SandboxAccess): Promise<string> {
-  const res = await fetch(`${sandbox.url}/_sandbox/clients`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${sandbox.adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ plan: "paid" }),
-  });
-  if (!res.ok) throw new Error(`The sandbox refused to create a demo client: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { apiKey: string };
-  return body.apiKey;
-}
 
 /**
  * Seeds the demo data unless an admin already exists. With sandbox access it also registers the
  * sandbox as the default service target, with a client of its own.
  */
 export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess }): Promise<{ seeded: boolean }> {
-  if (options.sandbox && !db.select().from(serviceTargets).where(eq(serviceTargets.kind, "sandbox")).get()) {
-    const apiKey = await createSandboxClient(options.sandbox);
+  if (options.sandbox && !findSandboxTarget(db)) {
+    const { apiKey } = await createControlClient(options.sandbox).createClient({ plan: "paid", name: "Ferry demo" });
     createServiceTarget(db, options.ring, null, { name: "Ferry sandbox", baseUrl: options.sandbox.url, apiKey, kind: "sandbox" });
   }
-  if (db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).get()) return { seeded: false };
+  if (hasAdmin(db)) return { seeded: false };
 
   const orgIds = new Map<string, string>();
   const actors = new Map<string, Actor>();
@@ -52,13 +43,7 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
       organizationId = orgIds.get(login.organization) ?? createOrganization(db, system, { name: login.organization }).id;
       orgIds.set(login.organization, organizationId);
     }
-    const passwordHash = await hashPassword(login.password);
-    const row = db
-      .insert(users)
-      .values({ email: login.email, name: login.name, role: login.role, organizationId, passwordHash })
-      .returning()
-      .get();
-    actors.set(login.email, { id: row.id, email: row.email, name: row.name, role: row.role, organizationId });
+    actors.set(login.email, await createUserWithPassword(db, { email: login.email, name: login.name, role: login.role, organizationId, password: login.password }));
   }
 
   const sam = actors.get("sam@ferry.test")!;
@@ -71,7 +56,7 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   const qbo = createEngagement(db, sam, { organizationId: acme, platformKey: "qhyg" });
   actOnStep(db, carol, { engagementId: qbo.id, step: 1, action: "start" });
   actOnStep(db, sam, { engagementId: qbo.id, step: 1, action: "complete", note: "Token file for 120 companies validated, no blocking errors." });
-  actOnStep(db, sam, { engagementId: qbo.id, step: 2, action: "start", note: "Proposed Saturday 02:00–06:00 UTC." });
+  actOnStep(db, sam, { engagementId: qbo.id, step: 2, action: "start" });
   actOnStep(db, sam, { engagementId: qbo.id, step: 2, action: "complete", note: "Carol accepted the window by email." });
   actOnStep(db, carol, { engagementId: qbo.id, step: 3, action: "complete" });
   actOnStep(db, carol, { engagementId: qbo.id, step: 4, action: "complete" });

@@ -1,0 +1,27 @@
+/** Who may see an engagement: staff see every one; customers only their own organisation's. */
+import { AppError, fieldError } from "@/server/errors";
+import type { Actor } from "@/server/security/actor";
+import type { DbOrTx } from "@/server/security/audit";
+import { isStaff, type Refusal } from "./checklist";
+import { findEngagement } from "./engagement-repository";
+
+/** Throws FORBIDDEN when a customer reaches for another organisation's engagement. */
+export function assertOrganization(actor: Actor, organizationId: string): void {
+  if (!isStaff(actor.role) && organizationId !== actor.organizationId) {
+    throw new AppError("FORBIDDEN", "This engagement belongs to another organisation.");
+  }
+}
+
+/** Throws NOT_FOUND for an unknown engagement and FORBIDDEN for another organisation's. */
+export function assertCanView(db: DbOrTx, actor: Actor, engagementId: string): { organizationId: string } {
+  const row = findEngagement(db, engagementId);
+  if (!row) throw new AppError("NOT_FOUND", "No engagement with that id.");
+  assertOrganization(actor, row.organizationId);
+  return { organizationId: row.organizationId };
+}
+
+/** Turns a checklist refusal into the application error the caller sees. */
+export function refuse(refusal: Refusal): never {
+  if (refusal.code === "BAD_INPUT" && refusal.field) throw fieldError(refusal.field, refusal.reason);
+  throw new AppError(refusal.code, refusal.reason);
+}

@@ -1,0 +1,95 @@
+/** Starting, completing and reopening a checklist step. */
+import type { Db } from "@/db/client";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit } from "@/server/security/audit";
+import { assertOrganization, refuse } from "./access";
+import { recordStatusChange } from "./change-status";
+import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepStates } from "./checklist";
+import { loadForChange, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
+import type { EngagementStatus, StepAction, StepNumber, StepState } from "./states";
+
+function pick(states: StepStates, steps: StepNumber[]): Record<string, StepState> {
+  return Object.fromEntries(steps.map((s) => [String(s), states[s]]));
+}
+
+/**
+ * Starts, completes or reopens a step. Completing records the note as evidence; reopening
+ * resets every step gated on it and records the reason. Checked before the transaction (a cheap
+ * refusal) and again inside it against the rows as they are then. Returns the steps that changed.
+ */
+export function actOnStep(
+  db: Db,
+  actor: Actor,
+  input: { engagementId: string; step: StepNumber; action: StepAction; note?: string; reason?: string },
+): { changed: StepNumber[]; status: EngagementStatus } {
+  const decide = (status: EngagementStatus, states: StepStates) =>
+    decideStepAction({ role: actor.role, action: input.action, step: input.step, states, engagementStatus: status, note: input.note, reason: input.reason });
+
+  const first = loadForChange(db, input.engagementId);
+  assertOrganization(actor, first.eng.organizationId);
+  const pre = decide(first.eng.status, first.states);
+  if (!pre.ok) refuse(pre);
+
+  return db.transaction((tx) => {
+    const { eng, states } = loadForChange(tx, input.engagementId);
+    const d = decide(eng.status, states);
+    if (!d.ok) refuse(d);
+    const now = new Date();
+    const note = input.note?.trim() || undefined;
+    const reason = input.reason?.trim() ?? "";
+    for (const step of d.changed) {
+      updateStep(tx, eng.id, step, stepChange(actor, input.action, { step, acted: input.step, state: d.next[step], note, reason }), now);
+    }
+    const status = statusAfterStepChange(eng.status, d.next);
+    updateEngagement(tx, eng.id, { currentStep: currentStep(d.next), status }, now);
+    const before = { step: input.step, states: pick(states, d.changed) };
+    const after = { step: input.step, states: pick(d.next, d.changed) };
+    const common = { actor, targetId: `${eng.id}:${input.step}`, engagementId: eng.id, organizationId: eng.organizationId, at: now };
+    switch (input.action) {
+      case "start":
+        recordAudit(tx, { ...common, action: "step.started", before, after });
+        break;
+      case "complete":
+        recordAudit(tx, { ...common, action: "step.completed", before, after: { ...after, ...(note ? { note } : {}) } });
+        break;
+      case "reopen":
+        recordAudit(tx, { ...common, action: "step.reopened", before, after: { ...after, reason, cascade: d.changed.filter((s) => s !== input.step) } });
+        break;
+      default: {
+        const never: never = input.action;
+        return never;
+      }
+    }
+    if (status !== eng.status) recordStatusChange(tx, actor, { engagement: eng, to: status, at: now });
+    return { changed: d.changed, status };
+  });
+}
+
+function stepChange(
+  actor: Actor,
+  action: StepAction,
+  c: { step: StepNumber; acted: StepNumber; state: StepState; note?: string; reason: string },
+): StepChange {
+  switch (action) {
+    case "start":
+      return { kind: "start", state: c.state };
+    case "complete":
+      return {
+        kind: "complete",
+        state: c.state,
+        completedById: actor.id,
+        evidence: { note: c.note, ...(completesOnBehalf(actor.role, c.step) ? { onBehalfOfCustomer: true } : {}) },
+      };
+    case "reopen":
+      return {
+        kind: "reopen",
+        state: c.state,
+        reopenedById: actor.id,
+        reason: c.step === c.acted ? c.reason : `Step ${c.acted} was reopened: ${c.reason}`,
+      };
+    default: {
+      const never: never = action;
+      return never;
+    }
+  }
+}

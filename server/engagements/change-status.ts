@@ -1,0 +1,46 @@
+/** Putting an engagement on hold, resuming it, or cancelling it (with a reason). */
+import type { Db } from "@/db/client";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { refuse } from "./access";
+import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
+import { loadForChange, updateEngagement } from "./engagement-repository";
+import type { EngagementStatus } from "./states";
+
+/** Records a status change in the audit log (the one place every status change is audited). */
+export function recordStatusChange(
+  tx: DbOrTx,
+  actor: Actor,
+  change: { engagement: { id: string; organizationId: string; status: EngagementStatus }; to: EngagementStatus; reason?: string; at: Date },
+): void {
+  const { engagement: eng, to, at } = change;
+  const reason = change.reason?.trim();
+  recordAudit(tx, {
+    actor,
+    action: "engagement.status_changed",
+    targetId: eng.id,
+    engagementId: eng.id,
+    organizationId: eng.organizationId,
+    before: { status: eng.status },
+    after: { status: to, ...(reason ? { reason } : {}) },
+    at,
+  });
+}
+
+/** Changes an engagement's status by hand: the checklist decides which changes are allowed. */
+export function changeStatus(db: Db, actor: Actor, input: { engagementId: string; status: EngagementStatus; reason?: string }): void {
+  const check = (from: EngagementStatus) => decideStatusChange({ role: actor.role, from, to: input.status });
+  const first = loadForChange(db, input.engagementId);
+  const pre = check(first.eng.status);
+  if (!pre.ok) refuse(pre);
+  const missing = statusChangeInputRefusal({ to: input.status, reason: input.reason });
+  if (missing) refuse(missing);
+  db.transaction((tx) => {
+    const { eng } = loadForChange(tx, input.engagementId);
+    const d = check(eng.status);
+    if (!d.ok) refuse(d);
+    const now = new Date();
+    updateEngagement(tx, eng.id, { status: input.status }, now);
+    recordStatusChange(tx, actor, { engagement: eng, to: input.status, reason: input.reason, at: now });
+  });
+}

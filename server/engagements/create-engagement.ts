@@ -1,0 +1,56 @@
+/** Opening an engagement for a customer organisation on one of the six managed platforms. */
+import type { Db } from "@/db/client";
+import { findOrganization } from "@/server/accounts/organizations";
+import { findUser } from "@/server/accounts/users";
+import { AppError, fieldError } from "@/server/errors";
+import { getManagedPlatform, unmanagedReason } from "@/server/platforms";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit } from "@/server/security/audit";
+import { findSandboxTarget } from "@/server/targets/targets";
+import { refuse } from "./access";
+import { isEligibleOwner, isStaff, OWNER_REFUSAL } from "./checklist";
+import { findOpenEngagement, insertEngagement, nextReference } from "./engagement-repository";
+
+/** Creates an engagement (owned by the creator unless another owner is named), targeting the sandbox. */
+export function createEngagement(
+  db: Db,
+  actor: Actor,
+  input: { organizationId: string; platformKey: string; ownerId?: string | null },
+): { id: string; reference: string } {
+  if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff create engagements.");
+  const platform = getManagedPlatform(input.platformKey);
+  if (!platform) throw fieldError("platformKey", unmanagedReason(input.platformKey) ?? "Unknown platform.");
+  const ownerId = input.ownerId ?? actor.id;
+
+  return db.transaction((tx) => {
+    const org = findOrganization(tx, input.organizationId);
+    if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
+    const owner = findUser(tx, ownerId);
+    if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
+    const open = findOpenEngagement(tx, org.id, platform.key);
+    if (open) {
+      const message = `${org.name} already has an open ${platform.name} engagement (${open.reference}).`;
+      throw new AppError("CONFLICT", message, { fields: { platformKey: message } });
+    }
+    const now = new Date();
+    const reference = nextReference(tx);
+    const eng = insertEngagement(tx, {
+      reference,
+      organizationId: org.id,
+      platformKey: platform.key,
+      ownerId: owner.id,
+      serviceTargetId: findSandboxTarget(tx)?.id ?? null,
+      at: now,
+    });
+    recordAudit(tx, {
+      actor,
+      action: "engagement.created",
+      targetId: eng.id,
+      engagementId: eng.id,
+      organizationId: org.id,
+      after: { reference, organization: org.name, platformKey: platform.key, owner: owner.name },
+      at: now,
+    });
+    return { id: eng.id, reference };
+  });
+}

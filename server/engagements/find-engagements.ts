@@ -1,0 +1,26 @@
+/** The engagement list: filtered, searched, paged, with counts per step. */
+import type { Db } from "@/db/client";
+import { getManagedPlatform } from "@/server/platforms";
+import type { Actor } from "@/server/security/actor";
+import { isStaff } from "./checklist";
+import { queryEngagementPage } from "./engagement-repository";
+import type { EngagementList, EngagementListFilter } from "./schemas";
+import { ALL_STEPS_DONE, STEP_NUMBERS } from "./states";
+
+/**
+ * One page of engagements, newest activity first, with counts per step. Customers only ever see
+ * their own organisation's, whatever the filter says.
+ */
+export function findEngagements(db: Db, actor: Actor, filter: EngagementListFilter): EngagementList {
+  const organizationId = isStaff(actor.role) ? filter.organizationId : (actor.organizationId ?? "\u0000none");
+  const { rows, total, byStep } = queryEngagementPage(db, { ...filter, organizationId });
+  const countsByStep: Record<string, number> = Object.fromEntries([...STEP_NUMBERS, ALL_STEPS_DONE].map((s) => [String(s), 0]));
+  for (const r of byStep) countsByStep[String(r.step)] = r.n;
+  return {
+    items: rows.map((r) => ({ ...r, platformName: getManagedPlatform(r.platformKey)?.name ?? r.platformKey })),
+    total,
+    page: filter.page,
+    pageSize: filter.pageSize,
+    countsByStep,
+  };
+}

@@ -1,0 +1,77 @@
+/** One engagement as the viewer sees it: its six steps with the actions they may take now. */
+import type { Db } from "@/db/client";
+import { AppError } from "@/server/errors";
+import { getManagedPlatform } from "@/server/platforms";
+import type { Actor } from "@/server/security/actor";
+import { assertOrganization } from "./access";
+import {
+  completesOnBehalf,
+  displayState,
+  offeredActions,
+  reopenCascade,
+  stepActionAvailability,
+  statusChangeOptions,
+  stepsDone,
+  STEPS,
+} from "./checklist";
+import { loadEngagementDetail } from "./engagement-repository";
+import type { EngagementDetail, StepView } from "./schemas";
+
+/** The engagement with its steps, each offering the viewer its actions (allowed or with the reason why not). */
+export function getEngagement(db: Db, actor: Actor, engagementId: string): EngagementDetail {
+  const loaded = loadEngagementDetail(db, engagementId);
+  if (!loaded) throw new AppError("NOT_FOUND", "No engagement with that id.");
+  const { e, states, stepRows, people } = loaded;
+  assertOrganization(actor, e.organizationId);
+  const platform = getManagedPlatform(e.platformKey);
+
+  const steps: StepView[] = STEPS.map((def) => {
+    const s = stepRows.find((r) => r.step === def.number);
+    const actions = offeredActions(states[def.number]).map((action) => {
+      const d = stepActionAvailability({ role: actor.role, action, step: def.number, states, engagementStatus: e.status });
+      return {
+        action,
+        allowed: d.ok,
+        reason: d.ok ? null : d.reason,
+        needsNote: action === "complete" && completesOnBehalf(actor.role, def.number),
+        cascade: action === "reopen" ? reopenCascade(states, def.number) : [],
+      };
+    });
+    return {
+      number: def.number,
+      title: def.title,
+      responsible: def.responsible,
+      doneWhen: def.doneWhen,
+      gates: [...def.gates],
+      state: states[def.number],
+      displayState: displayState(states, def.number),
+      completedBy: s?.completedById ? (people.get(s.completedById) ?? null) : null,
+      completedAt: s?.completedAt ?? null,
+      evidence: s?.evidence ?? null,
+      reopenedReason: s?.reopenedReason ?? null,
+      reopenedBy: s?.reopenedById ? (people.get(s.reopenedById) ?? null) : null,
+      reopenedAt: s?.reopenedAt ?? null,
+      actions,
+    };
+  });
+
+  return {
+    id: e.id,
+    reference: e.reference,
+    organization: { id: e.organizationId, name: loaded.orgName },
+    platform: platform
+      ? { key: platform.key, name: platform.name, category: platform.category, callbackUrl: platform.callbackUrl }
+      : { key: e.platformKey, name: e.platformKey, category: null, callbackUrl: null },
+    owner: { id: e.ownerId, name: loaded.ownerName, email: loaded.ownerEmail },
+    serviceTarget: loaded.target,
+    status: e.status,
+    currentStep: e.currentStep,
+    stepsDone: stepsDone(states),
+    windowStartsAt: e.windowStartsAt,
+    windowEndsAt: e.windowEndsAt,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    steps,
+    statusChanges: statusChangeOptions(actor.role, e.status),
+  };
+}

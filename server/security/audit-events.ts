@@ -1,0 +1,163 @@
+/**
+ * Every audit event Ferry records, as data: the action, what it is about, and a schema for its
+ * before/after payloads. `recordAudit` accepts only these actions with their payloads, and the
+ * timeline reads events back through the same schemas, so wording and storage cannot drift apart.
+ * A new feature adds its actions here; the exhaustive switch in the timeline wording then asks
+ * for their words.
+ */
+import { z } from "zod";
+import { ROLES } from "@/server/accounts/roles";
+import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/server/engagements/states";
+import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
+
+export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization"] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+
+const ZStep = z.literal(STEP_NUMBERS);
+/** Step states by step number (as JSON keys). */
+const ZStepStates = z.record(z.string(), z.enum(STEP_STATES));
+const ZStatus = z.enum(ENGAGEMENT_STATUSES);
+/** No payload on this side of the event. */
+const NONE = z.null().optional();
+
+type EventDefinition = { target: AuditTargetType; before: z.ZodType; after: z.ZodType };
+
+/** The audit events, by action. */
+export const AUDIT_EVENTS = {
+  "engagement.created": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({
+      reference: z.string(),
+      organization: z.string(),
+      /** The platform's key (events before typed audit stored its name under `platform`). */
+      platformKey: z.string().optional(),
+      platform: z.string().optional(),
+      owner: z.string(),
+    }),
+  },
+  "engagement.status_changed": {
+    target: "engagement",
+    before: z.object({ status: ZStatus }),
+    after: z.object({ status: ZStatus, reason: z.string().optional() }),
+  },
+  "engagement.owner_changed": {
+    target: "engagement",
+    before: z.object({ owner: z.string().nullable() }),
+    after: z.object({ owner: z.string() }),
+  },
+  "engagement.target_changed": {
+    target: "engagement",
+    before: z.object({ serviceTarget: z.string().nullable() }),
+    after: z.object({ serviceTarget: z.string(), baseUrl: z.string() }),
+  },
+  "step.started": {
+    target: "step",
+    before: z.object({ step: ZStep, states: ZStepStates.optional() }),
+    after: z.object({ step: ZStep, states: ZStepStates.optional() }),
+  },
+  "step.completed": {
+    target: "step",
+    before: z.object({ step: ZStep, states: ZStepStates.optional() }).nullish(),
+    after: z.object({ step: ZStep, states: ZStepStates.optional(), note: z.string().optional() }),
+  },
+  "step.reopened": {
+    target: "step",
+    before: z.object({ step: ZStep, states: ZStepStates.optional() }).nullish(),
+    after: z.object({ step: ZStep, states: ZStepStates.optional(), reason: z.string(), cascade: z.array(ZStep) }),
+  },
+  "service_target.created": {
+    target: "service_target",
+    before: NONE,
+    after: z.object({ name: z.string(), baseUrl: z.string(), kind: z.enum(SERVICE_TARGET_KINDS) }),
+  },
+  "secret.decrypted": {
+    target: "service_target",
+    before: NONE,
+    after: z.object({ purpose: z.string() }),
+  },
+  "organization.created": {
+    target: "organization",
+    before: NONE,
+    after: z.object({ name: z.string() }),
+  },
+  "user.deactivated": {
+    target: "user",
+    before: z.object({ active: z.boolean() }),
+    after: z.object({ active: z.boolean() }),
+  },
+  "user.reactivated": {
+    target: "user",
+    before: z.object({ active: z.boolean() }),
+    after: z.object({ active: z.boolean() }),
+  },
+  "invitation.created": {
+    target: "invitation",
+    before: NONE,
+    after: z.object({
+      email: z.string(),
+      name: z.string(),
+      role: z.enum(ROLES),
+      organization: z.string().nullable(),
+      supersedes: z.array(z.string()),
+    }),
+  },
+  "invitation.revoked": { target: "invitation", before: NONE, after: NONE },
+  "invitation.accepted": {
+    target: "user",
+    before: NONE,
+    after: z.object({ email: z.string(), name: z.string(), role: z.enum(ROLES) }),
+  },
+} as const satisfies Record<string, EventDefinition>;
+
+export type AuditAction = keyof typeof AUDIT_EVENTS;
+export const AUDIT_ACTIONS = Object.keys(AUDIT_EVENTS) as AuditAction[];
+
+type Def<A extends AuditAction> = (typeof AUDIT_EVENTS)[A];
+
+/** Keys whose value may be undefined become optional (an event without a `before` omits it). */
+type OptionalWhenUndefined<T> = { [K in keyof T as undefined extends T[K] ? K : never]?: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? never : K]: T[K];
+};
+
+/** What a caller passes for an action: its before/after payloads, typed by the action. */
+export type AuditPayload<A extends AuditAction> = OptionalWhenUndefined<{
+  before: z.input<Def<A>["before"]>;
+  after: z.input<Def<A>["after"]>;
+}>;
+
+/** A stored event read back through its action's schema. */
+export type AuditEvent = {
+  [A in AuditAction]: { action: A; before: z.output<Def<A>["before"]>; after: z.output<Def<A>["after"]> };
+}[AuditAction];
+
+/** True for actions Ferry knows (rows may hold older or unknown ones). */
+export function isAuditAction(action: string): action is AuditAction {
+  return Object.hasOwn(AUDIT_EVENTS, action);
+}
+
+/** The kind of thing an action is about. */
+export function auditTargetType(action: AuditAction): AuditTargetType {
+  return AUDIT_EVENTS[action].target;
+}
+
+/** Checks a payload against its action's schemas before it is stored (a wrong shape is a bug). */
+export function validateAuditPayload<A extends AuditAction>(
+  action: A,
+  payload: { before?: unknown; after?: unknown },
+): { before: Record<string, unknown> | null; after: Record<string, unknown> | null } {
+  const def: EventDefinition = AUDIT_EVENTS[action];
+  const before = def.before.parse(payload.before ?? null) as Record<string, unknown> | null | undefined;
+  const after = def.after.parse(payload.after ?? null) as Record<string, unknown> | null | undefined;
+  return { before: before ?? null, after: after ?? null };
+}
+
+/** Reads a stored row as a typed event; null when the action is unknown or its payload does not fit. */
+export function parseAuditEvent(row: { action: string; before: unknown; after: unknown }): AuditEvent | null {
+  if (!isAuditAction(row.action)) return null;
+  const def: EventDefinition = AUDIT_EVENTS[row.action];
+  const before = def.before.safeParse(row.before ?? null);
+  const after = def.after.safeParse(row.after ?? null);
+  if (!before.success || !after.success) return null;
+  return { action: row.action, before: before.data ?? null, after: after.data ?? null } as AuditEvent;
+}
