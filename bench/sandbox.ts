@@ -12,7 +12,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { basicAuth, createControlClient } from "@/server/sandbox/control-client";
+import { basicAuth, createControlClient } from "@/server/sandbox/controls/control-client";
 import { createSandbox } from "@/server/sandbox/server";
 
 const SECONDS = Number(process.argv[2] ?? 5);

@@ -9,10 +9,10 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { createClient, identifyCaller, newApiKeyValue } from "./clients";
-import { createClock } from "./clock";
+import { createClient, identifyCaller, newApiKeyValue } from "./domain/client-accounts";
+import { createClock } from "./domain/clock";
 import type { ApiContext, SandboxApp } from "./context";
-import { assertAdmin, controlRoutes, type ControlContext } from "./controls";
+import { assertAdmin, controlRoutes, type ControlContext } from "./controls/control-routes";
 import {
   accountExpired,
   ApiError,
@@ -25,11 +25,11 @@ import {
   tooManyRequests,
   unauthorized,
   type ServiceName,
-} from "./errors";
-import { createFaultState } from "./faults";
-import { parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http";
-import { isAccountExpired, RateLimiter } from "./limits";
-import { createRouter, MalformedPathError, type RouteMatch } from "./router";
+} from "./http/errors";
+import { createFaultState } from "./domain/faults";
+import { parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http/io";
+import { isAccountExpired, RateLimiter } from "./domain/limits";
+import { createRouter, MalformedPathError, type RouteMatch } from "./http/router";
 import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
 import { openStore } from "./store/store";

@@ -5,18 +5,18 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { isDataType, MANAGED_PLATFORMS } from "../platforms";
-import { createClient } from "./clients";
-import { iso } from "./clock";
-import type { SandboxApp } from "./context";
-import { ApiError, badRequest, notFound, type ValidationItem } from "./errors";
-import { DEFAULT_FAULTS } from "./faults";
-import type { ApiResponse } from "./http";
-import { isAccountExpired } from "./limits";
-import type { Route } from "./router";
-import { getProfile, newIdentity, platformOf } from "./simulators/profiles";
-import { issueCustomerCredentials, rotatedRejection, rotateTenantTokens } from "./simulators/tokens";
-import type { TenantRow } from "./store/store";
+import { isDataType, MANAGED_PLATFORMS } from "../../platforms";
+import { createClient } from "../domain/client-accounts";
+import { iso } from "../domain/clock";
+import type { SandboxApp } from "../context";
+import { ApiError, badRequest, notFound, type ValidationItem } from "../http/errors";
+import { DEFAULT_FAULTS } from "../domain/faults";
+import type { ApiResponse } from "../http/io";
+import { isAccountExpired } from "../domain/limits";
+import type { Route } from "../http/router";
+import { getProfile, newIdentity, platformOf } from "../simulators/profiles";
+import { issueCustomerCredentials, rotatedRejection, rotateTenantTokens } from "../simulators/tokens";
+import type { TenantRow } from "../store/store";
 
 export type ControlContext = {
   app: SandboxApp;

@@ -10,11 +10,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createControlClient, type SandboxControl } from "./control-client";
-import { createSandbox } from "./server";
+import { createControlClient, type SandboxControl } from "../controls/control-client";
+import { createSandbox } from "../server";
 
-export { basicAuth, createControlClient, SandboxControlError } from "./control-client";
-export type { ClockState, SandboxControl, Tenant, TenantOptions } from "./control-client";
+export { basicAuth, createControlClient, SandboxControlError } from "../controls/control-client";
+export type { ClockState, SandboxControl, Tenant, TenantOptions } from "../controls/control-client";
 
 export type TestSandbox = {
   url: string;

@@ -1,7 +1,7 @@
 /**
  * Account limits (seed §8) and the per-client rate limiter.
  */
-import type { Plan } from "./store/store";
+import type { Plan } from "../store/store";
 
 /** Companies a free-trial client may hold. */
 export const FREE_COMPANY_LIMIT = 50;

@@ -2,7 +2,7 @@
  * Injected faults (PUT /_sandbox/faults): maintenance, random 500s, latency, and the per-client
  * rate limit. Kept in memory for the hot path and in the store so they survive a restart.
  */
-import type { Store } from "./store/store";
+import type { Store } from "../store/store";
 
 export type Faults = {
   maintenance: boolean;
