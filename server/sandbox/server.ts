@@ -5,7 +5,8 @@
  *
  * API request pipeline, in order: latency fault → maintenance (503) → rate limit (429) →
  * route (404 / 405) → API key (401 / 403) → expired free account (402) → injected error (500) →
- * body (400) → settle finished operations → handler.
+ * body (413 over 5 MB, 400 unreadable) → settle finished operations → handler. A client that
+ * hangs up before its body is read gets no answer and no log line.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
@@ -27,7 +28,7 @@ import {
   type ServiceName,
 } from "./http/errors";
 import { createFaultState } from "./domain/faults";
-import { parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http/io";
+import { ClientGoneError, discardBody, parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http/io";
 import { isAccountExpired, RateLimiter } from "./domain/limits";
 import { createRouter, MalformedPathError, type RouteMatch } from "./http/router";
 import { API_ROUTES } from "./routes";
@@ -152,7 +153,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     assertAdmin(req.headers.authorization, app.adminToken);
     const method = req.method ?? "GET";
     const match = routeOrThrow(matchOrBadPath(controlRouter, method, path), { method, path, service: "SandboxControls" });
-    const body = parseJsonBody(await readBody(req));
+    const body = parseJsonBody(await readBody(req, "SandboxControls"));
     return match.handler({ app, now: clock.now(), params: match.params, body, afterReset: ensureDemoClient });
   }
 
@@ -181,7 +182,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const now = clock.now();
     if (isAccountExpired({ plan: caller.client.plan, createdAt: caller.client.createdAt, now })) throw accountExpired();
     if (faults.errorRate > 0 && Math.random() < faults.errorRate) throw internalError();
-    const body = parseJsonBody(await readBody(req));
+    const body = parseJsonBody(await readBody(req, "PublicApi"));
     settleDue(store, now);
     return match.handler({ app, now, client: caller.client, params: match.params, query, path, body });
   }
@@ -205,19 +206,21 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       const result = isControl ? await handleControl(req, path) : await handleApi(req, path, query, headers);
       writeResponse(res, { status: result.status, body: result.body, headers: { ...headers, ...result.headers } });
     } catch (error) {
+      // The client hung up mid-request: nobody is left to answer, and nothing went wrong here.
+      if (error instanceof ClientGoneError) return;
       let apiError: ApiError;
       if (error instanceof ApiError) apiError = error;
       else {
         log(`sandbox: unexpected error on ${req.method} ${path} (${correlationId}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         apiError = internalError();
       }
-      // Drain an unread body so the keep-alive connection stays usable.
-      req.resume();
       writeResponse(res, {
         status: apiError.status,
         body: apiError.toBody(correlationId),
         headers: { ...headers, ...apiError.headers },
       });
+      // Read past an unread body so the keep-alive connection can carry the next request.
+      discardBody(req);
     }
   }
 
