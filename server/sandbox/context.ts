@@ -5,7 +5,7 @@
 import { companyNotFound, connectionNotFound, forbidden } from "./http/errors";
 import type { SandboxClock } from "./domain/clock";
 import type { FaultState } from "./domain/faults";
-import type { RateLimiter } from "./domain/limits";
+import type { RateLimits } from "./domain/rate-limits";
 import type { Client } from "./domain/client-accounts";
 import type { CompanyRow, ConnectionRow, Store } from "./store/store";
 
@@ -13,7 +13,7 @@ export type SandboxApp = {
   store: Store;
   clock: SandboxClock;
   faults: FaultState;
-  limiter: RateLimiter;
+  rateLimits: RateLimits;
   adminToken: string;
   /** Base URL of this sandbox (for linkUrl and redirect), known once it listens. */
   publicUrl: string;

@@ -29,7 +29,8 @@ import {
 } from "./http/errors";
 import { createFaultState } from "./domain/faults";
 import { ClientGoneError, discardBody, parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http/io";
-import { isAccountExpired, RateLimiter } from "./domain/limits";
+import { isAccountExpired } from "./domain/limits";
+import { RateLimits } from "./domain/rate-limits";
 import { createRouter, MalformedPathError, type RouteMatch } from "./http/router";
 import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
@@ -131,7 +132,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     store,
     clock,
     faults: createFaultState(store),
-    limiter: new RateLimiter(),
+    rateLimits: new RateLimits({
+      countRequest: (params) => store.quotaUsage.increment(params),
+      forgetBefore: (day) => store.quotaUsage.deleteBefore(day),
+      connectedCompanies: (clientId) => store.connections.countLinkedCompanies(clientId),
+      connectionChangeCount: () => store.connections.changeCount(),
+    }),
     adminToken,
     publicUrl: "",
     demoApiKey: null,
@@ -166,11 +172,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const faults = app.faults.get();
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
     const caller = identifyCaller(store, req.headers.authorization);
-    const bucket =
-      caller.kind === "client" ? caller.client.id : caller.kind === "outdated" ? caller.clientId : `ip:${req.socket.remoteAddress ?? ""}`;
-    const rate = app.limiter.hit({ key: bucket, limit: faults.rateLimitPerSecond, realNow: Date.now() });
-    headers["X-Rate-Limit-Limit"] = String(rate.limit);
-    headers["X-Rate-Limit-Remaining"] = String(rate.remaining);
+    const address = req.socket.remoteAddress ?? "";
+    const clientId = caller.kind === "client" ? caller.client.id : caller.kind === "outdated" ? caller.clientId : null;
+    const rate = app.rateLimits.check({ now: clock.now(), faults, clientKey: clientId ?? `ip:${address}`, address, clientId });
+    headers["X-Rate-Limit-Limit"] = String(rate.binding.limit);
+    headers["X-Rate-Limit-Remaining"] = String(rate.binding.remaining);
     headers["X-Rate-Limit-Reset"] = rate.resetAtIso;
 
     if (faults.maintenance) throw maintenance();
@@ -189,7 +195,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const correlationId = randomUUID();
-    const headers: Record<string, string> = { "X-Correlation-Id": correlationId };
+    // Date on the sandbox clock, so X-Rate-Limit-Reset minus Date is the wait whatever the offset.
+    const headers: Record<string, string> = { "X-Correlation-Id": correlationId, Date: new Date(clock.now()).toUTCString() };
     const split = splitUrl(req.url ?? "/");
     const { query } = split;
     let path = split.path;

@@ -96,9 +96,21 @@ describe("controls", () => {
       errorRate: 0,
       latencyMs: 5,
       rateLimitPerSecond: 7,
+      quotaPerDay: false,
+      requestsPerMinute: null,
     });
     expect(await sb.control.setFaults({ latencyMs: 0, rateLimitPerSecond: null })).toMatchObject({ rateLimitPerSecond: 10_000 });
+    expect(await sb.control.setFaults({ quotaPerDay: true, requestsPerMinute: 1000 })).toMatchObject({
+      quotaPerDay: true,
+      requestsPerMinute: 1000,
+    });
+    expect(await sb.control.setFaults({ quotaPerDay: false, requestsPerMinute: null })).toMatchObject({
+      quotaPerDay: false,
+      requestsPerMinute: null,
+    });
     await expect(sb.control.setFaults({ errorRate: 2 })).rejects.toMatchObject({ status: 400 });
+    await expect(sb.control.setFaults({ requestsPerMinute: 0 })).rejects.toMatchObject({ status: 400 });
+    await expect(sb.control.setFaults({ quotaPerDay: "yes" as unknown as boolean })).rejects.toMatchObject({ status: 400 });
   });
 
   it("advances the clock only forward", async () => {

@@ -59,6 +59,10 @@ export function createConnectionsTable(db: Database.Database) {
         connection_info = @connectionInfo, errors = @errors
        WHERE id = @id`,
     ),
+    countLinkedCompanies: db.prepare<{ clientId: string }, { n: number }>(
+      `SELECT COUNT(DISTINCT c.company_id) AS n FROM companies co JOIN connections c ON c.company_id = co.id
+       WHERE co.client_id = @clientId AND c.status = 'Linked'`,
+    ),
     delete: db.prepare<{ id: string }>("DELETE FROM connections WHERE id = @id"),
   };
   return {
@@ -84,6 +88,8 @@ export function createConnectionsTable(db: Database.Database) {
         errors: JSON.stringify(row.errors),
       });
     },
+    /** Companies of the client with at least one Linked connection ("connected companies"). */
+    countLinkedCompanies: (clientId: string): number => s.countLinkedCompanies.get({ clientId })?.n ?? 0,
     /** Deletes the row only; the store deletes its operations first. */
     delete: (id: string): void => {
       s.delete.run({ id });

@@ -13,6 +13,7 @@ import { createConnectionsTable } from "./connections-table";
 import { createMetaTable } from "./meta-table";
 import { createPullsTable } from "./pulls-table";
 import { createPushesTable } from "./pushes-table";
+import { createQuotaUsageTable } from "./quota-usage-table";
 import { DATA_TABLES, migrate } from "./schema";
 import { createSyncSettingsTable } from "./sync-settings-table";
 import { createTenantsTable } from "./tenants-table";
@@ -46,10 +47,15 @@ export function openStore(file: string) {
   const pushes = createPushesTable(db);
   const syncSettings = createSyncSettingsTable(db);
 
+  // Bumped on every write that can change which companies are connected (a Linked connection),
+  // so the daily quota recounts them only when they may have changed.
+  let connectionChanges = 0;
+
   const companies = {
     ...companyTable,
     /** Deletes the company with its own sync settings (connections and operations cascade). */
     delete: (id: string): void => {
+      connectionChanges += 1;
       syncSettings.deleteForCompany(id);
       companyTable.delete(id);
     },
@@ -57,17 +63,29 @@ export function openStore(file: string) {
 
   const connections = {
     ...connectionTable,
+    insert: (row: Parameters<typeof connectionTable.insert>[0]): void => {
+      connectionChanges += 1;
+      connectionTable.insert(row);
+    },
+    save: (row: Parameters<typeof connectionTable.save>[0]): void => {
+      connectionChanges += 1;
+      connectionTable.save(row);
+    },
     /** Deletes the connection with its sync and write history. */
     delete: (id: string): void => {
+      connectionChanges += 1;
       pulls.deleteByConnection(id);
       pushes.deleteByConnection(id);
       connectionTable.delete(id);
     },
+    /** A number that changes whenever a connection is written (a cache key, not a count). */
+    changeCount: (): number => connectionChanges,
   };
 
   /** Empties every table; meta keys listed in `keepMeta` survive. */
   const wipe = (keepMeta: readonly string[]): void => {
     apiKeys.clearCache();
+    connectionChanges += 1;
     db.transaction(() => {
       for (const table of DATA_TABLES) db.exec(`DELETE FROM ${table}`);
       meta.deleteAllExcept(keepMeta);
@@ -86,6 +104,7 @@ export function openStore(file: string) {
     pulls,
     pushes,
     syncSettings,
+    quotaUsage: createQuotaUsageTable(db),
     wipe,
     /** Runs `fn` in one IMMEDIATE transaction (fn must be synchronous). */
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
