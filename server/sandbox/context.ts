@@ -2,18 +2,18 @@
  * What a route handler gets: the sandbox's parts, the authenticated client, the request's
  * parameters, and lookups that answer 404/403 the same way everywhere.
  */
-import { companyNotFound, connectionNotFound, forbidden } from "./errors";
-import type { SandboxClock } from "./clock";
-import type { FaultState } from "./faults";
-import type { RateLimiter } from "./limits";
-import type { Client } from "./clients";
+import { companyNotFound, connectionNotFound, forbidden } from "./http/errors";
+import type { SandboxClock } from "./domain/clock";
+import type { FaultState } from "./domain/faults";
+import type { RateLimits } from "./domain/rate-limits";
+import type { Client } from "./domain/client-accounts";
 import type { CompanyRow, ConnectionRow, Store } from "./store/store";
 
 export type SandboxApp = {
   store: Store;
   clock: SandboxClock;
   faults: FaultState;
-  limiter: RateLimiter;
+  rateLimits: RateLimits;
   adminToken: string;
   /** Base URL of this sandbox (for linkUrl and redirect), known once it listens. */
   publicUrl: string;

@@ -7,10 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createControlClient } from "./control-client";
+import { createControlClient } from "./controls/control-client";
 import { createSandbox } from "./server";
-import { call, linkedCompany } from "./test-support";
-import { startTestSandbox } from "./testing";
+import { call, linkedCompany } from "./testing/raw-http";
+import { startTestSandbox } from "./testing/start-test-sandbox";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-sandbox-restart-"));
 

@@ -5,14 +5,15 @@
  *
  * API request pipeline, in order: latency fault → maintenance (503) → rate limit (429) →
  * route (404 / 405) → API key (401 / 403) → expired free account (402) → injected error (500) →
- * body (400) → settle finished operations → handler.
+ * body (413 over 5 MB, 400 unreadable) → settle finished operations → handler. A client that
+ * hangs up before its body is read gets no answer and no log line.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { createClient, identifyCaller, newApiKeyValue } from "./clients";
-import { createClock } from "./clock";
+import { createClient, identifyCaller, newApiKeyValue } from "./domain/client-accounts";
+import { createClock } from "./domain/clock";
 import type { ApiContext, SandboxApp } from "./context";
-import { assertAdmin, controlRoutes, type ControlContext } from "./controls";
+import { assertAdmin, controlRoutes, type ControlContext } from "./controls/control-routes";
 import {
   accountExpired,
   ApiError,
@@ -25,11 +26,12 @@ import {
   tooManyRequests,
   unauthorized,
   type ServiceName,
-} from "./errors";
-import { createFaultState } from "./faults";
-import { parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http";
-import { isAccountExpired, RateLimiter } from "./limits";
-import { createRouter, MalformedPathError, type RouteMatch } from "./router";
+} from "./http/errors";
+import { createFaultState } from "./domain/faults";
+import { ClientGoneError, discardBody, parseJsonBody, readBody, writeResponse, type ApiResponse } from "./http/io";
+import { isAccountExpired } from "./domain/limits";
+import { RateLimits } from "./domain/rate-limits";
+import { createRouter, MalformedPathError, type RouteMatch } from "./http/router";
 import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
 import { openStore } from "./store/store";
@@ -130,7 +132,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     store,
     clock,
     faults: createFaultState(store),
-    limiter: new RateLimiter(),
+    rateLimits: new RateLimits({
+      countRequest: (params) => store.quotaUsage.increment(params),
+      forgetBefore: (day) => store.quotaUsage.deleteBefore(day),
+      connectedCompanies: (clientId) => store.connections.countLinkedCompanies(clientId),
+      connectionChangeCount: () => store.connections.changeCount(),
+    }),
     adminToken,
     publicUrl: "",
     demoApiKey: null,
@@ -152,7 +159,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     assertAdmin(req.headers.authorization, app.adminToken);
     const method = req.method ?? "GET";
     const match = routeOrThrow(matchOrBadPath(controlRouter, method, path), { method, path, service: "SandboxControls" });
-    const body = parseJsonBody(await readBody(req));
+    const body = parseJsonBody(await readBody(req, "SandboxControls"));
     return match.handler({ app, now: clock.now(), params: match.params, body, afterReset: ensureDemoClient });
   }
 
@@ -165,11 +172,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const faults = app.faults.get();
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
     const caller = identifyCaller(store, req.headers.authorization);
-    const bucket =
-      caller.kind === "client" ? caller.client.id : caller.kind === "outdated" ? caller.clientId : `ip:${req.socket.remoteAddress ?? ""}`;
-    const rate = app.limiter.hit({ key: bucket, limit: faults.rateLimitPerSecond, realNow: Date.now() });
-    headers["X-Rate-Limit-Limit"] = String(rate.limit);
-    headers["X-Rate-Limit-Remaining"] = String(rate.remaining);
+    const address = req.socket.remoteAddress ?? "";
+    const clientId = caller.kind === "client" ? caller.client.id : caller.kind === "outdated" ? caller.clientId : null;
+    const rate = app.rateLimits.check({ now: clock.now(), faults, clientKey: clientId ?? `ip:${address}`, address, clientId });
+    headers["X-Rate-Limit-Limit"] = String(rate.binding.limit);
+    headers["X-Rate-Limit-Remaining"] = String(rate.binding.remaining);
     headers["X-Rate-Limit-Reset"] = rate.resetAtIso;
 
     if (faults.maintenance) throw maintenance();
@@ -181,14 +188,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const now = clock.now();
     if (isAccountExpired({ plan: caller.client.plan, createdAt: caller.client.createdAt, now })) throw accountExpired();
     if (faults.errorRate > 0 && Math.random() < faults.errorRate) throw internalError();
-    const body = parseJsonBody(await readBody(req));
+    const body = parseJsonBody(await readBody(req, "PublicApi"));
     settleDue(store, now);
     return match.handler({ app, now, client: caller.client, params: match.params, query, path, body });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const correlationId = randomUUID();
-    const headers: Record<string, string> = { "X-Correlation-Id": correlationId };
+    // Date on the sandbox clock, so X-Rate-Limit-Reset minus Date is the wait whatever the offset.
+    const headers: Record<string, string> = { "X-Correlation-Id": correlationId, Date: new Date(clock.now()).toUTCString() };
     const split = splitUrl(req.url ?? "/");
     const { query } = split;
     let path = split.path;
@@ -205,19 +213,21 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       const result = isControl ? await handleControl(req, path) : await handleApi(req, path, query, headers);
       writeResponse(res, { status: result.status, body: result.body, headers: { ...headers, ...result.headers } });
     } catch (error) {
+      // The client hung up mid-request: nobody is left to answer, and nothing went wrong here.
+      if (error instanceof ClientGoneError) return;
       let apiError: ApiError;
       if (error instanceof ApiError) apiError = error;
       else {
         log(`sandbox: unexpected error on ${req.method} ${path} (${correlationId}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         apiError = internalError();
       }
-      // Drain an unread body so the keep-alive connection stays usable.
-      req.resume();
       writeResponse(res, {
         status: apiError.status,
         body: apiError.toBody(correlationId),
         headers: { ...headers, ...apiError.headers },
       });
+      // Read past an unread body so the keep-alive connection can carry the next request.
+      discardBody(req);
     }
   }
 

@@ -1,11 +1,11 @@
 /**
  * API keys (reference §8): list, create (201; 409 at ten), delete (204).
  */
-import { createApiKey } from "../clients";
+import { createApiKey } from "../domain/client-accounts";
 import { param, type ApiContext } from "../context";
-import { badRequest, forbidden, notFound } from "../errors";
-import { isPlainObject, type ApiResponse } from "../http";
-import { apiKeyView } from "../views";
+import { badRequest, forbidden, notFound } from "../http/errors";
+import { isPlainObject, type ApiResponse } from "../http/io";
+import { apiKeyView } from "./views";
 import type { ApiRoute } from "./types";
 
 const MAX_NAME = 50;

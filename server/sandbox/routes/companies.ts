@@ -5,12 +5,12 @@
 import { randomUUID } from "node:crypto";
 import { serviceCompanyName } from "../../platforms";
 import { requireCompany, type ApiContext } from "../context";
-import { badRequest, companyLimitExceeded, type ValidationItem } from "../errors";
-import { isPlainObject, type ApiResponse } from "../http";
-import { FREE_COMPANY_LIMIT } from "../limits";
-import { listPage, matches, pagedEnvelope, parsePaging, readTagsFilter, type ListSpec } from "../query";
+import { badRequest, companyLimitExceeded, type ValidationItem } from "../http/errors";
+import { isPlainObject, type ApiResponse } from "../http/io";
+import { FREE_COMPANY_LIMIT } from "../domain/limits";
+import { listPage, matches, pagedEnvelope, parsePaging, readTagsFilter, type ListSpec } from "../http/query";
 import type { CompanyRow } from "../store/store";
-import { companyView } from "../views";
+import { companyView } from "./views";
 import type { ApiRoute } from "./types";
 
 const MAX_NAME = 500;

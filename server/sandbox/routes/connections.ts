@@ -5,15 +5,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { checkCredentials, isManagedPlatformKey, MANAGED_PLATFORMS, type ManagedPlatform } from "../../platforms";
-import { iso } from "../clock";
+import { iso } from "../domain/clock";
 import { param, requireCompany, requireConnection, type ApiContext } from "../context";
-import { badRequest, conflict, notFound } from "../errors";
-import { isPlainObject, type ApiResponse } from "../http";
-import { listPage, type ListSpec } from "../query";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { isPlainObject, type ApiResponse } from "../http/io";
+import { listPage, type ListSpec } from "../http/query";
 import { getProfile, platformOf, requireProfile } from "../simulators/profiles";
 import { acceptMigratedCredentials } from "../simulators/tokens";
 import type { CompanyRow, ConnectionErrorEntry, ConnectionRow } from "../store/store";
-import { connectionView } from "../views";
+import { connectionView } from "./views";
 import type { ApiRoute } from "./types";
 
 const SIMULATED = MANAGED_PLATFORMS.map((p) => `${p.key} (${p.name})`).join(", ");

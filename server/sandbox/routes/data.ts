@@ -9,9 +9,9 @@
  */
 import type { DataType } from "../../platforms";
 import { param, requireCompany, requireConnection, type ApiContext } from "../context";
-import { conflict, dataTypeNotSupported, ERROR_TEXT } from "../errors";
-import type { ApiResponse } from "../http";
-import { listPage, pagedEnvelope, parsePaging, readOrderBy, readQuery, type ListSpec } from "../query";
+import { conflict, dataTypeNotSupported, ERROR_TEXT } from "../http/errors";
+import type { ApiResponse } from "../http/io";
+import { listPage, pagedEnvelope, parsePaging, readOrderBy, readQuery, type ListSpec } from "../http/query";
 import { requireProfile, supportsDataType } from "../simulators/profiles";
 import { pullState } from "../simulators/pulls";
 import {

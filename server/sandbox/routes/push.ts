@@ -2,13 +2,13 @@
  * Push (write) operations (reference §10): create (200, Pending), history (paged), get one.
  */
 import { param, requireCompany, requireConnection, type ApiContext } from "../context";
-import { badRequest, dataTypeNotSupported, notFound, pathNotFound } from "../errors";
-import { isPlainObject, type ApiResponse } from "../http";
-import { listPage, type ListSpec } from "../query";
+import { badRequest, dataTypeNotSupported, notFound, pathNotFound } from "../http/errors";
+import { isPlainObject, type ApiResponse } from "../http/io";
+import { listPage, type ListSpec } from "../http/query";
 import { requireProfile, supportsDataType } from "../simulators/profiles";
 import { planPush, validateRecord, writableFor } from "../simulators/pushes";
 import { ensureServiceAccess, type PlatformRejection } from "../simulators/tokens";
-import { pushView } from "../views";
+import { pushView } from "./views";
 import type { ApiRoute } from "./types";
 
 /** Write delay of a platform whose tenant is unknown (credentials failed before any lookup). */

@@ -3,9 +3,9 @@
  * POST answers 204; an hourly schedule on a free trial answers 402.
  */
 import { requireCompany, type ApiContext } from "../context";
-import { syncScheduleNotAllowed } from "../errors";
-import type { ApiResponse } from "../http";
-import { clientSettings, isHourly, parseSyncSettingsBody, storedSettings, type SyncSetting } from "../sync-settings";
+import { syncScheduleNotAllowed } from "../http/errors";
+import type { ApiResponse } from "../http/io";
+import { clientSettings, isHourly, parseSyncSettingsBody, storedSettings, type SyncSetting } from "../domain/sync-setting-rules";
 import type { ApiRoute } from "./types";
 
 function assertPlanAllows(ctx: ApiContext, settings: readonly SyncSetting[]): void {

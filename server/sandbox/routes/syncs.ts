@@ -3,17 +3,17 @@
  * PullOperation), data status per type, and the pull-operation history.
  */
 import { DATA_TYPES, isDataType } from "../../platforms";
-import { iso } from "../clock";
+import { iso } from "../domain/clock";
 import { param, requireCompany, requireConnection, type ApiContext } from "../context";
-import { badRequest, conflict, notFound } from "../errors";
-import type { ApiResponse } from "../http";
-import { listPage, type ListSpec } from "../query";
+import { badRequest, conflict, notFound } from "../http/errors";
+import type { ApiResponse } from "../http/io";
+import { listPage, type ListSpec } from "../http/query";
 import { requireProfile, supportsDataType } from "../simulators/profiles";
 import { latestByConnectionAndType, planPulls, pullState, type PullAccess } from "../simulators/pulls";
 import { ensureServiceAccess } from "../simulators/tokens";
 import type { ConnectionRow, PullRow, Store } from "../store/store";
-import { fetchesOnRefresh } from "../sync-settings";
-import { pullView } from "../views";
+import { fetchesOnRefresh } from "../domain/sync-setting-rules";
+import { pullView } from "./views";
 import type { ApiRoute } from "./types";
 
 /** Connections a sync runs against: Linked ones, and Deauthorized ones (which end AuthError). */

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { DataType, ManagedPlatform } from "../../platforms";
-import type { ValidationItem } from "../errors";
-import { isPlainObject } from "../http";
+import type { ValidationItem } from "../http/errors";
+import { isPlainObject } from "../http/io";
 import type { PushRow, PushValidation } from "../store/store";
 import type { PlatformRejection } from "./tokens";
 

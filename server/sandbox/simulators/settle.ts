@@ -4,7 +4,7 @@
  * Deauthorized. Runs at the start of every API request for everything due by then, so the effects
  * appear in order, at the sandbox time they happened, whatever the clock did in between.
  */
-import { iso } from "../clock";
+import { iso } from "../domain/clock";
 import type { ConnectionRow, Store } from "../store/store";
 
 function deauthorize(params: { connection: ConnectionRow; at: number; requestedAt: number; message: string }): ConnectionRow | null {

@@ -8,7 +8,7 @@
  * All functions are synchronous: callers run them inside a store transaction.
  */
 import type { ManagedPlatform } from "../../platforms";
-import { iso } from "../clock";
+import { iso } from "../domain/clock";
 import type { ConnectionRow, Store, TenantRow, TokenRow } from "../store/store";
 import { newToken, requireProfile } from "./profiles";
 

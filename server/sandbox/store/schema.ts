@@ -133,6 +133,16 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (owner_kind, owner_id)
   );
   `,
+  `
+  -- Requests counted against a client's daily quota (faults.quotaPerDay), per sandbox-clock UTC day.
+  CREATE TABLE quota_usage (
+    client_id TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (client_id, day)
+  );
+  CREATE INDEX connections_linked ON connections (company_id) WHERE status = 'Linked';
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */
@@ -156,6 +166,7 @@ export function migrate(db: Database.Database): void {
 
 /** Tables emptied by the reset control (meta is handled separately: some keys survive a reset). */
 export const DATA_TABLES = [
+  "quota_usage",
   "push_operations",
   "pull_operations",
   "connections",

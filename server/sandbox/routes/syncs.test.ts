@@ -4,9 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getManagedPlatform } from "../platforms";
-import { arr, call, createCompany, createConnection, linkedCompany, str, syncAndFinish } from "./test-support";
-import { startTestSandbox, type TestSandbox } from "./testing";
+import { getManagedPlatform } from "../../platforms";
+import { arr, call, createCompany, createConnection, linkedCompany, str, syncAndFinish } from "../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
 
 let sb: TestSandbox;
 let apiKey: string;

@@ -3,11 +3,11 @@
  * optional fields only when they have a value (the SDK refuses `null` in most of them), enums in
  * their exact casing.
  */
-import { iso } from "./clock";
-import type { ApiKeyRow, CompanyRow, ConnectionRow, PullRow, PushRow } from "./store/store";
-import { requireProfile } from "./simulators/profiles";
-import { pullState } from "./simulators/pulls";
-import { pushState } from "./simulators/pushes";
+import { iso } from "../domain/clock";
+import type { ApiKeyRow, CompanyRow, ConnectionRow, PullRow, PushRow } from "../store/store";
+import { requireProfile } from "../simulators/profiles";
+import { pullState } from "../simulators/pulls";
+import { pushState } from "../simulators/pushes";
 
 /** A data connection (`Connection` schema). */
 export function connectionView(connection: ConnectionRow, publicUrl: string): Record<string, unknown> {

@@ -1,8 +1,9 @@
 /**
- * Injected faults (PUT /_sandbox/faults): maintenance, random 500s, latency, and the per-client
- * rate limit. Kept in memory for the hot path and in the store so they survive a restart.
+ * Injected faults (PUT /_sandbox/faults): maintenance, random 500s, latency, and the request-rate
+ * limits (per second, per minute, daily quota). Kept in memory for the hot path and in the store
+ * so they survive a restart.
  */
-import type { Store } from "./store/store";
+import type { Store } from "../store/store";
 
 export type Faults = {
   maintenance: boolean;
@@ -12,6 +13,13 @@ export type Faults = {
   latencyMs: number;
   /** Requests per second allowed per client before 429. */
   rateLimitPerSecond: number;
+  /**
+   * Quota mode: each client may make 1,000 × (1 + connected companies) requests per UTC day of the
+   * sandbox clock (reference §9); off by default.
+   */
+  quotaPerDay: boolean;
+  /** Requests per minute allowed per client address (the service's 1,000); null: no such limit. */
+  requestsPerMinute: number | null;
 };
 
 /** Generous enough that tests and Ferry's own benchmarks never meet it unless they set it. */
@@ -22,6 +30,8 @@ export const DEFAULT_FAULTS: Faults = {
   errorRate: 0,
   latencyMs: 0,
   rateLimitPerSecond: DEFAULT_RATE_LIMIT_PER_SECOND,
+  quotaPerDay: false,
+  requestsPerMinute: null,
 };
 
 const FAULTS_KEY = "faults";

@@ -201,6 +201,15 @@ export function methodNotAllowed(params: {
   });
 }
 
+/** 413: a request body over the sandbox's limit (in the error-body shape, without validation). */
+export function payloadTooLarge(maxBytes: number, service: ServiceName = "PublicApi"): ApiError {
+  return new ApiError({
+    status: 413,
+    error: `Payload Too Large: the request body is larger than ${maxBytes / 1_048_576} MB (${maxBytes} bytes).`,
+    service,
+  });
+}
+
 /** 409: any conflict, with the text given (keys limit, data set not ready, ...). */
 export function conflict(error: string): ApiError {
   return new ApiError({ status: 409, error });

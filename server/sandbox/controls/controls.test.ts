@@ -4,9 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MANAGED_PLATFORMS } from "../platforms";
-import { call, createCompany, UUID } from "./test-support";
-import { SandboxControlError, startTestSandbox, type TestSandbox } from "./testing";
+import { MANAGED_PLATFORMS } from "../../platforms";
+import { call, createCompany, UUID } from "../testing/raw-http";
+import { SandboxControlError, startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
 
 let sb: TestSandbox;
 
@@ -96,9 +96,21 @@ describe("controls", () => {
       errorRate: 0,
       latencyMs: 5,
       rateLimitPerSecond: 7,
+      quotaPerDay: false,
+      requestsPerMinute: null,
     });
     expect(await sb.control.setFaults({ latencyMs: 0, rateLimitPerSecond: null })).toMatchObject({ rateLimitPerSecond: 10_000 });
+    expect(await sb.control.setFaults({ quotaPerDay: true, requestsPerMinute: 1000 })).toMatchObject({
+      quotaPerDay: true,
+      requestsPerMinute: 1000,
+    });
+    expect(await sb.control.setFaults({ quotaPerDay: false, requestsPerMinute: null })).toMatchObject({
+      quotaPerDay: false,
+      requestsPerMinute: null,
+    });
     await expect(sb.control.setFaults({ errorRate: 2 })).rejects.toMatchObject({ status: 400 });
+    await expect(sb.control.setFaults({ requestsPerMinute: 0 })).rejects.toMatchObject({ status: 400 });
+    await expect(sb.control.setFaults({ quotaPerDay: "yes" as unknown as boolean })).rejects.toMatchObject({ status: 400 });
   });
 
   it("advances the clock only forward", async () => {
@@ -110,9 +122,14 @@ describe("controls", () => {
   });
 
   it("lists state and platforms; answers 404 and 405 like the API", async () => {
-    const state = (await sb.control.state()) as { clients: unknown[]; tenants: unknown[] };
+    // Its own client and tenant, so the test holds when run alone.
+    const { clientId } = await sb.control.createClient({ plan: "paid" });
+    const { tenantId } = await sb.control.createTenant("fbrh", { name: "Listed Ltd" });
+    const state = (await sb.control.state()) as { clients: { clientId: string }[]; tenants: { tenantId: string }[] };
     expect(state.clients.length).toBeGreaterThan(0);
     expect(state.tenants.length).toBeGreaterThan(0);
+    expect(state.clients.map((c) => c.clientId)).toContain(clientId);
+    expect(state.tenants.map((t) => t.tenantId)).toContain(tenantId);
     const platforms = await call(sb, { path: "/_sandbox/platforms", auth: "Bearer the-right-token" });
     expect((platforms.json as { results: unknown[] }).results).toHaveLength(6);
     expect((await call(sb, { path: "/_sandbox/nothing", auth: "Bearer the-right-token" })).status).toBe(404);

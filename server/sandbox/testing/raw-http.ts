@@ -2,8 +2,8 @@
  * Helpers for the sandbox's own tests: raw HTTP calls (no client library in between, so the
  * tests see exactly what a client sees) and the common set-ups (a linked company, a finished sync).
  */
-import type { PlatformKey } from "../platforms";
-import { basicAuth, type Tenant, type TenantOptions, type TestSandbox } from "./testing";
+import type { PlatformKey } from "../../platforms";
+import { basicAuth, type Tenant, type TenantOptions, type TestSandbox } from "./start-test-sandbox";
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

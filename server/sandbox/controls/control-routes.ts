@@ -1,22 +1,22 @@
 /**
  * Test controls under /_sandbox, for Ferry's demo seed, tests and rehearsals. Allowed only with
  * `Authorization: Bearer <admin token>`. They work in maintenance mode and are never rate
- * limited or faulted, so a test can always turn a fault off again.
+ * limited, counted against a quota or faulted, so a test can always turn a fault off again.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { isDataType, MANAGED_PLATFORMS } from "../platforms";
-import { createClient } from "./clients";
-import { iso } from "./clock";
-import type { SandboxApp } from "./context";
-import { ApiError, badRequest, notFound, type ValidationItem } from "./errors";
-import { DEFAULT_FAULTS } from "./faults";
-import type { ApiResponse } from "./http";
-import { isAccountExpired } from "./limits";
-import type { Route } from "./router";
-import { getProfile, newIdentity, platformOf } from "./simulators/profiles";
-import { issueCustomerCredentials, rotatedRejection, rotateTenantTokens } from "./simulators/tokens";
-import type { TenantRow } from "./store/store";
+import { isDataType, MANAGED_PLATFORMS } from "../../platforms";
+import { createClient } from "../domain/client-accounts";
+import { iso } from "../domain/clock";
+import type { SandboxApp } from "../context";
+import { ApiError, badRequest, notFound, type ValidationItem } from "../http/errors";
+import { DEFAULT_FAULTS } from "../domain/faults";
+import type { ApiResponse } from "../http/io";
+import { isAccountExpired } from "../domain/limits";
+import type { Route } from "../http/router";
+import { getProfile, newIdentity, platformOf } from "../simulators/profiles";
+import { issueCustomerCredentials, rotatedRejection, rotateTenantTokens } from "../simulators/tokens";
+import type { TenantRow } from "../store/store";
 
 export type ControlContext = {
   app: SandboxApp;
@@ -98,6 +98,8 @@ const faultsBody = z
     errorRate: z.number().min(0).max(1).optional(),
     latencyMs: z.number().int().min(0).max(60_000).optional(),
     rateLimitPerSecond: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    quotaPerDay: z.boolean().optional(),
+    requestsPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
   })
   .strict();
 
@@ -209,7 +211,7 @@ export const controlRoutes: readonly ControlRoute[] = [
           : { rateLimitPerSecond: rateLimitPerSecond ?? DEFAULT_FAULTS.rateLimitPerSecond }),
       };
       ctx.app.faults.update(patch);
-      ctx.app.limiter.clear();
+      ctx.app.rateLimits.clear();
       return { status: 200, body: faultsView(ctx) };
     },
   },
@@ -230,7 +232,7 @@ export const controlRoutes: readonly ControlRoute[] = [
       ctx.app.store.wipe(["admin_token", "demo_api_key"]);
       ctx.app.clock.reset();
       ctx.app.faults.reset();
-      ctx.app.limiter.clear();
+      ctx.app.rateLimits.clear();
       ctx.afterReset();
       return { status: 200, body: { reset: true, ...clockView(ctx) } };
     },

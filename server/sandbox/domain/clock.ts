@@ -3,7 +3,7 @@
  * forward (POST /_sandbox/clock), so everything derived from it — account age, sync and push
  * progress, token expiry — jumps with it.
  */
-import type { Store } from "./store/store";
+import type { Store } from "../store/store";
 
 const OFFSET_KEY = "clock_offset_ms";
 

@@ -3,9 +3,9 @@
  * request's `Authorization` header identifies its caller.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { conflict, ERROR_TEXT } from "./errors";
+import { conflict, ERROR_TEXT } from "../http/errors";
 import { API_KEY_LIMIT } from "./limits";
-import type { ApiKeyRow, ClientRow, Plan, Store } from "./store/store";
+import type { ApiKeyRow, ClientRow, Plan, Store } from "../store/store";
 
 /** The client behind a request's API key. */
 export type Client = Omit<ClientRow, "isDemo">;

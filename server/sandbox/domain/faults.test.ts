@@ -4,10 +4,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_TEXT } from "./errors";
-import { API_ROUTES } from "./routes";
-import { call, linkedCompany, UUID } from "./test-support";
-import { startTestSandbox, type TestSandbox } from "./testing";
+import { ERROR_TEXT } from "../http/errors";
+import { API_ROUTES } from "../routes";
+import { call, linkedCompany, UUID } from "../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
 
 let sb: TestSandbox;
 

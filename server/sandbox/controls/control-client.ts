@@ -2,8 +2,8 @@
  * A small typed client of the sandbox's test controls (/_sandbox), for Ferry's demo seed, tests
  * and rehearsals. Every call goes over HTTP, exactly as a person would make it.
  */
-import type { PlatformKey } from "../platforms";
-import type { Faults } from "./faults";
+import type { PlatformKey } from "../../platforms";
+import type { Faults } from "../domain/faults";
 
 export type TenantOptions = {
   name: string;

@@ -4,9 +4,9 @@
  * no longer accepts leave the connection Deauthorized, visibly in the response.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MANAGED_PLATFORMS, type PlatformKey } from "../platforms";
-import { arr, call, createCompany, createConnection, linkedCompany, syncAndFinish } from "./test-support";
-import { startTestSandbox, type TestSandbox } from "./testing";
+import { MANAGED_PLATFORMS, type PlatformKey } from "../../platforms";
+import { arr, call, createCompany, createConnection, linkedCompany, syncAndFinish } from "../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
 
 let sb: TestSandbox;
 let apiKey: string;

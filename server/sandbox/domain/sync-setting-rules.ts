@@ -3,10 +3,10 @@
  * (`fetchOnFirstLink`) and its schedule in hours. Client-level settings override the defaults;
  * company-level settings override the client's for the data types they list.
  */
-import { DATA_TYPES, isDataType, type DataType } from "../platforms";
-import { badRequest, type ValidationItem } from "./errors";
-import { isPlainObject } from "./http";
-import type { Store } from "./store/store";
+import { DATA_TYPES, isDataType, type DataType } from "../../platforms";
+import { badRequest, type ValidationItem } from "../http/errors";
+import { isPlainObject } from "../http/io";
+import type { Store } from "../store/store";
 
 export type SyncSetting = {
   dataType: DataType;

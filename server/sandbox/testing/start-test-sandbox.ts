@@ -10,11 +10,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createControlClient, type SandboxControl } from "./control-client";
-import { createSandbox } from "./server";
+import { createControlClient, type SandboxControl } from "../controls/control-client";
+import { createSandbox } from "../server";
 
-export { basicAuth, createControlClient, SandboxControlError } from "./control-client";
-export type { ClockState, SandboxControl, Tenant, TenantOptions } from "./control-client";
+export { basicAuth, createControlClient, SandboxControlError } from "../controls/control-client";
+export type { ClockState, SandboxControl, Tenant, TenantOptions } from "../controls/control-client";
 
 export type TestSandbox = {
   url: string;
@@ -28,7 +28,13 @@ export type TestSandbox = {
 
 /** Starts a sandbox on port 0 with a fresh temporary database (or the given file). */
 export async function startTestSandbox(
-  options: { dbFile?: string; adminToken?: string; basePath?: string } = {},
+  options: {
+    dbFile?: string;
+    adminToken?: string;
+    basePath?: string;
+    /** Receives the server's log lines (unexpected errors); silent by default. */
+    log?: (line: string) => void;
+  } = {},
 ): Promise<TestSandbox> {
   const tempDir = options.dbFile ? null : fs.mkdtempSync(path.join(os.tmpdir(), "ferry-sandbox-"));
   const dbFile = options.dbFile ?? path.join(tempDir ?? "", "sandbox.db");
@@ -37,6 +43,7 @@ export async function startTestSandbox(
     port: 0,
     adminToken: options.adminToken ?? "test-admin-token",
     basePath: options.basePath,
+    log: options.log,
   });
   return {
     url: sandbox.url,

@@ -1,0 +1,64 @@
+/** `tenants`: end customers' accounts at the simulated platforms. */
+import type Database from "better-sqlite3";
+import type { PlatformKey } from "../../platforms";
+
+export type TenantRow = {
+  id: string;
+  platformKey: PlatformKey;
+  name: string;
+  records: number;
+  /** Non-secret identity fields (realmId, shopDomain, ...) that tokens must be presented with. */
+  identity: Record<string, string>;
+  fetchErrorTypes: string[];
+  pushDelayMs: number;
+  generation: number;
+  createdAt: number;
+};
+
+type RawTenant = Omit<TenantRow, "identity" | "fetchErrorTypes"> & { identity: string; fetchErrorTypes: string };
+
+const COLUMNS = `id, platform_key AS platformKey, name, records, identity, fetch_error_types AS fetchErrorTypes,
+  push_delay_ms AS pushDelayMs, generation, created_at AS createdAt`;
+
+function toRow(raw: RawTenant): TenantRow {
+  return {
+    ...raw,
+    identity: JSON.parse(raw.identity) as Record<string, string>,
+    fetchErrorTypes: JSON.parse(raw.fetchErrorTypes) as string[],
+  };
+}
+
+/** The tenants table's repository. */
+export function createTenantsTable(db: Database.Database) {
+  const s = {
+    insert: db.prepare<Omit<RawTenant, "generation">>(
+      `INSERT INTO tenants (id, platform_key, name, records, identity, fetch_error_types, push_delay_ms, created_at)
+       VALUES (@id, @platformKey, @name, @records, @identity, @fetchErrorTypes, @pushDelayMs, @createdAt)`,
+    ),
+    get: db.prepare<{ id: string }, RawTenant>(`SELECT ${COLUMNS} FROM tenants WHERE id = @id`),
+    list: db.prepare<[], RawTenant>(`SELECT ${COLUMNS} FROM tenants ORDER BY created_at, rowid`),
+    bumpGeneration: db.prepare<{ id: string }>("UPDATE tenants SET generation = generation + 1 WHERE id = @id"),
+  };
+  return {
+    insert: (row: Omit<TenantRow, "generation">): void => {
+      s.insert.run({
+        id: row.id,
+        platformKey: row.platformKey,
+        name: row.name,
+        records: row.records,
+        identity: JSON.stringify(row.identity),
+        fetchErrorTypes: JSON.stringify(row.fetchErrorTypes),
+        pushDelayMs: row.pushDelayMs,
+        createdAt: row.createdAt,
+      });
+    },
+    get: (id: string): TenantRow | undefined => {
+      const raw = s.get.get({ id });
+      return raw && toRow(raw);
+    },
+    list: (): TenantRow[] => s.list.all().map(toRow),
+    bumpGeneration: (id: string): void => {
+      s.bumpGeneration.run({ id });
+    },
+  };
+}
