@@ -10,7 +10,7 @@ import { createUserWithPassword, hasAdmin } from "@/server/accounts/users";
 import { actOnStep } from "@/server/engagements/act-on-step";
 import { changeStatus } from "@/server/engagements/change-status";
 import { createEngagement } from "@/server/engagements/create-engagement";
-import { createControlClient } from "@/server/sandbox/control-client";
+import { createControlClient } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/server/security/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget, findSandboxTarget } from "@/server/targets/targets";
