@@ -4,6 +4,8 @@
  * has, so a new procedure without a row fails here.
  */
 import { TRPCError } from "@trpc/server";
+import { eq } from "drizzle-orm";
+import { users } from "@/db/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngagement } from "@/server/engagements/engagements";
 import type { Actor } from "@/server/security/actor";
@@ -18,12 +20,16 @@ type Row = { audience: Audience; input: (f: Fixtures) => unknown };
 /** Every procedure, its audience and a valid input. */
 const TABLE: Record<string, Row> = {
   "me.get": { audience: "signedIn", input: () => undefined },
+  // Wrong current password: refused past the access check, so no session really ends here.
+  "me.changePassword": { audience: "signedIn", input: () => ({ currentPassword: "not the password", newPassword: "a new long password" }) },
+  "me.signOutEverywhere": { audience: "signedIn", input: () => undefined },
   "platforms.list": { audience: "signedIn", input: () => undefined },
   "organizations.list": { audience: "staff", input: () => undefined },
   "organizations.create": { audience: "admin", input: (f) => ({ name: `Org ${f.n()}` }) },
   "users.list": { audience: "admin", input: () => undefined },
   "users.staff": { audience: "staff", input: () => undefined },
   "users.setActive": { audience: "admin", input: (f) => ({ userId: f.support2.id, active: true }) },
+  "users.signOutEverywhere": { audience: "admin", input: (f) => ({ userId: f.support2.id }) },
   "invitations.list": { audience: "admin", input: () => undefined },
   "invitations.create": {
     audience: "admin",
@@ -154,9 +160,13 @@ describe("organisation scoping", () => {
 
   it("a deactivated user's session no longer works (the actor is reloaded per request)", async () => {
     const { loadActor } = await import("@/server/accounts/users");
+    const claim = () => ({ userId: f.support2.id, sessionVersion: t.db.select().from(users).where(eq(users.id, f.support2.id)).get()!.sessionVersion });
+    const before = claim();
     await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: false });
-    expect(loadActor(t.db, f.support2.id)).toBeNull();
+    expect(loadActor(t.db, before)).toBeNull();
     await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: true });
-    expect(loadActor(t.db, f.support2.id)).not.toBeNull();
+    // Reactivation does not revive the sessions the deactivation ended; a new sign-in works.
+    expect(loadActor(t.db, before)).toBeNull();
+    expect(loadActor(t.db, claim())).not.toBeNull();
   });
 });

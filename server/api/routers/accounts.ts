@@ -4,10 +4,12 @@ import { z } from "zod";
 import { mailOutbox, organizations } from "@/db/schema";
 import { createOrganization, listOrganizations } from "@/server/accounts/organizations";
 import { acceptInvitation, invitationProblem, invite, listInvitations, lookupInvitation, revokeInvitation } from "@/server/accounts/invitations";
-import { listUsers, setUserActive } from "@/server/accounts/users";
+import { signOutEverywhere } from "@/server/accounts/sessions";
+import { changePassword, listUsers, setUserActive } from "@/server/accounts/users";
 import { adminProcedure, createTRPCRouter, publicProcedure, signedInProcedure, staffProcedure } from "../trpc";
 import {
   ZAcceptInvitationRequest,
+  ZChangePasswordRequest,
   ZCreateInvitationRequest,
   ZCreateOrganizationRequest,
   ZCreateOrganizationResponse,
@@ -15,6 +17,7 @@ import {
   ZInvitationLookupResponse,
   ZMailMessage,
   ZMeResponse,
+  ZOk,
   ZOrganization,
   ZSetUserActiveRequest,
   ZStaffMember,
@@ -29,6 +32,19 @@ export const meRouter = createTRPCRouter({
       : undefined;
     return { ...ctx.actor, organizationName: org?.name ?? null };
   }),
+  /** Ends every session of the signed-in person (this one too). */
+  signOutEverywhere: signedInProcedure.output(ZOk).mutation(({ ctx }) => {
+    signOutEverywhere(ctx.db, ctx.actor, { userId: ctx.actor.id });
+    return { ok: true as const };
+  }),
+  /** Changes the signed-in person's password; every session of theirs ends. */
+  changePassword: signedInProcedure
+    .input(ZChangePasswordRequest)
+    .output(ZOk)
+    .mutation(async ({ ctx, input }) => {
+      await changePassword(ctx.db, ctx.actor, input);
+      return { ok: true as const };
+    }),
 });
 
 export const organizationsRouter = createTRPCRouter({
@@ -56,6 +72,14 @@ export const usersRouter = createTRPCRouter({
     .output(z.object({ ok: z.literal(true) }))
     .mutation(({ ctx, input }) => {
       setUserActive(ctx.db, ctx.actor, input);
+      return { ok: true as const };
+    }),
+  /** Ends every session of a user (admins). */
+  signOutEverywhere: adminProcedure
+    .input(z.object({ userId: z.string().min(1).max(64) }))
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      signOutEverywhere(ctx.db, ctx.actor, input);
       return { ok: true as const };
     }),
 });

@@ -13,6 +13,13 @@ export const ZMeResponse = z.object({
   organizationName: z.string().nullable(),
 });
 
+export const ZOk = z.object({ ok: z.literal(true) });
+
+export const ZChangePasswordRequest = z.object({
+  currentPassword: z.string().min(1, "Enter your current password.").max(200),
+  newPassword: z.string().min(1, "Choose a new password.").max(200),
+});
+
 export const ZOrganization = z.object({
   id: z.string(),
   name: z.string(),
