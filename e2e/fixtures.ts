@@ -100,12 +100,17 @@ async function apiAs(baseURL: string | undefined, credentials: Credentials): Pro
   return { api: new TrpcApi(context), dispose: () => context.dispose() };
 }
 
-/** The invitation link in the newest outbox message to `email`. */
+/**
+ * The invitation link in the newest outbox message to `email`. The outbox hides one-time links;
+ * an admin reveals a pending invitation's (as the "Show invitation link" button does).
+ */
 export async function invitationLinkFor(adminApi: TrpcApi, email: string): Promise<string> {
-  const mail = await adminApi.query<{ to: string; text: string }[]>("outbox.list", { limit: 200 });
+  const mail = await adminApi.query<{ id: string; to: string }[]>("outbox.list", { limit: 200 });
   const message = mail.find((m) => m.to === email.toLowerCase());
-  const link = message?.text.match(/https?:\/\/\S+\/invite\/\S+/)?.[0];
-  if (!link) throw new Error(`No invitation email to ${email} in the outbox`);
+  if (!message) throw new Error(`No invitation email to ${email} in the outbox`);
+  const { text } = await adminApi.mutation<{ text: string }>("outbox.revealLink", { id: message.id });
+  const link = text.match(/https?:\/\/\S+\/invite\/\S+/)?.[0];
+  if (!link) throw new Error(`No invitation link in the email to ${email}`);
   return link;
 }
 

@@ -39,6 +39,7 @@ const TABLE: Record<string, Row> = {
   "invitations.lookup": { audience: "public", input: (f) => ({ token: f.invitationToken }) },
   "invitations.accept": { audience: "public", input: () => ({ token: "no-such-token-123", name: "X", password: "long enough password" }) },
   "outbox.list": { audience: "admin", input: () => undefined },
+  "outbox.revealLink": { audience: "admin", input: () => ({ id: "no-such-message" }) },
   "targets.list": { audience: "staff", input: () => undefined },
   "targets.create": { audience: "admin", input: (f) => ({ name: `Prod ${f.n()}`, baseUrl: "https://api.example.test", apiKey: "key-123" }) },
   "targets.assign": { audience: "staff", input: (f) => ({ engagementId: f.engA, serviceTargetId: f.targetId }) },

@@ -13,7 +13,7 @@ export function appConfig(): AppConfig {
   const e = env();
   return {
     appUrl: e.NEXTAUTH_URL ?? "http://localhost:3000",
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, keyRing: appKeyRing() },
     keyRing: appKeyRing(),
   };
 }

@@ -40,7 +40,7 @@ export const TEST_KEY_RING = keyRingFrom(generateKeySpec("test"));
 export function testConfig(log: string[] = []): AppConfig {
   return {
     appUrl: "http://ferry.test",
-    mail: { from: "Ferry <ferry@test>", log: (l) => log.push(l) },
+    mail: { from: "Ferry <ferry@test>", log: (l) => log.push(l), keyRing: TEST_KEY_RING },
     keyRing: TEST_KEY_RING,
   };
 }

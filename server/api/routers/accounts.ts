@@ -1,11 +1,12 @@
 /** Thin routers for people, organisations, invitations, the mail outbox and the current user. */
-import { desc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { mailOutbox, organizations } from "@/db/schema";
+import { organizations } from "@/db/schema";
 import { createOrganization, listOrganizations } from "@/server/accounts/organizations";
 import { acceptInvitation, invitationProblem, invite, listInvitations, lookupInvitation, revokeInvitation } from "@/server/accounts/invitations";
 import { signOutEverywhere } from "@/server/accounts/sessions";
 import { changePassword, listUsers, setUserActive } from "@/server/accounts/users";
+import { listOutbox, revealOutboxMessage } from "@/server/mail/outbox";
 import { adminProcedure, createTRPCRouter, publicProcedure, signedInProcedure, staffProcedure } from "../trpc";
 import {
   ZAcceptInvitationRequest,
@@ -122,7 +123,10 @@ export const outboxRouter = createTRPCRouter({
   list: adminProcedure
     .input(z.object({ limit: z.number().int().min(1).max(200).default(50) }).optional())
     .output(z.array(ZMailMessage))
-    .query(({ ctx, input }) =>
-      ctx.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(input?.limit ?? 50).all(),
-    ),
+    .query(({ ctx, input }) => listOutbox(ctx.db, { limit: input?.limit ?? 50 })),
+  /** The whole text of a pending invitation's message, link included (audited). */
+  revealLink: adminProcedure
+    .input(z.object({ id: z.string().min(1).max(64) }))
+    .output(z.object({ text: z.string() }))
+    .mutation(({ ctx, input }) => revealOutboxMessage(ctx.db, ctx.config.keyRing, ctx.actor, input)),
 });

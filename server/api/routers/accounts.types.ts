@@ -87,4 +87,5 @@ export const ZMailMessage = z.object({
   sentAt: z.date().nullable(),
   error: z.string().nullable(),
   createdAt: z.date(),
+  canRevealLink: z.boolean(),
 });
