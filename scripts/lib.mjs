@@ -91,7 +91,7 @@ export function newKeySpec(id = "local1") {
  * and encrypted values survive restarts. Values already in the environment win.
  */
 export function localSecrets(dataDir) {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, "local-secrets.json");
   let stored = {};
   if (fs.existsSync(file)) stored = JSON.parse(fs.readFileSync(file, "utf8"));

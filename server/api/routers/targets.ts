@@ -14,7 +14,7 @@ const ZServiceTarget = z.object({
 
 export const targetsRouter = createTRPCRouter({
   /** Every target; API keys only masked. */
-  list: staffProcedure.output(z.array(ZServiceTarget)).query(({ ctx }) => listServiceTargets(ctx.db, ctx.config.keyRing)),
+  list: staffProcedure.output(z.array(ZServiceTarget)).query(({ ctx }) => listServiceTargets(ctx.db)),
   /** Adds a real service (or another sandbox) with its base URL and API key. */
   create: adminProcedure
     .input(
