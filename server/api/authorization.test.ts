@@ -1,6 +1,6 @@
 /**
  * Authorization of every procedure for every role: allowed, UNAUTHORIZED (no session) or
- * FORBIDDEN (wrong role or another organisation). The table must name every procedure the router
+ * FORBIDDEN (wrong role); another organisation's engagement is NOT_FOUND to a customer. The table must name every procedure the router
  * has, so a new procedure without a row fails here.
  */
 import { TRPCError } from "@trpc/server";
@@ -142,10 +142,13 @@ describe.each(Object.entries(TABLE))("%s", (path, row) => {
 });
 
 describe("organisation scoping", () => {
-  it("a customer cannot read another organisation's engagement", async () => {
+  it("a customer cannot read another organisation's engagement, and is told exactly what an unknown id gets", async () => {
     const customer = callerAs(t.db, f.customerA);
-    await expect(customer.portal.engagement({ engagementId: f.engB })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(customer.portal.timeline({ engagementId: f.engB })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const unknown = await customer.portal.engagement({ engagementId: "no-such-engagement" }).catch((e: unknown) => e);
+    for (const call of [customer.portal.engagement({ engagementId: f.engB }), customer.portal.timeline({ engagementId: f.engB })]) {
+      const error = await call.catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
+    }
   });
 
   it("an unknown engagement id is NOT_FOUND for everyone", async () => {

@@ -122,7 +122,7 @@ export const customerProcedure = signedInProcedure.use(({ ctx, next }) => {
 /** Input of every procedure about one engagement. */
 export const engagementInput = z.object({ engagementId: z.string().min(1).max(64) });
 
-/** The engagement access check: unknown id → NOT_FOUND, another organisation's → FORBIDDEN. */
+/** The engagement access check: an unknown id, or for a customer another organisation's → NOT_FOUND. */
 const engagementAccess = <Ctx extends { db: Db; actor: Actor }>(opts: {
   ctx: Ctx;
   input: z.infer<typeof engagementInput>;

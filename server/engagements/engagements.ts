@@ -44,7 +44,7 @@ import { describeAuditEvent } from "./timeline";
 // ---------------------------------------------------------------------------------------------
 // Access
 
-/** Throws NOT_FOUND for an unknown engagement and FORBIDDEN for another organisation's. */
+/** Throws NOT_FOUND for an unknown engagement, and for a customer also for another organisation's. */
 export function assertCanView(db: DbOrTx, actor: Actor, engagementId: string): { organizationId: string } {
   const row = db
     .select({ organizationId: engagements.organizationId })
@@ -56,9 +56,13 @@ export function assertCanView(db: DbOrTx, actor: Actor, engagementId: string): {
   return row;
 }
 
+/**
+ * A customer may see only their organisation's engagements. Another organisation's is refused
+ * exactly like an unknown id, so a customer cannot learn which ids exist.
+ */
 function assertOrganization(actor: Actor, organizationId: string): void {
   if (!isStaff(actor.role) && organizationId !== actor.organizationId) {
-    throw new AppError("FORBIDDEN", "This engagement belongs to another organisation.");
+    throw new AppError("NOT_FOUND", "No engagement with that id.");
   }
 }
 
