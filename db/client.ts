@@ -21,9 +21,10 @@ const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
 function ownerOnly(file: string): void {
   const resolved = path.resolve(file);
   fs.mkdirSync(path.dirname(resolved), { recursive: true, mode: 0o700 });
-  fs.closeSync(fs.openSync(resolved, "a", 0o600));
+  // The data files are not part of the build: keep Next's file tracing away from these paths.
+  fs.closeSync(fs.openSync(/* turbopackIgnore: true */ resolved, "a", 0o600));
   for (const f of [resolved, `${resolved}-wal`, `${resolved}-shm`]) {
-    if (fs.existsSync(f)) fs.chmodSync(f, 0o600);
+    if (fs.existsSync(/* turbopackIgnore: true */ f)) fs.chmodSync(/* turbopackIgnore: true */ f, 0o600);
   }
 }
 

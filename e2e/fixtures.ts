@@ -84,6 +84,11 @@ export type Factory = {
   engagement: (input: { organizationId: string; platformKey?: string }) => Promise<Engagement>;
   /** A customer user of an organisation, invited and accepted through the API. */
   customerUser: (organization: Organization) => Promise<CustomerUser>;
+  /**
+   * A support user of their own, for tests that sign out (signing out ends every session of the
+   * person, which would cut off other tests signed in as a shared demo user).
+   */
+  supportUser: () => Promise<Credentials & { name: string }>;
 };
 
 type Fixtures = {
@@ -142,6 +147,16 @@ export const test = base.extend<Fixtures>({
         const token = new URL(link).pathname.split("/").pop();
         await adminApi.mutation("invitations.accept", { token, name, password });
         return { email, password, name, organization };
+      },
+      supportUser: async () => {
+        const suffix = uniqueSuffix();
+        const email = `support-${suffix}@e2e.test`;
+        const name = `Support ${suffix}`;
+        const password = `pw-${suffix}-long-enough`;
+        await adminApi.mutation("invitations.create", { email, name, role: "support" });
+        const token = new URL(await invitationLinkFor(adminApi, email)).pathname.split("/").pop();
+        await adminApi.mutation("invitations.accept", { token, name, password });
+        return { email, password, name };
       },
     });
   },
