@@ -11,10 +11,14 @@ export function proxy(request: NextRequest) {
   const https = request.nextUrl.protocol === "https:";
   const policy = contentSecurityPolicy({ nonce, dev: process.env.NODE_ENV === "development", https });
 
+  // The page's own address, without the query parameter Next adds to its client-side navigations.
+  const search = new URLSearchParams(request.nextUrl.searchParams);
+  search.delete("_rsc");
+  const query = search.toString();
+
   const requestHeaders = new Headers(request.headers);
-  requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("content-security-policy", policy);
-  requestHeaders.set(PATH_HEADER, `${request.nextUrl.pathname}${request.nextUrl.search}`);
+  requestHeaders.set(PATH_HEADER, `${request.nextUrl.pathname}${query ? `?${query}` : ""}`);
 
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", policy);

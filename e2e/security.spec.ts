@@ -90,6 +90,39 @@ appTest.describe("sessions", () => {
   });
 });
 
+appTest.describe("sign out everywhere", () => {
+  appTest("from a person's own menu ends their other sessions too", async ({ page, factory, baseURL }) => {
+    const org = await factory.organization("Everywhere Org");
+    const user = await factory.customerUser(org);
+    const elsewhere = await playwrightRequest.newContext({ baseURL });
+    await signInWithApi(elsewhere, user);
+    expect((await elsewhere.get("/api/trpc/me.get")).status()).toBe(200);
+
+    await signInWithApi(page.request, user);
+    await page.goto("/portal");
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.waitForURL("**/login");
+    expect((await elsewhere.get("/api/trpc/me.get")).status()).toBe(401);
+    await elsewhere.dispose();
+  });
+
+  appTest("by an admin, on the users page, ends that person's sessions", async ({ page, factory, baseURL }) => {
+    const org = await factory.organization("Signed Out Org");
+    const user = await factory.customerUser(org);
+    const theirs = await playwrightRequest.newContext({ baseURL });
+    await signInWithApi(theirs, user);
+    expect((await theirs.get("/api/trpc/me.get")).status()).toBe(200);
+
+    await signInWithApi(page.request, DEMO.admin);
+    await page.goto("/admin/users");
+    const row = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: user.email });
+    await row.getByRole("button", { name: `Sign out everywhere ${user.name}` }).click();
+    await expect(page.getByText(`${user.name} is signed out everywhere.`)).toBeVisible();
+    expect((await theirs.get("/api/trpc/me.get")).status()).toBe(401);
+    await theirs.dispose();
+  });
+});
+
 appTest.describe("request limits", () => {
   appTest("a mutation from another site is refused and changes nothing", async ({ adminApi }) => {
     const name = `Evil Org ${Date.now()}`;
