@@ -19,6 +19,21 @@ export default defineConfig([
     },
   },
   {
+    // Request/response schemas are imported by client forms too: they stay free of server-only code.
+    files: ["server/api/routers/*.types.ts", "server/**/schemas.ts", "server/**/states.ts", "server/**/kinds.ts", "server/**/roles.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@/db/*", "drizzle-orm", "drizzle-orm/*", "better-sqlite3", "nodemailer", "next-auth", "next-auth/*"], message: "Schemas are shared with the browser: no database, mail or auth code." },
+            { group: ["**/trpc", "@/server/api/trpc", "**/*-repository", "@/server/mail/mailer", "@/server/mail/outbox"], message: "Schemas are shared with the browser: no server-only modules." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Playwright fixtures take a `use` callback that is not React's hook.
     files: ["e2e/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },

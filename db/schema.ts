@@ -43,6 +43,11 @@ export const users = sqliteTable(
     /** scrypt hash; null until the invitation is accepted. */
     passwordHash: text("password_hash"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
+    /**
+     * Carried in every session token; a token with another version is refused. Bumped on sign-out,
+     * "sign out everywhere", password change and deactivation, so those end every session at once.
+     */
+    sessionVersion: integer("session_version").notNull().default(0),
     lastSignInAt: integer("last_sign_in_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
   },
@@ -68,22 +73,43 @@ export const invitations = sqliteTable(
   (t) => [uniqueIndex("invitations_token_unique").on(t.tokenHash), index("invitations_email_idx").on(t.email)],
 );
 
-/** Failed sign-ins, for throttling (one row per email and per client address). */
-export const signInThrottle = sqliteTable("sign_in_throttle", {
-  key: text("key").primaryKey(),
-  failures: integer("failures").notNull(),
-  windowStartedAt: integer("window_started_at", { mode: "timestamp_ms" }).notNull(),
-  lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
-});
+/**
+ * Sign-in attempts, for throttling (one row per email and per client address). `failures` counts
+ * the window's attempts that did not succeed, including those still being checked: an attempt is
+ * reserved before the password check and released only if it succeeds.
+ */
+export const signInThrottle = sqliteTable(
+  "sign_in_throttle",
+  {
+    key: text("key").primaryKey(),
+    failures: integer("failures").notNull(),
+    windowStartedAt: integer("window_started_at", { mode: "timestamp_ms" }).notNull(),
+    lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
+    /** When the row stops mattering (window and lock both over); expired rows are deleted. */
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull().default(sql`0`),
+  },
+  (t) => [index("sign_in_throttle_expires_idx").on(t.expiresAt)],
+);
 
-/** Outgoing mail. In the embedded default this is the only delivery; with SMTP it is also a log. */
+/**
+ * Outgoing mail. In the embedded default this is the only delivery; with SMTP it is also a log.
+ * `text` never holds a one-time link: links are replaced by a note before the row is written.
+ */
 export const mailOutbox = sqliteTable(
   "mail_outbox",
   {
     id: id(),
     to: text("to").notNull(),
     subject: text("subject").notNull(),
+    /** The message with its one-time links replaced (safe to show and log). */
     text: text("text").notNull(),
+    /**
+     * The whole message, encrypted (secrets key ring), kept only in the embedded default (no SMTP)
+     * so an admin can pass an invitation link on; cleared once the invitation is used or withdrawn.
+     */
+    sealedText: text("sealed_text"),
+    /** The invitation this message carries, if any (its link is shown only while it is pending). */
+    invitationId: text("invitation_id").references(() => invitations.id),
     transport: text("transport", { enum: MAIL_TRANSPORTS }).notNull(),
     sentAt: integer("sent_at", { mode: "timestamp_ms" }),
     error: text("error"),
@@ -99,6 +125,8 @@ export const serviceTargets = sqliteTable("service_targets", {
   baseUrl: text("base_url").notNull(),
   /** Encrypted API key envelope (see server/security/secrets.ts). */
   apiKeyCipher: text("api_key_cipher").notNull(),
+  /** The masked key (last four characters at most), made at encryption time so lists never decrypt. */
+  apiKeyMask: text("api_key_mask"),
   kind: text("kind", { enum: SERVICE_TARGET_KINDS }).notNull(),
   createdAt: createdAt(),
 });

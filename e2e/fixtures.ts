@@ -84,6 +84,11 @@ export type Factory = {
   engagement: (input: { organizationId: string; platformKey?: string }) => Promise<Engagement>;
   /** A customer user of an organisation, invited and accepted through the API. */
   customerUser: (organization: Organization) => Promise<CustomerUser>;
+  /**
+   * A support user of their own, for tests that sign out (signing out ends every session of the
+   * person, which would cut off other tests signed in as a shared demo user).
+   */
+  supportUser: () => Promise<Credentials & { name: string }>;
 };
 
 type Fixtures = {
@@ -100,12 +105,17 @@ async function apiAs(baseURL: string | undefined, credentials: Credentials): Pro
   return { api: new TrpcApi(context), dispose: () => context.dispose() };
 }
 
-/** The invitation link in the newest outbox message to `email`. */
+/**
+ * The invitation link in the newest outbox message to `email`. The outbox hides one-time links;
+ * an admin reveals a pending invitation's (as the "Show invitation link" button does).
+ */
 export async function invitationLinkFor(adminApi: TrpcApi, email: string): Promise<string> {
-  const mail = await adminApi.query<{ to: string; text: string }[]>("outbox.list", { limit: 200 });
+  const mail = await adminApi.query<{ id: string; to: string }[]>("outbox.list", { limit: 200 });
   const message = mail.find((m) => m.to === email.toLowerCase());
-  const link = message?.text.match(/https?:\/\/\S+\/invite\/\S+/)?.[0];
-  if (!link) throw new Error(`No invitation email to ${email} in the outbox`);
+  if (!message) throw new Error(`No invitation email to ${email} in the outbox`);
+  const { text } = await adminApi.mutation<{ text: string }>("outbox.revealLink", { id: message.id });
+  const link = text.match(/https?:\/\/\S+\/invite\/\S+/)?.[0];
+  if (!link) throw new Error(`No invitation link in the email to ${email}`);
   return link;
 }
 
@@ -137,6 +147,16 @@ export const test = base.extend<Fixtures>({
         const token = new URL(link).pathname.split("/").pop();
         await adminApi.mutation("invitations.accept", { token, name, password });
         return { email, password, name, organization };
+      },
+      supportUser: async () => {
+        const suffix = uniqueSuffix();
+        const email = `support-${suffix}@e2e.test`;
+        const name = `Support ${suffix}`;
+        const password = `pw-${suffix}-long-enough`;
+        await adminApi.mutation("invitations.create", { email, name, role: "support" });
+        const token = new URL(await invitationLinkFor(adminApi, email)).pathname.split("/").pop();
+        await adminApi.mutation("invitations.accept", { token, name, password });
+        return { email, password, name };
       },
     });
   },

@@ -1,4 +1,4 @@
-import { DEMO, expect, signIn, test, uniqueSuffix } from "./fixtures";
+import { DEMO, expect, invitationLinkFor, signIn, test, uniqueSuffix } from "./fixtures";
 
 test.describe("invitations", () => {
   test.beforeEach(async ({ page }) => {
@@ -35,16 +35,22 @@ test.describe("invitations", () => {
   test("a revoked invitation's link says so and offers nothing else", async ({ page, browser, adminApi }) => {
     const email = `revoked-${uniqueSuffix()}@e2e.test`;
     await adminApi.mutation("invitations.create", { email, name: "Revoked Person", role: "support" });
+    const href = await invitationLinkFor(adminApi, email);
     await page.reload();
     const row = page.getByRole("table", { name: "Invitations" }).getByRole("row").filter({ hasText: email });
     await row.getByRole("button", { name: `Revoke invitation for ${email}` }).click();
     await expect(row).toContainText("Revoked");
 
+    // The outbox no longer offers the link.
     await page.goto("/admin/outbox");
-    const href = await page.getByRole("article", { name: new RegExp(`Email to ${email}`) }).getByRole("link").getAttribute("href");
+    const message = page.getByRole("article", { name: new RegExp(`Email to ${email}`) });
+    await expect(message).toContainText("The link is not kept");
+    await expect(message.getByRole("button", { name: "Show invitation link" })).toHaveCount(0);
+    await expect(message.getByRole("link")).toHaveCount(0);
+
     const visitor = await browser.newContext();
     const visitorPage = await visitor.newPage();
-    await visitorPage.goto(href!);
+    await visitorPage.goto(href);
     await expect(visitorPage.getByText("This invitation was withdrawn.")).toBeVisible();
     await expect(visitorPage.getByRole("textbox")).toHaveCount(0);
     await expect(visitorPage.getByRole("button")).toHaveCount(0);

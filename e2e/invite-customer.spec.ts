@@ -28,10 +28,13 @@ test("an admin invites a customer user, who sets a password, signs in and sees o
   await expect(page.getByText(`Invitation sent to ${email}`)).toBeVisible();
   await expect(page.getByRole("table", { name: "Invitations" }).getByRole("row").filter({ hasText: email })).toContainText("Pending");
 
-  // The email is in the outbox, with the link clickable.
+  // The email is in the outbox with its link hidden; the admin reveals it to pass it on.
   await page.getByRole("link", { name: "Outbox", exact: true }).click();
   const message = page.getByRole("article", { name: new RegExp(`Email to ${email}`) });
   await expect(message).toBeVisible();
+  await expect(message).toContainText("[one-time link hidden]");
+  await expect(message.getByRole("link", { name: /\/invite\// })).toHaveCount(0);
+  await message.getByRole("button", { name: "Show invitation link" }).click();
   const link = message.getByRole("link", { name: /\/invite\// });
   const href = await link.getAttribute("href");
   expect(href).toBe(await invitationLinkFor(adminApi, email));

@@ -1,5 +1,6 @@
 // The server Playwright tests run against: a throwaway data directory, a real sandbox on a random
-// port, the app database migrated and seeded with the demo data, and the built app (`next start`).
+// port, the app database migrated and seeded with the demo data, and the built app (Ferry's web
+// server around Next, scripts/web-server.mjs).
 // Needs `next build` first (npm test does it). Its children stay in its process group, so
 // Playwright's SIGTERM to the group stops them all; it then deletes the data.
 import fs from "node:fs";
@@ -43,4 +44,4 @@ if (run(BIN("tsx"), ["scripts/seed.ts"], { env: seedEnv }) !== 0) {
   stopServices(children);
   throw new Error("Seeding the e2e database failed");
 }
-children.push(startService("web", BIN("next"), ["start", "-p", String(port), "-H", "127.0.0.1"], { env, detached: false }));
+children.push(startService("web", process.execPath, ["scripts/web-server.mjs", "-p", String(port), "-H", "127.0.0.1"], { env, detached: false }));

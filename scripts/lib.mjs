@@ -91,7 +91,7 @@ export function newKeySpec(id = "local1") {
  * and encrypted values survive restarts. Values already in the environment win.
  */
 export function localSecrets(dataDir) {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, "local-secrets.json");
   let stored = {};
   if (fs.existsSync(file)) stored = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -130,5 +130,5 @@ export function buildIsStale() {
   const buildId = path.join(ROOT, ".next", "BUILD_ID");
   if (!fs.existsSync(buildId)) return true;
   const built = fs.statSync(buildId).mtimeMs;
-  return newestMtime(["app", "server", "db", "next.config.js", "package.json", "postcss.config.mjs", "instrumentation.ts"]) > built;
+  return newestMtime(["app", "server", "db", "next.config.ts", "proxy.ts", "package.json", "postcss.config.mjs", "instrumentation.ts"]) > built;
 }

@@ -1,10 +1,11 @@
 // `npm start`: Ferry on its embedded defaults — the sandbox (the service's API, port 4010), the
 // app database migrated and seeded with demo data, the production build (rebuilt when sources
 // changed), the migration worker and the web app (port 3000) — then prints where to sign in.
-//   npm start            production build (`next start`)
-//   npm run dev          `next dev` instead
+//   npm start            production build (scripts/web-server.mjs around `next`)
+//   npm run dev          Next's dev server instead
 // Environment (all optional): PORT, SANDBOX_PORT, FERRY_DATA_DIR (default ./data), DATABASE_FILE,
-// SANDBOX_DB_FILE, NEXTAUTH_URL, NEXTAUTH_SECRET, FERRY_ENCRYPTION_KEY, SANDBOX_ADMIN_TOKEN, SMTP_URL.
+// SANDBOX_DB_FILE, NEXTAUTH_URL, NEXTAUTH_SECRET, FERRY_ENCRYPTION_KEY, SANDBOX_ADMIN_TOKEN, SMTP_URL,
+// TRUST_PROXY.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -82,7 +83,8 @@ if (!dev && buildIsStale()) {
 const workerEntry = path.join(ROOT, "server", "migration", "worker-main.ts");
 if (fs.existsSync(workerEntry)) watch("The worker", startService("worker", BIN("tsx"), [workerEntry], { env }));
 
-const web = startService("web", BIN("next"), [dev ? "dev" : "start", "-p", String(port)], { env });
+// Ferry's own server around Next (it records each request's socket address: scripts/web-server.mjs).
+const web = startService("web", process.execPath, ["scripts/web-server.mjs", ...(dev ? ["--dev"] : []), "-p", String(port)], { env });
 watch("The web app", web);
 await waitForHttp(`http://127.0.0.1:${port}/api/auth/csrf`, { child: web, timeoutMs: 120_000 });
 

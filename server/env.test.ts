@@ -13,4 +13,13 @@ describe("environment", () => {
     expect(() => parseEnv({ NEXTAUTH_SECRET: good.NEXTAUTH_SECRET })).toThrow(/FERRY_ENCRYPTION_KEY/);
     expect(() => parseEnv({ ...good, FERRY_ENCRYPTION_KEY: "nope" })).toThrow(/FERRY_ENCRYPTION_KEY: must be '<key id>:<32 bytes in base64>'/);
   });
+
+  it("reads TRUST_PROXY as a number of proxies, none by default", () => {
+    expect(parseEnv(good).TRUST_PROXY).toBe(0);
+    expect(parseEnv({ ...good, TRUST_PROXY: "true" }).TRUST_PROXY).toBe(1);
+    expect(parseEnv({ ...good, TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+    expect(parseEnv({ ...good, TRUST_PROXY: "false" }).TRUST_PROXY).toBe(0);
+    expect(() => parseEnv({ ...good, TRUST_PROXY: "yes please" })).toThrow(/TRUST_PROXY: must be false, true, or the number of proxies/);
+    expect(() => parseEnv({ ...good, TRUST_PROXY: "11" })).toThrow(/TRUST_PROXY/);
+  });
 });

@@ -27,6 +27,21 @@ const schema = z.object({
   /** The built-in sandbox: Ferry's default service target. */
   SANDBOX_URL: z.url("must be the sandbox's base URL, e.g. http://127.0.0.1:4010").default("http://127.0.0.1:4010"),
   SANDBOX_ADMIN_TOKEN: z.string().optional(),
+  /**
+   * How many reverse proxies stand in front of Ferry (each appends the address it saw to
+   * X-Forwarded-For). Unset or 0: none, the socket's address is the client's. `true` means 1.
+   */
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const s = (v ?? "").trim().toLowerCase();
+      if (s === "" || s === "false") return 0;
+      if (s === "true") return 1;
+      if (/^\d{1,2}$/.test(s) && Number(s) <= 10) return Number(s);
+      ctx.addIssue({ code: "custom", message: "must be false, true, or the number of proxies in front of Ferry (0–10)" });
+      return z.NEVER;
+    }),
 });
 
 export type Env = z.infer<typeof schema>;

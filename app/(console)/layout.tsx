@@ -1,7 +1,7 @@
-import { redirect } from "next/navigation";
+import { forbidden } from "next/navigation";
 import type { ReactNode } from "react";
 import { AppShell } from "@/app/_components/app-shell";
-import { Forbidden } from "@/app/_components/forbidden";
+import { redirectToSignIn } from "@/app/_lib/sign-in-redirect";
 import { getViewer } from "@/app/_trpc/server";
 
 const STAFF_NAV = [
@@ -20,14 +20,9 @@ const ADMIN_NAV = [
 /** The staff console: support and admins only. */
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const viewer = await getViewer();
-  if (!viewer) redirect("/login");
-  if (viewer.role === "customer") {
-    return (
-      <AppShell user={viewer} nav={[]} area="console">
-        <Forbidden message="The staff console is for Ferry support staff. Your engagements are in the customer portal." homeHref="/portal" />
-      </AppShell>
-    );
-  }
+  if (!viewer) return redirectToSignIn();
+  // HTTP 403 with app/forbidden.tsx (which points customers to their portal).
+  if (viewer.role === "customer") forbidden();
   const nav = viewer.role === "admin" ? [...STAFF_NAV, ...ADMIN_NAV] : STAFF_NAV;
   return (
     <AppShell user={viewer} nav={nav} area="console">

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { roleLabel } from "@/app/_lib/labels";
 import type { Role } from "@/app/_lib/types";
 import { NavLinks, type NavItem } from "./nav-links";
-import { SignOutButton } from "./sign-out-button";
+import { SignOutButton, SignOutEverywhereButton } from "./sign-out-button";
 
 export type ShellUser = { name: string; email: string; role: Role; organizationName?: string | null };
 
@@ -35,6 +35,7 @@ export function AppShell({ user, nav, area, children }: { user: ShellUser | null
                   {user.organizationName ? ` · ${user.organizationName}` : ""}
                 </span>
               </span>
+              <SignOutEverywhereButton />
               <SignOutButton />
             </div>
           ) : null}

@@ -1,16 +1,16 @@
 import { TRPCError } from "@trpc/server";
-import { notFound, redirect } from "next/navigation";
-import type { ReactNode } from "react";
-import { Forbidden } from "./forbidden";
+import { forbidden, notFound } from "next/navigation";
+import { redirectToSignIn } from "@/app/_lib/sign-in-redirect";
 
 /**
- * Runs a server-side tRPC read for a page and turns its refusals into what the visitor should
- * see: an unknown or malformed id → the not-found page, no session → sign-in, another
- * organisation's or role's → the forbidden page (returned for the page to render).
+ * Runs a server-side tRPC read for a page and turns its refusals into what the visitor should get,
+ * with the matching HTTP status: an unknown or malformed id (or, for a customer, another
+ * organisation's) → the not-found page (404), another role's → the forbidden page (403), no
+ * session → sign-in, back here afterwards.
  */
-export async function loadOrInterrupt<T>(load: () => Promise<T>, options: { homeHref: string }): Promise<{ data: T } | { page: ReactNode }> {
+export async function loadOrInterrupt<T>(load: () => Promise<T>): Promise<T> {
   try {
-    return { data: await load() };
+    return await load();
   } catch (error) {
     if (!(error instanceof TRPCError)) throw error;
     switch (error.code) {
@@ -18,9 +18,9 @@ export async function loadOrInterrupt<T>(load: () => Promise<T>, options: { home
       case "BAD_REQUEST":
         notFound();
       case "FORBIDDEN":
-        return { page: <Forbidden message={error.message} homeHref={options.homeHref} /> };
+        forbidden();
       case "UNAUTHORIZED":
-        redirect("/login");
+        return redirectToSignIn();
       default:
         throw error;
     }

@@ -23,7 +23,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })],
+      // The server refuses batches of more than TRPC_MAX_BATCH calls (server/http/request-guards.ts).
+      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: 20 })],
     }),
   );
   return (

@@ -9,6 +9,7 @@ import type { Role } from "./roles";
 import type { InvitationStatus, InvitationSummary } from "./schemas";
 import { AppError, fieldError } from "@/server/errors";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import { forgetInvitationMail } from "@/server/mail/outbox";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit } from "@/server/security/audit";
 import { hashPassword, passwordProblem } from "@/server/security/passwords";
@@ -66,6 +67,7 @@ export async function invite(
       .where(and(eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
       .returning({ id: invitations.id })
       .all();
+    forgetInvitationMail(tx, superseded.map((x) => x.id));
     const inv = tx
       .insert(invitations)
       .values({
@@ -104,6 +106,9 @@ export async function invite(
       "Set your password here (the link works once and expires in 7 days):",
       link,
     ].join("\n"),
+    // The link is the invitation: it is never stored or logged in plain text.
+    secrets: [link],
+    invitationId: result.id,
   });
   return { id: result.id };
 }
@@ -137,6 +142,7 @@ export function revokeInvitation(db: Db, actor: Actor, id: string, now = new Dat
     const status = statusOf(inv, now);
     if (status !== "pending") throw new AppError("PRECONDITION_FAILED", `The invitation is already ${status}.`);
     tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, id)).run();
+    forgetInvitationMail(tx, [id]);
     recordAudit(tx, { actor, action: "invitation.revoked", targetId: id, organizationId: inv.organizationId, at: now });
   });
 }
@@ -200,6 +206,7 @@ export async function acceptInvitation(
       .returning({ id: users.id })
       .get();
     tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, inv.id)).run();
+    forgetInvitationMail(tx, [inv.id]);
     const self = { id: user.id, email: inv.email, name, role: inv.role, organizationId: inv.organizationId };
     recordAudit(tx, {
       actor: self,

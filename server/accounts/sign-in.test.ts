@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { signInThrottle } from "@/db/schema";
 import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/testing/test-db";
 import { AppError } from "@/server/errors";
-import { BAD_CREDENTIALS, signIn, THROTTLE } from "./sign-in";
+import { verifyPassword } from "@/server/security/passwords";
+import { BAD_CREDENTIALS, signIn, SIGN_IN_LIMITS, THROTTLE } from "./sign-in";
 
 let t: TestDb;
 let p: People;
@@ -11,8 +13,24 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const attempt = (email: string, password: string, now: Date, address: string | null = "10.0.0.1") =>
-  signIn(t.db, { email, password, address }, now).then(
+/** The real password check, counting how many attempts reach it. */
+function countingVerify() {
+  const counter = { calls: 0 };
+  const verify = (password: string, hash: string) => {
+    counter.calls++;
+    return verifyPassword(password, hash);
+  };
+  return { counter, verify };
+}
+
+const attempt = (
+  email: string,
+  password: string,
+  now: Date,
+  address: string | null = "10.0.0.1",
+  verify?: (password: string, hash: string) => Promise<boolean>,
+) =>
+  signIn(t.db, { email, password, address }, { now, verify }).then(
     (a) => ({ ok: true as const, actor: a }),
     (e: unknown) => {
       if (!(e instanceof AppError)) throw e;
@@ -59,5 +77,60 @@ describe("sign-in", () => {
     for (let i = 0; i < THROTTLE.maxFailuresPerAddress; i++) await attempt(`spray${i}@test`, "wrong password!", now, "10.9.9.9");
     expect(await attempt("admin@test", TEST_PASSWORD, now, "10.9.9.9")).toMatchObject({ code: "RATE_LIMITED" });
     expect((await attempt("admin@test", TEST_PASSWORD, now, "10.1.1.1")).ok).toBe(true);
+  });
+
+  it("lets at most five of 50 parallel wrong guesses reach the password check, and refuses the right one while locked", async () => {
+    const now = new Date("2026-11-22T10:00:00Z");
+    const { counter, verify } = countingVerify();
+    const wrong = Array.from({ length: 50 }, (_, i) => attempt("support@test", `wrong-guess-${i}`, now, `10.2.0.${i % 250}`, verify));
+    const right = attempt("support@test", TEST_PASSWORD, now, "10.3.0.1", verify);
+    const results = await Promise.all([...wrong, right]);
+    expect(counter.calls).toBeLessThanOrEqual(THROTTLE.maxFailuresPerEmail);
+    expect(results.filter((r) => !r.ok && r.code === "UNAUTHENTICATED")).toHaveLength(counter.calls);
+    expect(results.at(-1)).toMatchObject({ ok: false, code: "RATE_LIMITED" });
+    // Once they have all failed, the email is locked: the right password is still refused, unchecked.
+    const calls = counter.calls;
+    expect(await attempt("support@test", TEST_PASSWORD, new Date(now.getTime() + 1000), "10.3.0.2", verify)).toMatchObject({ code: "RATE_LIMITED" });
+    expect(counter.calls).toBe(calls);
+    const later = new Date(now.getTime() + THROTTLE.lockMs + 1000);
+    expect((await attempt("support@test", TEST_PASSWORD, later, "10.3.0.3", verify)).ok).toBe(true);
+  });
+
+  it("lets at most 30 parallel guesses from one address reach the password check", async () => {
+    const now = new Date("2026-11-22T10:00:00Z");
+    const { counter, verify } = countingVerify();
+    const guesses = Array.from({ length: 60 }, (_, i) => attempt(`spray${i}@test`, "wrong password!", now, "10.9.9.8", verify));
+    const results = await Promise.all(guesses);
+    expect(counter.calls).toBe(THROTTLE.maxFailuresPerAddress);
+    expect(results.filter((r) => !r.ok && r.code === "RATE_LIMITED")).toHaveLength(60 - THROTTLE.maxFailuresPerAddress);
+    expect(await attempt("admin@test", TEST_PASSWORD, now, "10.9.9.8")).toMatchObject({ code: "RATE_LIMITED" });
+  });
+
+  it("does not count successful sign-ins against the address", async () => {
+    const now = new Date("2026-11-22T10:00:00Z");
+    for (let i = 0; i < THROTTLE.maxFailuresPerAddress + 5; i++) {
+      expect((await attempt("admin@test", TEST_PASSWORD, now, "10.7.7.7")).ok).toBe(true);
+    }
+  });
+
+  it("refuses an over-long email or password before storing or checking anything", async () => {
+    const now = new Date("2026-11-22T10:00:00Z");
+    const { counter, verify } = countingVerify();
+    const longEmail = `${"x".repeat(1024 * 1024)}@test`;
+    expect(await attempt(longEmail, "wrong password!", now, "10.0.0.9", verify)).toMatchObject({ code: "UNAUTHENTICATED", message: BAD_CREDENTIALS });
+    const longPassword = "p".repeat(SIGN_IN_LIMITS.maxPasswordLength + 1);
+    expect(await attempt("support@test", longPassword, now, "10.0.0.9", verify)).toMatchObject({ code: "UNAUTHENTICATED", message: BAD_CREDENTIALS });
+    expect(counter.calls).toBe(0);
+    expect(t.db.select().from(signInThrottle).all()).toEqual([]);
+  });
+
+  it("deletes throttle rows whose window and lock are over", async () => {
+    const start = new Date("2026-11-22T10:00:00Z");
+    for (let i = 0; i < 10; i++) await attempt(`gone${i}@test`, "wrong password!", start, `10.5.0.${i}`);
+    for (let i = 0; i < THROTTLE.maxFailuresPerEmail; i++) await attempt("locked@test", "wrong password!", start, "10.5.1.1");
+    expect(t.db.select().from(signInThrottle).all().length).toBeGreaterThan(10);
+    const later = new Date(start.getTime() + Math.max(THROTTLE.windowMs, THROTTLE.lockMs) + 1000);
+    await attempt("support@test", "wrong password!", later, null);
+    expect(t.db.select({ key: signInThrottle.key }).from(signInThrottle).all()).toEqual([{ key: "email:support@test" }]);
   });
 });

@@ -1,12 +1,17 @@
 /**
  * Password sign-in with throttling: after repeated failures for one email (or from one address)
  * sign-in is refused for a while, even with the right password.
+ *
+ * An attempt is reserved before the password is checked, in the same synchronous transaction that
+ * checks the lock, and released only if it succeeds. So however many guesses arrive at once, at
+ * most `maxFailuresPerEmail` per email and window ever reach the (slow, awaited) password check.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { signInThrottle, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
+import type { DbOrTx } from "@/server/security/audit";
 import { decoyHash, verifyPassword } from "@/server/security/passwords";
 import { normalizeEmail } from "./users";
 
@@ -17,49 +22,126 @@ export const THROTTLE = {
   maxFailuresPerAddress: 30,
 } as const;
 
+/**
+ * The longest email and password sign-in looks at. Nothing longer can belong to anyone (invitations
+ * take emails of at most 254 characters, passwords of at most 200), so such attempts are refused
+ * before anything is stored or hashed.
+ */
+export const SIGN_IN_LIMITS = { maxEmailLength: 254, maxPasswordLength: 200, maxAddressLength: 64 } as const;
+
 /** The message every wrong email or password gets (it never says which was wrong). */
 export const BAD_CREDENTIALS = "Wrong email or password.";
 
-function lockedUntil(db: Db, key: string, now: Date): Date | null {
-  const row = db.select().from(signInThrottle).where(eq(signInThrottle.key, key)).get();
-  return row?.lockedUntil && row.lockedUntil.getTime() > now.getTime() ? row.lockedUntil : null;
+/** A successful sign-in: the person, and the session version their session token must carry. */
+export type SignedIn = Actor & { sessionVersion: number };
+
+type ThrottleKey = { key: string; limit: number };
+
+function rateLimited(until: Date, now: Date): AppError {
+  const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60000));
+  return new AppError("RATE_LIMITED", `Too many failed sign-ins. Try again in ${minutes} minute${minutes > 1 ? "s" : ""}.`);
 }
 
-function recordFailure(db: Db, key: string, limit: number, now: Date): void {
-  const row = db.select().from(signInThrottle).where(eq(signInThrottle.key, key)).get();
-  const fresh = !row || now.getTime() - row.windowStartedAt.getTime() > THROTTLE.windowMs;
-  const failures = fresh ? 1 : row.failures + 1;
-  const windowStartedAt = fresh ? now : row.windowStartedAt;
-  const locked = failures >= limit ? new Date(now.getTime() + THROTTLE.lockMs) : null;
-  db.insert(signInThrottle)
-    .values({ key, failures, windowStartedAt, lockedUntil: locked })
-    .onConflictDoUpdate({ target: signInThrottle.key, set: { failures, windowStartedAt, lockedUntil: locked } })
-    .run();
+const expiry = (windowStartedAt: Date, lockedUntil: Date | null) =>
+  new Date(Math.max(windowStartedAt.getTime() + THROTTLE.windowMs, lockedUntil?.getTime() ?? 0));
+
+/**
+ * Reserves one attempt on every key, or throws RATE_LIMITED without reserving any. Synchronous on
+ * purpose: better-sqlite3 runs it as one transaction that no other attempt can interleave with.
+ */
+function reserveAttempt(db: Db, keys: ThrottleKey[], now: Date): void {
+  db.transaction((tx) => {
+    // Rows whose window and lock are both over only take space: delete them as we go.
+    tx.delete(signInThrottle).where(lte(signInThrottle.expiresAt, now)).run();
+    const rows = keys.map(({ key, limit }) => {
+      const row = tx.select().from(signInThrottle).where(eq(signInThrottle.key, key)).get();
+      if (row?.lockedUntil && row.lockedUntil.getTime() > now.getTime()) throw rateLimited(row.lockedUntil, now);
+      // A lock that has ended starts a new window.
+      return { key, limit, row: row?.lockedUntil ? undefined : row };
+    });
+    for (const { row, limit } of rows) {
+      // The limit is taken by attempts still being checked: refuse, as their failure would lock.
+      if (row && row.failures >= limit) throw rateLimited(new Date(now.getTime() + THROTTLE.lockMs), now);
+    }
+    for (const { key, row } of rows) {
+      const fresh = { failures: 1, windowStartedAt: now, lockedUntil: null, expiresAt: expiry(now, null) };
+      tx.insert(signInThrottle)
+        .values({ key, ...fresh })
+        .onConflictDoUpdate({ target: signInThrottle.key, set: row ? { failures: sql`${signInThrottle.failures} + 1` } : fresh })
+        .run();
+    }
+  });
 }
 
-/** Checks an email and password; returns the actor or throws UNAUTHENTICATED / RATE_LIMITED. */
+/** The reserved attempt failed: it stays counted, and a key at its limit is locked. */
+function recordFailure(db: Db, keys: ThrottleKey[], now: Date): void {
+  db.transaction((tx) => {
+    for (const { key, limit } of keys) {
+      const row = tx.select().from(signInThrottle).where(eq(signInThrottle.key, key)).get();
+      if (!row || row.failures < limit || row.lockedUntil) continue;
+      const lockedUntil = new Date(now.getTime() + THROTTLE.lockMs);
+      tx.update(signInThrottle)
+        .set({ lockedUntil, expiresAt: expiry(row.windowStartedAt, lockedUntil) })
+        .where(eq(signInThrottle.key, key))
+        .run();
+    }
+  });
+}
+
+/** The reserved attempt succeeded: the email starts afresh, the address gets its attempt back. */
+function recordSuccess(tx: DbOrTx, keys: ThrottleKey[]): void {
+  const [emailKey, ...others] = keys;
+  if (emailKey) tx.delete(signInThrottle).where(eq(signInThrottle.key, emailKey.key)).run();
+  for (const { key } of others) {
+    tx.update(signInThrottle)
+      .set({ failures: sql`${signInThrottle.failures} - 1` })
+      .where(and(eq(signInThrottle.key, key), gt(signInThrottle.failures, 0)))
+      .run();
+  }
+}
+
+/**
+ * Checks an email and password; returns the person or throws UNAUTHENTICATED / RATE_LIMITED.
+ * `verify` is the password check (replaceable so tests can count how many attempts reach it).
+ */
 export async function signIn(
   db: Db,
   input: { email: string; password: string; address?: string | null },
-  now = new Date(),
-): Promise<Actor> {
+  options: { now?: Date; verify?: (password: string, hash: string) => Promise<boolean> } = {},
+): Promise<SignedIn> {
+  const now = options.now ?? new Date();
+  const verify = options.verify ?? verifyPassword;
   const email = normalizeEmail(input.email);
-  const keys = [`email:${email}`, ...(input.address ? [`addr:${input.address}`] : [])];
-  for (const key of keys) {
-    const until = lockedUntil(db, key, now);
-    if (until) {
-      const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60000));
-      throw new AppError("RATE_LIMITED", `Too many failed sign-ins. Try again in ${minutes} minute${minutes > 1 ? "s" : ""}.`);
-    }
+  if (!email || email.length > SIGN_IN_LIMITS.maxEmailLength || input.password.length > SIGN_IN_LIMITS.maxPasswordLength) {
+    throw new AppError("UNAUTHENTICATED", BAD_CREDENTIALS);
   }
+  const address = input.address?.slice(0, SIGN_IN_LIMITS.maxAddressLength);
+  const keys: ThrottleKey[] = [
+    { key: `email:${email}`, limit: THROTTLE.maxFailuresPerEmail },
+    ...(address ? [{ key: `addr:${address}`, limit: THROTTLE.maxFailuresPerAddress }] : []),
+  ];
+  reserveAttempt(db, keys, now);
+
   const user = db.select().from(users).where(eq(users.email, email)).get();
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash()));
+  let ok = false;
+  try {
+    ok = await verify(input.password, user?.passwordHash ?? (await decoyHash()));
+  } finally {
+    if (!ok || !user?.passwordHash || !user.active) recordFailure(db, keys, now);
+  }
   if (!user || !user.passwordHash || !ok || !user.active) {
-    recordFailure(db, `email:${email}`, THROTTLE.maxFailuresPerEmail, now);
-    if (input.address) recordFailure(db, `addr:${input.address}`, THROTTLE.maxFailuresPerAddress, now);
     throw new AppError("UNAUTHENTICATED", user && ok && !user.active ? "This account is deactivated." : BAD_CREDENTIALS);
   }
-  db.delete(signInThrottle).where(eq(signInThrottle.key, `email:${email}`)).run();
-  db.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id)).run();
-  return { id: user.id, email: user.email, name: user.name, role: user.role, organizationId: user.organizationId };
+  db.transaction((tx) => {
+    recordSuccess(tx, keys);
+    tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id)).run();
+  });
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    organizationId: user.organizationId,
+    sessionVersion: user.sessionVersion,
+  };
 }

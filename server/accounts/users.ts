@@ -4,10 +4,11 @@ import type { Db } from "@/db/client";
 import { organizations, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
-import { hashPassword } from "@/server/security/passwords";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { hashPassword, passwordProblem, verifyPassword } from "@/server/security/passwords";
 import type { Role } from "./roles";
 import type { Me, StaffMember, UserSummary } from "./schemas";
+import { endSessions, type SessionClaim } from "./sessions";
 
 
 /** Normalises an email for storage and comparison. */
@@ -15,14 +16,25 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Loads the actor for a session's user id; null when the user is gone or deactivated. */
-export function loadActor(db: Db, userId: string): Actor | null {
+/**
+ * Loads the actor of a session; null when the user is gone, deactivated, or has ended their
+ * sessions since the token was issued (its session version is not the current one).
+ */
+export function loadActor(db: Db, claim: SessionClaim): Actor | null {
   const u = db
-    .select({ id: users.id, email: users.email, name: users.name, role: users.role, organizationId: users.organizationId, active: users.active })
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      role: users.role,
+      organizationId: users.organizationId,
+      active: users.active,
+      sessionVersion: users.sessionVersion,
+    })
     .from(users)
-    .where(eq(users.id, userId))
+    .where(eq(users.id, claim.userId))
     .get();
-  if (!u || !u.active) return null;
+  if (!u || !u.active || u.sessionVersion !== claim.sessionVersion) return null;
   return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId: u.organizationId };
 }
 
@@ -94,7 +106,7 @@ export function listUsers(db: Db, filter: { roles?: Role[]; organizationId?: str
     .sort((a, b) => rank[a.role] - rank[b.role]);
 }
 
-/** Deactivates or reactivates a user; their next request sees the change. */
+/** Deactivates or reactivates a user; deactivating ends their sessions, so their next request is refused. */
 export function setUserActive(db: Db, actor: Actor, input: { userId: string; active: boolean }): void {
   if (input.userId === actor.id && !input.active) {
     throw new AppError("PRECONDITION_FAILED", "You cannot deactivate yourself.");
@@ -104,6 +116,7 @@ export function setUserActive(db: Db, actor: Actor, input: { userId: string; act
     if (!u) throw new AppError("NOT_FOUND", "No such user.");
     if (u.active === input.active) return;
     tx.update(users).set({ active: input.active }).where(eq(users.id, u.id)).run();
+    if (!input.active) endSessions(tx, { userId: u.id });
     recordAudit(tx, {
       actor,
       action: input.active ? "user.reactivated" : "user.deactivated",
@@ -113,5 +126,27 @@ export function setUserActive(db: Db, actor: Actor, input: { userId: string; act
       before: { active: u.active },
       after: { active: input.active },
     });
+  });
+}
+
+/**
+ * Changes the signed-in person's password after checking the current one, and ends every session
+ * of theirs (this one included): whoever knew the old password is signed out.
+ */
+export async function changePassword(db: Db, actor: Actor, input: { currentPassword: string; newPassword: string }): Promise<void> {
+  const problem = passwordProblem(input.newPassword);
+  if (problem) throw new AppError("BAD_INPUT", problem, { fields: { newPassword: problem } });
+  const row = db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, actor.id)).get();
+  const ok = !!row?.passwordHash && input.currentPassword.length <= 200 && (await verifyPassword(input.currentPassword, row.passwordHash));
+  if (!ok) {
+    const message = "That is not your current password.";
+    throw new AppError("BAD_INPUT", message, { fields: { currentPassword: message } });
+  }
+  // Hash outside the transaction (better-sqlite3 transactions must stay synchronous).
+  const passwordHash = await hashPassword(input.newPassword);
+  db.transaction((tx) => {
+    tx.update(users).set({ passwordHash }).where(eq(users.id, actor.id)).run();
+    endSessions(tx, { userId: actor.id });
+    recordAudit(tx, { actor, action: "user.password_changed", targetId: actor.id, organizationId: actor.organizationId });
   });
 }

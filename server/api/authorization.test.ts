@@ -1,9 +1,11 @@
 /**
  * Authorization of every procedure for every role: allowed, UNAUTHORIZED (no session) or
- * FORBIDDEN (wrong role or another organisation). The table must name every procedure the router
+ * FORBIDDEN (wrong role); another organisation's engagement is NOT_FOUND to a customer. The table must name every procedure the router
  * has, so a new procedure without a row fails here.
  */
 import { TRPCError } from "@trpc/server";
+import { eq } from "drizzle-orm";
+import { users } from "@/db/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import type { Actor } from "@/server/security/actor";
@@ -19,12 +21,16 @@ type Row = { audience: Audience; input: (f: Fixtures) => unknown };
 /** Every procedure, its audience and a valid input. */
 const TABLE: Record<string, Row> = {
   "me.get": { audience: "signedIn", input: () => undefined },
+  // Wrong current password: refused past the access check, so no session really ends here.
+  "me.changePassword": { audience: "signedIn", input: () => ({ currentPassword: "not the password", newPassword: "a new long password" }) },
+  "me.signOutEverywhere": { audience: "signedIn", input: () => undefined },
   "platforms.list": { audience: "signedIn", input: () => undefined },
   "organizations.list": { audience: "staff", input: () => undefined },
   "organizations.create": { audience: "admin", input: (f) => ({ name: `Org ${f.n()}` }) },
   "users.list": { audience: "admin", input: () => undefined },
   "users.staff": { audience: "staff", input: () => undefined },
   "users.setActive": { audience: "admin", input: (f) => ({ userId: f.support2.id, active: true }) },
+  "users.signOutEverywhere": { audience: "admin", input: (f) => ({ userId: f.support2.id }) },
   "invitations.list": { audience: "admin", input: () => undefined },
   "invitations.create": {
     audience: "admin",
@@ -34,6 +40,7 @@ const TABLE: Record<string, Row> = {
   "invitations.lookup": { audience: "public", input: (f) => ({ token: f.invitationToken }) },
   "invitations.accept": { audience: "public", input: () => ({ token: "no-such-token-123", name: "X", password: "long enough password" }) },
   "outbox.list": { audience: "admin", input: () => undefined },
+  "outbox.revealLink": { audience: "admin", input: () => ({ id: "no-such-message" }) },
   "targets.list": { audience: "staff", input: () => undefined },
   "targets.create": { audience: "admin", input: (f) => ({ name: `Prod ${f.n()}`, baseUrl: "https://api.example.test", apiKey: "key-123" }) },
   "targets.assign": { audience: "staff", input: (f) => ({ engagementId: f.engA, serviceTargetId: f.targetId }) },
@@ -136,10 +143,13 @@ describe.each(Object.entries(TABLE))("%s", (path, row) => {
 });
 
 describe("organisation scoping", () => {
-  it("a customer cannot read another organisation's engagement", async () => {
+  it("a customer cannot read another organisation's engagement, and is told exactly what an unknown id gets", async () => {
     const customer = callerAs(t.db, f.customerA);
-    await expect(customer.portal.engagement({ engagementId: f.engB })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(customer.portal.timeline({ engagementId: f.engB })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const unknown = await customer.portal.engagement({ engagementId: "no-such-engagement" }).catch((e: unknown) => e);
+    for (const call of [customer.portal.engagement({ engagementId: f.engB }), customer.portal.timeline({ engagementId: f.engB })]) {
+      const error = await call.catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
+    }
   });
 
   it("an unknown engagement id is NOT_FOUND for everyone", async () => {
@@ -155,12 +165,16 @@ describe("organisation scoping", () => {
 
   it("a deactivated user's session no longer works (the actor is reloaded per request)", async () => {
     const { loadActor } = await import("@/server/accounts/users");
-    // What the request context does with a session: load the person behind its user id, then call.
-    const callWithSession = () => callerAs(t.db, loadActor(t.db, f.support2.id)).engagements.list({ page: 1, pageSize: 5 });
-    await expect(callWithSession()).resolves.toMatchObject({ items: expect.any(Array) });
+    const claim = () => ({ userId: f.support2.id, sessionVersion: t.db.select().from(users).where(eq(users.id, f.support2.id)).get()!.sessionVersion });
+    // What the request context does with a session: load the person behind its claim, then call.
+    const callWith = (c: ReturnType<typeof claim>) => callerAs(t.db, loadActor(t.db, c)).engagements.list({ page: 1, pageSize: 5 });
+    const before = claim();
+    await expect(callWith(before)).resolves.toMatchObject({ items: expect.any(Array) });
     await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: false });
-    await expect(callWithSession()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(callWith(before)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: true });
-    await expect(callWithSession()).resolves.toMatchObject({ items: expect.any(Array) });
+    // Reactivation does not revive the sessions the deactivation ended; a new sign-in works.
+    await expect(callWith(before)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(callWith(claim())).resolves.toMatchObject({ items: expect.any(Array) });
   });
 });

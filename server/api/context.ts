@@ -1,8 +1,9 @@
 /** Builds the tRPC context of a web request: database, the signed-in actor, config. */
-import { getServerSession } from "next-auth";
+import { getToken } from "next-auth/jwt";
+import { NextRequest } from "next/server";
 import { getDb } from "@/db/client";
 import { loadActor } from "@/server/accounts/users";
-import { authOptions, clientAddressFrom } from "@/server/auth/config";
+import { requestClientAddress } from "@/server/auth/config";
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
 import type { AppConfig, Context } from "./trpc";
@@ -12,19 +13,24 @@ export function appConfig(): AppConfig {
   const e = env();
   return {
     appUrl: e.NEXTAUTH_URL ?? "http://localhost:3000",
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, keyRing: appKeyRing() },
     keyRing: appKeyRing(),
   };
 }
 
-/** The context of one request; the actor is re-read from the database every time. */
+/**
+ * The context of one request. The session token is decoded here (signature and expiry checked by
+ * next-auth) and the actor is read from the database once, refused when the token's session
+ * version is no longer the person's (they signed out, were deactivated, changed their password).
+ */
 export async function createRequestContext(headers: Headers): Promise<Context> {
-  const session = await getServerSession(authOptions());
+  // next-auth reads the (possibly chunked) session cookie from a request; only its headers matter.
+  const token = await getToken({ req: new NextRequest("http://ferry.internal/", { headers }), secret: env().NEXTAUTH_SECRET });
   const db = getDb();
   return {
     db,
-    actor: session?.user?.id ? loadActor(db, session.user.id) : null,
-    clientAddress: clientAddressFrom(headers),
+    actor: token?.sub ? loadActor(db, { userId: token.sub, sessionVersion: token.sv }) : null,
+    clientAddress: requestClientAddress(headers),
     config: appConfig(),
   };
 }

@@ -10,7 +10,7 @@ import type { AppConfig } from "./trpc";
 export function testConfig(log: string[] = []): AppConfig {
   return {
     appUrl: "http://ferry.test",
-    mail: { from: "Ferry <ferry@test>", log: (l) => log.push(l) },
+    mail: { from: "Ferry <ferry@test>", log: (l) => log.push(l), keyRing: TEST_KEY_RING },
     keyRing: TEST_KEY_RING,
   };
 }

@@ -120,7 +120,7 @@ export const customerProcedure = signedInProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, organizationId: ctx.actor.organizationId } });
 });
 
-/** The engagement access check: unknown id → NOT_FOUND, another organisation's → FORBIDDEN. */
+/** The engagement access check: an unknown id, or for a customer another organisation's → NOT_FOUND. */
 const engagementAccess = <Ctx extends { db: Db; actor: Actor }>(opts: {
   ctx: Ctx;
   input: z.infer<typeof engagementInput>;

@@ -5,14 +5,17 @@ import type { DbOrTx } from "@/server/security/audit";
 import { isStaff, type Refusal } from "./checklist";
 import { findEngagement } from "./engagement-repository";
 
-/** Throws FORBIDDEN when a customer reaches for another organisation's engagement. */
+/**
+ * A customer may see only their organisation's engagements. Another organisation's is refused
+ * exactly like an unknown id, so a customer cannot learn which ids exist.
+ */
 export function assertOrganization(actor: Actor, organizationId: string): void {
   if (!isStaff(actor.role) && organizationId !== actor.organizationId) {
-    throw new AppError("FORBIDDEN", "This engagement belongs to another organisation.");
+    throw new AppError("NOT_FOUND", "No engagement with that id.");
   }
 }
 
-/** Throws NOT_FOUND for an unknown engagement and FORBIDDEN for another organisation's. */
+/** Throws NOT_FOUND for an unknown engagement, and for a customer also for another organisation's. */
 export function assertCanView(db: DbOrTx, actor: Actor, engagementId: string): { organizationId: string } {
   const row = findEngagement(db, engagementId);
   if (!row) throw new AppError("NOT_FOUND", "No engagement with that id.");

@@ -50,6 +50,12 @@ function describe(ev: AuditEvent): string {
       return `Invited ${ev.after.name} (${ev.after.email}) as ${ev.after.role}`;
     case "invitation.revoked":
       return "Revoked the invitation";
+    case "user.sessions_ended":
+      return ev.after.by === "self" ? "Signed out everywhere" : "Signed the user out everywhere";
+    case "user.password_changed":
+      return "Changed their password";
+    case "outbox.link_revealed":
+      return `Showed the invitation link mailed to ${ev.after.to}`;
     case "invitation.accepted":
       return `${ev.after.name} accepted the invitation`;
     default: {

@@ -2,35 +2,80 @@
  * Outgoing mail. Every message is written to the outbox table first (admins read it in the app).
  * Without SMTP_URL that is the delivery, and the message is also printed to the server log; with
  * SMTP_URL it is then really sent with nodemailer and the row records the result.
+ *
+ * One-time links (invitation tokens) never reach a row or a log line in plain text: the stored and
+ * logged text has them replaced by a note. Without SMTP the outbox is the only way the link can
+ * reach its invitee, so the whole message is also kept encrypted with the secrets key ring, for an
+ * admin to reveal while the invitation is pending (server/mail/outbox.ts). With SMTP the message
+ * went out by email, and only the redacted copy is kept.
  */
 import { eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import type { Db } from "@/db/client";
 import { mailOutbox } from "@/db/schema";
+import { encryptSecret, type KeyRing } from "@/server/security/secrets";
 
-export type MailMessage = { to: string; subject: string; text: string };
+export type MailMessage = {
+  to: string;
+  subject: string;
+  text: string;
+  /** Values in `text` (one-time links) that must never be stored or logged in plain text. */
+  secrets?: readonly string[];
+  /** The invitation the message carries, if any. */
+  invitationId?: string;
+};
 
-export type MailConfig = { smtpUrl?: string; from: string; log?: (line: string) => void };
+export type MailConfig = {
+  smtpUrl?: string;
+  from: string;
+  log?: (line: string) => void;
+  /** Seals messages that carry secrets, so the embedded outbox can show them to admins later. */
+  keyRing?: KeyRing;
+};
+
+/** What stands in a stored or logged message where a one-time link was. */
+export const HIDDEN_LINK = "[one-time link hidden]";
+
+/** The associated data binding a sealed message to its outbox row. */
+export const mailAad = (id: string) => `mail_outbox:${id}`;
+
+/** The message text with every secret replaced by HIDDEN_LINK. */
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  return secrets.filter(Boolean).reduce((out, secret) => out.replaceAll(secret, HIDDEN_LINK), text);
+}
 
 /** Queues a message in the outbox and delivers it; resolves once delivery was attempted. */
 export async function sendMail(db: Db, config: MailConfig, message: MailMessage): Promise<{ id: string; delivered: boolean }> {
   const transport = config.smtpUrl ? "smtp" : "outbox";
-  const row = db.insert(mailOutbox).values({ ...message, transport }).returning({ id: mailOutbox.id }).get();
+  const id = crypto.randomUUID();
+  const text = redactSecrets(message.text, message.secrets);
+  const sealWith = !config.smtpUrl && text !== message.text ? config.keyRing : undefined;
+  db.insert(mailOutbox)
+    .values({
+      id,
+      to: message.to,
+      subject: message.subject,
+      text,
+      sealedText: sealWith ? encryptSecret(sealWith, message.text, mailAad(id)) : null,
+      invitationId: message.invitationId ?? null,
+      transport,
+    })
+    .run();
   if (!config.smtpUrl) {
     const log = config.log ?? ((line: string) => console.info(line));
-    log(`[mail] to=${message.to} subject="${message.subject}"\n${message.text}\n[/mail]`);
-    db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, row.id)).run();
-    return { id: row.id, delivered: true };
+    log(`[mail] to=${message.to} subject="${message.subject}"\n${text}\n[/mail]`);
+    db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id)).run();
+    return { id, delivered: true };
   }
   try {
     const transporter = nodemailer.createTransport(config.smtpUrl);
     await transporter.sendMail({ from: config.from, to: message.to, subject: message.subject, text: message.text });
-    db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, row.id)).run();
-    return { id: row.id, delivered: true };
+    db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id)).run();
+    return { id, delivered: true };
   } catch (error) {
     // The SMTP error text never contains the message body; keep it for the admin to see.
-    const text = error instanceof Error ? error.message : String(error);
-    db.update(mailOutbox).set({ error: text.slice(0, 500) }).where(eq(mailOutbox.id, row.id)).run();
-    return { id: row.id, delivered: false };
+    const errorText = error instanceof Error ? error.message : String(error);
+    db.update(mailOutbox).set({ error: redactSecrets(errorText, message.secrets).slice(0, 500) }).where(eq(mailOutbox.id, id)).run();
+    return { id, delivered: false };
   }
 }

@@ -1,23 +1,80 @@
-/** Reading the mail outbox (in the embedded default, the only place outgoing mail goes). */
-import { desc } from "drizzle-orm";
-import { z } from "zod";
+/**
+ * The outbox as admins see it. Stored text never holds a one-time link (server/mail/mailer.ts);
+ * in the embedded default (no SMTP) an invitation's whole message is kept encrypted, and an admin
+ * may reveal it — audited — while the invitation is pending, to pass the link on. Once the
+ * invitation is accepted, withdrawn or replaced, the sealed copy is deleted.
+ */
+import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { mailOutbox } from "@/db/schema";
-import { MAIL_TRANSPORTS } from "./transports";
+import { invitations, mailOutbox } from "@/db/schema";
+import { AppError } from "@/server/errors";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { decryptSecret, type KeyRing } from "@/server/security/secrets";
+import { mailAad } from "./mailer";
+import type { OutboxMessage } from "./schemas";
 
-export const ZMailMessage = z.object({
-  id: z.string(),
-  to: z.string(),
-  subject: z.string(),
-  text: z.string(),
-  transport: z.enum(MAIL_TRANSPORTS),
-  sentAt: z.date().nullable(),
-  error: z.string().nullable(),
-  createdAt: z.date(),
-});
-export type MailMessageView = z.infer<typeof ZMailMessage>;
 
-/** The newest outgoing mail first. */
-export function listOutbox(db: Db, options: { limit: number }): MailMessageView[] {
-  return db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(options.limit).all();
+/** Outgoing mail, newest first, links hidden. */
+export function listOutbox(db: Db, input: { limit: number }, now = new Date()): OutboxMessage[] {
+  return db
+    .select({ m: mailOutbox, pendingInvitation: invitations.id })
+    .from(mailOutbox)
+    .leftJoin(
+      invitations,
+      and(eq(invitations.id, mailOutbox.invitationId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)),
+    )
+    .orderBy(desc(mailOutbox.createdAt))
+    .limit(input.limit)
+    .all()
+    .map(({ m, pendingInvitation }) => ({
+      id: m.id,
+      to: m.to,
+      subject: m.subject,
+      text: m.text,
+      transport: m.transport,
+      sentAt: m.sentAt,
+      error: m.error,
+      createdAt: m.createdAt,
+      canRevealLink: m.sealedText !== null && pendingInvitation !== null,
+    }));
+}
+
+/**
+ * The whole text of a message whose invitation is still pending, decrypted for an admin to pass the
+ * link on. The decryption is an audit event.
+ */
+export function revealOutboxMessage(db: Db, ring: KeyRing, actor: Actor, input: { id: string }, now = new Date()): { text: string } {
+  const row = db
+    .select({ m: mailOutbox, i: invitations })
+    .from(mailOutbox)
+    .leftJoin(invitations, eq(invitations.id, mailOutbox.invitationId))
+    .where(eq(mailOutbox.id, input.id))
+    .get();
+  if (!row) throw new AppError("NOT_FOUND", "No such message.");
+  const { m, i } = row;
+  if (!i) throw new AppError("PRECONDITION_FAILED", "This message has no link to show.");
+  if (i.acceptedAt || i.revokedAt || i.expiresAt.getTime() <= now.getTime()) {
+    throw new AppError("PRECONDITION_FAILED", "The invitation was used, withdrawn or has expired; its link no longer works. Send a new one.");
+  }
+  if (!m.sealedText) throw new AppError("PRECONDITION_FAILED", "This link was sent by email and not kept. Send a new invitation if it was lost.");
+  const text = decryptSecret(ring, m.sealedText, mailAad(m.id));
+  recordAudit(db, {
+    actor,
+    action: "outbox.link_revealed",
+    targetId: m.id,
+    organizationId: i.organizationId,
+    after: { purpose: "show an invitation link in the outbox", invitation: i.id, to: m.to },
+    at: now,
+  });
+  return { text };
+}
+
+/** Deletes the sealed copies of these invitations' messages (the links no longer work). */
+export function forgetInvitationMail(tx: DbOrTx, invitationIds: readonly string[]): void {
+  if (!invitationIds.length) return;
+  tx.update(mailOutbox)
+    .set({ sealedText: null })
+    .where(and(inArray(mailOutbox.invitationId, [...invitationIds]), isNotNull(mailOutbox.sealedText)))
+    .run();
 }

@@ -10,7 +10,7 @@ import { ROLES } from "@/server/accounts/roles";
 import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/server/engagements/states";
 import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
 
-export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization"] as const;
+export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const ZStep = z.literal(STEP_NUMBERS);
@@ -103,6 +103,17 @@ export const AUDIT_EVENTS = {
     }),
   },
   "invitation.revoked": { target: "invitation", before: NONE, after: NONE },
+  "user.sessions_ended": {
+    target: "user",
+    before: NONE,
+    after: z.object({ by: z.enum(["self", "admin"]) }),
+  },
+  "user.password_changed": { target: "user", before: NONE, after: NONE },
+  "outbox.link_revealed": {
+    target: "mail",
+    before: NONE,
+    after: z.object({ purpose: z.string(), invitation: z.string(), to: z.string() }),
+  },
   "invitation.accepted": {
     target: "user",
     before: NONE,

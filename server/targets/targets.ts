@@ -1,6 +1,8 @@
 /**
  * Service targets: where an engagement's migration runs — the built-in sandbox or a real service
- * (base URL + API key). The API key is encrypted at rest and only ever shown masked.
+ * (base URL + API key). The API key is encrypted at rest and only ever shown masked: the mask is
+ * made when the key is encrypted, so listing never decrypts (and one value that no longer decrypts
+ * cannot break the list). The key is decrypted only to be used, and each decryption is audited.
  */
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
@@ -38,6 +40,7 @@ export function createServiceTarget(
         name: input.name.trim(),
         baseUrl: url.toString().replace(/\/$/, ""),
         apiKeyCipher: encryptSecret(ring, input.apiKey.trim(), aad(id)),
+        apiKeyMask: maskSecret(input.apiKey.trim()),
         kind: input.kind,
       })
       .run();
@@ -66,8 +69,8 @@ export function findSandboxTarget(tx: DbOrTx): { id: string } | undefined {
   return tx.select({ id: serviceTargets.id }).from(serviceTargets).where(eq(serviceTargets.kind, "sandbox")).orderBy(asc(serviceTargets.createdAt)).get();
 }
 
-/** Every target, API keys masked. */
-export function listServiceTargets(db: Db, ring: KeyRing): ServiceTargetView[] {
+/** Every target, API keys masked (from the stored mask; nothing is decrypted). */
+export function listServiceTargets(db: Db): ServiceTargetView[] {
   return db
     .select()
     .from(serviceTargets)
@@ -78,12 +81,13 @@ export function listServiceTargets(db: Db, ring: KeyRing): ServiceTargetView[] {
       name: t.name,
       baseUrl: t.baseUrl,
       kind: t.kind,
-      apiKeyMasked: maskSecret(decryptSecret(ring, t.apiKeyCipher, aad(t.id))),
+      // Targets added before masks were stored show no characters of their key.
+      apiKeyMasked: t.apiKeyMask ?? maskSecret(""),
       createdAt: t.createdAt,
     }));
 }
 
-/** The decrypted API key of a target, for the service client only; the read is audited. */
+/** The decrypted API key of a target, for the service client only; the decryption is audited. */
 export function revealTargetApiKey(db: Db, ring: KeyRing, actor: Actor | null, id: string, purpose: string): string {
   const t = db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get();
   if (!t) throw fieldError("serviceTargetId", "No such service target.");

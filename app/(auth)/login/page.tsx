@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { homeFor, safeNextPath } from "@/app/_lib/home";
+import { homeFor } from "@/app/_lib/home";
+import { safeNextPath } from "@/app/_lib/safe-next";
 import { getViewer } from "@/app/_trpc/server";
 import { AuthHeading } from "../auth-heading";
 import { LoginForm } from "./login-form";

@@ -1,10 +1,12 @@
 /** People, organisations, invitations and the outbox through createCaller on a real database. */
-import { count, eq } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, invitations, mailOutbox, users } from "@/db/schema";
 import { invite } from "@/server/accounts/invitations";
 import { signIn } from "@/server/accounts/sign-in";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { HIDDEN_LINK, mailAad } from "@/server/mail/mailer";
+import { decryptSecret } from "@/server/security/secrets";
+import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../testing";
 
 let t: TestDb;
@@ -21,10 +23,14 @@ afterEach(() => t.close());
 const admin = () => callerAs(t.db, p.admin, testConfig(log));
 const anonymous = () => callerAs(t.db, null, testConfig(log));
 
-/** The one-time token from the newest invitation mail in the outbox. */
+/**
+ * The one-time token from the newest invitation mail, read from its sealed copy (the stored text
+ * hides it; admins reveal it with outbox.revealLink, which refuses once the invitation expired).
+ */
 async function tokenFromOutbox(): Promise<string> {
-  const [mail] = await admin().outbox.list();
-  const match = mail?.text.match(/\/invite\/([A-Za-z0-9_-]+)/);
+  const [mail] = t.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(1).all();
+  const text = mail?.sealedText ? decryptSecret(TEST_KEY_RING, mail.sealedText, mailAad(mail.id)) : "";
+  const match = text.match(/\/invite\/([A-Za-z0-9_-]+)/);
   if (!match?.[1]) throw new Error("no invitation link in the outbox");
   return match[1];
 }
@@ -53,7 +59,11 @@ describe("invitations", () => {
     expect(mail!.sentAt).toBeInstanceOf(Date);
     expect(log[0]).toContain("[mail] to=new.person@org-a.test");
     const token = await tokenFromOutbox();
-    expect(mail!.text).toContain(`http://ferry.test/invite/${token}`);
+    // The list hides the link; an admin reveals it while the invitation is pending.
+    expect(mail!.text).toContain(HIDDEN_LINK);
+    expect(mail!.text).not.toContain(token);
+    expect(mail!.canRevealLink).toBe(true);
+    expect((await admin().outbox.revealLink({ id: mail!.id })).text).toContain(`http://ferry.test/invite/${token}`);
 
     // The token is stored only as a hash.
     const stored = t.db.select().from(invitations).get()!;

@@ -1,12 +1,14 @@
 /** Thin routers for people, organisations, invitations, the mail outbox and the current user. */
 import { createOrganization, listOrganizations } from "@/server/accounts/organizations";
 import { acceptInvitation, invitationProblem, invite, listInvitations, lookupInvitation, revokeInvitation } from "@/server/accounts/invitations";
-import { getMe, listActiveStaff, listUsers, setUserActive } from "@/server/accounts/users";
-import { listOutbox } from "@/server/mail/outbox";
+import { signOutEverywhere } from "@/server/accounts/sessions";
+import { changePassword, getMe, listActiveStaff, listUsers, setUserActive } from "@/server/accounts/users";
+import { listOutbox, revealOutboxMessage } from "@/server/mail/outbox";
 import { adminProcedure, createTRPCRouter, publicProcedure, signedInProcedure, staffProcedure } from "../trpc";
 import {
   ZAcceptInvitationRequest,
   ZAcceptInvitationResponse,
+  ZChangePasswordRequest,
   ZCreateInvitationRequest,
   ZCreateInvitationResponse,
   ZCreateOrganizationRequest,
@@ -20,7 +22,10 @@ import {
   ZListUsersResponse,
   ZLookupInvitationRequest,
   ZMeResponse,
+  ZRevealOutboxLinkRequest,
+  ZRevealOutboxLinkResponse,
   ZRevokeInvitationRequest,
+  ZSignOutUserRequest,
   ZSetUserActiveRequest,
 } from "./accounts.types";
 import { OK, ZOk } from "./shared.types";
@@ -28,6 +33,19 @@ import { OK, ZOk } from "./shared.types";
 export const meRouter = createTRPCRouter({
   /** The signed-in user. */
   get: signedInProcedure.output(ZMeResponse).query(({ ctx }) => getMe(ctx.db, ctx.actor)),
+  /** Ends every session of the signed-in person (this one too). */
+  signOutEverywhere: signedInProcedure.output(ZOk).mutation(({ ctx }) => {
+    signOutEverywhere(ctx.db, ctx.actor, { userId: ctx.actor.id });
+    return OK;
+  }),
+  /** Changes the signed-in person's password; every session of theirs ends. */
+  changePassword: signedInProcedure
+    .input(ZChangePasswordRequest)
+    .output(ZOk)
+    .mutation(async ({ ctx, input }) => {
+      await changePassword(ctx.db, ctx.actor, input);
+      return OK;
+    }),
 });
 
 export const organizationsRouter = createTRPCRouter({
@@ -51,6 +69,14 @@ export const usersRouter = createTRPCRouter({
     .output(ZOk)
     .mutation(({ ctx, input }) => {
       setUserActive(ctx.db, ctx.actor, input);
+      return OK;
+    }),
+  /** Ends every session of a user (admins). */
+  signOutEverywhere: adminProcedure
+    .input(ZSignOutUserRequest)
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      signOutEverywhere(ctx.db, ctx.actor, input);
       return OK;
     }),
 });
@@ -92,4 +118,9 @@ export const outboxRouter = createTRPCRouter({
     .input(ZListOutboxRequest)
     .output(ZListOutboxResponse)
     .query(({ ctx, input }) => listOutbox(ctx.db, { limit: input?.limit ?? 50 })),
+  /** The whole text of a pending invitation's message, link included (audited). */
+  revealLink: adminProcedure
+    .input(ZRevealOutboxLinkRequest)
+    .output(ZRevealOutboxLinkResponse)
+    .mutation(({ ctx, input }) => revealOutboxMessage(ctx.db, ctx.config.keyRing, ctx.actor, input)),
 });

@@ -9,9 +9,14 @@ import {
   ZStaffMember,
   ZUserSummary,
 } from "@/server/accounts/schemas";
-import { ZMailMessage } from "@/server/mail/outbox";
+import { ZOutboxMessage } from "@/server/mail/schemas";
 
 export const ZMeResponse = ZMe;
+
+export const ZChangePasswordRequest = z.object({
+  currentPassword: z.string().min(1, "Enter your current password.").max(200),
+  newPassword: z.string().min(1, "Choose a new password.").max(200),
+});
 
 export const ZListOrganizationsResponse = z.array(ZOrganizationSummary);
 export const ZCreateOrganizationRequest = z.object({ name: z.string().trim().min(1, "Enter the organisation's name.").max(120) });
@@ -19,6 +24,7 @@ export const ZCreateOrganizationResponse = z.object({ id: z.string(), name: z.st
 
 export const ZListUsersResponse = z.array(ZUserSummary);
 export const ZListStaffResponse = z.array(ZStaffMember);
+export const ZSignOutUserRequest = z.object({ userId: z.string().min(1).max(64) });
 export const ZSetUserActiveRequest = z.object({ userId: z.string().min(1), active: z.boolean() });
 
 export const ZListInvitationsResponse = z.array(ZInvitationSummary);
@@ -40,4 +46,6 @@ export const ZAcceptInvitationRequest = z.object({
 export const ZAcceptInvitationResponse = z.object({ email: z.string() });
 
 export const ZListOutboxRequest = z.object({ limit: z.number().int().min(1).max(200).default(50) }).optional();
-export const ZListOutboxResponse = z.array(ZMailMessage);
+export const ZListOutboxResponse = z.array(ZOutboxMessage);
+export const ZRevealOutboxLinkRequest = z.object({ id: z.string().min(1).max(64) });
+export const ZRevealOutboxLinkResponse = z.object({ text: z.string() });

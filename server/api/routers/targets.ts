@@ -7,7 +7,7 @@ import { ZAssignTargetRequest, ZCreateTargetRequest, ZCreateTargetResponse, ZLis
 
 export const targetsRouter = createTRPCRouter({
   /** Every target; API keys only masked. */
-  list: staffProcedure.output(ZListTargetsResponse).query(({ ctx }) => listServiceTargets(ctx.db, ctx.config.keyRing)),
+  list: staffProcedure.output(ZListTargetsResponse).query(({ ctx }) => listServiceTargets(ctx.db)),
   /** Adds a real service (or another sandbox) with its base URL and API key. */
   create: adminProcedure
     .input(ZCreateTargetRequest)

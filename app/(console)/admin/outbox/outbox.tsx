@@ -1,5 +1,5 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { Badge, Button, EmptyState, Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import { linkify } from "@/app/_lib/linkify";
@@ -39,22 +39,56 @@ export function Outbox() {
                   <Badge tone="warning">Sending</Badge>
                 )}
               </header>
-              <p className="mt-3 text-sm break-words whitespace-pre-wrap text-slate-800">
-                {linkify(m.text).map((part, i) =>
-                  part.kind === "link" ? (
-                    <a key={i} href={part.href} className="font-medium text-indigo-700 underline">
-                      {part.href}
-                    </a>
-                  ) : (
-                    <span key={i}>{part.text}</span>
-                  ),
-                )}
-              </p>
+              <MessageText id={m.id} text={m.text} canRevealLink={m.canRevealLink} />
               {m.error ? <p className="mt-2 text-sm text-red-700">Delivery error: {m.error}</p> : null}
             </article>
           </li>
         ))}
       </ol>
     </div>
+  );
+}
+
+/** What stands where a one-time link was (server/mail/mailer.ts HIDDEN_LINK). */
+const HIDDEN_LINK = "[one-time link hidden]";
+
+/**
+ * A message's text. One-time links are hidden in the stored copy; a pending invitation's link can
+ * be revealed (the server records who looked), so the admin can pass it on.
+ */
+function MessageText({ id, text, canRevealLink }: { id: string; text: string; canRevealLink: boolean }) {
+  const trpc = useTRPC();
+  const reveal = useMutation(trpc.outbox.revealLink.mutationOptions());
+  const shown = reveal.data?.text ?? text;
+  return (
+    <>
+      <p className="mt-3 text-sm break-words whitespace-pre-wrap text-slate-800">
+        {linkify(shown).map((part, i) =>
+          part.kind === "link" ? (
+            <a key={i} href={part.href} className="font-medium text-indigo-700 underline">
+              {part.href}
+            </a>
+          ) : (
+            <span key={i}>{part.text}</span>
+          ),
+        )}
+      </p>
+      {canRevealLink && !reveal.data ? (
+        <div className="mt-3 flex flex-wrap items-center gap-3">
+          <Button variant="secondary" size="sm" pending={reveal.isPending} onClick={() => reveal.mutate({ id })}>
+            Show invitation link
+          </Button>
+          <span className="text-xs text-slate-600">The link is stored encrypted; showing it is recorded.</span>
+        </div>
+      ) : null}
+      {!canRevealLink && text.includes(HIDDEN_LINK) ? (
+        <p className="mt-2 text-xs text-slate-600">The link is not kept: it went out by email, or the invitation was used, withdrawn or has expired.</p>
+      ) : null}
+      {reveal.error ? (
+        <Notice tone="error" className="mt-2">
+          {toFormError(reveal.error).message}
+        </Notice>
+      ) : null}
+    </>
   );
 }

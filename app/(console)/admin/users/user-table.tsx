@@ -25,6 +25,15 @@ export function UserTable({ viewerId }: { viewerId: string }) {
       onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
     }),
   );
+  const signOut = useMutation(
+    trpc.users.signOutEverywhere.mutationOptions({
+      onSuccess: (_, input) => {
+        const who = users.data?.find((u) => u.id === input.userId)?.name ?? "The user";
+        announce({ tone: "success", text: `${who} is signed out everywhere.` });
+      },
+      onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
+    }),
+  );
 
   if (users.error) return <Notice tone="error">{toFormError(users.error).message}</Notice>;
   if (!users.data) return <ProgressBar label="Loading users" />;
@@ -70,15 +79,28 @@ export function UserTable({ viewerId }: { viewerId: string }) {
               <Td>{u.active ? <Badge tone="success">Active</Badge> : <Badge tone="muted">Deactivated</Badge>}</Td>
               <Td className="text-right">
                 {u.id === viewerId ? null : (
-                  <Button
-                    size="sm"
-                    variant={u.active ? "secondary" : "primary"}
-                    pending={setActive.isPending && setActive.variables?.userId === u.id}
-                    onClick={() => setActive.mutate({ userId: u.id, active: !u.active })}
-                  >
-                    {u.active ? "Deactivate" : "Reactivate"}
-                    <span className="sr-only"> {u.name}</span>
-                  </Button>
+                  <span className="inline-flex gap-2">
+                    {u.active ? (
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        pending={signOut.isPending && signOut.variables?.userId === u.id}
+                        onClick={() => signOut.mutate({ userId: u.id })}
+                      >
+                        Sign out everywhere
+                        <span className="sr-only"> {u.name}</span>
+                      </Button>
+                    ) : null}
+                    <Button
+                      size="sm"
+                      variant={u.active ? "secondary" : "primary"}
+                      pending={setActive.isPending && setActive.variables?.userId === u.id}
+                      onClick={() => setActive.mutate({ userId: u.id, active: !u.active })}
+                    >
+                      {u.active ? "Deactivate" : "Reactivate"}
+                      <span className="sr-only"> {u.name}</span>
+                    </Button>
+                  </span>
                 )}
               </Td>
             </Tr>

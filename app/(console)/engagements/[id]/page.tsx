@@ -18,9 +18,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function EngagementPage({ params }: { params: Params }) {
   const { id } = await params;
   const engagementId = id;
-  const loaded = await loadOrInterrupt(() => loadEngagement(engagementId), { homeHref: "/" });
-  if ("page" in loaded) return loaded.page;
-  const engagement = loaded.data;
+  const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));
   const queryClient = getQueryClient();
   // Seed the cache with what was just read, under the key the client component uses.
   queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);

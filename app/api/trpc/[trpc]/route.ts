@@ -1,13 +1,7 @@
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { createRequestContext } from "@/server/api/context";
-import { appRouter } from "@/server/api/root";
+import { appConfig, createRequestContext } from "@/server/api/context";
+import { handleTrpcRequest } from "@/server/api/http";
 
 const handler = (req: Request) =>
-  fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    createContext: () => createRequestContext(req.headers),
-  });
+  handleTrpcRequest(req, { appOrigin: new URL(appConfig().appUrl).origin, createContext: () => createRequestContext(req.headers) });
 
 export { handler as GET, handler as POST };

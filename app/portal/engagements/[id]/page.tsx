@@ -16,9 +16,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function PortalEngagementPage({ params }: { params: Params }) {
   const { id: engagementId } = await params;
-  const loaded = await loadOrInterrupt(() => loadEngagement(engagementId), { homeHref: "/portal" });
-  if ("page" in loaded) return loaded.page;
-  const engagement = loaded.data;
+  const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));
   const queryClient = getQueryClient();
   queryClient.setQueryData(trpc.portal.engagement.queryKey({ engagementId }), engagement);
   await queryClient.prefetchQuery(trpc.portal.timeline.queryOptions({ engagementId }));

@@ -1,0 +1,22 @@
+import type { NextConfig } from "next";
+import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from "./server/http/security-headers";
+
+const nextConfig: NextConfig = {
+  // better-sqlite3 is a native addon: keep it out of the server bundle.
+  serverExternalPackages: ["better-sqlite3"],
+  poweredByHeader: false,
+  typedRoutes: false,
+  // Type errors fail `next build`; `npm test` also runs `tsc --noEmit` first.
+  typescript: { ignoreBuildErrors: false },
+  // forbidden() answers HTTP 403 with the nearest forbidden.tsx, as notFound() answers 404.
+  experimental: { authInterrupts: true },
+  async headers() {
+    return [
+      // Every response; pages get their Content-Security-Policy (with a nonce) from proxy.ts.
+      { source: "/:path*", headers: [...STATIC_SECURITY_HEADERS] },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
+    ];
+  },
+};
+
+export default nextConfig;
