@@ -156,7 +156,8 @@ export async function parseTokenFile(params: {
       message: `The file is empty. Fill in the ${platform.name} template, one row per company, and upload it.`,
     });
   }
-  if (rowCount === 0) {
+  // A header that is not one (or is another platform's) is the one thing to fix first.
+  if (rowCount === 0 && usable) {
     problems.add({
       kind: "header_only",
       line: headerLine,

@@ -25,7 +25,7 @@ export function credentialsFor(platform: ManagedPlatform, i: number): Record<str
         values[field.name] = "2030-01-01T00:00:00Z";
         break;
       case "realmId":
-        values[field.name] = String(9130356800000000 + i);
+        values[field.name] = `91303568${String(i).padStart(8, "0")}`;
         break;
       case "accountId":
         values[field.name] = `AC${tag}`;
