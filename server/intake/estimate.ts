@@ -56,7 +56,9 @@ export const ASSUMED_SERVICE_SYNC: SyncModel = {
 
 /** Records per company assumed when the file gives no `records` hint (the sandbox's default tenant). */
 export const DEFAULT_RECORDS_PER_COMPANY = 50;
+/** Seconds between dataStatus polls, unless the caller states another. */
 export const DEFAULT_POLL_INTERVAL_SECONDS = 10;
+/** Companies migrated at the same time, unless the caller states another. */
 export const DEFAULT_CONCURRENCY = 10;
 
 /** Calls per company besides the polls: create company, create connection, PUT authorization, POST data/all, one data read. */
@@ -191,7 +193,7 @@ export function estimateMigration(input: EstimateInput): MigrationEstimate {
     },
     {
       label: "Sync time per company",
-      value: `${nf.format(sync.baseSeconds)} s + ${nf.format(sync.perRecordSeconds)} s × ${nf.format(averageRecords)} records = ${nf.format(syncSeconds)} s (${sync.source})`,
+      value: `${nf.format(sync.baseSeconds)} s + ${nf.format(sync.perRecordSeconds * 1000)} ms × ${nf.format(averageRecords)} records = ${nf.format(syncSeconds)} s (${sync.source})`,
     },
     { label: "Poll interval", value: `${nf.format(poll)} s, so ${nf.format(polls)} dataStatus polls per company` },
     {

@@ -14,7 +14,7 @@
  */
 import { Readable } from "node:stream";
 import zlib from "node:zlib";
-import ExcelJS from "exceljs";
+import type { CellRichTextValue, CellValue } from "exceljs";
 import { MAX_UNZIPPED_BYTES } from "./limits";
 import { BlankRowCounter, FileReadError, isBlankRow, type RowSink } from "./sheet-rows";
 import type { ZipDirectory } from "./zip-directory";
@@ -90,7 +90,7 @@ function isoDate(date: Date): string {
 type CellText = { text: string; lossy: boolean };
 
 /** A cell's value as the text a person sees in it (see the module note). */
-export function cellText(value: ExcelJS.CellValue): CellText {
+export function cellText(value: CellValue): CellText {
   if (value === null || value === undefined) return { text: "", lossy: false };
   if (typeof value === "string") return { text: value, lossy: false };
   if (typeof value === "number") {
@@ -106,12 +106,12 @@ export function cellText(value: ExcelJS.CellValue): CellText {
     if (result === undefined || result === null || typeof result === "object" && !(result instanceof Date)) {
       return { text: "", lossy: false };
     }
-    return cellText(result as ExcelJS.CellValue);
+    return cellText(result as CellValue);
   }
   if ("hyperlink" in value) {
     const text: unknown = value.text;
     if (typeof text === "string") return { text, lossy: false };
-    return text && typeof text === "object" && "richText" in text ? cellText(text as ExcelJS.CellRichTextValue) : { text: "", lossy: false };
+    return text && typeof text === "object" && "richText" in text ? cellText(text as CellRichTextValue) : { text: "", lossy: false };
   }
   return { text: "", lossy: false };
 }
@@ -144,6 +144,8 @@ export async function readXlsxRows(bytes: Buffer, zip: ZipDirectory, sink: RowSi
   }
   // Without the workbook's relationships the reader would also spool worksheets to disk.
   if (!order.includes(RELS_PART) || !order.some((n) => WORKSHEET_PART.test(n))) throw unreadable();
+  // Loaded on first use: exceljs is large, and a CSV upload never needs it.
+  const { default: ExcelJS } = await import("exceljs");
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(reorderedZip(bytes, zip, order)), {
     sharedStrings: "cache",
     // Styles tell a date from a number; hyperlinks and other entries are not needed.

@@ -4,7 +4,6 @@
  * Every cell goes through neutraliseSpreadsheetCell.
  */
 import { stringify } from "csv-stringify/sync";
-import ExcelJS from "exceljs";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
 import { neutraliseSpreadsheetCell } from "./spreadsheet-cell";
 
@@ -46,6 +45,8 @@ function slug(name: string): string {
 }
 
 async function xlsxTemplate(platform: ManagedPlatform, columns: TemplateColumn[]): Promise<Buffer> {
+  // Loaded on first use: exceljs is large and only XLSX needs it.
+  const { default: ExcelJS } = await import("exceljs");
   const workbook = new ExcelJS.Workbook();
   workbook.creator = "Ferry";
   const sheet = workbook.addWorksheet("Tokens");
@@ -57,11 +58,11 @@ async function xlsxTemplate(platform: ManagedPlatform, columns: TemplateColumn[]
 
   const help = workbook.addWorksheet("Columns");
   help.columns = [
-    { header: "column", key: "name", width: 16 },
-    { header: "required", key: "required", width: 10 },
-    { header: `what it holds (${platform.name})`, key: "description", width: 90 },
+    { key: "name", width: 16 },
+    { key: "required", width: 10 },
+    { key: "description", width: 90 },
   ];
-  help.getRow(1).font = { bold: true };
+  help.addRow(["column", "required", `what it holds (${platform.name})`].map(neutraliseSpreadsheetCell)).font = { bold: true };
   for (const c of columns) {
     help.addRow([c.name, c.required ? "yes" : "no", c.description].map(neutraliseSpreadsheetCell));
   }

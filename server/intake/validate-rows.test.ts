@@ -9,7 +9,7 @@ import { getManagedPlatform, MANAGED_PLATFORMS, type CredentialField, type Manag
 import { checkHeader } from "./columns";
 import { MAX_PROBLEMS_PER_KIND } from "./limits";
 import { parseTokenFile } from "./parse-token-file";
-import { ProblemList, type IntakeProblem } from "./problems";
+import { formatProblem, ProblemList, type IntakeProblem } from "./problems";
 import { columnLetters } from "./read-xlsx";
 import { csvBytes, headerFor, rowFor, secretsIn, xlsxBytes } from "./test-support";
 import { RowValidator } from "./validate-rows";
@@ -207,6 +207,17 @@ function casesFor(platform: ManagedPlatform): Case[] {
   return cases;
 }
 
+it("knows which field names the company (account) on each platform", () => {
+  expect(Object.fromEntries(MANAGED_PLATFORMS.map((p) => [p.key, p.credentialFields.filter((f) => f.identity).map((f) => f.name)]))).toEqual({
+    fbrh: [],
+    vxvy: ["accountId"],
+    qhyg: ["realmId"],
+    fztf: ["shopDomain"],
+    pbtz: ["businessId"],
+    rwuv: ["organizationId"],
+  });
+});
+
 describe.each(MANAGED_PLATFORMS.map((p) => [p.name, p] as const))("%s", (_name, platform) => {
   it.each(["csv", "xlsx"] as const)("accepts a valid %s file, masking every secret in the preview", async (format) => {
     const rows = baseRows(platform);
@@ -339,5 +350,15 @@ describe("the result", () => {
       }
       expect(JSON.stringify(result.rows)).toBe("[]");
     }
+  });
+});
+
+describe("formatProblem", () => {
+  it("puts the location and column before the message, for mail and logs", () => {
+    expect(formatProblem({ kind: "malformed_value", severity: "error", line: 7, column: "realmId", message: "realmId is malformed." })).toBe(
+      "Line 7, column realmId: realmId is malformed.",
+    );
+    expect(formatProblem({ kind: "malformed_value", severity: "error", line: 7, cell: "E7", column: "realmId", message: "m" })).toBe("Row 7 (cell E7), column realmId: m");
+    expect(formatProblem({ kind: "file_empty", severity: "error", message: "The file is empty." })).toBe("The file is empty.");
   });
 });

@@ -68,6 +68,7 @@ function renamingDetail(name: string): string {
   return parts.join(", ") || "it changes the name";
 }
 
+/** Checks data rows one at a time against the header's columns, keeping rows, preview and problems. */
 export class RowValidator {
   /** Every data row read, in file order (returned to the caller only when the file is accepted). */
   readonly rows: TokenRow[] = [];
