@@ -33,8 +33,8 @@ export type ColumnMap = {
 
 export type HeaderCheck = {
   columns: ColumnMap;
-  /** Header problems (without severity; the caller's list adds it). */
-  problems: Omit<IntakeProblem, "severity">[];
+  /** Header problems (without severity; the caller's list adds it), with the column's position when it has one. */
+  problems: (Omit<IntakeProblem, "severity"> & { position?: number })[];
   /**
    * False when the rows cannot be read as this platform's at all (no header row, another
    * platform's file). Missing, unknown or repeated columns still let the rows be checked, so one
@@ -142,6 +142,7 @@ export function checkHeader(platform: ManagedPlatform, headerCells: readonly str
       if (!header) return;
       problems.push({
         kind: "unknown_column",
+        position,
         column: header,
         message: `${quoted(header)} is not a column of a ${platform.name} token file. Its columns are ${describeColumns(platform)}; remove or rename this one.`,
       });
@@ -152,6 +153,7 @@ export function checkHeader(platform: ManagedPlatform, headerCells: readonly str
     if (first !== undefined) {
       problems.push({
         kind: "duplicate_column",
+        position,
         column: name,
         message: `${quoted(header)} is ${name} again (already ${quoted(headers[first]!)}); keep one ${name} column.`,
       });

@@ -107,6 +107,13 @@ describe("file type by content", () => {
     expectRefused(result, "unreadable_file", /damaged or incomplete/);
   });
 
+  it("refuses a workbook whose sheet is not well-formed XML with one message", async () => {
+    const parts = minimalXlsxParts([headerFor(qbo), rowFor(qbo, 1)]).map((p) =>
+      p.name === "xl/worksheets/sheet1.xml" ? { ...p, data: `<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>companyName</t></is></c></row><row r="2"><<</sheetData>` } : p,
+    );
+    expectRefused(await parse(storedZip(parts), "tokens.xlsx"), "unreadable_file", /^The workbook could not be read/);
+  });
+
   it("refuses CSV that is not UTF-8, naming the line of the first bad byte", async () => {
     const latin1 = Buffer.from(`${headerFor(qbo).join(",")}\n${rowFor(qbo, 1).join(",")}\nCaf\xe9 Ltd,x\n`, "latin1");
     const result = await parse(latin1);

@@ -10,7 +10,7 @@ import { detectFileType, extensionMismatch, type FileKind } from "./detect-file-
 import { MAX_DATA_ROWS, MAX_FILE_BYTES } from "./limits";
 import { ProblemList, type IntakeProblem, type ProblemKind } from "./problems";
 import { readCsvRows } from "./read-csv";
-import { readXlsxRows } from "./read-xlsx";
+import { columnLetters, readXlsxRows } from "./read-xlsx";
 import { FileReadError, type SheetRow } from "./sheet-rows";
 import { RowValidator, type PreviewRow, type TokenRow } from "./validate-rows";
 
@@ -116,7 +116,10 @@ export async function parseTokenFile(params: {
     if (!headerLine) {
       headerLine = row.line;
       const header = checkHeader(platform, row.cells);
-      for (const problem of header.problems) problems.add({ ...problem, line: row.line });
+      for (const { position, ...problem } of header.problems) {
+        const cell = fileKind === "xlsx" && position !== undefined ? `${columnLetters(position + 1)}${row.line}` : undefined;
+        problems.add({ ...problem, line: row.line, ...(cell ? { cell } : {}) });
+      }
       usable = header.usable;
       validator = new RowValidator({ platform, columns: header.columns, fileKind, now: params.now, problems });
       return true;

@@ -16,7 +16,7 @@ import { Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { CellRichTextValue, CellValue } from "exceljs";
 import { MAX_UNZIPPED_BYTES } from "./limits";
-import { BlankRowCounter, FileReadError, isBlankRow, type RowSink } from "./sheet-rows";
+import { BlankRowCounter, FileReadError, isBlankRow, type RowSink, type SheetRow } from "./sheet-rows";
 import type { ZipDirectory } from "./zip-directory";
 
 const WORKSHEET_PART = /^xl\/worksheets\/sheet(\d+)\.xml$/;
@@ -155,6 +155,16 @@ export async function readXlsxRows(bytes: Buffer, zip: ZipDirectory, sink: RowSi
     entries: "ignore",
   });
   const blanks = new BlankRowCounter();
+  // An error of the caller's is the caller's; only the reader's own become "unreadable".
+  let sinkFailure: { error: unknown } | undefined;
+  const deliver = (row: SheetRow): boolean => {
+    try {
+      return sink(row);
+    } catch (error) {
+      sinkFailure = { error };
+      throw error;
+    }
+  };
   try {
     for await (const sheet of reader) {
       const first = reader.model?.sheets?.[0]?.name;
@@ -172,12 +182,13 @@ export async function readXlsxRows(bytes: Buffer, zip: ZipDirectory, sink: RowSi
           blanks.add(row.number);
           continue;
         }
-        if (!sink(lossyCells ? { line: row.number, cells, lossyCells } : { line: row.number, cells })) return;
+        if (!deliver(lossyCells ? { line: row.number, cells, lossyCells } : { line: row.number, cells })) return;
       }
       return;
     }
   } catch (error) {
     if (error instanceof FileReadError) throw error;
+    if (sinkFailure) throw sinkFailure.error;
     throw unreadable();
   }
   throw unreadable();

@@ -115,7 +115,7 @@ function casesFor(platform: ManagedPlatform): Case[] {
       apply: (rows) => {
         rows[0]!.push("notes");
         for (const row of rows.slice(1)) row.push("hello");
-        return { expected: { kind: "unknown_column", severity: "error", column: "notes" }, at: { line: 1 } };
+        return { expected: { kind: "unknown_column", severity: "error", column: "notes" }, at: { line: 1, column: rows[0]!.length - 1 } };
       },
     },
     {
@@ -123,7 +123,7 @@ function casesFor(platform: ManagedPlatform): Case[] {
       apply: (rows) => {
         rows[0]!.push("Company Name");
         for (const row of rows.slice(1)) row.push("Other");
-        return { expected: { kind: "duplicate_column", severity: "error", column: "companyName" }, at: { line: 1 } };
+        return { expected: { kind: "duplicate_column", severity: "error", column: "companyName" }, at: { line: 1, column: rows[0]!.length - 1 } };
       },
     },
     {
