@@ -38,6 +38,12 @@ export type CredentialField = {
   required: boolean;
   /** Secret values are encrypted at rest and masked everywhere after submission. */
   secret: boolean;
+  /**
+   * The value names the platform account (company) the tokens belong to, so two rows of a token
+   * file with the same value are the same company (realmId, accountId, businessId, organizationId,
+   * shopDomain). Absent on tokens, dates and qualifiers such as Zoho's dataCenter.
+   */
+  identity?: boolean;
   format: CredentialFieldFormat;
   pattern?: RegExp;
   /** What a valid value looks like, in words (used in validation messages). */
@@ -133,6 +139,7 @@ export const MANAGED_PLATFORMS: readonly ManagedPlatform[] = [
       expiresAt,
       {
         name: "accountId",
+        identity: true,
         label: "Account ID",
         required: true,
         secret: false,
@@ -170,6 +177,7 @@ export const MANAGED_PLATFORMS: readonly ManagedPlatform[] = [
       expiresAt,
       {
         name: "realmId",
+        identity: true,
         label: "Realm ID (company ID)",
         required: true,
         secret: false,
@@ -196,6 +204,7 @@ export const MANAGED_PLATFORMS: readonly ManagedPlatform[] = [
     credentialFields: [
       {
         name: "shopDomain",
+        identity: true,
         label: "Shop domain",
         required: true,
         secret: false,
@@ -230,6 +239,7 @@ export const MANAGED_PLATFORMS: readonly ManagedPlatform[] = [
       expiresAt,
       {
         name: "businessId",
+        identity: true,
         label: "Business ID",
         required: true,
         secret: false,
@@ -268,6 +278,7 @@ export const MANAGED_PLATFORMS: readonly ManagedPlatform[] = [
       expiresAt,
       {
         name: "organizationId",
+        identity: true,
         label: "Organization ID",
         required: true,
         secret: false,

@@ -1,0 +1,127 @@
+/**
+ * CSV rows from a token file's bytes, parsed by csv-parse one record at a time so reading stops
+ * as soon as the caller says (at the row limit): UTF-8 with or without a BOM, `,` `;` or tab
+ * separators (chosen from the header line), quoted values with embedded separators, quotes and
+ * line breaks, and CRLF, LF or CR line ends, mixed or not.
+ *
+ * Line numbers are the file's physical lines. csv-parse's own `info.lines` counts a CRLF inside a
+ * quoted value twice, so lines are counted here from each record's raw text, which also carries
+ * the line ends of the empty lines skipped before it.
+ */
+import { isUtf8 } from "node:buffer";
+import { CsvError, type InfoRecord } from "csv-parse";
+import { parse } from "csv-parse/sync";
+import { BlankRowCounter, FileReadError, isBlankRow, type RowSink } from "./sheet-rows";
+
+/** The separators a token file may use. */
+export type CsvDelimiter = "," | ";" | "\t";
+
+/** The separator used in the header line: the most frequent of `,` `;` and tab outside quotes (`,` on a tie). */
+export function detectDelimiter(text: string): CsvDelimiter {
+  const counts = { ",": 0, ";": 0, "\t": 0 };
+  let quoted = false;
+  let started = false;
+  for (let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === "\n" || c === "\r")) {
+      // Blank lines before the header do not count as the header line.
+      if (started) break;
+    } else if (!quoted && (c === "," || c === ";" || c === "\t")) counts[c] += 1;
+    if (c !== "\n" && c !== "\r") started = true;
+  }
+  if (counts[";"] > counts[","] && counts[";"] >= counts["\t"]) return ";";
+  if (counts["\t"] > counts[","] && counts["\t"] > counts[";"]) return "\t";
+  return ",";
+}
+
+/** Line breaks in `raw`, a CRLF counting once; only those before any other character when `leading`. */
+function countLineBreaks(raw: string, leading = false): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 13) {
+      count += 1;
+      if (raw.charCodeAt(i + 1) === 10) i += 1;
+    } else if (c === 10) count += 1;
+    else if (leading) break;
+  }
+  return count;
+}
+
+function notUtf8(bytes: Buffer): FileReadError {
+  const text = bytes.toString("utf8");
+  const bad = text.indexOf("\uFFFD");
+  const line = bad < 0 ? 1 : countLineBreaks(text.slice(0, bad)) + 1;
+  return new FileReadError(
+    "not_utf8",
+    `This file is not UTF-8 text: line ${line} holds a byte that is not valid UTF-8 (the file was probably saved as Windows-1252 or “ANSI”). Save it as CSV UTF-8 and upload it again.`,
+    line,
+  );
+}
+
+function syntaxMessage(error: CsvError, line: number): string {
+  switch (error.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      return `The quoted value that starts on line ${line} is never closed, so the rest of the file cannot be read. Add the missing closing quote (").`;
+    case "CSV_INVALID_CLOSING_QUOTE":
+    case "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE":
+      return `On line ${line} a closing quote is followed by more text. A quote inside a quoted value must be doubled ("").`;
+    default:
+      return `Line ${line} cannot be read as CSV (${error.code}).`;
+  }
+}
+
+function recordOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value as string[];
+  const record: unknown = value && typeof value === "object" ? Reflect.get(value, "record") : undefined;
+  return Array.isArray(record) ? (record as string[]) : [];
+}
+
+/** Thrown from csv-parse's record hook to stop parsing; never leaves this module. */
+class StopReading extends Error {}
+
+/**
+ * Hands each non-blank row of a CSV file to `sink`, header first, until it returns false.
+ * Throws FileReadError for text that is not UTF-8 or a record that cannot be parsed (naming its
+ * line, never its content), or for too many blank rows.
+ */
+export function readCsvRows(bytes: Buffer, sink: RowSink): void {
+  if (!isUtf8(bytes)) throw notUtf8(bytes);
+  const delimiter = detectDelimiter(bytes.subarray(0, 64 * 1024).toString("utf8"));
+  const blanks = new BlankRowCounter();
+  // The line the next record's raw text begins on (empty lines skipped before it included).
+  let line = 1;
+  let recordLine = 1;
+  try {
+    parse(bytes, {
+      bom: true,
+      delimiter,
+      raw: true,
+      // Rows with fewer or more values than the header are the validator's to report.
+      relax_column_count: true,
+      relax_quotes: true,
+      record_delimiter: ["\r\n", "\n", "\r"],
+      skip_empty_lines: true,
+      // With `raw`, csv-parse hands the hook `{ record, raw }` (its types say a plain array).
+      on_record: (value: unknown, context: InfoRecord) => {
+        const record = recordOf(value);
+        const raw = context.raw ?? "";
+        recordLine = line + countLineBreaks(raw, true);
+        line += countLineBreaks(raw);
+        if (isBlankRow(record)) blanks.add(recordLine);
+        else if (!sink({ line: recordLine, cells: record })) throw new StopReading();
+        // Nothing is collected: each row lives only as long as the sink keeps it.
+        return null;
+      },
+    });
+  } catch (error) {
+    if (error instanceof StopReading) return;
+    if (error instanceof FileReadError) throw error;
+    if (error instanceof CsvError) {
+      // The failing record starts after the last one read, past any empty lines.
+      throw new FileReadError("unreadable_file", syntaxMessage(error, line), line);
+    }
+    throw error;
+  }
+}

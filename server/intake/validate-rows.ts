@@ -1,0 +1,342 @@
+/**
+ * Checks a token file's data rows one at a time, as they are read, against the platform: required
+ * values, well-formed credentials (through the same `checkCredentials` the sandbox uses), company
+ * names the service would alter, expired tokens, `records` hints, and duplicates across rows.
+ *
+ * Decisions:
+ * - Duplicate company names are compared case-insensitively after the service's renaming (the
+ *   names it would store), and are a warning: the service allows equal names, and the same company
+ *   twice is caught by its tokens or account id, which are errors.
+ * - A CSV row with more values than the header has columns has almost always lost its quotes
+ *   around a value containing the separator, so every later value sits in the wrong column: such a
+ *   row gets one problem (extra_values), and its values are masked in the preview, since a token may
+ *   now stand in a column that is not secret.
+ */
+import { maskSecret } from "@/server/security/secrets";
+import {
+  checkCredentials,
+  COMPANY_NAME_FORBIDDEN,
+  serviceCompanyName,
+  type CredentialField,
+  type ManagedPlatform,
+} from "@/server/platforms";
+import type { ColumnMap } from "./columns";
+import { MAX_RECORDS_HINT, PREVIEW_ROWS } from "./limits";
+import type { ProblemList } from "./problems";
+import { columnLetters } from "./read-xlsx";
+import type { SheetRow } from "./sheet-rows";
+import { neutraliseSpreadsheetCell } from "./spreadsheet-cell";
+
+/** One company of an accepted token file. `credentials` holds raw secrets: encrypt before storing. */
+export type TokenRow = {
+  /** CSV: the physical line the row starts on. XLSX: the worksheet row number. */
+  line: number;
+  /** XLSX only: the cell of the company name, e.g. `A7`. */
+  cell?: string;
+  /** The company name exactly as in the file (the service may alter it: see the problems). */
+  name: string;
+  externalRef: string | null;
+  records: number | null;
+  /** The platform's credential fields that have a value, exactly as in the file. */
+  credentials: Record<string, string>;
+};
+
+/** One row of the preview: every value neutralised for spreadsheets, every secret masked. */
+export type PreviewRow = {
+  line: number;
+  cell?: string;
+  values: Record<string, string>;
+};
+
+type Located = { line: number; cell?: string };
+
+const SHOWN_CHARS = 60;
+
+function shown(value: string): string {
+  return value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS - 1)}…` : value;
+}
+
+/** How the service's renaming changes `name`, in words (e.g. "it removes “é”, “ü”"). */
+function renamingDetail(name: string): string {
+  const removed = [...new Set(name.match(COMPANY_NAME_FORBIDDEN) ?? [])];
+  const parts: string[] = [];
+  if (removed.length) parts.push(`it removes ${removed.map((c) => `“${c}”`).join(", ")}`);
+  const kept = name.replace(COMPANY_NAME_FORBIDDEN, "");
+  if (/[^\S ]/.test(kept)) parts.push("it turns line breaks and tabs into spaces");
+  if (/ {2}/.test(kept)) parts.push("it collapses repeated spaces");
+  if (kept.trim() !== kept) parts.push("it trims spaces at the ends");
+  return parts.join(", ") || "it changes the name";
+}
+
+/** Checks data rows one at a time against the header's columns, keeping rows, preview and problems. */
+export class RowValidator {
+  /** Every data row read, in file order (returned to the caller only when the file is accepted). */
+  readonly rows: TokenRow[] = [];
+  readonly preview: PreviewRow[] = [];
+
+  private readonly platform: ManagedPlatform;
+  private readonly columns: ColumnMap;
+  private readonly xlsx: boolean;
+  private readonly now: number;
+  private readonly problems: ProblemList;
+  private readonly present: { field: CredentialField; position: number }[];
+  private readonly names = new Map<string, number>();
+  private readonly values = new Map<string, Map<string, number>>();
+  private readonly unnamedReported = new Set<number>();
+  private readonly tokensExpire: boolean;
+
+  constructor(params: { platform: ManagedPlatform; columns: ColumnMap; fileKind: "csv" | "xlsx"; now: Date; problems: ProblemList }) {
+    this.platform = params.platform;
+    this.columns = params.columns;
+    this.xlsx = params.fileKind === "xlsx";
+    this.now = params.now.getTime();
+    this.problems = params.problems;
+    this.present = params.columns.credentials.flatMap((c) => (c.position === null ? [] : [{ field: c.field, position: c.position }]));
+    this.tokensExpire = params.platform.accessTokenLifetimeSeconds !== null;
+    for (const { field } of this.present) {
+      if (field.secret || field.identity) this.values.set(field.name, new Map());
+    }
+  }
+
+  /** The columns shown in the preview, in file-template order. */
+  previewColumns(): string[] {
+    return [
+      ...(this.columns.companyName === null ? [] : ["companyName"]),
+      ...this.present.map((c) => c.field.name),
+      ...(this.columns.externalRef === null ? [] : ["externalRef"]),
+      ...(this.columns.records === null ? [] : ["records"]),
+    ];
+  }
+
+  private at(line: number, position: number | null): Located {
+    return this.xlsx && position !== null ? { line, cell: `${columnLetters(position + 1)}${line}` } : { line };
+  }
+
+  /** "line 7" in a CSV, "row 7" in a workbook. */
+  private ref(line: number): string {
+    return this.xlsx ? `row ${line}` : `line ${line}`;
+  }
+
+  private addPreview(row: SheetRow, shifted: boolean): void {
+    if (this.preview.length >= PREVIEW_ROWS) return;
+    const values: Record<string, string> = {};
+    const put = (column: string, position: number | null, secret: boolean) => {
+      if (position === null) return;
+      const raw = row.cells[position] ?? "";
+      values[column] = neutraliseSpreadsheetCell(raw && secret ? maskSecret(raw) : raw);
+    };
+    put("companyName", this.columns.companyName, false);
+    for (const { field, position } of this.present) put(field.name, position, shifted || field.secret);
+    put("externalRef", this.columns.externalRef, shifted);
+    put("records", this.columns.records, shifted);
+    this.preview.push({ ...this.at(row.line, this.columns.companyName), values });
+  }
+
+  /** Values in columns that have no header name (once per column), or beyond the header in a CSV. */
+  private checkUnnamed(row: SheetRow): boolean {
+    const width = this.columns.headers.length;
+    let extra = 0;
+    row.cells.forEach((cell, position) => {
+      if (!cell.trim() || this.columns.roles[position] || this.columns.headers[position]) return;
+      if (position >= width && !this.xlsx) {
+        extra += 1;
+        return;
+      }
+      if (this.unnamedReported.has(position)) return;
+      this.unnamedReported.add(position);
+      const letter = this.xlsx ? `column ${columnLetters(position + 1)}` : `column ${position + 1}`;
+      this.problems.add({
+        kind: "unknown_column",
+        ...this.at(row.line, position),
+        column: letter,
+        message: `${letter[0]!.toUpperCase()}${letter.slice(1)} has no header but holds values (first on ${this.ref(row.line)}). Give it a header or clear it.`,
+      });
+    });
+    if (!extra) return false;
+    const values = row.cells.length;
+    this.problems.add({
+      kind: "extra_values",
+      line: row.line,
+      message: `This row has ${values} values but the header has ${width} columns, so its values are in the wrong columns. A value that contains the separator (such as a company name with a comma) must be in double quotes.`,
+    });
+    return true;
+  }
+
+  private checkName(line: number, name: string): void {
+    const at = this.at(line, this.columns.companyName);
+    if (!name.trim()) {
+      this.problems.add({ kind: "required_value_missing", ...at, column: "companyName", message: "companyName is empty; every row needs the company's name." });
+      return;
+    }
+    const becomes = serviceCompanyName(name);
+    if (!becomes) {
+      this.problems.add({
+        kind: "company_name_unusable",
+        ...at,
+        column: "companyName",
+        value: shown(name),
+        message: `The service removes every character of this name (it keeps letters A–Z, digits, spaces and - ' , & @ . ? !), which leaves no name. Add some of those characters.`,
+      });
+      return;
+    }
+    if (becomes !== name) {
+      this.problems.add({
+        kind: "company_name_altered",
+        ...at,
+        column: "companyName",
+        value: shown(name),
+        becomes,
+        message: `The service will store this name as “${becomes}”: ${renamingDetail(name)}.`,
+      });
+    }
+    const key = becomes.toLowerCase();
+    const first = this.names.get(key);
+    if (first === undefined) {
+      this.names.set(key, line);
+      return;
+    }
+    this.problems.add({
+      kind: "duplicate_company_name",
+      ...at,
+      column: "companyName",
+      value: shown(name),
+      message: `The service would store the same name as on ${this.ref(first)} (“${becomes}”). It allows this, but check it is not the same company twice; externalRef can tell them apart.`,
+    });
+  }
+
+  private checkRecords(line: number, raw: string): number | null {
+    const value = raw.trim();
+    if (!value) return null;
+    if (/^\d+$/.test(value) && Number(value) <= MAX_RECORDS_HINT) return Number(value);
+    this.problems.add({
+      kind: "invalid_records",
+      ...this.at(line, this.columns.records),
+      column: "records",
+      value: shown(value),
+      message: `records must be a whole number from 0 to ${MAX_RECORDS_HINT.toLocaleString("en")} (about how many records the company holds per data type), or empty.`,
+    });
+    return null;
+  }
+
+  private checkCredentialValues(line: number, input: Record<string, string>): void {
+    const check = checkCredentials(this.platform, input);
+    if (check.ok) return;
+    for (const problem of check.problems) {
+      const slot = this.present.find((c) => c.field.name === problem.field);
+      // A column the header lacks is reported once there, not on every row.
+      if (!slot) continue;
+      const value = input[problem.field];
+      const at = this.at(line, slot.position);
+      if (value === undefined) {
+        this.problems.add({ kind: "required_value_missing", ...at, column: problem.field, message: problem.message });
+      } else {
+        this.problems.add({
+          kind: "malformed_value",
+          ...at,
+          column: problem.field,
+          value: slot.field.secret ? maskSecret(value) : shown(value),
+          message: problem.message,
+        });
+      }
+    }
+  }
+
+  private checkExpiry(line: number, input: Record<string, string>): void {
+    const slot = this.present.find((c) => c.field.name === "expiresAt");
+    if (!slot || !this.tokensExpire) return;
+    const at = this.at(line, slot.position);
+    const value = input.expiresAt;
+    if (value === undefined) {
+      this.problems.add({
+        kind: "expires_at_missing",
+        ...at,
+        column: "expiresAt",
+        message: `expiresAt is empty. ${this.platform.name} access tokens expire, and without the expiry the service cannot know when to refresh this one.`,
+      });
+      return;
+    }
+    const expires = Date.parse(value);
+    if (this.platform.hasRefreshToken || Number.isNaN(expires) || expires > this.now) return;
+    this.problems.add({
+      kind: "access_token_expired",
+      ...at,
+      column: "expiresAt",
+      value,
+      message: `This access token expired at ${value}, and ${this.platform.name} has no refresh token to renew it. Export a current token for this company.`,
+    });
+  }
+
+  private checkDuplicates(line: number, input: Record<string, string>): void {
+    for (const { field, position } of this.present) {
+      const seen = this.values.get(field.name);
+      const value = input[field.name];
+      if (!seen || value === undefined) continue;
+      const first = seen.get(value);
+      if (first === undefined) {
+        seen.set(value, line);
+        continue;
+      }
+      const at = this.at(line, position);
+      if (field.secret) {
+        this.problems.add({
+          kind: "duplicate_credential",
+          ...at,
+          column: field.name,
+          value: maskSecret(value),
+          message: `The same ${field.name} is on ${this.ref(first)}. Each company has its own tokens: keep one row per company.`,
+        });
+      } else {
+        this.problems.add({
+          kind: "duplicate_identity",
+          ...at,
+          column: field.name,
+          value: shown(value),
+          message: `${field.name} ${shown(value)} is also on ${this.ref(first)}: the same ${this.platform.name} company twice. Keep one row per company.`,
+        });
+      }
+    }
+  }
+
+  private checkLossy(row: SheetRow): void {
+    for (const position of row.lossyCells ?? []) {
+      const role = this.columns.roles[position];
+      if (!role) continue;
+      const secret = role.role === "credential" && role.field.secret;
+      const raw = row.cells[position] ?? "";
+      this.problems.add({
+        kind: "lossy_number",
+        ...this.at(row.line, position),
+        column: role.role === "credential" ? role.field.name : role.role,
+        value: secret ? maskSecret(raw) : shown(raw),
+        message:
+          "This cell holds a number of 16 or more digits. Spreadsheets keep only 15 significant digits, so it may already have been altered. Format the column as Text, enter the value again, and upload.",
+      });
+    }
+  }
+
+  /** Checks one data row and keeps it. */
+  add(row: SheetRow): void {
+    const cell = (position: number | null) => (position === null ? "" : (row.cells[position] ?? ""));
+    const shifted = this.checkUnnamed(row);
+    this.addPreview(row, shifted);
+    const input: Record<string, string> = {};
+    for (const { field, position } of this.present) {
+      const value = cell(position);
+      if (value !== "") input[field.name] = value;
+    }
+    const name = cell(this.columns.companyName);
+    const externalRef = cell(this.columns.externalRef).trim();
+    let records: number | null = null;
+    if (!shifted) {
+      if (this.columns.companyName !== null) this.checkName(row.line, name);
+      records = this.checkRecords(row.line, cell(this.columns.records));
+      this.checkLossy(row);
+      this.checkCredentialValues(row.line, input);
+      this.checkExpiry(row.line, input);
+      this.checkDuplicates(row.line, input);
+    }
+    const kept: TokenRow = { line: row.line, name, externalRef: externalRef || null, records, credentials: input };
+    if (this.xlsx && this.columns.companyName !== null) kept.cell = `${columnLetters(this.columns.companyName + 1)}${row.line}`;
+    this.rows.push(kept);
+  }
+}
