@@ -10,6 +10,8 @@ import { ENGAGEMENT_STATUSES, STEP_STATES } from "../server/engagements/states";
 import { SERVICE_TARGET_KINDS } from "../server/targets/kinds";
 import type { StepEvidence } from "../server/engagements/evidence";
 import { MAIL_TRANSPORTS } from "../server/mail/transports";
+import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../server/engagements/flow-states";
+import { MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../server/migration/states";
 
 const id = () =>
   text("id")
@@ -150,6 +152,9 @@ export const engagements = sqliteTable(
     currentStep: integer("current_step").notNull().default(1),
     windowStartsAt: integer("window_starts_at", { mode: "timestamp_ms" }),
     windowEndsAt: integer("window_ends_at", { mode: "timestamp_ms" }),
+    /** Whose move it is (customer or support), and since when; null while nobody's (on hold, done). */
+    waitingOn: text("waiting_on", { enum: WAITING_PARTIES }),
+    waitingSince: integer("waiting_since", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
@@ -186,6 +191,185 @@ export const engagementSteps = sqliteTable(
       .$defaultFn(() => new Date()),
   },
   (t) => [primaryKey({ columns: [t.engagementId, t.step] })],
+);
+
+/** A contact of the customer for the migration window. */
+export type IntakeContact = { name: string; email: string };
+
+/**
+ * Step 1: a customer's platform details and token file. The OAuth client secret is encrypted
+ * (key ring, associated data naming the engagement and submission); the file itself is not kept,
+ * only its counts and a masked preview. One submission is current; a new one replaces it.
+ */
+export const intakeSubmissions = sqliteTable(
+  "intake_submissions",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    status: text("status", { enum: SUBMISSION_STATUSES }).notNull(),
+    clientId: text("client_id").notNull(),
+    /** Encrypted client secret; null once purged. */
+    clientSecretCipher: text("client_secret_cipher"),
+    clientSecretMask: text("client_secret_mask").notNull(),
+    contacts: text("contacts", { mode: "json" }).$type<IntakeContact[]>().notNull(),
+    fileName: text("file_name").notNull(),
+    fileKind: text("file_kind", { enum: ["csv", "xlsx"] }).notNull(),
+    rowCount: integer("row_count").notNull(),
+    warningCount: integer("warning_count").notNull(),
+    /** Warnings per kind (a submission has no blocking errors). */
+    countsByKind: text("counts_by_kind", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    /** The first rows with every secret masked, for support's review. */
+    preview: text("preview", { mode: "json" }).$type<Record<string, string>[]>().notNull(),
+    submittedById: text("submitted_by_id").references(() => users.id),
+    submittedAt: integer("submitted_at", { mode: "timestamp_ms" }).notNull(),
+    reviewedById: text("reviewed_by_id").references(() => users.id),
+    reviewedAt: integer("reviewed_at", { mode: "timestamp_ms" }),
+    /** Why support sent it back (the customer sees it and is mailed). */
+    returnNote: text("return_note"),
+    /** Items of the previous submission this one replaced (audited counts before/after). */
+    replacedItemCount: integer("replaced_item_count"),
+    credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("intake_submissions_engagement_idx").on(t.engagementId, t.submittedAt)],
+);
+
+/**
+ * One company to migrate, from one row of the accepted token file: the table the migration
+ * engine works from. Credentials are one encrypted envelope (associated data: engagement and item
+ * id, so a ciphertext cannot move to another row), decrypted only in memory for the
+ * authorization call. Each call's result is stored before the next call.
+ */
+export const migrationItems = sqliteTable(
+  "migration_items",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => intakeSubmissions.id, { onDelete: "cascade" }),
+    /** Row order in the file (0-based), and where the row was (line, or cell for XLSX). */
+    position: integer("position").notNull(),
+    sourceRef: text("source_ref").notNull(),
+    name: text("name").notNull(),
+    externalRef: text("external_ref"),
+    recordsHint: integer("records_hint"),
+    /** Encrypted credential map; null once purged. */
+    credentialsCipher: text("credentials_cipher"),
+    /** Each credential field masked (last four characters at most), for screens. */
+    credentialsMask: text("credentials_mask", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    state: text("state", { enum: MIGRATION_ITEM_STATES }).notNull().default("pending"),
+    companyId: text("company_id"),
+    connectionId: text("connection_id"),
+    attempts: integer("attempts").notNull().default(0),
+    /** The last failure: kind, status, error text, correlationId, validation (never a secret). */
+    lastError: text("last_error", { mode: "json" }).$type<Record<string, unknown>>(),
+    lastErrorAt: integer("last_error_at", { mode: "timestamp_ms" }),
+    /** Why the item ended where it is (reauth reason, set-aside reason), in words. */
+    outcomeReason: text("outcome_reason"),
+    /** Check results once verified or failed (connection, data types with counts). */
+    checks: text("checks", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** The run that holds the item, and the worker lease on it. */
+    runId: text("run_id"),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
+    /** Not before this time (backoff, polling). */
+    nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+    credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" })
+      .notNull()
+      .$defaultFn(() => new Date()),
+  },
+  (t) => [
+    index("migration_items_engagement_idx").on(t.engagementId, t.position),
+    index("migration_items_state_idx").on(t.engagementId, t.state, t.position),
+    index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt),
+    index("migration_items_lease_idx").on(t.leaseExpiresAt),
+  ],
+);
+
+/** Step 2: migration windows support proposes, with the estimate beside each; the customer accepts one. */
+export const windowProposals = sqliteTable(
+  "window_proposals",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    status: text("status", { enum: WINDOW_STATUSES }).notNull(),
+    startsAt: integer("starts_at", { mode: "timestamp_ms" }).notNull(),
+    endsAt: integer("ends_at", { mode: "timestamp_ms" }).notNull(),
+    /** The duration estimate when it was proposed (seconds), and its inputs and formula. */
+    estimateSeconds: integer("estimate_seconds").notNull(),
+    estimate: text("estimate", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    note: text("note"),
+    proposedById: text("proposed_by_id").references(() => users.id),
+    proposedAt: integer("proposed_at", { mode: "timestamp_ms" }).notNull(),
+    decidedById: text("decided_by_id").references(() => users.id),
+    decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt)],
+);
+
+/**
+ * Work the migration worker runs: a single-company test (pilot), a rehearsal on the sandbox, or
+ * the bulk migration. A worker claims a run with a lease it renews while it works; an expired
+ * lease (the worker died) is claimed again.
+ */
+export const migrationRuns = sqliteTable(
+  "migration_runs",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: RUN_KINDS }).notNull(),
+    status: text("status", { enum: RUN_STATUSES }).notNull(),
+    serviceTargetId: text("service_target_id").references(() => serviceTargets.id),
+    /** The company a pilot or rehearsal tests. */
+    itemId: text("item_id"),
+    requestedById: text("requested_by_id").references(() => users.id),
+    requestedAt: integer("requested_at", { mode: "timestamp_ms" }).notNull(),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+    /** Why the run paused or stopped, in words (e.g. the free-trial company limit). */
+    statusReason: text("status_reason"),
+    /** Checks, advice, counters (requests, 429s, …): what the screens show of the run. */
+    outcome: text("outcome", { mode: "json" }).$type<Record<string, unknown>>(),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" })
+      .notNull()
+      .$defaultFn(() => new Date()),
+  },
+  (t) => [index("migration_runs_engagement_idx").on(t.engagementId, t.requestedAt), index("migration_runs_claim_idx").on(t.status, t.leaseExpiresAt)],
+);
+
+/** Every call a run made to the service: what, when, how it ended, its correlationId (never a secret). */
+export const serviceCalls = sqliteTable(
+  "service_calls",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id").notNull(),
+    itemId: text("item_id"),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    operation: text("operation").notNull(),
+    method: text("method").notNull(),
+    path: text("path").notNull(),
+    status: integer("status"),
+    ok: integer("ok", { mode: "boolean" }).notNull(),
+    errorKind: text("error_kind"),
+    errorText: text("error_text"),
+    correlationId: text("correlation_id"),
+    durationMs: integer("duration_ms").notNull(),
+    attempts: integer("attempts").notNull().default(1),
+  },
+  (t) => [index("service_calls_run_idx").on(t.runId, t.id), index("service_calls_item_idx").on(t.itemId, t.id)],
 );
 
 export const auditEvents = sqliteTable(

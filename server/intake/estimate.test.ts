@@ -4,13 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { getManagedPlatform } from "@/server/platforms";
-import { PULL_TIMING } from "@/server/sandbox/simulators/pulls";
 import {
   ASSUMED_SERVICE_SYNC,
   estimateMigration,
   formatDuration,
   REAL_SERVICE_LIMITS,
-  SANDBOX_SYNC_TIMING,
   sandboxLimits,
   sandboxSyncModel,
   type EstimateInput,
@@ -19,10 +17,6 @@ import {
 const qbo = getManagedPlatform("qhyg")!;
 
 describe("the sandbox's sync model", () => {
-  it("is the sandbox's own timing", () => {
-    expect(SANDBOX_SYNC_TIMING).toEqual(PULL_TIMING);
-  });
-
   it("derives a company's sync time from its platform's data types", () => {
     // QuickBooks Online: 26 data types, the last starting at 200 + 40 × 25 ms, then 300 ms + 2 ms per record.
     expect(qbo.supportedDataTypes).toHaveLength(26);

@@ -11,7 +11,7 @@
  *   growing as companies are linked; a day whose quota runs out waits for the 00:00 UTC reset.
  * The run takes as long as the slowest bound (they overlap); that one is the bottleneck.
  */
-import type { ManagedPlatform } from "@/server/platforms";
+import { SANDBOX_SYNC_TIMING, type ManagedPlatform } from "@/server/platforms";
 import { dailyQuotaOf, requestsPerSecondOf, type ServiceLimits } from "./service-limits";
 
 export * from "./service-limits";
@@ -26,12 +26,6 @@ export type SyncModel = {
   source: string;
 };
 
-/**
- * The sandbox's simulated sync timing in milliseconds (server/sandbox/simulators/pulls.ts
- * PULL_TIMING; a test keeps the two equal): the i-th supported data type starts fetching at
- * queue + i × stagger and completes fetchBase + perRecord × records later.
- */
-export const SANDBOX_SYNC_TIMING = { queueMs: 200, staggerMs: 40, fetchBaseMs: 300, perRecordMs: 2 } as const;
 
 /** The sandbox's sync model for a platform: all its supported data types fetched in parallel, staggered. */
 export function sandboxSyncModel(platform: ManagedPlatform): SyncModel {

@@ -2,3 +2,4 @@ export * from "./data-types";
 export * from "./platforms";
 export * from "./credentials";
 export * from "./company-name";
+export * from "./sync-timing";

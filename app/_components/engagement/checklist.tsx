@@ -8,22 +8,24 @@ export type ChecklistProps = {
   steps: readonly StepView[];
   /** The viewer's controls for a step; the portal passes nothing (read only). */
   renderActions?: (step: StepView) => ReactNode;
+  /** The step's own flow (token file, window, test run…), shown inside its card. */
+  renderPanel?: (step: StepView) => ReactNode;
 };
 
 /** The six steps: who is responsible, where each stands, who completed it, evidence, reopen reasons. */
-export function Checklist({ steps, renderActions }: ChecklistProps) {
+export function Checklist({ steps, renderActions, renderPanel }: ChecklistProps) {
   return (
     <ol className="space-y-3" aria-label="Checklist steps">
       {steps.map((step) => (
         <li key={step.number}>
-          <StepCard step={step} actions={renderActions?.(step)} />
+          <StepCard step={step} actions={renderActions?.(step)} panel={renderPanel?.(step)} />
         </li>
       ))}
     </ol>
   );
 }
 
-function StepCard({ step, actions }: { step: StepView; actions: ReactNode }) {
+function StepCard({ step, actions, panel }: { step: StepView; actions: ReactNode; panel: ReactNode }) {
   const titleId = `step-${step.number}-title`;
   const done = step.state === "done";
   return (
@@ -65,6 +67,7 @@ function StepCard({ step, actions }: { step: StepView; actions: ReactNode }) {
             </p>
           ) : null}
           <StepRecord step={step} />
+          {panel ? <div>{panel}</div> : null}
           {actions ? <div>{actions}</div> : null}
         </div>
       </div>

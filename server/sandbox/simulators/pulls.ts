@@ -10,17 +10,13 @@
  * lacks is NotSupported at once.
  */
 import { randomUUID } from "node:crypto";
-import type { ManagedPlatform, PullStatus } from "../../platforms";
+import { SANDBOX_SYNC_TIMING, type ManagedPlatform, type PullStatus } from "../../platforms";
 import type { ConnectionRow, PullRow, Store, TenantRow } from "../store/store";
 import { supportsDataType } from "./profiles";
 import type { PlatformRejection } from "./tokens";
 
-export const PULL_TIMING = {
-  queueMs: 200,
-  staggerMs: 40,
-  fetchBaseMs: 300,
-  perRecordMs: 2,
-} as const;
+/** The sandbox's sync timing (server/platforms/sync-timing.ts, which the step-2 estimator shares). */
+export const PULL_TIMING = SANDBOX_SYNC_TIMING;
 
 /** Simulated fetch time of one data type for a tenant of `records` records per type. */
 export function fetchDurationMs(records: number): number {

@@ -13,6 +13,7 @@ import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, EngagementStatus } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { StepActions } from "./step-actions";
+import { StepPanel } from "./steps/step-panel";
 import { useEngagementInvalidation } from "./use-engagement-invalidation";
 
 export function EngagementDetailView({ engagementId }: { engagementId: string }) {
@@ -54,7 +55,11 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
             <StepsDoneBar stepsDone={e.stepsDone} className="w-48" />
           </div>
           {region}
-          <Checklist steps={e.steps} renderActions={(step) => <StepActions engagement={e} step={step} onDone={announce} />} />
+          <Checklist
+            steps={e.steps}
+            renderPanel={(step) => <StepPanel engagement={e} step={step} announce={announce} />}
+            renderActions={(step) => <StepActions engagement={e} step={step} onDone={announce} />}
+          />
         </section>
         <section aria-labelledby="timeline-title" className="space-y-4">
           <h2 id="timeline-title" className="text-lg font-semibold text-slate-900">

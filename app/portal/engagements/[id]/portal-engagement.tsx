@@ -5,14 +5,17 @@ import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/eng
 import { Timeline } from "@/app/_components/engagement/timeline";
 import { Card, CopyButton, Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
+import { useAnnouncement } from "@/app/_components/use-announcement";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
+import { StepPanel } from "./steps/step-panel";
 
 /** A customer's read-only view of one engagement: the six steps and what happened. */
 export function PortalEngagementView({ engagementId }: { engagementId: string }) {
   const trpc = useTRPC();
   const engagement = useQuery(trpc.portal.engagement.queryOptions({ engagementId }));
   const timeline = useQuery(trpc.portal.timeline.queryOptions({ engagementId }));
+  const { announce, region } = useAnnouncement();
   const e = engagement.data;
   if (!e) {
     return engagement.error ? <Notice tone="error">{toFormError(engagement.error).message}</Notice> : <ProgressBar label="Loading engagement" />;
@@ -60,7 +63,8 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
           <h2 id="checklist-title" className="text-lg font-semibold text-slate-900">
             Checklist
           </h2>
-          <Checklist steps={e.steps} />
+          {region}
+          <Checklist steps={e.steps} renderPanel={(step) => <StepPanel engagement={e} step={step} announce={announce} />} />
         </section>
         <section aria-labelledby="timeline-title" className="space-y-4">
           <h2 id="timeline-title" className="text-lg font-semibold text-slate-900">

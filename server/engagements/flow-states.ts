@@ -1,0 +1,16 @@
+/**
+ * The unions of steps 1–4 as real flows: a token-file submission's review, a proposed migration
+ * window, and whose move it is. Owned by the domain (no imports); db/schema.ts imports them.
+ */
+
+/** A customer's submission of platform details and a token file, as support reviews it. */
+export const SUBMISSION_STATUSES = ["submitted", "accepted", "returned", "replaced"] as const;
+export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
+
+/** A migration window support proposes and the customer accepts. */
+export const WINDOW_STATUSES = ["proposed", "accepted", "withdrawn", "superseded"] as const;
+export type WindowStatus = (typeof WINDOW_STATUSES)[number];
+
+/** Whose move it is on an engagement (null: nobody's, e.g. on hold or completed). */
+export const WAITING_PARTIES = ["customer", "support"] as const;
+export type WaitingParty = (typeof WAITING_PARTIES)[number];

@@ -1,0 +1,31 @@
+/**
+ * The migration engine's unions: one company's pipeline states, and the runs that drive them.
+ * Owned by the domain (no imports); db/schema.ts imports them.
+ */
+
+/**
+ * One company's migration: `pending → company_created → connection_created → authorized →
+ * sync_requested → verified`, or one of the ends `reauth_required`, `failed`, `set_aside`.
+ */
+export const MIGRATION_ITEM_STATES = [
+  "pending",
+  "company_created",
+  "connection_created",
+  "authorized",
+  "sync_requested",
+  "verified",
+  "reauth_required",
+  "failed",
+  "set_aside",
+] as const;
+export type MigrationItemState = (typeof MIGRATION_ITEM_STATES)[number];
+
+/** States an item does not leave by itself (a person may retry or set it aside). */
+export const FINAL_ITEM_STATES = ["verified", "reauth_required", "failed", "set_aside"] as const satisfies readonly MigrationItemState[];
+
+/** What a run does: the single-company test, a rehearsal on the sandbox, the bulk migration. */
+export const RUN_KINDS = ["pilot", "rehearsal", "bulk"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export const RUN_STATUSES = ["queued", "running", "paused", "stopped", "passed", "failed", "completed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
