@@ -4,15 +4,6 @@ import { ROLES } from "./roles";
 
 export const ZRole = z.enum(ROLES);
 
-export const ZMe = z.object({
-  id: z.string(),
-  name: z.string(),
-  email: z.string(),
-  role: ZRole,
-  organizationId: z.string().nullable(),
-  organizationName: z.string().nullable(),
-});
-export type Me = z.infer<typeof ZMe>;
 
 export const ZOrganizationSummary = z.object({
   id: z.string(),
@@ -35,6 +26,10 @@ export const ZUserSummary = z.object({
   createdAt: z.date(),
 });
 export type UserSummary = z.infer<typeof ZUserSummary>;
+
+/** The signed-in person as the app shows them. */
+export const ZMe = ZUserSummary.pick({ id: true, name: true, email: true, role: true, organizationId: true, organizationName: true });
+export type Me = z.infer<typeof ZMe>;
 
 export const ZStaffMember = ZUserSummary.pick({ id: true, name: true, email: true, role: true });
 export type StaffMember = z.infer<typeof ZStaffMember>;

@@ -31,8 +31,15 @@ export function useZodForm<S extends z.ZodType<FieldValues, FieldValues>>(
  * Puts what the server refused on the form: each field message on its field (the first one
  * focused), and anything that names no field of this form as the form's own message.
  */
-export function showServerError<T extends FieldValues, O extends FieldValues>(form: UseFormReturn<T, unknown, O>, error: unknown): void {
-  const { message, fields } = toFormError(error);
+export function showServerError<T extends FieldValues, O extends FieldValues>(
+  form: UseFormReturn<T, unknown, O>,
+  error: unknown,
+  /** Server field names that this form calls otherwise (e.g. `{ reason: "text" }`). */
+  aliases: Record<string, Path<T>> = {},
+): void {
+  const refused = toFormError(error);
+  const message = refused.message;
+  const fields = Object.fromEntries(Object.entries(refused.fields).map(([name, text]) => [aliases[name] ?? name, text]));
   const known = new Set(Object.keys(form.getValues()));
   const onFields = Object.entries(fields).filter(([name]) => known.has(name));
   onFields.forEach(([name, text], i) => form.setError(name as Path<T>, { type: "server", message: text }, { shouldFocus: i === 0 }));

@@ -6,7 +6,8 @@ import { Checklist } from "@/app/_components/engagement/checklist";
 import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
 import { Timeline } from "@/app/_components/engagement/timeline";
 import { useAnnouncement, type Announce } from "@/app/_components/use-announcement";
-import { Button, Card, CopyButton, Dialog, DialogActions, Field, Form, Notice, ProgressBar, Select, Textarea } from "@/app/_components/ui";
+import { TextDialog } from "@/app/_components/text-dialog";
+import { Button, Card, CopyButton, Dialog, DialogActions, Field, Form, Notice, ProgressBar, Select } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -208,13 +209,13 @@ function ChoiceDialog(props: {
       props.onClose();
     } catch (e) {
       // The server names its own field (ownerId, serviceTargetId): that is this form's one field.
-      const { message, fields } = toFormError(e);
-      form.setError("value", { type: "server", message: fields[props.field] ?? message }, { shouldFocus: true });
+      showServerError(form, e, { [props.field]: "value" });
     }
   });
   return (
     <Dialog open onClose={props.onClose} title={props.title} description={props.description}>
       <Form onSubmit={onSubmit} className="space-y-4">
+        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
         <Field label={props.label} error={fieldMessage(form, "value")}>
           {(p) => (
             // Controlled as well: the options arrive after the form, and the select must still show the chosen one.
@@ -270,8 +271,6 @@ function StatusActions({ engagement, onChanged }: { engagement: EngagementDetail
   );
 }
 
-const ZReason = z.object({ reason: z.string().trim().max(2000) });
-
 function StatusDialog({
   engagement,
   change,
@@ -286,34 +285,26 @@ function StatusDialog({
   const trpc = useTRPC();
   const invalidate = useEngagementInvalidation(engagement.id);
   const words = STATUS_CHANGE_WORDS[change.to];
-  const form = useZodForm(ZReason, { defaultValues: { reason: "" } });
   const setStatus = useMutation(trpc.engagements.setStatus.mutationOptions());
-  const onSubmit = form.handleSubmit(async ({ reason }) => {
-    try {
-      await setStatus.mutateAsync({ engagementId: engagement.id, status: change.to, reason: reason || undefined });
-      await invalidate();
-      onChanged({ tone: "success", text: `The engagement is now ${statusLabel(change.to).toLowerCase()}.` });
-      onClose();
-    } catch (e) {
-      showServerError(form, e);
-    }
-  });
   return (
-    <Dialog open onClose={onClose} title={`${words.verb}: ${engagement.reference}`} description={words.description}>
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
-        <Field label="Reason" required={change.reasonRequired} error={fieldMessage(form, "reason")} hint="Recorded in the audit timeline.">
-          {(p) => <Textarea {...p} {...form.register("reason")} />}
-        </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Keep as is
-          </Button>
-          <Button type="submit" variant={words.variant === "danger" ? "danger" : "primary"} pending={setStatus.isPending}>
-            {words.verb}
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    <TextDialog
+      title={`${words.verb}: ${engagement.reference}`}
+      description={words.description}
+      label="Reason"
+      required={change.reasonRequired}
+      hint="Recorded in the audit timeline."
+      field="reason"
+      submitLabel={words.verb}
+      cancelLabel="Keep as is"
+      variant={words.variant === "danger" ? "danger" : "primary"}
+      pending={setStatus.isPending}
+      onClose={onClose}
+      submit={async (reason) => {
+        await setStatus.mutateAsync({ engagementId: engagement.id, status: change.to, reason });
+        await invalidate();
+        onChanged({ tone: "success", text: `The engagement is now ${statusLabel(change.to).toLowerCase()}.` });
+        onClose();
+      }}
+    />
   );
 }

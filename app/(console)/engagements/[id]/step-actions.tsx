@@ -1,10 +1,9 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { z } from "zod";
+import { TextDialog } from "@/app/_components/text-dialog";
 import type { Announce } from "@/app/_components/use-announcement";
-import { Button, Dialog, DialogActions, Field, Form, Notice, Textarea } from "@/app/_components/ui";
-import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
+import { Button, Notice } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepActionView, StepNumber, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
@@ -106,9 +105,6 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
   );
 }
 
-const ZNote = z.object({ note: z.string().trim().max(2000) });
-const ZReason = z.object({ reason: z.string().trim().max(2000) });
-
 function CompleteDialog({
   engagement,
   step,
@@ -123,44 +119,27 @@ function CompleteDialog({
   onDone: (text: string) => Promise<void>;
 }) {
   const trpc = useTRPC();
-  const form = useZodForm(ZNote, { defaultValues: { note: "" } });
   const complete = useMutation(trpc.engagements.step.mutationOptions());
-  const onSubmit = form.handleSubmit(async ({ note }) => {
-    try {
-      const result = await complete.mutateAsync({ engagementId: engagement.id, step: step.number, action: "complete", note: note || undefined });
-      await onDone(
-        `Completed ${stepName(engagement, step.number)}.${result.status === "completed" ? " All six steps are done: the engagement is completed." : ""}`,
-      );
-    } catch (e) {
-      showServerError(form, e);
-    }
-  });
   return (
-    <Dialog open onClose={onClose} title={`Complete step ${step.number}: ${step.title}`} description={`Done when: ${step.doneWhen}`}>
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
-        <Field
-          label={needsNote ? "How did the customer confirm?" : "Evidence note"}
-          required={needsNote}
-          error={fieldMessage(form, "note")}
-          hint={
-            needsNote
-              ? "This is the customer's step; you are completing it on their behalf. Say how they confirmed (e.g. email of 3 May)."
-              : "Optional. What shows the step is done; recorded with the step and in the audit timeline."
-          }
-        >
-          {(p) => <Textarea {...p} {...form.register("note")} />}
-        </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" pending={complete.isPending}>
-            Complete step {step.number}
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    <TextDialog
+      title={`Complete step ${step.number}: ${step.title}`}
+      description={`Done when: ${step.doneWhen}`}
+      label={needsNote ? "How did the customer confirm?" : "Evidence note"}
+      required={needsNote}
+      hint={
+        needsNote
+          ? "This is the customer's step; you are completing it on their behalf. Say how they confirmed (e.g. email of 3 May)."
+          : "Optional. What shows the step is done; recorded with the step and in the audit timeline."
+      }
+      field="note"
+      submitLabel={`Complete step ${step.number}`}
+      pending={complete.isPending}
+      onClose={onClose}
+      submit={async (note) => {
+        const result = await complete.mutateAsync({ engagementId: engagement.id, step: step.number, action: "complete", note });
+        await onDone(`Completed ${stepName(engagement, step.number)}.${result.status === "completed" ? " All six steps are done: the engagement is completed." : ""}`);
+      }}
+    />
   );
 }
 
@@ -179,45 +158,37 @@ function ReopenDialog({
   onDone: (text: string) => Promise<void>;
 }) {
   const trpc = useTRPC();
-  const form = useZodForm(ZReason, { defaultValues: { reason: "" } });
   const reopen = useMutation(trpc.engagements.step.mutationOptions());
-  const onSubmit = form.handleSubmit(async ({ reason }) => {
-    try {
-      const result = await reopen.mutateAsync({ engagementId: engagement.id, step: step.number, action: "reopen", reason: reason || undefined });
-      const also = result.changed.filter((n) => n !== step.number);
-      await onDone(`Reopened ${stepName(engagement, step.number)}.${also.length ? ` Also reopened ${also.map((n) => stepName(engagement, n)).join(", ")}.` : ""}`);
-    } catch (e) {
-      showServerError(form, e);
-    }
-  });
   return (
-    <Dialog open onClose={onClose} title={`Reopen step ${step.number}: ${step.title}`} description="The step goes back to pending and its completion record is cleared.">
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {cascade.length ? (
-          <Notice tone="warning" title="Dependent steps reopen too">
-            <p>Steps gated on this one go back to pending as well:</p>
-            <ul className="mt-1 list-disc pl-5">
-              {cascade.map((n) => (
-                <li key={n}>{stepName(engagement, n)}</li>
-              ))}
-            </ul>
-          </Notice>
-        ) : (
-          <p className="text-sm text-slate-600">No step that depends on this one has started, so only this step changes.</p>
-        )}
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
-        <Field label="Reason" required error={fieldMessage(form, "reason")} hint="Shown on the step and in the audit timeline.">
-          {(p) => <Textarea {...p} {...form.register("reason")} />}
-        </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" variant="danger" pending={reopen.isPending}>
-            Reopen step {step.number}
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    <TextDialog
+      title={`Reopen step ${step.number}: ${step.title}`}
+      description="The step goes back to pending and its completion record is cleared."
+      label="Reason"
+      required
+      hint="Shown on the step and in the audit timeline."
+      field="reason"
+      submitLabel={`Reopen step ${step.number}`}
+      variant="danger"
+      pending={reopen.isPending}
+      onClose={onClose}
+      submit={async (reason) => {
+        const result = await reopen.mutateAsync({ engagementId: engagement.id, step: step.number, action: "reopen", reason });
+        const also = result.changed.filter((n) => n !== step.number);
+        await onDone(`Reopened ${stepName(engagement, step.number)}.${also.length ? ` Also reopened ${also.map((n) => stepName(engagement, n)).join(", ")}.` : ""}`);
+      }}
+    >
+      {cascade.length ? (
+        <Notice tone="warning" title="Dependent steps reopen too">
+          <p>Steps gated on this one go back to pending as well:</p>
+          <ul className="mt-1 list-disc pl-5">
+            {cascade.map((n) => (
+              <li key={n}>{stepName(engagement, n)}</li>
+            ))}
+          </ul>
+        </Notice>
+      ) : (
+        <p className="text-sm text-slate-600">No step that depends on this one has started, so only this step changes.</p>
+      )}
+    </TextDialog>
   );
 }
