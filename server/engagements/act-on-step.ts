@@ -1,74 +1,88 @@
 /** Starting, completing and reopening a checklist step. */
 import type { Db } from "@/db/client";
 import type { Actor } from "@/server/security/actor";
-import { recordAudit } from "@/server/security/audit";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { assertOrganization, refuse } from "./access";
 import { recordStatusChange } from "./change-status";
-import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepStates } from "./checklist";
+import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepActor, type StepStates } from "./checklist";
 import { loadForChange, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
+import type { FlowEvidence } from "./evidence";
 import type { EngagementStatus, StepAction, StepNumber, StepState } from "./states";
 
 function pick(states: StepStates, steps: StepNumber[]): Record<string, StepState> {
   return Object.fromEntries(steps.map((s) => [String(s), states[s]]));
 }
 
-/**
- * Starts, completes or reopens a step. Completing records the note as evidence; reopening
- * resets every step gated on it and records the reason. Checked before the transaction (a cheap
- * refusal) and again inside it against the rows as they are then. Returns the steps that changed.
- */
-export function actOnStep(
-  db: Db,
-  actor: Actor,
-  input: { engagementId: string; step: StepNumber; action: StepAction; note?: string; reason?: string },
-): { changed: StepNumber[]; status: EngagementStatus } {
-  const decide = (status: EngagementStatus, states: StepStates) =>
-    decideStepAction({ role: actor.role, action: input.action, step: input.step, states, engagementStatus: status, note: input.note, reason: input.reason });
+export type StepActionInput = {
+  engagementId: string;
+  step: StepNumber;
+  action: StepAction;
+  note?: string;
+  reason?: string;
+};
 
+/**
+ * Starts, completes or reopens a step, as a person (the Start/Complete/Reopen actions). Completing
+ * records the note as evidence; reopening resets every step gated on it and records the reason.
+ * Checked before the transaction (a cheap refusal) and again inside it against the rows as they
+ * are then. Returns the steps that changed.
+ */
+export function actOnStep(db: Db, actor: Actor, input: StepActionInput): { changed: StepNumber[]; status: EngagementStatus } {
   const first = loadForChange(db, input.engagementId);
   assertOrganization(actor, first.eng.organizationId);
-  const pre = decide(first.eng.status, first.states);
+  const pre = decideStepAction({ role: actor.role, states: first.states, engagementStatus: first.eng.status, ...input });
   if (!pre.ok) refuse(pre);
+  return db.transaction((tx) => applyStepAction(tx, actor, { ...input, via: "person" }));
+}
 
-  return db.transaction((tx) => {
-    const { eng, states } = loadForChange(tx, input.engagementId);
-    const d = decide(eng.status, states);
-    if (!d.ok) refuse(d);
-    const now = new Date();
-    const note = input.note?.trim() || undefined;
-    const reason = input.reason?.trim() ?? "";
-    for (const step of d.changed) {
-      updateStep(tx, eng.id, step, stepChange(actor, input.action, { step, acted: input.step, state: d.next[step], note, reason }), now);
+/**
+ * The same change inside the caller's transaction, for a step's own flow (accepting a
+ * submission, a window, a passed test run…) with its structured evidence, or for a flow that
+ * reopens a step with a reason (a reschedule, a failed test). Decided again here on the rows as
+ * they are; refusals throw.
+ */
+export function applyStepAction(
+  tx: DbOrTx,
+  actor: Actor,
+  input: StepActionInput & { via: StepActor; evidence?: FlowEvidence; at?: Date },
+): { changed: StepNumber[]; status: EngagementStatus } {
+  const { eng, states } = loadForChange(tx, input.engagementId);
+  const d = decideStepAction({ role: actor.role, states, engagementStatus: eng.status, ...input });
+  if (!d.ok) refuse(d);
+  const now = input.at ?? new Date();
+  const note = input.note?.trim() || undefined;
+  const reason = input.reason?.trim() ?? "";
+  for (const step of d.changed) {
+    updateStep(tx, eng.id, step, stepChange(actor, input.action, { step, acted: input.step, state: d.next[step], note, reason, flow: input.evidence }), now);
+  }
+  const status = statusAfterStepChange(eng.status, d.next);
+  updateEngagement(tx, eng.id, { currentStep: currentStep(d.next), status }, now);
+  const before = { step: input.step, states: pick(states, d.changed) };
+  const after = { step: input.step, states: pick(d.next, d.changed) };
+  const common = { actor, targetId: `${eng.id}:${input.step}`, engagementId: eng.id, organizationId: eng.organizationId, at: now };
+  switch (input.action) {
+    case "start":
+      recordAudit(tx, { ...common, action: "step.started", before, after });
+      break;
+    case "complete":
+      recordAudit(tx, { ...common, action: "step.completed", before, after: { ...after, ...(note ? { note } : {}) } });
+      break;
+    case "reopen":
+      recordAudit(tx, { ...common, action: "step.reopened", before, after: { ...after, reason, cascade: d.changed.filter((s) => s !== input.step) } });
+      break;
+    default: {
+      const never: never = input.action;
+      return never;
     }
-    const status = statusAfterStepChange(eng.status, d.next);
-    updateEngagement(tx, eng.id, { currentStep: currentStep(d.next), status }, now);
-    const before = { step: input.step, states: pick(states, d.changed) };
-    const after = { step: input.step, states: pick(d.next, d.changed) };
-    const common = { actor, targetId: `${eng.id}:${input.step}`, engagementId: eng.id, organizationId: eng.organizationId, at: now };
-    switch (input.action) {
-      case "start":
-        recordAudit(tx, { ...common, action: "step.started", before, after });
-        break;
-      case "complete":
-        recordAudit(tx, { ...common, action: "step.completed", before, after: { ...after, ...(note ? { note } : {}) } });
-        break;
-      case "reopen":
-        recordAudit(tx, { ...common, action: "step.reopened", before, after: { ...after, reason, cascade: d.changed.filter((s) => s !== input.step) } });
-        break;
-      default: {
-        const never: never = input.action;
-        return never;
-      }
-    }
-    if (status !== eng.status) recordStatusChange(tx, actor, { engagement: eng, to: status, at: now });
-    return { changed: d.changed, status };
-  });
+  }
+  if (status !== eng.status) recordStatusChange(tx, actor, { engagement: eng, to: status, at: now });
+  return { changed: d.changed, status };
 }
 
 function stepChange(
   actor: Actor,
   action: StepAction,
-  c: { step: StepNumber; acted: StepNumber; state: StepState; note?: string; reason: string },
+  c: { step: StepNumber; acted: StepNumber; state: StepState; note?: string; reason: string; flow?: FlowEvidence },
 ): StepChange {
   switch (action) {
     case "start":
@@ -78,7 +92,11 @@ function stepChange(
         kind: "complete",
         state: c.state,
         completedById: actor.id,
-        evidence: { note: c.note, ...(completesOnBehalf(actor.role, c.step) ? { onBehalfOfCustomer: true } : {}) },
+        evidence: {
+          note: c.note,
+          ...(completesOnBehalf(actor.role, c.step) && !c.flow ? { onBehalfOfCustomer: true } : {}),
+          ...(c.flow ? { flow: c.flow } : {}),
+        },
       };
     case "reopen":
       return {

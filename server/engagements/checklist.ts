@@ -80,6 +80,23 @@ export const STEPS: readonly StepDefinition[] = [
   },
 ];
 
+/**
+ * How each step completes. "confirmation": a person completes it (the customer confirms, or staff
+ * on their behalf with a note). "flow": only its flow completes it, with structured evidence (an
+ * accepted submission, an accepted window, a passed test run, a handover): nobody can click it done.
+ */
+export const STEP_COMPLETION: Record<StepNumber, { by: "confirmation" } | { by: "flow"; how: string }> = {
+  1: { by: "confirmation" },
+  2: { by: "confirmation" },
+  3: { by: "confirmation" },
+  4: { by: "confirmation" },
+  5: { by: "confirmation" },
+  6: { by: "confirmation" },
+};
+
+/** Who is asking for a step change: a person (the Start/Complete/Reopen actions) or a step's own flow. */
+export type StepActor = "person" | "flow";
+
 /** The definition of a step. */
 export function stepDefinition(step: StepNumber): StepDefinition {
   const def = STEPS[step - 1];
@@ -201,6 +218,8 @@ type StepActionContext = {
   step: StepNumber;
   states: StepStates;
   engagementStatus: EngagementStatus;
+  /** A person (the default) or the step's own flow; flow-completed steps refuse a person's Complete. */
+  via?: StepActor;
 };
 
 /**
@@ -248,6 +267,10 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
           reason: `Step ${step} (${title}) cannot be completed before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
         };
       }
+      const completion = STEP_COMPLETION[step];
+      if (completion.by === "flow" && (params.via ?? "person") === "person") {
+        return { ok: false, code: "PRECONDITION_FAILED", reason: completion.how };
+      }
       if (role === "customer" && step === 2 && state !== "in_progress") {
         return { ok: false, code: "PRECONDITION_FAILED", reason: "There is no proposed migration window to accept yet." };
       }
@@ -267,9 +290,9 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
 }
 
 /** Whether the text an action needs is there: a note when staff confirm for the customer, a reason to reopen. */
-export function stepInputRefusal(params: { role: Role; action: StepAction; step: StepNumber; note?: string; reason?: string }): Refusal | null {
+export function stepInputRefusal(params: { role: Role; action: StepAction; step: StepNumber; note?: string; reason?: string; via?: StepActor }): Refusal | null {
   const { role, action, step } = params;
-  if (action === "complete" && completesOnBehalf(role, step) && !params.note?.trim()) {
+  if (action === "complete" && (params.via ?? "person") === "person" && completesOnBehalf(role, step) && !params.note?.trim()) {
     return {
       ok: false,
       code: "BAD_INPUT",
