@@ -261,6 +261,8 @@ export const migrationItems = sqliteTable(
     credentialsCipher: text("credentials_cipher"),
     /** Each credential field masked (last four characters at most), for screens. */
     credentialsMask: text("credentials_mask", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    /** The access token's expiry from the file (`expiresAt`, not a secret), for step 4's risk. */
+    accessTokenExpiresAt: integer("access_token_expires_at", { mode: "timestamp_ms" }),
     state: text("state", { enum: MIGRATION_ITEM_STATES }).notNull().default("pending"),
     companyId: text("company_id"),
     connectionId: text("connection_id"),

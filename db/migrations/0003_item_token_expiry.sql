@@ -1,0 +1,1 @@
+ALTER TABLE `migration_items` ADD `access_token_expires_at` integer;
