@@ -283,11 +283,18 @@ export const migrationItems = sqliteTable(
     startedAt: integer("started_at", { mode: "timestamp_ms" }),
     finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
     credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
+    /**
+     * Set on the simulated companies of a rehearsal (the run that made them); null on the
+     * customer's real companies. Everything about the real migration (counts, bulk run, handover,
+     * purge) reads real items only: see `realItems()` in server/migration/item-scope.ts.
+     */
+    rehearsalRunId: text("rehearsal_run_id"),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
       .$defaultFn(() => new Date()),
   },
   (t) => [
+    index("migration_items_rehearsal_idx").on(t.rehearsalRunId),
     index("migration_items_engagement_idx").on(t.engagementId, t.position),
     index("migration_items_state_idx").on(t.engagementId, t.state, t.position),
     index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt),
