@@ -3,6 +3,7 @@
  * the browser imports it too).
  */
 import { FINAL_ITEM_STATES, type MigrationItemState } from "@/server/migration/states";
+import type { PurgeTrigger } from "./states";
 
 /** A state as a label ("Reauthorization required"). */
 export function itemStateLabel(state: MigrationItemState): string {
@@ -41,4 +42,20 @@ export const companies = (n: number) => plural(n, "company", "companies");
 export function finalCountsInWords(counts: Readonly<Record<string, number>>): string {
   const parts = FINAL_ITEM_STATES.filter((s) => (counts[s] ?? 0) > 0).map((s) => `${(counts[s] ?? 0).toLocaleString("en-GB")} ${itemStateLabel(s).toLowerCase()}`);
   return parts.length ? parts.join(", ") : "none";
+}
+
+/** What purged the credentials, in words: "when the report was acknowledged". */
+export function purgeTriggerWords(trigger: PurgeTrigger): string {
+  switch (trigger) {
+    case "handover_acknowledged":
+      return "when the report was acknowledged";
+    case "after_handover":
+      return "automatically, as the report was not acknowledged in time";
+    case "after_cancellation":
+      return "automatically after the engagement was cancelled";
+    default: {
+      const never: never = trigger;
+      return never;
+    }
+  }
 }
