@@ -53,7 +53,7 @@ export function HandoverItems({ engagementId, audience, caption }: { engagementI
         <Field label="Search companies" hint="Name, external reference, companyId or connectionId">
           {(p) => <Input {...p} type="search" value={typed} onChange={(e) => setTyped(e.target.value)} />}
         </Field>
-        <Field label="Final state">
+        <Field label="Filter by final state">
           {(p) => (
             <Select
               {...p}

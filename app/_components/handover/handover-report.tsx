@@ -57,7 +57,7 @@ export function HandoverReport(props: {
         </p>
       </header>
       <HandoverRecord view={{ ...view, handover: view.handover }} printHref={null} />
-      <HandoverCounts counts={view.handover.counts} total={view.handover.total} label="Companies per final state" />
+      <HandoverCounts counts={view.handover.counts} total={view.handover.total} label="Report counts" />
       {parts > 1 ? (
         <nav aria-label="Report parts" className="space-y-2 text-sm">
           <p>

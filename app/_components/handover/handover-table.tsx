@@ -34,32 +34,29 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
     <Table caption={caption} captionVisible={captionVisible} className="print:overflow-visible print:border-0 print:shadow-none">
       <THead>
         <Tr>
-          <Th>Company</Th>
-          <Th>Final state</Th>
-          <Th>Company and connection</Th>
+          <Th>Company and final state</Th>
+          <Th>Company and connection ids</Th>
           <Th>Outcome</Th>
         </Tr>
       </THead>
       <TBody>
         {rows.map((r) => (
           <Tr key={r.id} className="break-inside-avoid">
-            <Td className="min-w-36">
-              <span className="block font-medium text-slate-900">{r.name}</span>
+            <Td className="min-w-36 space-y-1">
+              <span className="block font-medium break-words text-slate-900">{r.name}</span>
               <span className="block text-xs text-slate-600">
                 {r.externalRef ? `${r.externalRef} · ` : ""}
                 {r.sourceRef}
               </span>
-            </Td>
-            <Td>
               <ItemStateBadge state={r.state} />
             </Td>
-            <Td className="min-w-56 space-y-1 text-xs">
+            <Td className="min-w-52 space-y-1 text-xs">
               <p className="text-slate-600">companyId</p>
               <Id value={r.companyId} label={`company ID of ${r.name}`} />
               <p className="text-slate-600">connectionId</p>
               <Id value={r.connectionId} label={`connection ID of ${r.name}`} />
             </Td>
-            <Td className="min-w-72 space-y-1 text-xs">
+            <Td className="min-w-64 space-y-1 text-xs">
               <Line term="Checks">{r.checksSummary}</Line>
               {r.reason ? <Line term="Why">{r.reason}</Line> : null}
               {r.customerAction ? <Line term="What to do">{r.customerAction}</Line> : null}

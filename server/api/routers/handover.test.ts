@@ -294,6 +294,17 @@ describe("acknowledging the report", () => {
     expect(t.db.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.engagementId, f.engagementId), isNotNull(migrationItems.credentialsCipher))).get()!.n).toBe(6);
   });
 
+  it("is refused, and nothing purged, while a step before it was reopened after the report", async () => {
+    const f = seedHandover(t.db, p);
+    await support().handover.confirm({ engagementId: f.engagementId });
+    await support().engagements.step({ engagementId: f.engagementId, step: 5, action: "reopen", reason: "Test again on the new target." });
+    const error = await trpcError(customer().portalHandover.acknowledge({ engagementId: f.engagementId }));
+    expect(error.message).toBe("The handover can be acknowledged once step 5 (Single-company test) is done again.");
+    expect((await customer().portalHandover.get({ engagementId: f.engagementId })).actions.acknowledge).toMatchObject({ allowed: false, reason: error.message });
+    expect(t.db.select().from(handovers).get()!.acknowledgedAt).toBeNull();
+    expect(t.db.select({ n: count() }).from(migrationItems).where(isNotNull(migrationItems.credentialsCipher)).get()!.n).toBe(6);
+  });
+
   it("puts no secret into any response, the audit log or the mail", async () => {
     const f = seedHandover(t.db, p);
     const envelopes = t.db.select({ c: migrationItems.credentialsCipher }).from(migrationItems).all().map((r) => r.c!);

@@ -17,10 +17,10 @@ import { checkpointAfterPurge, purgeEngagementCredentials, type PurgeCounts } fr
 import { acknowledgementNeedsNote, acknowledgementNoteRefusal, acknowledgeRefusal, NOT_PRODUCED } from "./rules";
 
 function decide(tx: DbOrTx, actor: Actor, input: { engagementId: string; note?: string }) {
-  const { eng } = loadForChange(tx, input.engagementId);
+  const { eng, states } = loadForChange(tx, input.engagementId);
   assertOrganization(actor, eng.organizationId);
   const handover = findHandover(tx, eng.id) ?? null;
-  const refusal = acknowledgeRefusal({ role: actor.role, engagementStatus: eng.status, handover }) ?? acknowledgementNoteRefusal(actor.role, input.note);
+  const refusal = acknowledgeRefusal({ role: actor.role, engagementStatus: eng.status, states, handover }) ?? acknowledgementNoteRefusal(actor.role, input.note);
   if (refusal || !handover) refuse(refusal ?? NOT_PRODUCED);
   return { eng, handover };
 }

@@ -47,7 +47,7 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
       : null,
     actions: {
       confirm: offer(confirm),
-      acknowledge: { ...offer(acknowledgeRefusal({ role: actor.role, engagementStatus: eng.status, handover: h })), needsNote: acknowledgementNeedsNote(actor.role) },
+      acknowledge: { ...offer(acknowledgeRefusal({ role: actor.role, engagementStatus: eng.status, states, handover: h })), needsNote: acknowledgementNeedsNote(actor.role) },
     },
   };
 }

@@ -53,6 +53,7 @@ export function confirmRefusal(c: ConfirmContext): Refusal | null {
 export type AcknowledgeContext = {
   role: Role;
   engagementStatus: EngagementStatus;
+  states: StepStates;
   handover: { acknowledgedAt: Date | null } | null;
 };
 
@@ -65,6 +66,11 @@ export function acknowledgeRefusal(c: AcknowledgeContext): Refusal | null {
   if (c.handover.acknowledgedAt) return refused("The handover report has already been acknowledged.");
   if (c.engagementStatus !== "active") {
     return refused(`The engagement is ${statusWords(c.engagementStatus)}; the handover can be acknowledged only while it is active.`);
+  }
+  const open = openGates(c.states, 6);
+  if (open.length) {
+    // A step before it was reopened after the report was produced (a new test run, say).
+    return refused(`The handover can be acknowledged once ${open.map((s) => `step ${s} (${stepDefinition(s).title})`).join(", ")} is done again.`);
   }
   return null;
 }

@@ -6,7 +6,8 @@ import { HandoverItems } from "@/app/_components/handover/handover-items";
 import { HandoverRecord } from "@/app/_components/handover/handover-record";
 import { TextDialog } from "@/app/_components/text-dialog";
 import type { Announce } from "@/app/_components/use-announcement";
-import { Button, Dialog, DialogActions, Notice, ProgressBar } from "@/app/_components/ui";
+import { ConfirmDialog } from "@/app/_components/confirm-dialog";
+import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
@@ -29,15 +30,17 @@ function useHandoverInvalidation(engagementId: string) {
 /**
  * Step 6's handover in the console: the companies per state, producing the report once every one
  * is final (and no bulk run is active), then the report's record, its companies, and recording
- * the customer's acknowledgement for them when it came another way.
+ * the customer's acknowledgement for them when it came another way. Nothing while step 6 is
+ * locked and no report exists.
  */
-export function HandoverSection({ engagement, announce }: { engagement: EngagementDetail; announce: Announce }) {
+export function HandoverSection({ engagement, locked, announce }: { engagement: EngagementDetail; locked: boolean; announce: Announce }) {
   const trpc = useTRPC();
   const reasonId = useId();
   const view = useQuery(trpc.handover.get.queryOptions({ engagementId: engagement.id }));
   const [dialog, setDialog] = useState<"confirm" | "acknowledge" | null>(null);
   const v = view.data;
   if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : <ProgressBar label="Loading the handover" size="sm" />;
+  if (locked && !v.handover) return null;
 
   return (
     <section aria-labelledby="handover-title" className="space-y-4 rounded-md border border-slate-200 p-4">
@@ -47,7 +50,7 @@ export function HandoverSection({ engagement, announce }: { engagement: Engageme
       {v.handover ? (
         <>
           <HandoverRecord view={{ ...v, handover: v.handover }} printHref={`/engagements/${engagement.id}/handover`} />
-          <HandoverCounts counts={v.handover.counts} total={v.handover.total} label="Companies in the report, per final state" />
+          <HandoverCounts counts={v.handover.counts} total={v.handover.total} label="Report counts" />
           {v.actions.acknowledge.allowed ? (
             <Button variant="secondary" size="sm" onClick={() => setDialog("acknowledge")}>
               Record the customer&apos;s acknowledgement
@@ -57,7 +60,7 @@ export function HandoverSection({ engagement, announce }: { engagement: Engageme
         </>
       ) : (
         <>
-          <HandoverCounts counts={v.counts} total={v.total} label="Companies per state now" />
+          <HandoverCounts counts={v.counts} total={v.total} label="Current counts" />
           <div className="space-y-2">
             <Button
               disabled={!v.actions.confirm.allowed}
@@ -76,7 +79,7 @@ export function HandoverSection({ engagement, announce }: { engagement: Engageme
         </>
       )}
       {dialog === "confirm" ? (
-        <ConfirmDialog
+        <ProduceDialog
           engagement={engagement}
           total={v.total}
           counts={v.counts}
@@ -101,7 +104,7 @@ export function HandoverSection({ engagement, announce }: { engagement: Engageme
   );
 }
 
-function ConfirmDialog(props: {
+function ProduceDialog(props: {
   engagement: EngagementDetail;
   total: number;
   counts: Record<string, number>;
@@ -112,41 +115,26 @@ function ConfirmDialog(props: {
   const invalidate = useHandoverInvalidation(props.engagement.id);
   const confirm = useMutation(trpc.handover.confirm.mutationOptions());
   return (
-    <Dialog
-      open
-      onClose={props.onClose}
+    <ConfirmDialog
       title={`Produce the handover report of ${props.engagement.reference}`}
       description={`${companies(props.total)}: ${finalCountsInWords(props.counts)}.`}
+      confirmLabel="Produce report"
+      cancelLabel="Not yet"
+      pending={confirm.isPending}
+      error={confirm.error}
+      onClose={props.onClose}
+      confirm={async () => {
+        await confirm.mutateAsync({ engagementId: props.engagement.id });
+        await invalidate();
+        props.onDone("The handover report is produced and the customer has been mailed.");
+      }}
     >
-      <div className="space-y-3 text-sm text-slate-700">
-        <p>
-          The report maps every company to its companyId and connectionId, with its checks, and for the ones not migrated why and what the customer
-          must do. The customer is mailed that it is ready, to read and acknowledge it in the portal.
-        </p>
-        <p>Acknowledging it deletes the engagement&apos;s tokens and client secret and completes the engagement.</p>
-        {confirm.error ? <Notice tone="error">{toFormError(confirm.error).message}</Notice> : null}
-      </div>
-      <DialogActions>
-        <Button variant="secondary" onClick={props.onClose}>
-          Not yet
-        </Button>
-        <Button
-          data-autofocus
-          pending={confirm.isPending}
-          onClick={async () => {
-            try {
-              await confirm.mutateAsync({ engagementId: props.engagement.id });
-            } catch {
-              return;
-            }
-            await invalidate();
-            props.onDone("The handover report is produced and the customer has been mailed.");
-          }}
-        >
-          Produce report
-        </Button>
-      </DialogActions>
-    </Dialog>
+      <p>
+        The report maps every company to its companyId and connectionId, with its checks, and for the ones not migrated why and what the customer must
+        do. The customer is mailed that it is ready, to read and acknowledge it in the portal.
+      </p>
+      <p>Acknowledging it deletes the engagement&apos;s tokens and client secret and completes the engagement.</p>
+    </ConfirmDialog>
   );
 }
 

@@ -4,14 +4,13 @@ import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { HandoverSection } from "./handover-section";
 
 /**
- * Step 6 in the console: the bulk run (its own section, beside this one) and the handover. Shown
- * once step 5 is done; before that the step card says what it waits for.
+ * Step 6 in the console: the bulk run (its own section, beside this one) and the handover. While
+ * step 5 is not done the step card says what it waits for (a report already produced still shows).
  */
 export function Step6Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
-  if (step.displayState === "locked") return null;
   return (
     <div className="space-y-4">
-      <HandoverSection engagement={engagement} announce={announce} />
+      <HandoverSection engagement={engagement} locked={step.displayState === "locked"} announce={announce} />
     </div>
   );
 }

@@ -5,7 +5,8 @@ import { HandoverCounts } from "@/app/_components/handover/handover-counts";
 import { HandoverItems } from "@/app/_components/handover/handover-items";
 import { HandoverRecord } from "@/app/_components/handover/handover-record";
 import type { Announce } from "@/app/_components/use-announcement";
-import { Button, Dialog, DialogActions, Notice, ProgressBar } from "@/app/_components/ui";
+import { ConfirmDialog } from "@/app/_components/confirm-dialog";
+import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
@@ -19,12 +20,12 @@ import { companies } from "@/server/migration/handover/state-words";
  */
 export function Step6Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   const trpc = useTRPC();
-  const view = useQuery({ ...trpc.portalHandover.get.queryOptions({ engagementId: engagement.id }), enabled: step.displayState !== "locked" });
+  const view = useQuery(trpc.portalHandover.get.queryOptions({ engagementId: engagement.id }));
   const [acknowledging, setAcknowledging] = useState(false);
-  if (step.displayState === "locked") return null;
   const v = view.data;
   if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : <ProgressBar label="Loading the handover" size="sm" />;
   if (!v.handover) {
+    if (step.displayState === "locked") return null;
     return <p className="text-sm text-slate-600">Your handover report appears here once support has produced it; you will be mailed when it is ready.</p>;
   }
   const h = v.handover;
@@ -34,7 +35,7 @@ export function Step6Panel({ engagement, step, announce }: { engagement: Engagem
         Handover report
       </h4>
       <HandoverRecord view={{ ...v, handover: h }} printHref={`/portal/engagements/${engagement.id}/handover`} />
-      <HandoverCounts counts={h.counts} total={h.total} label="Companies in the report, per final state" />
+      <HandoverCounts counts={h.counts} total={h.total} label="Report counts" />
       {v.actions.acknowledge.allowed ? (
         <div className="space-y-2 rounded-md bg-slate-50 p-3">
           <p className="text-sm text-slate-700">
@@ -43,6 +44,8 @@ export function Step6Panel({ engagement, step, announce }: { engagement: Engagem
           </p>
           <Button onClick={() => setAcknowledging(true)}>Acknowledge the handover report</Button>
         </div>
+      ) : !h.acknowledgedAt && v.actions.acknowledge.reason ? (
+        <p className="text-sm text-slate-600">{v.actions.acknowledge.reason}</p>
       ) : null}
       <HandoverItems engagementId={engagement.id} audience="customer" caption="Companies in the handover report" />
       {acknowledging ? (
@@ -66,38 +69,28 @@ function AcknowledgeDialog(props: { engagement: EngagementDetail; total: number;
   const engagementId = props.engagement.id;
   const acknowledge = useMutation(trpc.portalHandover.acknowledge.mutationOptions());
   return (
-    <Dialog open onClose={props.onClose} title="Acknowledge the handover report" description={`${props.engagement.reference}: ${companies(props.total)}.`}>
-      <div className="space-y-3 text-sm text-slate-700">
-        <p>You confirm that you have received the report and will follow up the companies it lists as not migrated.</p>
-        <Notice tone="warning" title="Your credentials are then deleted">
-          Ferry deletes every token and the OAuth client secret of this engagement for good, and the engagement is completed.
-        </Notice>
-        {acknowledge.error ? <Notice tone="error">{toFormError(acknowledge.error).message}</Notice> : null}
-      </div>
-      <DialogActions>
-        <Button variant="secondary" onClick={props.onClose}>
-          Not yet
-        </Button>
-        <Button
-          data-autofocus
-          pending={acknowledge.isPending}
-          onClick={async () => {
-            try {
-              await acknowledge.mutateAsync({ engagementId });
-            } catch {
-              return;
-            }
-            await Promise.all([
-              queryClient.invalidateQueries({ queryKey: trpc.portalHandover.get.queryKey({ engagementId }) }),
-              queryClient.invalidateQueries({ queryKey: trpc.portal.engagement.queryKey({ engagementId }) }),
-              queryClient.invalidateQueries({ queryKey: trpc.portal.timeline.queryKey({ engagementId }) }),
-            ]);
-            props.onDone("Thank you: the handover report is acknowledged, your tokens and client secret are deleted, and the engagement is completed.");
-          }}
-        >
-          Acknowledge and delete credentials
-        </Button>
-      </DialogActions>
-    </Dialog>
+    <ConfirmDialog
+      title="Acknowledge the handover report"
+      description={`${props.engagement.reference}: ${companies(props.total)}.`}
+      confirmLabel="Acknowledge and delete credentials"
+      cancelLabel="Not yet"
+      pending={acknowledge.isPending}
+      error={acknowledge.error}
+      onClose={props.onClose}
+      confirm={async () => {
+        await acknowledge.mutateAsync({ engagementId });
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.portalHandover.get.queryKey({ engagementId }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.portal.engagement.queryKey({ engagementId }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.portal.timeline.queryKey({ engagementId }) }),
+        ]);
+        props.onDone("Thank you: the handover report is acknowledged, your tokens and client secret are deleted, and the engagement is completed.");
+      }}
+    >
+      <p>You confirm that you have received the report and will follow up the companies it lists as not migrated.</p>
+      <Notice tone="warning" title="Your credentials are then deleted">
+        Ferry deletes every token and the OAuth client secret of this engagement for good, and the engagement is completed.
+      </Notice>
+    </ConfirmDialog>
   );
 }
