@@ -42,7 +42,7 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
       <TBody>
         {rows.map((r) => (
           <Tr key={r.id} className="break-inside-avoid">
-            <Td className="min-w-36 space-y-1">
+            <Td className="max-w-52 min-w-32 space-y-1">
               <span className="block font-medium break-words text-slate-900">{r.name}</span>
               <span className="block text-xs text-slate-600">
                 {r.externalRef ? `${r.externalRef} · ` : ""}
@@ -50,13 +50,13 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
               </span>
               <ItemStateBadge state={r.state} />
             </Td>
-            <Td className="min-w-52 space-y-1 text-xs">
+            <Td className="min-w-48 space-y-1 text-xs">
               <p className="text-slate-600">companyId</p>
               <Id value={r.companyId} label={`company ID of ${r.name}`} />
               <p className="text-slate-600">connectionId</p>
               <Id value={r.connectionId} label={`connection ID of ${r.name}`} />
             </Td>
-            <Td className="min-w-64 space-y-1 text-xs">
+            <Td className="min-w-60 space-y-1 text-xs">
               <Line term="Checks">{r.checksSummary}</Line>
               {r.reason ? <Line term="Why">{r.reason}</Line> : null}
               {r.customerAction ? <Line term="What to do">{r.customerAction}</Line> : null}
