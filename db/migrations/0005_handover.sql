@@ -17,4 +17,5 @@ CREATE TABLE `handovers` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `handovers_engagement_unique` ON `handovers` (`engagement_id`);--> statement-breakpoint
 CREATE INDEX `handovers_confirmed_idx` ON `handovers` (`confirmed_at`);--> statement-breakpoint
-ALTER TABLE `engagements` ADD `status_changed_at` integer;
+ALTER TABLE `engagements` ADD `status_changed_at` integer;--> statement-breakpoint
+CREATE INDEX `migration_items_real_state_idx` ON `migration_items` (`engagement_id`,`rehearsal_run_id`,`state`,`position`);
