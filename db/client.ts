@@ -36,6 +36,10 @@ export function openDb(file: string, options: { migrate?: boolean } = {}): Db {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // Deleted content (a purged ciphertext, a freed page) is overwritten with zeros instead of lingering
+  // in free space, so a purge removes secrets from the file, not only from the rows. Checkpoint the
+  // WAL afterwards to clear the copies it holds too (server/migration/handover/purge-credentials.ts).
+  sqlite.pragma("secure_delete = ON");
   const db = drizzle(sqlite, { schema }) as Db;
   if (options.migrate ?? true) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return db;

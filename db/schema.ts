@@ -12,6 +12,7 @@ import type { StepEvidence } from "../server/engagements/evidence";
 import { MAIL_TRANSPORTS } from "../server/mail/transports";
 import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../server/engagements/flow-states";
 import { MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../server/migration/states";
+import { PURGE_TRIGGERS } from "../server/migration/handover/states";
 
 const id = () =>
   text("id")
@@ -155,6 +156,10 @@ export const engagements = sqliteTable(
     /** Whose move it is (customer or support), and since when; null while nobody's (on hold, done). */
     waitingOn: text("waiting_on", { enum: WAITING_PARTIES }),
     waitingSince: integer("waiting_since", { mode: "timestamp_ms" }),
+    // Handover and purge (issue 10): when the status last changed (null: not since this column
+    // exists; updatedAt stands in), so a cancelled engagement's credentials are purged a set time
+    // after its cancellation.
+    statusChangedAt: integer("status_changed_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
@@ -299,6 +304,9 @@ export const migrationItems = sqliteTable(
     index("migration_items_state_idx").on(t.engagementId, t.state, t.position),
     index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt),
     index("migration_items_lease_idx").on(t.leaseExpiresAt),
+    // Handover (issue 10): counts per state and pages of one state over the real items only
+    // (rehearsal_run_id null), read from the index alone — 100,000 items counted in milliseconds.
+    index("migration_items_real_state_idx").on(t.engagementId, t.rehearsalRunId, t.state, t.position),
   ],
 );
 
@@ -403,6 +411,38 @@ export const auditEvents = sqliteTable(
     index("audit_engagement_idx").on(t.engagementId, t.id),
     index("audit_target_idx").on(t.targetType, t.targetId),
   ],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Handover (issue 10, step 6's ending)
+
+/**
+ * An engagement's handover: the report support produced once every real migration item was final
+ * (the counts per final state as they were), the customer's acknowledgement, and when the
+ * engagement's credentials were purged and why. One per engagement; the report's rows are the
+ * items themselves (final, so they no longer change).
+ */
+export const handovers = sqliteTable(
+  "handovers",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    confirmedById: text("confirmed_by_id").references(() => users.id),
+    confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }).notNull(),
+    /** Real items per final state when the report was produced, and their total. */
+    counts: text("counts", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    total: integer("total").notNull(),
+    acknowledgedById: text("acknowledged_by_id").references(() => users.id),
+    acknowledgedAt: integer("acknowledged_at", { mode: "timestamp_ms" }),
+    /** Set when staff recorded the acknowledgement for the customer: how the customer acknowledged. */
+    acknowledgementNote: text("acknowledgement_note"),
+    /** When the engagement's credentials were first purged, and what set it off. */
+    purgedAt: integer("purged_at", { mode: "timestamp_ms" }),
+    purgeTrigger: text("purge_trigger", { enum: PURGE_TRIGGERS }),
+  },
+  (t) => [uniqueIndex("handovers_engagement_unique").on(t.engagementId), index("handovers_confirmed_idx").on(t.confirmedAt)],
 );
 
 export const organizationsRelations = relations(organizations, ({ many }) => ({

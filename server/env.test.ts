@@ -22,4 +22,13 @@ describe("environment", () => {
     expect(() => parseEnv({ ...good, TRUST_PROXY: "yes please" })).toThrow(/TRUST_PROXY: must be false, true, or the number of proxies/);
     expect(() => parseEnv({ ...good, TRUST_PROXY: "11" })).toThrow(/TRUST_PROXY/);
   });
+
+  it("reads FERRY_PURGE_AFTER_DAYS as whole days, 14 by default", () => {
+    expect(parseEnv(good).FERRY_PURGE_AFTER_DAYS).toBe(14);
+    expect(parseEnv({ ...good, FERRY_PURGE_AFTER_DAYS: "0" }).FERRY_PURGE_AFTER_DAYS).toBe(0);
+    expect(parseEnv({ ...good, FERRY_PURGE_AFTER_DAYS: " 30 " }).FERRY_PURGE_AFTER_DAYS).toBe(30);
+    for (const bad of ["two weeks", "1.5", "-1", "3651"]) {
+      expect(() => parseEnv({ ...good, FERRY_PURGE_AFTER_DAYS: bad })).toThrow(/FERRY_PURGE_AFTER_DAYS: must be a whole number of days from 0 to 3650/);
+    }
+  });
 });

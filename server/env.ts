@@ -28,6 +28,20 @@ const schema = z.object({
   SANDBOX_URL: z.url("must be the sandbox's base URL, e.g. http://127.0.0.1:4010").default("http://127.0.0.1:4010"),
   SANDBOX_ADMIN_TOKEN: z.string().optional(),
   /**
+   * Days after a handover report is produced (and not acknowledged), or after an engagement is
+   * cancelled, before the worker purges its credentials by itself (0–3650; default 14).
+   */
+  FERRY_PURGE_AFTER_DAYS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const s = (v ?? "").trim();
+      if (s === "") return 14;
+      if (/^\d{1,4}$/.test(s) && Number(s) <= 3650) return Number(s);
+      ctx.addIssue({ code: "custom", message: "must be a whole number of days from 0 to 3650" });
+      return z.NEVER;
+    }),
+  /**
    * How many reverse proxies stand in front of Ferry (each appends the address it saw to
    * X-Forwarded-For). Unset or 0: none, the socket's address is the client's. `true` means 1.
    */

@@ -17,7 +17,7 @@ export function AppShell({ user, nav, area, children }: { user: ShellUser | null
       >
         Skip to main content
       </a>
-      <header className="border-b border-slate-200 bg-white">
+      <header className="border-b border-slate-200 bg-white print:hidden">
         <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3 sm:px-6">
           <Link href="/" className="flex items-center gap-2 text-base font-semibold text-slate-900">
             <span aria-hidden="true" className="inline-flex size-7 items-center justify-center rounded-md bg-indigo-600 text-sm text-white">
@@ -41,7 +41,7 @@ export function AppShell({ user, nav, area, children }: { user: ShellUser | null
           ) : null}
         </div>
       </header>
-      <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-8 outline-none sm:px-6">
+      <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-8 outline-none sm:px-6 print:max-w-none print:p-0">
         {children}
       </main>
     </>

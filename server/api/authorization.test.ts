@@ -57,6 +57,14 @@ const TABLE: Record<string, Row> = {
   "portal.engagements": { audience: "customer", input: () => ({ page: 1, pageSize: 10 }) },
   "portal.engagement": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "portal.timeline": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
+  "handover.get": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "handover.items": { audience: "staff", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
+  // engA has no companies: refused past the access check, so nothing is produced or purged here.
+  "handover.confirm": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "handover.acknowledgeOnBehalf": { audience: "staff", input: (f) => ({ engagementId: f.engA, note: "By email." }) },
+  "portalHandover.get": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
+  "portalHandover.items": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
+  "portalHandover.acknowledge": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
 };
 
 const ROLES = ["anonymous", "admin", "support", "customer"] as const;
@@ -146,7 +154,13 @@ describe("organisation scoping", () => {
   it("a customer cannot read another organisation's engagement, and is told exactly what an unknown id gets", async () => {
     const customer = callerAs(t.db, f.customerA);
     const unknown = await customer.portal.engagement({ engagementId: "no-such-engagement" }).catch((e: unknown) => e);
-    for (const call of [customer.portal.engagement({ engagementId: f.engB }), customer.portal.timeline({ engagementId: f.engB })]) {
+    for (const call of [
+      customer.portal.engagement({ engagementId: f.engB }),
+      customer.portal.timeline({ engagementId: f.engB }),
+      customer.portalHandover.get({ engagementId: f.engB }),
+      customer.portalHandover.items({ engagementId: f.engB }),
+      customer.portalHandover.acknowledge({ engagementId: f.engB }),
+    ]) {
       const error = await call.catch((e: unknown) => e);
       expect(error).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
     }

@@ -15,6 +15,7 @@ export function appConfig(): AppConfig {
     appUrl: e.NEXTAUTH_URL ?? "http://localhost:3000",
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, keyRing: appKeyRing() },
     keyRing: appKeyRing(),
+    purgeAfterDays: e.FERRY_PURGE_AFTER_DAYS,
   };
 }
 

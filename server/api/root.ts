@@ -2,6 +2,7 @@
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRouter } from "./routers/accounts";
 import { engagementsRouter, portalRouter } from "./routers/engagements";
+import { handoverRouter, portalHandoverRouter } from "./routers/handover";
 import { platformsRouter } from "./routers/platforms";
 import { targetsRouter } from "./routers/targets";
 
@@ -15,6 +16,8 @@ export const appRouter = createTRPCRouter({
   targets: targetsRouter,
   engagements: engagementsRouter,
   portal: portalRouter,
+  handover: handoverRouter,
+  portalHandover: portalHandoverRouter,
 });
 
 export type AppRouter = typeof appRouter;

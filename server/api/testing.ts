@@ -12,6 +12,7 @@ export function testConfig(log: string[] = []): AppConfig {
     appUrl: "http://ferry.test",
     mail: { from: "Ferry <ferry@test>", log: (l) => log.push(l), keyRing: TEST_KEY_RING },
     keyRing: TEST_KEY_RING,
+    purgeAfterDays: 14,
   };
 }
 

@@ -22,6 +22,8 @@ export type AppConfig = {
   mail: MailConfig;
   /** Encryption keys for secrets at rest. */
   keyRing: KeyRing;
+  /** Days after a handover report or a cancellation before credentials are purged automatically. */
+  purgeAfterDays: number;
 };
 
 export type Context = {

@@ -56,7 +56,7 @@ export function applyStepAction(
     updateStep(tx, eng.id, step, stepChange(actor, input.action, { step, acted: input.step, state: d.next[step], note, reason, flow: input.evidence }), now);
   }
   const status = statusAfterStepChange(eng.status, d.next);
-  updateEngagement(tx, eng.id, { currentStep: currentStep(d.next), status }, now);
+  updateEngagement(tx, eng.id, { currentStep: currentStep(d.next), status, ...(status !== eng.status ? { statusChangedAt: now } : {}) }, now);
   const before = { step: input.step, states: pick(states, d.changed) };
   const after = { step: input.step, states: pick(d.next, d.changed) };
   const common = { actor, targetId: `${eng.id}:${input.step}`, engagementId: eng.id, organizationId: eng.organizationId, at: now };

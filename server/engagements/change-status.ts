@@ -40,7 +40,7 @@ export function changeStatus(db: Db, actor: Actor, input: { engagementId: string
     const d = check(eng.status);
     if (!d.ok) refuse(d);
     const now = new Date();
-    updateEngagement(tx, eng.id, { status: input.status }, now);
+    updateEngagement(tx, eng.id, { status: input.status, statusChangedAt: now }, now);
     recordStatusChange(tx, actor, { engagement: eng, to: input.status, reason: input.reason, at: now });
   });
 }

@@ -20,10 +20,12 @@ import {
   roleMayAct,
   statusAfterStepChange,
   STEP_ACTIONS,
+  STEP_COMPLETION,
   STEP_NUMBERS,
   STEPS,
   transitiveGates,
   type StepAction,
+  type StepActor,
   type StepNumber,
   type StepStates,
 } from "./checklist";
@@ -46,6 +48,7 @@ const act = (p: {
   status?: EngagementStatus;
   note?: string;
   reason?: string;
+  via?: StepActor;
 }) =>
   decideStepAction({
     role: p.role ?? "support",
@@ -55,6 +58,9 @@ const act = (p: {
     engagementStatus: p.status ?? "active",
     note: p.note ?? "confirmed by email",
     reason: p.reason ?? "customer re-sent their file",
+    // A step that only its flow completes is acted on as its flow (the rules of roles, states and
+    // gates apply to it all the same); "completes only through its flow" has tests of its own.
+    via: p.via ?? (STEP_COMPLETION[p.step].by === "flow" ? "flow" : "person"),
   });
 
 describe("the step table", () => {
@@ -97,7 +103,7 @@ describe("who may act on which step", () => {
   const expected: Record<Role, Record<StepAction, StepNumber[]>> = {
     admin: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
     support: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
-    customer: { start: [1], complete: [2, 3, 4], reopen: [] },
+    customer: { start: [1], complete: [2, 3, 4, 6], reopen: [] },
   };
 
   for (const role of ROLES) {
@@ -278,6 +284,22 @@ describe("customer rules", () => {
     // Accepting the details (step 1) and support's own steps need no note.
     expect(act({ action: "complete", step: 1, states: initialStates(), note: "" }).ok).toBe(true);
     expect(act({ action: "complete", step: 5, states: doneUpTo([1, 2, 3, 4]), note: "" }).ok).toBe(true);
+  });
+});
+
+describe("steps only their flow completes", () => {
+  it("step 6 (handover) refuses a person's Complete, for staff and customers, and takes its flow's", () => {
+    const states = doneUpTo([1, 2, 3, 4, 5]);
+    for (const role of ROLES) {
+      expect(act({ role, action: "complete", step: 6, states, via: "person" })).toMatchObject({
+        ok: false,
+        code: "PRECONDITION_FAILED",
+        reason: expect.stringContaining("acknowledges the handover report"),
+      });
+      expect(act({ role, action: "complete", step: 6, states, via: "flow" }).ok).toBe(true);
+    }
+    // The flow still needs the gates.
+    expect(act({ role: "customer", action: "complete", step: 6, states: doneUpTo([1, 2, 3, 4]), via: "flow" })).toMatchObject({ ok: false, code: "PRECONDITION_FAILED" });
   });
 });
 

@@ -91,7 +91,10 @@ export const STEP_COMPLETION: Record<StepNumber, { by: "confirmation" } | { by: 
   3: { by: "confirmation" },
   4: { by: "confirmation" },
   5: { by: "confirmation" },
-  6: { by: "confirmation" },
+  6: {
+    by: "flow",
+    how: "Step 6 completes when the customer acknowledges the handover report (or support records their acknowledgement) and the credentials are purged.",
+  },
 };
 
 /** Who is asking for a step change: a person (the Start/Complete/Reopen actions) or a step's own flow. */
@@ -132,12 +135,13 @@ export function dependents(step: StepNumber): StepNumber[] {
 /**
  * Who may do what to which step, as data. Staff act on every step (for a customer's step they act
  * on the customer's behalf and must say how the customer confirmed). Customers submit their
- * details (start step 1), accept a proposed window (complete step 2) and confirm steps 3 and 4.
+ * details (start step 1), accept a proposed window (complete step 2), confirm steps 3 and 4, and
+ * complete step 6 by acknowledging the handover report (its flow only: see STEP_COMPLETION).
  */
 export const STEP_PERMISSIONS: Record<Role, Record<StepAction, readonly StepNumber[]>> = {
   admin: { start: STEP_NUMBERS, complete: STEP_NUMBERS, reopen: STEP_NUMBERS },
   support: { start: STEP_NUMBERS, complete: STEP_NUMBERS, reopen: STEP_NUMBERS },
-  customer: { start: [1], complete: [2, 3, 4], reopen: [] },
+  customer: { start: [1], complete: [2, 3, 4, 6], reopen: [] },
 };
 
 /** Whether a role may take an action on a step at all (before state and gates are considered). */

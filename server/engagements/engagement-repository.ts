@@ -131,7 +131,7 @@ export function updateStep(tx: DbOrTx, engagementId: string, step: StepNumber, c
 export function updateEngagement(
   tx: DbOrTx,
   engagementId: string,
-  set: Partial<Pick<EngagementRow, "status" | "currentStep" | "ownerId" | "serviceTargetId">>,
+  set: Partial<Pick<EngagementRow, "status" | "statusChangedAt" | "currentStep" | "ownerId" | "serviceTargetId">>,
   at: Date,
 ): void {
   tx.update(engagements).set({ ...set, updatedAt: at }).where(eq(engagements.id, engagementId)).run();

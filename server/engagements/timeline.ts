@@ -1,6 +1,7 @@
 /** Audit events in words, for the engagement timeline: one exhaustive switch over the typed events. */
 import { parseAuditEvent, type AuditEvent } from "@/server/security/audit-events";
 import { getManagedPlatform } from "@/server/platforms";
+import { companies, finalCountsInWords } from "@/server/migration/handover/state-words";
 import { stepDefinition, statusWords } from "./checklist";
 import type { StepNumber } from "./states";
 
@@ -58,6 +59,24 @@ function describe(ev: AuditEvent): string {
       return `Showed the invitation link mailed to ${ev.after.to}`;
     case "invitation.accepted":
       return `${ev.after.name} accepted the invitation`;
+    case "handover.confirmed":
+      return `Produced the handover report for ${companies(ev.after.total)} (${finalCountsInWords(ev.after.counts)})`;
+    case "handover.acknowledged":
+      return ev.after.onBehalfOfCustomer
+        ? `Recorded the customer's acknowledgement of the handover report${ev.after.note ? `: ${clause(ev.after.note)}` : ""}`
+        : "Acknowledged the handover report";
+    case "credentials.purged": {
+      const why =
+        ev.after.trigger === "handover_acknowledged"
+          ? "the handover report was acknowledged"
+          : `${ev.after.afterDays ?? "the set number of"} days after ${ev.after.trigger === "after_handover" ? "the handover report" : "the cancellation"}`;
+      const parts = [
+        `the credentials of ${companies(ev.after.items)}`,
+        ...(ev.after.rehearsalItems ? [`the simulated credentials of ${companies(ev.after.rehearsalItems)} rehearsed`] : []),
+        ev.after.submissions === 1 ? "1 OAuth client secret" : `${ev.after.submissions} OAuth client secrets`,
+      ];
+      return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
+    }
     default: {
       const never: never = ev;
       return never;

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ROLES } from "@/server/accounts/roles";
 import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/server/engagements/states";
 import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
+import { PURGE_TRIGGERS } from "@/server/migration/handover/states";
 
 export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
@@ -118,6 +119,30 @@ export const AUDIT_EVENTS = {
     target: "user",
     before: NONE,
     after: z.object({ email: z.string(), name: z.string(), role: z.enum(ROLES) }),
+  },
+  // Handover (issue 10): the report produced, acknowledged, and the engagement's credentials purged.
+  "handover.confirmed": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ total: z.number().int(), counts: z.record(z.string(), z.number().int()) }),
+  },
+  "handover.acknowledged": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ onBehalfOfCustomer: z.boolean(), note: z.string().optional() }),
+  },
+  "credentials.purged": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({
+      trigger: z.enum(PURGE_TRIGGERS),
+      /** Real companies whose credentials were deleted, rehearsal companies', and submissions' client secrets. */
+      items: z.number().int(),
+      rehearsalItems: z.number().int(),
+      submissions: z.number().int(),
+      /** The configured wait, for the automatic purge. */
+      afterDays: z.number().int().optional(),
+    }),
   },
 } as const satisfies Record<string, EventDefinition>;
 

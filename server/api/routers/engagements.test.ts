@@ -145,15 +145,16 @@ describe("working the checklist", () => {
     });
   });
 
-  it("completing step 6 completes the engagement, after which nothing changes", async () => {
+  it("step 6 cannot be completed by hand: the handover completes it (and the engagement; see handover.test.ts)", async () => {
     const { id } = await newEngagement();
     const s = support();
-    for (const step of [1, 2, 3, 4, 5, 6] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
-    const eng = await s.engagements.get({ engagementId: id });
-    expect(eng.status).toBe("completed");
-    expect(eng.currentStep).toBe(7);
-    const error = await trpcError(s.engagements.step({ engagementId: id, step: 6, action: "reopen", reason: "x" }));
+    for (const step of [1, 2, 3, 4, 5] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
+    const error = await trpcError(s.engagements.step({ engagementId: id, step: 6, action: "complete", note: "done" }));
     expect(error.code).toBe("PRECONDITION_FAILED");
+    expect(error.message).toContain("acknowledges the handover report");
+    const eng = await s.engagements.get({ engagementId: id });
+    expect(eng.status).toBe("active");
+    expect(eng.steps[5]!.actions.find((a) => a.action === "complete")).toMatchObject({ allowed: false, reason: error.message });
   });
 
   it("holds, resumes and cancels (with a reason), refusing steps while not active", async () => {

@@ -1,0 +1,81 @@
+import type { ReactNode } from "react";
+import { CopyButton, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import type { HandoverRow } from "@/server/migration/handover/schemas";
+import { ItemStateBadge } from "./item-state-badge";
+
+/** An identifier in monospace with a copy button (hidden when printed). */
+function Id({ value, label }: { value: string | null; label: string }) {
+  if (!value) return <span className="text-slate-400">—</span>;
+  return (
+    <span className="inline-flex max-w-full items-center gap-1">
+      <code className="rounded bg-slate-100 px-1.5 py-0.5 text-xs break-all print:bg-transparent print:p-0">{value}</code>
+      <CopyButton value={value} label={label} className="print:hidden" />
+    </span>
+  );
+}
+
+/** One labelled line of the outcome column. */
+function Line({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <p>
+      <span className="font-semibold text-slate-700">{term}: </span>
+      {children}
+    </p>
+  );
+}
+
+/**
+ * The report's companies as a table: each company's final state and ids, its checks, and for
+ * those not migrated why, what the customer must do and the service's last error. Used by the
+ * step 6 panels (a page at a time) and the printable report.
+ */
+export function HandoverTable({ rows, caption, captionVisible = false }: { rows: readonly HandoverRow[]; caption: string; captionVisible?: boolean }) {
+  return (
+    <Table caption={caption} captionVisible={captionVisible} className="print:overflow-visible print:border-0 print:shadow-none">
+      <THead>
+        <Tr>
+          <Th>Company and final state</Th>
+          <Th>Company and connection ids</Th>
+          <Th>Outcome</Th>
+        </Tr>
+      </THead>
+      <TBody>
+        {rows.map((r) => (
+          <Tr key={r.id} className="break-inside-avoid">
+            <Td className="max-w-52 min-w-32 space-y-1">
+              <span className="block font-medium break-words text-slate-900">{r.name}</span>
+              <span className="block text-xs text-slate-600">
+                {r.externalRef ? `${r.externalRef} · ` : ""}
+                {r.sourceRef}
+              </span>
+              <ItemStateBadge state={r.state} />
+            </Td>
+            <Td className="min-w-48 space-y-1 text-xs">
+              <p className="text-slate-600">companyId</p>
+              <Id value={r.companyId} label={`company ID of ${r.name}`} />
+              <p className="text-slate-600">connectionId</p>
+              <Id value={r.connectionId} label={`connection ID of ${r.name}`} />
+            </Td>
+            <Td className="min-w-60 space-y-1 text-xs">
+              <Line term="Checks">{r.checksSummary}</Line>
+              {r.reason ? <Line term="Why">{r.reason}</Line> : null}
+              {r.customerAction ? <Line term="What to do">{r.customerAction}</Line> : null}
+              {r.error ? (
+                <Line term="Last error">
+                  {r.error.status !== null ? `${r.error.status} ` : ""}
+                  {r.error.text}
+                  {r.error.validation.length ? ` (${r.error.validation.join("; ")})` : ""}
+                  {r.error.correlationId ? (
+                    <span className="block">
+                      correlationId <Id value={r.error.correlationId} label={`correlationId of ${r.name}'s last error`} />
+                    </span>
+                  ) : null}
+                </Line>
+              ) : null}
+            </Td>
+          </Tr>
+        ))}
+      </TBody>
+    </Table>
+  );
+}

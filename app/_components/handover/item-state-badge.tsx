@@ -1,0 +1,20 @@
+import { Badge, type BadgeTone } from "@/app/_components/ui";
+import type { MigrationItemState } from "@/server/migration/states";
+import { itemStateLabel } from "@/server/migration/handover/state-words";
+
+const TONE: Record<MigrationItemState, BadgeTone> = {
+  pending: "neutral",
+  company_created: "info",
+  connection_created: "info",
+  authorized: "info",
+  sync_requested: "info",
+  verified: "success",
+  reauth_required: "warning",
+  failed: "danger",
+  set_aside: "muted",
+};
+
+/** A migration item's state as a badge. */
+export function ItemStateBadge({ state }: { state: MigrationItemState }) {
+  return <Badge tone={TONE[state]}>{itemStateLabel(state)}</Badge>;
+}

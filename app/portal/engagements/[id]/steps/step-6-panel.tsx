@@ -1,0 +1,96 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { HandoverCounts } from "@/app/_components/handover/handover-counts";
+import { HandoverItems } from "@/app/_components/handover/handover-items";
+import { HandoverRecord } from "@/app/_components/handover/handover-record";
+import type { Announce } from "@/app/_components/use-announcement";
+import { ConfirmDialog } from "@/app/_components/confirm-dialog";
+import { Button, Notice, ProgressBar } from "@/app/_components/ui";
+import { formatDateTime } from "@/app/_lib/labels";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
+import { companies } from "@/server/migration/handover/state-words";
+
+/**
+ * Step 6 in the portal: once support has produced the handover report, the customer reads it
+ * (counts, companies, printable page, CSV) and acknowledges it, which deletes the tokens and the
+ * client secret Ferry held and completes the engagement.
+ */
+export function Step6Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
+  const trpc = useTRPC();
+  const view = useQuery(trpc.portalHandover.get.queryOptions({ engagementId: engagement.id }));
+  const [acknowledging, setAcknowledging] = useState(false);
+  const v = view.data;
+  if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : <ProgressBar label="Loading the handover" size="sm" />;
+  if (!v.handover) {
+    if (step.displayState === "locked") return null;
+    return <p className="text-sm text-slate-600">Your handover report appears here once support has produced it; you will be mailed when it is ready.</p>;
+  }
+  const h = v.handover;
+  return (
+    <section aria-labelledby="handover-title" className="space-y-4 rounded-md border border-slate-200 p-4">
+      <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
+        Handover report
+      </h4>
+      <HandoverRecord view={{ ...v, handover: h }} printHref={`/portal/engagements/${engagement.id}/handover`} />
+      <HandoverCounts counts={h.counts} total={h.total} label="Report counts" />
+      {v.actions.acknowledge.allowed ? (
+        <div className="space-y-2 rounded-md bg-slate-50 p-3">
+          <p className="text-sm text-slate-700">
+            Read the report, then acknowledge it. Ferry then deletes every token and the OAuth client secret you gave it
+            {h.purgedAt ? " (already deleted automatically)" : `; otherwise they are deleted automatically on ${formatDateTime(h.automaticPurgeAt)}`}.
+          </p>
+          <Button onClick={() => setAcknowledging(true)}>Acknowledge the handover report</Button>
+        </div>
+      ) : !h.acknowledgedAt && v.actions.acknowledge.reason ? (
+        <p className="text-sm text-slate-600">{v.actions.acknowledge.reason}</p>
+      ) : null}
+      <HandoverItems engagementId={engagement.id} audience="customer" caption="Companies in the handover report" />
+      {acknowledging ? (
+        <AcknowledgeDialog
+          engagement={engagement}
+          total={h.total}
+          onClose={() => setAcknowledging(false)}
+          onDone={(text) => {
+            setAcknowledging(false);
+            announce({ tone: "success", text });
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function AcknowledgeDialog(props: { engagement: EngagementDetail; total: number; onClose: () => void; onDone: (text: string) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const engagementId = props.engagement.id;
+  const acknowledge = useMutation(trpc.portalHandover.acknowledge.mutationOptions());
+  return (
+    <ConfirmDialog
+      title="Acknowledge the handover report"
+      description={`${props.engagement.reference}: ${companies(props.total)}.`}
+      confirmLabel="Acknowledge and delete credentials"
+      cancelLabel="Not yet"
+      pending={acknowledge.isPending}
+      error={acknowledge.error}
+      onClose={props.onClose}
+      confirm={async () => {
+        await acknowledge.mutateAsync({ engagementId });
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.portalHandover.get.queryKey({ engagementId }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.portal.engagement.queryKey({ engagementId }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.portal.timeline.queryKey({ engagementId }) }),
+        ]);
+        props.onDone("Thank you: the handover report is acknowledged, your tokens and client secret are deleted, and the engagement is completed.");
+      }}
+    >
+      <p>You confirm that you have received the report and will follow up the companies it lists as not migrated.</p>
+      <Notice tone="warning" title="Your credentials are then deleted">
+        Ferry deletes every token and the OAuth client secret of this engagement for good, and the engagement is completed.
+      </Notice>
+    </ConfirmDialog>
+  );
+}

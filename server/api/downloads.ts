@@ -1,0 +1,51 @@
+/**
+ * File downloads served by route handlers (not tRPC): the session checked the same way, domain
+ * refusals turned into HTTP statuses, and the headers a download needs.
+ */
+import { AppError, type AppErrorCode } from "@/server/errors";
+import { handoverReportCsv } from "@/server/migration/handover/report-csv";
+import { engagementInput } from "./routers/shared.types";
+import type { Context } from "./trpc";
+
+const STATUS: Record<AppErrorCode, number> = {
+  BAD_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 409,
+  RATE_LIMITED: 429,
+};
+
+const text = (status: number, message: string) =>
+  new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+
+/** `attachment` with the file name, plain and RFC 5987-encoded. */
+export function attachment(fileName: string): string {
+  const plain = fileName.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+/**
+ * GET the handover report of an engagement as CSV: 401 without a session, 404 for an unknown id
+ * (and for a customer, another organisation's), 409 until the report is produced.
+ */
+export function handoverCsvResponse(ctx: Pick<Context, "db" | "actor">, engagementId: string): Response {
+  if (!ctx.actor) return text(401, "Sign in to continue.");
+  const id = engagementInput.safeParse({ engagementId });
+  if (!id.success) return text(404, "No engagement with that id.");
+  try {
+    const { fileName, body } = handoverReportCsv(ctx.db, ctx.actor, id.data.engagementId);
+    return new Response(body, {
+      headers: {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": attachment(fileName),
+        // Customer data: never kept by a shared cache.
+        "Cache-Control": "private, no-store",
+      },
+    });
+  } catch (error) {
+    if (error instanceof AppError) return text(STATUS[error.code], error.message);
+    throw error;
+  }
+}

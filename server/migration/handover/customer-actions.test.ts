@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { customerOutcome, type OutcomeInput } from "./customer-actions";
+import { describeChecks, readChecks, readLastError, type ItemError } from "./item-results";
+
+const base: OutcomeInput = { state: "failed", outcomeReason: null, lastError: null, checks: null, attempts: 1 };
+const error = (e: Partial<ItemError>): ItemError => ({ kind: null, status: null, text: "", correlationId: null, validation: [], ...e });
+const RECONNECT = "reconnect through the service's link flow";
+
+describe("what the customer must do", () => {
+  it("nothing for a verified company", () => {
+    expect(customerOutcome({ ...base, state: "verified" })).toEqual({ reason: null, action: null });
+  });
+
+  it.each([
+    ["Deauthorized: 400 invalid_grant — the refresh token is invalid, expired or revoked.", /refreshed it after the file was exported/],
+    ["Deauthorized: 401 the access token was revoked", /token revoked/],
+    ["Deauthorized: 403 the tokens belong to another account", /account id in your token file belongs to this company/],
+    ["Deauthorized", /^Ask the end customer to reconnect through the service's link flow\.$/],
+  ])("reauthorization required (%s): reconnect through the link flow, saying why", (outcomeReason, detail) => {
+    const out = customerOutcome({ ...base, state: "reauth_required", outcomeReason });
+    expect(out.reason).toBe(outcomeReason.endsWith(".") ? outcomeReason : `${outcomeReason}.`);
+    expect(out.action).toContain(RECONNECT);
+    expect(out.action).toMatch(detail);
+  });
+
+  it("reauthorization required without a stored reason falls back to the service's error", () => {
+    const out = customerOutcome({ ...base, state: "reauth_required", lastError: error({ status: 200, text: "Connection Deauthorized" }) });
+    expect(out.reason).toBe("200 Connection Deauthorized.");
+  });
+
+  it.each([
+    ["company_limit", 402, "Company limit exceeded", /^The service account reached its company limit: 402 Company limit exceeded\.$/, /^Upgrade the service account/],
+    ["account_expired", 402, "Account expired", /free period has expired/, /^Renew the service account/],
+    ["sync_schedule_not_allowed", 402, "Sync schedule not allowed", /does not allow the requested sync schedule/, /hourly sync schedule/],
+    ["unauthorized", 401, "Unauthorized", /refused the API key Ferry migrated with: 401 Unauthorized/, /Nothing was wrong with this company's tokens/],
+    ["forbidden", 403, "Forbidden", /refused the API key/, /API key is sorted out/],
+    ["active_connection_exists", 409, "Company X already has an active accounting connection", /already had an active connection/, /remove it and ask the end customer/],
+    ["server_error", 500, "Internal server error", /did not complete the migration after 5 attempts: 500 Internal server error/, /quote the correlationId/],
+    ["timeout", null, "No answer within 30 s", /did not complete the migration after 5 attempts: No answer within 30 s/, new RegExp(RECONNECT)],
+  ])("failed with %s: the reason in the service's words and a way forward", (kind, status, text, reason, action) => {
+    const out = customerOutcome({ ...base, attempts: 5, lastError: error({ kind, status, text, correlationId: "corr-1" }) });
+    expect(out.reason).toMatch(reason);
+    expect(out.action).toMatch(action);
+  });
+
+  it("failed on a refused row names the fields", () => {
+    const out = customerOutcome({ ...base, lastError: error({ kind: "bad_request", status: 400, text: "Bad request", validation: ["realmId: must be digits"] }) });
+    expect(out.reason).toBe("The service refused the company's details: 400 Bad request (realmId: must be digits).");
+    expect(out.action).toMatch(/^Correct this company's row in your token file/);
+  });
+
+  it("failed data checks: AuthError means reconnecting, FetchError syncing again", () => {
+    const auth = customerOutcome({ ...base, checks: { connection: "Linked", dataTypes: [{ dataType: "invoices", status: "AuthError", records: null }] } });
+    expect(auth).toEqual({ reason: "The platform refused the migrated tokens when syncing invoices.", action: "Ask the end customer to reconnect through the service's link flow." });
+    const fetch = customerOutcome({
+      ...base,
+      checks: {
+        connection: "Linked",
+        dataTypes: [
+          { dataType: "bills", status: "FetchError", records: null },
+          { dataType: "invoices", status: "FetchError", records: null },
+          { dataType: "accounts", status: "Complete", records: 3 },
+        ],
+      },
+    });
+    expect(fetch.reason).toBe("The company is connected, but the platform failed to return bills, invoices.");
+    expect(fetch.action).toMatch(/^Ask the service to sync these data types again/);
+  });
+
+  it("set aside: support's reason, and how to bring the company back", () => {
+    const out = customerOutcome({ ...base, state: "set_aside", outcomeReason: "Duplicate of row 12" });
+    expect(out.reason).toBe("Set aside by support: Duplicate of row 12.");
+    expect(out.action).toMatch(/^Not migrated\. If the company should still move, ask the end customer to reconnect/);
+    expect(customerOutcome({ ...base, state: "set_aside" }).reason).toBe("Set aside by support.");
+  });
+
+  it("nothing for a company still on its way (no report holds one)", () => {
+    for (const state of ["pending", "company_created", "connection_created", "authorized", "sync_requested"] as const) {
+      expect(customerOutcome({ ...base, state })).toEqual({ reason: null, action: null });
+    }
+  });
+});
+
+describe("reading what the engine stored", () => {
+  it("reads checks written as a status or as an object, and says them in one line", () => {
+    const checks = readChecks({
+      connection: { status: "Linked", id: "x" },
+      dataTypes: [
+        { dataType: "accounts", status: "Complete", records: 1200 },
+        { dataType: "bills", status: "FetchError" },
+        { dataType: "journals", status: "NotSupported", records: null },
+      ],
+      extra: true,
+    });
+    expect(checks).toEqual({
+      connection: "Linked",
+      dataTypes: [
+        { dataType: "accounts", status: "Complete", records: 1200 },
+        { dataType: "bills", status: "FetchError", records: null },
+        { dataType: "journals", status: "NotSupported", records: null },
+      ],
+    });
+    expect(describeChecks(checks)).toBe("Linked; 1 of 3 data types complete, 1 not supported; FetchError: bills; 1,200 records");
+    expect(describeChecks(readChecks({ connection: "Deauthorized", dataTypes: [] }))).toBe("Deauthorized");
+  });
+
+  it("reads a malformed or empty value as absent, never failing the report", () => {
+    for (const raw of [null, undefined, "Linked", 42, { dataTypes: "all" }, {}]) expect(readChecks(raw)).toBeNull();
+    expect(describeChecks(null)).toBe("Not checked");
+    for (const raw of [null, "boom", { status: "500" }, {}]) expect(readLastError(raw)).toBeNull();
+  });
+
+  it("keeps the service's status, text, correlationId and validation of an error", () => {
+    expect(
+      readLastError({
+        kind: "bad_request",
+        status: 400,
+        error: "Bad request",
+        correlationId: "c-1",
+        validation: { errors: [{ itemId: "realmId", message: "must be digits", validatorName: "x" }, { message: "general" }], warnings: [] },
+        service: "PublicApi",
+      }),
+    ).toEqual({ kind: "bad_request", status: 400, text: "Bad request", correlationId: "c-1", validation: ["realmId: must be digits", "general"] });
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * For each company the handover report lists: why it was not migrated, in words, and what the
+ * customer must do about it. Pure, from the item's final state, the reason the engine stored, its
+ * last error and its checks. (The engine's advice for support — server/migration/advice.ts — says
+ * what support should do during the run; this says what the customer does after the handover.)
+ */
+import type { MigrationItemState } from "@/server/migration/states";
+import { failingDataTypes, type ItemChecks, type ItemError } from "./item-results";
+
+export type CustomerOutcome = {
+  /** Why the company is not migrated (null for a verified one). */
+  reason: string | null;
+  /** What the customer must do (null when nothing). */
+  action: string | null;
+};
+
+export type OutcomeInput = {
+  state: MigrationItemState;
+  outcomeReason: string | null;
+  lastError: ItemError | null;
+  checks: ItemChecks | null;
+  attempts: number;
+};
+
+/** The way back for any company Ferry could not migrate: the service's own connection flow. */
+const reconnect = "ask the end customer to reconnect through the service's link flow";
+const RECONNECT = `A${reconnect.slice(1)}`;
+/** …or another managed migration with fresh tokens (Ferry deletes these ones at the handover). */
+const OR_NEW_FILE = "or send the company's current tokens in a new token file for a follow-up migration";
+
+const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
+
+/** The service's own words for an error: "409 Company … already has an active … connection". */
+function errorWords(e: ItemError | null): string {
+  if (!e) return "";
+  const status = e.status !== null ? `${e.status} ` : "";
+  const validation = e.validation.length ? ` (${e.validation.join("; ")})` : "";
+  return `${status}${e.text}${validation}`.trim();
+}
+
+/** Why the platform refused the migrated tokens, and what follows from it. */
+function reauthOutcome(input: OutcomeInput): CustomerOutcome {
+  const said = [input.outcomeReason, input.lastError?.text].filter(Boolean).join(" ");
+  const reason = sentence(input.outcomeReason ?? (errorWords(input.lastError) || "The platform did not accept the migrated tokens"));
+  if (/invalid_grant|\b400\b|rotated|already exchanged|refresh/i.test(said)) {
+    return {
+      reason,
+      action: `${RECONNECT}: the platform no longer accepts the exported refresh token (your old app probably refreshed it after the file was exported).`,
+    };
+  }
+  if (/\b401\b|revoked|uninstall/i.test(said)) {
+    return { reason, action: `${RECONNECT}: the platform reports the token revoked (for example the app was uninstalled).` };
+  }
+  if (/\b403\b|another account|does not belong|mismatch/i.test(said)) {
+    return {
+      reason,
+      action: `Check that the account id in your token file belongs to this company, then ${reconnect}.`,
+    };
+  }
+  return { reason, action: `${RECONNECT}.` };
+}
+
+/** A failed company: by what failed — the service's answer, or the data checks. */
+function failedOutcome(input: OutcomeInput): CustomerOutcome {
+  const e = input.lastError;
+  const words = errorWords(e);
+  const failing = failingDataTypes(input.checks);
+  switch (e?.kind) {
+    case "company_limit":
+      return {
+        reason: sentence(`The service account reached its company limit${words ? `: ${words}` : ""}`),
+        action: `Upgrade the service account, then ${reconnect}, ${OR_NEW_FILE}.`,
+      };
+    case "account_expired":
+      return {
+        reason: sentence(`The service account's free period has expired${words ? `: ${words}` : ""}`),
+        action: `Renew the service account, then ${reconnect}, ${OR_NEW_FILE}.`,
+      };
+    case "sync_schedule_not_allowed":
+      return {
+        reason: sentence(`The service account's plan does not allow the requested sync schedule${words ? `: ${words}` : ""}`),
+        action: "Remove the hourly sync schedule in the service's settings or upgrade the plan, then ask the service to sync the company again.",
+      };
+    case "unauthorized":
+    case "forbidden":
+      return {
+        reason: sentence(`The service refused the API key Ferry migrated with${words ? `: ${words}` : ""}`),
+        action: `Nothing was wrong with this company's tokens: ${reconnect}, ${OR_NEW_FILE} once the service account's API key is sorted out.`,
+      };
+    case "bad_request":
+      return {
+        reason: sentence(`The service refused the company's details${words ? `: ${words}` : ""}`),
+        action: `Correct this company's row in your token file (the fields named) and send it in a new token file, or ${reconnect}.`,
+      };
+    case "active_connection_exists":
+      return {
+        reason: sentence(`The company already had an active connection on the service${words ? `: ${words}` : ""}`),
+        action: `Check that connection in the service: if it is not this end customer's, remove it and ${reconnect}.`,
+      };
+    default:
+      break;
+  }
+  const authErrors = failing.get("AuthError");
+  if (authErrors?.length) {
+    return {
+      reason: sentence(input.outcomeReason ?? `The platform refused the migrated tokens when syncing ${authErrors.join(", ")}`),
+      action: `${RECONNECT}.`,
+    };
+  }
+  const fetchErrors = failing.get("FetchError");
+  if (fetchErrors?.length && !e) {
+    return {
+      reason: sentence(input.outcomeReason ?? `The company is connected, but the platform failed to return ${fetchErrors.join(", ")}`),
+      action: "Ask the service to sync these data types again; if they keep failing, have the end customer check the company's data and permissions on the platform.",
+    };
+  }
+  const tries = input.attempts > 1 ? ` after ${input.attempts} attempts` : "";
+  return {
+    reason: sentence(input.outcomeReason ?? (words ? `The service did not complete the migration${tries}: ${words}` : `The migration did not complete${tries}`)),
+    action: `${RECONNECT}, ${OR_NEW_FILE}.${e?.correlationId ? " If you contact the service's support, quote the correlationId." : ""}`,
+  };
+}
+
+/** Why a company is where it ended, and what the customer must do about it. */
+export function customerOutcome(input: OutcomeInput): CustomerOutcome {
+  switch (input.state) {
+    case "verified":
+      return { reason: null, action: null };
+    case "reauth_required":
+      return reauthOutcome(input);
+    case "failed":
+      return failedOutcome(input);
+    case "set_aside":
+      return {
+        reason: sentence(`Set aside by support${input.outcomeReason ? `: ${input.outcomeReason}` : ""}`),
+        action: `Not migrated. If the company should still move, ${reconnect}, ${OR_NEW_FILE}; otherwise nothing.`,
+      };
+    case "pending":
+    case "company_created":
+    case "connection_created":
+    case "authorized":
+    case "sync_requested":
+      // Not final: no report holds these (the handover waits for every company to finish).
+      return { reason: null, action: null };
+    default: {
+      const never: never = input.state;
+      return never;
+    }
+  }
+}

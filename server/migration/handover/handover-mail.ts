@@ -1,0 +1,67 @@
+/**
+ * The handover's mail: the customer hears that the report is ready, the engagement's owner that it
+ * was acknowledged and the credentials purged. Sent after the change is committed (a mail that
+ * fails is kept in the outbox with its error; it never undoes the handover).
+ */
+import type { Db } from "@/db/client";
+import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import { getManagedPlatform } from "@/server/platforms";
+import { companies, finalCountsInWords } from "./state-words";
+
+export type HandoverMailDeps = { mail: MailConfig; appUrl: string };
+
+type EngagementRef = { id: string; reference: string; platformKey: string };
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+const base = (appUrl: string) => appUrl.replace(/\/$/, "");
+
+/** Tells each customer recipient the report is ready, and until when the credentials are kept. */
+export async function mailReportReady(
+  db: Db,
+  deps: HandoverMailDeps,
+  params: { engagement: EngagementRef; recipients: readonly { name: string; email: string }[]; total: number; counts: Record<string, number>; automaticPurgeAt: Date },
+): Promise<void> {
+  const { engagement: e, total, counts } = params;
+  const platform = getManagedPlatform(e.platformKey)?.name ?? e.platformKey;
+  const notMigrated = total - (counts.verified ?? 0);
+  for (const r of params.recipients) {
+    await sendMail(db, deps.mail, {
+      to: r.email,
+      subject: `${e.reference}: your handover report is ready`,
+      text: [
+        `Hello ${r.name},`,
+        "",
+        `The migration of your ${platform} companies (${e.reference}) is finished and its handover report is ready: ${companies(total)} (${finalCountsInWords(counts)}).`,
+        notMigrated > 0 ? `For the ${companies(notMigrated)} not migrated, the report says why and what to do.` : "Every company was migrated and verified.",
+        "",
+        "Read it, download it as CSV and acknowledge it in the portal:",
+        `${base(deps.appUrl)}/portal/engagements/${e.id}`,
+        "",
+        `When you acknowledge the report, Ferry deletes the tokens and the OAuth client secret you gave it. Otherwise they are deleted automatically on ${day(params.automaticPurgeAt)} (UTC).`,
+      ].join("\n"),
+    });
+  }
+}
+
+/** Tells the engagement's owner the report was acknowledged and what was purged. */
+export async function mailAcknowledged(
+  db: Db,
+  deps: HandoverMailDeps,
+  params: { engagement: EngagementRef; owner: { name: string; email: string }; by: string; onBehalf: boolean; purgedItems: number; purgedSecrets: number },
+): Promise<void> {
+  const { engagement: e } = params;
+  await sendMail(db, deps.mail, {
+    to: params.owner.email,
+    subject: `${e.reference}: handover report acknowledged`,
+    text: [
+      `Hello ${params.owner.name},`,
+      "",
+      params.onBehalf
+        ? `${params.by} recorded the customer's acknowledgement of the handover report of ${e.reference}.`
+        : `${params.by} acknowledged the handover report of ${e.reference}.`,
+      `The credentials were purged: the tokens of ${companies(params.purgedItems)} and ${params.purgedSecrets === 1 ? "1 OAuth client secret" : `${params.purgedSecrets} OAuth client secrets`} deleted. Step 6 is done and the engagement is completed.`,
+      "",
+      `${base(deps.appUrl)}/engagements/${e.id}`,
+    ].join("\n"),
+  });
+}

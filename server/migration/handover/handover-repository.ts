@@ -1,0 +1,245 @@
+/**
+ * The one module of the handover that touches drizzle: the handover row, the real items the report
+ * lists, the runs that hold it back, the purge's writes and who is mailed. Synchronous
+ * (better-sqlite3): operations call it inside their transactions.
+ */
+import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, users } from "@/db/schema";
+import type { DbOrTx } from "@/server/security/audit";
+import { realItems } from "@/server/migration/item-scope";
+import type { MigrationItemState } from "@/server/migration/states";
+import type { PurgeTrigger } from "./states";
+
+export type HandoverRecord = typeof handovers.$inferSelect;
+
+/** The engagement's handover, if the report was produced. */
+export function findHandover(tx: DbOrTx, engagementId: string): HandoverRecord | undefined {
+  return tx.select().from(handovers).where(eq(handovers.engagementId, engagementId)).get();
+}
+
+/** Records a produced report. */
+export function insertHandover(
+  tx: DbOrTx,
+  values: { engagementId: string; confirmedById: string; confirmedAt: Date; counts: Record<string, number>; total: number },
+): { id: string } {
+  return tx.insert(handovers).values(values).returning({ id: handovers.id }).get();
+}
+
+/** Records the acknowledgement (by the customer, or by staff with a note). */
+export function markAcknowledged(tx: DbOrTx, handoverId: string, values: { byId: string; at: Date; note: string | null }): void {
+  tx.update(handovers)
+    .set({ acknowledgedById: values.byId, acknowledgedAt: values.at, acknowledgementNote: values.note })
+    .where(eq(handovers.id, handoverId))
+    .run();
+}
+
+/** Records the first purge of a handed-over engagement's credentials (later ones keep the first). */
+export function markHandoverPurged(tx: DbOrTx, engagementId: string, values: { at: Date; trigger: PurgeTrigger }): void {
+  tx.update(handovers)
+    .set({ purgedAt: values.at, purgeTrigger: values.trigger })
+    .where(and(eq(handovers.engagementId, engagementId), isNull(handovers.purgedAt)))
+    .run();
+}
+
+/** The people named on a handover. */
+export function namesOf(tx: DbOrTx, ids: readonly (string | null)[]): Map<string, { id: string; name: string }> {
+  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
+  if (!wanted.length) return new Map();
+  return new Map(tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, wanted)).all().map((u) => [u.id, u]));
+}
+
+/** Real items per state, and their total. */
+export function countRealItems(tx: DbOrTx, engagementId: string): { total: number; counts: Record<string, number> } {
+  const rows = tx
+    .select({ state: migrationItems.state, n: count() })
+    .from(migrationItems)
+    .where(realItems(engagementId))
+    .groupBy(migrationItems.state)
+    .all();
+  return { total: rows.reduce((sum, r) => sum + r.n, 0), counts: Object.fromEntries(rows.map((r) => [r.state, r.n])) };
+}
+
+/** Real items whose credentials Ferry still holds. */
+export function countHeldCredentials(tx: DbOrTx, engagementId: string): number {
+  return tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, isNotNull(migrationItems.credentialsCipher))).get()?.n ?? 0;
+}
+
+/** The status of a bulk run still queued, running or paused, or null. */
+export function activeBulkRunStatus(tx: DbOrTx, engagementId: string): string | null {
+  const run = tx
+    .select({ status: migrationRuns.status })
+    .from(migrationRuns)
+    .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk"), inArray(migrationRuns.status, ["queued", "running", "paused"])))
+    .get();
+  return run?.status ?? null;
+}
+
+/** What the report reads of an item (never its credentials). */
+const reportColumns = {
+  id: migrationItems.id,
+  position: migrationItems.position,
+  sourceRef: migrationItems.sourceRef,
+  name: migrationItems.name,
+  externalRef: migrationItems.externalRef,
+  state: migrationItems.state,
+  companyId: migrationItems.companyId,
+  connectionId: migrationItems.connectionId,
+  attempts: migrationItems.attempts,
+  lastError: migrationItems.lastError,
+  outcomeReason: migrationItems.outcomeReason,
+  checks: migrationItems.checks,
+};
+export type ReportItem = {
+  id: string;
+  position: number;
+  sourceRef: string;
+  name: string;
+  externalRef: string | null;
+  state: MigrationItemState;
+  companyId: string | null;
+  connectionId: string | null;
+  attempts: number;
+  lastError: unknown;
+  outcomeReason: string | null;
+  checks: unknown;
+};
+
+/** One page of the report's items in file order, optionally of one state or matching a search. */
+export function pageOfReportItems(
+  tx: DbOrTx,
+  filter: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
+): { rows: ReportItem[]; total: number } {
+  const q = filter.search?.trim();
+  let match: SQL | undefined;
+  if (q) {
+    const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    match = or(
+      sql`${migrationItems.name} like ${pattern} escape '\\'`,
+      sql`${migrationItems.externalRef} like ${pattern} escape '\\'`,
+      sql`${migrationItems.companyId} like ${pattern} escape '\\'`,
+      sql`${migrationItems.connectionId} like ${pattern} escape '\\'`,
+    );
+  }
+  const where = realItems(filter.engagementId, filter.state ? eq(migrationItems.state, filter.state) : undefined, match);
+  const total = tx.select({ n: count() }).from(migrationItems).where(where).get()?.n ?? 0;
+  const rows = tx
+    .select(reportColumns)
+    .from(migrationItems)
+    .where(where)
+    .orderBy(asc(migrationItems.position), asc(migrationItems.id))
+    .limit(filter.pageSize)
+    .offset((filter.page - 1) * filter.pageSize)
+    .all();
+  return { rows, total };
+}
+
+/**
+ * The report's items after a (position, id) key, in file order: the whole report read in chunks,
+ * each its own query. `after` null: from the start.
+ */
+export function reportItemsAfter(tx: DbOrTx, engagementId: string, after: { position: number; id: string } | null, limit: number): ReportItem[] {
+  const next = after
+    ? or(gt(migrationItems.position, after.position), and(eq(migrationItems.position, after.position), gt(migrationItems.id, after.id)))
+    : undefined;
+  return tx
+    .select(reportColumns)
+    .from(migrationItems)
+    .where(realItems(engagementId, next))
+    .orderBy(asc(migrationItems.position), asc(migrationItems.id))
+    .limit(limit)
+    .all();
+}
+
+/**
+ * Deletes every credential ciphertext of the engagement's items (real and rehearsal alike: a
+ * rehearsal's simulated tokens are secrets too). With secure_delete on (db/client.ts) the bytes
+ * are overwritten, not only unlinked. Returns how many of each were purged.
+ */
+export function purgeItemCredentials(tx: DbOrTx, engagementId: string, at: Date): { items: number; rehearsalItems: number } {
+  const purged = tx
+    .update(migrationItems)
+    .set({ credentialsCipher: null, credentialsPurgedAt: at, updatedAt: at })
+    .where(and(eq(migrationItems.engagementId, engagementId), isNotNull(migrationItems.credentialsCipher)))
+    .returning({ rehearsalRunId: migrationItems.rehearsalRunId })
+    .all();
+  const rehearsalItems = purged.filter((p) => p.rehearsalRunId !== null).length;
+  return { items: purged.length - rehearsalItems, rehearsalItems };
+}
+
+/** Deletes the OAuth client secret of every submission of the engagement (current and replaced). */
+export function purgeClientSecrets(tx: DbOrTx, engagementId: string, at: Date): number {
+  return tx
+    .update(intakeSubmissions)
+    .set({ clientSecretCipher: null, credentialsPurgedAt: at })
+    .where(and(eq(intakeSubmissions.engagementId, engagementId), isNotNull(intakeSubmissions.clientSecretCipher)))
+    .returning({ id: intakeSubmissions.id })
+    .all().length;
+}
+
+/** True while any item or submission of the engagement still holds a ciphertext. */
+const holdsSecrets = sql`(exists (select 1 from ${migrationItems} where ${migrationItems.engagementId} = ${engagements.id} and ${migrationItems.credentialsCipher} is not null)
+  or exists (select 1 from ${intakeSubmissions} where ${intakeSubmissions.engagementId} = ${engagements.id} and ${intakeSubmissions.clientSecretCipher} is not null))`;
+
+/**
+ * Engagements whose credentials are due for the automatic purge: still holding a secret, and
+ * either handed over (the report produced) or cancelled at or before the cut-off. A cancelled
+ * engagement from before the status_changed_at column counts from its last change.
+ */
+export function engagementsDueForPurge(
+  tx: DbOrTx,
+  cutoff: Date,
+  /** Only this engagement (to check again inside the purge's transaction). */
+  only?: string,
+): { engagementId: string; organizationId: string; trigger: PurgeTrigger }[] {
+  const one = only ? eq(engagements.id, only) : undefined;
+  const handedOver = tx
+    .select({ engagementId: engagements.id, organizationId: engagements.organizationId })
+    .from(handovers)
+    .innerJoin(engagements, eq(engagements.id, handovers.engagementId))
+    .where(and(one, lte(handovers.confirmedAt, cutoff), holdsSecrets))
+    .all()
+    .map((r) => ({ ...r, trigger: "after_handover" as const }));
+  const seen = new Set(handedOver.map((r) => r.engagementId));
+  const cancelled = tx
+    .select({ engagementId: engagements.id, organizationId: engagements.organizationId })
+    .from(engagements)
+    .where(and(one, eq(engagements.status, "cancelled"), lte(sql`coalesce(${engagements.statusChangedAt}, ${engagements.updatedAt})`, cutoff.getTime()), holdsSecrets))
+    .all()
+    .filter((r) => !seen.has(r.engagementId))
+    .map((r) => ({ ...r, trigger: "after_cancellation" as const }));
+  return [...handedOver, ...cancelled];
+}
+
+/**
+ * Who hears that the report is ready: the organisation's active customer users and the contacts
+ * named in the engagement's accepted submission, each address once.
+ */
+export function customerRecipients(tx: DbOrTx, engagementId: string, organizationId: string): { name: string; email: string }[] {
+  const people = tx
+    .select({ name: users.name, email: users.email })
+    .from(users)
+    .where(and(eq(users.organizationId, organizationId), eq(users.role, "customer"), eq(users.active, true)))
+    .all();
+  const contacts = tx
+    .select({ contacts: intakeSubmissions.contacts })
+    .from(intakeSubmissions)
+    .where(and(eq(intakeSubmissions.engagementId, engagementId), eq(intakeSubmissions.status, "accepted")))
+    .all()
+    .flatMap((s) => s.contacts);
+  const byEmail = new Map<string, { name: string; email: string }>();
+  for (const p of [...people, ...contacts]) {
+    const key = p.email.trim().toLowerCase();
+    if (key && !byEmail.has(key)) byEmail.set(key, { name: p.name, email: p.email.trim() });
+  }
+  return [...byEmail.values()];
+}
+
+/** The engagement's owner, who hears that the report was acknowledged. */
+export function engagementOwner(tx: DbOrTx, engagementId: string): { name: string; email: string } | undefined {
+  return tx
+    .select({ name: users.name, email: users.email })
+    .from(engagements)
+    .innerJoin(users, eq(users.id, engagements.ownerId))
+    .where(eq(engagements.id, engagementId))
+    .get();
+}

@@ -1,0 +1,110 @@
+/**
+ * Reading what the engine stored on a migration item — its checks and its last error — for the
+ * handover report. Both are JSON the engine writes (`checks: {connection, dataTypes: [{dataType,
+ * status, records}]}`, `lastError: {kind, status, error, correlationId, …}`); they are read
+ * leniently (unknown fields kept out, a malformed value read as absent) so one odd row never
+ * breaks a report of thousands. Pure: the browser imports the types.
+ */
+import { z } from "zod";
+
+const ZConnectionCheck = z.union([z.string(), z.object({ status: z.string() }).loose()]);
+
+const ZDataTypeCheck = z.object({
+  dataType: z.string(),
+  status: z.string(),
+  records: z.number().nullish(),
+});
+
+const ZStoredChecks = z.object({
+  connection: ZConnectionCheck.nullish(),
+  dataTypes: z.array(ZDataTypeCheck.loose()).nullish(),
+});
+
+const ZStoredError = z.object({
+  kind: z.string().nullish(),
+  status: z.number().int().nullish(),
+  error: z.string().nullish(),
+  correlationId: z.string().nullish(),
+  validation: z
+    .object({ errors: z.array(z.object({ itemId: z.string().nullish(), message: z.string() }).loose()).nullish() })
+    .loose()
+    .nullish(),
+});
+
+/** An item's checks as the report shows them. */
+export const ZItemChecks = z.object({
+  /** The connection's status at the check (Linked, Deauthorized…), or null when not checked. */
+  connection: z.string().nullable(),
+  dataTypes: z.array(z.object({ dataType: z.string(), status: z.string(), records: z.number().nullable() })),
+});
+export type ItemChecks = z.infer<typeof ZItemChecks>;
+
+/** An item's last error as the report shows it: status, text and correlationId, as the service gave them. */
+export const ZItemError = z.object({
+  kind: z.string().nullable(),
+  status: z.number().int().nullable(),
+  text: z.string(),
+  correlationId: z.string().nullable(),
+  /** Validation messages, "field: message". */
+  validation: z.array(z.string()),
+});
+export type ItemError = z.infer<typeof ZItemError>;
+
+/** The stored checks, or null when there are none or they cannot be read. */
+export function readChecks(raw: unknown): ItemChecks | null {
+  const parsed = ZStoredChecks.safeParse(raw);
+  if (!parsed.success || raw === null) return null;
+  const c = parsed.data.connection;
+  const connection = c == null ? null : typeof c === "string" ? c : c.status;
+  const dataTypes = (parsed.data.dataTypes ?? []).map((d) => ({ dataType: d.dataType, status: d.status, records: d.records ?? null }));
+  if (connection === null && !dataTypes.length) return null;
+  return { connection, dataTypes };
+}
+
+/** The stored last error, or null when there is none or it cannot be read. */
+export function readLastError(raw: unknown): ItemError | null {
+  const parsed = ZStoredError.safeParse(raw);
+  if (!parsed.success || raw === null) return null;
+  const e = parsed.data;
+  if (!e.error && !e.kind && e.status == null) return null;
+  return {
+    kind: e.kind ?? null,
+    status: e.status ?? null,
+    text: e.error ?? "",
+    correlationId: e.correlationId ?? null,
+    validation: (e.validation?.errors ?? []).map((v) => (v.itemId ? `${v.itemId}: ${v.message}` : v.message)),
+  };
+}
+
+/** Data type statuses that pass the check (the spec: Complete, or NotSupported by the platform). */
+const PASSING = new Set(["Complete", "NotSupported"]);
+
+/** The data types that did not pass, by status ("FetchError" → ["invoices", …]). */
+export function failingDataTypes(checks: ItemChecks | null): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const d of checks?.dataTypes ?? []) {
+    if (PASSING.has(d.status)) continue;
+    out.set(d.status, [...(out.get(d.status) ?? []), d.dataType]);
+  }
+  return out;
+}
+
+/**
+ * The checks in one line: "Linked; 24 of 26 data types complete, 2 not supported; 1,300 records",
+ * or with the failures named: "Linked; 25 of 26 data types complete; FetchError: invoices".
+ */
+export function describeChecks(checks: ItemChecks | null): string {
+  if (!checks) return "Not checked";
+  const parts: string[] = [];
+  if (checks.connection) parts.push(checks.connection);
+  const types = checks.dataTypes;
+  if (types.length) {
+    const complete = types.filter((d) => d.status === "Complete").length;
+    const unsupported = types.filter((d) => d.status === "NotSupported").length;
+    parts.push(`${complete} of ${types.length} data types complete${unsupported ? `, ${unsupported} not supported` : ""}`);
+    for (const [status, names] of failingDataTypes(checks)) parts.push(`${status}: ${names.join(", ")}`);
+    const records = types.reduce((sum, d) => sum + (d.records ?? 0), 0);
+    if (types.some((d) => d.records !== null)) parts.push(`${records.toLocaleString("en-GB")} records`);
+  }
+  return parts.join("; ");
+}

@@ -1,0 +1,21 @@
+/** One page of the handover report's companies, filtered and searched on the server. */
+import type { Db } from "@/db/client";
+import { assertCanView } from "@/server/engagements/access";
+import type { Actor } from "@/server/security/actor";
+import type { MigrationItemState } from "@/server/migration/states";
+import { assertReportReadable } from "./get-handover";
+import { pageOfReportItems } from "./handover-repository";
+import { toReportRow } from "./report";
+import type { HandoverItemsPage } from "./schemas";
+
+/** The report's rows in file order (customers: once the report is produced). */
+export function listHandoverItems(
+  db: Db,
+  actor: Actor,
+  input: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
+): HandoverItemsPage {
+  assertCanView(db, actor, input.engagementId);
+  assertReportReadable(db, actor, input.engagementId);
+  const { rows, total } = pageOfReportItems(db, input);
+  return { items: rows.map(toReportRow), total, page: input.page, pageSize: input.pageSize };
+}

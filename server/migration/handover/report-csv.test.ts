@@ -1,0 +1,152 @@
+/** The handover report's CSV: content, formula neutralisation, chunked streaming, and the download's HTTP side. */
+import { parse } from "csv-parse/sync";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { handoverCsvResponse } from "@/server/api/downloads";
+import { callerAs } from "@/server/api/testing";
+import { seedHandover, type CompanySpec } from "@/server/migration/testing/handover-fixture";
+import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { handoverReportCsv } from "./report-csv";
+
+let t: TestDb;
+let p: People;
+
+beforeEach(async () => {
+  t = createTestDb();
+  p = await seedPeople(t.db);
+});
+afterEach(() => t.close());
+
+async function produced(companies: CompanySpec[]) {
+  const f = seedHandover(t.db, p, { companies });
+  await callerAs(t.db, p.support).handover.confirm({ engagementId: f.engagementId });
+  return f;
+}
+
+async function readAll(body: ReadableStream<Uint8Array>): Promise<{ text: string; chunks: number }> {
+  let chunks = 0;
+  const parts: Uint8Array[] = [];
+  for await (const part of body) {
+    chunks += 1;
+    parts.push(part);
+  }
+  return { text: Buffer.concat(parts).toString("utf8"), chunks };
+}
+
+const HEADER = [
+  "Company name",
+  "External reference",
+  "Row in token file",
+  "Final state",
+  "Company ID",
+  "Connection ID",
+  "Connection status",
+  "Checks",
+  "Data types",
+  "Reason",
+  "What you need to do",
+  "Error status",
+  "Error",
+  "Correlation ID",
+  "Attempts",
+];
+
+describe("the handover report as CSV", () => {
+  it("maps every company to its ids and final state, with why and what to do for the rest", async () => {
+    const f = await produced([
+      { state: "verified", name: "Café Ünïcode, Ltd", externalRef: "EXT-1" },
+      { state: "reauth_required", name: "Rotated Co" },
+      {
+        state: "failed",
+        name: "Limit Co",
+        lastError: { kind: "company_limit", status: 402, error: "Company limit exceeded", correlationId: "corr-402-abc" },
+      },
+      { state: "set_aside", name: "Closed Co", outcomeReason: "Closed by the end customer" },
+    ]);
+    const { fileName, body } = handoverReportCsv(t.db, p.customerA, f.engagementId);
+    expect(fileName).toBe(`${f.reference}-handover-report.csv`);
+    const { text } = await readAll(body);
+    expect(text.startsWith("\ufeff")).toBe(true);
+    expect(text).toContain("\r\n");
+    const records: string[][] = parse(text, { bom: true });
+    expect(records[0]).toEqual(HEADER);
+    expect(records).toHaveLength(5);
+    const byName = Object.fromEntries(records.slice(1).map((r) => [r[0], Object.fromEntries(HEADER.map((h, i) => [h, r[i]]))]));
+    expect(byName["Café Ünïcode, Ltd"]).toMatchObject({
+      "External reference": "EXT-1",
+      "Row in token file": "line 2",
+      "Final state": "Verified",
+      "Company ID": expect.stringMatching(/^c0a1b2c3-/),
+      "Connection ID": expect.stringMatching(/^d0e1f2a3-/),
+      "Connection status": "Linked",
+      Checks: "Linked; 2 of 3 data types complete, 1 not supported; 100 records",
+      "Data types": "accounts: Complete (50); invoices: Complete (50); directIncomes: NotSupported",
+      Reason: "",
+      "What you need to do": "",
+      Attempts: "1",
+    });
+    expect(byName["Rotated Co"]).toMatchObject({ "Final state": "Reauthorization required", "Connection status": "Deauthorized" });
+    expect(byName["Rotated Co"]!["What you need to do"]).toMatch(/^Ask the end customer to reconnect through the service's link flow/);
+    expect(byName["Limit Co"]).toMatchObject({ "Error status": "402", Error: "Company limit exceeded", "Correlation ID": "corr-402-abc" });
+    expect(byName["Limit Co"]!["What you need to do"]).toMatch(/^Upgrade the service account/);
+    expect(byName["Closed Co"]).toMatchObject({ "Company ID": "", Reason: "Set aside by support: Closed by the end customer." });
+  });
+
+  it("neutralises every cell a spreadsheet would read as a formula", async () => {
+    const dangerous = ['=HYPERLINK("http://evil.test","click")', "+SUM(A1:A9)", "-2+3", "@cmd", "\t=1+1", "\r=1+1"];
+    const f = await produced([
+      ...dangerous.map((name) => ({ state: "verified" as const, name, externalRef: name })),
+      { state: "set_aside", name: "Reasoned Co", outcomeReason: "=cmd|' /C calc'!A0" },
+      { state: "failed", name: "Erring Co", lastError: { kind: "bad_request", status: 400, error: "@SUM(1)", correlationId: "=corr" } },
+    ]);
+    const records: string[][] = parse((await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body)).text, { bom: true, relax_quotes: true });
+    const cells = records.slice(1).flat();
+    // No cell starts a formula, and each dangerous value is still there, behind one quote mark.
+    for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    for (const name of dangerous) expect(cells.filter((c) => c === `'${name}`)).toHaveLength(2);
+    const reasoned = records.find((r) => r[0] === "Reasoned Co")!;
+    expect(reasoned[9]).toBe("Set aside by support: =cmd|' /C calc'!A0.");
+    const erring = records.find((r) => r[0] === "Erring Co")!;
+    expect([erring[12], erring[13]]).toEqual(["'@SUM(1)", "'=corr"]);
+  });
+
+  it("streams thousands of companies in chunks, each once and in file order", async () => {
+    const f = await produced(Array.from({ length: 2345 }, (_, i) => ({ state: "verified" as const, name: `Company ${i}` })));
+    const { text, chunks } = await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body);
+    expect(chunks).toBe(3);
+    const records: string[][] = parse(text, { bom: true });
+    expect(records).toHaveLength(2346);
+    expect(records.slice(1).map((r) => r[0])).toEqual(Array.from({ length: 2345 }, (_, i) => `Company ${i}`));
+    expect(records.filter((r) => r[0] === "Company name")).toHaveLength(1);
+  });
+});
+
+describe("the CSV download", () => {
+  it("answers the file with its name, as an attachment nobody caches", async () => {
+    const f = await produced([{ state: "verified" }]);
+    const res = handoverCsvResponse({ db: t.db, actor: p.customerA }, f.engagementId);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(res.headers.get("content-disposition")).toBe(
+      `attachment; filename="${f.reference}-handover-report.csv"; filename*=UTF-8''${f.reference}-handover-report.csv`,
+    );
+    expect(res.headers.get("cache-control")).toBe("private, no-store");
+    const bytes = Buffer.from(await res.arrayBuffer());
+    // A UTF-8 byte-order mark first, so spreadsheet programs read accented names right.
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.subarray(3).toString("utf8").split("\r\n")[0]).toBe(HEADER.join(","));
+  });
+
+  it("refuses without a session, for another organisation (as for an unknown id), and before the report exists", async () => {
+    const f = seedHandover(t.db, p);
+    expect(handoverCsvResponse({ db: t.db, actor: null }, f.engagementId).status).toBe(401);
+    const early = handoverCsvResponse({ db: t.db, actor: p.support }, f.engagementId);
+    expect([early.status, await early.text()]).toEqual([409, "The handover report has not been produced yet."]);
+    await callerAs(t.db, p.support).handover.confirm({ engagementId: f.engagementId });
+    const unknown = handoverCsvResponse({ db: t.db, actor: p.customerB }, "no-such-engagement");
+    const other = handoverCsvResponse({ db: t.db, actor: p.customerB }, f.engagementId);
+    expect([other.status, await other.text()]).toEqual([unknown.status, await unknown.text()]);
+    expect(other.status).toBe(404);
+    expect(handoverCsvResponse({ db: t.db, actor: p.customerB }, "x".repeat(65)).status).toBe(404);
+    expect(handoverCsvResponse({ db: t.db, actor: p.customerA }, f.engagementId).status).toBe(200);
+  });
+});

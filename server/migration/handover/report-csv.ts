@@ -1,0 +1,36 @@
+/** The whole handover report as a CSV download, streamed in chunks so 100,000 companies never sit in memory at once. */
+import type { Db } from "@/db/client";
+import { AppError } from "@/server/errors";
+import { assertOrganization } from "@/server/engagements/access";
+import { loadForChange } from "@/server/engagements/engagement-repository";
+import type { Actor } from "@/server/security/actor";
+import { findHandover, reportItemsAfter } from "./handover-repository";
+import { reportCsvChunk, reportFileName, toReportRow } from "./report";
+
+/** Rows read and written per chunk. */
+const CHUNK = 1000;
+
+/**
+ * The report's file name and its CSV body (a stream). Refused like the engagement itself for
+ * another organisation's customer, and until the report is produced.
+ */
+export function handoverReportCsv(db: Db, actor: Actor, engagementId: string): { fileName: string; body: ReadableStream<Uint8Array> } {
+  const { eng } = loadForChange(db, engagementId);
+  assertOrganization(actor, eng.organizationId);
+  if (!findHandover(db, eng.id)) throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
+  const encoder = new TextEncoder();
+  let after: { position: number; id: string } | null = null;
+  let first = true;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      // Each chunk is its own query (keyset on the file position), so no statement stays open
+      // on the shared connection between pulls.
+      const items = reportItemsAfter(db, eng.id, after, CHUNK);
+      if (items.length || first) controller.enqueue(encoder.encode(reportCsvChunk(items.map(toReportRow), first)));
+      first = false;
+      if (items.length < CHUNK) controller.close();
+      else after = items[items.length - 1]!;
+    },
+  });
+  return { fileName: reportFileName(eng.reference), body };
+}
