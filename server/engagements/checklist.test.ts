@@ -20,10 +20,12 @@ import {
   roleMayAct,
   statusAfterStepChange,
   STEP_ACTIONS,
+  STEP_COMPLETION,
   STEP_NUMBERS,
   STEPS,
   transitiveGates,
   type StepAction,
+  type StepActor,
   type StepNumber,
   type StepStates,
 } from "./checklist";
@@ -46,6 +48,7 @@ const act = (p: {
   status?: EngagementStatus;
   note?: string;
   reason?: string;
+  via?: StepActor;
 }) =>
   decideStepAction({
     role: p.role ?? "support",
@@ -55,6 +58,8 @@ const act = (p: {
     engagementStatus: p.status ?? "active",
     note: p.note ?? "confirmed by email",
     reason: p.reason ?? "customer re-sent their file",
+    // A step that completes through its own flow is acted on by that flow, unless a test says otherwise.
+    via: p.via ?? (STEP_COMPLETION[p.step].by === "flow" ? "flow" : "person"),
   });
 
 describe("the step table", () => {
@@ -169,6 +174,19 @@ describe("gates", () => {
       expect(d.ok).toBe(true);
     });
   }
+
+  it("a step that completes through its flow cannot be clicked done by a person (step 5: a passed test)", () => {
+    const states = doneUpTo([1, 2, 3, 4]);
+    expect(act({ action: "complete", step: 5, states, via: "person" })).toMatchObject({
+      ok: false,
+      code: "PRECONDITION_FAILED",
+      reason: expect.stringContaining("single-company test passes") as string,
+    });
+    expect(act({ action: "complete", step: 5, states, via: "flow" }).ok).toBe(true);
+    // A person still starts it and reopens it.
+    expect(act({ action: "start", step: 5, states, via: "person" }).ok).toBe(true);
+    expect(act({ action: "reopen", step: 5, states: doneUpTo([1, 2, 3, 4, 5]), via: "person" }).ok).toBe(true);
+  });
 
   it("names the open gate in the refusal", () => {
     const d = act({ action: "complete", step: 5, states: doneUpTo([1, 2, 3]) });

@@ -58,6 +58,20 @@ function describe(ev: AuditEvent): string {
       return `Showed the invitation link mailed to ${ev.after.to}`;
     case "invitation.accepted":
       return `${ev.after.name} accepted the invitation`;
+    case "migration.test_requested":
+      return ev.after.kind === "rehearsal"
+        ? `Asked for a rehearsal on the sandbox (simulated companies, nothing real touched), testing a simulated ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`
+        : `Asked for the single-company test on ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`;
+    case "migration.test_finished": {
+      const what = ev.after.kind === "rehearsal" ? `Rehearsal on the sandbox with a simulated ${ev.after.company}` : `Single-company test on ${ev.after.company}`;
+      return ev.after.result === "passed" ? `${what} passed` : `${what} failed${ev.after.advice ? `: ${clause(ev.after.advice)}` : ""}`;
+    }
+    case "migration.test_cancelled":
+      return `Cancelled the ${ev.after.kind === "rehearsal" ? "rehearsal on the sandbox" : "single-company test"} on ${ev.after.company}: ${clause(ev.after.reason)}`;
+    case "migration_item.credentials_decrypted":
+      return `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`;
+    case "migration.sandbox_key_decrypted":
+      return `Decrypted the rehearsal's sandbox API key to ${clause(ev.after.purpose)}`;
     default: {
       const never: never = ev;
       return never;
