@@ -98,9 +98,6 @@ export function finishTestRun(
       // Cancelled or taken over meanwhile: leave the run and the checklist as they are.
       const current = findRun(tx, run.id);
       if (current?.status !== "running" || current.leaseOwner !== params.owner) return null;
-      outcome.stepEffect = applyToChecklist(tx, { run, item, outcome, now });
-      const statusReason = outcome.result === "passed" ? null : (outcome.advice?.text ?? null);
-      finishRunRow(tx, { runId: run.id, owner: params.owner, status: passed ? "passed" : "failed", outcome, statusReason, now });
       recordAudit(tx, {
         actor: null,
         action: "migration.test_finished",
@@ -115,6 +112,9 @@ export function finishTestRun(
         },
         at: now,
       });
+      outcome.stepEffect = applyToChecklist(tx, { run, item, outcome, now });
+      const statusReason = outcome.result === "passed" ? null : (outcome.advice?.text ?? null);
+      finishRunRow(tx, { runId: run.id, owner: params.owner, status: passed ? "passed" : "failed", outcome, statusReason, now });
       return outcome;
     },
     { behavior: "immediate" },

@@ -125,11 +125,11 @@ export function renewItemLeases(db: Db, params: { owner: string; leaseMs: number
     .run().changes;
 }
 
-/** Gives up this worker's lease on one item (or all of them), so another worker may take it at once. */
-export function releaseItemLeases(db: Db, params: { owner: string; itemId?: string }): void {
+/** Gives up this worker's leases on a run's items (or on all it holds), so another worker may take them at once. */
+export function releaseItemLeases(db: Db, params: { owner: string; runId?: string }): void {
   db.update(migrationItems)
     .set({ leaseOwner: null, leaseExpiresAt: null })
-    .where(and(eq(migrationItems.leaseOwner, params.owner), params.itemId ? eq(migrationItems.id, params.itemId) : undefined))
+    .where(and(eq(migrationItems.leaseOwner, params.owner), params.runId ? eq(migrationItems.runId, params.runId) : undefined))
     .run();
 }
 

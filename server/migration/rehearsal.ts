@@ -68,6 +68,7 @@ export async function prepareRehearsal(params: {
   run: RunRow;
   owner: string;
   control: SandboxControl;
+  sandboxUrl: string;
   engagement: { id: string; reference: string; organizationId: string; platformKey: string };
   signal?: AbortSignal;
 }): Promise<{ apiKey: string; itemId: string }> {
@@ -96,6 +97,7 @@ export async function prepareRehearsal(params: {
   const missing = real.filter((r) => !made.has(r.position));
   const progress = (created: number, done: boolean): TestRunOutcome => ({
     ...((findRun(db, params.run.id)?.outcome ?? {}) as TestRunOutcome),
+    sandboxUrl: params.sandboxUrl,
     preparation: { total: real.length, created, done },
   });
   if (!updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(made.size, false) })) throw new LeaseLostError(`rehearsal ${params.run.id}`);

@@ -35,6 +35,8 @@ export type TestRunOutcome = {
   pickedBy?: "support" | "smallest";
   /** A rehearsal: the real company whose simulated twin is tested. */
   simulates?: { itemId: string; name: string };
+  /** A rehearsal's sandbox (its base URL; the client is the rehearsal's own). */
+  sandboxUrl?: string;
   /** A rehearsal's set-up on the sandbox: simulated tenants made so far. */
   preparation?: { total: number; created: number; done: boolean };
   result?: "passed" | "failed";

@@ -119,7 +119,7 @@ export function createWorker(options: WorkerOptions): Worker {
     if (run.kind === "rehearsal") {
       if (!options.sandbox) return finish(null, storedFailure("sandbox_unavailable", "SANDBOX_URL and SANDBOX_ADMIN_TOKEN are not set for the worker."));
       try {
-        const prepared = await prepareRehearsal({ db, ring, run, owner, control: createControlClient(options.sandbox), engagement, signal });
+        const prepared = await prepareRehearsal({ db, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
         client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey });
         itemId = prepared.itemId;
       } catch (error) {
@@ -196,7 +196,7 @@ export function createWorker(options: WorkerOptions): Worker {
       }
     } finally {
       clearInterval(renew);
-      releaseItemLeases(db, { owner });
+      releaseItemLeases(db, { owner, runId: run.id });
       releaseRun(db, { runId: run.id, owner });
     }
     return run;
