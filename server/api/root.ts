@@ -4,6 +4,7 @@ import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRo
 import { engagementsRouter, portalRouter } from "./routers/engagements";
 import { platformsRouter } from "./routers/platforms";
 import { targetsRouter } from "./routers/targets";
+import { portalTestsRouter, testsRouter } from "./routers/tests";
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
@@ -15,6 +16,8 @@ export const appRouter = createTRPCRouter({
   targets: targetsRouter,
   engagements: engagementsRouter,
   portal: portalRouter,
+  tests: testsRouter,
+  portalTests: portalTestsRouter,
 });
 
 export type AppRouter = typeof appRouter;
