@@ -93,30 +93,27 @@ export function finishTestRun(
     outcome.advice = adviceFor({ kind: "internal", status: null, error: outcome.failure.error });
   }
   const company = (previous.simulates?.name ?? item?.name) || "a company";
-  return db.transaction(
-    (tx) => {
-      // Cancelled or taken over meanwhile: leave the run and the checklist as they are.
-      const current = findRun(tx, run.id);
-      if (current?.status !== "running" || current.leaseOwner !== params.owner) return null;
-      recordAudit(tx, {
-        actor: null,
-        action: "migration.test_finished",
-        targetId: run.id,
-        engagementId: run.engagementId,
-        organizationId: findEngagement(tx, run.engagementId)?.organizationId ?? null,
-        after: {
-          kind: run.kind as TestRunKind,
-          company,
-          result: passed ? "passed" : "failed",
-          ...(outcome.advice ? { advice: outcome.advice.text } : {}),
-        },
-        at: now,
-      });
-      outcome.stepEffect = applyToChecklist(tx, { run, item, outcome, now });
-      const statusReason = outcome.result === "passed" ? null : (outcome.advice?.text ?? null);
-      finishRunRow(tx, { runId: run.id, owner: params.owner, status: passed ? "passed" : "failed", outcome, statusReason, now });
-      return outcome;
-    },
-    { behavior: "immediate" },
-  );
+  return db.transaction((tx) => {
+    // Cancelled or taken over meanwhile: leave the run and the checklist as they are.
+    const current = findRun(tx, run.id);
+    if (current?.status !== "running" || current.leaseOwner !== params.owner) return null;
+    recordAudit(tx, {
+      actor: null,
+      action: "migration.test_finished",
+      targetId: run.id,
+      engagementId: run.engagementId,
+      organizationId: findEngagement(tx, run.engagementId)?.organizationId ?? null,
+      after: {
+        kind: run.kind as TestRunKind,
+        company,
+        result: passed ? "passed" : "failed",
+        ...(outcome.advice ? { advice: outcome.advice.text } : {}),
+      },
+      at: now,
+    });
+    outcome.stepEffect = applyToChecklist(tx, { run, item, outcome, now });
+    const statusReason = outcome.result === "passed" ? null : (outcome.advice?.text ?? null);
+    finishRunRow(tx, { runId: run.id, owner: params.owner, status: passed ? "passed" : "failed", outcome, statusReason, now });
+    return outcome;
+  });
 }

@@ -1,20 +1,22 @@
 "use client";
 import type { Announce } from "@/app/_components/use-announcement";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { PortalStep5Panel } from "./step-5-panel";
 
 /**
  * The flow inside each step's card, one file per step (step-1-panel.tsx …). A step without a flow
  * of its own yet shows nothing here; its Start/Complete/Reopen actions stay below.
  */
-export function StepPanel({ step }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
+export function StepPanel({ engagement, step }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   switch (step.number) {
     case 1:
     case 2:
     case 3:
     case 4:
-    case 5:
     case 6:
       return null;
+    case 5:
+      return <PortalStep5Panel engagement={engagement} />;
     default: {
       const never: never = step.number;
       return never;
