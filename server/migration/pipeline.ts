@@ -150,17 +150,25 @@ export function decideNext(item: PipelineItem, now: Date): Decision {
 /** A connection as the lookup sees it. */
 export type FoundConnection = { id: string; integrationKey: string | null; platformName: string; status: ConnectionStatus };
 
-/** The result of one call: what the pipeline needs of the answer, or the failure. */
+/**
+ * The result of one call: what the pipeline needs of the answer (with the answer's correlationId,
+ * which a failure found in a successful answer keeps: a Deauthorized connection, a failed sync),
+ * or the failure.
+ */
 export type CallResult =
-  | { ok: true; call: "findCompanyByTag"; companyIds: string[] }
-  | { ok: true; call: "createCompany"; companyId: string }
-  | { ok: true; call: "listConnections"; connections: FoundConnection[] }
-  | { ok: true; call: "createConnection"; connectionId: string }
-  | { ok: true; call: "authorize"; status: ConnectionStatus; errors: PlatformError[] }
-  | { ok: true; call: "requestSync" }
-  | { ok: true; call: "getDataStatus"; dataTypes: Record<string, string> }
-  | { ok: true; call: "readData"; dataType: ReadDataType; records: number | null }
+  | ({ ok: true; correlationId?: string | null } & CallAnswer)
   | { ok: false; call: PipelineCall; error: Omit<StoredError, "at"> & { kind: ServiceErrorKind; retryAfterMs: number | null } };
+
+/** What each call's answer says, as the pipeline needs it. */
+export type CallAnswer =
+  | { call: "findCompanyByTag"; companyIds: string[] }
+  | { call: "createCompany"; companyId: string }
+  | { call: "listConnections"; connections: FoundConnection[] }
+  | { call: "createConnection"; connectionId: string }
+  | { call: "authorize"; status: ConnectionStatus; errors: PlatformError[] }
+  | { call: "requestSync" }
+  | { call: "getDataStatus"; dataTypes: Record<string, string> }
+  | { call: "readData"; dataType: ReadDataType; records: number | null };
 
 /**
  * What a failure means beyond the item: `run_stop` — the account or key is at fault and every
@@ -325,13 +333,13 @@ export function applyResult(
           status: null,
           service: null,
           error: reason,
-          correlationId: null,
+          correlationId: result.correlationId ?? null,
           at: iso(now),
         };
         return { ...base, state: "reauth_required", checks, lastError: error, outcomeReason: reason };
       }
       return fail(
-        { operation: "authorizeConnection", kind: "unexpected_status", status: null, service: null, error: `The connection is ${result.status} after its authorization.`, correlationId: null, at: iso(now) },
+        { operation: "authorizeConnection", kind: "unexpected_status", status: null, service: null, error: `The connection is ${result.status} after its authorization.`, correlationId: result.correlationId ?? null, at: iso(now) },
         `The service left the connection ${result.status} after the authorization call; expected Linked.`,
       );
     }
@@ -339,7 +347,7 @@ export function applyResult(
       checks.sync = { requestedAt: iso(now), polls: 0, dataTypes: {} };
       return { ...base, state: "sync_requested", checks, nextAttemptAt: new Date(now.getTime() + policy.pollInitialMs) };
     case "getDataStatus":
-      return applyDataStatus(item, base, checks, result.dataTypes, now, policy, fail);
+      return applyDataStatus(item, base, checks, result.dataTypes, result.correlationId ?? null, now, policy, fail);
     case "readData":
       checks.read = { dataType: result.dataType, records: result.records, at: iso(now) };
       return { ...base, state: "verified", checks, lastError: null };
@@ -355,6 +363,7 @@ function applyDataStatus(
   base: Transition,
   checks: ItemChecks,
   dataTypes: Record<string, string>,
+  correlationId: string | null,
   now: Date,
   policy: PipelinePolicy,
   fail: (error: StoredError, reason: string) => Transition,
@@ -369,7 +378,7 @@ function applyDataStatus(
       const minutes = Math.round(policy.syncDeadlineMs / 60_000);
       const what = running.length ? `${running.length} data type${running.length > 1 ? "s" : ""} still syncing (${running.slice(0, 5).join(", ")}${running.length > 5 ? ", …" : ""})` : "no data type queued";
       const text = `The sync did not finish within ${minutes} minute${minutes === 1 ? "" : "s"}: ${what}.`;
-      return fail({ operation: "getDataStatus", kind: "sync_timeout", status: null, service: null, error: text, correlationId: null, at: iso(now) }, text);
+      return fail({ operation: "getDataStatus", kind: "sync_timeout", status: null, service: null, error: text, correlationId, at: iso(now) }, text);
     }
     return { ...base, checks, nextAttemptAt: new Date(now.getTime() + pollDelayMs(previous.polls, policy)) };
   }
@@ -381,7 +390,7 @@ function applyDataStatus(
       ...base,
       state: "reauth_required",
       checks,
-      lastError: { operation: "getDataStatus", kind: "auth_error_during_sync", status: null, service: null, error: reason, correlationId: null, at: iso(now) },
+      lastError: { operation: "getDataStatus", kind: "auth_error_during_sync", status: null, service: null, error: reason, correlationId, at: iso(now) },
       outcomeReason: reason,
     };
   }
@@ -389,7 +398,7 @@ function applyDataStatus(
   if (failed.length) {
     const list = failed.slice(0, 8).map(([t, s]) => `${t} ${s}`).join(", ");
     const reason = `${failed.length} data type${failed.length > 1 ? "s" : ""} did not sync: ${list}${failed.length > 8 ? ", …" : ""}.`;
-    return fail({ operation: "getDataStatus", kind: "sync_failed", status: null, service: null, error: reason, correlationId: null, at: iso(now) }, reason);
+    return fail({ operation: "getDataStatus", kind: "sync_failed", status: null, service: null, error: reason, correlationId, at: iso(now) }, reason);
   }
   const readType = READ_DATA_TYPE[item.platform.category];
   if (dataTypes[readType] !== "Complete") {

@@ -21,6 +21,7 @@ import {
   decideNext,
   DEFAULT_PIPELINE_POLICY,
   ITEM_TAG,
+  type CallAnswer,
   type CallDecision,
   type CallResult,
   type PipelineCall,
@@ -117,31 +118,32 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
     return item.connectionId;
   };
   let secrets: string[] = [];
+  const answered = (meta: CallMeta, answer: CallAnswer, detail: Record<string, unknown>): { result: CallResult; record: CallRecord } => ({
+    result: { ok: true, correlationId: meta.correlationId, ...answer },
+    record: okRecord(at, meta, detail),
+  });
   try {
     switch (decision.call) {
       case "findCompanyByTag": {
         const { data, meta } = await client.findCompaniesByTag({ name: ITEM_TAG, value: item.id }, options);
         const companyIds = [...data].sort((a, b) => (a.created ?? "").localeCompare(b.created ?? "")).map((c) => c.id);
-        return { result: { ok: true, call: "findCompanyByTag", companyIds }, record: okRecord(at, meta, { found: companyIds.length, companyIds }) };
+        return answered(meta, { call: "findCompanyByTag", companyIds }, { found: companyIds.length, companyIds });
       }
       case "createCompany": {
         const { data, meta } = await client.createCompany(
           { name: companyNameFor(row), description: `Migrated by Ferry (${ctx.engagement.reference})`, tags: { [ITEM_TAG]: item.id } },
           options,
         );
-        return { result: { ok: true, call: "createCompany", companyId: data.id }, record: okRecord(at, meta, { companyId: data.id }) };
+        return answered(meta, { call: "createCompany", companyId: data.id }, { companyId: data.id });
       }
       case "listConnections": {
         const { data, meta } = await client.listConnections({ companyId: companyId() }, options);
         const connections = data.map((c) => ({ id: c.id, integrationKey: c.integrationKey ?? null, platformName: c.platformName, status: c.status }));
-        return {
-          result: { ok: true, call: "listConnections", connections },
-          record: okRecord(at, meta, { connections: connections.map((c) => ({ id: c.id, status: c.status, platform: c.platformName })) }),
-        };
+        return answered(meta, { call: "listConnections", connections }, { connections: connections.map((c) => ({ id: c.id, status: c.status, platform: c.platformName })) });
       }
       case "createConnection": {
         const { data, meta } = await client.createConnection({ companyId: companyId(), platformKey: ctx.platform.key }, options);
-        return { result: { ok: true, call: "createConnection", connectionId: data.id }, record: okRecord(at, meta, { connectionId: data.id, status: data.status }) };
+        return answered(meta, { call: "createConnection", connectionId: data.id }, { connectionId: data.id, status: data.status });
       }
       case "authorize": {
         const credentials = openCredentials(ctx, row);
@@ -155,30 +157,24 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
             statusText: e.statusText ? redact(e.statusText, secrets) : null,
             errorMessage: e.errorMessage ? redact(e.errorMessage, secrets) : null,
           }));
-        return {
-          result: { ok: true, call: "authorize", status: data.status, errors },
-          record: okRecord(at, meta, { status: data.status, ...(errors.length ? { errors } : {}) }),
-        };
+        return answered(meta, { call: "authorize", status: data.status, errors }, { status: data.status, ...(errors.length ? { errors } : {}) });
       }
       case "requestSync": {
         const { meta } = await client.refreshAllData({ companyId: companyId() }, options);
-        return { result: { ok: true, call: "requestSync" }, record: okRecord(at, meta, {}) };
+        return answered(meta, { call: "requestSync" }, {});
       }
       case "getDataStatus": {
         const { data, meta } = await client.getDataStatus({ companyId: companyId() }, options);
         const dataTypes = Object.fromEntries(Object.values(data).map((s) => [s.dataType, s.currentStatus ?? "Unknown"]));
         const counts: Record<string, number> = {};
         for (const status of Object.values(dataTypes)) counts[status] = (counts[status] ?? 0) + 1;
-        return { result: { ok: true, call: "getDataStatus", dataTypes }, record: okRecord(at, meta, { counts }) };
+        return answered(meta, { call: "getDataStatus", dataTypes }, { counts });
       }
       case "readData": {
         const page = { companyId: companyId(), page: 1, pageSize: 1 };
         const { data, meta } =
           decision.dataType === "commerce-orders" ? await client.listCommerceOrders({ ...page, connectionId: connectionId() }, options) : await client.listAccounts(page, options);
-        return {
-          result: { ok: true, call: "readData", dataType: decision.dataType, records: data.totalResults },
-          record: okRecord(at, meta, { dataType: decision.dataType, records: data.totalResults }),
-        };
+        return answered(meta, { call: "readData", dataType: decision.dataType, records: data.totalResults }, { dataType: decision.dataType, records: data.totalResults });
       }
       default: {
         const never: never = decision;

@@ -116,6 +116,8 @@ describe("the single-company test", () => {
       stepEffect: { kind: "reopened", step: 4 },
     });
     expect(run.failure!.error).toContain("invalid_grant");
+    // The answer that said so keeps its correlationId, to quote to the service's support.
+    expect(run.failure!.correlationId).toBe(run.calls.find((c) => c.operation === "authorizeConnection")!.correlationId);
     expect(run.checks.map((c) => c.result)).toEqual(["failed", "not_reached"]);
     expect(run.checks[0]!.detail).toContain("invalid_grant");
     expect(run.item).toMatchObject({ state: "reauth_required" });
@@ -151,6 +153,16 @@ describe("the single-company test", () => {
     const run = getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId });
     expect(run).toMatchObject({ result: "failed", failure: { kind: "company_limit", status: 402 }, advice: { code: "company_limit" } });
     expect(run.advice!.text).toContain("free trial with 50 companies");
+  });
+});
+
+describe("the demo's shape", () => {
+  it("an accepted file of 25 tenants of mixed volume, two rotated after the export: Ferry's pick passes", async () => {
+    const volumes = [120, 45, 3_000, 800, 60, 250, 15, 900, 75, 400, 30, 1_500, 90, 200, 50, 650, 20, 350, 110, 2_000, 70, 500, 40, 1_200, 180];
+    const eng = await ready(volumes.map((records, i) => ({ name: `Demo Company ${i + 1}`, records, rotatedAfterExport: i === 4 || i === 17 })));
+    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    await worker().runOnce();
+    expect(getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId })).toMatchObject({ company: "Demo Company 7", result: "passed", stepEffect: { kind: "completed" } });
   });
 });
 
