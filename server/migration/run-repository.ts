@@ -165,8 +165,3 @@ export function listRunRows(db: DbOrTx, params: { engagementId: string; kinds: r
 export function listCallRows(db: DbOrTx, runId: string): CallRow[] {
   return db.select().from(serviceCalls).where(eq(serviceCalls.runId, runId)).orderBy(asc(serviceCalls.id)).all();
 }
-
-/** Inserts a call that belongs to the run but to no item's pipeline (e.g. a rehearsal's set-up). */
-export function insertRunCall(tx: DbOrTx, params: { runId: string; itemId: string | null } & Omit<CallRow, "id" | "runId" | "itemId">): void {
-  tx.insert(serviceCalls).values(params).run();
-}

@@ -4,6 +4,7 @@
  * tenant → advice and step 4 reopened; a wrong key; a full free trial), leases taken over after a
  * worker dies, a cancelled run let go, and the rehearsal on simulated companies.
  */
+import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, engagementSteps, migrationItems, migrationRuns } from "@/db/schema";
@@ -11,6 +12,7 @@ import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
 import { createServiceClient } from "@/server/service-client";
 import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
+import { decryptSecret } from "@/server/security/secrets";
 import { createServiceTarget } from "@/server/targets/targets";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { cancelTestRun } from "./cancel-test-run";
@@ -39,8 +41,13 @@ afterAll(async () => {
   await sb.close();
 });
 
-const ready = (companies: ReadyCompany[], extra: Partial<Parameters<typeof readyEngagement>[1]> = {}) =>
-  readyEngagement(t.db, { ring: TEST_KEY_RING, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies, ...extra });
+/** The API keys of every target the tests made (checked against the database file at the end). */
+const targetKeys: string[] = [];
+const ready = async (companies: ReadyCompany[], extra: Partial<Parameters<typeof readyEngagement>[1]> = {}) => {
+  const eng = await readyEngagement(t.db, { ring: TEST_KEY_RING, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies, ...extra });
+  targetKeys.push(eng.apiKey);
+  return eng;
+};
 
 const worker = (extra: Partial<WorkerOptions> = {}) =>
   createWorker({ db: t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, sandbox: { url: sb.url, adminToken: sb.adminToken }, ...extra });
@@ -290,5 +297,21 @@ describe("the rehearsal", () => {
       failure: { kind: "sandbox_unavailable" },
       advice: { code: "sandbox_unavailable" },
     });
+  });
+});
+
+describe("secrets", () => {
+  it("after every test above, no token or API key is in the database file in plain text, nor in what the screens get", async () => {
+    const runs = t.db.select().from(migrationRuns).all();
+    const rehearsalKeys = runs.flatMap((r) => (r.sandboxApiKeyCipher ? [decryptSecret(TEST_KEY_RING, r.sandboxApiKeyCipher, `migration_run:${r.id}:sandbox_api_key`)] : []));
+    expect(rehearsalKeys.length).toBeGreaterThan(0);
+    const keys = [...targetKeys, ...rehearsalKeys];
+    const views = JSON.stringify(runs.map((r) => getTestRun(t.db, people.support, { engagementId: r.engagementId, runId: r.id })));
+    t.db.$client.pragma("wal_checkpoint(TRUNCATE)");
+    const raw = fs.readFileSync(t.file).toString("latin1");
+    for (const text of [raw, views]) {
+      expect(text).not.toMatch(/qhyg\.(at|rt)\.[A-Za-z0-9_-]{10}/);
+      for (const key of keys) expect(text.includes(key)).toBe(false);
+    }
   });
 });
