@@ -4,13 +4,14 @@
  * completes step 5 (the customer sees the run in the portal); a tenant rotated after the export
  * fails with the advice and reopens step 4; a rehearsal runs on simulated companies.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { DEMO, expect, readyForSingleCompanyTest, signIn, test } from "./fixtures";
 
 // A test's sync takes a few seconds on the sandbox; the worker polls it with backoff.
-const RUN_TIMEOUT = { timeout: 45_000 };
+const RUN_TIMEOUT = { timeout: 90_000 };
 
 test("support runs the single-company test, sees every call as it happens, and it passes, completing step 5; the customer sees it", async ({ page, browser, factory }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const org = await factory.organization("Pilot Org");
   const eng = await readyForSingleCompanyTest({
     organizationId: org.id,
@@ -52,6 +53,10 @@ test("support runs the single-company test, sees every call as it happens, and i
   await expect(dataTypes.getByRole("row").filter({ hasText: "chartOfAccounts" })).toContainText("Complete");
   await expect(dataTypes.getByRole("row").filter({ hasText: "chartOfAccounts" })).toContainText("5");
 
+  // The step's card, with the run in it, has no accessibility violation axe can find.
+  const axe = await new AxeBuilder({ page }).include('[data-step="5"]').analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+
   // The checklist moved on, and the timeline says why.
   await expect(step5).toHaveAttribute("data-state", "done");
   await expect(step5.getByRole("button", { name: "Run the single-company test" })).toBeDisabled();
@@ -73,7 +78,7 @@ test("support runs the single-company test, sees every call as it happens, and i
 });
 
 test("a company whose tenant was rotated after the export fails with the advice, and step 4 is reopened", async ({ page, factory }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const org = await factory.organization("Rotated Org");
   const eng = await readyForSingleCompanyTest({
     organizationId: org.id,
@@ -108,7 +113,7 @@ test("a company whose tenant was rotated after the export fails with the advice,
 });
 
 test("support rehearses on the sandbox: simulated companies, labelled as a rehearsal, the checklist untouched", async ({ page, factory }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const org = await factory.organization("Rehearsal Org");
   const eng = await readyForSingleCompanyTest({ organizationId: org.id, companies: [{ name: "Rehearsed Retail", records: 5 }, { name: "Other Outfit", records: 8, rotatedAfterExport: true }] });
   await signIn(page, DEMO.sam);
