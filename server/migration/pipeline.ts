@@ -244,15 +244,7 @@ export function pollDelayMs(polls: number, policy: PipelinePolicy): number {
 }
 
 /** What to store after a call: the item's new fields, and whether the run must stop or pause. */
-export type Transition = {
-  state: MigrationItemState;
-  companyId: string | null;
-  connectionId: string | null;
-  inFlightCall: InFlightCall | null;
-  checks: ItemChecks | null;
-  attempts: number;
-  nextAttemptAt: Date | null;
-  lastError: StoredError | null;
+export type Transition = Omit<PipelineItem, "id" | "platform"> & {
   /** Why the item ended where it did, in words (the platform's text for a reauthorization). */
   outcomeReason: string | null;
   /** Set when the failure concerns the whole run (see FailureScope); the item keeps its state. */

@@ -6,45 +6,31 @@
  * type that fails to sync.
  */
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
 import { createServiceClient, type ServiceClient } from "@/server/service-client";
-import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { claimItem, findItem, platformOf } from "./item-repository";
 import { DEFAULT_PIPELINE_POLICY, ITEM_TAG, type PipelineCall, type PipelinePolicy } from "./pipeline";
 import { insertRun } from "./run-repository";
 import { driveItem, stepItem, type RunnerContext } from "./runner";
-import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "./testing/ready-engagement";
+import type { ReadyCompany, ReadyEngagement } from "./testing/ready-engagement";
+import { engineTestBed } from "./testing/test-bed";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollFactor: 1.5, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200, syncDeadlineMs: 60_000 };
 const LEASE_MS = 10_000;
 
-let sb: TestSandbox;
-let t: TestDb;
-let people: People;
+const bed = engineTestBed();
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  t = createTestDb();
-  people = await seedPeople(t.db);
-});
-afterAll(async () => {
-  t.close();
-  await sb.close();
-});
-
-async function ready(companies: ReadyCompany[], platformKey: "qhyg" | "fztf" = "qhyg"): Promise<ReadyEngagement> {
-  return readyEngagement(t.db, { ring: TEST_KEY_RING, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies, platformKey });
-}
+const ready = (companies: ReadyCompany[], platformKey: "qhyg" | "fztf" = "qhyg"): Promise<ReadyEngagement> => bed.ready(companies, { platformKey });
 
 /** A run holding one item, and a runner context for it with a worker id of its own. */
 function runnerFor(eng: ReadyEngagement, itemId: string, owner: string, client: ServiceClient, extra: Partial<RunnerContext> = {}): RunnerContext {
   const runId = crypto.randomUUID();
-  t.db.transaction((tx) => insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId, requestedById: people.support.id, now: new Date() }));
-  t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.id, itemId)).run();
+  bed.t.db.transaction((tx) => insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId, requestedById: bed.people.support.id, now: new Date() }));
+  bed.t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.id, itemId)).run();
   return {
-    db: t.db,
+    db: bed.t.db,
     ring: TEST_KEY_RING,
     client,
     runId,
@@ -67,10 +53,10 @@ async function onService(client: ServiceClient, itemId: string) {
 describe("one company, call by call", () => {
   it("creates, connects, authorizes, syncs, polls and reads; every call is stored with its correlationId before the next", async () => {
     const eng = await ready([{ name: "Harbour Books", records: 5, externalRef: "HB-1" }]);
-    const client = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-a", client);
-    expect(claimItem(t.db, { itemId, runId: ctx.runId, owner: "worker-a", leaseMs: LEASE_MS, now: new Date() })).toBeDefined();
+    expect(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-a", leaseMs: LEASE_MS, now: new Date() })).toBeDefined();
 
     const seen: PipelineCall[] = [];
     for (;;) {
@@ -82,26 +68,26 @@ describe("one company, call by call", () => {
       }
       seen.push(step.call);
       // Stored before the next call: the item's state and the call's row are there now.
-      expect(findItem(t.db, itemId)!.state).toBe(step.transition.state);
-      expect(t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).all()).toHaveLength(seen.length);
+      expect(findItem(bed.t.db, itemId)!.state).toBe(step.transition.state);
+      expect(bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).all()).toHaveLength(seen.length);
     }
     expect(seen.slice(0, 4)).toEqual(["createCompany", "createConnection", "authorize", "requestSync"]);
     expect(seen.at(-1)).toBe("readData");
     expect(seen.slice(4, -1).every((c) => c === "getDataStatus")).toBe(true);
 
-    const item = findItem(t.db, itemId)!;
+    const item = findItem(bed.t.db, itemId)!;
     expect(item).toMatchObject({ state: "verified", inFlightCall: null, lastError: null, attempts: 0 });
     expect(item.checks).toMatchObject({ connection: { status: "Linked" }, read: { dataType: "chartOfAccounts", records: 5 } });
     expect(Object.values((item.checks as { sync: { dataTypes: Record<string, string> } }).sync.dataTypes).every((s) => s === "Complete" || s === "NotSupported")).toBe(true);
     expect(item.finishedAt).toBeInstanceOf(Date);
 
-    const calls = t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all();
+    const calls = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all();
     expect(calls.every((c) => c.ok && /^[0-9a-f-]{36}$/.test(c.correlationId ?? ""))).toBe(true);
     expect(calls[0]).toMatchObject({ operation: "createCompany", method: "POST", path: "/companies", status: 200, detail: { companyId: item.companyId } });
     expect(calls[2]).toMatchObject({ operation: "authorizeConnection", method: "PUT", detail: { status: "Linked" } });
 
     // The credentials were decrypted once, for the authorization call, and that is on record (without them).
-    const decryptions = t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.targetId === itemId);
+    const decryptions = bed.t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.targetId === itemId);
     expect(decryptions).toHaveLength(1);
     expect(decryptions[0]).toMatchObject({ engagementId: eng.engagementId, actorLabel: "System", after: { company: "Harbour Books", rehearsal: false } });
 
@@ -124,14 +110,14 @@ describe("resume at every boundary", () => {
     "stopped at %s, %s: another worker resumes after the lease expires; one company, one connection, verified",
     async (_call, _when, scenario) => {
       const eng = await ready([{ name: `Resume ${scenario.call} ${scenario.when}`, records: 3 }]);
-      const client = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
+      const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
       const itemId = eng.items[0]!.id;
       const first = runnerFor(eng, itemId, "worker-1", client, {
         beforeStore: (call) => {
           if (scenario.when === "before its record" && call === scenario.call) throw new Crash(call);
         },
       });
-      claimItem(t.db, { itemId, runId: first.runId, owner: "worker-1", leaseMs: LEASE_MS, now: new Date() });
+      claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-1", leaseMs: LEASE_MS, now: new Date() });
 
       // The first worker runs until it dies at the boundary.
       let stopped = false;
@@ -146,15 +132,15 @@ describe("resume at every boundary", () => {
           stopped = true;
         }
       }
-      const atCrash = findItem(t.db, itemId)!;
+      const atCrash = findItem(bed.t.db, itemId)!;
       if (scenario.when === "before its record" && (scenario.call === "createCompany" || scenario.call === "createConnection")) {
         // The create was sent and answered, but only its intent is stored.
         expect(atCrash.inFlightCall).toBe(scenario.call);
       }
 
       // The lease is still the dead worker's: nobody else may take the item yet; once it expires, another does.
-      expect(claimItem(t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date() })).toBeUndefined();
-      expect(claimItem(t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) })).toBeDefined();
+      expect(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date() })).toBeUndefined();
+      expect(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) })).toBeDefined();
       const second: RunnerContext = { ...first, owner: "worker-2", beforeStore: undefined };
       // The first worker, come back to life, can no longer write.
       await expect(stepItem(first, itemId)).rejects.toThrow(/no longer this worker's/);
@@ -162,15 +148,15 @@ describe("resume at every boundary", () => {
       const result = await driveItem(second, itemId);
       expect(result).toEqual({ state: "verified", runStop: null });
       expect(await onService(client, itemId)).toEqual({ companies: 1, connections: 1 });
-      const item = findItem(t.db, itemId)!;
+      const item = findItem(bed.t.db, itemId)!;
       expect(item.companyId).toBe(atCrash.companyId ?? item.companyId);
       if (scenario.when === "before its record" && scenario.call === "createCompany") {
-        const operations = t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
+        const operations = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
         // The unstored create is healed by a lookup, not a second create.
         expect(operations.slice(0, 3)).toEqual(["findCompaniesByTag", "createConnection", "authorizeConnection"]);
       }
       if (scenario.when === "before its record" && scenario.call === "createConnection") {
-        const operations = t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
+        const operations = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
         expect(operations.slice(0, 3)).toEqual(["createCompany", "listConnections", "authorizeConnection"]);
       }
     },
@@ -180,12 +166,12 @@ describe("resume at every boundary", () => {
 describe("outcomes a company can have", () => {
   it("a tenant rotated after the export ends reauth_required with the platform's reason", async () => {
     const eng = await ready([{ name: "Rotated Ltd", records: 3, rotatedAfterExport: true }]);
-    const client = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-r", client);
-    claimItem(t.db, { itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() });
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() });
     expect(await driveItem(ctx, itemId)).toEqual({ state: "reauth_required", runStop: null });
-    const item = findItem(t.db, itemId)!;
+    const item = findItem(bed.t.db, itemId)!;
     expect(item.outcomeReason).toMatch(/^400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used/);
     expect(item.checks).toMatchObject({ connection: { status: "Deauthorized", errors: [{ statusCode: "400" }] } });
     expect(item.lastError).toMatchObject({ kind: "reauthorization_required", operation: "authorizeConnection" });
@@ -193,34 +179,34 @@ describe("outcomes a company can have", () => {
 
   it("a commerce company proves its data with a commerce-orders read on its connection", async () => {
     const eng = await ready([{ name: "Corner Shop", records: 4 }], "fztf");
-    const client = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-s", client);
-    claimItem(t.db, { itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() });
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() });
     expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
-    expect(findItem(t.db, itemId)!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
+    expect(findItem(bed.t.db, itemId)!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
   });
 
   it("a data type that fails to sync fails the company, naming it", async () => {
     const eng = await ready([{ name: "Broken Invoices", records: 3, fetchErrorDataTypes: ["invoices"] }]);
-    const client = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-f", client);
-    claimItem(t.db, { itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() });
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() });
     expect(await driveItem(ctx, itemId)).toEqual({ state: "failed", runStop: null });
-    expect(findItem(t.db, itemId)).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
+    expect(findItem(bed.t.db, itemId)).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
   });
 
   it("a free trial at its 50 companies stops the run, leaving the company to try again", async () => {
     const eng = await ready([{ name: "Fifty First", records: 3 }]);
-    const { apiKey } = await sb.control.createClient({ plan: "free" });
-    const full = createServiceClient({ baseUrl: sb.url, apiKey });
+    const { apiKey } = await bed.sb.control.createClient({ plan: "free" });
+    const full = createServiceClient({ baseUrl: bed.sb.url, apiKey });
     await Promise.all(Array.from({ length: 50 }, (_, i) => full.createCompany({ name: `Existing ${i}` })));
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-l", full);
-    claimItem(t.db, { itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() });
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() });
     const result = await driveItem(ctx, itemId);
     expect(result).toMatchObject({ state: "pending", runStop: { kind: "company_limit", status: 402 } });
-    expect(findItem(t.db, itemId)).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
+    expect(findItem(bed.t.db, itemId)).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
   });
 });

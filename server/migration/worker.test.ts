@@ -6,15 +6,14 @@
  */
 import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { auditEvents, engagementSteps, migrationItems, migrationRuns } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
 import { createServiceClient } from "@/server/service-client";
-import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
 import { decryptSecret } from "@/server/security/secrets";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { cancelTestRun } from "./cancel-test-run";
 import { getTestRun } from "./get-test-runs";
 import { claimItem, findItem, platformOf } from "./item-repository";
@@ -22,38 +21,26 @@ import { DEFAULT_PIPELINE_POLICY, ITEM_TAG, type PipelinePolicy } from "./pipeli
 import { requestTestRun } from "./request-test-run";
 import { claimRun, findRun } from "./run-repository";
 import { stepItem } from "./runner";
-import { readyEngagement, type ReadyCompany } from "./testing/ready-engagement";
+import { engineTestBed } from "./testing/test-bed";
 import { createWorker, type WorkerOptions } from "./worker";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 
-let sb: TestSandbox;
-let t: TestDb;
-let people: People;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  t = createTestDb();
-  people = await seedPeople(t.db);
-});
-afterAll(async () => {
-  t.close();
-  await sb.close();
-});
+const bed = engineTestBed();
 
 /** The API keys of every target the tests made (checked against the database file at the end). */
 const targetKeys: string[] = [];
-const ready = async (companies: ReadyCompany[], extra: Partial<Parameters<typeof readyEngagement>[1]> = {}) => {
-  const eng = await readyEngagement(t.db, { ring: TEST_KEY_RING, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies, ...extra });
+const ready = async (...args: Parameters<typeof bed.ready>) => {
+  const eng = await bed.ready(...args);
   targetKeys.push(eng.apiKey);
   return eng;
 };
 
 const worker = (extra: Partial<WorkerOptions> = {}) =>
-  createWorker({ db: t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, sandbox: { url: sb.url, adminToken: sb.adminToken }, ...extra });
+  createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken }, ...extra });
 
 const steps = (engagementId: string) =>
-  Object.fromEntries(t.db.select().from(engagementSteps).where(eq(engagementSteps.engagementId, engagementId)).all().map((s) => [s.step, s]));
+  Object.fromEntries(bed.t.db.select().from(engagementSteps).where(eq(engagementSteps.engagementId, engagementId)).all().map((s) => [s.step, s]));
 
 describe("the single-company test", () => {
   it("support asks, a worker carries it out (Ferry picks the smallest company), it passes and completes step 5 with the run as evidence", async () => {
@@ -62,17 +49,17 @@ describe("the single-company test", () => {
       { name: "Small Co", records: 5, externalRef: "S-1" },
       { name: "Middle Co", records: 20 },
     ]);
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot" });
-    expect(findRun(t.db, runId)).toMatchObject({ status: "queued", kind: "pilot", itemId: eng.items[1]!.id });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    expect(findRun(bed.t.db, runId)).toMatchObject({ status: "queued", kind: "pilot", itemId: eng.items[1]!.id });
     expect(steps(eng.engagementId)[5]!.state).toBe("in_progress");
-    const queued = getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId });
+    const queued = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     expect(queued).toMatchObject({ active: true, company: "Small Co", pickedBy: "smallest", progress: { done: 0, label: "Creating the company" } });
     expect(queued.checks.map((c) => c.result)).toEqual(["running", "running"]);
 
     const w = worker();
     expect((await w.runOnce())?.id).toBe(runId);
 
-    const run = getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId });
+    const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     expect(run).toMatchObject({ status: "passed", result: "passed", active: false, failure: null, advice: null, stepEffect: { kind: "completed", step: 5 } });
     expect(run.checks.map((c) => [c.label, c.result])).toEqual([
       ["No reauthorization required", "passed"],
@@ -88,12 +75,12 @@ describe("the single-company test", () => {
     expect(run.item).toMatchObject({ name: "Small Co", externalRef: "S-1", state: "verified", companyId: expect.any(String) as string });
 
     const step5 = steps(eng.engagementId)[5]!;
-    expect(step5).toMatchObject({ state: "done", completedById: people.support.id });
+    expect(step5).toMatchObject({ state: "done", completedById: bed.people.support.id });
     expect(step5.evidence).toEqual({ flow: { kind: "test_passed", runId, itemId: eng.items[1]!.id, companyId: run.item!.companyId, connectionId: run.item!.connectionId } });
-    expect(getEngagement(t.db, people.support, eng.engagementId).currentStep).toBe(6);
+    expect(getEngagement(bed.t.db, bed.people.support, eng.engagementId).currentStep).toBe(6);
 
     // Decryptions on record: the target's key when the worker took the run up, the company's credentials once.
-    const timeline = getEngagementTimeline(t.db, people.support, eng.engagementId).map((e) => e.summary);
+    const timeline = getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId).map((e) => e.summary);
     expect(timeline.slice(0, 4)).toEqual([
       "Completed step 5 (Single-company test)",
       "Single-company test on Small Co passed",
@@ -102,15 +89,15 @@ describe("the single-company test", () => {
     ]);
     expect(timeline).toContain("Asked for the single-company test on Small Co (the smallest company)");
     // The worker let go of everything.
-    expect(findRun(t.db, runId)).toMatchObject({ leaseOwner: null });
-    expect(findItem(t.db, eng.items[1]!.id)).toMatchObject({ leaseOwner: null });
+    expect(findRun(bed.t.db, runId)).toMatchObject({ leaseOwner: null });
+    expect(findItem(bed.t.db, eng.items[1]!.id)).toMatchObject({ leaseOwner: null });
   });
 
   it("a tenant rotated after the export fails with the advice in words, and reopens step 4 (the cascade reopens step 5)", async () => {
     const eng = await ready([{ name: "Rotated Books", records: 3, rotatedAfterExport: true }]);
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot", itemId: eng.items[0]!.id });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot", itemId: eng.items[0]!.id });
     await worker().runOnce();
-    const run = getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId });
+    const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     const advice =
       "The old app probably refreshed this token after the file was exported: ask the customer to confirm syncing is off and export a new file.";
     expect(run).toMatchObject({
@@ -135,11 +122,11 @@ describe("the single-company test", () => {
   });
 
   it("a wrong API key fails the test saying so, with the service's status, text and correlationId", async () => {
-    const bad = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Wrong key", baseUrl: sb.url, apiKey: "not-a-key-of-this-service", kind: "sandbox" });
+    const bad = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Wrong key", baseUrl: bed.sb.url, apiKey: "not-a-key-of-this-service", kind: "sandbox" });
     const eng = await ready([{ name: "Keyless", records: 3 }], { target: { id: bad.id, apiKey: "not-a-key-of-this-service" } });
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     await worker().runOnce();
-    const run = getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId });
+    const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     expect(run).toMatchObject({
       result: "failed",
       advice: { code: "api_key_refused", reopenStep: null },
@@ -153,11 +140,11 @@ describe("the single-company test", () => {
 
   it("a free trial already at 50 companies fails with the company-limit advice", async () => {
     const eng = await ready([{ name: "The 51st", records: 3 }], { target: { plan: "free" } });
-    const filler = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
+    const filler = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     await Promise.all(Array.from({ length: 50 }, (_, i) => filler.createCompany({ name: `Existing ${i}` })));
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     await worker().runOnce();
-    const run = getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId });
+    const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     expect(run).toMatchObject({ result: "failed", failure: { kind: "company_limit", status: 402 }, advice: { code: "company_limit" } });
     expect(run.advice!.text).toContain("free trial with 50 companies");
   });
@@ -167,32 +154,32 @@ describe("the demo's shape", () => {
   it("an accepted file of 25 tenants of mixed volume, two rotated after the export: Ferry's pick passes", async () => {
     const volumes = [120, 45, 3_000, 800, 60, 250, 15, 900, 75, 400, 30, 1_500, 90, 200, 50, 650, 20, 350, 110, 2_000, 70, 500, 40, 1_200, 180];
     const eng = await ready(volumes.map((records, i) => ({ name: `Demo Company ${i + 1}`, records, rotatedAfterExport: i === 4 || i === 17 })));
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     await worker().runOnce();
-    expect(getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId })).toMatchObject({ company: "Demo Company 7", result: "passed", stepEffect: { kind: "completed" } });
+    expect(getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId })).toMatchObject({ company: "Demo Company 7", result: "passed", stepEffect: { kind: "completed" } });
   });
 });
 
 describe("leases", () => {
   it("a worker that died mid-run holds it only until its lease expires; another worker resumes it without creating twice", async () => {
     const eng = await ready([{ name: "Crashed Midway", records: 3 }]);
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     // The dead worker: took the run and the company, made the first two calls, then stopped renewing.
-    const dead = claimRun(t.db, { owner: "dead", kinds: ["pilot"], leaseMs: 600, now: new Date() })!;
+    const dead = claimRun(bed.t.db, { owner: "dead", kinds: ["pilot"], leaseMs: 600, now: new Date() })!;
     expect(dead.id).toBe(runId);
     const itemId = eng.items[0]!.id;
-    claimItem(t.db, { itemId, runId, owner: "dead", leaseMs: 600, now: new Date() });
-    const client = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
-    const ctx = { db: t.db, ring: TEST_KEY_RING, client, runId, owner: "dead", engagement: { id: eng.engagementId, organizationId: eng.organizationId, reference: eng.reference }, platform: platformOf("qhyg"), rehearsal: false, policy: FAST };
+    claimItem(bed.t.db, { itemId, runId, owner: "dead", leaseMs: 600, now: new Date() });
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    const ctx = { db: bed.t.db, ring: TEST_KEY_RING, client, runId, owner: "dead", engagement: { id: eng.engagementId, organizationId: eng.organizationId, reference: eng.reference }, platform: platformOf("qhyg"), rehearsal: false, policy: FAST };
     await stepItem(ctx, itemId);
     await stepItem(ctx, itemId);
-    expect(findItem(t.db, itemId)!.state).toBe("connection_created");
+    expect(findItem(bed.t.db, itemId)!.state).toBe("connection_created");
 
     const w = worker();
     expect(await w.runOnce()).toBeNull(); // still leased
     await new Promise((r) => setTimeout(r, 700));
     expect((await w.runOnce())?.id).toBe(runId);
-    expect(findRun(t.db, runId)).toMatchObject({ status: "passed" });
+    expect(findRun(bed.t.db, runId)).toMatchObject({ status: "passed" });
     const { data } = await client.findCompaniesByTag({ name: ITEM_TAG, value: itemId });
     expect(data).toHaveLength(1);
     expect((await client.listConnections({ companyId: data[0]!.id })).data).toHaveLength(1);
@@ -200,26 +187,26 @@ describe("leases", () => {
 
   it("two workers on one database (each its own connection) never take the same run", async () => {
     const engs = await Promise.all([1, 2, 3].map((n) => ready([{ name: `Parallel ${n}`, records: 3 }])));
-    const runIds = engs.map((e) => requestTestRun(t.db, people.support, { engagementId: e.engagementId, kind: "pilot" }).runId);
+    const runIds = engs.map((e) => requestTestRun(bed.t.db, bed.people.support, { engagementId: e.engagementId, kind: "pilot" }).runId);
     const { openDb } = await import("@/db/client");
-    const otherDb = openDb(t.file);
+    const otherDb = openDb(bed.t.file);
     try {
       // Claims interleaved from two connections: each run is taken exactly once.
       const taken: string[] = [];
       for (let i = 0; i < 6; i++) {
-        const db = i % 2 ? otherDb : t.db;
+        const db = i % 2 ? otherDb : bed.t.db;
         const run = claimRun(db, { owner: `w${i % 2}`, kinds: ["pilot"], leaseMs: 60_000, now: new Date() });
         if (run) taken.push(run.id);
       }
       expect(taken.sort()).toEqual([...runIds].sort());
       // Let them go, then two real workers share the three runs.
-      t.db.update(migrationRuns).set({ leaseOwner: null, leaseExpiresAt: null }).where(isNotNull(migrationRuns.leaseOwner)).run();
+      bed.t.db.update(migrationRuns).set({ leaseOwner: null, leaseExpiresAt: null }).where(isNotNull(migrationRuns.leaseOwner)).run();
       const a = worker({ owner: "worker-a" });
       const b = createWorker({ db: otherDb, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, owner: "worker-b" });
       const done = await Promise.all([a.runOnce(), b.runOnce(), a.runOnce(), b.runOnce()]);
       const ids = done.filter((r) => r !== null).map((r) => r.id);
       expect(new Set(ids).size).toBe(ids.length);
-      for (const id of runIds) expect(findRun(t.db, id)?.status).toBe("passed");
+      for (const id of runIds) expect(findRun(bed.t.db, id)?.status).toBe("passed");
     } finally {
       otherDb.$client.close();
     }
@@ -227,16 +214,16 @@ describe("leases", () => {
 
   it("a cancelled run is let go at the next lease renewal, keeping what was stored", async () => {
     const eng = await ready([{ name: "Slow Sync", records: 100_000 }]);
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     const w = worker({ leaseMs: 400 });
     const running = w.runOnce();
-    for (let i = 0; i < 100 && findItem(t.db, eng.items[0]!.id)!.state !== "sync_requested"; i++) await new Promise((r) => setTimeout(r, 50));
-    cancelTestRun(t.db, people.support, { engagementId: eng.engagementId, runId, reason: "Taking too long" });
+    for (let i = 0; i < 100 && findItem(bed.t.db, eng.items[0]!.id)!.state !== "sync_requested"; i++) await new Promise((r) => setTimeout(r, 50));
+    cancelTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId, reason: "Taking too long" });
     await running;
-    expect(findRun(t.db, runId)).toMatchObject({ status: "cancelled", statusReason: "Taking too long", leaseOwner: null });
-    expect(findItem(t.db, eng.items[0]!.id)).toMatchObject({ state: "sync_requested", leaseOwner: null });
+    expect(findRun(bed.t.db, runId)).toMatchObject({ status: "cancelled", statusReason: "Taking too long", leaseOwner: null });
+    expect(findItem(bed.t.db, eng.items[0]!.id)).toMatchObject({ state: "sync_requested", leaseOwner: null });
     expect(steps(eng.engagementId)[5]!.state).toBe("in_progress");
-    expect(getEngagementTimeline(t.db, people.support, eng.engagementId)[0]!.summary).toBe("Cancelled the single-company test on Slow Sync: Taking too long");
+    expect(getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId)[0]!.summary).toBe("Cancelled the single-company test on Slow Sync: Taking too long");
   });
 });
 
@@ -250,20 +237,20 @@ describe("the rehearsal", () => {
       ],
       { stopAfterStep1: true },
     );
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "rehearsal", itemId: eng.items[1]!.id });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "rehearsal", itemId: eng.items[1]!.id });
     await worker().runOnce();
 
-    const run = getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId });
+    const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     expect(run).toMatchObject({
       kind: "rehearsal",
       result: "passed",
       company: "Real Two",
       preparation: { total: 3, created: 3, done: true },
-      target: { baseUrl: sb.url },
+      target: { baseUrl: bed.sb.url },
       stepEffect: { kind: "none", reason: "A rehearsal never changes the checklist." },
     });
     // The twin is a rehearsal item; the real items are untouched.
-    const twins = t.db.select().from(migrationItems).where(eq(migrationItems.rehearsalRunId, runId)).all();
+    const twins = bed.t.db.select().from(migrationItems).where(eq(migrationItems.rehearsalRunId, runId)).all();
     expect(twins.map((i) => [i.name, i.recordsHint]).sort()).toEqual([
       ["Real One", 30],
       ["Real Three", null],
@@ -271,18 +258,18 @@ describe("the rehearsal", () => {
     ]);
     expect(run.item).toMatchObject({ name: "Real Two", state: "verified" });
     expect(twins.find((i) => i.id === run.item!.id)?.position).toBe(1);
-    const real = t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), isNull(migrationItems.rehearsalRunId))).all();
+    const real = bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), isNull(migrationItems.rehearsalRunId))).all();
     expect(real.every((i) => i.state === "pending" && i.companyId === null && i.runId === null)).toBe(true);
     // Nothing on the real target's client, and its key was never decrypted.
-    const realClient = createServiceClient({ baseUrl: sb.url, apiKey: eng.apiKey });
+    const realClient = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     for (const i of real) expect((await realClient.findCompaniesByTag({ name: ITEM_TAG, value: i.id })).data).toHaveLength(0);
-    const decrypted = t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, eng.serviceTargetId))).all();
+    const decrypted = bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, eng.serviceTargetId))).all();
     expect(decrypted).toHaveLength(0);
     // Only the twin's credentials were opened, and it says so.
-    const opened = t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.engagementId === eng.engagementId);
+    const opened = bed.t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.engagementId === eng.engagementId);
     expect(opened.map((e) => e.targetId)).toEqual([run.item!.id]);
-    expect(findRun(t.db, runId)?.sandboxApiKeyCipher).toMatch(/^v1\./);
-    const timeline = getEngagementTimeline(t.db, people.support, eng.engagementId).map((e) => e.summary);
+    expect(findRun(bed.t.db, runId)?.sandboxApiKeyCipher).toMatch(/^v1\./);
+    const timeline = getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId).map((e) => e.summary);
     expect(timeline[0]).toBe("Rehearsal on the sandbox with a simulated Real Two passed");
     expect(timeline).toContain("Decrypted the credentials of a simulated Real Two to authorize its connection on the service (rehearsal)");
     expect(steps(eng.engagementId)[5]!.state).toBe("pending");
@@ -290,9 +277,9 @@ describe("the rehearsal", () => {
 
   it("without the sandbox's controls it fails saying what is missing", async () => {
     const eng = await ready([{ name: "No Sandbox", records: 3 }], { stopAfterStep1: true });
-    const { runId } = requestTestRun(t.db, people.support, { engagementId: eng.engagementId, kind: "rehearsal" });
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "rehearsal" });
     await worker({ sandbox: null }).runOnce();
-    expect(getTestRun(t.db, people.support, { engagementId: eng.engagementId, runId })).toMatchObject({
+    expect(getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId })).toMatchObject({
       result: "failed",
       failure: { kind: "sandbox_unavailable" },
       advice: { code: "sandbox_unavailable" },
@@ -302,13 +289,13 @@ describe("the rehearsal", () => {
 
 describe("secrets", () => {
   it("after every test above, no token or API key is in the database file in plain text, nor in what the screens get", async () => {
-    const runs = t.db.select().from(migrationRuns).all();
+    const runs = bed.t.db.select().from(migrationRuns).all();
     const rehearsalKeys = runs.flatMap((r) => (r.sandboxApiKeyCipher ? [decryptSecret(TEST_KEY_RING, r.sandboxApiKeyCipher, `migration_run:${r.id}:sandbox_api_key`)] : []));
     expect(rehearsalKeys.length).toBeGreaterThan(0);
     const keys = [...targetKeys, ...rehearsalKeys];
-    const views = JSON.stringify(runs.map((r) => getTestRun(t.db, people.support, { engagementId: r.engagementId, runId: r.id })));
-    t.db.$client.pragma("wal_checkpoint(TRUNCATE)");
-    const raw = fs.readFileSync(t.file).toString("latin1");
+    const views = JSON.stringify(runs.map((r) => getTestRun(bed.t.db, bed.people.support, { engagementId: r.engagementId, runId: r.id })));
+    bed.t.db.$client.pragma("wal_checkpoint(TRUNCATE)");
+    const raw = fs.readFileSync(bed.t.file).toString("latin1");
     for (const text of [raw, views]) {
       expect(text).not.toMatch(/qhyg\.(at|rt)\.[A-Za-z0-9_-]{10}/);
       for (const key of keys) expect(text.includes(key)).toBe(false);

@@ -101,8 +101,25 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
-  /** Carries out a claimed test run to its end (or until abandoned). */
+  /** Carries out a claimed run to its end (or until abandoned), by its kind. */
   async function carryOut(run: RunRow, signal: AbortSignal): Promise<void> {
+    switch (run.kind) {
+      case "pilot":
+      case "rehearsal":
+        return carryOutTest(run, signal);
+      case "bulk":
+        // Part 2 (issue 10): a bulk runner claims the run's items with claimItems and drives many
+        // at once through the same runner and the pacer. Until then no worker takes bulk runs.
+        throw new Error("This worker does not carry out bulk runs yet.");
+      default: {
+        const never: never = run.kind;
+        return never;
+      }
+    }
+  }
+
+  /** Carries out a single-company test or a rehearsal. */
+  async function carryOutTest(run: RunRow, signal: AbortSignal): Promise<void> {
     const engagement = findEngagement(db, run.engagementId);
     if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
     const platform = platformOf(engagement.platformKey);

@@ -4,32 +4,17 @@
  * written, the runs as listed and read, cancelling, the customer's read-only view.
  */
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { engagements, migrationItems, migrationRuns } from "@/db/schema";
 import { applyStepAction } from "@/server/engagements/act-on-step";
-import { readyEngagement, type ReadyCompany } from "@/server/migration/testing/ready-engagement";
-import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { engineTestBed } from "@/server/migration/testing/test-bed";
 import { callerAs, trpcError } from "../testing";
 
-let sb: TestSandbox;
-let t: TestDb;
-let p: People;
+const bed = engineTestBed();
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  t = createTestDb();
-  p = await seedPeople(t.db);
-});
-afterAll(async () => {
-  t.close();
-  await sb.close();
-});
-
-const support = () => callerAs(t.db, p.support);
-const ready = (companies: ReadyCompany[], extra: Partial<Parameters<typeof readyEngagement>[1]> = {}) =>
-  readyEngagement(t.db, { ring: TEST_KEY_RING, support: p.support, sandbox: { url: sb.url, control: sb.control }, companies, ...extra });
-const runCount = () => t.db.select({ n: count() }).from(migrationRuns).get()!.n;
+const support = () => callerAs(bed.t.db, bed.people.support);
+const ready = bed.ready;
+const runCount = () => bed.t.db.select({ n: count() }).from(migrationRuns).get()!.n;
 
 /** The error a refused request gets, and proof that nothing was written. */
 async function refused(call: Promise<unknown>) {
@@ -55,7 +40,7 @@ describe("asking for a test", () => {
     const [listed] = await s.tests.list({ engagementId: eng.engagementId });
     expect(listed).toMatchObject({ id: runId, kind: "pilot", status: "queued", active: true, result: null, company: "Alpha", pickedBy: "support", requestedBy: "Support One" });
     const run = await s.tests.get({ engagementId: eng.engagementId, runId });
-    expect(run).toMatchObject({ target: { baseUrl: sb.url }, progress: { done: 0, of: 5 }, item: { name: "Alpha", externalRef: "A-1", state: "pending" }, calls: [] });
+    expect(run).toMatchObject({ target: { baseUrl: bed.sb.url }, progress: { done: 0, of: 5 }, item: { name: "Alpha", externalRef: "A-1", state: "pending" }, calls: [] });
     const detail = await s.engagements.get({ engagementId: eng.engagementId });
     expect(detail.steps[4]).toMatchObject({ state: "in_progress" });
     expect(detail.steps[4]!.actions.find((a) => a.action === "complete")).toMatchObject({
@@ -91,12 +76,12 @@ describe("asking for a test", () => {
 
   it("refuses an engagement without companies, without a target, on hold, or whose step 5 is done", async () => {
     const s = support();
-    const empty = await s.engagements.create({ organizationId: p.orgB, platformKey: "rwuv" });
+    const empty = await s.engagements.create({ organizationId: bed.people.orgB, platformKey: "rwuv" });
     const none = await refused(s.tests.start({ engagementId: empty.id, kind: "rehearsal" }));
     expect(none).toMatchObject({ code: "PRECONDITION_FAILED", message: "There are no companies to test yet: they come from the token file accepted in step 1." });
 
     const noTarget = await ready([{ name: "Untargeted", records: 5 }]);
-    t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId)).run();
+    bed.t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId)).run();
     expect(await refused(s.tests.start({ engagementId: noTarget.engagementId, kind: "pilot" }))).toMatchObject({
       code: "PRECONDITION_FAILED",
       message: "Choose the engagement's service target before running the single-company test.",
@@ -109,8 +94,8 @@ describe("asking for a test", () => {
     }
 
     const passed = await ready([{ name: "Passed Already", records: 5 }]);
-    t.db.transaction((tx) =>
-      applyStepAction(tx, p.support, {
+    bed.t.db.transaction((tx) =>
+      applyStepAction(tx, bed.people.support, {
         engagementId: passed.engagementId,
         step: 5,
         action: "complete",
@@ -131,7 +116,7 @@ describe("asking for a test", () => {
     const foreign = await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: other.items[0]!.id }));
     expect(foreign).toMatchObject({ code: "BAD_REQUEST", cause: { fields: { itemId: "Choose a company of this engagement's token file." } } });
 
-    t.db.update(migrationItems).set({ state: "set_aside" }).where(eq(migrationItems.id, one.items[0]!.id)).run();
+    bed.t.db.update(migrationItems).set({ state: "set_aside" }).where(eq(migrationItems.id, one.items[0]!.id)).run();
     expect(await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: one.items[0]!.id }))).toMatchObject({
       code: "BAD_REQUEST",
       cause: { fields: { itemId: "Mine is set aside; choose another company." } },
@@ -141,21 +126,21 @@ describe("asking for a test", () => {
 
     const badKind = await refused(s.tests.start({ engagementId: other.engagementId, kind: "bulk" as "pilot" }));
     expect(badKind.code).toBe("BAD_REQUEST");
-    expect((await refused(callerAs(t.db, p.customerA).tests.start({ engagementId: other.engagementId, kind: "pilot" }))).code).toBe("FORBIDDEN");
+    expect((await refused(callerAs(bed.t.db, bed.people.customerA).tests.start({ engagementId: other.engagementId, kind: "pilot" }))).code).toBe("FORBIDDEN");
   });
 });
 
 describe("reading runs", () => {
   it("a run of another engagement is not found; customers read only their own organisation's", async () => {
-    const mine = await ready([{ name: "Portal Co", records: 5 }], { organizationId: p.orgA, platformKey: "fbrh" });
+    const mine = await ready([{ name: "Portal Co", records: 5 }], { organizationId: bed.people.orgA, platformKey: "fbrh" });
     const other = await ready([{ name: "Elsewhere", records: 5 }]);
     const { runId } = await support().tests.start({ engagementId: mine.engagementId, kind: "pilot" });
     expect((await trpcError(support().tests.get({ engagementId: other.engagementId, runId }))).code).toBe("NOT_FOUND");
 
-    const customerA = callerAs(t.db, p.customerA);
+    const customerA = callerAs(bed.t.db, bed.people.customerA);
     expect(await customerA.portalTests.list({ engagementId: mine.engagementId })).toMatchObject([{ id: runId, company: "Portal Co" }]);
     expect(await customerA.portalTests.get({ engagementId: mine.engagementId, runId })).toMatchObject({ id: runId, item: { name: "Portal Co" } });
-    const customerB = callerAs(t.db, p.customerB);
+    const customerB = callerAs(bed.t.db, bed.people.customerB);
     for (const call of [customerB.portalTests.list({ engagementId: mine.engagementId }), customerB.portalTests.get({ engagementId: mine.engagementId, runId })]) {
       expect(await trpcError(call)).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
     }
