@@ -11,7 +11,7 @@ import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { findRun, cancelRunRow } from "./run-repository";
 import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type TestRunKind } from "./states";
 import { findItem } from "./item-repository";
-import type { TestRunOutcome } from "./test-run-report";
+import { snapshotOf, testChecks, type TestRunOutcome } from "./test-run-report";
 
 function check(tx: DbOrTx, input: { engagementId: string; runId: string }) {
   const run = findRun(tx, input.runId);
@@ -30,8 +30,10 @@ export function cancelTestRun(db: Db, actor: Actor, input: { engagementId: strin
     const run = check(tx, input);
     const now = new Date();
     const reason = input.reason?.trim() || "Cancelled by support.";
-    cancelRunRow(tx, { runId: run.id, reason, now });
-    const company = ((run.outcome ?? {}) as TestRunOutcome).simulates?.name ?? (run.itemId ? findItem(tx, run.itemId)?.name : undefined) ?? "a company";
+    const previous = (run.outcome ?? {}) as TestRunOutcome;
+    const item = run.itemId ? findItem(tx, run.itemId) : undefined;
+    cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now), checks: testChecks(item, false) } : {}) } });
+    const company = previous.simulates?.name ?? item?.name ?? "a company";
     recordAudit(tx, {
       actor,
       action: "migration.test_cancelled",

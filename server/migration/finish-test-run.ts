@@ -18,7 +18,7 @@ import type { ItemRow } from "./item-repository";
 import type { ItemChecks, StoredError } from "./pipeline";
 import { findRun, finishRunRow, type RunRow } from "./run-repository";
 import type { TestRunKind } from "./states";
-import { testChecks, type StepEffect, type TestRunOutcome } from "./test-run-report";
+import { NO_ITEM, snapshotOf, testChecks, type StepEffect, type TestRunOutcome } from "./test-run-report";
 
 /** The person who asked for the run, as the actor of what the run does to the checklist. */
 function requester(tx: DbOrTx, run: RunRow): Actor | null {
@@ -72,10 +72,9 @@ export function finishTestRun(
   const failure = passed ? null : (params.failure ?? (item?.lastError as StoredError | null) ?? null);
   const outcome: TestRunOutcome = {
     ...previous,
+    ...(item ? { item: snapshotOf(item, now) } : {}),
     result: passed ? "passed" : "failed",
-    checks: item
-      ? testChecks({ state: item.state, checks: item.checks as ItemChecks | null, lastError: item.lastError as StoredError | null, outcomeReason: item.outcomeReason }, false)
-      : testChecks({ state: "pending", checks: null, lastError: null, outcomeReason: null }, false),
+    checks: testChecks(item ?? NO_ITEM, false),
     ...(failure ? { failure } : {}),
     ...(failure
       ? {

@@ -9,12 +9,12 @@ import { assertCanView } from "@/server/engagements/access";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
 import { findServiceTarget } from "@/server/targets/targets";
-import { findItem, searchRealItems, type ItemRow } from "./item-repository";
+import { findItem, searchRealItems } from "./item-repository";
 import type { ItemChecks, StoredError } from "./pipeline";
 import { findRun, listCallRows, listRunRows, type RunRow } from "./run-repository";
 import type { ServiceFailureView, TestRunDetailView, TestRunSummaryView } from "./schemas";
 import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type MigrationItemState, type TestRunKind } from "./states";
-import { dataTypeRows, testChecks, type TestRunOutcome } from "./test-run-report";
+import { NO_ITEM, snapshotOf, testChecks, type ItemSnapshot, type TestRunOutcome } from "./test-run-report";
 
 /** How many runs the list shows (newest first). */
 const RUNS_LISTED = 50;
@@ -35,7 +35,7 @@ function failureView(error: StoredError | null | undefined): ServiceFailureView 
   };
 }
 
-function summary(db: Db, run: RunRow, item: ItemRow | undefined): TestRunSummaryView {
+function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestRunSummaryView {
   const outcome = outcomeOf(run);
   return {
     id: run.id,
@@ -56,26 +56,29 @@ function summary(db: Db, run: RunRow, item: ItemRow | undefined): TestRunSummary
 /** The engagement's single-company tests and rehearsals, newest first. */
 export function listTestRuns(db: Db, actor: Actor, engagementId: string): TestRunSummaryView[] {
   assertCanView(db, actor, engagementId);
-  return listRunRows(db, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED }).map((run) => summary(db, run, run.itemId ? findItem(db, run.itemId) : undefined));
+  return listRunRows(db, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED }).map((run) =>
+    summary(db, run, outcomeOf(run).item ?? (run.itemId ? findItem(db, run.itemId) : undefined)),
+  );
 }
 
 const PROGRESS_STEPS = 5;
 
 /** How far the company got, in steps of the pipeline, and what it is doing now. */
-function progressOf(run: RunRow, item: ItemRow | undefined): TestRunDetailView["progress"] {
+function progressOf(run: RunRow, item: ItemSnapshot | null, checks: ItemChecks | null): TestRunDetailView["progress"] {
   const preparation = outcomeOf(run).preparation;
   if (!item) {
     if (preparation && !preparation.done) return { done: 0, of: PROGRESS_STEPS, label: `Making simulated companies on the sandbox (${preparation.created} of ${preparation.total})` };
     return { done: 0, of: PROGRESS_STEPS, label: isActive(run) ? "Waiting for a worker" : "Not started" };
   }
-  const checks = (item.checks ?? {}) as ItemChecks;
-  const done = [item.companyId, item.connectionId, checks.connection?.status === "Linked" ? "linked" : null, checks.sync?.finishedAt, item.state === "verified" ? "read" : null].filter(Boolean).length;
+  const linked = item.state === "verified" || checks?.connection?.status === "Linked";
+  const synced = item.state === "verified" || !!checks?.sync?.finishedAt;
+  const done = [item.companyId, item.connectionId, linked, synced, item.state === "verified"].filter(Boolean).length;
   const labels: Record<MigrationItemState, string> = {
     pending: "Creating the company",
     company_created: "Creating the connection",
     connection_created: "Authorizing the connection with the migrated tokens",
     authorized: "Requesting a sync of every data type",
-    sync_requested: checks.sync && Object.keys(checks.sync.dataTypes).length ? "Waiting for every data type to sync, then reading one back" : "Waiting for the sync to start",
+    sync_requested: item.dataTypes.length ? "Waiting for every data type to sync, then reading one back" : "Waiting for the sync to start",
     verified: "Verified",
     reauth_required: "Needs reauthorization",
     failed: "Failed",
@@ -95,50 +98,44 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
     throw new AppError("NOT_FOUND", "No such test run on this engagement.");
   }
   const outcome = outcomeOf(run);
-  const item = run.itemId ? findItem(db, run.itemId) : undefined;
-  const itemChecks = (item?.checks ?? null) as ItemChecks | null;
   const active = isActive(run);
+  const now = new Date();
+  // A run that ended shows the company as it left it; a running one, as it is now.
+  const row = run.itemId ? findItem(db, run.itemId) : undefined;
+  const item = (active ? undefined : outcome.item) ?? (row ? snapshotOf(row, now) : null);
   const target =
     run.kind === "rehearsal"
       ? { name: "Built-in sandbox (a client of the rehearsal's own)", baseUrl: outcome.sandboxUrl ?? "" }
       : run.serviceTargetId
         ? (findServiceTarget(db, run.serviceTargetId) ?? null)
         : null;
-  const sync = itemChecks?.sync;
   return {
-    ...summary(db, run, item),
+    ...summary(db, run, item ?? undefined),
     target: target ? { name: target.name, baseUrl: target.baseUrl } : null,
     preparation: outcome.preparation ?? null,
-    progress: progressOf(run, item),
+    progress: progressOf(run, item, (row?.checks ?? null) as ItemChecks | null),
     item: item
       ? {
           id: item.id,
           name: item.name,
           externalRef: item.externalRef,
-          records: item.recordsHint,
+          records: item.records,
           state: item.state,
           companyId: item.companyId,
           connectionId: item.connectionId,
           attempts: item.attempts,
-          lastError: failureView(item.lastError as StoredError | null),
+          lastError: failureView(item.lastError),
         }
       : null,
-    checks:
-      outcome.checks ??
-      testChecks(
-        item
-          ? { state: item.state, checks: itemChecks, lastError: item.lastError as StoredError | null, outcomeReason: item.outcomeReason }
-          : { state: "pending", checks: null, lastError: null, outcomeReason: null },
-        active,
-      ),
-    dataTypes: dataTypeRows(itemChecks),
+    checks: outcome.checks ?? testChecks(row ?? NO_ITEM, active),
+    dataTypes: item?.dataTypes ?? [],
     failure: failureView(outcome.failure),
     advice: outcome.advice ?? null,
     stepEffect: outcome.stepEffect ?? null,
     durations: {
-      waitedMs: span(run.requestedAt, run.startedAt ?? (active ? new Date() : null)),
-      runMs: span(run.startedAt, run.finishedAt ?? (active ? new Date() : null)),
-      syncMs: sync ? span(new Date(sync.requestedAt), sync.finishedAt ? new Date(sync.finishedAt) : active ? new Date() : null) : null,
+      waitedMs: span(run.requestedAt, run.startedAt ?? (active ? now : null)),
+      runMs: span(run.startedAt, run.finishedAt ?? (active ? now : null)),
+      syncMs: item?.syncMs ?? null,
     },
     calls: listCallRows(db, run.id).map((c) => ({
       id: c.id,

@@ -135,11 +135,11 @@ export function finishRunRow(
 }
 
 /** Cancels a queued or running run (inside the caller's transaction); false when it had already ended. */
-export function cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date }): boolean {
+export function cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date; outcome: TestRunOutcome }): boolean {
   return (
     tx
       .update(migrationRuns)
-      .set({ status: "cancelled", statusReason: params.reason, finishedAt: params.now, leaseOwner: null, leaseExpiresAt: null, updatedAt: params.now })
+      .set({ status: "cancelled", statusReason: params.reason, outcome: params.outcome as Record<string, unknown>, finishedAt: params.now, leaseOwner: null, leaseExpiresAt: null, updatedAt: params.now })
       .where(and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES])))
       .run().changes > 0
   );

@@ -45,22 +45,28 @@ export type TestRunOutcome = {
   failure?: StoredError;
   advice?: Advice;
   stepEffect?: StepEffect;
+  /** The company as the run left it (an item may be tested again later: this run keeps its own view). */
+  item?: ItemSnapshot;
 };
 
-/** The item fields the report reads. */
+/** The item fields the report reads (an item row as stored: its JSON columns as they are). */
 export type ReportedItem = {
   state: MigrationItemState;
-  checks: ItemChecks | null;
-  lastError: StoredError | null;
+  checks: unknown;
+  lastError: unknown;
   outcomeReason: string | null;
 };
+
+/** No company (a run that failed before it had one). */
+export const NO_ITEM: ReportedItem = { state: "pending", checks: null, lastError: null, outcomeReason: null };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The two checks as they stand (`active`: the run is still going, so unreached checks are running). */
 export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
   const waiting: CheckResult = active ? "running" : "not_reached";
-  const c = item.checks ?? {};
+  const c = (item.checks ?? {}) as ItemChecks;
+  const lastError = (item.lastError ?? null) as StoredError | null;
   const check = (key: TestCheckKey, result: CheckResult, detail: string): TestCheck => ({ key, label: CHECK_LABELS[key], result, detail });
 
   let connection: TestCheck;
@@ -85,8 +91,8 @@ export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
         ? ` ${read.dataType} is not offered by the platform, so no data was read back.`
         : ` Read back ${read.dataType}: ${read.records === null ? "records present" : plural(read.records, "record")}.`;
     data = check("data_synced", "passed", `${plural(statuses.length, "data type")} synced (${passing} Complete or NotSupported).${readText}`);
-  } else if (item.lastError && ["sync_failed", "sync_timeout", "auth_error_during_sync"].includes(item.lastError.kind)) {
-    data = check("data_synced", "failed", item.outcomeReason ?? item.lastError.error);
+  } else if (lastError && ["sync_failed", "sync_timeout", "auth_error_during_sync"].includes(lastError.kind)) {
+    data = check("data_synced", "failed", item.outcomeReason ?? lastError.error);
   } else if (c.sync && item.state === "failed") {
     data = check("data_synced", "failed", item.outcomeReason ?? "The sync could not be checked.");
   } else if (c.sync && active) {
@@ -107,4 +113,52 @@ export function dataTypeRows(checks: ItemChecks | null): DataTypeRow[] {
   return Object.entries(checks?.sync?.dataTypes ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([dataType, status]) => ({ dataType, status, records: read && !read.skipped && read.dataType === dataType ? read.records : null }));
+}
+
+/** The company as a run shows it: ids, state, last error, every data type, the sync's duration. */
+export type ItemSnapshot = {
+  id: string;
+  name: string;
+  externalRef: string | null;
+  records: number | null;
+  state: MigrationItemState;
+  companyId: string | null;
+  connectionId: string | null;
+  attempts: number;
+  lastError: StoredError | null;
+  dataTypes: DataTypeRow[];
+  syncMs: number | null;
+};
+
+/** An item row's fields the snapshot reads. */
+export type SnapshotSource = {
+  id: string;
+  name: string;
+  externalRef: string | null;
+  recordsHint: number | null;
+  state: MigrationItemState;
+  companyId: string | null;
+  connectionId: string | null;
+  attempts: number;
+  lastError: unknown;
+  checks: unknown;
+};
+
+/** The company as it stands now (`now` ends a sync still running, for its duration so far). */
+export function snapshotOf(row: SnapshotSource, now: Date): ItemSnapshot {
+  const checks = (row.checks ?? null) as ItemChecks | null;
+  const sync = checks?.sync;
+  return {
+    id: row.id,
+    name: row.name,
+    externalRef: row.externalRef,
+    records: row.recordsHint,
+    state: row.state,
+    companyId: row.companyId,
+    connectionId: row.connectionId,
+    attempts: row.attempts,
+    lastError: (row.lastError ?? null) as StoredError | null,
+    dataTypes: dataTypeRows(checks),
+    syncMs: sync ? Math.max(0, (sync.finishedAt ? Date.parse(sync.finishedAt) : now.getTime()) - Date.parse(sync.requestedAt)) : null,
+  };
 }

@@ -224,6 +224,23 @@ describe("leases", () => {
     expect(findItem(bed.t.db, eng.items[0]!.id)).toMatchObject({ state: "sync_requested", leaseOwner: null });
     expect(steps(eng.engagementId)[5]!.state).toBe("in_progress");
     expect(getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId)[0]!.summary).toBe("Cancelled the single-company test on Slow Sync: Taking too long");
+
+    // Tested again, the company carries on from what was stored (no second company); the
+    // cancelled run keeps its own view of it.
+    const again = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    const secondRun = worker().runOnce();
+    // The big sync is requested again; the sandbox's clock moves on instead of the test waiting.
+    for (let i = 0; i < 200 && (findItem(bed.t.db, eng.items[0]!.id)!.checks as { sync?: unknown } | null)?.sync === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    await bed.sb.control.advanceClock({ seconds: 3_600 });
+    await secondRun;
+    const second = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId: again.runId });
+    expect(second).toMatchObject({ result: "passed", item: { state: "verified" } });
+    expect(second.calls.map((c) => c.operation)).not.toContain("createCompany");
+    expect(getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId })).toMatchObject({
+      status: "cancelled",
+      item: { state: "sync_requested", companyId: second.item!.companyId },
+      checks: [{ result: "passed" }, { result: "not_reached" }],
+    });
   });
 });
 
