@@ -89,6 +89,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const leaseMs = options.leaseMs ?? 8_000;
   const idleMs = options.idleMs ?? 1_000;
   const kinds = options.kinds ?? TEST_RUN_KINDS;
+  if (kinds.some((k) => !(TEST_RUN_KINDS as readonly RunKind[]).includes(k))) throw new Error("This worker carries out single-company tests and rehearsals only.");
   const log = options.log ?? (() => {});
   const stopping = new AbortController();
   let loop: Promise<void> | null = null;
@@ -109,8 +110,8 @@ export function createWorker(options: WorkerOptions): Worker {
         return carryOutTest(run, signal);
       case "bulk":
         // Part 2 (issue 10): a bulk runner claims the run's items with claimItems and drives many
-        // at once through the same runner and the pacer. Until then no worker takes bulk runs.
-        throw new Error("This worker does not carry out bulk runs yet.");
+        // at once through the same runner and the pacer. Until then no worker claims bulk runs.
+        throw new RunAbandoned("lease_lost");
       default: {
         const never: never = run.kind;
         return never;
