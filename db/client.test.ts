@@ -41,3 +41,27 @@ describe("the database file", () => {
     }
   });
 });
+
+describe("transactions across processes", () => {
+  it("take the write lock as they begin, so another connection's write cannot slip in between a read and a write", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-lock-"));
+    dirs.push(dir);
+    const file = path.join(dir, "ferry.db");
+    const web = openDb(file);
+    const worker = openDb(file, { migrate: false });
+    worker.$client.pragma("busy_timeout = 0");
+    try {
+      web.transaction((tx) => {
+        tx.select().from(organizations).all();
+        // Another process (here: another connection) tries to write meanwhile: it must wait its turn.
+        expect(() => worker.insert(organizations).values({ name: "Worker Org" }).run()).toThrow(/database is locked/);
+        tx.insert(organizations).values({ name: "Web Org" }).run();
+      });
+      worker.insert(organizations).values({ name: "Worker Org" }).run();
+      expect(web.select().from(organizations).all().map((o) => o.name).sort()).toEqual(["Web Org", "Worker Org"]);
+    } finally {
+      worker.$client.close();
+      web.$client.close();
+    }
+  });
+});

@@ -41,6 +41,12 @@ export function openDb(file: string, options: { migrate?: boolean } = {}): Db {
   // WAL afterwards to clear the copies it holds too (server/migration/handover/purge-credentials.ts).
   sqlite.pragma("secure_delete = ON");
   const db = drizzle(sqlite, { schema }) as Db;
+  // Every transaction takes the write lock as it begins (BEGIN IMMEDIATE). Web and the migration
+  // workers are separate processes on this file: a deferred transaction that reads and then
+  // writes fails at once with SQLITE_BUSY when another process committed in between (busy_timeout
+  // cannot help it), where an immediate one waits its turn.
+  const deferred = db.transaction.bind(db);
+  db.transaction = ((transaction, config) => deferred(transaction, { behavior: "immediate", ...config })) as Db["transaction"];
   if (options.migrate ?? true) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return db;
 }

@@ -11,7 +11,7 @@ import { SERVICE_TARGET_KINDS } from "../server/targets/kinds";
 import type { StepEvidence } from "../server/engagements/evidence";
 import { MAIL_TRANSPORTS } from "../server/mail/transports";
 import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../server/engagements/flow-states";
-import { MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../server/migration/states";
+import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../server/migration/states";
 import { PURGE_TRIGGERS } from "../server/migration/handover/states";
 
 const id = () =>
@@ -294,6 +294,13 @@ export const migrationItems = sqliteTable(
      * purge) reads real items only: see `realItems()` in server/migration/item-scope.ts.
      */
     rehearsalRunId: text("rehearsal_run_id"),
+    // --- The pipeline's bookkeeping (issue 9) ---
+    /**
+     * A create call (createCompany, createConnection) sent whose answer is not stored yet. Set
+     * before the call and cleared with its stored result: when a worker resumes an item that still
+     * names one, the company tag or the connection list is looked up before creating again.
+     */
+    inFlightCall: text("in_flight_call", { enum: IN_FLIGHT_CALLS }),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
       .$defaultFn(() => new Date()),
@@ -360,6 +367,13 @@ export const migrationRuns = sqliteTable(
     outcome: text("outcome", { mode: "json" }).$type<Record<string, unknown>>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
+    // --- Rehearsals (issue 9) ---
+    /**
+     * A rehearsal's own client on the built-in sandbox: its API key, encrypted (associated data
+     * names the run), so a worker that resumes the rehearsal reaches the same simulated companies.
+     */
+    sandboxClientId: text("sandbox_client_id"),
+    sandboxApiKeyCipher: text("sandbox_api_key_cipher"),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
       .$defaultFn(() => new Date()),
@@ -385,6 +399,9 @@ export const serviceCalls = sqliteTable(
     correlationId: text("correlation_id"),
     durationMs: integer("duration_ms").notNull(),
     attempts: integer("attempts").notNull().default(1),
+    // --- What the answer said (issue 9) ---
+    /** The ids and statuses the call returned (companyId, connection status, data types…); never a secret. */
+    detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
   },
   (t) => [index("service_calls_run_idx").on(t.runId, t.id), index("service_calls_item_idx").on(t.itemId, t.id)],
 );

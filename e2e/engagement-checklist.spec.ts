@@ -68,7 +68,9 @@ test("support creates an engagement, completes steps in order, is stopped by a g
     await expect(dialog).toBeHidden();
     await expect(locator).toContainText("Done");
   }
-  await expect(step5.getByRole("button", { name: "Complete step 5" })).toBeEnabled();
+  // Its gates are done, but step 5 completes only when a single-company test passes (e2e/single-company-test.spec.ts).
+  await expect(step5.getByRole("button", { name: "Complete step 5" })).toBeDisabled();
+  await expect(step5.getByText(/Step 5 completes when a single-company test passes/)).toBeVisible();
 
   // Reopen step 1: a reason is required, and the dialog names the steps that will reopen with it.
   await step1.getByRole("button", { name: "Reopen step 1" }).click();

@@ -3,8 +3,16 @@
  * tests), a small tRPC-over-HTTP client, and factories that create uniquely named data so specs
  * share one database without depending on each other or on order.
  */
+import fs from "node:fs";
+import path from "node:path";
 import demoLogins from "../server/demo/demo-logins.json";
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
+import { eq } from "drizzle-orm";
+import { openDb } from "@/db/client";
+import { users } from "@/db/schema";
+import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/migration/testing/ready-engagement";
+import { createControlClient } from "@/server/sandbox/controls/control-client";
+import { keyRingFrom } from "@/server/security/secrets";
 
 export type Credentials = { email: string; password: string };
 
@@ -117,6 +125,33 @@ export async function invitationLinkFor(adminApi: TrpcApi, email: string): Promi
   const link = text.match(/https?:\/\/\S+\/invite\/\S+/)?.[0];
   if (!link) throw new Error(`No invitation link in the email to ${email}`);
   return link;
+}
+
+/** What scripts/e2e-server.mjs publishes for fixtures that set data up beside the app. */
+type E2eServer = { databaseFile: string; encryptionKey: string; sandboxUrl: string; sandboxAdminToken: string };
+
+/**
+ * An engagement of `organizationId` at step 5 with these companies (simulated tenants on the e2e
+ * server's sandbox, some rotated after the export), made by the one set-up helper the engine's
+ * tests use (server/migration/testing/ready-engagement.ts) on the e2e server's database.
+ */
+export async function readyForSingleCompanyTest(params: { organizationId: string; companies: ReadyCompany[] }): Promise<ReadyEngagement> {
+  const file = path.join(process.cwd(), ".tmp", `e2e-${process.env.E2E_PORT ?? 3100}.json`);
+  const server = JSON.parse(fs.readFileSync(file, "utf8")) as E2eServer;
+  const db = openDb(server.databaseFile, { migrate: false });
+  try {
+    const sam = db.select().from(users).where(eq(users.email, DEMO.sam.email)).get();
+    if (!sam) throw new Error("The demo support user is missing from the e2e database");
+    return await readyEngagement(db, {
+      ring: keyRingFrom(server.encryptionKey),
+      support: { id: sam.id, email: sam.email, name: sam.name, role: sam.role, organizationId: null },
+      sandbox: { url: server.sandboxUrl, control: createControlClient({ url: server.sandboxUrl, adminToken: server.sandboxAdminToken }) },
+      organizationId: params.organizationId,
+      companies: params.companies,
+    });
+  } finally {
+    db.$client.close();
+  }
 }
 
 export const test = base.extend<Fixtures>({

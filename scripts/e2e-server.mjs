@@ -1,6 +1,8 @@
 // The server Playwright tests run against: a throwaway data directory, a real sandbox on a random
-// port, the app database migrated and seeded with the demo data, and the built app (Ferry's web
-// server around Next, scripts/web-server.mjs).
+// port, the app database migrated and seeded with the demo data, the migration worker, and the
+// built app (Ferry's web server around Next, scripts/web-server.mjs). What fixtures need to set
+// data up beside the app (the database file, its throwaway key, the sandbox's URL and admin token)
+// is published in .tmp/e2e-<port>.json (e2e/fixtures.ts reads it); no test-only route exists.
 // Needs `next build` first (npm test does it). Its children stay in its process group, so
 // Playwright's SIGTERM to the group stops them all; it then deletes the data.
 import fs from "node:fs";
@@ -24,10 +26,12 @@ const env = {
   SANDBOX_URL: `http://127.0.0.1:${sandboxPort}`,
 };
 
+const published = path.join(ROOT, ".tmp", `e2e-${port}.json`);
 const children = [];
 const stop = () => {
   stopServices(children);
   fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(published, { force: true });
   process.exit(0);
 };
 process.on("SIGTERM", stop);
@@ -44,4 +48,12 @@ if (run(BIN("tsx"), ["scripts/seed.ts"], { env: seedEnv }) !== 0) {
   stopServices(children);
   throw new Error("Seeding the e2e database failed");
 }
+fs.mkdirSync(path.dirname(published), { recursive: true });
+fs.writeFileSync(
+  published,
+  JSON.stringify({ databaseFile: env.DATABASE_FILE, encryptionKey: env.FERRY_ENCRYPTION_KEY, sandboxUrl: env.SANDBOX_URL, sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN }),
+  { mode: 0o600 },
+);
+const workerEntry = path.join(ROOT, "server", "migration", "worker-main.ts");
+if (fs.existsSync(workerEntry)) children.push(startService("worker", BIN("tsx"), [workerEntry], { env, detached: false }));
 children.push(startService("web", process.execPath, ["scripts/web-server.mjs", "-p", String(port), "-H", "127.0.0.1"], { env, detached: false }));

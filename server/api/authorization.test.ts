@@ -65,6 +65,14 @@ const TABLE: Record<string, Row> = {
   "portalHandover.get": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "portalHandover.items": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "portalHandover.acknowledge": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
+  "tests.items": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  // engA has no companies yet: refused past the access check.
+  "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },
+  "tests.list": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "tests.get": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
+  "tests.cancel": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
+  "portalTests.list": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
+  "portalTests.get": { audience: "customer", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
 };
 
 const ROLES = ["anonymous", "admin", "support", "customer"] as const;

@@ -5,6 +5,7 @@ import { engagementsRouter, portalRouter } from "./routers/engagements";
 import { handoverRouter, portalHandoverRouter } from "./routers/handover";
 import { platformsRouter } from "./routers/platforms";
 import { targetsRouter } from "./routers/targets";
+import { portalTestsRouter, testsRouter } from "./routers/tests";
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
@@ -18,6 +19,8 @@ export const appRouter = createTRPCRouter({
   portal: portalRouter,
   handover: handoverRouter,
   portalHandover: portalHandoverRouter,
+  tests: testsRouter,
+  portalTests: portalTestsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -176,6 +176,19 @@ describe("gates", () => {
     });
   }
 
+  it("a step that completes through its flow cannot be clicked done by a person (step 5: a passed test)", () => {
+    const states = doneUpTo([1, 2, 3, 4]);
+    expect(act({ action: "complete", step: 5, states, via: "person" })).toMatchObject({
+      ok: false,
+      code: "PRECONDITION_FAILED",
+      reason: expect.stringContaining("single-company test passes") as string,
+    });
+    expect(act({ action: "complete", step: 5, states, via: "flow" }).ok).toBe(true);
+    // A person still starts it and reopens it.
+    expect(act({ action: "start", step: 5, states, via: "person" }).ok).toBe(true);
+    expect(act({ action: "reopen", step: 5, states: doneUpTo([1, 2, 3, 4, 5]), via: "person" }).ok).toBe(true);
+  });
+
   it("names the open gate in the refusal", () => {
     const d = act({ action: "complete", step: 5, states: doneUpTo([1, 2, 3]) });
     expect(d).toMatchObject({ ok: false, reason: expect.stringContaining("step 4 (Syncing disabled)") });

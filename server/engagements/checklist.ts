@@ -90,7 +90,7 @@ export const STEP_COMPLETION: Record<StepNumber, { by: "confirmation" } | { by: 
   2: { by: "confirmation" },
   3: { by: "confirmation" },
   4: { by: "confirmation" },
-  5: { by: "confirmation" },
+  5: { by: "flow", how: "Step 5 completes when a single-company test passes: run it in the step's panel." },
   6: {
     by: "flow",
     how: "Step 6 completes when the customer acknowledges the handover report (or support records their acknowledgement) and the credentials are purged.",

@@ -73,10 +73,25 @@ function describe(ev: AuditEvent): string {
       const parts = [
         `the credentials of ${companies(ev.after.items)}`,
         ...(ev.after.rehearsalItems ? [`the simulated credentials of ${companies(ev.after.rehearsalItems)} rehearsed`] : []),
+        ...(ev.after.rehearsalKeys ? [ev.after.rehearsalKeys === 1 ? "the rehearsal's sandbox API key" : `${ev.after.rehearsalKeys} rehearsals' sandbox API keys`] : []),
         ev.after.submissions === 1 ? "1 OAuth client secret" : `${ev.after.submissions} OAuth client secrets`,
       ];
       return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
     }
+    case "migration.test_requested":
+      return ev.after.kind === "rehearsal"
+        ? `Asked for a rehearsal on the sandbox (simulated companies, nothing real touched), testing a simulated ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`
+        : `Asked for the single-company test on ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`;
+    case "migration.test_finished": {
+      const what = ev.after.kind === "rehearsal" ? `Rehearsal on the sandbox with a simulated ${ev.after.company}` : `Single-company test on ${ev.after.company}`;
+      return ev.after.result === "passed" ? `${what} passed` : `${what} failed${ev.after.advice ? `: ${clause(ev.after.advice)}` : ""}`;
+    }
+    case "migration.test_cancelled":
+      return `Cancelled the ${ev.after.kind === "rehearsal" ? "rehearsal on the sandbox" : "single-company test"} on ${ev.after.company}: ${clause(ev.after.reason)}`;
+    case "migration_item.credentials_decrypted":
+      return `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`;
+    case "migration.sandbox_key_decrypted":
+      return `Decrypted the rehearsal's sandbox API key to ${clause(ev.after.purpose)}`;
     default: {
       const never: never = ev;
       return never;

@@ -25,8 +25,14 @@ export function insertMigrationItems(
     platform: ManagedPlatform;
     engagementId: string;
     submissionId: string;
-    rows: readonly Pick<TokenRow, "line" | "cell" | "name" | "externalRef" | "records" | "credentials">[];
+    rows: readonly (Pick<TokenRow, "line" | "cell" | "name" | "externalRef" | "records" | "credentials"> & {
+      /** Where the row was, when it is not the row's index in `rows` (a rehearsal's twins keep their real item's). */
+      position?: number;
+      sourceRef?: string;
+    })[];
     at: Date;
+    /** A rehearsal's simulated items: the run that made them (see item-scope.ts). */
+    rehearsalRunId?: string;
   },
 ): number {
   const { ring, platform, engagementId, submissionId, at } = params;
@@ -37,8 +43,8 @@ export function insertMigrationItems(
         id,
         engagementId,
         submissionId,
-        position: start + i,
-        sourceRef: row.cell ? `cell ${row.cell}` : `line ${row.line}`,
+        position: row.position ?? start + i,
+        sourceRef: row.sourceRef ?? (row.cell ? `cell ${row.cell}` : `line ${row.line}`),
         name: row.name,
         externalRef: row.externalRef,
         recordsHint: row.records,
@@ -46,6 +52,7 @@ export function insertMigrationItems(
         credentialsMask: maskCredentials(platform, row.credentials),
         accessTokenExpiresAt: accessTokenExpiry(row.credentials),
         state: "pending" as const,
+        rehearsalRunId: params.rehearsalRunId ?? null,
         updatedAt: at,
       };
     });

@@ -29,3 +29,18 @@ export type RunKind = (typeof RUN_KINDS)[number];
 
 export const RUN_STATUSES = ["queued", "running", "paused", "stopped", "passed", "failed", "completed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/**
+ * The calls that create something on the service. One is recorded on the item before it is sent
+ * and cleared with its stored answer; a resumed item that still names one looks up what it may
+ * have created (the company tag, the company's connections) before creating again.
+ */
+export const IN_FLIGHT_CALLS = ["createCompany", "createConnection"] as const;
+export type InFlightCall = (typeof IN_FLIGHT_CALLS)[number];
+
+/** The runs step 5 shows: the single-company test and its rehearsal on the sandbox. */
+export const TEST_RUN_KINDS = ["pilot", "rehearsal"] as const satisfies readonly RunKind[];
+export type TestRunKind = (typeof TEST_RUN_KINDS)[number];
+
+/** Run statuses a worker still has work in (claimable when their lease is free). */
+export const ACTIVE_RUN_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];

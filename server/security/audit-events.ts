@@ -10,8 +10,9 @@ import { ROLES } from "@/server/accounts/roles";
 import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/server/engagements/states";
 import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
 import { PURGE_TRIGGERS } from "@/server/migration/handover/states";
+import { TEST_RUN_KINDS } from "@/server/migration/states";
 
-export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail"] as const;
+export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "migration_run", "migration_item"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const ZStep = z.literal(STEP_NUMBERS);
@@ -20,6 +21,7 @@ const ZStepStates = z.record(z.string(), z.enum(STEP_STATES));
 const ZStatus = z.enum(ENGAGEMENT_STATUSES);
 /** No payload on this side of the event. */
 const NONE = z.null().optional();
+const ZTestRunKind = z.enum(TEST_RUN_KINDS);
 
 type EventDefinition = { target: AuditTargetType; before: z.ZodType; after: z.ZodType };
 
@@ -140,9 +142,37 @@ export const AUDIT_EVENTS = {
       items: z.number().int(),
       rehearsalItems: z.number().int(),
       submissions: z.number().int(),
+      /** API keys of the sandbox clients the engagement's rehearsals made (absent in older events). */
+      rehearsalKeys: z.number().int().optional(),
       /** The configured wait, for the automatic purge. */
       afterDays: z.number().int().optional(),
     }),
+  },
+  // --- The migration engine (issue 9) ---
+  "migration.test_requested": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ kind: ZTestRunKind, company: z.string(), pickedBy: z.enum(["support", "smallest"]) }),
+  },
+  "migration.test_finished": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ kind: ZTestRunKind, company: z.string(), result: z.enum(["passed", "failed"]), advice: z.string().optional() }),
+  },
+  "migration.test_cancelled": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ kind: ZTestRunKind, company: z.string(), reason: z.string() }),
+  },
+  "migration_item.credentials_decrypted": {
+    target: "migration_item",
+    before: NONE,
+    after: z.object({ purpose: z.string(), company: z.string(), rehearsal: z.boolean() }),
+  },
+  "migration.sandbox_key_decrypted": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ purpose: z.string() }),
   },
 } as const satisfies Record<string, EventDefinition>;
 

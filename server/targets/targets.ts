@@ -87,11 +87,21 @@ export function listServiceTargets(db: Db): ServiceTargetView[] {
     }));
 }
 
-/** The decrypted API key of a target, for the service client only; the decryption is audited. */
-export function revealTargetApiKey(db: Db, ring: KeyRing, actor: Actor | null, id: string, purpose: string): string {
+/**
+ * The decrypted API key of a target, for the service client only; the decryption is audited (on
+ * the engagement's timeline too when `engagement` names the one it is used for).
+ */
+export function revealTargetApiKey(
+  db: Db,
+  ring: KeyRing,
+  actor: Actor | null,
+  id: string,
+  purpose: string,
+  engagement?: { engagementId: string; organizationId: string },
+): string {
   const t = db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get();
   if (!t) throw fieldError("serviceTargetId", "No such service target.");
   const key = decryptSecret(ring, t.apiKeyCipher, aad(id));
-  recordAudit(db, { actor, action: "secret.decrypted", targetId: id, after: { purpose } });
+  recordAudit(db, { actor, action: "secret.decrypted", targetId: id, after: { purpose }, ...engagement });
   return key;
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
 import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { applyStepAction } from "@/server/engagements/act-on-step";
 import { callerAs, trpcError } from "../testing";
 
 let t: TestDb;
@@ -19,6 +20,19 @@ const support = () => callerAs(t.db, p.support);
 
 async function newEngagement(platformKey = "qhyg", organizationId = p.orgA) {
   return support().engagements.create({ organizationId, platformKey });
+}
+
+/** Step 5 completes only through a passed single-company test (server/migration): its flow's evidence here. */
+function passStep5(engagementId: string) {
+  t.db.transaction((tx) =>
+    applyStepAction(tx, p.support, {
+      engagementId,
+      step: 5,
+      action: "complete",
+      via: "flow",
+      evidence: { kind: "test_passed", runId: "run-1", itemId: "item-1", companyId: "company-1", connectionId: "connection-1" },
+    }),
+  );
 }
 
 function rowCount(table: typeof engagements | typeof engagementSteps | typeof auditEvents) {
@@ -122,7 +136,7 @@ describe("working the checklist", () => {
     const s = support();
     await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
     for (const step of [2, 3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "ok" });
-    await s.engagements.step({ engagementId: id, step: 5, action: "complete", note: "pilot passed" });
+    passStep5(id);
 
     const noReason = await trpcError(s.engagements.step({ engagementId: id, step: 2, action: "reopen" }));
     expect(noReason.cause).toMatchObject({ fields: { reason: expect.any(String) } });
@@ -148,7 +162,8 @@ describe("working the checklist", () => {
   it("step 6 cannot be completed by hand: the handover completes it (and the engagement; see handover.test.ts)", async () => {
     const { id } = await newEngagement();
     const s = support();
-    for (const step of [1, 2, 3, 4, 5] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
+    for (const step of [1, 2, 3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
+    passStep5(id);
     const error = await trpcError(s.engagements.step({ engagementId: id, step: 6, action: "complete", note: "done" }));
     expect(error.code).toBe("PRECONDITION_FAILED");
     expect(error.message).toContain("acknowledges the handover report");

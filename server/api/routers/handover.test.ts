@@ -145,7 +145,7 @@ describe("the report's companies", () => {
       state: "verified",
       companyId: expect.any(String),
       connectionId: expect.any(String),
-      checksSummary: "Linked; 2 of 3 data types complete, 1 not supported; 100 records",
+      checksSummary: "Linked; 2 of 3 data types complete, 1 not supported; 50 records",
       reason: null,
       customerAction: null,
       error: null,
@@ -230,7 +230,7 @@ describe("acknowledging the report", () => {
     const masksBefore = t.db.select({ id: migrationItems.id, mask: migrationItems.credentialsMask }).from(migrationItems).orderBy(migrationItems.id).all();
 
     const result = await customer().portalHandover.acknowledge({ engagementId: f.engagementId });
-    expect(result).toEqual({ status: "completed", purged: { items: 6, rehearsalItems: 1, submissions: 1 } });
+    expect(result).toEqual({ status: "completed", purged: { items: 6, rehearsalItems: 1, submissions: 1, rehearsalKeys: 0 } });
 
     // Ciphertexts gone, masks kept, purge times recorded.
     const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, f.engagementId)).orderBy(migrationItems.id).all();

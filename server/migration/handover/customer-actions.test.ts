@@ -82,30 +82,28 @@ describe("what the customer must do", () => {
 });
 
 describe("reading what the engine stored", () => {
-  it("reads checks written as a status or as an object, and says them in one line", () => {
+  it("reads the checks the engine stores, and says them in one line", () => {
+    const at = "2026-11-24T10:00:00.000Z";
     const checks = readChecks({
-      connection: { status: "Linked", id: "x" },
-      dataTypes: [
-        { dataType: "accounts", status: "Complete", records: 1200 },
-        { dataType: "bills", status: "FetchError" },
-        { dataType: "journals", status: "NotSupported", records: null },
-      ],
+      connection: { status: "Linked", at },
+      sync: { requestedAt: at, polls: 4, dataTypes: { chartOfAccounts: "Complete", bills: "FetchError", journals: "NotSupported" } },
+      read: { dataType: "chartOfAccounts", records: 1200, at },
       extra: true,
     });
     expect(checks).toEqual({
       connection: "Linked",
       dataTypes: [
-        { dataType: "accounts", status: "Complete", records: 1200 },
+        { dataType: "chartOfAccounts", status: "Complete", records: 1200 },
         { dataType: "bills", status: "FetchError", records: null },
         { dataType: "journals", status: "NotSupported", records: null },
       ],
     });
     expect(describeChecks(checks)).toBe("Linked; 1 of 3 data types complete, 1 not supported; FetchError: bills; 1,200 records");
-    expect(describeChecks(readChecks({ connection: "Deauthorized", dataTypes: [] }))).toBe("Deauthorized");
+    expect(describeChecks(readChecks({ connection: { status: "Deauthorized", at } }))).toBe("Deauthorized");
   });
 
   it("reads a malformed or empty value as absent, never failing the report", () => {
-    for (const raw of [null, undefined, "Linked", 42, { dataTypes: "all" }, {}]) expect(readChecks(raw)).toBeNull();
+    for (const raw of [null, undefined, "Linked", 42, { sync: { dataTypes: "all" } }, { connection: "Linked" }, {}]) expect(readChecks(raw)).toBeNull();
     expect(describeChecks(null)).toBe("Not checked");
     for (const raw of [null, "boom", { status: "500" }, {}]) expect(readLastError(raw)).toBeNull();
   });

@@ -176,9 +176,20 @@ export function purgeClientSecrets(tx: DbOrTx, engagementId: string, at: Date): 
     .all().length;
 }
 
-/** True while any item or submission of the engagement still holds a ciphertext. */
+/** Deletes the API keys of the sandbox clients the engagement's rehearsals made (simulated accounts, still keys). */
+export function purgeRehearsalKeys(tx: DbOrTx, engagementId: string): number {
+  return tx
+    .update(migrationRuns)
+    .set({ sandboxApiKeyCipher: null })
+    .where(and(eq(migrationRuns.engagementId, engagementId), isNotNull(migrationRuns.sandboxApiKeyCipher)))
+    .returning({ id: migrationRuns.id })
+    .all().length;
+}
+
+/** True while any item, submission or rehearsal run of the engagement still holds a ciphertext. */
 const holdsSecrets = sql`(exists (select 1 from ${migrationItems} where ${migrationItems.engagementId} = ${engagements.id} and ${migrationItems.credentialsCipher} is not null)
-  or exists (select 1 from ${intakeSubmissions} where ${intakeSubmissions.engagementId} = ${engagements.id} and ${intakeSubmissions.clientSecretCipher} is not null))`;
+  or exists (select 1 from ${intakeSubmissions} where ${intakeSubmissions.engagementId} = ${engagements.id} and ${intakeSubmissions.clientSecretCipher} is not null)
+  or exists (select 1 from ${migrationRuns} where ${migrationRuns.engagementId} = ${engagements.id} and ${migrationRuns.sandboxApiKeyCipher} is not null))`;
 
 /**
  * Engagements whose credentials are due for the automatic purge: still holding a secret, and

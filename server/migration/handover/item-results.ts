@@ -1,23 +1,23 @@
 /**
  * Reading what the engine stored on a migration item — its checks and its last error — for the
- * handover report. Both are JSON the engine writes (`checks: {connection, dataTypes: [{dataType,
- * status, records}]}`, `lastError: {kind, status, error, correlationId, …}`); they are read
+ * handover report. Both are JSON the engine writes (`checks: {connection: {status}, sync:
+ * {dataTypes: {type: status}}, read: {dataType, records}}`, `lastError: {kind, status, error,
+ * correlationId, …}`: pipeline.ts's ItemChecks and StoredError); they are read
  * leniently (unknown fields kept out, a malformed value read as absent) so one odd row never
  * breaks a report of thousands. Pure: the browser imports the types.
  */
 import { z } from "zod";
+import { PASSING_PULL_STATUSES } from "@/server/migration/pipeline";
 
-const ZConnectionCheck = z.union([z.string(), z.object({ status: z.string() }).loose()]);
-
-const ZDataTypeCheck = z.object({
-  dataType: z.string(),
-  status: z.string(),
-  records: z.number().nullish(),
-});
-
+/**
+ * The engine's checks as stored (server/migration/pipeline.ts, `ItemChecks`): the connection's
+ * status after the authorization call, the last status of each data type of the sync, and the read
+ * that proved data arrived with the record count the service reported.
+ */
 const ZStoredChecks = z.object({
-  connection: ZConnectionCheck.nullish(),
-  dataTypes: z.array(ZDataTypeCheck.loose()).nullish(),
+  connection: z.object({ status: z.string() }).loose().nullish(),
+  sync: z.object({ dataTypes: z.record(z.string(), z.string()) }).loose().nullish(),
+  read: z.object({ dataType: z.string(), records: z.number().nullish() }).loose().nullish(),
 });
 
 const ZStoredError = z.object({
@@ -54,11 +54,15 @@ export type ItemError = z.infer<typeof ZItemError>;
 export function readChecks(raw: unknown): ItemChecks | null {
   const parsed = ZStoredChecks.safeParse(raw);
   if (!parsed.success || raw === null) return null;
-  const c = parsed.data.connection;
-  const connection = c == null ? null : typeof c === "string" ? c : c.status;
-  const dataTypes = (parsed.data.dataTypes ?? []).map((d) => ({ dataType: d.dataType, status: d.status, records: d.records ?? null }));
-  if (connection === null && !dataTypes.length) return null;
-  return { connection, dataTypes };
+  const { connection, sync, read } = parsed.data;
+  const dataTypes = Object.entries(sync?.dataTypes ?? {}).map(([dataType, status]) => ({
+    dataType,
+    status,
+    // The service reports a count only for the data type read back.
+    records: read && read.dataType === dataType ? (read.records ?? null) : null,
+  }));
+  if (!connection && !dataTypes.length) return null;
+  return { connection: connection?.status ?? null, dataTypes };
 }
 
 /** The stored last error, or null when there is none or it cannot be read. */
@@ -76,14 +80,12 @@ export function readLastError(raw: unknown): ItemError | null {
   };
 }
 
-/** Data type statuses that pass the check (the spec: Complete, or NotSupported by the platform). */
-const PASSING = new Set(["Complete", "NotSupported"]);
 
 /** The data types that did not pass, by status ("FetchError" → ["invoices", …]). */
 export function failingDataTypes(checks: ItemChecks | null): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const d of checks?.dataTypes ?? []) {
-    if (PASSING.has(d.status)) continue;
+    if (PASSING_PULL_STATUSES.has(d.status)) continue;
     out.set(d.status, [...(out.get(d.status) ?? []), d.dataType]);
   }
   return out;

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { and, count, eq, isNotNull } from "drizzle-orm";
-import { auditEvents, engagements, handovers, intakeSubmissions, migrationItems } from "@/db/schema";
+import { auditEvents, engagements, handovers, intakeSubmissions, migrationItems, migrationRuns } from "@/db/schema";
 import { callerAs } from "@/server/api/testing";
 import { seedHandover, type HandoverFixture } from "@/server/migration/testing/handover-fixture";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
@@ -52,7 +52,7 @@ describe("purgeDueCredentials", () => {
     await handedOver(due, 14, now);
     await handedOver(notYet, 13.9, now);
 
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toEqual({ engagements: 1, items: 6, rehearsalItems: 0, submissions: 1 });
+    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toEqual({ engagements: 1, items: 6, rehearsalItems: 0, submissions: 1, rehearsalKeys: 0 });
     expect(held(due.engagementId)).toBe(0);
     expect(held(notYet.engagementId)).toBe(7);
     const [event] = purgeEvents();
@@ -60,7 +60,7 @@ describe("purgeDueCredentials", () => {
       actorId: null,
       actorLabel: "System",
       engagementId: due.engagementId,
-      after: { trigger: "after_handover", items: 6, rehearsalItems: 0, submissions: 1, afterDays: 14 },
+      after: { trigger: "after_handover", items: 6, rehearsalItems: 0, submissions: 1, rehearsalKeys: 0, afterDays: 14 },
     });
     const view = await support().handover.get({ engagementId: due.engagementId });
     expect(view.handover).toMatchObject({ purgedAt: now, purgeTrigger: "after_handover", acknowledgedAt: null });
@@ -99,13 +99,29 @@ describe("purgeDueCredentials", () => {
     expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(1);
   });
 
+  it("also deletes the API key of a sandbox client a rehearsal made, even when nothing else is left", async () => {
+    const now = new Date();
+    const f = seedHandover(t.db, p);
+    const run = t.db
+      .insert(migrationRuns)
+      .values({ engagementId: f.engagementId, kind: "rehearsal", status: "passed", requestedAt: now, sandboxClientId: "client-1", sandboxApiKeyCipher: "v1.test.iv.tag.ct" })
+      .returning({ id: migrationRuns.id })
+      .get();
+    await cancelled(f, 20, now);
+    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toMatchObject({ engagements: 1, items: 6, submissions: 1, rehearsalKeys: 1 });
+    expect(t.db.select().from(migrationRuns).where(eq(migrationRuns.id, run.id)).get()!.sandboxApiKeyCipher).toBeNull();
+    expect(purgeEvents()[0]!.after).toMatchObject({ rehearsalKeys: 1 });
+    // Nothing is left to find on the next run.
+    expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(0);
+  });
+
   it("is idempotent: a second run purges and records nothing", async () => {
     const now = new Date();
     const f = seedHandover(t.db, p);
     await handedOver(f, 30, now);
     expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(1);
     const events = t.db.select({ n: count() }).from(auditEvents).get()!.n;
-    expect(purgeDueCredentials(t.db, { now: new Date(now.getTime() + DAY), afterDays: 14 })).toEqual({ engagements: 0, items: 0, rehearsalItems: 0, submissions: 0 });
+    expect(purgeDueCredentials(t.db, { now: new Date(now.getTime() + DAY), afterDays: 14 })).toEqual({ engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0 });
     expect(t.db.select({ n: count() }).from(auditEvents).get()!.n).toBe(events);
     expect(t.db.select().from(handovers).get()!.purgedAt).toEqual(now);
   });
@@ -122,7 +138,7 @@ describe("purgeDueCredentials", () => {
     await handedOver(f, 15, now);
     purgeDueCredentials(t.db, { now, afterDays: 14 });
     const result = await callerAs(t.db, p.customerA).portalHandover.acknowledge({ engagementId: f.engagementId });
-    expect(result).toEqual({ status: "completed", purged: { items: 0, rehearsalItems: 0, submissions: 0 } });
+    expect(result).toEqual({ status: "completed", purged: { items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0 } });
     expect(purgeEvents()).toHaveLength(1);
     const eng = await support().engagements.get({ engagementId: f.engagementId });
     expect(eng.steps[5]!.evidence?.flow).toMatchObject({ kind: "handed_over", purgedAt: now });

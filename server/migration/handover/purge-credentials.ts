@@ -9,11 +9,12 @@
 import type { Db } from "@/db/client";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import type { Actor } from "@/server/security/actor";
-import { engagementsDueForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials } from "./handover-repository";
+import { engagementsDueForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys } from "./handover-repository";
 import { purgeCutoff } from "./purge-schedule";
 import type { PurgeTrigger } from "./states";
 
-export type PurgeCounts = { items: number; rehearsalItems: number; submissions: number };
+/** What a purge deleted: real and simulated companies' credentials, client secrets, rehearsals' sandbox keys. */
+export type PurgeCounts = { items: number; rehearsalItems: number; submissions: number; rehearsalKeys: number };
 
 /**
  * Deletes the engagement's credentials inside the caller's transaction, records when on the
@@ -26,19 +27,20 @@ export function purgeEngagementCredentials(
 ): PurgeCounts {
   const { items, rehearsalItems } = purgeItemCredentials(tx, params.engagementId, params.at);
   const submissions = purgeClientSecrets(tx, params.engagementId, params.at);
+  const rehearsalKeys = purgeRehearsalKeys(tx, params.engagementId);
   markHandoverPurged(tx, params.engagementId, { at: params.at, trigger: params.trigger });
-  if (items + rehearsalItems + submissions > 0) {
+  if (items + rehearsalItems + submissions + rehearsalKeys > 0) {
     recordAudit(tx, {
       actor: params.actor,
       action: "credentials.purged",
       targetId: params.engagementId,
       engagementId: params.engagementId,
       organizationId: params.organizationId,
-      after: { trigger: params.trigger, items, rehearsalItems, submissions, ...(params.afterDays !== undefined ? { afterDays: params.afterDays } : {}) },
+      after: { trigger: params.trigger, items, rehearsalItems, submissions, rehearsalKeys, ...(params.afterDays !== undefined ? { afterDays: params.afterDays } : {}) },
       at: params.at,
     });
   }
-  return { items, rehearsalItems, submissions };
+  return { items, rehearsalItems, submissions, rehearsalKeys };
 }
 
 /**
@@ -59,7 +61,7 @@ export function checkpointAfterPurge(db: Db): void {
  */
 export function purgeDueCredentials(db: Db, options: { now: Date; afterDays: number }): { engagements: number } & PurgeCounts {
   const cutoff = purgeCutoff(options.now, options.afterDays);
-  const total = { engagements: 0, items: 0, rehearsalItems: 0, submissions: 0 };
+  const total = { engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0 };
   for (const due of engagementsDueForPurge(db, cutoff)) {
     const counts = db.transaction((tx) => {
       const still = engagementsDueForPurge(tx, cutoff, due.engagementId)[0];
@@ -71,6 +73,7 @@ export function purgeDueCredentials(db: Db, options: { now: Date; afterDays: num
     total.items += counts.items;
     total.rehearsalItems += counts.rehearsalItems;
     total.submissions += counts.submissions;
+    total.rehearsalKeys += counts.rehearsalKeys;
   }
   if (total.engagements) checkpointAfterPurge(db);
   return total;

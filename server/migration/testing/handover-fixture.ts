@@ -10,7 +10,8 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { intakeSubmissions, migrationItems } from "@/db/schema";
-import { actOnStep } from "@/server/engagements/act-on-step";
+import { actOnStep, applyStepAction } from "@/server/engagements/act-on-step";
+import type { ItemChecks } from "@/server/migration/pipeline";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { credentialsFor } from "@/server/intake/test-support";
 import { insertMigrationItems } from "@/server/migration/insert-items";
@@ -23,7 +24,8 @@ import { TEST_KEY_RING, type People } from "@/server/testing/test-db";
 /** The last error as the engine stores it (the service client's error, never a secret). */
 export type StoredError = { kind: string; status: number | null; error: string; correlationId: string | null; validation?: unknown };
 /** Check results as the engine stores them. */
-export type StoredChecks = { connection: string; dataTypes: { dataType: string; status: string; records: number | null }[] };
+/** Checks as the engine stores them (server/migration/pipeline.ts). */
+export type StoredChecks = ItemChecks;
 
 /** Where one company ends, and what the engine recorded on the way. */
 export type CompanySpec = {
@@ -47,24 +49,32 @@ export type HandoverFixture = {
   items: { id: string; name: string; state: MigrationItemState; credentials: Record<string, string> }[];
 };
 
-/** Checks of a company whose every data type passed (QuickBooks-like: two types not supported). */
+/** Checks of a company whose every data type passed (QuickBooks-like: one type not supported), as the engine stores them. */
 export function passingChecks(records = 50): StoredChecks {
+  const at = new Date().toISOString();
   return {
-    connection: "Linked",
-    dataTypes: [
-      { dataType: "accounts", status: "Complete", records },
-      { dataType: "invoices", status: "Complete", records },
-      { dataType: "directIncomes", status: "NotSupported", records: null },
-    ],
+    connection: { status: "Linked", at },
+    sync: { requestedAt: at, polls: 3, dataTypes: { chartOfAccounts: "Complete", invoices: "Complete", directIncomes: "NotSupported" }, finishedAt: at },
+    read: { dataType: "chartOfAccounts", records, at },
   };
 }
 
 /** Brings a new engagement to step 6: steps 1–5 completed by staff with a note. */
 export function engagementAtStep6(db: Db, staff: Actor, params: { organizationId: string; platformKey?: string }): { id: string; reference: string } {
   const eng = createEngagement(db, staff, { organizationId: params.organizationId, platformKey: params.platformKey ?? "qhyg" });
-  for (const step of [1, 2, 3, 4, 5] as const) {
+  for (const step of [1, 2, 3, 4] as const) {
     actOnStep(db, staff, { engagementId: eng.id, step, action: "complete", note: "Done for the handover test." });
   }
+  // Step 5 completes only through a passed single-company test: its flow's evidence here.
+  db.transaction((tx) =>
+    applyStepAction(tx, staff, {
+      engagementId: eng.id,
+      step: 5,
+      action: "complete",
+      via: "flow",
+      evidence: { kind: "test_passed", runId: "handover-fixture-run", itemId: "handover-fixture-item", companyId: "company-0", connectionId: "connection-0" },
+    }),
+  );
   return eng;
 }
 
@@ -156,7 +166,7 @@ export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): vo
       : spec.state === "reauth_required"
         ? {
             outcomeReason: "Deauthorized: 400 invalid_grant — the refresh token is invalid, expired or revoked.",
-            checks: { connection: "Deauthorized", dataTypes: [] },
+            checks: { connection: { status: "Deauthorized", at: new Date().toISOString() } },
           }
         : spec.state === "failed"
           ? { lastError: { kind: "server_error", status: 500, error: "Internal server error", correlationId: `corr-${itemId.slice(0, 8)}` }, attempts: 5 }

@@ -1,6 +1,7 @@
 "use client";
 import type { Announce } from "@/app/_components/use-announcement";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { PortalStep5Panel } from "./step-5-panel";
 import { Step6Panel } from "./step-6-panel";
 
 /**
@@ -13,8 +14,9 @@ export function StepPanel({ engagement, step, announce }: { engagement: Engageme
     case 2:
     case 3:
     case 4:
-    case 5:
       return null;
+    case 5:
+      return <PortalStep5Panel engagement={engagement} />;
     case 6:
       return <Step6Panel engagement={engagement} step={step} announce={announce} />;
     default: {

@@ -1,0 +1,175 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useDeferredValue, useEffect, useId, useRef, useState } from "react";
+import { TestRunList, TestRunView } from "@/app/_components/migration/test-run-view";
+import type { Announce } from "@/app/_components/use-announcement";
+import { Button, Field, Form, Input, Notice, ProgressBar, Select } from "@/app/_components/ui";
+import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
+import { ZStartTestRequest } from "@/server/api/routers/tests.types";
+import { useEngagementInvalidation } from "../use-engagement-invalidation";
+
+/** How often a running test is read again. */
+const POLL_MS = 1_000;
+
+const ZStartForm = ZStartTestRequest.pick({ itemId: true });
+
+/**
+ * Step 5: support picks a company (or lets Ferry pick the smallest) and runs the single-company
+ * test against the engagement's service target, or rehearses on the built-in sandbox. A worker
+ * carries the run out; this panel shows it call by call while it runs, then its checks, the
+ * advice on a failure, and the engagement's earlier runs.
+ */
+export function Step5Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const invalidateEngagement = useEngagementInvalidation(engagement.id);
+  const engagementId = engagement.id;
+  const searchId = useId();
+  const [search, setSearch] = useState("");
+  const deferredSearch = useDeferredValue(search.trim());
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+
+  const items = useQuery(trpc.tests.items.queryOptions({ engagementId, search: deferredSearch || undefined }));
+  const runs = useQuery(
+    trpc.tests.list.queryOptions({ engagementId }, { refetchInterval: (q) => (q.state.data?.some((r) => r.active) ? POLL_MS : false) }),
+  );
+  const shownId = selectedId ?? runs.data?.[0]?.id ?? null;
+  const run = useQuery({
+    ...trpc.tests.get.queryOptions({ engagementId, runId: shownId ?? "" }, { refetchInterval: (q) => (q.state.data?.active ? POLL_MS : false) }),
+    enabled: shownId !== null,
+  });
+
+  // When the run shown ends, the checklist may have moved (step 5 done, step 4 reopened): say so and refresh it.
+  const wasActive = useRef<{ id: string; active: boolean } | null>(null);
+  useEffect(() => {
+    const data = run.data;
+    if (!data) return;
+    const before = wasActive.current;
+    wasActive.current = { id: data.id, active: data.active };
+    if (before?.id === data.id && before.active && !data.active) {
+      void invalidateEngagement();
+      void queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) });
+      const what = data.kind === "rehearsal" ? "The rehearsal" : "The single-company test";
+      announce(
+        data.result === "passed"
+          ? { tone: "success", text: `${what} on ${data.company ?? "the company"} passed${data.stepEffect?.kind === "completed" ? ": step 5 is done" : ""}.` }
+          : { tone: "error", text: `${what} on ${data.company ?? "the company"} ${data.status === "cancelled" ? "was cancelled" : `failed: ${data.advice?.text ?? data.statusReason ?? ""}`}` },
+      );
+    }
+  }, [run.data, announce, invalidateEngagement, queryClient, trpc, engagementId]);
+
+  const form = useZodForm(ZStartForm, { defaultValues: { itemId: "" } });
+  const start = useMutation(trpc.tests.start.mutationOptions());
+  const cancel = useMutation(trpc.tests.cancel.mutationOptions());
+  const active = runs.data?.find((r) => r.active) ?? null;
+
+  const submit = (kind: "pilot" | "rehearsal") =>
+    form.handleSubmit(async ({ itemId }) => {
+      try {
+        const { runId } = await start.mutateAsync({ engagementId, kind, itemId: itemId || null });
+        setSelectedId(runId);
+        await Promise.all([invalidateEngagement(), queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) })]);
+        announce({
+          tone: "success",
+          text: kind === "rehearsal" ? "Rehearsal asked for: a worker sets up simulated companies on the sandbox and tests one." : "Single-company test asked for: a worker takes it up now.",
+        });
+      } catch (e) {
+        showServerError(form, e);
+      }
+    });
+
+  const pilotBlocked =
+    step.state === "done"
+      ? "Step 5 is done. Reopen it to run the test again."
+      : step.displayState === "locked"
+        ? "The test can run once steps 1–4 are done; a rehearsal can run now."
+        : engagement.status !== "active"
+          ? "The engagement is not active."
+          : null;
+  const noCompanies = items.isSuccess && !deferredSearch && items.data.length === 0;
+
+  return (
+    <div className="space-y-5 rounded-md border border-slate-200 p-4">
+      {noCompanies ? (
+        <Notice tone="info">There are no companies to test yet: they come from the token file accepted in step 1.</Notice>
+      ) : (
+        <Form onSubmit={submit("pilot")} className="space-y-3" aria-label="Run a single-company test">
+          {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+          <div className="grid gap-3 sm:grid-cols-2">
+            <div className="space-y-1.5">
+              <label htmlFor={searchId} className="block text-sm font-medium text-slate-800">
+                Find a company
+              </label>
+              <Input id={searchId} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Name or external reference" />
+            </div>
+            <Field label="Company to test" error={fieldMessage(form, "itemId")} hint="Ferry's pick: the smallest company by records, which syncs fastest.">
+              {(p) => (
+                <Select {...p} {...form.register("itemId")}>
+                  <option value="">Let Ferry pick the smallest company</option>
+                  {items.data?.map((i) => (
+                    <option key={i.id} value={i.id}>
+                      {i.name}
+                      {i.externalRef ? ` (${i.externalRef})` : ""}
+                      {i.records !== null ? ` · ${i.records} records` : ""}
+                      {i.state !== "pending" ? ` · ${i.state.replace("_", " ")}` : ""}
+                    </option>
+                  ))}
+                </Select>
+              )}
+            </Field>
+          </div>
+          <div className="flex flex-wrap items-center gap-2">
+            <Button type="submit" disabled={!!pilotBlocked || !!active} pending={start.isPending && start.variables?.kind === "pilot"}>
+              Run the single-company test
+            </Button>
+            <Button variant="secondary" disabled={!!active || engagement.status !== "active"} pending={start.isPending && start.variables?.kind === "rehearsal"} onClick={submit("rehearsal")}>
+              Rehearse on the sandbox
+            </Button>
+          </div>
+          <p className="text-sm text-slate-600">
+            {active
+              ? `A ${active.kind === "rehearsal" ? "rehearsal" : "test"} is under way; wait for it to end or cancel it.`
+              : (pilotBlocked ??
+                `The test runs against ${engagement.serviceTarget ? `${engagement.serviceTarget.name}` : "the engagement's service target"}; the rehearsal uses simulated companies on the built-in sandbox and touches nothing real.`)}
+          </p>
+        </Form>
+      )}
+
+      {run.data ? (
+        <div className="space-y-3">
+          {run.data.active ? (
+            <Button
+              variant="secondary"
+              size="sm"
+              pending={cancel.isPending}
+              onClick={() =>
+                cancel.mutate(
+                  { engagementId, runId: run.data.id, reason: "Cancelled by support from the step 5 panel." },
+                  {
+                    onSuccess: () =>
+                      Promise.all([
+                        queryClient.invalidateQueries({ queryKey: trpc.tests.get.queryKey({ engagementId, runId: run.data.id }) }),
+                        queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) }),
+                        invalidateEngagement(),
+                      ]),
+                    onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
+                  },
+                )
+              }
+            >
+              Cancel this {run.data.kind === "rehearsal" ? "rehearsal" : "test"}
+            </Button>
+          ) : null}
+          <TestRunView run={run.data} />
+        </div>
+      ) : shownId && run.isPending ? (
+        <ProgressBar label="Loading the test run" size="sm" />
+      ) : null}
+
+      {runs.data && runs.data.length > 1 ? <TestRunList runs={runs.data} selectedId={shownId} onSelect={setSelectedId} /> : null}
+    </div>
+  );
+}

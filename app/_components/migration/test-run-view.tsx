@@ -1,0 +1,273 @@
+"use client";
+import type { ReactNode } from "react";
+import { Badge, CopyButton, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { formatDateTime } from "@/app/_lib/labels";
+import type { RouterOutputs } from "@/app/_lib/types";
+
+export type TestRunDetail = RouterOutputs["tests"]["get"];
+export type TestRunSummary = RouterOutputs["tests"]["list"][number];
+type Status = TestRunSummary["status"];
+type CheckResult = TestRunDetail["checks"][number]["result"];
+
+const STATUS: Record<Status, { label: string; tone: BadgeTone }> = {
+  queued: { label: "Waiting for a worker", tone: "info" },
+  running: { label: "Running", tone: "info" },
+  paused: { label: "Paused", tone: "warning" },
+  stopped: { label: "Stopped", tone: "warning" },
+  passed: { label: "Passed", tone: "success" },
+  failed: { label: "Failed", tone: "danger" },
+  completed: { label: "Completed", tone: "success" },
+  cancelled: { label: "Cancelled", tone: "muted" },
+};
+
+const CHECK: Record<CheckResult, { label: string; tone: BadgeTone }> = {
+  passed: { label: "Passed", tone: "success" },
+  failed: { label: "Failed", tone: "danger" },
+  running: { label: "Running", tone: "info" },
+  not_reached: { label: "Not reached", tone: "muted" },
+};
+
+/** "Single-company test" or "Rehearsal": every place names a rehearsal as one. */
+export function RunKindBadge({ kind }: { kind: TestRunSummary["kind"] }) {
+  return kind === "rehearsal" ? <Badge tone="warning">Rehearsal (sandbox)</Badge> : <Badge tone="neutral">Single-company test</Badge>;
+}
+
+export function RunStatusBadge({ status }: { status: Status }) {
+  return <Badge tone={STATUS[status].tone}>{STATUS[status].label}</Badge>;
+}
+
+/** Milliseconds in words: "850 ms", "12.3 s", "4 min 5 s". */
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return "—";
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1_000)} s`;
+}
+
+/** An identifier with a copy button. */
+function Id({ value, label }: { value: string; label: string }) {
+  return (
+    <span className="inline-flex max-w-full items-center gap-1">
+      <code className="truncate rounded bg-slate-100 px-1.5 py-0.5 text-xs">{value}</code>
+      <CopyButton value={value} label={label} />
+    </span>
+  );
+}
+
+function Facts({ rows }: { rows: { term: string; detail: ReactNode }[] }) {
+  return (
+    <dl className="grid gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[max-content_1fr]">
+      {rows.map((r) => (
+        <div key={r.term} className="contents">
+          <dt className="font-medium text-slate-700">{r.term}</dt>
+          <dd className="min-w-0 text-slate-800">{r.detail}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/**
+ * One single-company test or rehearsal in full, as it stands: progress, the result and what to do
+ * next, the two checks, every data type and every call with its correlationId. Read only: the
+ * console adds its controls around it, the portal shows it as is.
+ */
+export function TestRunView({ run }: { run: TestRunDetail }) {
+  const failure = run.failure;
+  return (
+    <article className="space-y-4" aria-label={`${run.kind === "rehearsal" ? "Rehearsal" : "Single-company test"} on ${run.company ?? "a company"}`}>
+      <div className="flex flex-wrap items-center gap-2">
+        <RunKindBadge kind={run.kind} />
+        <RunStatusBadge status={run.status} />
+        <span className="text-sm text-slate-700">
+          {run.company ?? "A company"}
+          {run.pickedBy === "smallest" ? " (the smallest company)" : ""} · asked by {run.requestedBy ?? "someone"} · {formatDateTime(run.requestedAt)}
+        </span>
+      </div>
+      {run.kind === "rehearsal" ? (
+        <p className="text-sm text-slate-600">
+          A rehearsal runs on simulated companies on the built-in sandbox: it never touches the real service target or the customer&apos;s tokens, and never changes the checklist.
+        </p>
+      ) : null}
+
+      {run.active ? (
+        <div className="space-y-1.5">
+          {run.preparation && !run.preparation.done ? (
+            <ProgressBar
+              label="Simulated companies made"
+              value={run.preparation.created}
+              max={Math.max(1, run.preparation.total)}
+              valueText={`${run.preparation.created} of ${run.preparation.total}`}
+            />
+          ) : (
+            <ProgressBar label="Test progress" value={run.progress.done} max={run.progress.of} valueText={`${run.progress.done} of ${run.progress.of} stages: ${run.progress.label}`} />
+          )}
+          <p className="text-sm text-slate-700" aria-live="polite">
+            {run.progress.label}…
+          </p>
+        </div>
+      ) : null}
+
+      {run.result === "passed" ? (
+        <Notice tone="success" title="Passed">
+          {run.stepEffect?.kind === "completed" ? "Step 5 is done, with this test as its evidence." : (run.stepEffect?.reason ?? "Both checks passed.")}
+        </Notice>
+      ) : null}
+      {run.result === "failed" ? (
+        <Notice tone="error" title="Failed: what to do next">
+          <p>{run.advice?.text ?? run.statusReason}</p>
+          {run.stepEffect?.kind === "reopened" ? <p className="mt-1">Step 4 (Syncing disabled) was reopened with this reason.</p> : null}
+          {failure ? (
+            <p className="mt-2 text-xs">
+              {failure.operation}
+              {failure.status !== null ? ` answered ${failure.status}${failure.service ? ` (${failure.service})` : ""}` : ""}: {failure.error}
+              {failure.validation.length ? ` — ${failure.validation.map((v) => `${v.itemId ?? "request"}: ${v.message}`).join("; ")}` : ""}
+            </p>
+          ) : null}
+          {failure?.correlationId ? (
+            <p className="mt-1 text-xs">
+              correlationId <Id value={failure.correlationId} label="correlationId of the failure" />
+            </p>
+          ) : null}
+        </Notice>
+      ) : null}
+      {run.status === "cancelled" ? <Notice tone="warning" title="Cancelled">{run.statusReason}</Notice> : null}
+
+      <section aria-label="Checks">
+        <h4 className="text-sm font-semibold text-slate-900">Checks</h4>
+        <ul className="mt-2 space-y-2">
+          {run.checks.map((c) => (
+            <li key={c.key} className="flex flex-wrap items-start gap-2 text-sm">
+              <Badge tone={CHECK[c.result].tone}>{CHECK[c.result].label}</Badge>
+              <span className="font-medium text-slate-900">{c.label}</span>
+              <span className="basis-full text-slate-600 sm:basis-auto">{c.detail}</span>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <Facts
+        rows={[
+          { term: "Company", detail: run.item ? `${run.item.name}${run.item.externalRef ? ` (${run.item.externalRef})` : ""}${run.item.records !== null ? ` · ${run.item.records} records` : ""}` : "—" },
+          { term: "Service", detail: run.target ? `${run.target.name}${run.target.baseUrl ? ` — ${run.target.baseUrl}` : ""}` : "—" },
+          { term: "companyId", detail: run.item?.companyId ? <Id value={run.item.companyId} label="companyId" /> : "—" },
+          { term: "connectionId", detail: run.item?.connectionId ? <Id value={run.item.connectionId} label="connectionId" /> : "—" },
+          {
+            term: "Durations",
+            detail: `waited ${formatDuration(run.durations.waitedMs)} for a worker · ran ${formatDuration(run.durations.runMs)} · sync ${formatDuration(run.durations.syncMs)}`,
+          },
+        ]}
+      />
+
+      {run.dataTypes.length ? (
+        <Table caption={`Data types of ${run.company ?? "the company"} (${run.dataTypes.length})`}>
+          <THead>
+            <Tr>
+              <Th>Data type</Th>
+              <Th>Status</Th>
+              <Th className="text-right">Records</Th>
+            </Tr>
+          </THead>
+          <TBody>
+            {run.dataTypes.map((d) => (
+              <Tr key={d.dataType}>
+                <Td>{d.dataType}</Td>
+                <Td>
+                  <Badge tone={d.status === "Complete" ? "success" : d.status === "NotSupported" ? "muted" : d.status.endsWith("Error") ? "danger" : "info"}>{d.status}</Badge>
+                </Td>
+                <Td className="text-right tabular-nums">{d.records ?? "—"}</Td>
+              </Tr>
+            ))}
+          </TBody>
+        </Table>
+      ) : null}
+
+      <Table caption={`Calls to the service (${run.calls.length})`} captionVisible>
+        <THead>
+          <Tr>
+            <Th>Time</Th>
+            <Th>Call</Th>
+            <Th>Answer</Th>
+            <Th className="text-right">Took</Th>
+            <Th>correlationId</Th>
+          </Tr>
+        </THead>
+        <TBody>
+          {run.calls.length === 0 ? (
+            <Tr>
+              <Td colSpan={5} className="text-slate-600">
+                {run.active ? "No call yet." : "No call was made."}
+              </Td>
+            </Tr>
+          ) : (
+            run.calls.map((c) => (
+              <Tr key={c.id} data-operation={c.operation}>
+                <Td className="whitespace-nowrap text-xs text-slate-600">{formatDateTime(c.at)}</Td>
+                <Td>
+                  <span className="font-medium">{c.operation}</span>
+                  <span className="block text-xs break-all text-slate-600">
+                    {c.method} {c.path}
+                  </span>
+                </Td>
+                <Td>
+                  <Badge tone={c.ok ? "success" : "danger"}>{c.status ?? c.errorKind ?? "no answer"}</Badge>
+                  {c.errorText ? <span className="mt-1 block text-xs text-red-800">{c.errorText}</span> : null}
+                  {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{c.attempts} attempts</span> : null}
+                </Td>
+                <Td className="text-right text-xs whitespace-nowrap tabular-nums">{formatDuration(c.durationMs)}</Td>
+                <Td>{c.correlationId ? <Id value={c.correlationId} label={`correlationId of ${c.operation}`} /> : "—"}</Td>
+              </Tr>
+            ))
+          )}
+        </TBody>
+      </Table>
+    </article>
+  );
+}
+
+/** The engagement's runs, newest first, each selectable. */
+export function TestRunList({ runs, selectedId, onSelect }: { runs: readonly TestRunSummary[]; selectedId: string | null; onSelect: (id: string) => void }) {
+  return (
+    <Table caption={`Tests and rehearsals (${runs.length})`} captionVisible>
+      <THead>
+        <Tr>
+          <Th>Run</Th>
+          <Th>Company</Th>
+          <Th>Status</Th>
+          <Th>Asked</Th>
+          <Th>
+            <span className="sr-only">Show</span>
+          </Th>
+        </Tr>
+      </THead>
+      <TBody>
+        {runs.map((r) => (
+          <Tr key={r.id} className={r.id === selectedId ? "bg-indigo-50" : undefined}>
+            <Td>
+              <RunKindBadge kind={r.kind} />
+            </Td>
+            <Td>{r.company ?? "—"}</Td>
+            <Td>
+              <RunStatusBadge status={r.status} />
+            </Td>
+            <Td className="text-xs text-slate-600">
+              {formatDateTime(r.requestedAt)}
+              {r.requestedBy ? ` · ${r.requestedBy}` : ""}
+            </Td>
+            <Td>
+              <button
+                type="button"
+                className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+                aria-pressed={r.id === selectedId}
+                onClick={() => onSelect(r.id)}
+              >
+                Show<span className="sr-only"> the {r.kind === "rehearsal" ? "rehearsal" : "test"} on {r.company ?? "a company"} of {formatDateTime(r.requestedAt)}</span>
+              </button>
+            </Td>
+          </Tr>
+        ))}
+      </TBody>
+    </Table>
+  );
+}

@@ -1,0 +1,148 @@
+/**
+ * The single-company test procedures through createCaller on a real temporary database (tenants
+ * on a real sandbox): asking for a test or rehearsal, every refusal with a clear error and nothing
+ * written, the runs as listed and read, cancelling, the customer's read-only view.
+ */
+import { count, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { engagements, migrationItems, migrationRuns } from "@/db/schema";
+import { applyStepAction } from "@/server/engagements/act-on-step";
+import { engineTestBed } from "@/server/migration/testing/test-bed";
+import { callerAs, trpcError } from "../testing";
+
+const bed = engineTestBed();
+
+const support = () => callerAs(bed.t.db, bed.people.support);
+const ready = bed.ready;
+const runCount = () => bed.t.db.select({ n: count() }).from(migrationRuns).get()!.n;
+
+/** The error a refused request gets, and proof that nothing was written. */
+async function refused(call: Promise<unknown>) {
+  const before = runCount();
+  const error = await trpcError(call);
+  expect(runCount()).toBe(before);
+  return error;
+}
+
+describe("asking for a test", () => {
+  it("queues the test on the company support picked, starts step 5, and lists it with its company", async () => {
+    const eng = await ready([{ name: "Alpha", records: 20, externalRef: "A-1" }, { name: "Beta", records: 10 }]);
+    const s = support();
+    const items = await s.tests.items({ engagementId: eng.engagementId });
+    expect(items.map((i) => [i.name, i.records])).toEqual([
+      ["Beta", 10],
+      ["Alpha", 20],
+    ]);
+    expect((await s.tests.items({ engagementId: eng.engagementId, search: "A-1" })).map((i) => i.name)).toEqual(["Alpha"]);
+    expect(await s.tests.items({ engagementId: eng.engagementId, search: "%" })).toEqual([]);
+
+    const { runId } = await s.tests.start({ engagementId: eng.engagementId, kind: "pilot", itemId: items[1]!.id });
+    const [listed] = await s.tests.list({ engagementId: eng.engagementId });
+    expect(listed).toMatchObject({ id: runId, kind: "pilot", status: "queued", active: true, result: null, company: "Alpha", pickedBy: "support", requestedBy: "Support One" });
+    const run = await s.tests.get({ engagementId: eng.engagementId, runId });
+    expect(run).toMatchObject({ target: { baseUrl: bed.sb.url }, progress: { done: 0, of: 5 }, item: { name: "Alpha", externalRef: "A-1", state: "pending" }, calls: [] });
+    const detail = await s.engagements.get({ engagementId: eng.engagementId });
+    expect(detail.steps[4]).toMatchObject({ state: "in_progress" });
+    expect(detail.steps[4]!.actions.find((a) => a.action === "complete")).toMatchObject({
+      allowed: false,
+      reason: "Step 5 completes when a single-company test passes: run it in the step's panel.",
+    });
+    expect((await s.engagements.timeline({ engagementId: eng.engagementId }))[0]!.summary).toBe("Asked for the single-company test on Alpha");
+  });
+
+  it("refuses, with a clear error and nothing written: a second test while one is queued, then cancels it", async () => {
+    const eng = await ready([{ name: "Gamma", records: 5 }]);
+    const s = support();
+    const { runId } = await s.tests.start({ engagementId: eng.engagementId, kind: "pilot" });
+    const busy = await refused(s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" }));
+    expect(busy).toMatchObject({ code: "CONFLICT", message: "A single-company test is already waiting for the worker: wait for it to end or cancel it." });
+
+    await s.tests.cancel({ engagementId: eng.engagementId, runId, reason: "Wrong company" });
+    expect(await s.tests.get({ engagementId: eng.engagementId, runId })).toMatchObject({ status: "cancelled", active: false, statusReason: "Wrong company" });
+    const again = await trpcError(s.tests.cancel({ engagementId: eng.engagementId, runId }));
+    expect(again).toMatchObject({ code: "PRECONDITION_FAILED", message: "The run has already ended (cancelled)." });
+    // A new test may be asked for once the last one ended.
+    await s.tests.start({ engagementId: eng.engagementId, kind: "pilot" });
+  });
+
+  it("refuses a test before steps 1–4 are done (naming them), while a rehearsal only needs the companies", async () => {
+    const eng = await ready([{ name: "Early", records: 5 }], { stopAfterStep1: true });
+    const s = support();
+    const early = await refused(s.tests.start({ engagementId: eng.engagementId, kind: "pilot" }));
+    expect(early).toMatchObject({ code: "PRECONDITION_FAILED" });
+    expect(early.message).toContain("step 2 (Time agreed), step 3 (Callback URL added), step 4 (Syncing disabled)");
+    await expect(s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" })).resolves.toMatchObject({ runId: expect.any(String) as string });
+  });
+
+  it("refuses an engagement without companies, without a target, on hold, or whose step 5 is done", async () => {
+    const s = support();
+    const empty = await s.engagements.create({ organizationId: bed.people.orgB, platformKey: "rwuv" });
+    const none = await refused(s.tests.start({ engagementId: empty.id, kind: "rehearsal" }));
+    expect(none).toMatchObject({ code: "PRECONDITION_FAILED", message: "There are no companies to test yet: they come from the token file accepted in step 1." });
+
+    const noTarget = await ready([{ name: "Untargeted", records: 5 }]);
+    bed.t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId)).run();
+    expect(await refused(s.tests.start({ engagementId: noTarget.engagementId, kind: "pilot" }))).toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: "Choose the engagement's service target before running the single-company test.",
+    });
+
+    const held = await ready([{ name: "Held", records: 5 }]);
+    await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold" });
+    for (const kind of ["pilot", "rehearsal"] as const) {
+      expect((await refused(s.tests.start({ engagementId: held.engagementId, kind }))).message).toMatch(/on hold|only while the engagement is active/);
+    }
+
+    const passed = await ready([{ name: "Passed Already", records: 5 }]);
+    bed.t.db.transaction((tx) =>
+      applyStepAction(tx, bed.people.support, {
+        engagementId: passed.engagementId,
+        step: 5,
+        action: "complete",
+        via: "flow",
+        evidence: { kind: "test_passed", runId: "r", itemId: passed.items[0]!.id, companyId: "c", connectionId: "k" },
+      }),
+    );
+    expect(await refused(s.tests.start({ engagementId: passed.engagementId, kind: "pilot" }))).toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: "Step 5 (Single-company test) is already done.",
+    });
+  });
+
+  it("refuses a company of another engagement, a set-aside one, an unknown kind, and customers", async () => {
+    const one = await ready([{ name: "Mine", records: 5 }]);
+    const other = await ready([{ name: "Theirs", records: 5 }]);
+    const s = support();
+    const foreign = await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: other.items[0]!.id }));
+    expect(foreign).toMatchObject({ code: "BAD_REQUEST", cause: { fields: { itemId: "Choose a company of this engagement's token file." } } });
+
+    bed.t.db.update(migrationItems).set({ state: "set_aside" }).where(eq(migrationItems.id, one.items[0]!.id)).run();
+    expect(await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: one.items[0]!.id }))).toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { fields: { itemId: "Mine is set aside; choose another company." } },
+    });
+    // Nothing left to pick by itself either.
+    expect((await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot" }))).cause).toMatchObject({ fields: { itemId: expect.stringContaining("choose one yourself") as string } });
+
+    const badKind = await refused(s.tests.start({ engagementId: other.engagementId, kind: "bulk" as "pilot" }));
+    expect(badKind.code).toBe("BAD_REQUEST");
+    expect((await refused(callerAs(bed.t.db, bed.people.customerA).tests.start({ engagementId: other.engagementId, kind: "pilot" }))).code).toBe("FORBIDDEN");
+  });
+});
+
+describe("reading runs", () => {
+  it("a run of another engagement is not found; customers read only their own organisation's", async () => {
+    const mine = await ready([{ name: "Portal Co", records: 5 }], { organizationId: bed.people.orgA, platformKey: "fbrh" });
+    const other = await ready([{ name: "Elsewhere", records: 5 }]);
+    const { runId } = await support().tests.start({ engagementId: mine.engagementId, kind: "pilot" });
+    expect((await trpcError(support().tests.get({ engagementId: other.engagementId, runId }))).code).toBe("NOT_FOUND");
+
+    const customerA = callerAs(bed.t.db, bed.people.customerA);
+    expect(await customerA.portalTests.list({ engagementId: mine.engagementId })).toMatchObject([{ id: runId, company: "Portal Co" }]);
+    expect(await customerA.portalTests.get({ engagementId: mine.engagementId, runId })).toMatchObject({ id: runId, item: { name: "Portal Co" } });
+    const customerB = callerAs(bed.t.db, bed.people.customerB);
+    for (const call of [customerB.portalTests.list({ engagementId: mine.engagementId }), customerB.portalTests.get({ engagementId: mine.engagementId, runId })]) {
+      expect(await trpcError(call)).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
+    }
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * Thin routers for the single-company test (step 5) and its rehearsal: support asks for one (a
+ * worker process carries it out), follows it call by call, cancels it; customers read the runs of
+ * their own engagements.
+ */
+import { cancelTestRun } from "@/server/migration/cancel-test-run";
+import { getTestRun, listTestableItems, listTestRuns } from "@/server/migration/get-test-runs";
+import { requestTestRun } from "@/server/migration/request-test-run";
+import { createTRPCRouter, customerEngagementProcedure, staffEngagementProcedure } from "../trpc";
+import { OK, ZOk } from "./shared.types";
+import {
+  ZCancelTestRequest,
+  ZStartTestRequest,
+  ZStartTestResponse,
+  ZTestableItemsRequest,
+  ZTestableItemsResponse,
+  ZTestRunRequest,
+  ZTestRunResponse,
+  ZTestRunsResponse,
+} from "./tests.types";
+
+export const testsRouter = createTRPCRouter({
+  /** Companies of the accepted token file support may pick, smallest first (searchable). */
+  items: staffEngagementProcedure
+    .input(ZTestableItemsRequest)
+    .output(ZTestableItemsResponse)
+    .query(({ ctx, input }) => listTestableItems(ctx.db, ctx.actor, input)),
+  /** Queues a single-company test (starting step 5) or a rehearsal on the built-in sandbox. */
+  start: staffEngagementProcedure
+    .input(ZStartTestRequest)
+    .output(ZStartTestResponse)
+    .mutation(({ ctx, input }) => requestTestRun(ctx.db, ctx.actor, input)),
+  /** The engagement's tests and rehearsals, newest first. */
+  list: staffEngagementProcedure.output(ZTestRunsResponse).query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, input.engagementId)),
+  /** One run in full: checks, data types, every call with its correlationId (poll while active). */
+  get: staffEngagementProcedure
+    .input(ZTestRunRequest)
+    .output(ZTestRunResponse)
+    .query(({ ctx, input }) => getTestRun(ctx.db, ctx.actor, input)),
+  /** Cancels a test or rehearsal that has not ended. */
+  cancel: staffEngagementProcedure
+    .input(ZCancelTestRequest)
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      cancelTestRun(ctx.db, ctx.actor, input);
+      return OK;
+    }),
+});
+
+export const portalTestsRouter = createTRPCRouter({
+  /** The customer's engagement's tests and rehearsals (read only). */
+  list: customerEngagementProcedure.output(ZTestRunsResponse).query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, input.engagementId)),
+  /** One of them in full. */
+  get: customerEngagementProcedure
+    .input(ZTestRunRequest)
+    .output(ZTestRunResponse)
+    .query(({ ctx, input }) => getTestRun(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,159 @@
+/**
+ * What to do next when a company's migration did not pass, in words support can act on (and
+ * quote to the customer). One place, keyed on the failure's kind, status and text, so the
+ * single-company test, the bulk run and the handover report say the same thing. Pure.
+ */
+import type { PlatformError, StoredErrorKind } from "./pipeline";
+
+export const ADVICE_CODES = [
+  "token_refreshed_after_export",
+  "syncing_still_on",
+  "token_revoked",
+  "tokens_of_another_account",
+  "credentials_refused",
+  "company_limit",
+  "api_key_refused",
+  "account_expired",
+  "sync_schedule_not_allowed",
+  "data_types_failed",
+  "sync_too_slow",
+  "service_unavailable",
+  "service_maintenance",
+  "deleted_on_service",
+  "no_service_target",
+  "sandbox_unavailable",
+  "unexpected",
+] as const;
+export type AdviceCode = (typeof ADVICE_CODES)[number];
+
+export type Advice = {
+  code: AdviceCode;
+  /** What to do next, in words. */
+  text: string;
+  /**
+   * A checklist step whose promise the failure shows broken: step 4 (syncing disabled) when the
+   * old app refreshed the tokens after the file was exported. The test reopens it with the text.
+   */
+  reopenStep: 4 | null;
+};
+
+/** A failure as the advice reads it. */
+export type AdviceInput = {
+  kind: StoredErrorKind;
+  /** The service's HTTP status, when it answered. */
+  status: number | null;
+  /** The service's error text, or the pipeline's account of the failure. */
+  error: string;
+  /** For a connection left Deauthorized: the platform's refusal. */
+  platformErrors?: readonly PlatformError[] | null;
+};
+
+const advice = (code: AdviceCode, text: string, reopenStep: 4 | null = null): Advice => ({ code, text, reopenStep });
+
+/** The words for a refused authorization, from the platform's own status and text. */
+function reauthorizationAdvice(input: AdviceInput): Advice {
+  const last = input.platformErrors?.[input.platformErrors.length - 1];
+  const text = [last?.statusText, last?.errorMessage, input.error].filter(Boolean).join(" ");
+  if (/invalid_grant/i.test(text) || last?.statusCode === "400") {
+    return advice(
+      "token_refreshed_after_export",
+      "The old app probably refreshed this token after the file was exported: ask the customer to confirm syncing is off and export a new file.",
+      4,
+    );
+  }
+  if (last?.statusCode === "403") {
+    return advice(
+      "tokens_of_another_account",
+      "The tokens belong to another account than the one this company's row names: ask the customer to check the row (its account id) and export a new file.",
+    );
+  }
+  return advice(
+    "token_revoked",
+    "The platform no longer accepts this company's access token (revoked, or the app was uninstalled): ask the customer for a new file with live tokens for it, or set the company aside for reconnection through the service's link flow.",
+  );
+}
+
+/** What to do about a failure (see the module comment). */
+export function adviceFor(input: AdviceInput): Advice {
+  switch (input.kind) {
+    case "reauthorization_required":
+      return reauthorizationAdvice(input);
+    case "auth_error_during_sync":
+      return advice(
+        "syncing_still_on",
+        "The platform stopped accepting the tokens during the sync: the old app is probably still syncing and refreshed them. Ask the customer to confirm syncing is off and export a new file.",
+        4,
+      );
+    case "company_limit":
+      return advice(
+        "company_limit",
+        "The service account is on a free trial with 50 companies: upgrade the account (or delete companies it no longer needs), then run the test again.",
+      );
+    case "unauthorized":
+    case "forbidden":
+      return advice(
+        "api_key_refused",
+        "The service target's API key is wrong or not allowed: an admin should check the key under Admin → Service targets (or choose another target), then run the test again.",
+      );
+    case "account_expired":
+      return advice("account_expired", "The service account's free trial has expired: the customer must upgrade the account before anything can be migrated.");
+    case "sync_schedule_not_allowed":
+      return advice(
+        "sync_schedule_not_allowed",
+        "The service account is on a free trial, which does not allow hourly sync schedules: remove them from the sync settings or upgrade the account.",
+      );
+    case "bad_request":
+      return advice(
+        "credentials_refused",
+        `The service refused the request as malformed (${input.error}): check this company's row in the token file against the platform's fields, then run the test again.`,
+      );
+    case "sync_failed":
+      return advice(
+        "data_types_failed",
+        `${input.error} Run the test again; if the same data types fail, ask the customer to check them on the platform (permissions, broken records).`,
+      );
+    case "sync_timeout":
+      return advice(
+        "sync_too_slow",
+        `${input.error} The company may hold far more data than its records hint: run the test again, or pick a smaller company.`,
+      );
+    case "maintenance":
+      return advice("service_maintenance", "The service is down for maintenance: run the test again once it is back.");
+    case "rate_limited":
+    case "server_error":
+    case "timeout":
+    case "network":
+      return advice(
+        "service_unavailable",
+        `The service did not answer properly, several times (${input.status ? `${input.status}: ` : ""}${input.error}): run the test again later; if it persists, quote the correlationId to the service's support.`,
+      );
+    case "not_found":
+      return advice(
+        "deleted_on_service",
+        "The company or its connection no longer exists on the service (deleted outside Ferry?): pick another company for the test, or set this one aside.",
+      );
+    case "no_service_target":
+      return advice("no_service_target", "The engagement has no service target: choose one on the engagement, then run the test again.");
+    case "sandbox_unavailable":
+      return advice(
+        "sandbox_unavailable",
+        `The built-in sandbox could not be used for the rehearsal (${input.error}): check that it runs (npm start starts it) and that SANDBOX_URL and SANDBOX_ADMIN_TOKEN reach the worker.`,
+      );
+    case "data_type_not_supported":
+    case "not_ready":
+    case "too_many_values":
+    case "active_connection_exists":
+    case "method_not_allowed":
+    case "unexpected":
+    case "unexpected_status":
+    case "internal":
+      return advice(
+        "unexpected",
+        `The service answered in a way Ferry did not expect (${input.status ? `${input.status}: ` : ""}${input.error}): run the test again; if it repeats, quote the correlationId to the service's support.`,
+      );
+    default: {
+      const never: never = input.kind;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * The migration worker: a process of its own (worker-main.ts, `npm run worker`) that takes runs
+ * from the app database and carries them out, so no web request ever waits on the service.
+ *
+ * Claims and leases (graphile-worker / pg-boss style, on SQLite in WAL mode shared with web):
+ * - A worker claims a run with one atomic `UPDATE … WHERE lease free or expired … RETURNING`
+ *   (run-repository.ts), and the run's company with the same kind of statement on the item
+ *   (item-repository.ts). SQLite has one writer at a time, so two workers never take the same
+ *   run or item; a second worker process simply takes other work, or waits.
+ * - The lease (owner, expiry) is renewed every `leaseMs / 4` while the worker works. A worker that
+ *   is killed stops renewing; once its lease expires the run is claimed again by any worker, which
+ *   resumes from the stored state (the pipeline never creates twice: see runner.ts).
+ * - Every write a worker makes is fenced by its lease: after losing one (it stalled past the expiry
+ *   and another worker took over) it writes nothing more and lets go.
+ * - A cancelled run is noticed at the next renewal; a worker that is stopped (SIGTERM) releases
+ *   its leases so another worker carries on at once.
+ *
+ * Part 1 runs the single-company test (pilot) and its rehearsal; the bulk run (part 2) claims its
+ * items with `claimItems` and drives many at once through the same runner and the pacer.
+ */
+import os from "node:os";
+import type { Db } from "@/db/client";
+import { findEngagement } from "@/server/engagements/engagement-repository";
+import { createControlClient } from "@/server/sandbox/controls/control-client";
+import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import type { KeyRing } from "@/server/security/secrets";
+import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
+import { finishTestRun } from "./finish-test-run";
+import { claimItem, findItem, LeaseLostError, platformOf, releaseItemLeases, renewItemLeases } from "./item-repository";
+import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "./pipeline";
+import { prepareRehearsal, SandboxUnavailableError } from "./rehearsal";
+import { claimRun, findRun, releaseRun, renewRunLease, type RunRow } from "./run-repository";
+import { driveItem, sleep } from "./runner";
+import { TEST_RUN_KINDS, type RunKind } from "./states";
+
+export type WorkerOptions = {
+  db: Db;
+  ring: KeyRing;
+  /** This worker's lease owner id (default: host, pid and a random part). */
+  owner?: string;
+  /** The built-in sandbox's controls, for rehearsals (SANDBOX_URL, SANDBOX_ADMIN_TOKEN). */
+  sandbox?: { url: string; adminToken: string } | null;
+  /** How long a lease lasts without renewal (default 8 s); renewed every quarter of it. */
+  leaseMs?: number;
+  /** How long an idle worker waits before looking for work again (default 1 s, with jitter). */
+  idleMs?: number;
+  /** The kinds of run this worker takes (default: the single-company test and its rehearsal). */
+  kinds?: readonly RunKind[];
+  policy?: PipelinePolicy;
+  /** Options of every service client the worker makes (timeouts, retries, a fetch). */
+  client?: Partial<Omit<ServiceClientOptions, "baseUrl" | "apiKey">>;
+  log?: (line: string) => void;
+  /** Tests: called with each answer before it is stored (throw to stop as a crash would). */
+  beforeStore?: (call: PipelineCall) => void;
+};
+
+export type Worker = {
+  readonly owner: string;
+  /** Claims one run and carries it out to its end; returns it, or null when there was no work. */
+  runOnce(): Promise<RunRow | null>;
+  /** Looks for work until stopped. */
+  start(): void;
+  /** Stops: the current call is abandoned, every lease released for another worker; resolves once idle. */
+  stop(): Promise<void>;
+};
+
+/** Why a run's work was abandoned before its end. */
+class RunAbandoned extends Error {
+  constructor(readonly why: "stopped" | "lease_lost") {
+    super(why === "stopped" ? "The worker is stopping." : "The run is no longer this worker's (cancelled, or taken over).");
+    this.name = "RunAbandoned";
+  }
+}
+
+const storedFailure = (kind: StoredError["kind"], error: string): StoredError => ({
+  operation: "run",
+  kind,
+  status: null,
+  service: null,
+  error,
+  correlationId: null,
+  at: new Date().toISOString(),
+});
+
+/** A worker on the app database (see the module comment). */
+export function createWorker(options: WorkerOptions): Worker {
+  const { db, ring } = options;
+  const owner = options.owner ?? `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? 8_000;
+  const idleMs = options.idleMs ?? 1_000;
+  const kinds = options.kinds ?? TEST_RUN_KINDS;
+  if (kinds.some((k) => !(TEST_RUN_KINDS as readonly RunKind[]).includes(k))) throw new Error("This worker carries out single-company tests and rehearsals only.");
+  const log = options.log ?? (() => {});
+  const stopping = new AbortController();
+  let loop: Promise<void> | null = null;
+
+  /** Waits until this worker holds the item's lease (a dead worker's lease on it may still run out). */
+  async function takeItem(run: RunRow, itemId: string, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      if (claimItem(db, { itemId, runId: run.id, owner, leaseMs, now: new Date() })) return;
+      await sleep(Math.min(1_000, leaseMs / 4), signal);
+    }
+  }
+
+  /** Carries out a claimed run to its end (or until abandoned), by its kind. */
+  async function carryOut(run: RunRow, signal: AbortSignal): Promise<void> {
+    switch (run.kind) {
+      case "pilot":
+      case "rehearsal":
+        return carryOutTest(run, signal);
+      case "bulk":
+        // Part 2 (issue 10): a bulk runner claims the run's items with claimItems and drives many
+        // at once through the same runner and the pacer. Until then no worker claims bulk runs.
+        throw new RunAbandoned("lease_lost");
+      default: {
+        const never: never = run.kind;
+        return never;
+      }
+    }
+  }
+
+  /** Carries out a single-company test or a rehearsal. */
+  async function carryOutTest(run: RunRow, signal: AbortSignal): Promise<void> {
+    const engagement = findEngagement(db, run.engagementId);
+    if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
+    const platform = platformOf(engagement.platformKey);
+    const finish = (itemId: string | null, failure: StoredError | null) => {
+      const current = findRun(db, run.id) ?? run;
+      const item = itemId ? (findItem(db, itemId) ?? null) : null;
+      const outcome = finishTestRun(db, { run: current, owner, item, failure });
+      if (!outcome) throw new RunAbandoned("lease_lost");
+      log(`${run.kind === "rehearsal" ? "rehearsal" : "single-company test"} ${run.id} on ${engagement.reference}: ${outcome.result}${outcome.advice ? ` (${outcome.advice.code})` : ""}`);
+    };
+
+    let client: ReturnType<typeof createServiceClient>;
+    let itemId: string;
+    if (run.kind === "rehearsal") {
+      if (!options.sandbox) return finish(null, storedFailure("sandbox_unavailable", "SANDBOX_URL and SANDBOX_ADMIN_TOKEN are not set for the worker."));
+      try {
+        const prepared = await prepareRehearsal({ db, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
+        client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey });
+        itemId = prepared.itemId;
+      } catch (error) {
+        if (error instanceof SandboxUnavailableError) return finish(null, storedFailure("sandbox_unavailable", error.message));
+        throw error;
+      }
+    } else {
+      const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+      if (!target) return finish(run.itemId, storedFailure("no_service_target", "The run has no service target."));
+      if (!run.itemId) throw new Error(`Run ${run.id} names no company.`);
+      const apiKey = revealTargetApiKey(db, ring, null, target.id, `call the service for the single-company test on ${engagement.reference}`, {
+        engagementId: engagement.id,
+        organizationId: engagement.organizationId,
+      });
+      client = createServiceClient({ ...options.client, baseUrl: target.baseUrl, apiKey });
+      itemId = run.itemId;
+    }
+
+    await takeItem(run, itemId, signal);
+    const result = await driveItem(
+      {
+        db,
+        ring,
+        client,
+        runId: run.id,
+        owner,
+        engagement,
+        platform,
+        rehearsal: run.kind === "rehearsal",
+        policy: options.policy ?? DEFAULT_PIPELINE_POLICY,
+        signal,
+        beforeStore: options.beforeStore,
+      },
+      itemId,
+    );
+    finish(itemId, result.runStop);
+  }
+
+  async function runOnce(): Promise<RunRow | null> {
+    if (stopping.signal.aborted) return null;
+    const run = claimRun(db, { owner, kinds, leaseMs, now: new Date() });
+    if (!run) return null;
+    log(`took ${run.kind} run ${run.id}`);
+    const abandon = new AbortController();
+    const signal = AbortSignal.any([abandon.signal, stopping.signal]);
+    const renew = setInterval(() => {
+      try {
+        const now = new Date();
+        renewItemLeases(db, { owner, leaseMs, now });
+        if (!renewRunLease(db, { runId: run.id, owner, leaseMs, now })) abandon.abort(new RunAbandoned("lease_lost"));
+      } catch (error) {
+        // A busy database: the next renewal tries again well before the lease runs out.
+        log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }, leaseMs / 4);
+    try {
+      await carryOut(run, signal);
+    } catch (error) {
+      if (stopping.signal.aborted) {
+        log(`stopped; run ${run.id} is left for another worker`);
+      } else if (abandon.signal.aborted || error instanceof LeaseLostError || error instanceof RunAbandoned) {
+        log(`let go of run ${run.id}: it was cancelled or taken over`);
+      } else {
+        // A fault of Ferry's own (not a service answer): the run ends failed, saying so.
+        const message = error instanceof Error ? error.message : String(error);
+        log(`run ${run.id} failed: ${message}`);
+        try {
+          const current = findRun(db, run.id) ?? run;
+          const item = current.itemId ? (findItem(db, current.itemId) ?? null) : null;
+          finishTestRun(db, { run: current, owner, item, failure: storedFailure("internal", message) });
+        } catch (finishError) {
+          log(`could not record the failure of run ${run.id}: ${finishError instanceof Error ? finishError.message : String(finishError)}`);
+        }
+      }
+    } finally {
+      clearInterval(renew);
+      releaseItemLeases(db, { owner, runId: run.id });
+      releaseRun(db, { runId: run.id, owner });
+    }
+    return run;
+  }
+
+  return {
+    owner,
+    runOnce,
+    start() {
+      if (loop) return;
+      loop = (async () => {
+        while (!stopping.signal.aborted) {
+          let ran: RunRow | null = null;
+          try {
+            ran = await runOnce();
+          } catch (error) {
+            log(`worker error: ${error instanceof Error ? error.message : String(error)}`);
+          }
+          if (!ran) await sleep(idleMs * (0.75 + Math.random() / 2), stopping.signal).catch(() => {});
+        }
+      })();
+    },
+    async stop() {
+      stopping.abort(new RunAbandoned("stopped"));
+      await loop;
+    },
+  };
+}
