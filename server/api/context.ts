@@ -15,6 +15,7 @@ export function appConfig(): AppConfig {
     appUrl: e.NEXTAUTH_URL ?? "http://localhost:3000",
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, keyRing: appKeyRing() },
     keyRing: appKeyRing(),
+    sandbox: e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : undefined,
   };
 }
 

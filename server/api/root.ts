@@ -2,8 +2,11 @@
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRouter } from "./routers/accounts";
 import { engagementsRouter, portalRouter } from "./routers/engagements";
+import { confirmationsRouter } from "./routers/confirmations";
+import { intakeRouter } from "./routers/intake";
 import { platformsRouter } from "./routers/platforms";
 import { targetsRouter } from "./routers/targets";
+import { windowsRouter } from "./routers/windows";
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
@@ -15,6 +18,9 @@ export const appRouter = createTRPCRouter({
   targets: targetsRouter,
   engagements: engagementsRouter,
   portal: portalRouter,
+  intake: intakeRouter,
+  windows: windowsRouter,
+  confirmations: confirmationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -20,10 +20,12 @@ import {
   roleMayAct,
   statusAfterStepChange,
   STEP_ACTIONS,
+  STEP_COMPLETION,
   STEP_NUMBERS,
   STEPS,
   transitiveGates,
   type StepAction,
+  type StepActor,
   type StepNumber,
   type StepStates,
 } from "./checklist";
@@ -38,6 +40,7 @@ function doneUpTo(done: StepNumber[], overrides: Partial<Record<StepNumber, Step
   return { ...s, ...overrides };
 }
 
+/** A step action as it arrives: a person's, or through the step's own flow where a flow owns it. */
 const act = (p: {
   role?: Role;
   action: StepAction;
@@ -46,6 +49,7 @@ const act = (p: {
   status?: EngagementStatus;
   note?: string;
   reason?: string;
+  via?: StepActor;
 }) =>
   decideStepAction({
     role: p.role ?? "support",
@@ -55,6 +59,7 @@ const act = (p: {
     engagementStatus: p.status ?? "active",
     note: p.note ?? "confirmed by email",
     reason: p.reason ?? "customer re-sent their file",
+    via: p.via ?? (STEP_COMPLETION[p.step].by === "flow" ? "flow" : "person"),
   });
 
 describe("the step table", () => {
@@ -97,7 +102,7 @@ describe("who may act on which step", () => {
   const expected: Record<Role, Record<StepAction, StepNumber[]>> = {
     admin: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
     support: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
-    customer: { start: [1], complete: [2, 3, 4], reopen: [] },
+    customer: { start: [1], complete: [2, 3, 4], reopen: [1] },
   };
 
   for (const role of ROLES) {
@@ -268,7 +273,7 @@ describe("customer rules", () => {
   });
 
   it("staff completing a customer's step must say how the customer confirmed", () => {
-    for (const step of [2, 3, 4] as const) {
+    for (const step of [3, 4] as const) {
       expect(act({ action: "complete", step, states: doneUpTo([1]), note: "" })).toMatchObject({
         ok: false,
         code: "BAD_INPUT",
@@ -278,6 +283,40 @@ describe("customer rules", () => {
     // Accepting the details (step 1) and support's own steps need no note.
     expect(act({ action: "complete", step: 1, states: initialStates(), note: "" }).ok).toBe(true);
     expect(act({ action: "complete", step: 5, states: doneUpTo([1, 2, 3, 4]), note: "" }).ok).toBe(true);
+  });
+});
+
+describe("steps their flows own", () => {
+  it("steps 1 and 2 complete only through their flows", () => {
+    expect(STEP_COMPLETION[1].by).toBe("flow");
+    expect(STEP_COMPLETION[2].by).toBe("flow");
+    for (const step of [3, 4, 5, 6] as const) expect(STEP_COMPLETION[step].by).toBe("confirmation");
+  });
+
+  it.each([
+    [1, "start", "pending", /customer submits its details/],
+    [1, "complete", "in_progress", /support accepts the customer's submitted details/],
+    [1, "reopen", "done", /send the customer's submission back/],
+    [2, "start", "pending", /support proposes a migration window/],
+    [2, "complete", "in_progress", /customer accepts one of the migration windows/],
+    [2, "reopen", "done", /reschedule the accepted window/],
+  ] as const)("a person cannot %s… step %i by hand (%s → %s): the refusal says which flow does", (step, action, from, reason) => {
+    const states = doneUpTo(transitiveGates(step), { [step]: from });
+    for (const role of ["support", "admin"] as const) {
+      expect(act({ role, action, step, states, via: "person" })).toMatchObject({ ok: false, code: "PRECONDITION_FAILED", reason: expect.stringMatching(reason) });
+      expect(act({ role, action, step, states, via: "flow" }).ok).toBe(true);
+    }
+  });
+
+  it("the gates still come first for a flow", () => {
+    expect(act({ action: "complete", step: 2, states: initialStates(), via: "flow" })).toMatchObject({ ok: false, reason: expect.stringContaining("step 1 (Details gathered)") });
+  });
+
+  it("a customer reopens step 1 only through a new token file (the flow)", () => {
+    const states = doneUpTo([1, 2, 3]);
+    expect(act({ role: "customer", action: "reopen", step: 1, states, via: "flow" })).toMatchObject({ ok: true, changed: [1, 2, 3] });
+    expect(act({ role: "customer", action: "reopen", step: 1, states, via: "person" }).ok).toBe(false);
+    expect(act({ role: "customer", action: "reopen", step: 3, states, via: "person" })).toMatchObject({ ok: false, code: "FORBIDDEN" });
   });
 });
 

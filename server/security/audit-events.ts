@@ -10,7 +10,7 @@ import { ROLES } from "@/server/accounts/roles";
 import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/server/engagements/states";
 import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
 
-export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail"] as const;
+export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const ZStep = z.literal(STEP_NUMBERS);
@@ -118,6 +118,39 @@ export const AUDIT_EVENTS = {
     target: "user",
     before: NONE,
     after: z.object({ email: z.string(), name: z.string(), role: z.enum(ROLES) }),
+  },
+  // Issue 8: steps 1 and 2 as flows (submissions and windows). No secret ever: counts and names.
+  "intake.submitted": {
+    target: "submission",
+    before: z.object({ submission: z.string().nullable(), companies: z.number().int() }),
+    after: z.object({
+      fileName: z.string(),
+      fileKind: z.enum(["csv", "xlsx"]),
+      companies: z.number().int(),
+      warnings: z.number().int(),
+    }),
+  },
+  "intake.accepted": {
+    target: "submission",
+    before: NONE,
+    after: z.object({ fileName: z.string(), companies: z.number().int(), warnings: z.number().int() }),
+  },
+  "intake.returned": {
+    target: "submission",
+    before: z.object({ status: z.enum(["submitted", "accepted"]) }),
+    after: z.object({ note: z.string() }),
+  },
+  "window.proposed": {
+    target: "window",
+    before: NONE,
+    after: z.object({ startsAt: z.string(), endsAt: z.string(), estimateSeconds: z.number().int(), shorterThanEstimate: z.boolean() }),
+  },
+  "window.withdrawn": { target: "window", before: NONE, after: z.object({ startsAt: z.string(), endsAt: z.string() }) },
+  "window.accepted": { target: "window", before: NONE, after: z.object({ startsAt: z.string(), endsAt: z.string() }) },
+  "window.rescheduled": {
+    target: "window",
+    before: NONE,
+    after: z.object({ startsAt: z.string(), endsAt: z.string(), reason: z.string() }),
   },
 } as const satisfies Record<string, EventDefinition>;
 
