@@ -33,7 +33,8 @@ function prepareInsert(tx: DbOrTx) {
       recordsHint: p("recordsHint"),
       credentialsCipher: p("credentialsCipher"),
       credentialsMask: p("credentialsMask"),
-      accessTokenExpiresAt: p("accessTokenExpiresAt"),
+      // Nullable: a raw placeholder (milliseconds or null), since drizzle's timestamp encoder cannot take null.
+      accessTokenExpiresAt: sql`${sql.placeholder("accessTokenExpiresAtMs")}`,
       state: "pending",
       updatedAt: p("updatedAt"),
     })
@@ -71,7 +72,7 @@ export function insertMigrationItems(
       recordsHint: row.records,
       credentialsCipher: sealItemCredentials(ring, { engagementId, itemId: id }, row.credentials),
       credentialsMask: maskCredentials(platform, row.credentials),
-      accessTokenExpiresAt: accessTokenExpiry(row.credentials),
+      accessTokenExpiresAtMs: accessTokenExpiry(row.credentials)?.getTime() ?? null,
       updatedAt: at,
     });
   });
