@@ -1,10 +1,10 @@
 import { DEMO, expect, signIn, test } from "./fixtures";
 
-test("the engagement list filters by search, platform and step, and keeps the filters in the URL", async ({ page, factory, supportApi }) => {
+test("the engagement list filters by search, platform and step, and keeps the filters in the URL", async ({ page, factory }) => {
   const org = await factory.organization("List Org");
   const shopify = await factory.engagement({ organizationId: org.id, platformKey: "fztf" });
   const wave = await factory.engagement({ organizationId: org.id, platformKey: "pbtz" });
-  await supportApi.mutation("engagements.step", { engagementId: wave.id, step: 1, action: "complete", note: "Details accepted." });
+  await factory.detailsAccepted({ engagement: wave, customer: await factory.customerUser(org), platformKey: "pbtz" });
 
   await signIn(page, DEMO.priya);
   await page.goto("/engagements");

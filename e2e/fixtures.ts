@@ -5,6 +5,7 @@
  */
 import demoLogins from "../server/demo/demo-logins.json";
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
+import superjson from "superjson";
 
 export type Credentials = { email: string; password: string };
 
@@ -51,17 +52,17 @@ export async function signIn(page: Page, credentials: Credentials): Promise<void
 
 type TrpcErrorBody = { error?: { json?: { message?: string } } };
 
-/** tRPC over HTTP with superjson's envelope; enough for factories (inputs have no Dates). */
+/** tRPC over HTTP with superjson's envelope (so inputs may carry Dates). */
 export class TrpcApi {
   constructor(readonly request: APIRequestContext) {}
 
   async query<T>(path: string, input?: unknown): Promise<T> {
-    const qs = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+    const qs = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`;
     return this.unwrap<T>(path, await this.request.get(`/api/trpc/${path}${qs}`));
   }
 
   async mutation<T>(path: string, input: unknown): Promise<T> {
-    return this.unwrap<T>(path, await this.request.post(`/api/trpc/${path}`, { data: { json: input } }));
+    return this.unwrap<T>(path, await this.request.post(`/api/trpc/${path}`, { data: superjson.serialize(input) }));
   }
 
   private async unwrap<T>(path: string, response: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
@@ -71,6 +72,60 @@ export class TrpcApi {
     }
     return body.result.data.json as T;
   }
+}
+
+/**
+ * Well-formed, distinct credentials for company `i` of a platform (the e2e tests' own, so they
+ * need no server module): the fields each platform's token file takes.
+ */
+export function e2eCredentials(platformKey: string, i: number): Record<string, string> {
+  const tag = `${uniqueSuffix()}${i}`.replace(/[^a-z0-9]/g, "").padEnd(10, "0");
+  const tokens = { accessToken: `${platformKey}.at.${tag}`, refreshToken: `${platformKey}.rt.${tag}`, expiresAt: "2099-01-01T00:00:00Z" };
+  const digits = String(Date.now()).slice(-8) + String(i).padStart(4, "0");
+  switch (platformKey) {
+    case "fbrh":
+      return tokens;
+    case "vxvy":
+      return { ...tokens, accountId: `AC${tag.slice(0, 8)}` };
+    case "qhyg":
+      return { ...tokens, realmId: `9130${digits}` };
+    case "pbtz":
+      return { ...tokens, businessId: Buffer.from(`Business:${tag}`).toString("base64") };
+    case "rwuv":
+      return { ...tokens, organizationId: `6${digits}` };
+    case "fztf":
+      return { shopDomain: `shop-${tag}.myshopify.com`, accessToken: `shpat_${tag}abcdef` };
+    default:
+      throw new Error(`e2eCredentials: no credentials for ${platformKey}`);
+  }
+}
+
+/** A token file (CSV) of companies with their credentials (and `records` hints when given), columns in the template's order. */
+export function tokenCsv(companies: { name: string; credentials: Record<string, string>; records?: number }[]): string {
+  const fields = [...new Set(companies.flatMap((c) => Object.keys(c.credentials)))];
+  const order = ["accessToken", "refreshToken", "expiresAt", "realmId", "accountId", "businessId", "organizationId", "dataCenter", "shopDomain"];
+  fields.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const records = companies.some((c) => c.records !== undefined);
+  const lines = [
+    ["companyName", ...fields, ...(records ? ["records"] : [])].join(","),
+    ...companies.map((c) => [c.name, ...fields.map((f) => c.credentials[f] ?? ""), ...(records ? [String(c.records ?? "")] : [])].join(",")),
+  ];
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+/** Submits the details and a token file as a customer, through the upload route; fails the test unless stored. */
+export async function submitTokenFile(request: APIRequestContext, engagementId: string, csv: string): Promise<{ submissionId: string }> {
+  const response = await request.post(`/api/engagements/${engagementId}/token-file`, {
+    multipart: {
+      file: { name: "companies.csv", mimeType: "text/csv", buffer: Buffer.from(csv) },
+      clientId: "e2e-client-id",
+      clientSecret: `e2e-secret-${uniqueSuffix()}`,
+      contacts: JSON.stringify([{ name: "E2E Contact", email: "contact@e2e.test" }]),
+    },
+  });
+  const body = (await response.json()) as { submissionId?: string; error?: { message: string } };
+  if (!response.ok() || !body.submissionId) throw new Error(`Token file refused (${response.status()}): ${body.error?.message}`);
+  return { submissionId: body.submissionId };
 }
 
 export type Organization = { id: string; name: string };
@@ -89,6 +144,11 @@ export type Factory = {
    * person, which would cut off other tests signed in as a shared demo user).
    */
   supportUser: () => Promise<Credentials & { name: string }>;
+  /**
+   * Step 1 through its flow: the customer submits a token file of `companies` sample companies,
+   * Sam accepts it. With `window`, step 2 too: Sam proposes a window, the customer accepts it.
+   */
+  detailsAccepted: (input: { engagement: Engagement; customer: CustomerUser; platformKey?: string; companies?: number; window?: boolean }) => Promise<void>;
 };
 
 type Fixtures = {
@@ -132,7 +192,7 @@ export const test = base.extend<Fixtures>({
   },
   // Nothing is deleted afterwards: the app has no delete for organisations or engagements (by
   // design, they are audited records), and each run starts from a fresh database.
-  factory: async ({ adminApi, supportApi }, use) => {
+  factory: async ({ adminApi, supportApi, baseURL }, use) => {
     await use({
       organization: (prefix = "E2E Org") => adminApi.mutation<Organization>("organizations.create", { name: `${prefix} ${uniqueSuffix()}` }),
       engagement: ({ organizationId, platformKey = "qhyg" }) =>
@@ -147,6 +207,23 @@ export const test = base.extend<Fixtures>({
         const token = new URL(link).pathname.split("/").pop();
         await adminApi.mutation("invitations.accept", { token, name, password });
         return { email, password, name, organization };
+      },
+      detailsAccepted: async ({ engagement, customer, platformKey = "qhyg", companies = 2, window = false }) => {
+        const context = await playwrightRequest.newContext({ baseURL });
+        try {
+          await signInWithApi(context, customer);
+          const csv = tokenCsv(Array.from({ length: companies }, (_, i) => ({ name: `Company ${i + 1} ${uniqueSuffix()}`, credentials: e2eCredentials(platformKey, i) })));
+          const { submissionId } = await submitTokenFile(context, engagement.id, csv);
+          await supportApi.mutation("intake.accept", { engagementId: engagement.id, submissionId });
+          if (window) {
+            const startsAt = new Date(Date.now() + 7 * 86_400_000);
+            const endsAt = new Date(startsAt.getTime() + 8 * 3_600_000);
+            const { windowIds } = await supportApi.mutation<{ windowIds: string[] }>("windows.propose", { engagementId: engagement.id, windows: [{ startsAt, endsAt }] });
+            await new TrpcApi(context).mutation("windows.accept", { engagementId: engagement.id, windowId: windowIds[0] });
+          }
+        } finally {
+          await context.dispose();
+        }
       },
       supportUser: async () => {
         const suffix = uniqueSuffix();
