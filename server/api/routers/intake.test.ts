@@ -174,11 +174,7 @@ describe("replacing a submission", () => {
     // The engine has taken the first company (its state is the pipeline's record).
     const first = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).orderBy(migrationItems.position).get()!;
     t.db.update(migrationItems).set({ state: "company_created", companyId: "c-1" }).where(eq(migrationItems.id, first.id)).run();
-    const refused = await submitIntake(t.db, { ring: TEST_KEY_RING }, p.customerA, {
-      engagementId,
-      form: { clientId: "x", clientSecret: "y", contacts: [{ name: "C", email: "c@org-a.test" }] },
-      file: { name: "new.csv", bytes: tokenFileCsv({ platformKey: "qhyg", companies: sampleCompanies("qhyg", 1) }) },
-    }).catch((e: unknown) => e);
+    const refused = await submit().catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("migration has started") });
     const seen = await customer().intake.get({ engagementId });
     expect(seen.submit).toEqual({ allowed: false, reason: expect.stringContaining("migration has started") });
@@ -204,11 +200,7 @@ describe("whose move it is", () => {
     expect(waitingOn()).toEqual(handed);
     await support().engagements.setStatus({ engagementId, status: "on_hold" });
     expect(waitingOn()).toEqual({ on: null, since: null });
-    const refused = await submitIntake(t.db, { ring: TEST_KEY_RING }, p.customerA, {
-      engagementId,
-      form: { clientId: "x", clientSecret: "y", contacts: [{ name: "C", email: "c@org-a.test" }] },
-      file: { name: "new.csv", bytes: tokenFileCsv({ platformKey: "qhyg", companies: sampleCompanies("qhyg", 1) }) },
-    }).catch((e: unknown) => e);
+    const refused = await submit().catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("on hold") });
     await support().engagements.setStatus({ engagementId, status: "active" });
     expect(waitingOn().on).toBe("support");

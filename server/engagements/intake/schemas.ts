@@ -79,7 +79,8 @@ export const MAX_SHOWN_PROBLEMS = 500;
 /** Warnings kept with a submission for support's review. */
 export const MAX_STORED_WARNINGS = 500;
 
-const ZPersonRef = z.object({ id: z.string(), name: z.string() }).nullable();
+/** A person named on a record (who submitted, reviewed, proposed…), or null. */
+export const ZPersonRef = z.object({ id: z.string(), name: z.string() }).nullable();
 
 /** A submission as the portal and support's review show it. */
 export const ZSubmissionView = z.object({
@@ -105,7 +106,8 @@ export const ZSubmissionView = z.object({
 });
 export type SubmissionView = z.infer<typeof ZSubmissionView>;
 
-const ZAllowed = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
+/** Whether the viewer may do something now, and why not. */
+export const ZAllowed = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
 export type Allowed = z.infer<typeof ZAllowed>;
 
 export const ZTemplateColumn = z.object({ name: z.string(), required: z.boolean(), description: z.string(), example: z.string() });

@@ -4,25 +4,21 @@
  * window is set.
  */
 import type { Db } from "@/db/client";
-import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { updateEngagement } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
-import { enforce, loadWindowState } from "./load-window-state";
+import { enforce, loadWindowState, proposedWindow } from "./load-window-state";
 import { windowText } from "./propose-window";
-import { decideWindow, findWindow, supersedeOpenWindows } from "./window-repository";
+import { decideWindow, supersedeOpenWindows } from "./window-repository";
 import { acceptWindowRule } from "./window-rules";
 
 function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; windowId: string }) {
   const state = loadWindowState(tx, actor, input.engagementId);
   enforce(acceptWindowRule(state.rule), actor.role === "customer");
-  const window = findWindow(tx, state.eng.id, input.windowId);
-  if (!window) throw new AppError("NOT_FOUND", "No such window on this engagement.");
-  if (window.status !== "proposed") throw new AppError("PRECONDITION_FAILED", `That window is ${window.status}; accept one of the proposed windows.`);
-  return { ...state, window };
+  return { ...state, window: proposedWindow(tx, state.eng.id, input.windowId, "accepted") };
 }
 
 /** Accepts a proposed window and completes step 2. */

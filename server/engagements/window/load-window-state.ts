@@ -6,7 +6,7 @@ import type { DbOrTx } from "@/server/security/audit";
 import { findServiceTarget } from "@/server/targets/targets";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
-import { countProposedWindows } from "./window-repository";
+import { countProposedWindows, findWindow, type WindowRow } from "./window-repository";
 import type { WindowRuleState } from "./window-rules";
 
 /** The engagement, its platform and target, and the rule state for the actor; NOT_FOUND when not visible. */
@@ -30,4 +30,12 @@ export function loadWindowState(tx: DbOrTx, actor: Actor, engagementId: string) 
 export function enforce(allowed: { allowed: boolean; reason: string | null }, roleOk: boolean): void {
   if (allowed.allowed) return;
   throw new AppError(roleOk ? "PRECONDITION_FAILED" : "FORBIDDEN", allowed.reason ?? "Not allowed now.");
+}
+
+/** The engagement's window `windowId`, which must still be proposed (`what` is the action, for the refusal). */
+export function proposedWindow(tx: DbOrTx, engagementId: string, windowId: string, what: string): WindowRow {
+  const window = findWindow(tx, engagementId, windowId);
+  if (!window) throw new AppError("NOT_FOUND", "No such window on this engagement.");
+  if (window.status !== "proposed") throw new AppError("PRECONDITION_FAILED", `That window is ${window.status}; only a proposed window can be ${what}.`);
+  return window;
 }

@@ -4,8 +4,9 @@
  */
 import { z } from "zod";
 import { WINDOW_STATUSES } from "../flow-states";
+import { ZAllowed, ZPersonRef } from "../intake/schemas";
 
-/** Windows in one proposal, and open proposals at a time. */
+/** Windows in one proposal. */
 export const MAX_WINDOWS_PER_PROPOSAL = 5;
 /** A window's shortest and longest length. */
 export const MIN_WINDOW_MINUTES = 15;
@@ -72,8 +73,6 @@ export const ZEstimateView = z.object({
 });
 export type EstimateView = z.infer<typeof ZEstimateView>;
 
-const ZPersonRef = z.object({ id: z.string(), name: z.string() }).nullable();
-
 export const ZWindowView = z.object({
   id: z.string(),
   status: z.enum(WINDOW_STATUSES),
@@ -92,8 +91,6 @@ export const ZWindowView = z.object({
   decidedAt: z.date().nullable(),
 });
 export type WindowView = z.infer<typeof ZWindowView>;
-
-const ZAllowed = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
 
 /** Step 2 as the viewer sees it. */
 export const ZWindowPlan = z.object({

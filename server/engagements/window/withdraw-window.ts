@@ -6,18 +6,15 @@ import type { Actor } from "@/server/security/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
-import { loadWindowState } from "./load-window-state";
+import { loadWindowState, proposedWindow } from "./load-window-state";
 import { windowText } from "./propose-window";
-import { decideWindow, findWindow } from "./window-repository";
+import { decideWindow } from "./window-repository";
 
 function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; windowId: string }) {
   const state = loadWindowState(tx, actor, input.engagementId);
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Support withdraws the windows it proposed.");
   if (state.eng.status !== "active") throw new AppError("PRECONDITION_FAILED", "Windows can change only while the engagement is active.");
-  const window = findWindow(tx, state.eng.id, input.windowId);
-  if (!window) throw new AppError("NOT_FOUND", "No such window on this engagement.");
-  if (window.status !== "proposed") throw new AppError("PRECONDITION_FAILED", `That window is ${window.status}; only a proposed window can be withdrawn.`);
-  return { ...state, window };
+  return { ...state, window: proposedWindow(tx, state.eng.id, input.windowId, "withdrawn") };
 }
 
 /** Withdraws one proposed window. */
