@@ -15,7 +15,7 @@ test("a customer submits details and a token file, support sends it back once an
   browser,
   factory,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const org = await factory.organization("Intake Org");
   const engagement = await factory.engagement({ organizationId: org.id, platformKey: "qhyg" });
   const customer = await factory.customerUser(org);

@@ -47,7 +47,9 @@ async function answer(run: () => Promise<Response>): Promise<Response> {
   } catch (error) {
     if (error instanceof AppError) return failure(STATUS[error.code], error.code, error.message, error.fields ?? null);
     const ref = crypto.randomUUID().slice(0, 8);
-    console.error(`[intake-http] internal error ref=${ref}`, error instanceof Error ? error.name : "unknown");
+    // The stack without its message: a parser's message may quote the file, and the file holds secrets.
+    const where = error instanceof Error ? `${error.name}\n${error.stack?.split("\n").slice(1).join("\n") ?? ""}` : "unknown";
+    console.error(`[intake-http] internal error ref=${ref}`, where);
     return failure(500, "INTERNAL_SERVER_ERROR", `Something went wrong on our side (reference ${ref}).`);
   }
 }

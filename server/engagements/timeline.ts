@@ -4,14 +4,15 @@ import { formatDuration } from "@/server/intake/estimate";
 import { getManagedPlatform } from "@/server/platforms";
 import { stepDefinition, statusWords } from "./checklist";
 import type { StepNumber } from "./states";
+import { companiesText, warningsText } from "./words";
 
 const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 
 const utc = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
 /** A migration window in words (UTC, as windows are agreed). */
 const windowWords = (w: { startsAt: string; endsAt: string }) => `${utc.format(new Date(w.startsAt))} – ${utc.format(new Date(w.endsAt))} UTC`;
-const companies = (n: number) => `${n.toLocaleString("en-GB")} ${n === 1 ? "company" : "companies"}`;
-const warnings = (n: number) => `${n.toLocaleString("en-GB")} ${n === 1 ? "warning" : "warnings"}`;
+const companies = companiesText;
+const warnings = warningsText;
 
 /** Free text that other words follow: without its closing punctuation, so "…app.; also" cannot happen. */
 const clause = (v: string) => v.trim().replace(/[.;:,!]+$/, "");

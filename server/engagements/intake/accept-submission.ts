@@ -5,6 +5,7 @@
  */
 import type { Db } from "@/db/client";
 import { isStaff } from "@/server/accounts/roles";
+import { findUser } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
@@ -12,8 +13,9 @@ import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
+import { companiesText } from "../words";
 import type { FlowNotice } from "../waiting/notify";
-import { findCurrentSubmission, listSubmissions, migrationHasStarted, updateSubmission } from "./intake-repository";
+import { findCurrentSubmission, migrationHasStarted, updateSubmission } from "./intake-repository";
 import { acceptRule } from "./review-rules";
 
 /** The submission named, checked to be the current one and acceptable now. */
@@ -41,7 +43,7 @@ export function acceptSubmission(
     const { eng, current } = reviewedSubmission(tx, actor, input, acceptRule);
     const now = new Date();
     updateSubmission(tx, current.id, { status: "accepted", reviewedById: actor.id, reviewedAt: now });
-    const submittedBy = current.submittedById ? (listSubmissions(tx, eng.id).people.get(current.submittedById)?.name ?? "the customer") : "the customer";
+    const submittedBy = (current.submittedById && findUser(tx, current.submittedById)?.name) || "the customer";
     applyStepAction(tx, actor, {
       engagementId: eng.id,
       step: 1,
@@ -71,7 +73,7 @@ export function acceptSubmission(
       notice: {
         to: "customer",
         subject: "Your details and token file were accepted",
-        text: `${actor.name} accepted the token file ${current.fileName} (${current.rowCount.toLocaleString("en-GB")} companies). Step 1 is done. Next: add the callback URL to your OAuth app and turn off syncing in your old app (steps 3 and 4); support proposes the migration window (step 2).`,
+        text: `${actor.name} accepted the token file ${current.fileName} (${companiesText(current.rowCount)}). Step 1 is done. Next: add the callback URL to your OAuth app and turn off syncing in your old app (steps 3 and 4); support proposes the migration window (step 2).`,
       },
     };
   });

@@ -20,6 +20,7 @@ import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
 import { loadForChange, type EngagementRow } from "../engagement-repository";
 import type { StepStates } from "../checklist";
+import { companiesText, warningsText } from "../words";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
 import { cleanFileName, previewOf, toCheck, type UploadedFile } from "./check-token-file";
@@ -125,7 +126,7 @@ export async function submitIntake(
     const notice: FlowNotice = {
       to: "support",
       subject: previous ? "A new token file to review" : "Details and token file to review",
-      text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companies.toLocaleString("en-GB")} companies, ${parsed.warningCount.toLocaleString("en-GB")} warnings.${previous ? ` It replaces the previous file (${replacedCompanies.toLocaleString("en-GB")} companies).` : ""} Review it, then accept it or send it back.`,
+      text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
     };
     return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
   });
