@@ -28,6 +28,13 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
   const { e, states, stepRows, people } = loaded;
   assertOrganization(actor, e.organizationId);
   const platform = getManagedPlatform(e.platformKey);
+  // Decided afresh (the stored party is the same after every change; `since` comes from it).
+  const waiting = whoseMove({
+    status: e.status,
+    states,
+    submission: findCurrentSubmission(db, e.id)?.status ?? null,
+    proposedWindows: countProposedWindows(db, e.id),
+  });
 
   const steps: StepView[] = STEPS.map((def) => {
     const s = stepRows.find((r) => r.step === def.number);
@@ -78,16 +85,7 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
     steps,
-    waiting: {
-      party: e.waitingOn,
-      since: e.waitingSince,
-      next: whoseMove({
-        status: e.status,
-        states,
-        submission: findCurrentSubmission(db, e.id)?.status ?? null,
-        proposedWindows: countProposedWindows(db, e.id),
-      }).next,
-    },
+    waiting: { party: waiting.party, since: waiting.party && waiting.party === e.waitingOn ? e.waitingSince : null, next: waiting.next },
     statusChanges: statusChangeOptions(actor.role, e.status),
   };
 }
