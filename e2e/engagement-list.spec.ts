@@ -28,6 +28,8 @@ test("the engagement list filters by search, platform and step, and keeps the fi
 
   // The platform filter, then a reload: the URL alone restores the view.
   await chips.getByRole("button", { name: /^All steps/ }).click();
+  // The next filter builds on this one: wait until the list has taken it.
+  await expect(chips.getByRole("button", { name: /^All steps/ })).toHaveAttribute("aria-pressed", "true");
   await page.getByLabel("Platform").selectOption({ label: "Shopify" });
   await expect(page).toHaveURL(/[?&]platform=fztf/);
   await expect(bodyRows).toHaveCount(1);
