@@ -9,6 +9,7 @@ import { ROLES } from "../server/accounts/roles";
 import { ENGAGEMENT_STATUSES, STEP_STATES } from "../server/engagements/states";
 import { SERVICE_TARGET_KINDS } from "../server/targets/kinds";
 import type { StepEvidence } from "../server/engagements/evidence";
+import type { IntakeProblem } from "../server/intake/problems";
 import { MAIL_TRANSPORTS } from "../server/mail/transports";
 import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../server/engagements/flow-states";
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../server/migration/states";
@@ -236,6 +237,12 @@ export const intakeSubmissions = sqliteTable(
     /** Items of the previous submission this one replaced (audited counts before/after). */
     replacedItemCount: integer("replaced_item_count"),
     credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
+    // Issue 8 (intake flow): the file's warnings as the customer saw them, for support's review.
+    /**
+     * The warnings by line or cell (at most MAX_STORED_WARNINGS; `countsByKind` counts them all).
+     * Never a secret: a problem's value is masked when its column is secret.
+     */
+    warnings: text("warnings", { mode: "json" }).$type<IntakeProblem[]>().notNull().default(sql`'[]'`),
   },
   (t) => [index("intake_submissions_engagement_idx").on(t.engagementId, t.submittedAt)],
 );

@@ -1,10 +1,10 @@
 import { DEMO, expect, signIn, test } from "./fixtures";
 
-test("the engagement list filters by search, platform and step, and keeps the filters in the URL", async ({ page, factory, supportApi }) => {
+test("the engagement list filters by search, platform and step, and keeps the filters in the URL", async ({ page, factory }) => {
   const org = await factory.organization("List Org");
   const shopify = await factory.engagement({ organizationId: org.id, platformKey: "fztf" });
   const wave = await factory.engagement({ organizationId: org.id, platformKey: "pbtz" });
-  await supportApi.mutation("engagements.step", { engagementId: wave.id, step: 1, action: "complete", note: "Details accepted." });
+  await factory.detailsAccepted({ engagement: wave, customer: await factory.customerUser(org), platformKey: "pbtz" });
 
   await signIn(page, DEMO.priya);
   await page.goto("/engagements");
@@ -28,6 +28,8 @@ test("the engagement list filters by search, platform and step, and keeps the fi
 
   // The platform filter, then a reload: the URL alone restores the view.
   await chips.getByRole("button", { name: /^All steps/ }).click();
+  // The next filter builds on this one: wait until the list has taken it.
+  await expect(chips.getByRole("button", { name: /^All steps/ })).toHaveAttribute("aria-pressed", "true");
   await page.getByLabel("Platform").selectOption({ label: "Shopify" });
   await expect(page).toHaveURL(/[?&]platform=fztf/);
   await expect(bodyRows).toHaveCount(1);

@@ -15,9 +15,9 @@ test("support puts an engagement on hold, resumes it, hands it over and cancels 
   await dialog.getByRole("button", { name: "Put on hold" }).click();
   await expect(dialog).toBeHidden();
   await expect(header.getByText("On hold", { exact: true })).toBeVisible();
-  const step1 = page.getByRole("region", { name: "Step 1: Details gathered" });
-  await expect(step1.getByRole("button", { name: "Complete step 1" })).toBeDisabled();
-  await expect(step1.getByText("The engagement is on hold; steps can change only while it is active.")).toBeVisible();
+  const step3 = page.getByRole("region", { name: "Step 3: Callback URL added" });
+  await expect(step3.getByRole("button", { name: "Complete step 3" })).toBeDisabled();
+  await expect(step3.getByText("The engagement is on hold; steps can change only while it is active.")).toBeVisible();
   await expect(timeline.first()).toContainText("Changed status from active to on hold: Customer is re-registering its OAuth app");
 
   // Resume.
@@ -26,7 +26,9 @@ test("support puts an engagement on hold, resumes it, hands it over and cancels 
   await dialog.getByRole("button", { name: "Resume" }).click();
   await expect(dialog).toBeHidden();
   await expect(header.getByText("Active", { exact: true })).toBeVisible();
-  await expect(step1.getByRole("button", { name: "Complete step 1" })).toBeEnabled();
+  // Active again: step 3 waits only on its gate now.
+  await expect(step3.getByText("The engagement is on hold; steps can change only while it is active.")).toHaveCount(0);
+  await expect(step3.getByText(/cannot be completed before step 1 \(Details gathered\)/)).toBeVisible();
 
   // Hand over to Priya.
   await page.getByRole("button", { name: "Change owner (now Sam Support)" }).click();
@@ -57,13 +59,13 @@ test("a dialog closes with Escape and gives focus back to the button that opened
   const engagement = await factory.engagement({ organizationId: org.id, platformKey: "rwuv" });
   await signIn(page, DEMO.sam);
   await page.goto(`/engagements/${engagement.id}`);
-  const complete = page.getByRole("button", { name: "Complete step 1" });
-  await expect(complete).toBeEnabled(); // buttons come alive once the page has hydrated
-  await complete.focus();
+  const hold = page.getByRole("button", { name: "Put on hold" });
+  await expect(hold).toBeEnabled(); // buttons come alive once the page has hydrated
+  await hold.focus();
   await page.keyboard.press("Enter");
-  const dialog = page.getByRole("dialog", { name: "Complete step 1: Details gathered" });
-  await expect(dialog.getByLabel("Evidence note")).toBeFocused();
+  const dialog = page.getByRole("dialog", { name: `Put on hold: ${engagement.reference}` });
+  await expect(dialog.getByLabel("Reason")).toBeFocused();
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
-  await expect(complete).toBeFocused();
+  await expect(hold).toBeFocused();
 });

@@ -7,12 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import demoLogins from "../server/demo/demo-logins.json";
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
-import { eq } from "drizzle-orm";
-import { openDb } from "@/db/client";
-import { users } from "@/db/schema";
-import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/migration/testing/ready-engagement";
-import { createControlClient } from "@/server/sandbox/controls/control-client";
-import { keyRingFrom } from "@/server/security/secrets";
+import superjson from "superjson";
+import { createControlClient, type SandboxControl, type Tenant } from "../server/sandbox/controls/control-client";
 
 export type Credentials = { email: string; password: string };
 
@@ -59,17 +55,17 @@ export async function signIn(page: Page, credentials: Credentials): Promise<void
 
 type TrpcErrorBody = { error?: { json?: { message?: string } } };
 
-/** tRPC over HTTP with superjson's envelope; enough for factories (inputs have no Dates). */
+/** tRPC over HTTP with superjson's envelope (so inputs may carry Dates). */
 export class TrpcApi {
   constructor(readonly request: APIRequestContext) {}
 
   async query<T>(path: string, input?: unknown): Promise<T> {
-    const qs = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+    const qs = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`;
     return this.unwrap<T>(path, await this.request.get(`/api/trpc/${path}${qs}`));
   }
 
   async mutation<T>(path: string, input: unknown): Promise<T> {
-    return this.unwrap<T>(path, await this.request.post(`/api/trpc/${path}`, { data: { json: input } }));
+    return this.unwrap<T>(path, await this.request.post(`/api/trpc/${path}`, { data: superjson.serialize(input) }));
   }
 
   private async unwrap<T>(path: string, response: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
@@ -79,6 +75,63 @@ export class TrpcApi {
     }
     return body.result.data.json as T;
   }
+}
+
+/**
+ * Well-formed, distinct credentials for company `i` of a platform (the e2e tests' own, so they
+ * need no server module): the fields each platform's token file takes.
+ */
+export function e2eCredentials(platformKey: string, i: number): Record<string, string> {
+  const tag = `${uniqueSuffix()}${i}`.replace(/[^a-z0-9]/g, "").padEnd(10, "0");
+  const tokens = { accessToken: `${platformKey}.at.${tag}`, refreshToken: `${platformKey}.rt.${tag}`, expiresAt: "2099-01-01T00:00:00Z" };
+  const digits = String(Date.now()).slice(-8) + String(i).padStart(4, "0");
+  switch (platformKey) {
+    case "fbrh":
+      return tokens;
+    case "vxvy":
+      return { ...tokens, accountId: `AC${tag.slice(0, 8)}` };
+    case "qhyg":
+      return { ...tokens, realmId: `9130${digits}` };
+    case "pbtz":
+      return { ...tokens, businessId: Buffer.from(`Business:${tag}`).toString("base64") };
+    case "rwuv":
+      return { ...tokens, organizationId: `6${digits}` };
+    case "fztf":
+      return { shopDomain: `shop-${tag}.myshopify.com`, accessToken: `shpat_${tag}abcdef` };
+    default:
+      throw new Error(`e2eCredentials: no credentials for ${platformKey}`);
+  }
+}
+
+/** A token file (CSV) of companies with their credentials (and external refs and `records` hints when given). */
+export function tokenCsv(companies: { name: string; credentials: Record<string, string>; records?: number; externalRef?: string }[]): string {
+  const fields = [...new Set(companies.flatMap((c) => Object.keys(c.credentials)))];
+  const order = ["accessToken", "refreshToken", "expiresAt", "realmId", "accountId", "businessId", "organizationId", "dataCenter", "shopDomain"];
+  fields.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const records = companies.some((c) => c.records !== undefined);
+  const refs = companies.some((c) => c.externalRef !== undefined);
+  const lines = [
+    ["companyName", ...(refs ? ["externalRef"] : []), ...fields, ...(records ? ["records"] : [])].join(","),
+    ...companies.map((c) =>
+      [c.name, ...(refs ? [c.externalRef ?? ""] : []), ...fields.map((f) => c.credentials[f] ?? ""), ...(records ? [String(c.records ?? "")] : [])].join(","),
+    ),
+  ];
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+/** Submits the details and a token file as a customer, through the upload route; fails the test unless stored. */
+export async function submitTokenFile(request: APIRequestContext, engagementId: string, csv: string): Promise<{ submissionId: string }> {
+  const response = await request.post(`/api/engagements/${engagementId}/token-file`, {
+    multipart: {
+      file: { name: "companies.csv", mimeType: "text/csv", buffer: Buffer.from(csv) },
+      clientId: "e2e-client-id",
+      clientSecret: `e2e-secret-${uniqueSuffix()}`,
+      contacts: JSON.stringify([{ name: "E2E Contact", email: "contact@e2e.test" }]),
+    },
+  });
+  const body = (await response.json()) as { submissionId?: string; error?: { message: string } };
+  if (!response.ok() || !body.submissionId) throw new Error(`Token file refused (${response.status()}): ${body.error?.message}`);
+  return { submissionId: body.submissionId };
 }
 
 export type Organization = { id: string; name: string };
@@ -97,6 +150,19 @@ export type Factory = {
    * person, which would cut off other tests signed in as a shared demo user).
    */
   supportUser: () => Promise<Credentials & { name: string }>;
+  /**
+   * Step 1 through its flow: the customer submits a token file of `companies` sample companies,
+   * Sam accepts it. With `window`, step 2 too: Sam proposes a window, the customer accepts it.
+   */
+  detailsAccepted: (input: { engagement: Engagement; customer: CustomerUser; platformKey?: string; companies?: number; window?: boolean }) => Promise<void>;
+  /**
+   * An engagement of `organization` at step 5, made through the app as people would: a sandbox
+   * client of its own (an admin adds it as a service target, Sam points the engagement at it),
+   * simulated tenants whose credentials the customer uploads as a token file, Sam accepts it,
+   * proposes a window the customer accepts, the customer confirms steps 3 and 4 — and then the
+   * tenants marked `rotatedAfterExport` are rotated, as the customer's old app would.
+   */
+  readyForSingleCompanyTest: (input: { organization: Organization; companies: ReadyCompany[]; platformKey?: string }) => Promise<ReadyEngagement>;
 };
 
 type Fixtures = {
@@ -127,32 +193,27 @@ export async function invitationLinkFor(adminApi: TrpcApi, email: string): Promi
   return link;
 }
 
-/** What scripts/e2e-server.mjs publishes for fixtures that set data up beside the app. */
-type E2eServer = { databaseFile: string; encryptionKey: string; sandboxUrl: string; sandboxAdminToken: string };
+/** What scripts/e2e-server.mjs publishes for the tests: where its sandbox is, and its control token. */
+type E2eServer = { sandboxUrl: string; sandboxAdminToken: string };
 
-/**
- * An engagement of `organizationId` at step 5 with these companies (simulated tenants on the e2e
- * server's sandbox, some rotated after the export), made by the one set-up helper the engine's
- * tests use (server/migration/testing/ready-engagement.ts) on the e2e server's database.
- */
-export async function readyForSingleCompanyTest(params: { organizationId: string; companies: ReadyCompany[] }): Promise<ReadyEngagement> {
+/** The e2e server's sandbox: its URL and a client of its test controls (tenants, rotate, faults, clock). */
+export function e2eSandbox(): { url: string; control: SandboxControl } {
   const file = path.join(process.cwd(), ".tmp", `e2e-${process.env.E2E_PORT ?? 3100}.json`);
   const server = JSON.parse(fs.readFileSync(file, "utf8")) as E2eServer;
-  const db = openDb(server.databaseFile, { migrate: false });
-  try {
-    const sam = db.select().from(users).where(eq(users.email, DEMO.sam.email)).get();
-    if (!sam) throw new Error("The demo support user is missing from the e2e database");
-    return await readyEngagement(db, {
-      ring: keyRingFrom(server.encryptionKey),
-      support: { id: sam.id, email: sam.email, name: sam.name, role: sam.role, organizationId: null },
-      sandbox: { url: server.sandboxUrl, control: createControlClient({ url: server.sandboxUrl, adminToken: server.sandboxAdminToken }) },
-      organizationId: params.organizationId,
-      companies: params.companies,
-    });
-  } finally {
-    db.$client.close();
-  }
+  return { url: server.sandboxUrl, control: createControlClient({ url: server.sandboxUrl, adminToken: server.sandboxAdminToken }) };
 }
+
+/** A company of an engagement made ready for its single-company test: a simulated tenant on the e2e sandbox. */
+export type ReadyCompany = {
+  name: string;
+  /** Records per data type of the tenant (and the file's `records` hint). */
+  records?: number;
+  externalRef?: string;
+  /** The customer's old app refreshed the tokens after the file was exported. */
+  rotatedAfterExport?: boolean;
+};
+
+export type ReadyEngagement = Engagement & { customer: CustomerUser; serviceTargetId: string };
 
 export const test = base.extend<Fixtures>({
   adminApi: async ({ baseURL }, use) => {
@@ -167,21 +228,70 @@ export const test = base.extend<Fixtures>({
   },
   // Nothing is deleted afterwards: the app has no delete for organisations or engagements (by
   // design, they are audited records), and each run starts from a fresh database.
-  factory: async ({ adminApi, supportApi }, use) => {
+  factory: async ({ adminApi, supportApi, baseURL }, use) => {
+    const createCustomer = async (organization: Organization): Promise<CustomerUser> => {
+      const suffix = uniqueSuffix();
+      const email = `customer-${suffix}@e2e.test`;
+      const name = `Customer ${suffix}`;
+      const password = `pw-${suffix}-long-enough`;
+      await adminApi.mutation("invitations.create", { email, name, role: "customer", organizationId: organization.id });
+      const link = await invitationLinkFor(adminApi, email);
+      const token = new URL(link).pathname.split("/").pop();
+      await adminApi.mutation("invitations.accept", { token, name, password });
+      return { email, password, name, organization };
+    };
     await use({
       organization: (prefix = "E2E Org") => adminApi.mutation<Organization>("organizations.create", { name: `${prefix} ${uniqueSuffix()}` }),
       engagement: ({ organizationId, platformKey = "qhyg" }) =>
         supportApi.mutation<Engagement>("engagements.create", { organizationId, platformKey }),
-      customerUser: async (organization) => {
+      customerUser: createCustomer,
+      detailsAccepted: async ({ engagement, customer, platformKey = "qhyg", companies = 2, window = false }) => {
+        const context = await playwrightRequest.newContext({ baseURL });
+        try {
+          await signInWithApi(context, customer);
+          const csv = tokenCsv(Array.from({ length: companies }, (_, i) => ({ name: `Company ${i + 1} ${uniqueSuffix()}`, credentials: e2eCredentials(platformKey, i) })));
+          const { submissionId } = await submitTokenFile(context, engagement.id, csv);
+          await supportApi.mutation("intake.accept", { engagementId: engagement.id, submissionId });
+          if (window) {
+            const startsAt = new Date(Date.now() + 7 * 86_400_000);
+            const endsAt = new Date(startsAt.getTime() + 8 * 3_600_000);
+            const { windowIds } = await supportApi.mutation<{ windowIds: string[] }>("windows.propose", { engagementId: engagement.id, windows: [{ startsAt, endsAt }] });
+            await new TrpcApi(context).mutation("windows.accept", { engagementId: engagement.id, windowId: windowIds[0] });
+          }
+        } finally {
+          await context.dispose();
+        }
+      },
+      readyForSingleCompanyTest: async ({ organization, companies, platformKey = "qhyg" }) => {
+        const sandbox = e2eSandbox();
         const suffix = uniqueSuffix();
-        const email = `customer-${suffix}@e2e.test`;
-        const name = `Customer ${suffix}`;
-        const password = `pw-${suffix}-long-enough`;
-        await adminApi.mutation("invitations.create", { email, name, role: "customer", organizationId: organization.id });
-        const link = await invitationLinkFor(adminApi, email);
-        const token = new URL(link).pathname.split("/").pop();
-        await adminApi.mutation("invitations.accept", { token, name, password });
-        return { email, password, name, organization };
+        const { apiKey } = await sandbox.control.createClient({ plan: "paid", name: `E2E client ${suffix}` });
+        const target = await adminApi.mutation<{ id: string }>("targets.create", { name: `E2E sandbox ${suffix}`, baseUrl: sandbox.url, apiKey, kind: "sandbox" });
+        const engagement = await supportApi.mutation<Engagement>("engagements.create", { organizationId: organization.id, platformKey });
+        await supportApi.mutation("targets.assign", { engagementId: engagement.id, serviceTargetId: target.id });
+        const tenants: Tenant[] = [];
+        for (const c of companies) tenants.push(await sandbox.control.createTenant(platformKey as never, { name: c.name, ...(c.records === undefined ? {} : { records: c.records }) }));
+        const customer = await createCustomer(organization);
+        const context = await playwrightRequest.newContext({ baseURL });
+        try {
+          await signInWithApi(context, customer);
+          const csv = tokenCsv(companies.map((c, i) => ({ name: c.name, credentials: tenants[i]!.credentials, records: c.records, externalRef: c.externalRef })));
+          const { submissionId } = await submitTokenFile(context, engagement.id, csv);
+          await supportApi.mutation("intake.accept", { engagementId: engagement.id, submissionId });
+          const startsAt = new Date(Date.now() + 7 * 86_400_000);
+          const { windowIds } = await supportApi.mutation<{ windowIds: string[] }>("windows.propose", {
+            engagementId: engagement.id,
+            windows: [{ startsAt, endsAt: new Date(startsAt.getTime() + 8 * 3_600_000) }],
+          });
+          const asCustomer = new TrpcApi(context);
+          await asCustomer.mutation("windows.accept", { engagementId: engagement.id, windowId: windowIds[0] });
+          await asCustomer.mutation("confirmations.callbackUrl", { engagementId: engagement.id });
+          await asCustomer.mutation("confirmations.syncingDisabled", { engagementId: engagement.id });
+        } finally {
+          await context.dispose();
+        }
+        for (const [i, c] of companies.entries()) if (c.rotatedAfterExport) await sandbox.control.rotate(platformKey as never, tenants[i]!.tenantId);
+        return { ...engagement, customer, serviceTargetId: target.id };
       },
       supportUser: async () => {
         const suffix = uniqueSuffix();

@@ -5,7 +5,7 @@
  * fails with the advice and reopens step 4; a rehearsal runs on simulated companies.
  */
 import AxeBuilder from "@axe-core/playwright";
-import { DEMO, expect, readyForSingleCompanyTest, signIn, test } from "./fixtures";
+import { DEMO, expect, signIn, test } from "./fixtures";
 
 // A test's sync takes a few seconds on the sandbox; the worker polls it with backoff.
 const RUN_TIMEOUT = { timeout: 90_000 };
@@ -13,8 +13,8 @@ const RUN_TIMEOUT = { timeout: 90_000 };
 test("support runs the single-company test, sees every call as it happens, and it passes, completing step 5; the customer sees it", async ({ page, browser, factory }) => {
   test.setTimeout(180_000);
   const org = await factory.organization("Pilot Org");
-  const eng = await readyForSingleCompanyTest({
-    organizationId: org.id,
+  const eng = await factory.readyForSingleCompanyTest({
+    organization: org,
     companies: [
       { name: "Large Holdings", records: 400, externalRef: "LH-1" },
       { name: "Tiny Traders", records: 5, externalRef: "TT-9" },
@@ -22,7 +22,7 @@ test("support runs the single-company test, sees every call as it happens, and i
     ],
   });
   await signIn(page, DEMO.sam);
-  await page.goto(`/engagements/${eng.engagementId}`);
+  await page.goto(`/engagements/${eng.id}`);
   const step5 = page.getByRole("region", { name: "Step 5: Single-company test" });
   await expect(step5.getByLabel("Company to test")).toHaveValue("");
   await expect(step5.getByLabel("Company to test").locator("option")).toHaveCount(4);
@@ -65,11 +65,11 @@ test("support runs the single-company test, sees every call as it happens, and i
   await expect(timeline).toContainText("Completed step 5 (Single-company test)");
 
   // The customer reads the same run in the portal.
-  const customer = await factory.customerUser(org);
+  const customer = eng.customer;
   const portal = await browser.newContext();
   const portalPage = await portal.newPage();
   await signIn(portalPage, customer);
-  await portalPage.goto(`/portal/engagements/${eng.engagementId}`);
+  await portalPage.goto(`/portal/engagements/${eng.id}`);
   const portalRun = portalPage.getByRole("region", { name: "Step 5: Single-company test" }).getByRole("article", { name: "Single-company test on Tiny Traders" });
   await expect(portalRun.getByRole("status").filter({ hasText: "Passed" })).toBeVisible();
   await expect(portalRun.getByRole("table", { name: /Calls to the service/ }).locator('tr[data-operation="createCompany"]')).toBeVisible();
@@ -80,15 +80,15 @@ test("support runs the single-company test, sees every call as it happens, and i
 test("a company whose tenant was rotated after the export fails with the advice, and step 4 is reopened", async ({ page, factory }) => {
   test.setTimeout(180_000);
   const org = await factory.organization("Rotated Org");
-  const eng = await readyForSingleCompanyTest({
-    organizationId: org.id,
+  const eng = await factory.readyForSingleCompanyTest({
+    organization: org,
     companies: [
       { name: "Fine Fabrics", records: 5 },
       { name: "Refreshed Ltd", records: 20, rotatedAfterExport: true },
     ],
   });
   await signIn(page, DEMO.sam);
-  await page.goto(`/engagements/${eng.engagementId}`);
+  await page.goto(`/engagements/${eng.id}`);
   const step5 = page.getByRole("region", { name: "Step 5: Single-company test" });
   await step5.getByLabel("Find a company").fill("Refreshed");
   await expect(step5.getByLabel("Company to test").locator("option")).toHaveCount(2);
@@ -115,9 +115,9 @@ test("a company whose tenant was rotated after the export fails with the advice,
 test("support rehearses on the sandbox: simulated companies, labelled as a rehearsal, the checklist untouched", async ({ page, factory }) => {
   test.setTimeout(180_000);
   const org = await factory.organization("Rehearsal Org");
-  const eng = await readyForSingleCompanyTest({ organizationId: org.id, companies: [{ name: "Rehearsed Retail", records: 5 }, { name: "Other Outfit", records: 8, rotatedAfterExport: true }] });
+  const eng = await factory.readyForSingleCompanyTest({ organization: org, companies: [{ name: "Rehearsed Retail", records: 5 }, { name: "Other Outfit", records: 8, rotatedAfterExport: true }] });
   await signIn(page, DEMO.sam);
-  await page.goto(`/engagements/${eng.engagementId}`);
+  await page.goto(`/engagements/${eng.id}`);
   const step5 = page.getByRole("region", { name: "Step 5: Single-company test" });
   await step5.getByRole("button", { name: "Rehearse on the sandbox" }).click();
   const run = step5.getByRole("article", { name: "Rehearsal on Rehearsed Retail" });

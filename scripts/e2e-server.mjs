@@ -1,8 +1,9 @@
 // The server Playwright tests run against: a throwaway data directory, a real sandbox on a random
 // port, the app database migrated and seeded with the demo data, the migration worker, and the
-// built app (Ferry's web server around Next, scripts/web-server.mjs). What fixtures need to set
-// data up beside the app (the database file, its throwaway key, the sandbox's URL and admin token)
-// is published in .tmp/e2e-<port>.json (e2e/fixtures.ts reads it); no test-only route exists.
+// built app (Ferry's web server around Next, scripts/web-server.mjs). The sandbox's URL and its
+// control token (tests make simulated tenants, rotate them, set faults) are published in
+// .tmp/e2e-<port>.json for e2e/fixtures.ts; everything else the tests set up goes through the app's
+// own API, as people would. No test-only route exists.
 // Needs `next build` first (npm test does it). Its children stay in its process group, so
 // Playwright's SIGTERM to the group stops them all; it then deletes the data.
 import fs from "node:fs";
@@ -51,7 +52,7 @@ if (run(BIN("tsx"), ["scripts/seed.ts"], { env: seedEnv }) !== 0) {
 fs.mkdirSync(path.dirname(published), { recursive: true });
 fs.writeFileSync(
   published,
-  JSON.stringify({ databaseFile: env.DATABASE_FILE, encryptionKey: env.FERRY_ENCRYPTION_KEY, sandboxUrl: env.SANDBOX_URL, sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN }),
+  JSON.stringify({ sandboxUrl: env.SANDBOX_URL, sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN }),
   { mode: 0o600 },
 );
 const workerEntry = path.join(ROOT, "server", "migration", "worker-main.ts");

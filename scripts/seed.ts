@@ -8,7 +8,7 @@ async function main() {
   const e = env();
   const db = openDb(e.DATABASE_FILE);
   const sandbox = e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : undefined;
-  const { seeded } = await seedDemo(db, { ring: appKeyRing(), sandbox });
+  const { seeded } = await seedDemo(db, { ring: appKeyRing(), sandbox, appUrl: e.NEXTAUTH_URL });
   db.$client.close();
   console.log(seeded ? `Demo data seeded into ${e.DATABASE_FILE}` : `Demo data already present in ${e.DATABASE_FILE}`);
 }

@@ -17,6 +17,8 @@ export type EngagementFilters = {
   step?: number;
   ownerId?: string;
   platformKey?: string;
+  /** Whose move it is. */
+  waitingOn?: "customer" | "support";
   search?: string;
   page: number;
   pageSize: number;
@@ -46,6 +48,8 @@ export function parseEngagementFilters(source: ParamSource): EngagementFilters {
   if (owner) filters.ownerId = owner.slice(0, 64);
   const platform = read(source, "platform")?.trim();
   if (platform) filters.platformKey = platform.slice(0, 16);
+  const waiting = read(source, "waiting");
+  if (waiting === "customer" || waiting === "support") filters.waitingOn = waiting;
   const search = read(source, "q")?.trim();
   if (search) filters.search = search.slice(0, 100);
   const page = Number(read(source, "page"));
@@ -60,6 +64,7 @@ export function engagementFiltersToParams(filters: Partial<EngagementFilters>): 
   if (filters.step) params.set("step", String(filters.step));
   if (filters.ownerId) params.set("owner", filters.ownerId);
   if (filters.platformKey) params.set("platform", filters.platformKey);
+  if (filters.waitingOn) params.set("waiting", filters.waitingOn);
   if (filters.search?.trim()) params.set("q", filters.search.trim());
   if (filters.page && filters.page > 1) params.set("page", String(filters.page));
   return params;
@@ -82,5 +87,5 @@ export function withFilter(current: EngagementFilters, change: Partial<Engagemen
 
 /** True when any filter other than paging is set. */
 export function hasActiveFilters(filters: EngagementFilters): boolean {
-  return Boolean(filters.status?.length || filters.step || filters.ownerId || filters.platformKey || filters.search);
+  return Boolean(filters.status?.length || filters.step || filters.ownerId || filters.platformKey || filters.waitingOn || filters.search);
 }

@@ -92,3 +92,22 @@ export function formatDateTime(date: Date | null | undefined): string {
   if (!date) return "—";
   return `${dateTime.format(date)} UTC`;
 }
+
+/** Whose move it is, as lists and headers say it. */
+export function waitingLabel(party: "customer" | "support" | null, viewer: "console" | "portal" = "console"): string {
+  switch (party) {
+    case "customer":
+      return viewer === "portal" ? "Your move" : "Customer's move";
+    case "support":
+      return viewer === "portal" ? "Ferry support's move" : "Support's move";
+    case null:
+      return "Nobody's move";
+    default: {
+      const never: never = party;
+      return never;
+    }
+  }
+}
+
+/** A duration in words: "45 s", "12 min 5 s", "3 h 20 min", "2 d 4 h" (the estimate's own wording). */
+export { formatDuration } from "@/server/intake/estimate";

@@ -14,3 +14,12 @@ export type EngagementListItem = RouterOutputs["engagements"]["list"]["items"][n
 export type EngagementStatus = EngagementDetail["status"];
 export type Role = RouterOutputs["me"]["get"]["role"];
 export type InvitationStatus = RouterOutputs["invitations"]["list"][number]["status"];
+export type IntakeView = RouterOutputs["intake"]["get"];
+export type SubmissionView = NonNullable<IntakeView["current"]>;
+export type IntakeItemsPage = RouterOutputs["intake"]["items"];
+export type WindowPlan = RouterOutputs["windows"]["plan"];
+export type WindowView = WindowPlan["windows"][number];
+export type EstimateView = NonNullable<WindowPlan["estimate"]>;
+export type ConfirmationsView = RouterOutputs["confirmations"]["get"];
+/** What the token-file routes answer for a check (it is not a tRPC procedure: files go up to 20 MB). */
+export type { TokenFileCheck } from "@/server/engagements/intake/schemas";

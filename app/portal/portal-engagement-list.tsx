@@ -4,6 +4,7 @@ import { useState } from "react";
 import { ReferenceLink } from "@/app/_components/engagement/reference-link";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { StepProgress } from "@/app/_components/engagement/step-progress";
+import { Waiting } from "@/app/_components/engagement/waiting";
 import { EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -29,6 +30,7 @@ export function PortalEngagementList() {
             <Th>Platform</Th>
             <Th>Status</Th>
             <Th>Current step</Th>
+            <Th>Whose move</Th>
             <Th>Your Ferry contact</Th>
             <Th>Updated</Th>
           </Tr>
@@ -45,6 +47,9 @@ export function PortalEngagementList() {
               </Td>
               <Td>
                 <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} />
+              </Td>
+              <Td>
+                <Waiting party={e.waitingOn} since={e.waitingSince} viewer="portal" />
               </Td>
               <Td>{e.ownerName}</Td>
               <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>

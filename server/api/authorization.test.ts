@@ -57,6 +57,22 @@ const TABLE: Record<string, Row> = {
   "portal.engagements": { audience: "customer", input: () => ({ page: 1, pageSize: 10 }) },
   "portal.engagement": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "portal.timeline": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
+  // Steps 1–4 as flows: read by both sides of the engagement; each change by the side it belongs to.
+  "intake.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "intake.items": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
+  "intake.accept": { audience: "staff", input: (f) => ({ engagementId: f.engA, submissionId: "no-such-submission" }) },
+  "intake.return": { audience: "staff", input: (f) => ({ engagementId: f.engA, submissionId: "no-such-submission", note: "Wrong app" }) },
+  "windows.plan": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "windows.propose": {
+    audience: "staff",
+    input: (f) => ({ engagementId: f.engA, windows: [{ startsAt: new Date(Date.now() + 86_400_000), endsAt: new Date(Date.now() + 2 * 86_400_000) }] }),
+  },
+  "windows.withdraw": { audience: "staff", input: (f) => ({ engagementId: f.engA, windowId: "no-such-window" }) },
+  "windows.accept": { audience: "customer", input: (f) => ({ engagementId: f.engA, windowId: "no-such-window" }) },
+  "windows.reschedule": { audience: "staff", input: (f) => ({ engagementId: f.engA, reason: "Customer asked" }) },
+  "confirmations.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "confirmations.callbackUrl": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },
+  "confirmations.syncingDisabled": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },
   "handover.get": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "handover.items": { audience: "staff", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
   // engA has no companies: refused past the access check, so nothing is produced or purged here.
@@ -74,6 +90,11 @@ const TABLE: Record<string, Row> = {
   "portalTests.list": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "portalTests.get": { audience: "customer", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
 };
+
+/** Procedures a customer may call on an engagement: another organisation's must look exactly like an unknown id. */
+const CUSTOMER_ENGAGEMENT_PROCEDURES = Object.entries(TABLE)
+  .filter(([, row]) => (row.audience === "signedIn" || row.audience === "customer") && JSON.stringify(row.input({ engA: "E", engB: "E" } as Fixtures) ?? {}).includes('"engagementId"'))
+  .map(([path]) => path);
 
 const ROLES = ["anonymous", "admin", "support", "customer"] as const;
 type Who = (typeof ROLES)[number];
@@ -172,6 +193,16 @@ describe("organisation scoping", () => {
       const error = await call.catch((e: unknown) => e);
       expect(error).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
     }
+  });
+
+  it.each(CUSTOMER_ENGAGEMENT_PROCEDURES)("%s: another organisation's engagement answers exactly like an unknown id, and changes nothing", async (path) => {
+    const withEngagement = (engagementId: string) => ({ ...(TABLE[path]!.input(f) as object), engagementId });
+    const before = await callerAs(t.db, f.support).engagements.timeline({ engagementId: f.engB });
+    const unknown = await call("customer", path, withEngagement("no-such-engagement")).catch((e: unknown) => e);
+    const other = await call("customer", path, withEngagement(f.engB)).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: "NOT_FOUND" });
+    expect(other).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
+    expect(await callerAs(t.db, f.support).engagements.timeline({ engagementId: f.engB })).toEqual(before);
   });
 
   it("an unknown engagement id is NOT_FOUND for everyone", async () => {

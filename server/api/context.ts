@@ -16,6 +16,7 @@ export function appConfig(): AppConfig {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, keyRing: appKeyRing() },
     keyRing: appKeyRing(),
     purgeAfterDays: e.FERRY_PURGE_AFTER_DAYS,
+    sandbox: e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : undefined,
   };
 }
 

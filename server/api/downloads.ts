@@ -7,7 +7,8 @@ import { handoverReportCsv } from "@/server/migration/handover/report-csv";
 import { engagementInput } from "./routers/shared.types";
 import type { Context } from "./trpc";
 
-const STATUS: Record<AppErrorCode, number> = {
+/** The HTTP status of each application error, for every route handler beside tRPC. */
+export const HTTP_STATUS: Record<AppErrorCode, number> = {
   BAD_INPUT: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
@@ -26,6 +27,17 @@ export function attachment(fileName: string): string {
   return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
+/** A file to download: its name (plain and RFC 5987), its type, and never kept by a shared cache (customer data). */
+export function downloadResponse(params: { fileName: string; contentType: string; body: BodyInit }): Response {
+  return new Response(params.body, {
+    headers: {
+      "Content-Type": params.contentType,
+      "Content-Disposition": attachment(params.fileName),
+      "Cache-Control": "private, no-store",
+    },
+  });
+}
+
 /**
  * GET the handover report of an engagement as CSV: 401 without a session, 404 for an unknown id
  * (and for a customer, another organisation's), 409 until the report is produced.
@@ -36,16 +48,9 @@ export function handoverCsvResponse(ctx: Pick<Context, "db" | "actor">, engageme
   if (!id.success) return text(404, "No engagement with that id.");
   try {
     const { fileName, body } = handoverReportCsv(ctx.db, ctx.actor, id.data.engagementId);
-    return new Response(body, {
-      headers: {
-        "Content-Type": "text/csv; charset=utf-8",
-        "Content-Disposition": attachment(fileName),
-        // Customer data: never kept by a shared cache.
-        "Cache-Control": "private, no-store",
-      },
-    });
+    return downloadResponse({ fileName, contentType: "text/csv; charset=utf-8", body });
   } catch (error) {
-    if (error instanceof AppError) return text(STATUS[error.code], error.message);
+    if (error instanceof AppError) return text(HTTP_STATUS[error.code], error.message);
     throw error;
   }
 }

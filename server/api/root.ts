@@ -2,10 +2,13 @@
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRouter } from "./routers/accounts";
 import { engagementsRouter, portalRouter } from "./routers/engagements";
+import { confirmationsRouter } from "./routers/confirmations";
 import { handoverRouter, portalHandoverRouter } from "./routers/handover";
+import { intakeRouter } from "./routers/intake";
 import { platformsRouter } from "./routers/platforms";
 import { targetsRouter } from "./routers/targets";
 import { portalTestsRouter, testsRouter } from "./routers/tests";
+import { windowsRouter } from "./routers/windows";
 
 export const appRouter = createTRPCRouter({
   me: meRouter,
@@ -17,6 +20,9 @@ export const appRouter = createTRPCRouter({
   targets: targetsRouter,
   engagements: engagementsRouter,
   portal: portalRouter,
+  intake: intakeRouter,
+  windows: windowsRouter,
+  confirmations: confirmationsRouter,
   handover: handoverRouter,
   portalHandover: portalHandoverRouter,
   tests: testsRouter,

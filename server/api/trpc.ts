@@ -24,6 +24,8 @@ export type AppConfig = {
   keyRing: KeyRing;
   /** Days after a handover report or a cancellation before credentials are purged automatically. */
   purgeAfterDays: number;
+  /** The built-in sandbox's controls, when this process may use them (its configured limits for estimates). */
+  sandbox?: { url: string; adminToken: string };
 };
 
 export type Context = {
@@ -130,6 +132,12 @@ const engagementAccess = <Ctx extends { db: Db; actor: Actor }>(opts: {
 
 /** Staff acting on one engagement (every engagement is theirs to see). */
 export const staffEngagementProcedure = staffProcedure.input(engagementInput).use(({ ctx, input, next }) => {
+  engagementAccess({ ctx, input });
+  return next();
+});
+
+/** Anyone who may see the engagement: staff, or a customer of its organisation (others get NOT_FOUND). */
+export const engagementProcedure = signedInProcedure.input(engagementInput).use(({ ctx, input, next }) => {
   engagementAccess({ ctx, input });
   return next();
 });

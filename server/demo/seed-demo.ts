@@ -1,16 +1,36 @@
 /**
  * Demo data: an admin, two support users, two customer organisations with a user each, and
- * engagements at different steps, made through the same domain functions the app uses (so the
- * audit timelines are real). Running it again changes nothing.
+ * engagements at different steps, every one brought there through the same flows people use (the
+ * customer submits a token file, support reviews it, a window is proposed and accepted, the
+ * customer confirms), so the timelines, the evidence and the outbox are real. Running it again
+ * changes nothing.
+ *
+ * With a sandbox, the Acme Lending QuickBooks Online engagement (waiting at step 5) holds a token
+ * file of 25 real sandbox tenants of mixed volume, two of which were rotated after the file was
+ * exported (their tokens in the file are dead): the single-company test and the bulk migration
+ * run against it. Without one, the companies' credentials are well-formed stand-ins.
  */
 import type { Db } from "@/db/client";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { Role } from "@/server/accounts/roles";
 import { createUserWithPassword, hasAdmin } from "@/server/accounts/users";
-import { actOnStep } from "@/server/engagements/act-on-step";
 import { changeStatus } from "@/server/engagements/change-status";
 import { createEngagement } from "@/server/engagements/create-engagement";
-import { createControlClient } from "@/server/sandbox/controls/control-client";
+import {
+  acceptSubmission,
+  acceptWindow,
+  confirmCallbackUrl,
+  confirmSyncingDisabled,
+  notifyAfterChange,
+  proposeWindow,
+  submitIntake,
+  type FlowNotice,
+} from "@/server/engagements/flows";
+import type { WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
+import { tokenFileCsv, type TokenFileCompany } from "@/server/intake";
+import { credentialsFor } from "@/server/intake/test-support";
+import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
+import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/server/security/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget, findSandboxTarget } from "@/server/targets/targets";
@@ -24,10 +44,90 @@ export const DEMO_LOGINS: readonly DemoLogin[] = demoLogins as DemoLogin[];
 export type SandboxAccess = { url: string; adminToken: string };
 
 /**
- * Seeds the demo data unless an admin already exists. With sandbox access it also registers the
- * sandbox as the default service target, with a client of its own.
+ * The Acme Lending QuickBooks Online companies: 25, with records per data type from a handful to
+ * a few thousand (the sandbox generates that many per data type, and its syncs take longer).
  */
-export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess }): Promise<{ seeded: boolean }> {
+export const ACME_QBO_COMPANIES: readonly { name: string; records: number }[] = [
+  ["Harbour Books Ltd", 3],
+  ["Northfield Bakery", 8],
+  ["Kestrel Design Studio", 15],
+  ["Greenway Landscaping", 25],
+  ["Blue Fern Dental", 40],
+  ["Marlow & Daughters", 60],
+  ["Copperleaf Cafe", 90],
+  ["Ridgeback Logistics", 120],
+  ["Saltmarsh Surveyors", 180],
+  ["Oakridge Veterinary", 250],
+  ["Tidewater Plumbing", 320],
+  ["Lantern Hill Books", 400],
+  ["Meadowlark Florists", 500],
+  ["Ironbridge Engineering", 650],
+  ["Pebble Beach Rentals", 800],
+  ["Foxglove Pharmacy", 1000],
+  ["Brightwater Consulting", 1200],
+  ["Summit Outdoor Supply", 1500],
+  ["Wildrose Wedding Co", 1800],
+  ["Granite Peak Builders", 2100],
+  ["Silverline Media", 2500],
+  ["Hollowtree Furniture", 2900],
+  ["Cobalt Freight", 3300],
+  ["Evergreen Wholesale", 3700],
+  ["Atlas Marine Services", 4000],
+].map(([name, records]) => ({ name: name as string, records: records as number }));
+
+/** The two Acme companies whose customer app refreshed after the file was exported: their file tokens are dead. */
+export const ACME_QBO_ROTATED: readonly string[] = ["Copperleaf Cafe", "Wildrose Wedding Co"];
+
+const DAY = 86_400_000;
+
+/** Next `weekday` (0 = Sunday) at `hourUtc`, at least a day ahead. */
+function next(weekday: number, hourUtc: number, now = new Date()): Date {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hourUtc));
+  d.setUTCDate(d.getUTCDate() + ((weekday - d.getUTCDay() + 7) % 7 || 7));
+  if (d.getTime() - now.getTime() < DAY) d.setUTCDate(d.getUTCDate() + 7);
+  return d;
+}
+
+type Seeding = { db: Db; ring: KeyRing; control?: SandboxControl; notify: (engagementId: string, r: { notice?: FlowNotice | null; waiting?: WaitingChange | null }) => Promise<void> };
+
+/** The companies of a demo file: real sandbox tenants when a sandbox is given, stand-ins otherwise. */
+async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly { name: string; records: number }[]) {
+  const platform = getManagedPlatform(platformKey)!;
+  const tenants: { tenantId: string; name: string }[] = [];
+  const companies: TokenFileCompany[] = [];
+  for (const [i, c] of list.entries()) {
+    if (s.control) {
+      const tenant = await s.control.createTenant(platformKey, { name: c.name, records: c.records });
+      tenants.push({ tenantId: tenant.tenantId, name: c.name });
+      companies.push({ name: c.name, credentials: tenant.credentials, externalRef: `CRM-${1001 + i}`, records: c.records });
+    } else {
+      companies.push({ name: c.name, credentials: credentialsFor(platform, i), externalRef: `CRM-${1001 + i}`, records: c.records });
+    }
+  }
+  return { tenants, companies };
+}
+
+async function submit(s: Seeding, customer: Actor, engagementId: string, platformKey: PlatformKey, companies: TokenFileCompany[], fileName: string) {
+  const result = await submitIntake(s.db, { ring: s.ring }, customer, {
+    engagementId,
+    form: {
+      clientId: `${customer.organizationId?.slice(0, 8)}-${platformKey}-oauth-app`,
+      clientSecret: `demo-secret-${crypto.randomUUID()}`,
+      contacts: [{ name: customer.name, email: customer.email }],
+    },
+    file: { name: fileName, bytes: tokenFileCsv({ platformKey, companies }) },
+  });
+  if (!result.ok) throw new Error(`Demo seed: the ${fileName} file was refused: ${result.check.problems.map((p) => p.message).join("; ")}`);
+  await s.notify(engagementId, result);
+  return result.submissionId;
+}
+
+/**
+ * Seeds the demo data unless an admin already exists. With sandbox access it also registers the
+ * sandbox as the default service target, with a client of its own, and builds the token files
+ * from real sandbox tenants.
+ */
+export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess; appUrl?: string }): Promise<{ seeded: boolean }> {
   if (options.sandbox && !findSandboxTarget(db)) {
     const { apiKey } = await createControlClient(options.sandbox).createClient({ plan: "paid", name: "Ferry demo" });
     createServiceTarget(db, options.ring, null, { name: "Ferry sandbox", baseUrl: options.sandbox.url, apiKey, kind: "sandbox" });
@@ -46,34 +146,82 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
     actors.set(login.email, await createUserWithPassword(db, { email: login.email, name: login.name, role: login.role, organizationId, password: login.password }));
   }
 
+  // The demo's mail lands in the outbox quietly (never SMTP: the addresses are not real).
+  const mail = { appUrl: options.appUrl ?? "http://localhost:3000", mail: { from: "Ferry <ferry@localhost>", keyRing: options.ring, log: () => {} } };
+  const s: Seeding = {
+    db,
+    ring: options.ring,
+    control: options.sandbox ? createControlClient(options.sandbox) : undefined,
+    notify: (engagementId, r) => notifyAfterChange(db, mail, { engagementId, ...r }),
+  };
   const sam = actors.get("sam@ferry.test")!;
   const priya = actors.get("priya@ferry.test")!;
   const carol = actors.get("carol@acme.test")!;
+  const dan = actors.get("dan@bluebird.test")!;
   const acme = orgIds.get("Acme Lending")!;
   const bluebird = orgIds.get("Bluebird Commerce")!;
+  const open = async (owner: Actor, organizationId: string, platformKey: PlatformKey) => {
+    const created = createEngagement(db, owner, { organizationId, platformKey });
+    await s.notify(created.id, created);
+    return created.id;
+  };
 
-  // Acme on QuickBooks Online: ready for the single-company test.
-  const qbo = createEngagement(db, sam, { organizationId: acme, platformKey: "qhyg" });
-  actOnStep(db, carol, { engagementId: qbo.id, step: 1, action: "start" });
-  actOnStep(db, sam, { engagementId: qbo.id, step: 1, action: "complete", note: "Token file for 120 companies validated, no blocking errors." });
-  actOnStep(db, sam, { engagementId: qbo.id, step: 2, action: "start" });
-  actOnStep(db, sam, { engagementId: qbo.id, step: 2, action: "complete", note: "Carol accepted the window by email." });
-  actOnStep(db, carol, { engagementId: qbo.id, step: 3, action: "complete" });
-  actOnStep(db, carol, { engagementId: qbo.id, step: 4, action: "complete" });
+  // Acme on QuickBooks Online: steps 1–4 done, waiting for support's single-company test.
+  const qbo = await open(sam, acme, "qhyg");
+  const acmeFile = await companiesFor(s, "qhyg", ACME_QBO_COMPANIES);
+  const qboSubmission = await submit(s, carol, qbo, "qhyg", acmeFile.companies, "acme-quickbooks-companies.csv");
+  await s.notify(qbo, acceptSubmission(db, sam, { engagementId: qbo, submissionId: qboSubmission }));
+  const saturday = next(6, 22);
+  const proposed = await proposeWindow(db, { sandbox: options.sandbox }, sam, {
+    engagementId: qbo,
+    windows: [{ startsAt: saturday, endsAt: new Date(saturday.getTime() + 8 * 3_600_000) }],
+    note: "Saturday night, when Acme's books are closed.",
+  });
+  await s.notify(qbo, proposed);
+  await s.notify(qbo, acceptWindow(db, carol, { engagementId: qbo, windowId: proposed.windowIds[0]! }));
+  await s.notify(qbo, confirmCallbackUrl(db, carol, { engagementId: qbo }));
+  await s.notify(qbo, confirmSyncingDisabled(db, carol, { engagementId: qbo }));
+  // After the export, Acme's old app refreshed two companies anyway: their tokens in the file are dead.
+  for (const name of ACME_QBO_ROTATED) {
+    const tenant = acmeFile.tenants.find((t) => t.name === name);
+    if (tenant && s.control) await s.control.rotate("qhyg", tenant.tenantId);
+  }
 
-  // Acme on FreeAgent: just opened, details submitted.
-  const freeagent = createEngagement(db, priya, { organizationId: acme, platformKey: "fbrh" });
-  actOnStep(db, carol, { engagementId: freeagent.id, step: 1, action: "start" });
+  // Acme on FreeAgent: details submitted, waiting for support's review.
+  const freeagent = await open(priya, acme, "fbrh");
+  const faFile = await companiesFor(s, "fbrh", [
+    { name: "Kestrel Design Studio", records: 40 },
+    { name: "Zoë Design Studio", records: 25 },
+    { name: "Northfield Bakery", records: 120 },
+  ]);
+  await submit(s, carol, freeagent, "fbrh", faFile.companies, "freeagent-companies.csv");
 
-  // Bluebird on Shopify: a window proposed, waiting for the customer.
-  const shopify = createEngagement(db, priya, { organizationId: bluebird, platformKey: "fztf" });
-  actOnStep(db, priya, { engagementId: shopify.id, step: 1, action: "complete", note: "Details received by email." });
-  actOnStep(db, priya, { engagementId: shopify.id, step: 2, action: "start" });
+  // Bluebird on Shopify: two windows proposed, waiting for the customer.
+  const shopify = await open(priya, bluebird, "fztf");
+  const shopFile = await companiesFor(s, "fztf", [
+    { name: "Bluebird Outdoor", records: 300 },
+    { name: "Bluebird Kids", records: 80 },
+  ]);
+  const shopSubmission = await submit(s, dan, shopify, "fztf", shopFile.companies, "bluebird-shops.csv");
+  await s.notify(shopify, acceptSubmission(db, priya, { engagementId: shopify, submissionId: shopSubmission }));
+  const sunday = next(0, 6);
+  await s.notify(
+    shopify,
+    await proposeWindow(db, { sandbox: options.sandbox }, priya, {
+      engagementId: shopify,
+      windows: [
+        { startsAt: saturday, endsAt: new Date(saturday.getTime() + 4 * 3_600_000) },
+        { startsAt: sunday, endsAt: new Date(sunday.getTime() + 4 * 3_600_000) },
+      ],
+    }),
+  );
 
-  // Bluebird on Wave: on hold while the customer sorts out its OAuth app.
-  const wave = createEngagement(db, sam, { organizationId: bluebird, platformKey: "pbtz" });
-  actOnStep(db, sam, { engagementId: wave.id, step: 1, action: "complete", note: "Details accepted." });
-  changeStatus(db, sam, { engagementId: wave.id, status: "on_hold", reason: "Customer is re-registering its Wave app." });
+  // Bluebird on Wave: details accepted, then on hold while the customer re-registers its app.
+  const wave = await open(sam, bluebird, "pbtz");
+  const waveFile = await companiesFor(s, "pbtz", [{ name: "Bluebird Wholesale", records: 200 }]);
+  const waveSubmission = await submit(s, dan, wave, "pbtz", waveFile.companies, "wave-businesses.csv");
+  await s.notify(wave, acceptSubmission(db, sam, { engagementId: wave, submissionId: waveSubmission }));
+  await s.notify(wave, changeStatus(db, sam, { engagementId: wave, status: "on_hold", reason: "Customer is re-registering its Wave app." }));
 
   return { seeded: true };
 }

@@ -6,8 +6,11 @@ import { assertOrganization, refuse } from "./access";
 import { recordStatusChange } from "./change-status";
 import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepActor, type StepStates } from "./checklist";
 import { loadForChange, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
+import { confirmationEvidence } from "./confirm/confirmation-evidence";
 import type { FlowEvidence } from "./evidence";
 import type { EngagementStatus, StepAction, StepNumber, StepState } from "./states";
+import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
+import { afterStepsReopened } from "./window/after-steps-reopened";
 
 function pick(states: StepStates, steps: StepNumber[]): Record<string, StepState> {
   return Object.fromEntries(steps.map((s) => [String(s), states[s]]));
@@ -21,18 +24,30 @@ export type StepActionInput = {
   reason?: string;
 };
 
+export type StepActionResult = {
+  changed: StepNumber[];
+  status: EngagementStatus;
+  /** Whose move it now is, when the change passed it to a party (for the caller's mail). */
+  waiting: WaitingChange | null;
+};
+
 /**
  * Starts, completes or reopens a step, as a person (the Start/Complete/Reopen actions). Completing
- * records the note as evidence; reopening resets every step gated on it and records the reason.
+ * records the note as evidence, with the structured evidence of a confirmation (the callback URL,
+ * step 4's risk as it stood); reopening resets every step gated on it and records the reason.
  * Checked before the transaction (a cheap refusal) and again inside it against the rows as they
  * are then. Returns the steps that changed.
  */
-export function actOnStep(db: Db, actor: Actor, input: StepActionInput): { changed: StepNumber[]; status: EngagementStatus } {
+export function actOnStep(db: Db, actor: Actor, input: StepActionInput): StepActionResult {
   const first = loadForChange(db, input.engagementId);
   assertOrganization(actor, first.eng.organizationId);
   const pre = decideStepAction({ role: actor.role, states: first.states, engagementStatus: first.eng.status, ...input });
   if (!pre.ok) refuse(pre);
-  return db.transaction((tx) => applyStepAction(tx, actor, { ...input, via: "person" }));
+  return db.transaction((tx) => {
+    const now = new Date();
+    const evidence = input.action === "complete" ? confirmationEvidence(tx, { engagementId: input.engagementId, step: input.step, now }) : undefined;
+    return applyStepAction(tx, actor, { ...input, via: "person", evidence, at: now });
+  });
 }
 
 /**
@@ -45,7 +60,7 @@ export function applyStepAction(
   tx: DbOrTx,
   actor: Actor,
   input: StepActionInput & { via: StepActor; evidence?: FlowEvidence; at?: Date },
-): { changed: StepNumber[]; status: EngagementStatus } {
+): StepActionResult {
   const { eng, states } = loadForChange(tx, input.engagementId);
   const d = decideStepAction({ role: actor.role, states, engagementStatus: eng.status, ...input });
   if (!d.ok) refuse(d);
@@ -76,7 +91,8 @@ export function applyStepAction(
     }
   }
   if (status !== eng.status) recordStatusChange(tx, actor, { engagement: eng, to: status, at: now });
-  return { changed: d.changed, status };
+  if (input.action === "reopen") afterStepsReopened(tx, actor, { engagementId: eng.id, steps: d.changed, at: now });
+  return { changed: d.changed, status, waiting: refreshWaiting(tx, eng.id, now) };
 }
 
 function stepChange(
@@ -94,7 +110,7 @@ function stepChange(
         completedById: actor.id,
         evidence: {
           note: c.note,
-          ...(completesOnBehalf(actor.role, c.step) && !c.flow ? { onBehalfOfCustomer: true } : {}),
+          ...(completesOnBehalf(actor.role, c.step) ? { onBehalfOfCustomer: true } : {}),
           ...(c.flow ? { flow: c.flow } : {}),
         },
       };

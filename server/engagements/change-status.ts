@@ -6,6 +6,7 @@ import { refuse } from "./access";
 import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
 import { loadForChange, updateEngagement } from "./engagement-repository";
 import type { EngagementStatus } from "./states";
+import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Records a status change in the audit log (the one place every status change is audited). */
 export function recordStatusChange(
@@ -28,19 +29,20 @@ export function recordStatusChange(
 }
 
 /** Changes an engagement's status by hand: the checklist decides which changes are allowed. */
-export function changeStatus(db: Db, actor: Actor, input: { engagementId: string; status: EngagementStatus; reason?: string }): void {
+export function changeStatus(db: Db, actor: Actor, input: { engagementId: string; status: EngagementStatus; reason?: string }): { waiting: WaitingChange | null } {
   const check = (from: EngagementStatus) => decideStatusChange({ role: actor.role, from, to: input.status });
   const first = loadForChange(db, input.engagementId);
   const pre = check(first.eng.status);
   if (!pre.ok) refuse(pre);
   const missing = statusChangeInputRefusal({ to: input.status, reason: input.reason });
   if (missing) refuse(missing);
-  db.transaction((tx) => {
+  return db.transaction((tx) => {
     const { eng } = loadForChange(tx, input.engagementId);
     const d = check(eng.status);
     if (!d.ok) refuse(d);
     const now = new Date();
     updateEngagement(tx, eng.id, { status: input.status, statusChangedAt: now }, now);
     recordStatusChange(tx, actor, { engagement: eng, to: input.status, reason: input.reason, at: now });
+    return { waiting: refreshWaiting(tx, eng.id, now) };
   });
 }

@@ -40,6 +40,7 @@ function doneUpTo(done: StepNumber[], overrides: Partial<Record<StepNumber, Step
   return { ...s, ...overrides };
 }
 
+/** A step action as it arrives: a person's, or through the step's own flow where a flow owns it. */
 const act = (p: {
   role?: Role;
   action: StepAction;
@@ -103,7 +104,7 @@ describe("who may act on which step", () => {
   const expected: Record<Role, Record<StepAction, StepNumber[]>> = {
     admin: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
     support: { start: [1, 2, 3, 4, 5, 6], complete: [1, 2, 3, 4, 5, 6], reopen: [1, 2, 3, 4, 5, 6] },
-    customer: { start: [1], complete: [2, 3, 4, 6], reopen: [] },
+    customer: { start: [1], complete: [2, 3, 4, 6], reopen: [1] },
   };
 
   for (const role of ROLES) {
@@ -287,7 +288,7 @@ describe("customer rules", () => {
   });
 
   it("staff completing a customer's step must say how the customer confirmed", () => {
-    for (const step of [2, 3, 4] as const) {
+    for (const step of [3, 4] as const) {
       expect(act({ action: "complete", step, states: doneUpTo([1]), note: "" })).toMatchObject({
         ok: false,
         code: "BAD_INPUT",
@@ -300,7 +301,38 @@ describe("customer rules", () => {
   });
 });
 
-describe("steps only their flow completes", () => {
+describe("steps their flows own", () => {
+  it("steps 1, 2, 5 and 6 complete only through their flows; 3 and 4 by a confirmation", () => {
+    for (const step of [1, 2, 5, 6] as const) expect(STEP_COMPLETION[step].by).toBe("flow");
+    for (const step of [3, 4] as const) expect(STEP_COMPLETION[step].by).toBe("confirmation");
+  });
+
+  it.each([
+    [1, "start", "pending", /customer submits its details/],
+    [1, "complete", "in_progress", /support accepts the customer's submitted details/],
+    [1, "reopen", "done", /send the customer's submission back/],
+    [2, "start", "pending", /support proposes a migration window/],
+    [2, "complete", "in_progress", /customer accepts one of the migration windows/],
+    [2, "reopen", "done", /reschedule the accepted window/],
+  ] as const)("a person cannot %s… step %i by hand (%s → %s): the refusal says which flow does", (step, action, from, reason) => {
+    const states = doneUpTo(transitiveGates(step), { [step]: from });
+    for (const role of ["support", "admin"] as const) {
+      expect(act({ role, action, step, states, via: "person" })).toMatchObject({ ok: false, code: "PRECONDITION_FAILED", reason: expect.stringMatching(reason) });
+      expect(act({ role, action, step, states, via: "flow" }).ok).toBe(true);
+    }
+  });
+
+  it("the gates still come first for a flow", () => {
+    expect(act({ action: "complete", step: 2, states: initialStates(), via: "flow" })).toMatchObject({ ok: false, reason: expect.stringContaining("step 1 (Details gathered)") });
+  });
+
+  it("a customer reopens step 1 only through a new token file (the flow)", () => {
+    const states = doneUpTo([1, 2, 3]);
+    expect(act({ role: "customer", action: "reopen", step: 1, states, via: "flow" })).toMatchObject({ ok: true, changed: [1, 2, 3] });
+    expect(act({ role: "customer", action: "reopen", step: 1, states, via: "person" }).ok).toBe(false);
+    expect(act({ role: "customer", action: "reopen", step: 3, states, via: "person" })).toMatchObject({ ok: false, code: "FORBIDDEN" });
+  });
+
   it("step 6 (handover) refuses a person's Complete, for staff and customers, and takes its flow's", () => {
     const states = doneUpTo([1, 2, 3, 4, 5]);
     for (const role of ROLES) {

@@ -84,10 +84,24 @@ export const STEPS: readonly StepDefinition[] = [
  * How each step completes. "confirmation": a person completes it (the customer confirms, or staff
  * on their behalf with a note). "flow": only its flow completes it, with structured evidence (an
  * accepted submission, an accepted window, a passed test run, a handover): nobody can click it done.
+ * A flow may also own the step's start and reopen (`starts`, `reopens`: what a person is told to
+ * do instead), so its records (the submission, the windows) never disagree with the step.
  */
-export const STEP_COMPLETION: Record<StepNumber, { by: "confirmation" } | { by: "flow"; how: string }> = {
-  1: { by: "confirmation" },
-  2: { by: "confirmation" },
+export type StepCompletion = { by: "confirmation" } | { by: "flow"; how: string; starts?: string; reopens?: string };
+
+export const STEP_COMPLETION: Record<StepNumber, StepCompletion> = {
+  1: {
+    by: "flow",
+    how: "Step 1 completes when support accepts the customer's submitted details and token file.",
+    starts: "Step 1 starts when the customer submits its details and token file.",
+    reopens: "To reopen step 1, send the customer's submission back with a note.",
+  },
+  2: {
+    by: "flow",
+    how: "Step 2 completes when the customer accepts one of the migration windows support proposed.",
+    starts: "Step 2 starts when support proposes a migration window.",
+    reopens: "To reopen step 2, reschedule the accepted window with a reason.",
+  },
   3: { by: "confirmation" },
   4: { by: "confirmation" },
   5: { by: "flow", how: "Step 5 completes when a single-company test passes: run it in the step's panel." },
@@ -135,13 +149,15 @@ export function dependents(step: StepNumber): StepNumber[] {
 /**
  * Who may do what to which step, as data. Staff act on every step (for a customer's step they act
  * on the customer's behalf and must say how the customer confirmed). Customers submit their
- * details (start step 1), accept a proposed window (complete step 2), confirm steps 3 and 4, and
- * complete step 6 by acknowledging the handover report (its flow only: see STEP_COMPLETION).
+ * details (start step 1, or reopen it with a new file), accept a proposed window (complete step 2),
+ * confirm steps 3 and 4, and complete step 6 by acknowledging the handover report (its flow only:
+ * see STEP_COMPLETION).
  */
 export const STEP_PERMISSIONS: Record<Role, Record<StepAction, readonly StepNumber[]>> = {
   admin: { start: STEP_NUMBERS, complete: STEP_NUMBERS, reopen: STEP_NUMBERS },
   support: { start: STEP_NUMBERS, complete: STEP_NUMBERS, reopen: STEP_NUMBERS },
-  customer: { start: [1], complete: [2, 3, 4, 6], reopen: [] },
+  // A customer's new token file after acceptance reopens step 1 (through the intake flow only).
+  customer: { start: [1], complete: [2, 3, 4, 6], reopen: [1] },
 };
 
 /** Whether a role may take an action on a step at all (before state and gates are considered). */
@@ -244,6 +260,7 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
     };
   }
   const state = states[step];
+  const flowRefusal = personRefusedByFlow(step, action, params.via ?? "person");
   switch (action) {
     case "start": {
       if (state !== "pending") {
@@ -257,7 +274,7 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
           reason: `Step ${step} (${title}) cannot start before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
         };
       }
-      return { ok: true };
+      return flowRefusal ?? { ok: true };
     }
     case "complete": {
       if (state === "done") {
@@ -271,10 +288,7 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
           reason: `Step ${step} (${title}) cannot be completed before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
         };
       }
-      const completion = STEP_COMPLETION[step];
-      if (completion.by === "flow" && (params.via ?? "person") === "person") {
-        return { ok: false, code: "PRECONDITION_FAILED", reason: completion.how };
-      }
+      if (flowRefusal) return flowRefusal;
       if (role === "customer" && step === 2 && state !== "in_progress") {
         return { ok: false, code: "PRECONDITION_FAILED", reason: "There is no proposed migration window to accept yet." };
       }
@@ -284,13 +298,21 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
       if (state === "pending") {
         return { ok: false, code: "PRECONDITION_FAILED", reason: `Step ${step} (${title}) is not started; there is nothing to reopen.` };
       }
-      return { ok: true };
+      return flowRefusal ?? { ok: true };
     }
     default: {
       const never: never = action;
       return never;
     }
   }
+}
+
+/** A person's action on a step whose flow owns it, refused with what to do instead; null otherwise. */
+export function personRefusedByFlow(step: StepNumber, action: StepAction, via: StepActor): Refusal | null {
+  const completion = STEP_COMPLETION[step];
+  if (completion.by !== "flow" || via !== "person") return null;
+  const reason = action === "complete" ? completion.how : action === "start" ? completion.starts : completion.reopens;
+  return reason ? { ok: false, code: "PRECONDITION_FAILED", reason } : null;
 }
 
 /** Whether the text an action needs is there: a note when staff confirm for the customer, a reason to reopen. */

@@ -10,13 +10,14 @@ import { findSandboxTarget } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isEligibleOwner, isStaff, OWNER_REFUSAL } from "./checklist";
 import { findOpenEngagement, insertEngagement, nextReference } from "./engagement-repository";
+import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Creates an engagement (owned by the creator unless another owner is named), targeting the sandbox. */
 export function createEngagement(
   db: Db,
   actor: Actor,
   input: { organizationId: string; platformKey: string; ownerId?: string | null },
-): { id: string; reference: string } {
+): { id: string; reference: string; waiting: WaitingChange | null } {
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff create engagements.");
   const platform = getManagedPlatform(input.platformKey);
   if (!platform) throw fieldError("platformKey", unmanagedReason(input.platformKey) ?? "Unknown platform.");
@@ -51,6 +52,6 @@ export function createEngagement(
       after: { reference, organization: org.name, platformKey: platform.key, owner: owner.name },
       at: now,
     });
-    return { id: eng.id, reference };
+    return { id: eng.id, reference, waiting: refreshWaiting(tx, eng.id, now) };
   });
 }

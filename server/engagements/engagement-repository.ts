@@ -131,10 +131,18 @@ export function updateStep(tx: DbOrTx, engagementId: string, step: StepNumber, c
 export function updateEngagement(
   tx: DbOrTx,
   engagementId: string,
-  set: Partial<Pick<EngagementRow, "status" | "statusChangedAt" | "currentStep" | "ownerId" | "serviceTargetId">>,
+  set: Partial<Pick<EngagementRow, "status" | "statusChangedAt" | "currentStep" | "ownerId" | "serviceTargetId" | "windowStartsAt" | "windowEndsAt">>,
   at: Date,
 ): void {
   tx.update(engagements).set({ ...set, updatedAt: at }).where(eq(engagements.id, engagementId)).run();
+}
+
+/**
+ * Records whose move it is (without bumping updatedAt: the change that moved it did). `since` is
+ * when it last changed hands, so it is written only with a new party.
+ */
+export function updateWaiting(tx: DbOrTx, engagementId: string, waiting: { waitingOn: EngagementRow["waitingOn"]; waitingSince: Date | null }): void {
+  tx.update(engagements).set(waiting).where(eq(engagements.id, engagementId)).run();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,6 +161,7 @@ export function queryEngagementPage(tx: DbOrTx, filter: EngagementListFilter) {
     filter.ownerId ? eq(engagements.ownerId, filter.ownerId) : undefined,
     filter.platformKey ? eq(engagements.platformKey, filter.platformKey) : undefined,
     filter.organizationId ? eq(engagements.organizationId, filter.organizationId) : undefined,
+    filter.waitingOn ? eq(engagements.waitingOn, filter.waitingOn) : undefined,
   ];
   const q = filter.search?.trim();
   if (q) {
@@ -188,6 +197,8 @@ export function queryEngagementPage(tx: DbOrTx, filter: EngagementListFilter) {
       status: engagements.status,
       currentStep: engagements.currentStep,
       stepsDone: stepsDoneSql,
+      waitingOn: engagements.waitingOn,
+      waitingSince: engagements.waitingSince,
       updatedAt: engagements.updatedAt,
       createdAt: engagements.createdAt,
     })

@@ -8,6 +8,7 @@ import {
   completesOnBehalf,
   displayState,
   offeredActions,
+  personRefusedByFlow,
   reopenCascade,
   stepActionAvailability,
   statusChangeOptions,
@@ -15,7 +16,10 @@ import {
   STEPS,
 } from "./checklist";
 import { loadEngagementDetail } from "./engagement-repository";
+import { findCurrentSubmission } from "./intake/intake-repository";
 import type { EngagementDetail, StepView } from "./schemas";
+import { whoseMove } from "./waiting/waiting-rule";
+import { countProposedWindows } from "./window/window-repository";
 
 /** The engagement with its steps, each offering the viewer its actions (allowed or with the reason why not). */
 export function getEngagement(db: Db, actor: Actor, engagementId: string): EngagementDetail {
@@ -24,10 +28,19 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
   const { e, states, stepRows, people } = loaded;
   assertOrganization(actor, e.organizationId);
   const platform = getManagedPlatform(e.platformKey);
+  // Decided afresh (the stored party is the same after every change; `since` comes from it).
+  const waiting = whoseMove({
+    status: e.status,
+    states,
+    submission: findCurrentSubmission(db, e.id)?.status ?? null,
+    proposedWindows: countProposedWindows(db, e.id),
+  });
 
   const steps: StepView[] = STEPS.map((def) => {
     const s = stepRows.find((r) => r.step === def.number);
-    const actions = offeredActions(states[def.number]).map((action) => {
+    // Actions a step's own flow owns are offered in its panel (submit, accept, propose…), not here.
+    const offered = offeredActions(states[def.number]).filter((action) => !personRefusedByFlow(def.number, action, "person"));
+    const actions = offered.map((action) => {
       const d = stepActionAvailability({ role: actor.role, action, step: def.number, states, engagementStatus: e.status });
       return {
         action,
@@ -72,6 +85,7 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
     steps,
+    waiting: { party: waiting.party, since: waiting.party && waiting.party === e.waitingOn ? e.waitingSince : null, next: waiting.next },
     statusChanges: statusChangeOptions(actor.role, e.status),
   };
 }

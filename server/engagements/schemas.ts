@@ -6,6 +6,7 @@ import { z } from "zod";
 import { PLATFORM_CATEGORIES } from "@/server/platforms";
 import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
 import { ZStepEvidence } from "./evidence";
+import { WAITING_PARTIES } from "./flow-states";
 import { DISPLAY_STATES, ENGAGEMENT_STATUSES, RESPONSIBLE_PARTIES, STEP_ACTIONS, STEP_NUMBERS, STEP_STATES } from "./states";
 
 export const ZEngagementStatus = z.enum(ENGAGEMENT_STATUSES);
@@ -56,6 +57,11 @@ export const ZPlatformSummary = z.object({
   callbackUrl: z.string().nullable(),
 });
 
+export const ZWaitingParty = z.enum(WAITING_PARTIES);
+
+/** Whose move it is (null: nobody's), since when, and what they are to do. */
+export const ZWaitingView = z.object({ party: ZWaitingParty.nullable(), since: z.date().nullable(), next: z.string() });
+
 export const ZServiceTargetRef = z.object({
   id: z.string(),
   name: z.string(),
@@ -80,6 +86,7 @@ export const ZEngagementDetail = z.object({
   createdAt: z.date(),
   updatedAt: z.date(),
   steps: z.array(ZStepView),
+  waiting: ZWaitingView,
   /** The status changes the viewer may make now (none for customers). */
   statusChanges: z.array(ZStatusChangeView),
 });
@@ -97,6 +104,8 @@ export const ZEngagementListItem = z.object({
   status: ZEngagementStatus,
   currentStep: z.number().int(),
   stepsDone: z.number().int(),
+  waitingOn: ZWaitingParty.nullable(),
+  waitingSince: z.date().nullable(),
   updatedAt: z.date(),
   createdAt: z.date(),
 });
@@ -119,6 +128,8 @@ export const ZEngagementListFilter = z.object({
   ownerId: z.string().min(1).optional(),
   platformKey: z.string().min(1).max(16).optional(),
   organizationId: z.string().min(1).optional(),
+  /** Whose move it is. */
+  waitingOn: ZWaitingParty.optional(),
   search: z.string().max(100).optional(),
   page: z.number().int().min(1),
   pageSize: z.number().int().min(1).max(100),

@@ -1,11 +1,19 @@
 /** Audit events in words, for the engagement timeline: one exhaustive switch over the typed events. */
 import { parseAuditEvent, type AuditEvent } from "@/server/security/audit-events";
+import { formatDuration } from "@/server/intake/estimate";
 import { getManagedPlatform } from "@/server/platforms";
-import { companies, finalCountsInWords } from "@/server/migration/handover/state-words";
+import { finalCountsInWords } from "@/server/migration/handover/state-words";
 import { stepDefinition, statusWords } from "./checklist";
 import type { StepNumber } from "./states";
+import { companiesText, warningsText } from "./words";
 
 const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
+
+const utc = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+/** A migration window in words (UTC, as windows are agreed). */
+const windowWords = (w: { startsAt: string; endsAt: string }) => `${utc.format(new Date(w.startsAt))} – ${utc.format(new Date(w.endsAt))} UTC`;
+const companies = companiesText;
+const warnings = warningsText;
 
 /** Free text that other words follow: without its closing punctuation, so "…app.; also" cannot happen. */
 const clause = (v: string) => v.trim().replace(/[.;:,!]+$/, "");
@@ -59,6 +67,22 @@ function describe(ev: AuditEvent): string {
       return `Showed the invitation link mailed to ${ev.after.to}`;
     case "invitation.accepted":
       return `${ev.after.name} accepted the invitation`;
+    case "intake.submitted": {
+      const replaced = ev.before.submission ? `, replacing the previous file (${companies(ev.before.companies)})` : "";
+      return `Submitted the details and the token file ${ev.after.fileName} (${companies(ev.after.companies)}, ${warnings(ev.after.warnings)})${replaced}`;
+    }
+    case "intake.accepted":
+      return `Accepted the token file ${ev.after.fileName} (${companies(ev.after.companies)}, ${warnings(ev.after.warnings)})`;
+    case "intake.returned":
+      return `Sent the ${ev.before.status === "accepted" ? "accepted " : ""}submission back: ${clause(ev.after.note)}`;
+    case "window.proposed":
+      return `Proposed the migration window ${windowWords(ev.after)} (estimated ${formatDuration(ev.after.estimateSeconds)}${ev.after.shorterThanEstimate ? ", longer than the window" : ""})`;
+    case "window.withdrawn":
+      return `Withdrew the proposed window ${windowWords(ev.after)}`;
+    case "window.accepted":
+      return `Accepted the migration window ${windowWords(ev.after)}`;
+    case "window.rescheduled":
+      return `Rescheduled the migration window ${windowWords(ev.after)}: ${clause(ev.after.reason)}`;
     case "handover.confirmed":
       return `Produced the handover report for ${companies(ev.after.total)} (${finalCountsInWords(ev.after.counts)})`;
     case "handover.acknowledged":

@@ -100,3 +100,27 @@ export async function tokenFileTemplate(params: { platformKey: PlatformKey; form
     }
   }
 }
+
+/** One company of a token file built by Ferry itself (the demo data, tests): its name and credentials. */
+export type TokenFileCompany = { name: string; credentials: Readonly<Record<string, string>>; externalRef?: string | null; records?: number | null };
+
+/**
+ * A token file (CSV, UTF-8, CRLF) in the template's column order, for files Ferry writes to be read
+ * back (the demo data, tests). Values are written as they are: this is an import file, not an
+ * export, and a neutralising `'` would change a credential.
+ */
+export function tokenFileCsv(params: { platformKey: PlatformKey; companies: readonly TokenFileCompany[] }): Buffer {
+  const platform = getManagedPlatform(params.platformKey);
+  if (!platform) throw new Error(`tokenFileCsv: "${params.platformKey}" is not a managed platform`);
+  const header = templateColumns(platform).map((c) => c.name);
+  const rows = params.companies.map((c) =>
+    header.map((name) => {
+      if (name === "companyName") return c.name;
+      if (name === "externalRef") return c.externalRef ?? "";
+      if (name === "records") return c.records === null || c.records === undefined ? "" : String(c.records);
+      return c.credentials[name] ?? "";
+    }),
+  );
+  // A lone carriage return is a line break to a CSV reader too: quote it like the others.
+  return Buffer.from(stringify([header, ...rows], { record_delimiter: "windows", quoted_match: /[\r\n]/ }), "utf8");
+}

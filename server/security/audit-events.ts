@@ -12,7 +12,7 @@ import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
 import { PURGE_TRIGGERS } from "@/server/migration/handover/states";
 import { TEST_RUN_KINDS } from "@/server/migration/states";
 
-export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "migration_run", "migration_item"] as const;
+export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window", "migration_run", "migration_item"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const ZStep = z.literal(STEP_NUMBERS);
@@ -121,6 +121,39 @@ export const AUDIT_EVENTS = {
     target: "user",
     before: NONE,
     after: z.object({ email: z.string(), name: z.string(), role: z.enum(ROLES) }),
+  },
+  // Issue 8: steps 1 and 2 as flows (submissions and windows). No secret ever: counts and names.
+  "intake.submitted": {
+    target: "submission",
+    before: z.object({ submission: z.string().nullable(), companies: z.number().int() }),
+    after: z.object({
+      fileName: z.string(),
+      fileKind: z.enum(["csv", "xlsx"]),
+      companies: z.number().int(),
+      warnings: z.number().int(),
+    }),
+  },
+  "intake.accepted": {
+    target: "submission",
+    before: NONE,
+    after: z.object({ fileName: z.string(), companies: z.number().int(), warnings: z.number().int() }),
+  },
+  "intake.returned": {
+    target: "submission",
+    before: z.object({ status: z.enum(["submitted", "accepted"]) }),
+    after: z.object({ note: z.string() }),
+  },
+  "window.proposed": {
+    target: "window",
+    before: NONE,
+    after: z.object({ startsAt: z.string(), endsAt: z.string(), estimateSeconds: z.number().int(), shorterThanEstimate: z.boolean() }),
+  },
+  "window.withdrawn": { target: "window", before: NONE, after: z.object({ startsAt: z.string(), endsAt: z.string() }) },
+  "window.accepted": { target: "window", before: NONE, after: z.object({ startsAt: z.string(), endsAt: z.string() }) },
+  "window.rescheduled": {
+    target: "window",
+    before: NONE,
+    after: z.object({ startsAt: z.string(), endsAt: z.string(), reason: z.string() }),
   },
   // Handover (issue 10): the report produced, acknowledged, and the engagement's credentials purged.
   "handover.confirmed": {

@@ -6,6 +6,7 @@ import { useEffect, useEffectEvent, useMemo, useState } from "react";
 import { ReferenceLink } from "@/app/_components/engagement/reference-link";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { StepProgress } from "@/app/_components/engagement/step-progress";
+import { Waiting } from "@/app/_components/engagement/waiting";
 import {
   Button,
   cn,
@@ -31,7 +32,7 @@ import {
   withFilter,
   type EngagementFilters,
 } from "@/app/_lib/engagement-filters";
-import { currentStepTitle, ENGAGEMENT_STATUSES, formatDateTime, statusLabel } from "@/app/_lib/labels";
+import { currentStepTitle, ENGAGEMENT_STATUSES, formatDateTime, statusLabel, waitingLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementStatus } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
@@ -88,7 +89,7 @@ export function EngagementList() {
         <form
           method="post"
           role="search"
-          className="grid gap-4 md:grid-cols-2 lg:grid-cols-4"
+          className="grid gap-4 md:grid-cols-3 lg:grid-cols-5"
           onSubmit={(event) => {
             event.preventDefault();
             apply({ search: search.trim() || undefined });
@@ -121,6 +122,15 @@ export function EngagementList() {
                     {s.name}
                   </option>
                 ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Whose move">
+            {(p) => (
+              <Select {...p} value={filters.waitingOn ?? ""} onChange={(e) => apply({ waitingOn: (e.target.value || undefined) as EngagementFilters["waitingOn"] })}>
+                <option value="">Anyone&apos;s</option>
+                <option value="support">{waitingLabel("support")}</option>
+                <option value="customer">{waitingLabel("customer")}</option>
               </Select>
             )}
           </Field>
@@ -211,6 +221,7 @@ export function EngagementList() {
                 <Th>Owner</Th>
                 <Th>Status</Th>
                 <Th>Current step</Th>
+                <Th>Whose move</Th>
                 <Th>Updated</Th>
               </Tr>
             </THead>
@@ -228,6 +239,9 @@ export function EngagementList() {
                   </Td>
                   <Td>
                     <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} />
+                  </Td>
+                  <Td>
+                    <Waiting party={e.waitingOn} since={e.waitingSince} viewer="console" />
                   </Td>
                   <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>
                 </Tr>

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Badge } from "@/app/_components/ui";
-import { formatDateTime, responsibleLabel } from "@/app/_lib/labels";
+import { formatDateTime, formatDuration, responsibleLabel } from "@/app/_lib/labels";
 import type { StepView } from "@/app/_lib/types";
 import { StepStateBadge } from "./status-badge";
 
@@ -91,6 +91,8 @@ function StepRecord({ step }: { step: StepView }) {
       ),
     });
   }
+  const flow = step.evidence?.flow;
+  if (flow) rows.push({ term: "Record", detail: flowEvidence(flow) });
   if (step.reopenedReason) {
     rows.push({
       term: "Reopened",
@@ -115,4 +117,28 @@ function StepRecord({ step }: { step: StepView }) {
       ))}
     </dl>
   );
+}
+
+type FlowEvidence = NonNullable<NonNullable<StepView["evidence"]>["flow"]>;
+
+/** What a step's own flow recorded, in words. */
+function flowEvidence(flow: FlowEvidence): string {
+  switch (flow.kind) {
+    case "intake_accepted":
+      return `Token file of ${flow.rowCount.toLocaleString("en-GB")} companies (${flow.warningCount.toLocaleString("en-GB")} warnings), submitted by ${flow.submittedBy} on ${formatDateTime(flow.submittedAt)}`;
+    case "window_accepted":
+      return `Window ${formatDateTime(flow.startsAt)} – ${formatDateTime(flow.endsAt)} (estimated ${formatDuration(flow.estimateSeconds)})`;
+    case "callback_confirmed":
+      return `Callback URL ${flow.callbackUrl}`;
+    case "syncing_disabled":
+      return `File submitted ${formatDateTime(flow.fileSubmittedAt)}; ${flow.expiredAccessTokens.toLocaleString("en-GB")} access tokens expired at the time; refresh tokens ${flow.refreshTokensRotate ? "rotate" : "do not rotate"}`;
+    case "test_passed":
+      return `Single-company test passed (company ${flow.companyId})`;
+    case "handed_over":
+      return `Handover acknowledged ${formatDateTime(flow.acknowledgedAt)}; credentials purged ${formatDateTime(flow.purgedAt)}`;
+    default: {
+      const never: never = flow;
+      return never;
+    }
+  }
 }

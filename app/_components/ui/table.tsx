@@ -1,10 +1,29 @@
 import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from "react";
 import { cn } from "./cn";
 
-/** A scrollable table; the caption names it for screen readers (visually hidden by default). */
-export function Table({ caption, captionVisible = false, children, className }: { caption: string; captionVisible?: boolean; children: ReactNode; className?: string }) {
+/**
+ * A scrollable table; the caption names it for screen readers (visually hidden by default).
+ * `scrollable` for tables wider (or taller) than their box, such as a token file's columns: the
+ * box becomes a named, focusable region so keyboard users can scroll it.
+ */
+export function Table({
+  caption,
+  captionVisible = false,
+  scrollable = false,
+  children,
+  className,
+}: {
+  caption: string;
+  captionVisible?: boolean;
+  scrollable?: boolean;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
-    <div className={cn("overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-xs", className)}>
+    <div
+      className={cn("overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-xs focus-visible:outline-2 focus-visible:outline-indigo-600", className)}
+      {...(scrollable ? { role: "region", "aria-label": caption, tabIndex: 0 } : {})}
+    >
       <table className="min-w-full divide-y divide-slate-200 text-sm">
         <caption className={captionVisible ? "px-4 py-3 text-left font-semibold" : "sr-only"}>{caption}</caption>
         {children}

@@ -3,9 +3,10 @@ import { z, ZodError } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
 import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
+import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { applyStepAction } from "@/server/engagements/act-on-step";
-import { callerAs, trpcError } from "../testing";
+import { callerAs, testConfig, trpcError } from "../testing";
 
 let t: TestDb;
 let p: People;
@@ -17,6 +18,11 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 const support = () => callerAs(t.db, p.support);
+const flowDeps = () => ({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA });
+/** Step 1 through its flow: the customer of org A submits a token file and support accepts it. */
+const acceptDetails = (engagementId: string) => completeIntake(flowDeps(), { engagementId });
+/** Step 2 through its flow: support proposes a window and the customer accepts it. */
+const agreeOnWindow = (engagementId: string) => agreeWindow(flowDeps(), { engagementId });
 
 async function newEngagement(platformKey = "qhyg", organizationId = p.orgA) {
   return support().engagements.create({ organizationId, platformKey });
@@ -103,21 +109,22 @@ describe("working the checklist", () => {
   it("completes steps in order and is stopped by a gate, naming it; nothing changes on refusal", async () => {
     const { id } = await newEngagement();
     const s = support();
-    await s.engagements.step({ engagementId: id, step: 1, action: "complete", note: "Details accepted" });
+    await acceptDetails(id);
     const gated = await trpcError(s.engagements.step({ engagementId: id, step: 5, action: "complete" }));
     expect(gated.code).toBe("PRECONDITION_FAILED");
     expect(gated.message).toContain("step 2 (Time agreed)");
     const eng = await s.engagements.get({ engagementId: id });
     expect(eng.steps[4]!.state).toBe("pending");
     expect(eng.currentStep).toBe(2);
-    const complete5 = eng.steps[4]!.actions.find((a) => a.action === "complete")!;
-    expect(complete5).toMatchObject({ allowed: false, reason: expect.stringContaining("cannot be completed before") });
+    // Step 5's Complete belongs to its test; the Start it offers waits on the same gates.
+    const start5 = eng.steps[4]!.actions.find((a) => a.action === "start")!;
+    expect(start5).toMatchObject({ allowed: false, reason: expect.stringContaining("cannot start before") });
   });
 
   it("requires a note when staff complete a customer's step, and records it as evidence on their behalf", async () => {
     const { id } = await newEngagement();
     const s = support();
-    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
+    await acceptDetails(id);
     const noNote = await trpcError(s.engagements.step({ engagementId: id, step: 3, action: "complete" }));
     expect(noNote.code).toBe("BAD_REQUEST");
     expect(noNote.cause).toMatchObject({ fields: { note: expect.any(String) } });
@@ -134,42 +141,50 @@ describe("working the checklist", () => {
   it("reopening a step with a reason reopens every step gated on it and shows on the timeline", async () => {
     const { id } = await newEngagement();
     const s = support();
-    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
-    for (const step of [2, 3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "ok" });
+    await acceptDetails(id);
+    await agreeOnWindow(id);
+    for (const step of [3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "ok" });
     passStep5(id);
 
-    const noReason = await trpcError(s.engagements.step({ engagementId: id, step: 2, action: "reopen" }));
+    const noReason = await trpcError(s.engagements.step({ engagementId: id, step: 3, action: "reopen" }));
     expect(noReason.cause).toMatchObject({ fields: { reason: expect.any(String) } });
+    // Step 2 belongs to its flow: it reopens by rescheduling the window, not by hand.
+    const byHand = await trpcError(s.engagements.step({ engagementId: id, step: 2, action: "reopen", reason: "Window moved" }));
+    expect(byHand).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("reschedule the accepted window") });
 
-    const res = await s.engagements.step({ engagementId: id, step: 2, action: "reopen", reason: "Window moved" });
-    expect(res.changed).toEqual([2, 5]);
+    const res = await s.engagements.step({ engagementId: id, step: 3, action: "reopen", reason: "Callback URL removed" });
+    expect(res.changed).toEqual([3, 5]);
     const eng = await s.engagements.get({ engagementId: id });
-    expect(eng.steps.map((x) => x.state)).toEqual(["done", "pending", "done", "done", "pending", "pending"]);
-    expect(eng.steps[1]!.reopenedReason).toBe("Window moved");
-    expect(eng.steps[4]!.reopenedReason).toBe("Step 2 was reopened: Window moved");
+    expect(eng.steps.map((x) => x.state)).toEqual(["done", "done", "pending", "done", "pending", "pending"]);
+    expect(eng.steps[2]!.reopenedReason).toBe("Callback URL removed");
+    expect(eng.steps[4]!.reopenedReason).toBe("Step 3 was reopened: Callback URL removed");
     expect(eng.steps[4]!.evidence).toBeNull();
-    expect(eng.currentStep).toBe(2);
+    expect(eng.currentStep).toBe(3);
+    expect(eng.waiting).toMatchObject({ party: "customer", next: expect.stringContaining("callback URL") });
 
     const timeline = await s.engagements.timeline({ engagementId: id });
     expect(timeline[0]).toMatchObject({
       action: "step.reopened",
-      summary: "Reopened step 2 (Time agreed): Window moved; also reopened step 5 (Single-company test)",
-      before: { step: 2, states: { 2: "done", 5: "done" } },
-      after: { step: 2, states: { 2: "pending", 5: "pending" }, reason: "Window moved", cascade: [5] },
+      summary: "Reopened step 3 (Callback URL added): Callback URL removed; also reopened step 5 (Single-company test)",
+      before: { step: 3, states: { 3: "done", 5: "done" } },
+      after: { step: 3, states: { 3: "pending", 5: "pending" }, reason: "Callback URL removed", cascade: [5] },
     });
   });
 
   it("step 6 cannot be completed by hand: the handover completes it (and the engagement; see handover.test.ts)", async () => {
     const { id } = await newEngagement();
     const s = support();
-    for (const step of [1, 2, 3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
+    await acceptDetails(id);
+    await agreeOnWindow(id);
+    for (const step of [3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
     passStep5(id);
     const error = await trpcError(s.engagements.step({ engagementId: id, step: 6, action: "complete", note: "done" }));
     expect(error.code).toBe("PRECONDITION_FAILED");
     expect(error.message).toContain("acknowledges the handover report");
     const eng = await s.engagements.get({ engagementId: id });
     expect(eng.status).toBe("active");
-    expect(eng.steps[5]!.actions.find((a) => a.action === "complete")).toMatchObject({ allowed: false, reason: error.message });
+    // The step's own panel offers its flow; the generic Complete is not offered at all.
+    expect(eng.steps[5]!.actions.find((a) => a.action === "complete")).toBeUndefined();
   });
 
   it("holds, resumes and cancels (with a reason), refusing steps while not active", async () => {
@@ -210,7 +225,7 @@ describe("the engagement list", () => {
     const a1 = await newEngagement("qhyg", p.orgA);
     await newEngagement("fztf", p.orgA);
     const b1 = await s.engagements.create({ organizationId: p.orgB, platformKey: "qhyg", ownerId: p.support2.id });
-    await s.engagements.step({ engagementId: a1.id, step: 1, action: "complete" });
+    await acceptDetails(a1.id);
     await s.engagements.setStatus({ engagementId: b1.id, status: "on_hold" });
 
     const all = await s.engagements.list({ page: 1, pageSize: 25 });
@@ -242,7 +257,7 @@ describe("the engagement list", () => {
 
   it("keeps the current step column in step with the checklist", async () => {
     const { id } = await newEngagement();
-    await support().engagements.step({ engagementId: id, step: 1, action: "complete" });
+    await acceptDetails(id);
     const row = t.db.select().from(engagements).where(eq(engagements.id, id)).get()!;
     expect(row.currentStep).toBe(2);
   });
@@ -252,7 +267,7 @@ describe("rules the server hands the screens", () => {
   it("counts steps done the same way in the list and on the engagement, out of order too", async () => {
     const { id } = await newEngagement();
     const s = support();
-    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
+    await acceptDetails(id);
     // Steps 3 and 4 can be done before step 2: progress is the number of done steps, not current step − 1.
     await s.engagements.step({ engagementId: id, step: 3, action: "complete", note: "Confirmed on a call" });
     await s.engagements.step({ engagementId: id, step: 4, action: "complete", note: "Confirmed on a call" });
@@ -265,19 +280,23 @@ describe("rules the server hands the screens", () => {
     expect(portalItem.stepsDone).toBe(3);
   });
 
-  it("offers each step only the actions of its state, and a reopen names its cascade", async () => {
+  it("offers each step only the actions of its state, leaves the flows' actions to their panels, and a reopen names its cascade", async () => {
     const { id } = await newEngagement();
     const s = support();
-    await s.engagements.step({ engagementId: id, step: 1, action: "complete" });
+    await acceptDetails(id);
     await s.engagements.step({ engagementId: id, step: 3, action: "start" });
+    await s.engagements.step({ engagementId: id, step: 4, action: "complete", note: "Confirmed on a call" });
     const eng = await s.engagements.get({ engagementId: id });
     const actionsOf = (n: number) => eng.steps[n - 1]!.actions.map((a) => a.action);
-    expect(actionsOf(1)).toEqual(["reopen"]);
-    expect(actionsOf(2)).toEqual(["start", "complete"]);
+    // Steps 1 and 2 change through their flows (accept, send back, propose, reschedule).
+    expect(actionsOf(1)).toEqual([]);
+    expect(actionsOf(2)).toEqual([]);
     expect(actionsOf(3)).toEqual(["complete", "reopen"]);
-    // Reopening step 1 resets step 3 (in progress) but not the still-pending steps.
-    expect(eng.steps[0]!.actions[0]).toMatchObject({ action: "reopen", allowed: true, cascade: [3] });
-    expect(eng.steps[2]!.actions.find((a) => a.action === "reopen")).toMatchObject({ cascade: [] });
+    expect(actionsOf(4)).toEqual(["reopen"]);
+    // Step 5 completes through its test (its panel); Start stays a person's.
+    expect(actionsOf(5)).toEqual(["start"]);
+    expect(eng.steps[2]!.actions.find((a) => a.action === "reopen")).toMatchObject({ allowed: true, cascade: [] });
+    expect(eng.steps[3]!.actions.find((a) => a.action === "reopen")).toMatchObject({ allowed: true, cascade: [] });
   });
 
   it("offers staff the allowed status changes with their reason rule, and customers none", async () => {

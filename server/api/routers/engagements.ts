@@ -6,6 +6,7 @@ import { createEngagement } from "@/server/engagements/create-engagement";
 import { findEngagements } from "@/server/engagements/find-engagements";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
+import { notifyAfterChange } from "@/server/engagements/flows";
 import {
   createTRPCRouter,
   customerEngagementProcedure,
@@ -44,18 +45,27 @@ export const engagementsRouter = createTRPCRouter({
   create: staffProcedure
     .input(ZCreateEngagementRequest)
     .output(ZCreateEngagementResponse)
-    .mutation(({ ctx, input }) => createEngagement(ctx.db, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      const { waiting, ...created } = createEngagement(ctx.db, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: created.id, waiting });
+      return created;
+    }),
   /** Starts, completes or reopens a step (gates and roles enforced by the checklist). */
   step: staffProcedure
     .input(ZStepActionRequest)
     .output(ZStepActionResponse)
-    .mutation(({ ctx, input }) => actOnStep(ctx.db, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      const result = actOnStep(ctx.db, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
+      return result;
+    }),
   /** Puts on hold, resumes or cancels. */
   setStatus: staffEngagementProcedure
     .input(ZSetStatusRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      changeStatus(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      const { waiting } = changeStatus(ctx.db, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting });
       return OK;
     }),
   /** Hands the engagement to another support user. */

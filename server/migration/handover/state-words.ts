@@ -33,10 +33,8 @@ export function itemStateLabel(state: MigrationItemState): string {
   }
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-GB")} ${n === 1 ? one : many}`;
-
-/** "1 company", "120 companies". */
-export const companies = (n: number) => plural(n, "company", "companies");
+/** "1 company", "120 companies" (the one wording of counts: server/engagements/words.ts). */
+export { companiesText as companies } from "@/server/engagements/words";
 
 /** Counts per final state in words, in the states' order, zeros left out: "117 verified, 3 reauthorization required". */
 export function finalCountsInWords(counts: Readonly<Record<string, number>>): string {

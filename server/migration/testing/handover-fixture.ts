@@ -4,26 +4,24 @@
  * (credentials sealed by insertMigrationItems) and each item put in the state the engine would
  * have left it in, with the companyId, connectionId, checks and last error the engine writes.
  *
- * Steps 1–5 are completed by staff with a note (actOnStep) today; once steps 1, 2 and 5 complete
- * only through their flows, this helper is the one place to switch.
+ * Steps 1–4 go through their real flows (server/testing/engagement-flows.ts); step 5 is recorded
+ * as a passed single-company test records it.
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { intakeSubmissions, migrationItems } from "@/db/schema";
-import { actOnStep, applyStepAction } from "@/server/engagements/act-on-step";
-import type { ItemChecks } from "@/server/migration/pipeline";
-import { createEngagement } from "@/server/engagements/create-engagement";
+import { migrationItems } from "@/db/schema";
+import { testConfig } from "@/server/api/testing";
+import { applyStepAction } from "@/server/engagements/act-on-step";
 import { credentialsFor } from "@/server/intake/test-support";
-import { insertMigrationItems } from "@/server/migration/insert-items";
-import { sealClientSecret } from "@/server/migration/item-credentials";
+import type { ItemChecks } from "@/server/migration/pipeline";
 import type { MigrationItemState } from "@/server/migration/states";
-import { getManagedPlatform } from "@/server/platforms";
+import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/server/security/actor";
-import { TEST_KEY_RING, type People } from "@/server/testing/test-db";
+import { engagementThroughFlows, FLOW_CLIENT_SECRET, type EngagementThroughFlows, type FlowCompany } from "@/server/testing/engagement-flows";
+import type { People } from "@/server/testing/test-db";
 
 /** The last error as the engine stores it (the service client's error, never a secret). */
 export type StoredError = { kind: string; status: number | null; error: string; correlationId: string | null; validation?: unknown };
-/** Check results as the engine stores them. */
 /** Checks as the engine stores them (server/migration/pipeline.ts). */
 export type StoredChecks = ItemChecks;
 
@@ -59,90 +57,86 @@ export function passingChecks(records = 50): StoredChecks {
   };
 }
 
-/** Brings a new engagement to step 6: steps 1–5 completed by staff with a note. */
-export function engagementAtStep6(db: Db, staff: Actor, params: { organizationId: string; platformKey?: string }): { id: string; reference: string } {
-  const eng = createEngagement(db, staff, { organizationId: params.organizationId, platformKey: params.platformKey ?? "qhyg" });
-  for (const step of [1, 2, 3, 4] as const) {
-    actOnStep(db, staff, { engagementId: eng.id, step, action: "complete", note: "Done for the handover test." });
-  }
-  // Step 5 completes only through a passed single-company test: its flow's evidence here.
+/** Step 5 passed, as the single-company test records it (its flow's evidence). */
+function passStep5(db: Db, staff: Actor, engagementId: string): void {
   db.transaction((tx) =>
     applyStepAction(tx, staff, {
-      engagementId: eng.id,
+      engagementId,
       step: 5,
       action: "complete",
       via: "flow",
       evidence: { kind: "test_passed", runId: "handover-fixture-run", itemId: "handover-fixture-item", companyId: "company-0", connectionId: "connection-0" },
     }),
   );
-  return eng;
+}
+
+/** The customer of the test people's organisation (A or B) who submits the file. */
+function customerOf(people: People, organizationId: string): Actor {
+  if (organizationId === people.orgA) return people.customerA;
+  if (organizationId === people.orgB) return people.customerB;
+  throw new Error("handover fixture: the organisation must be the test people's A or B");
+}
+
+/**
+ * Brings a new engagement to step 6: steps 1–4 through their real flows (the customer submits
+ * `companies` — three sample ones by default — support accepts, a window is agreed, steps 3 and 4
+ * confirmed), step 5 passed as its test records it.
+ */
+export async function engagementAtStep6(
+  db: Db,
+  people: People,
+  params: { organizationId: string; platformKey?: PlatformKey; companies?: readonly FlowCompany[]; contacts?: readonly { name: string; email: string }[] },
+): Promise<EngagementThroughFlows> {
+  const flows = await engagementThroughFlows({
+    db,
+    config: testConfig(),
+    support: people.support,
+    customer: customerOf(people, params.organizationId),
+    platformKey: params.platformKey ?? "qhyg",
+    ...(params.companies ? { companies: params.companies } : {}),
+    ...(params.contacts ? { contacts: params.contacts } : {}),
+  });
+  passStep5(db, people.support, flows.engagementId);
+  return flows;
 }
 
 let counter = 0;
 
 /**
  * An engagement at step 6 whose companies ended as `companies` says (by default every final state
- * once and three verified). The platform is QuickBooks Online unless given.
+ * once and three verified). The platform is QuickBooks Online unless given. Set-up mail (the
+ * flows') lands in the outbox like any other.
  */
-export function seedHandover(
+export async function seedHandover(
   db: Db,
   people: People,
-  params: { companies?: CompanySpec[]; organizationId?: string; platformKey?: string; contacts?: { name: string; email: string }[] } = {},
-): HandoverFixture {
+  params: { companies?: CompanySpec[]; organizationId?: string; platformKey?: PlatformKey; contacts?: { name: string; email: string }[] } = {},
+): Promise<HandoverFixture> {
   const platform = getManagedPlatform(params.platformKey ?? "qhyg");
   if (!platform) throw new Error("seedHandover: unknown platform");
   const organizationId = params.organizationId ?? people.orgA;
   const companies = params.companies ?? DEFAULT_COMPANIES;
-  const eng = engagementAtStep6(db, people.support, { organizationId, platformKey: platform.key });
   const base = (counter += 1) * 100_000;
-  const clientSecret = `oauth-client-secret-${base}-5f3c9a7e1d`;
-  const at = new Date();
   const rows = companies.map((c, i) => ({
-    line: i + 2,
     name: c.name ?? `Company ${i} Ltd`,
     externalRef: c.externalRef === undefined ? `REF-${i}` : c.externalRef,
     records: 50,
     credentials: credentialsFor(platform, base + i),
   }));
-  const submissionId = db.transaction((tx) => {
-    const submissionId = crypto.randomUUID();
-    tx.insert(intakeSubmissions)
-      .values({
-        id: submissionId,
-        engagementId: eng.id,
-        status: "accepted",
-        clientId: "client-id-123",
-        clientSecretCipher: sealClientSecret(TEST_KEY_RING, { engagementId: eng.id, submissionId }, clientSecret),
-        clientSecretMask: `••••${clientSecret.slice(-4)}`,
-        contacts: params.contacts ?? [],
-        fileName: "tokens.csv",
-        fileKind: "csv",
-        rowCount: rows.length,
-        warningCount: 0,
-        countsByKind: {},
-        preview: [],
-        submittedById: people.customerA.id,
-        submittedAt: at,
-        reviewedById: people.support.id,
-        reviewedAt: at,
-      })
-      .run();
-    insertMigrationItems(tx, { ring: TEST_KEY_RING, platform, engagementId: eng.id, submissionId, rows, at });
-    return submissionId;
-  });
+  const eng = await engagementAtStep6(db, people, { organizationId, platformKey: platform.key, companies: rows, contacts: params.contacts });
   const items = db
     .select({ id: migrationItems.id, name: migrationItems.name, position: migrationItems.position })
     .from(migrationItems)
-    .where(eq(migrationItems.engagementId, eng.id))
+    .where(eq(migrationItems.engagementId, eng.engagementId))
     .orderBy(migrationItems.position)
     .all();
   items.forEach((item, i) => finishItem(db, item.id, companies[i]!, i));
   return {
-    engagementId: eng.id,
+    engagementId: eng.engagementId,
     reference: eng.reference,
     organizationId,
-    submissionId,
-    clientSecret,
+    submissionId: eng.submissionId,
+    clientSecret: FLOW_CLIENT_SECRET,
     items: items.map((item, i) => ({ id: item.id, name: item.name, state: companies[i]!.state, credentials: rows[i]!.credentials })),
   };
 }

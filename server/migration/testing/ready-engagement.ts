@@ -1,26 +1,22 @@
 /**
- * THE one place tests get "an engagement ready for step 5 with these companies": an organisation,
- * an engagement on a sandbox service target, an accepted token file of simulated tenants (some of
- * them rotated after the export, as when the customer's old app refreshed them), and steps 1–4
- * done. Used by the engine's tests and, through e2e/fixtures.ts, by Playwright.
- *
- * Today it completes steps 1–4 by staff with a note and inserts the items directly; once the real
- * step 1–4 flows exist (server/testing/engagement-flows.ts) this file switches over to them, and
- * nothing else changes.
+ * THE one place the engine's tests get "an engagement ready for step 5 with these companies": an
+ * organisation, an engagement on a sandbox service target, simulated tenants whose credentials the
+ * customer exports into a token file (some of them rotated after the export, as when the customer's
+ * old app refreshed them), and steps 1–4 done through the real flows
+ * (server/testing/engagement-flows.ts): the customer submits the file, support accepts it, a window
+ * is proposed and accepted, the customer confirms steps 3 and 4.
  */
 import type { Db } from "@/db/client";
-import { asc } from "drizzle-orm";
-import { intakeSubmissions, migrationItems } from "@/db/schema";
+import { asc, eq } from "drizzle-orm";
+import { migrationItems, users } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
-import { actOnStep } from "@/server/engagements/act-on-step";
-import { changeTarget } from "@/server/engagements/change-target";
-import { createEngagement } from "@/server/engagements/create-engagement";
+import type { AppConfig } from "@/server/api/trpc";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { SandboxControl, Tenant } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/server/security/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget } from "@/server/targets/targets";
-import { insertMigrationItems } from "../insert-items";
+import { engagementThroughFlows } from "@/server/testing/engagement-flows";
 import { realItems } from "../item-scope";
 
 export type ReadyCompany = {
@@ -64,6 +60,8 @@ export async function readyEngagement(
     target?: { id: string; apiKey: string } | { plan: "free" | "paid" };
     /** Stops after step 1 (the file accepted, the window and confirmations still to come). */
     stopAfterStep1?: boolean;
+    /** The customer who submits the file and confirms steps 3 and 4 (default: a new one of the organisation). */
+    customer?: Actor;
   },
 ): Promise<ReadyEngagement> {
   const { ring, support, sandbox } = params;
@@ -93,55 +91,31 @@ export async function readyEngagement(
     if (company.rotatedAfterExport) await sandbox.control.rotate(platform.key, tenant.tenantId);
   }
 
-  const organizationId =
-    params.organizationId ?? createOrganization(db, support, { name: `Ready Org ${suffix}` }).id;
-  const eng = createEngagement(db, support, { organizationId, platformKey: platform.key });
-  changeTarget(db, support, { engagementId: eng.id, serviceTargetId: target.id });
-  actOnStep(db, support, { engagementId: eng.id, step: 1, action: "start" });
-
-  const now = new Date();
-  const submissionId = crypto.randomUUID();
-  db.transaction((tx) => {
-    tx.insert(intakeSubmissions)
-      .values({
-        id: submissionId,
-        engagementId: eng.id,
-        status: "accepted",
-        clientId: `client-${suffix}`,
-        clientSecretMask: "••••",
-        contacts: [],
-        fileName: "tokens.csv",
-        fileKind: "csv",
-        rowCount: params.companies.length,
-        warningCount: 0,
-        countsByKind: {},
-        preview: [],
-        submittedAt: now,
-        reviewedById: support.id,
-        reviewedAt: now,
-      })
-      .run();
-    insertMigrationItems(tx, {
-      ring,
-      platform,
-      engagementId: eng.id,
-      submissionId,
-      at: now,
-      rows: exported.map(({ company, tenant }, i) => ({
-        line: i + 2,
-        name: company.name,
-        externalRef: company.externalRef ?? null,
-        records: company.records ?? null,
-        credentials: tenant.credentials,
-      })),
-    });
+  const organizationId = params.organizationId ?? createOrganization(db, support, { name: `Ready Org ${suffix}` }).id;
+  const customer = params.customer ?? customerOf(db, organizationId, suffix);
+  const config: AppConfig = {
+    appUrl: "http://ferry.test",
+    mail: { from: "Ferry <ferry@test>", log: () => {}, keyRing: ring },
+    keyRing: ring,
+    purgeAfterDays: 14,
+  };
+  const flows = await engagementThroughFlows({
+    db,
+    config,
+    support,
+    customer,
+    platformKey: platform.key,
+    serviceTargetId: target.id,
+    upTo: params.stopAfterStep1 ? 1 : 4,
+    companies: exported.map(({ company, tenant }) => ({
+      name: company.name,
+      credentials: tenant.credentials,
+      externalRef: company.externalRef ?? null,
+      records: company.records ?? null,
+    })),
   });
-  actOnStep(db, support, { engagementId: eng.id, step: 1, action: "complete", note: `Token file of ${params.companies.length} companies accepted.` });
-  if (!params.stopAfterStep1) {
-    for (const step of [2, 3, 4] as const) {
-      actOnStep(db, support, { engagementId: eng.id, step, action: "complete", note: `The customer confirmed step ${step} (test set-up).` });
-    }
-  }
+  const eng = { id: flows.engagementId, reference: flows.reference };
+  const submissionId = flows.submissionId;
 
   const rows = db.select().from(migrationItems).where(realItems(eng.id)).orderBy(asc(migrationItems.position)).all();
   return {
@@ -154,4 +128,24 @@ export async function readyEngagement(
     apiKey: target.apiKey,
     items: rows.map((r, i) => ({ id: r.id, name: r.name, tenantId: exported[i]!.tenant.tenantId, records: r.recordsHint })),
   };
+}
+
+let customers = 0;
+
+/** A customer of the organisation for the flows: an existing one, or a new one who never signs in (no password). */
+function customerOf(db: Db, organizationId: string, suffix: string): Actor {
+  const existing = db.select().from(users).where(eq(users.organizationId, organizationId)).get();
+  if (existing) return { id: existing.id, email: existing.email, name: existing.name, role: existing.role, organizationId };
+  customers += 1;
+  const u = db
+    .insert(users)
+    .values({
+      email: `customer-${suffix}-${customers}@ready.test`,
+      name: `Customer ${suffix}`,
+      role: "customer",
+      organizationId,
+    })
+    .returning()
+    .get();
+  return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId };
 }

@@ -4,6 +4,7 @@ import { useState, type ReactNode } from "react";
 import { z } from "zod";
 import { Checklist } from "@/app/_components/engagement/checklist";
 import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
+import { Waiting } from "@/app/_components/engagement/waiting";
 import { Timeline } from "@/app/_components/engagement/timeline";
 import { useAnnouncement, type Announce } from "@/app/_components/use-announcement";
 import { TextDialog } from "@/app/_components/text-dialog";
@@ -117,6 +118,9 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
         <Item term="Progress">
           <span className="block">{e.currentStep > 6 ? "All six steps done" : `At step ${e.currentStep} of 6`}</span>
           <StepsDoneBar stepsDone={e.stepsDone} size="sm" className="mt-1 w-40" />
+        </Item>
+        <Item term="Whose move">
+          <Waiting party={e.waiting.party} since={e.waiting.since} next={e.waiting.party ? e.waiting.next : undefined} viewer="console" />
         </Item>
         <Item term="Engagement id">
           <span className="inline-flex items-center gap-1">

@@ -2,6 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Checklist } from "@/app/_components/engagement/checklist";
 import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
+import { Waiting } from "@/app/_components/engagement/waiting";
 import { Timeline } from "@/app/_components/engagement/timeline";
 import { Card, CopyButton, Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
@@ -24,7 +25,7 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
     <div className="space-y-8">
       <EngagementHeader engagement={e} back={{ href: "/portal", label: "Your engagements" }} description={`${e.platform.name} migration for ${e.organization.name}`} />
       <Card aria-label="Engagement details">
-        <dl className="grid gap-4 text-sm sm:grid-cols-2 lg:grid-cols-4">
+        <dl className="grid gap-4 text-sm sm:grid-cols-2 lg:grid-cols-5">
           <div>
             <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">Your Ferry contact</dt>
             <dd className="mt-1">
@@ -46,6 +47,12 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
               ) : (
                 "—"
               )}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">Whose move</dt>
+            <dd className="mt-1">
+              <Waiting party={e.waiting.party} since={e.waiting.since} next={e.waiting.party === "customer" ? e.waiting.next : undefined} viewer="portal" />
             </dd>
           </div>
           <div>

@@ -1,0 +1,165 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useFieldArray } from "react-hook-form";
+import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
+import { EstimatePanel } from "@/app/_components/intake/estimate-panel";
+import { WindowTable } from "@/app/_components/intake/window-table";
+import { TextDialog } from "@/app/_components/text-dialog";
+import { Button, Field, Form, Input, Notice, ProgressBar, Textarea } from "@/app/_components/ui";
+import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
+import type { Announce } from "@/app/_components/use-announcement";
+import { formatDateTime, formatDuration } from "@/app/_lib/labels";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { EngagementDetail, StepView, WindowPlan } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
+import { dateToUtcMinute, MAX_WINDOWS_PER_PROPOSAL, utcMinuteToDate, ZProposeWindowsForm } from "@/server/engagements/window/schemas";
+
+/** Step 2 in the console: the estimate, the windows proposed so far, proposing more, rescheduling the agreed one. */
+export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
+  const trpc = useTRPC();
+  const plan = useQuery({ ...trpc.windows.plan.queryOptions({ engagementId: engagement.id }), enabled: step.displayState !== "locked" });
+  const invalidate = useFlowInvalidation(engagement.id, "console");
+  const [rescheduling, setRescheduling] = useState(false);
+  const withdraw = useMutation(
+    trpc.windows.withdraw.mutationOptions({
+      onSuccess: async () => {
+        await invalidate();
+        announce({ tone: "success", text: "Withdrew the proposed window." });
+      },
+      onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
+    }),
+  );
+  const reschedule = useMutation(trpc.windows.reschedule.mutationOptions());
+  if (step.displayState === "locked") return null;
+  const p = plan.data;
+  if (!p) return plan.error ? <Notice tone="error">{toFormError(plan.error).message}</Notice> : <ProgressBar label="Loading the windows" size="sm" />;
+  const shown = p.windows.filter((w) => w.status !== "superseded" || p.windows.length <= 6);
+  return (
+    <div className="space-y-4">
+      {p.estimate ? <EstimatePanel estimate={p.estimate} /> : <p className="text-sm text-slate-600">The estimate appears once the customer has submitted a token file.</p>}
+      <WindowTable
+        engagementId={engagement.id}
+        windows={shown}
+        actions={(w) =>
+          w.status === "proposed" ? (
+            <Button variant="ghost" size="sm" pending={withdraw.isPending && withdraw.variables?.windowId === w.id} onClick={() => withdraw.mutate({ engagementId: engagement.id, windowId: w.id })}>
+              Withdraw<span className="sr-only"> the window starting {formatDateTime(w.startsAt)}</span>
+            </Button>
+          ) : null
+        }
+      />
+      {p.agreed && p.reschedule.allowed ? (
+        <Button variant="secondary" onClick={() => setRescheduling(true)}>
+          Reschedule the window
+        </Button>
+      ) : null}
+      {p.propose.allowed ? <ProposeForm engagement={engagement} plan={p} announce={announce} /> : p.agreed ? null : <p className="text-sm text-slate-600">{p.propose.reason}</p>}
+      {rescheduling && p.agreed ? (
+        <TextDialog
+          title="Reschedule the migration window"
+          description={`The agreed window ${formatDateTime(p.agreed.startsAt)} – ${formatDateTime(p.agreed.endsAt)} is cancelled: step 2 reopens (with any step gated on it) and the customer is told why. Then propose new windows.`}
+          label="Reason"
+          required
+          hint="The customer sees it and is mailed it; it is recorded on the step and in the timeline."
+          field="reason"
+          submitLabel="Reschedule"
+          variant="danger"
+          pending={reschedule.isPending}
+          onClose={() => setRescheduling(false)}
+          submit={async (reason) => {
+            await reschedule.mutateAsync({ engagementId: engagement.id, reason: reason ?? "" });
+            await invalidate();
+            setRescheduling(false);
+            announce({ tone: "success", text: "Step 2 is open again: propose a new window." });
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+/** A window the form starts with: next Saturday 22:00 UTC, for long enough to fit the estimate (at least 4 hours). */
+function suggestedWindow(plan: WindowPlan): { startsAt: string; endsAt: string } {
+  const start = new Date();
+  start.setUTCDate(start.getUTCDate() + ((6 - start.getUTCDay() + 7) % 7 || 7));
+  start.setUTCHours(22, 0, 0, 0);
+  const hours = Math.max(4, Math.ceil(((plan.estimate?.totalSeconds ?? 0) * 1.5) / 3600));
+  return { startsAt: dateToUtcMinute(start), endsAt: dateToUtcMinute(new Date(start.getTime() + hours * 3_600_000)) };
+}
+
+function ProposeForm({ engagement, plan, announce }: { engagement: EngagementDetail; plan: WindowPlan; announce: Announce }) {
+  const trpc = useTRPC();
+  const invalidate = useFlowInvalidation(engagement.id, "console");
+  const propose = useMutation(trpc.windows.propose.mutationOptions());
+  const form = useZodForm(ZProposeWindowsForm, { defaultValues: { windows: [suggestedWindow(plan)], note: "" } });
+  const windows = useFieldArray({ control: form.control, name: "windows" });
+  const values = form.watch("windows");
+  const estimate = plan.estimate?.totalSeconds ?? 0;
+
+  const onSubmit = form.handleSubmit(async (v) => {
+    try {
+      await propose.mutateAsync({
+        engagementId: engagement.id,
+        windows: v.windows.map((w) => ({ startsAt: utcMinuteToDate(w.startsAt), endsAt: utcMinuteToDate(w.endsAt) })),
+        note: v.note || undefined,
+      });
+      await invalidate();
+      form.reset({ windows: [suggestedWindow(plan)], note: "" });
+      announce({ tone: "success", text: `Proposed ${v.windows.length === 1 ? "the window" : `${v.windows.length} windows`}; the customer is mailed to accept one.` });
+    } catch (e) {
+      showServerError(form, e);
+    }
+  });
+
+  return (
+    <Form onSubmit={onSubmit} className="space-y-4 rounded-md border border-slate-200 p-4" aria-label="Propose migration windows">
+      <h4 className="font-semibold text-slate-900">Propose {plan.windows.some((w) => w.status === "proposed") ? "more windows" : "a window"}</h4>
+      {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+      {windows.fields.map((f, i) => {
+        const w = values[i];
+        const seconds = w ? (utcMinuteToDate(w.endsAt).getTime() - utcMinuteToDate(w.startsAt).getTime()) / 1000 : NaN;
+        return (
+          <fieldset key={f.id} className="grid items-start gap-3 sm:grid-cols-[1fr_1fr_auto]">
+            <legend className="sr-only">Window {i + 1}</legend>
+            <Field label={`Window ${i + 1} start (UTC)`} required error={fieldMessage(form, `windows.${i}.startsAt`)}>
+              {(p) => <Input {...p} type="datetime-local" {...form.register(`windows.${i}.startsAt`)} />}
+            </Field>
+            <Field
+              label={`Window ${i + 1} end (UTC)`}
+              required
+              error={fieldMessage(form, `windows.${i}.endsAt`)}
+              hint={
+                Number.isFinite(seconds) && seconds > 0 ? (
+                  seconds < estimate ? (
+                    <span className="font-medium text-amber-800">{formatDuration(seconds)}: shorter than the estimate ({formatDuration(estimate)})</span>
+                  ) : (
+                    `${formatDuration(seconds)}; the estimate is ${formatDuration(estimate)}`
+                  )
+                ) : undefined
+              }
+            >
+              {(p) => <Input {...p} type="datetime-local" {...form.register(`windows.${i}.endsAt`)} />}
+            </Field>
+            {windows.fields.length > 1 ? (
+              <Button variant="ghost" size="sm" className="sm:mt-7" onClick={() => windows.remove(i)} aria-label={`Remove window ${i + 1}`}>
+                Remove
+              </Button>
+            ) : null}
+          </fieldset>
+        );
+      })}
+      {windows.fields.length < MAX_WINDOWS_PER_PROPOSAL ? (
+        <Button variant="secondary" size="sm" onClick={() => windows.append(suggestedWindow(plan))}>
+          Add another window
+        </Button>
+      ) : null}
+      <Field label="Note for the customer" hint="Optional; sent with the proposal.">
+        {(p) => <Textarea {...p} rows={2} {...form.register("note")} />}
+      </Field>
+      <Button type="submit" pending={propose.isPending}>
+        Propose to the customer
+      </Button>
+    </Form>
+  );
+}

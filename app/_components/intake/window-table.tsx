@@ -1,0 +1,84 @@
+import type { ReactNode } from "react";
+import { Badge, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { formatDateTime, formatDuration } from "@/app/_lib/labels";
+import type { WindowView } from "@/app/_lib/types";
+
+const STATUS: Record<WindowView["status"], { label: string; tone: "info" | "success" | "muted" }> = {
+  proposed: { label: "Proposed", tone: "info" },
+  accepted: { label: "Agreed", tone: "success" },
+  withdrawn: { label: "Withdrawn", tone: "muted" },
+  superseded: { label: "Superseded", tone: "muted" },
+};
+
+/** A window's calendar invite (.ics), for proposed and agreed windows. */
+export function InviteLink({ engagementId, window }: { engagementId: string; window: WindowView }) {
+  if (window.status !== "proposed" && window.status !== "accepted") return null;
+  return (
+    <a
+      href={`/api/engagements/${engagementId}/windows/${window.id}/invite`}
+      download
+      className="text-sm font-medium text-indigo-700 underline"
+      aria-label={`Download the calendar invite for ${formatDateTime(window.startsAt)}`}
+    >
+      Calendar invite (.ics)
+    </a>
+  );
+}
+
+/** The migration windows: when, how long against the estimate, where each stands, and the viewer's actions. */
+export function WindowTable({
+  engagementId,
+  windows,
+  actions,
+  caption = "Migration windows",
+}: {
+  engagementId: string;
+  windows: readonly WindowView[];
+  actions?: (w: WindowView) => ReactNode;
+  caption?: string;
+}) {
+  if (!windows.length) return null;
+  return (
+    <Table scrollable caption={caption}>
+      <THead>
+        <Tr>
+          <Th>Window (UTC)</Th>
+          <Th>Length</Th>
+          <Th>Status</Th>
+          <Th>
+            <span className="sr-only">Actions</span>
+          </Th>
+        </Tr>
+      </THead>
+      <TBody>
+        {windows.map((w) => (
+          <Tr key={w.id} data-window-status={w.status}>
+            <Td>
+              <span className="block font-medium">{formatDateTime(w.startsAt)}</span>
+              <span className="block text-slate-600">to {formatDateTime(w.endsAt)}</span>
+              {w.note ? <span className="mt-1 block text-slate-600">“{w.note}”</span> : null}
+            </Td>
+            <Td className="whitespace-nowrap">
+              {formatDuration(w.durationSeconds)}
+              <span className="block text-xs text-slate-600">estimate {w.estimate}</span>
+              {w.shorterThanEstimate && (w.status === "proposed" || w.status === "accepted") ? (
+                <Badge tone="warning" className="mt-1">
+                  Shorter than the estimate
+                </Badge>
+              ) : null}
+            </Td>
+            <Td>
+              <Badge tone={STATUS[w.status].tone}>{STATUS[w.status].label}</Badge>
+            </Td>
+            <Td>
+              <div className="flex flex-wrap items-center gap-3">
+                <InviteLink engagementId={engagementId} window={w} />
+                {actions?.(w)}
+              </div>
+            </Td>
+          </Tr>
+        ))}
+      </TBody>
+    </Table>
+  );
+}

@@ -1,0 +1,69 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
+import { EstimatePanel } from "@/app/_components/intake/estimate-panel";
+import { WindowTable } from "@/app/_components/intake/window-table";
+import { Button, Notice, ProgressBar } from "@/app/_components/ui";
+import type { Announce } from "@/app/_components/use-announcement";
+import { formatDateTime } from "@/app/_lib/labels";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
+
+/** Step 2 in the portal: the estimate, the windows support proposed (accept one), the invites. */
+export function PortalStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
+  const trpc = useTRPC();
+  const plan = useQuery({ ...trpc.windows.plan.queryOptions({ engagementId: engagement.id }), enabled: step.displayState !== "locked" });
+  const invalidate = useFlowInvalidation(engagement.id, "portal");
+  const accept = useMutation(
+    trpc.windows.accept.mutationOptions({
+      onSuccess: async () => {
+        await invalidate();
+        announce({ tone: "success", text: "You accepted the migration window. Step 2 is done." });
+      },
+      onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
+    }),
+  );
+  if (step.displayState === "locked") return null;
+  const p = plan.data;
+  if (!p) return plan.error ? <Notice tone="error">{toFormError(plan.error).message}</Notice> : <ProgressBar label="Loading the windows" size="sm" />;
+  const open = p.windows.filter((w) => w.status === "proposed" || w.status === "accepted");
+  return (
+    <div className="space-y-4">
+      {p.estimate ? <EstimatePanel estimate={p.estimate} /> : null}
+      {p.agreed ? (
+        <Notice tone="success" title="Agreed window">
+          {formatDateTime(p.agreed.startsAt)} to {formatDateTime(p.agreed.endsAt)}.
+        </Notice>
+      ) : open.length ? (
+        <p className="text-sm text-slate-700">Ferry support proposed {open.length === 1 ? "this window" : "these windows"}. Accept the one that suits you.</p>
+      ) : (
+        <p className="text-sm text-slate-700">Ferry support will propose a migration window once your token file is accepted.</p>
+      )}
+      <WindowTable
+        engagementId={engagement.id}
+        windows={open}
+        actions={(w) =>
+          w.status === "proposed" && p.accept.allowed ? (
+            <Button size="sm" pending={accept.isPending && accept.variables?.windowId === w.id} onClick={() => accept.mutate({ engagementId: engagement.id, windowId: w.id })}>
+              Accept this window<span className="sr-only"> starting {formatDateTime(w.startsAt)}</span>
+            </Button>
+          ) : null
+        }
+      />
+      <p className="text-xs text-slate-600">
+        To move the window, contact {p.contact.name}
+        {p.contact.email ? (
+          <>
+            {" "}
+            at{" "}
+            <a className="text-indigo-700 underline" href={`mailto:${p.contact.email}`}>
+              {p.contact.email}
+            </a>
+          </>
+        ) : null}
+        .
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `intake_submissions` ADD `warnings` text DEFAULT '[]' NOT NULL;

@@ -1,0 +1,98 @@
+/**
+ * Steps 3 and 4 through the procedures: the callback URL with its instructions, step 4's risk from
+ * the file, and the confirmations — the customer's, and staff's on the customer's behalf with a
+ * note — each recording the same structured evidence.
+ */
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mailOutbox } from "@/db/schema";
+import { MANAGED_PLATFORMS, type PlatformKey } from "@/server/platforms";
+import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
+import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { callerAs, testConfig, trpcError } from "../testing";
+
+let t: TestDb;
+let p: People;
+
+beforeEach(async () => {
+  t = createTestDb();
+  p = await seedPeople(t.db);
+});
+afterEach(() => t.close());
+
+const support = () => callerAs(t.db, p.support);
+const customer = () => callerAs(t.db, p.customerA);
+const flow = () => ({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA });
+const open = async (platformKey: PlatformKey = "qhyg") => (await support().engagements.create({ organizationId: p.orgA, platformKey })).id;
+
+describe("what the customer is shown", () => {
+  it.each(MANAGED_PLATFORMS.map((pl) => [pl.key, pl.name, pl.callbackUrl, pl.refreshTokenRotates] as const))(
+    "%s (%s): the callback URL with instructions, and whether refresh tokens rotate",
+    async (key, name, callbackUrl, rotates) => {
+      const engagementId = await open(key);
+      const view = await customer().confirmations.get({ engagementId });
+      expect(view.callback.url).toBe(callbackUrl);
+      expect(view.callback.instructions.length).toBeGreaterThanOrEqual(2);
+      expect(view.callback.instructions.join(" ")).toMatch(/callback URL/);
+      expect(view.risk).toMatchObject({ platformName: name, refreshTokensRotate: rotates, level: rotates ? "high" : "standard", fileSubmittedAt: null, companies: 0 });
+      expect(view.risk.why).toContain(name);
+    },
+  );
+
+  it("counts the file's access tokens that have expired since, and those without an expiry", async () => {
+    const engagementId = await open("qhyg");
+    const companies = sampleCompanies("qhyg", 4).map((c, i) => {
+      const { expiresAt: _, ...rest } = c.credentials;
+      if (i === 3) return { ...c, credentials: rest };
+      return { ...c, credentials: { ...rest, expiresAt: i === 0 ? "2020-01-01T00:00:00Z" : "2099-01-01T00:00:00Z" } };
+    });
+    await completeIntake(flow(), { engagementId, companies });
+    const { risk } = await customer().confirmations.get({ engagementId });
+    expect(risk).toMatchObject({ companies: 4, expiredAccessTokens: 1, withoutExpiry: 1, hoursSinceSubmission: 0, refreshTokensRotate: true });
+    expect(risk.fileSubmittedAt).toBeInstanceOf(Date);
+    expect(risk.why).toContain("rotates refresh tokens");
+  });
+});
+
+describe("confirming", () => {
+  it("waits for step 1", async () => {
+    const engagementId = await open();
+    const refused = await trpcError(customer().confirmations.callbackUrl({ engagementId }));
+    expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("step 1 (Details gathered)") });
+  });
+
+  it("the customer confirms both, each step done with its evidence; support is told once it is their move", async () => {
+    const engagementId = await open("pbtz");
+    await completeIntake(flow(), { engagementId, companies: sampleCompanies("pbtz", 2) });
+    await agreeWindow(flow(), { engagementId });
+    const before = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all().length;
+    await customer().confirmations.callbackUrl({ engagementId });
+    expect(t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all()).toHaveLength(before);
+    await customer().confirmations.syncingDisabled({ engagementId });
+    const eng = await support().engagements.get({ engagementId });
+    expect(eng.steps[2]).toMatchObject({ state: "done", completedBy: { name: "Customer A" }, evidence: { flow: { kind: "callback_confirmed", callbackUrl: "https://wave.codat.io/oauth/callback" } } });
+    expect(eng.steps[3]).toMatchObject({
+      state: "done",
+      completedBy: { name: "Customer A" },
+      evidence: { flow: { kind: "syncing_disabled", expiredAccessTokens: 0, refreshTokensRotate: true, fileSubmittedAt: expect.any(Date) } },
+    });
+    expect(eng.steps[3]!.evidence?.onBehalfOfCustomer).toBeUndefined();
+    expect(eng.waiting).toMatchObject({ party: "support", next: "Run the single-company test." });
+    const mail = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all().at(-1)!;
+    expect(mail.subject).toMatch(/It is your move$/);
+    expect(mail.text).toContain("Run the single-company test.");
+  });
+
+  it("staff confirm on the customer's behalf only with a note, recording the same evidence with it", async () => {
+    const engagementId = await open("qhyg");
+    await completeIntake(flow(), { engagementId });
+    const noNote = await trpcError(support().confirmations.syncingDisabled({ engagementId }));
+    expect(noNote.cause).toMatchObject({ fields: { note: expect.stringContaining("Say how the customer confirmed step 4") } });
+    await support().confirmations.syncingDisabled({ engagementId, note: "Carol confirmed on the call of 3 May." });
+    // The generic Complete action records the same evidence.
+    await support().engagements.step({ engagementId, step: 3, action: "complete", note: "Carol sent a screenshot." });
+    const eng = await support().engagements.get({ engagementId });
+    expect(eng.steps[3]!.evidence).toMatchObject({ note: "Carol confirmed on the call of 3 May.", onBehalfOfCustomer: true, flow: { kind: "syncing_disabled", refreshTokensRotate: true } });
+    expect(eng.steps[2]!.evidence).toMatchObject({ note: "Carol sent a screenshot.", onBehalfOfCustomer: true, flow: { kind: "callback_confirmed", callbackUrl: "https://quickbooksonline.codat.io/oauth2/callback" } });
+  });
+});

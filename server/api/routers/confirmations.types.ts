@@ -1,0 +1,7 @@
+/** Request and response schemas of steps 3 and 4's procedures. */
+import { ZConfirmation, ZConfirmationsView } from "@/server/engagements/confirm/schemas";
+import { ZStepActionResponse } from "./engagements.types";
+
+export const ZConfirmationsResponse = ZConfirmationsView;
+export const ZConfirmRequest = ZConfirmation;
+export const ZConfirmResponse = ZStepActionResponse;

@@ -1,0 +1,216 @@
+/**
+ * Step 1 through the procedures (createCaller, a real temporary database): support's review of a
+ * submission, sending it back with a note, replacing a submission, the refusal once the migration
+ * has started, and whose move it is with the mail that goes with it. Files are submitted through
+ * the same domain operation the upload route calls.
+ */
+import { count, eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { engagements, mailOutbox, migrationItems, migrationRuns, windowProposals } from "@/db/schema";
+import { submitIntake } from "@/server/engagements/flows";
+import { tokenFileCsv } from "@/server/intake";
+import { credentialsFor } from "@/server/intake/test-support";
+import { getManagedPlatform } from "@/server/platforms";
+import type { Actor } from "@/server/security/actor";
+import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
+import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { callerAs, testConfig, trpcError } from "../testing";
+
+let t: TestDb;
+let p: People;
+let engagementId: string;
+const qbo = getManagedPlatform("qhyg")!;
+
+beforeEach(async () => {
+  t = createTestDb();
+  p = await seedPeople(t.db);
+  engagementId = (await callerAs(t.db, p.support).engagements.create({ organizationId: p.orgA, platformKey: "qhyg" })).id;
+});
+afterEach(() => t.close());
+
+const support = () => callerAs(t.db, p.support);
+const customer = () => callerAs(t.db, p.customerA);
+
+async function submit(companies = sampleCompanies("qhyg", 3), actor: Actor = p.customerA, fileName = "companies.csv") {
+  const result = await submitIntake(t.db, { ring: TEST_KEY_RING }, actor, {
+    engagementId,
+    form: { clientId: "client-abc", clientSecret: "cs_secret_value_123456", contacts: [{ name: "Carol Contact", email: "carol.contact@org-a.test" }] },
+    file: { name: fileName, bytes: tokenFileCsv({ platformKey: "qhyg", companies }) },
+  });
+  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.check.problems)}`);
+  return result;
+}
+
+const mailTo = (to: string) => t.db.select().from(mailOutbox).where(eq(mailOutbox.to, to)).all();
+const waitingOn = () => t.db.select({ on: engagements.waitingOn, since: engagements.waitingSince }).from(engagements).where(eq(engagements.id, engagementId)).get()!;
+
+describe("support's review", () => {
+  it("shows both sides the submission (counts, warnings by line, masked values, who and when), and accepting completes step 1", async () => {
+    expect(waitingOn().on).toBe("customer");
+    const { expiresAt: _, ...noExpiry } = credentialsFor(qbo, 9);
+    const companies = [...sampleCompanies("qhyg", 2), { name: "Café Olé", credentials: noExpiry }];
+    const { submissionId } = await submit(companies);
+    expect(waitingOn().on).toBe("support");
+
+    const seen = await support().intake.get({ engagementId });
+    expect(seen.current).toMatchObject({
+      id: submissionId,
+      status: "submitted",
+      clientId: "client-abc",
+      clientSecretMasked: "••••3456",
+      contacts: [{ name: "Carol Contact", email: "carol.contact@org-a.test" }],
+      rowCount: 3,
+      warningCount: 2,
+      countsByKind: { company_name_altered: 1, expires_at_missing: 1 },
+      submittedBy: { name: "Customer A" },
+    });
+    expect(seen.current!.warnings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: "company_name_altered", line: 4, becomes: "Caf Ol" }), expect.objectContaining({ kind: "expires_at_missing", line: 4 })]),
+    );
+    expect(seen.current!.preview.rows[0]).toMatchObject({ sourceRef: "line 2", values: { companyName: "Company 1 Ltd", accessToken: expect.stringMatching(/^••••.{4}$/) } });
+    expect(seen.accept).toEqual({ allowed: true, reason: null });
+    expect((await customer().intake.get({ engagementId })).current?.id).toBe(submissionId);
+    expect((await customer().intake.get({ engagementId })).accept.allowed).toBe(false);
+
+    const items = await support().intake.items({ engagementId, page: 1, pageSize: 2 });
+    expect(items.total).toBe(3);
+    expect(items.items.map((i) => i.sourceRef)).toEqual(["line 2", "line 3"]);
+    expect(items.items[0]!.credentialsMask).toMatchObject({ accessToken: expect.stringMatching(/^••••/), realmId: companies[0]!.credentials.realmId });
+
+    await support().intake.accept({ engagementId, submissionId });
+    const eng = await support().engagements.get({ engagementId });
+    expect(eng.steps[0]).toMatchObject({
+      state: "done",
+      completedBy: { name: "Support One" },
+      evidence: { flow: { kind: "intake_accepted", submissionId, rowCount: 3, warningCount: 2, submittedBy: "Customer A" } },
+    });
+    expect(eng.waiting).toMatchObject({ party: "support", next: "Propose a migration window." });
+    expect(mailTo("a@org-a.test").at(-1)).toMatchObject({ subject: expect.stringContaining("were accepted") });
+    expect(mailTo("carol.contact@org-a.test").at(-1)).toMatchObject({ subject: expect.stringContaining("were accepted") });
+    const timeline = await support().engagements.timeline({ engagementId });
+    expect(timeline.map((e) => e.summary)).toEqual(
+      expect.arrayContaining([
+        "Accepted the token file companies.csv (3 companies, 2 warnings)",
+        "Completed step 1 (Details gathered)",
+        "Submitted the details and the token file companies.csv (3 companies, 2 warnings)",
+        "Started step 1 (Details gathered)",
+      ]),
+    );
+    expect((await trpcError(support().intake.accept({ engagementId, submissionId }))).message).toBe("The submission is already accepted.");
+  });
+
+  it("sends a submission back with a note the customer sees and is mailed; it can then no longer be accepted", async () => {
+    const { submissionId } = await submit();
+    const noNote = await trpcError(support().intake.return({ engagementId, submissionId, note: "  " }));
+    expect(noNote.code).toBe("BAD_REQUEST");
+    await support().intake.return({ engagementId, submissionId, note: "The realm ids are from your sandbox company; send production ones." });
+    const seen = await customer().intake.get({ engagementId });
+    expect(seen.current).toMatchObject({ status: "returned", returnNote: "The realm ids are from your sandbox company; send production ones.", reviewedBy: { name: "Support One" } });
+    expect(seen.submit.allowed).toBe(true);
+    expect(waitingOn().on).toBe("customer");
+    const mail = mailTo("a@org-a.test").at(-1)!;
+    expect(mail.subject).toMatch(/was sent back$/);
+    expect(mail.text).toContain("send production ones");
+    expect(mail.text).toContain(`/portal/engagements/${engagementId}`);
+    const again = await trpcError(support().intake.accept({ engagementId, submissionId }));
+    expect(again).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("sent back") });
+    const timeline = await support().engagements.timeline({ engagementId });
+    expect(timeline[0]!.summary).toBe("Sent the submission back: The realm ids are from your sandbox company; send production ones");
+  });
+});
+
+describe("replacing a submission", () => {
+  it("replaces the previous companies, audited with counts before and after; the old submission can no longer be reviewed", async () => {
+    const first = await submit(sampleCompanies("qhyg", 5));
+    const second = await submit(sampleCompanies("qhyg", 2), p.customerA, "fixed.csv");
+    expect(second.replacedCompanies).toBe(5);
+    expect(t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).get()!.n).toBe(2);
+    const seen = await support().intake.get({ engagementId });
+    expect(seen.current).toMatchObject({ id: second.submissionId, fileName: "fixed.csv", replacedItemCount: 5 });
+    expect(seen.history).toEqual([expect.objectContaining({ id: first.submissionId, status: "replaced", rowCount: 5 })]);
+    const stale = await trpcError(support().intake.accept({ engagementId, submissionId: first.submissionId }));
+    expect(stale).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("no longer the current one") });
+    const timeline = await support().engagements.timeline({ engagementId });
+    expect(timeline[0]).toMatchObject({
+      action: "intake.submitted",
+      summary: "Submitted the details and the token file fixed.csv (2 companies, 0 warnings), replacing the previous file (5 companies)",
+      before: { submission: first.submissionId, companies: 5 },
+      after: { companies: 2 },
+    });
+  });
+
+  it("a new file after acceptance reopens step 1 and the steps gated on it, and supersedes the windows", async () => {
+    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    await completeIntake(flow, { engagementId });
+    await agreeWindow(flow, { engagementId });
+    await customer().confirmations.callbackUrl({ engagementId });
+    expect((await customer().intake.get({ engagementId })).submitReopens).toBe(true);
+
+    await submit(sampleCompanies("qhyg", 4));
+    const eng = await support().engagements.get({ engagementId });
+    expect(eng.steps.map((s) => s.state)).toEqual(["in_progress", "pending", "pending", "pending", "pending", "pending"]);
+    expect(eng.steps[1]!.reopenedReason).toBe("Step 1 was reopened: A new token file was submitted");
+    expect(eng.windowStartsAt).toBeNull();
+    expect(t.db.select().from(windowProposals).where(eq(windowProposals.engagementId, engagementId)).all().map((w) => w.status)).toEqual(["superseded"]);
+    expect(eng.waiting.party).toBe("support");
+  });
+
+  it("sending back an accepted submission reopens step 1 with the note, and the cascade applies", async () => {
+    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const { submissionId } = await completeIntake(flow, { engagementId });
+    await customer().confirmations.syncingDisabled({ engagementId });
+    await support().intake.return({ engagementId, submissionId, note: "Wrong OAuth app" });
+    const eng = await support().engagements.get({ engagementId });
+    expect(eng.steps.slice(0, 4).map((s) => s.state)).toEqual(["pending", "pending", "pending", "pending"]);
+    expect(eng.steps[0]!.reopenedReason).toBe("Submission sent back: Wrong OAuth app");
+    expect(eng.waiting.party).toBe("customer");
+    const timeline = await support().engagements.timeline({ engagementId });
+    expect(timeline[0]!.summary).toBe("Sent the accepted submission back: Wrong OAuth app");
+  });
+
+  it("is refused once the migration has started, as is sending the accepted file back", async () => {
+    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const { submissionId } = await completeIntake(flow, { engagementId });
+    // The engine has taken the first company (its state is the pipeline's record).
+    const first = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).orderBy(migrationItems.position).get()!;
+    t.db.update(migrationItems).set({ state: "company_created", companyId: "c-1" }).where(eq(migrationItems.id, first.id)).run();
+    const refused = await submit().catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("migration has started") });
+    const seen = await customer().intake.get({ engagementId });
+    expect(seen.submit).toEqual({ allowed: false, reason: expect.stringContaining("migration has started") });
+    expect((await support().intake.get({ engagementId })).return).toEqual({ allowed: false, reason: expect.stringContaining("migration has started") });
+    expect((await trpcError(support().intake.return({ engagementId, submissionId, note: "x" }))).code).toBe("PRECONDITION_FAILED");
+    expect(t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).get()!.n).toBe(3);
+  });
+
+  it("a requested single-company test run counts as started too", async () => {
+    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    await completeIntake(flow, { engagementId });
+    t.db.insert(migrationRuns).values({ engagementId, kind: "pilot", status: "queued", requestedAt: new Date() }).run();
+    expect((await customer().intake.get({ engagementId })).submit.allowed).toBe(false);
+  });
+});
+
+describe("whose move it is", () => {
+  it("follows holds and resumes, and moves `since` only when it changes hands", async () => {
+    await submit();
+    const handed = waitingOn();
+    expect(handed.on).toBe("support");
+    await support().engagements.setOwner({ engagementId, ownerId: p.support2.id });
+    expect(waitingOn()).toEqual(handed);
+    await support().engagements.setStatus({ engagementId, status: "on_hold" });
+    expect(waitingOn()).toEqual({ on: null, since: null });
+    const refused = await submit().catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("on hold") });
+    await support().engagements.setStatus({ engagementId, status: "active" });
+    expect(waitingOn().on).toBe("support");
+    // The list shows it and filters by it.
+    const list = await support().engagements.list({ waitingOn: "support", page: 1, pageSize: 10 });
+    expect(list.items.map((e) => [e.id, e.waitingOn])).toEqual([[engagementId, "support"]]);
+    expect((await support().engagements.list({ waitingOn: "customer", page: 1, pageSize: 10 })).total).toBe(0);
+    const portal = await customer().portal.engagements({ page: 1, pageSize: 10 });
+    expect(portal.items[0]).toMatchObject({ waitingOn: "support", waitingSince: expect.any(Date) });
+    // The new owner was mailed that it is their move when the engagement resumed.
+    expect(mailTo("support2@test").at(-1)).toMatchObject({ subject: expect.stringContaining("It is your move") });
+  });
+});

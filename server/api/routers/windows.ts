@@ -1,0 +1,55 @@
+/** Step 2's procedures: the estimate and windows, support's proposals, the customer's acceptance, rescheduling. */
+import { acceptWindow, getWindowPlan, notifyAfterChange, proposeWindow, rescheduleWindow, withdrawWindow } from "@/server/engagements/flows";
+import { createTRPCRouter, customerEngagementProcedure, engagementProcedure, staffEngagementProcedure } from "../trpc";
+import { OK, ZOk } from "./shared.types";
+import {
+  ZProposeWindowsRequest,
+  ZProposeWindowsResponse,
+  ZRescheduleRequest,
+  ZRescheduleResponse,
+  ZWindowPlanResponse,
+  ZWindowRequest,
+} from "./windows.types";
+
+export const windowsRouter = createTRPCRouter({
+  /** The duration estimate with its formula and inputs, every window, and what the viewer may do. */
+  plan: engagementProcedure
+    .output(ZWindowPlanResponse)
+    .query(({ ctx, input }) => getWindowPlan(ctx.db, { sandbox: ctx.config.sandbox }, ctx.actor, input.engagementId)),
+  /** Support proposes one or more windows; the customer is mailed. */
+  propose: staffEngagementProcedure
+    .input(ZProposeWindowsRequest)
+    .output(ZProposeWindowsResponse)
+    .mutation(async ({ ctx, input }) => {
+      const result = await proposeWindow(ctx.db, { sandbox: ctx.config.sandbox }, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      return { windowIds: result.windowIds };
+    }),
+  /** Support withdraws a proposed window. */
+  withdraw: staffEngagementProcedure
+    .input(ZWindowRequest)
+    .output(ZOk)
+    .mutation(async ({ ctx, input }) => {
+      const result = withdrawWindow(ctx.db, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      return OK;
+    }),
+  /** The customer accepts a proposed window: step 2 is done. */
+  accept: customerEngagementProcedure
+    .input(ZWindowRequest)
+    .output(ZOk)
+    .mutation(async ({ ctx, input }) => {
+      const result = acceptWindow(ctx.db, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      return OK;
+    }),
+  /** Support reschedules the agreed window: step 2 reopens with the reason (the cascade applies). */
+  reschedule: staffEngagementProcedure
+    .input(ZRescheduleRequest)
+    .output(ZRescheduleResponse)
+    .mutation(async ({ ctx, input }) => {
+      const result = rescheduleWindow(ctx.db, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      return { changed: result.changed };
+    }),
+});

@@ -1,0 +1,11 @@
+/** Request and response schemas of step 2's procedures. */
+import { z } from "zod";
+import { ZProposeWindows, ZWindowPlan } from "@/server/engagements/window/schemas";
+import { ZStepNumber } from "@/server/engagements/schemas";
+
+export const ZWindowPlanResponse = ZWindowPlan;
+export const ZProposeWindowsRequest = ZProposeWindows;
+export const ZProposeWindowsResponse = z.object({ windowIds: z.array(z.string()) });
+export const ZWindowRequest = z.object({ windowId: z.string().min(1).max(64) });
+export const ZRescheduleRequest = z.object({ reason: z.string().trim().min(1, "Give a reason for rescheduling; the customer sees it.").max(2000) });
+export const ZRescheduleResponse = z.object({ changed: z.array(ZStepNumber) });

@@ -1,0 +1,172 @@
+/**
+ * Submitted secrets never come back: a customer submits an OAuth client secret and a token file
+ * through the upload route, the flows run, and then the answer of every procedure (as every
+ * role), the upload route's answers, the audit table, the outbox, the captured server log and the
+ * raw SQLite file (after a WAL checkpoint) are scanned for the known secrets. None may be there
+ * in plain text; masks show at most the last four characters.
+ */
+import fs from "node:fs";
+import superjson from "superjson";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { auditEvents, mailOutbox, migrationItems } from "@/db/schema";
+import { createEngagement } from "@/server/engagements/create-engagement";
+import { csvBytes, headerFor, rowFor, secretsIn } from "@/server/intake/test-support";
+import { getManagedPlatform } from "@/server/platforms";
+import type { Actor } from "@/server/security/actor";
+import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { handleTokenFileRequest } from "./intake-http";
+import { appRouter } from "./root";
+import { callerAs, testConfig } from "./testing";
+
+const qbo = getManagedPlatform("qhyg")!;
+const CLIENT_SECRET = "cs_live_KnownClientSecret_5f2c9a7e1b44";
+const rows = [headerFor(qbo), ...[1, 2, 3].map((i) => rowFor(qbo, 100 + i))];
+const SECRETS = [CLIENT_SECRET, ...secretsIn(qbo, rows.slice(1))];
+
+let t: TestDb;
+let p: People;
+let engagementId: string;
+const logLines: string[] = [];
+const responses: string[] = [];
+const spies: { mockRestore(): void }[] = [];
+
+/** Every procedure with an input that reaches past its access check on this engagement. */
+function inputs(f: { engagementId: string; submissionId: string; windowId: string }): Record<string, unknown> {
+  const e = { engagementId: f.engagementId };
+  return {
+    "me.get": undefined,
+    "me.changePassword": { currentPassword: "not the password", newPassword: "a new long password" },
+    "me.signOutEverywhere": undefined,
+    "platforms.list": undefined,
+    "organizations.list": undefined,
+    "organizations.create": { name: `Scan Org ${Math.random()}` },
+    "users.list": undefined,
+    "users.staff": undefined,
+    "users.setActive": { userId: p.support2.id, active: true },
+    "users.signOutEverywhere": { userId: p.support2.id },
+    "invitations.list": undefined,
+    "invitations.create": { email: `scan${Math.floor(Math.random() * 1e9)}@org-a.test`, name: "Scan", role: "customer", organizationId: p.orgA },
+    "invitations.revoke": { invitationId: "none" },
+    "invitations.lookup": { token: "unknown-token" },
+    "invitations.accept": { token: "unknown-token-123", name: "X", password: "long enough password" },
+    "outbox.list": { limit: 200 },
+    "outbox.revealLink": { id: "none" },
+    "targets.list": undefined,
+    "targets.create": { name: "Scan target", baseUrl: "https://api.example.test", apiKey: "scan-api-key-value-1" },
+    "targets.assign": { ...e, serviceTargetId: "none" },
+    "engagements.list": { page: 1, pageSize: 50 },
+    "engagements.get": e,
+    "engagements.timeline": e,
+    "engagements.create": { organizationId: p.orgB, platformKey: "rwuv" },
+    "engagements.step": { ...e, step: 5, action: "start" },
+    "engagements.setStatus": { ...e, status: "active" },
+    "engagements.setOwner": { ...e, ownerId: p.support.id },
+    "portal.engagements": { page: 1, pageSize: 50 },
+    "portal.engagement": e,
+    "portal.timeline": e,
+    "intake.get": e,
+    "intake.items": { ...e, page: 1, pageSize: 100 },
+    "intake.accept": { ...e, submissionId: f.submissionId },
+    "intake.return": { ...e, submissionId: f.submissionId, note: "Scan" },
+    "windows.plan": e,
+    "windows.propose": { ...e, windows: [{ startsAt: new Date(Date.now() + 86_400_000), endsAt: new Date(Date.now() + 2 * 86_400_000) }] },
+    "windows.withdraw": { ...e, windowId: f.windowId },
+    "windows.accept": { ...e, windowId: f.windowId },
+    "windows.reschedule": { ...e, reason: "Scan" },
+    "confirmations.get": e,
+    "confirmations.callbackUrl": { ...e, note: "Scan" },
+    "confirmations.syncingDisabled": { ...e, note: "Scan" },
+  };
+}
+
+async function callEverything(actor: Actor, f: Parameters<typeof inputs>[0]) {
+  const caller = callerAs(t.db, actor, testConfig(logLines)) as unknown as Record<string, Record<string, (i: unknown) => Promise<unknown>>>;
+  const table = inputs(f);
+  expect(Object.keys(table).sort()).toEqual(Object.keys(appRouter._def.procedures).sort());
+  for (const [path, input] of Object.entries(table)) {
+    const [ns, name] = path.split(".") as [string, string];
+    const outcome = await caller[ns]![name]!(input).then(
+      (value) => superjson.stringify(value),
+      (error: unknown) => JSON.stringify({ message: error instanceof Error ? error.message : String(error), cause: (error as { cause?: unknown }).cause ?? null }),
+    );
+    responses.push(`${actor.role} ${path}: ${outcome}`);
+  }
+}
+
+beforeAll(async () => {
+  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+    spies.push(vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logLines.push(args.map(String).join(" "))));
+  }
+  t = createTestDb();
+  p = await seedPeople(t.db);
+  engagementId = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
+
+  const deps = { appOrigin: "http://ferry.test", createContext: async () => ({ db: t.db, actor: p.customerA, clientAddress: "127.0.0.1", config: testConfig(logLines) }) };
+  const post = async (mode: "check" | "submit", bytes: Uint8Array, secret = CLIENT_SECRET) => {
+    const body = new FormData();
+    body.set("file", new File([Buffer.from(bytes)], "tokens.csv"));
+    body.set("clientId", "client-id-1");
+    body.set("clientSecret", secret);
+    body.set("contacts", JSON.stringify([{ name: "Carol", email: "carol@org-a.test" }]));
+    const res = await handleTokenFileRequest(new Request(`http://ferry.test/api/engagements/${engagementId}/token-file`, { method: "POST", body }), { engagementId, mode }, deps);
+    const text = await res.text();
+    responses.push(`upload ${mode} ${res.status}: ${text}`);
+    return JSON.parse(text) as { submissionId?: string };
+  };
+  // A check, a refused submission (a duplicate row) and a good one: each answer is scanned.
+  await post("check", csvBytes(rows));
+  await post("submit", csvBytes([...rows, rows[1]!]));
+  const { submissionId } = await post("submit", csvBytes(rows));
+
+  const support = callerAs(t.db, p.support, testConfig(logLines));
+  await support.intake.accept({ engagementId, submissionId: submissionId! });
+  const { windowIds } = await support.windows.propose({ engagementId, windows: [{ startsAt: new Date(Date.now() + 86_400_000), endsAt: new Date(Date.now() + 2 * 86_400_000) }] });
+  await callerAs(t.db, p.customerA, testConfig(logLines)).windows.accept({ engagementId, windowId: windowIds[0]! });
+
+  const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]! };
+  for (const actor of [p.customerA, p.customerB, p.support, p.admin]) await callEverything(actor, f);
+});
+
+afterAll(() => {
+  for (const spy of spies) spy.mockRestore();
+  t.close();
+});
+
+function expectNoSecret(where: string, text: string) {
+  for (const secret of SECRETS) expect(text.includes(secret), `${where} holds the secret ending ${secret.slice(-4)}`).toBe(false);
+}
+
+describe("submitted secrets", () => {
+  it("were really submitted and stored (encrypted)", () => {
+    expect(SECRETS.length).toBe(7);
+    expect(t.db.select().from(migrationItems).all().filter((i) => i.credentialsCipher?.startsWith("v1.")).length).toBe(3);
+    expect(responses.length).toBeGreaterThan(4 * 40);
+  });
+
+  it("appear in no response of any procedure, nor of the upload route", () => {
+    for (const r of responses) expectNoSecret(r.slice(0, 60), r);
+    // What is shown instead: the masks, at most the last four characters.
+    expect(responses.some((r) => r.includes(`••••${CLIENT_SECRET.slice(-4)}`))).toBe(true);
+  });
+
+  it("appear nowhere in the audit table or the outbox", () => {
+    expectNoSecret("audit_events", JSON.stringify(t.db.select().from(auditEvents).all()));
+    expectNoSecret("mail_outbox", JSON.stringify(t.db.select().from(mailOutbox).all()));
+  });
+
+  it("appear in no server log line", () => {
+    expect(logLines.some((l) => l.startsWith("[mail]"))).toBe(true);
+    for (const line of logLines) expectNoSecret(`log line "${line.slice(0, 40)}"`, line);
+  });
+
+  it("appear nowhere in the raw SQLite file after a WAL checkpoint", () => {
+    t.db.$client.pragma("wal_checkpoint(TRUNCATE)");
+    for (const file of [t.file, `${t.file}-wal`]) {
+      if (!fs.existsSync(file)) continue;
+      const bytes = fs.readFileSync(file);
+      for (const secret of SECRETS) expect(bytes.includes(Buffer.from(secret, "utf8")), `${file} holds the secret ending ${secret.slice(-4)}`).toBe(false);
+    }
+    // The scan can find things: a non-secret value of the file is there in plain text.
+    expect(fs.readFileSync(t.file).includes(Buffer.from(rows[1]![0]!, "utf8"))).toBe(true);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * The demo seed through the real flows, with a real sandbox on a random port and without one: each
+ * engagement where the README says, the Acme QuickBooks Online file made of 25 real tenants with
+ * two rotated after export, and a second run that changes nothing.
+ */
+import { count, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, engagements, migrationItems } from "@/db/schema";
+import { findEngagements } from "@/server/engagements/find-engagements";
+import { getEngagement } from "@/server/engagements/get-engagement";
+import { getIntake } from "@/server/engagements/flows";
+import type { Actor } from "@/server/security/actor";
+import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
+import { createTestDb, TEST_KEY_RING, type TestDb } from "@/server/testing/test-db";
+import { ACME_QBO_COMPANIES, ACME_QBO_ROTATED, seedDemo } from "./seed-demo";
+
+const staff: Actor = { id: "x", email: "", name: "Viewer", role: "admin", organizationId: null };
+
+function byPlatform(t: TestDb) {
+  const list = findEngagements(t.db, staff, { page: 1, pageSize: 50 });
+  return Object.fromEntries(list.items.map((e) => [`${e.organizationName}/${e.platformName}`, getEngagement(t.db, staff, e.id)]));
+}
+
+describe("the demo seed with a sandbox", () => {
+  let t: TestDb;
+  let sandbox: TestSandbox;
+  beforeAll(async () => {
+    t = createTestDb();
+    sandbox = await startTestSandbox();
+    expect(await seedDemo(t.db, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: true });
+  }, 120_000);
+  afterAll(async () => {
+    t.close();
+    await sandbox.close();
+  });
+
+  it("brings every engagement to its step through the flows", () => {
+    const e = byPlatform(t);
+    const states = (key: string) => e[key]!.steps.map((s) => s.state);
+    expect(states("Acme Lending/QuickBooks Online")).toEqual(["done", "done", "done", "done", "pending", "pending"]);
+    expect(e["Acme Lending/QuickBooks Online"]!.waiting).toMatchObject({ party: "support", next: "Run the single-company test." });
+    expect(e["Acme Lending/QuickBooks Online"]!.steps[0]!.evidence?.flow).toMatchObject({ kind: "intake_accepted", rowCount: 25 });
+    expect(states("Acme Lending/FreeAgent")).toEqual(["in_progress", "pending", "pending", "pending", "pending", "pending"]);
+    expect(e["Acme Lending/FreeAgent"]!.waiting.party).toBe("support");
+    expect(states("Bluebird Commerce/Shopify").slice(0, 2)).toEqual(["done", "in_progress"]);
+    expect(e["Bluebird Commerce/Shopify"]!.waiting).toMatchObject({ party: "customer", next: "Accept one of the proposed migration windows." });
+    expect(e["Bluebird Commerce/Wave"]).toMatchObject({ status: "on_hold", waiting: { party: null } });
+    expect(getIntake(t.db, staff, e["Acme Lending/FreeAgent"]!.id).current).toMatchObject({ status: "submitted", warningCount: 1 });
+  });
+
+  it("holds the Acme QuickBooks Online file of 25 real tenants of mixed volume, two rotated after export", async () => {
+    const id = byPlatform(t)["Acme Lending/QuickBooks Online"]!.id;
+    const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, id)).orderBy(migrationItems.position).all();
+    expect(items.map((i) => [i.name, i.recordsHint])).toEqual(ACME_QBO_COMPANIES.map((c) => [c.name, c.records]));
+    expect(Math.min(...items.map((i) => i.recordsHint!))).toBeLessThan(10);
+    expect(Math.max(...items.map((i) => i.recordsHint!))).toBeGreaterThan(3000);
+    const state = (await sandbox.control.state()) as { tenants: { name: string; platformKey: string; generation: number }[] };
+    const qboTenants = state.tenants.filter((x) => x.platformKey === "qhyg");
+    expect(qboTenants).toHaveLength(25);
+    const rotated = qboTenants.filter((x) => x.generation > qboTenants.find((y) => y.name === "Harbour Books Ltd")!.generation).map((x) => x.name);
+    expect(rotated.sort()).toEqual([...ACME_QBO_ROTATED].sort());
+  });
+
+  it("changes nothing when run again", async () => {
+    const before = [t.db.select({ n: count() }).from(engagements).get()!.n, t.db.select({ n: count() }).from(auditEvents).get()!.n];
+    expect(await seedDemo(t.db, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: false });
+    expect([t.db.select({ n: count() }).from(engagements).get()!.n, t.db.select({ n: count() }).from(auditEvents).get()!.n]).toEqual(before);
+  });
+});
+
+describe("the demo seed without a sandbox", () => {
+  it("brings the same engagements to the same steps with stand-in credentials", async () => {
+    const t = createTestDb();
+    try {
+      await seedDemo(t.db, { ring: TEST_KEY_RING });
+      const e = byPlatform(t);
+      expect(Object.keys(e).sort()).toEqual(["Acme Lending/FreeAgent", "Acme Lending/QuickBooks Online", "Bluebird Commerce/Shopify", "Bluebird Commerce/Wave"]);
+      expect(e["Acme Lending/QuickBooks Online"]!.currentStep).toBe(5);
+      expect(e["Acme Lending/QuickBooks Online"]!.serviceTarget).toBeNull();
+    } finally {
+      t.close();
+    }
+  });
+});

@@ -1,0 +1,29 @@
+/** Steps 3 and 4 as the screens show them: the callback URL with its instructions, and step 4's risk. */
+import { z } from "zod";
+
+export const ZSyncingRisk = z.object({
+  platformName: z.string(),
+  refreshTokensRotate: z.boolean(),
+  hasRefreshToken: z.boolean(),
+  fileSubmittedAt: z.date().nullable(),
+  hoursSinceSubmission: z.number().int().nullable(),
+  companies: z.number().int(),
+  expiredAccessTokens: z.number().int(),
+  withoutExpiry: z.number().int(),
+  level: z.enum(["high", "standard"]),
+  why: z.string(),
+});
+
+export const ZConfirmationsView = z.object({
+  callback: z.object({
+    url: z.string(),
+    /** "documented" by the service, or the operator's convention (Shopify). */
+    source: z.enum(["documented", "operator-convention"]),
+    instructions: z.array(z.string()),
+  }),
+  risk: ZSyncingRisk,
+});
+export type ConfirmationsView = z.infer<typeof ZConfirmationsView>;
+
+/** A confirmation: the customer's needs nothing more; staff on their behalf say how they confirmed. */
+export const ZConfirmation = z.object({ note: z.string().trim().max(2000).optional() });

@@ -1,0 +1,133 @@
+/**
+ * A customer submits their OAuth app's details and the token file (step 1). The file is parsed and
+ * validated whole before anything is stored; with a blocking problem nothing is stored and the
+ * problems are returned. Otherwise, in one transaction: the previous submission (if any) is marked
+ * replaced and its companies deleted, the submission and one migration item per row are stored —
+ * the client secret and every credential encrypted with the key ring, bound to their row — and
+ * step 1 starts (a new file after acceptance reopens step 1, and the cascade applies). The raw
+ * file is not kept. Refused once the migration has started.
+ */
+import type { Db } from "@/db/client";
+import { AppError } from "@/server/errors";
+import { parseTokenFile, severityOf, type IntakeProblem } from "@/server/intake";
+import { insertMigrationItems } from "@/server/migration/insert-items";
+import { sealClientSecret } from "@/server/migration/item-credentials";
+import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { maskSecret, type KeyRing } from "@/server/security/secrets";
+import { applyStepAction } from "../act-on-step";
+import { assertOrganization } from "../access";
+import { loadForChange, type EngagementRow } from "../engagement-repository";
+import type { StepStates } from "../checklist";
+import { companiesText, warningsText } from "../words";
+import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
+import type { FlowNotice } from "../waiting/notify";
+import { cleanFileName, previewOf, toCheck, type UploadedFile } from "./check-token-file";
+import { deleteRealItems, findCurrentSubmission, insertSubmission, migrationHasStarted, updateSubmission } from "./intake-repository";
+import { MAX_STORED_WARNINGS, type IntakeForm, type TokenFileCheck } from "./schemas";
+
+export type SubmitIntakeResult =
+  | { ok: false; check: TokenFileCheck }
+  | {
+      ok: true;
+      check: TokenFileCheck;
+      submissionId: string;
+      /** Companies stored. */
+      companies: number;
+      /** Companies of the replaced submission, deleted. */
+      replacedCompanies: number;
+      waiting: WaitingChange | null;
+      notice: FlowNotice;
+    };
+
+/** Why a submission cannot be made now (engagement state), or null. */
+export function submissionRefusal(params: { eng: Pick<EngagementRow, "status">; started: boolean }): string | null {
+  if (params.eng.status !== "active") return `The engagement is ${params.eng.status.replace("_", " ")}; details can be submitted only while it is active.`;
+  if (params.started) return "The migration has started: the token file can no longer be replaced. Contact your Ferry contact if companies must change.";
+  return null;
+}
+
+function assertSubmitter(actor: Actor): void {
+  if (actor.role !== "customer") throw new AppError("FORBIDDEN", "Customers submit their details and token file in the portal.");
+}
+
+function assertMaySubmit(tx: DbOrTx, actor: Actor, engagementId: string): { eng: EngagementRow; states: StepStates; platform: ManagedPlatform } {
+  const { eng, states } = loadForChange(tx, engagementId);
+  assertOrganization(actor, eng.organizationId);
+  assertSubmitter(actor);
+  const refusal = submissionRefusal({ eng, started: migrationHasStarted(tx, engagementId) });
+  if (refusal) throw new AppError("PRECONDITION_FAILED", refusal);
+  const platform = getManagedPlatform(eng.platformKey);
+  if (!platform) throw new AppError("PRECONDITION_FAILED", "This engagement's platform has no managed migration.");
+  return { eng, states, platform };
+}
+
+/** Submits the details and the token file (see the module note). */
+export async function submitIntake(
+  db: Db,
+  deps: { ring: KeyRing },
+  actor: Actor,
+  input: { engagementId: string; form: IntakeForm; file: UploadedFile; now?: Date },
+): Promise<SubmitIntakeResult> {
+  const first = assertMaySubmit(db, actor, input.engagementId);
+  const fileName = cleanFileName(input.file.name);
+  const parsed = await parseTokenFile({ bytes: input.file.bytes, fileName, platformKey: first.platform.key as PlatformKey, now: input.now ?? new Date() });
+  const check = toCheck(parsed, fileName);
+  if (!parsed.ok || !parsed.fileKind || (parsed.fileKind !== "csv" && parsed.fileKind !== "xlsx")) return { ok: false, check };
+  const fileKind = parsed.fileKind;
+  const warnings: IntakeProblem[] = parsed.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS);
+
+  return db.transaction((tx) => {
+    // Checked again on the rows as they are now (another submission or a run may have come in).
+    const { eng, states, platform } = assertMaySubmit(tx, actor, input.engagementId);
+    const now = new Date();
+    const previous = findCurrentSubmission(tx, eng.id);
+    if (previous) updateSubmission(tx, previous.id, { status: "replaced" });
+    const replacedCompanies = deleteRealItems(tx, eng.id);
+    const submissionId = crypto.randomUUID();
+    const ref = { engagementId: eng.id, submissionId };
+    insertSubmission(tx, {
+      id: submissionId,
+      engagementId: eng.id,
+      status: "submitted",
+      clientId: input.form.clientId,
+      clientSecretCipher: sealClientSecret(deps.ring, ref, input.form.clientSecret),
+      clientSecretMask: maskSecret(input.form.clientSecret),
+      contacts: input.form.contacts,
+      fileName,
+      fileKind,
+      rowCount: parsed.rows.length,
+      warningCount: parsed.warningCount,
+      countsByKind: { ...parsed.countsByKind } as Record<string, number>,
+      preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...r.values })),
+      warnings,
+      submittedById: actor.id,
+      submittedAt: now,
+      replacedItemCount: previous ? replacedCompanies : null,
+    });
+    const companies = insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
+    recordAudit(tx, {
+      actor,
+      action: "intake.submitted",
+      targetId: submissionId,
+      engagementId: eng.id,
+      organizationId: eng.organizationId,
+      before: { submission: previous?.id ?? null, companies: replacedCompanies },
+      after: { fileName, fileKind, companies, warnings: parsed.warningCount },
+      at: now,
+    });
+    // Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade).
+    if (states[1] === "done") {
+      applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: "A new token file was submitted", at: now });
+    }
+    if (states[1] !== "in_progress") applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "start", via: "flow", at: now });
+    const waiting = refreshWaiting(tx, eng.id, now, eng);
+    const notice: FlowNotice = {
+      to: "support",
+      subject: previous ? "A new token file to review" : "Details and token file to review",
+      text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
+    };
+    return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * Mail after a change that waits on the other side: the operation's own notice (a submission to
+ * review, a note from support, a proposed window…) and, when the move changed hands, what the
+ * party that now has it is to do. Sent after the change's transaction has committed; delivery goes
+ * through the mailer (the outbox by default, SMTP when set). Never carries a secret: notices are
+ * built from names, references, counts and notes.
+ */
+import type { Db } from "@/db/client";
+import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import { getManagedPlatform } from "@/server/platforms";
+import type { WaitingParty } from "../flow-states";
+import { findRecipients, type EngagementRecipients } from "./recipients-repository";
+import type { WaitingChange } from "./refresh-waiting";
+
+/** What an operation tells the other side. */
+export type FlowNotice = { to: WaitingParty; subject: string; text: string };
+
+export type NotifyConfig = { appUrl: string; mail: MailConfig };
+
+function linkFor(appUrl: string, party: WaitingParty, engagementId: string): string {
+  const base = appUrl.replace(/\/$/, "");
+  return party === "customer" ? `${base}/portal/engagements/${engagementId}` : `${base}/engagements/${engagementId}`;
+}
+
+function addressees(r: EngagementRecipients, party: WaitingParty): string[] {
+  return party === "customer" ? r.customers.map((c) => c.email) : [r.owner.email];
+}
+
+/**
+ * Sends the notice (if any) and, when the move changed hands, tells the new party what is next —
+ * in the same message when the notice already goes to them. Resolves once delivery was attempted.
+ */
+export async function notifyAfterChange(
+  db: Db,
+  config: NotifyConfig,
+  params: { engagementId: string; notice?: FlowNotice | null; waiting?: WaitingChange | null },
+): Promise<void> {
+  const { notice, waiting } = params;
+  if (!notice && !waiting) return;
+  const r = findRecipients(db, params.engagementId);
+  if (!r) return;
+  const platform = getManagedPlatform(r.platformKey)?.name ?? r.platformKey;
+  const heading = `${r.reference} · ${r.organizationName} · ${platform}`;
+  const messages: { party: WaitingParty; subject: string; body: string }[] = [];
+  if (notice) {
+    const next = waiting?.party === notice.to ? `\n\nWhat is next for you: ${waiting.next}` : "";
+    messages.push({ party: notice.to, subject: notice.subject, body: `${notice.text}${next}` });
+  }
+  if (waiting && waiting.party !== notice?.to) {
+    messages.push({ party: waiting.party, subject: "It is your move", body: `The engagement now waits on you.\n\nWhat is next for you: ${waiting.next}` });
+  }
+  for (const m of messages) {
+    const text = `${heading}\n\n${m.body}\n\nOpen it in Ferry: ${linkFor(config.appUrl, m.party, params.engagementId)}\n`;
+    for (const to of addressees(r, m.party)) {
+      await sendMail(db, config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
+    }
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Applies the waiting rule after a change, inside the change's transaction: reads the state the
+ * rule needs, records whose move it now is, and says whether it changed hands (so the caller can
+ * mail the party that now has the move once the transaction has committed).
+ */
+import type { DbOrTx } from "@/server/security/audit";
+import { loadForChange, updateWaiting } from "../engagement-repository";
+import type { WaitingParty } from "../flow-states";
+import { findCurrentSubmission } from "../intake/intake-repository";
+import { countProposedWindows } from "../window/window-repository";
+import { whoseMove, type Waiting } from "./waiting-rule";
+
+/** A change of hands, for the mail to the party that now has the move. */
+export type WaitingChange = Waiting & { engagementId: string; from: WaitingParty | null; party: WaitingParty };
+
+/**
+ * Recomputes whose move it is and stores it; `waitingSince` moves only when the party changes.
+ * Returns the change when the move passed to a party (not when it passed to nobody), compared
+ * with `before` — the party before the caller's whole change, when the caller made several
+ * (a flow whose step change already refreshed it) — or else with the party stored until now.
+ */
+export function refreshWaiting(tx: DbOrTx, engagementId: string, at: Date, before?: { waitingOn: WaitingParty | null }): WaitingChange | null {
+  const { eng, states } = loadForChange(tx, engagementId);
+  const waiting = whoseMove({
+    status: eng.status,
+    states,
+    submission: findCurrentSubmission(tx, engagementId)?.status ?? null,
+    proposedWindows: countProposedWindows(tx, engagementId),
+  });
+  if (waiting.party !== eng.waitingOn) updateWaiting(tx, engagementId, { waitingOn: waiting.party, waitingSince: waiting.party ? at : null });
+  const from = before ? before.waitingOn : eng.waitingOn;
+  return waiting.party && waiting.party !== from ? { ...waiting, party: waiting.party, engagementId, from } : null;
+}

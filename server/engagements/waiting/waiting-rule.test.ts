@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { initialStates, type StepStates } from "../checklist";
+import type { SubmissionStatus } from "../flow-states";
+import type { EngagementStatus, StepNumber } from "../states";
+import { whoseMove, type WaitingInput } from "./waiting-rule";
+
+const done = (...steps: StepNumber[]): StepStates => {
+  const s = { ...initialStates() };
+  for (const n of steps) s[n] = "done";
+  return s;
+};
+
+const input = (over: Partial<WaitingInput>): WaitingInput => ({ status: "active", states: initialStates(), submission: null, proposedWindows: 0, ...over });
+
+describe("whose move it is", () => {
+  it.each<[string, Partial<WaitingInput>, "customer" | "support" | null, StepNumber | null, RegExp]>([
+    ["a new engagement: the customer submits", {}, "customer", 1, /Submit the OAuth app's details and the token file/],
+    ["a submission awaits review: support", { submission: "submitted" }, "support", 1, /Review the submitted details/],
+    ["sent back: the customer fixes it", { submission: "returned" }, "customer", 1, /Fix the token file/],
+    ["accepted, no window yet: support proposes", { states: done(1), submission: "accepted" }, "support", 2, /Propose a migration window/],
+    ["a window proposed: the customer accepts", { states: done(1), submission: "accepted", proposedWindows: 2 }, "customer", 2, /Accept one of the proposed/],
+    ["window agreed, callback URL open: the customer", { states: done(1, 2), submission: "accepted" }, "customer", 3, /callback URL/],
+    ["steps 3 done out of order, 2 open: still step 2 first", { states: done(1, 3), submission: "accepted" }, "support", 2, /Propose/],
+    ["syncing open: the customer", { states: done(1, 2, 3), submission: "accepted" }, "customer", 4, /syncing/],
+    ["1–4 done: support tests", { states: done(1, 2, 3, 4), submission: "accepted" }, "support", 5, /single-company test/],
+    ["5 done: support migrates", { states: done(1, 2, 3, 4, 5), submission: "accepted" }, "support", 6, /bulk migration/],
+    ["all done: nobody", { states: done(1, 2, 3, 4, 5, 6), submission: "accepted" }, null, null, /every step is done/],
+  ])("%s", (_, over, party, step, next) => {
+    expect(whoseMove(input(over))).toMatchObject({ party, step, next: expect.stringMatching(next) });
+  });
+
+  it.each<EngagementStatus>(["on_hold", "completed", "cancelled"])("nobody's while the engagement is %s", (status) => {
+    expect(whoseMove(input({ status, submission: "submitted" }))).toMatchObject({ party: null, step: null });
+  });
+
+  it("follows the submission whatever its status", () => {
+    const by: Record<SubmissionStatus | "none", "customer" | "support"> = { none: "customer", submitted: "support", accepted: "support", returned: "customer", replaced: "customer" };
+    for (const [status, party] of Object.entries(by)) {
+      expect(whoseMove(input({ submission: status === "none" ? null : (status as SubmissionStatus) })).party).toBe(party);
+    }
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Support proposes one or more migration windows (step 2), each stored with the duration
+ * estimate as it stood (inputs and formula) and flagged when shorter than it. The first proposal
+ * starts step 2; the customer is mailed to accept one. The target's limits are read first (the
+ * sandbox's controls may be asked over HTTP), then everything is written in one transaction.
+ */
+import type { Db } from "@/db/client";
+import { isStaff } from "@/server/accounts/roles";
+import { AppError, fieldError } from "@/server/errors";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit } from "@/server/security/audit";
+import { applyStepAction } from "../act-on-step";
+import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
+import type { FlowNotice } from "../waiting/notify";
+import { estimateForEngagement } from "./estimate-for-engagement";
+import { enforce, loadWindowState } from "./load-window-state";
+import { windowTimesProblem } from "./schemas";
+import { targetLimits, type SandboxAccess } from "./target-limits";
+import { insertWindows } from "./window-repository";
+import { proposeRule } from "./window-rules";
+
+const utc = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+/** A window in words, in UTC. */
+export const windowText = (w: { startsAt: Date; endsAt: Date }) => `${utc.format(w.startsAt)} – ${utc.format(w.endsAt)} UTC`;
+
+/** Proposes windows; returns their ids (in the order given). */
+export async function proposeWindow(
+  db: Db,
+  deps: { sandbox?: SandboxAccess },
+  actor: Actor,
+  input: { engagementId: string; windows: { startsAt: Date; endsAt: Date }[]; note?: string; now?: Date },
+): Promise<{ windowIds: string[]; waiting: WaitingChange | null; notice: FlowNotice }> {
+  const first = loadWindowState(db, actor, input.engagementId);
+  enforce(proposeRule(first.rule), isStaff(actor.role));
+  const now = input.now ?? new Date();
+  if (!input.windows.length) throw fieldError("windows", "Propose at least one window.");
+  input.windows.forEach((w, i) => {
+    const problem = windowTimesProblem(w, now);
+    if (problem) throw new AppError("BAD_INPUT", `Window ${i + 1}: ${problem.message}`, { fields: { [`windows.${i}.${problem.field}`]: problem.message } });
+  });
+  const limits = await targetLimits(first.target, deps.sandbox);
+
+  return db.transaction((tx) => {
+    const { eng, states, platform, rule } = loadWindowState(tx, actor, input.engagementId);
+    enforce(proposeRule(rule), true);
+    const estimated = estimateForEngagement(tx, { engagementId: eng.id, platform, target: limits });
+    if (!estimated) throw new AppError("PRECONDITION_FAILED", "The engagement has no companies to estimate: the token file must be accepted first.");
+    const at = new Date();
+    const note = input.note?.trim() || null;
+    const rows = input.windows.map((w) => ({
+      id: crypto.randomUUID(),
+      engagementId: eng.id,
+      status: "proposed" as const,
+      startsAt: w.startsAt,
+      endsAt: w.endsAt,
+      estimateSeconds: Math.ceil(estimated.estimate.totalSeconds),
+      estimate: { ...estimated.view },
+      note,
+      proposedById: actor.id,
+      proposedAt: at,
+    }));
+    insertWindows(tx, rows);
+    for (const r of rows) {
+      recordAudit(tx, {
+        actor,
+        action: "window.proposed",
+        targetId: r.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        after: {
+          startsAt: r.startsAt.toISOString(),
+          endsAt: r.endsAt.toISOString(),
+          estimateSeconds: r.estimateSeconds,
+          shorterThanEstimate: r.endsAt.getTime() - r.startsAt.getTime() < r.estimateSeconds * 1000,
+        },
+        at,
+      });
+    }
+    if (states[2] === "pending") applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "start", via: "flow", at });
+    const list = rows.map((r) => `- ${windowText(r)}`).join("\n");
+    return {
+      windowIds: rows.map((r) => r.id),
+      waiting: refreshWaiting(tx, eng.id, at, eng),
+      notice: {
+        to: "customer",
+        subject: rows.length > 1 ? "Migration windows proposed" : "A migration window proposed",
+        text: `${actor.name} proposed ${rows.length > 1 ? "these migration windows" : "this migration window"} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
+      },
+    };
+  });
+}

@@ -1,0 +1,41 @@
+/** Support withdraws a window it proposed that the customer has not accepted. */
+import type { Db } from "@/db/client";
+import { isStaff } from "@/server/accounts/roles";
+import { AppError } from "@/server/errors";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
+import type { FlowNotice } from "../waiting/notify";
+import { loadWindowState, proposedWindow } from "./load-window-state";
+import { windowText } from "./propose-window";
+import { decideWindow } from "./window-repository";
+
+function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; windowId: string }) {
+  const state = loadWindowState(tx, actor, input.engagementId);
+  if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Support withdraws the windows it proposed.");
+  if (state.eng.status !== "active") throw new AppError("PRECONDITION_FAILED", "Windows can change only while the engagement is active.");
+  return { ...state, window: proposedWindow(tx, state.eng.id, input.windowId, "withdrawn") };
+}
+
+/** Withdraws one proposed window. */
+export function withdrawWindow(db: Db, actor: Actor, input: { engagementId: string; windowId: string }): { waiting: WaitingChange | null; notice: FlowNotice } {
+  check(db, actor, input);
+  return db.transaction((tx) => {
+    const { eng, window } = check(tx, actor, input);
+    const at = new Date();
+    decideWindow(tx, window.id, { status: "withdrawn", decidedById: actor.id, decidedAt: at });
+    recordAudit(tx, {
+      actor,
+      action: "window.withdrawn",
+      targetId: window.id,
+      engagementId: eng.id,
+      organizationId: eng.organizationId,
+      after: { startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString() },
+      at,
+    });
+    return {
+      waiting: refreshWaiting(tx, eng.id, at, eng),
+      notice: { to: "customer", subject: "A proposed window was withdrawn", text: `${actor.name} withdrew the proposed migration window ${windowText(window)}.` },
+    };
+  });
+}
