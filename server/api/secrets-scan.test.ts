@@ -76,6 +76,20 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "confirmations.get": e,
     "confirmations.callbackUrl": { ...e, note: "Scan" },
     "confirmations.syncingDisabled": { ...e, note: "Scan" },
+    "tests.items": { ...e, search: "" },
+    "tests.start": { ...e, kind: "rehearsal", itemId: null },
+    "tests.list": e,
+    "tests.get": { ...e, runId: "none" },
+    "tests.cancel": { ...e, runId: "none", reason: "Scan" },
+    "portalTests.list": e,
+    "portalTests.get": { ...e, runId: "none" },
+    "handover.get": e,
+    "handover.items": { ...e, page: 1, pageSize: 25 },
+    "handover.confirm": e,
+    "handover.acknowledgeOnBehalf": { ...e, note: "Scan" },
+    "portalHandover.get": e,
+    "portalHandover.items": { ...e, page: 1, pageSize: 25 },
+    "portalHandover.acknowledge": e,
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Db } from "@/db/client";
 import type { AppConfig } from "@/server/api/trpc";
+import { applyStepAction } from "@/server/engagements/act-on-step";
 import { changeTarget } from "@/server/engagements/change-target";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import {
@@ -142,4 +143,17 @@ export async function engagementThroughFlows(params: {
   if (upTo >= 4) await notifyAfterChange(db, config, { engagementId, waiting: confirmSyncingDisabled(db, customer, { engagementId }).waiting });
 
   return { engagementId, reference: created.reference, submissionId, itemIds: realItemIds(db, engagementId), windowId, tenants };
+}
+
+/** Step 5 passed, as the single-company test records it (its flow's evidence). */
+export function passSingleCompanyTest(db: Db, staff: Actor, engagementId: string): void {
+  db.transaction((tx) =>
+    applyStepAction(tx, staff, {
+      engagementId,
+      step: 5,
+      action: "complete",
+      via: "flow",
+      evidence: { kind: "test_passed", runId: "fixture-run", itemId: "fixture-item", companyId: "company-0", connectionId: "connection-0" },
+    }),
+  );
 }

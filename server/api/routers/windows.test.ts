@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mailOutbox, windowProposals } from "@/db/schema";
 import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
 import { createServiceTarget } from "@/server/targets/targets";
-import { completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
+import { completeIntake, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../testing";
 
@@ -141,7 +141,7 @@ describe("rescheduling", () => {
     await customer().windows.accept({ engagementId, windowId: windowIds[0]! });
     await customer().confirmations.callbackUrl({ engagementId });
     await customer().confirmations.syncingDisabled({ engagementId });
-    await support().engagements.step({ engagementId, step: 5, action: "complete", note: "Pilot passed" });
+    passSingleCompanyTest(t.db, p.support, engagementId);
 
     expect((await customer().windows.plan({ engagementId })).reschedule.allowed).toBe(false);
     const noReason = await trpcError(support().windows.reschedule({ engagementId, reason: " " }));

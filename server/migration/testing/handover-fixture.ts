@@ -11,13 +11,12 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { migrationItems } from "@/db/schema";
 import { testConfig } from "@/server/api/testing";
-import { applyStepAction } from "@/server/engagements/act-on-step";
 import { credentialsFor } from "@/server/intake/test-support";
 import type { ItemChecks } from "@/server/migration/pipeline";
 import type { MigrationItemState } from "@/server/migration/states";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/server/security/actor";
-import { engagementThroughFlows, FLOW_CLIENT_SECRET, type EngagementThroughFlows, type FlowCompany } from "@/server/testing/engagement-flows";
+import { engagementThroughFlows, FLOW_CLIENT_SECRET, passSingleCompanyTest, type EngagementThroughFlows, type FlowCompany } from "@/server/testing/engagement-flows";
 import type { People } from "@/server/testing/test-db";
 
 /** The last error as the engine stores it (the service client's error, never a secret). */
@@ -57,19 +56,6 @@ export function passingChecks(records = 50): StoredChecks {
   };
 }
 
-/** Step 5 passed, as the single-company test records it (its flow's evidence). */
-function passStep5(db: Db, staff: Actor, engagementId: string): void {
-  db.transaction((tx) =>
-    applyStepAction(tx, staff, {
-      engagementId,
-      step: 5,
-      action: "complete",
-      via: "flow",
-      evidence: { kind: "test_passed", runId: "handover-fixture-run", itemId: "handover-fixture-item", companyId: "company-0", connectionId: "connection-0" },
-    }),
-  );
-}
-
 /** The customer of the test people's organisation (A or B) who submits the file. */
 function customerOf(people: People, organizationId: string): Actor {
   if (organizationId === people.orgA) return people.customerA;
@@ -96,7 +82,7 @@ export async function engagementAtStep6(
     ...(params.companies ? { companies: params.companies } : {}),
     ...(params.contacts ? { contacts: params.contacts } : {}),
   });
-  passStep5(db, people.support, flows.engagementId);
+  passSingleCompanyTest(db, people.support, flows.engagementId);
   return flows;
 }
 
