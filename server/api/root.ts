@@ -2,6 +2,7 @@
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRouter } from "./routers/accounts";
 import { engagementsRouter, portalRouter } from "./routers/engagements";
+import { bulkRouter, portalBulkRouter } from "./routers/bulk";
 import { confirmationsRouter } from "./routers/confirmations";
 import { handoverRouter, portalHandoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
@@ -27,6 +28,8 @@ export const appRouter = createTRPCRouter({
   portalHandover: portalHandoverRouter,
   tests: testsRouter,
   portalTests: portalTestsRouter,
+  bulk: bulkRouter,
+  portalBulk: portalBulkRouter,
 });
 
 export type AppRouter = typeof appRouter;

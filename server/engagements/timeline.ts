@@ -112,6 +112,24 @@ function describe(ev: AuditEvent): string {
     }
     case "migration.test_cancelled":
       return `Cancelled the ${ev.after.kind === "rehearsal" ? "rehearsal on the sandbox" : "single-company test"} on ${ev.after.company}: ${clause(ev.after.reason)}`;
+    case "migration.bulk_started":
+      return `Started the bulk migration of ${companiesText(ev.after.companies)} on ${ev.after.target}`;
+    case "migration.bulk_paused":
+      return `Paused the bulk migration${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`;
+    case "migration.bulk_resumed":
+      return ev.before.status === "stopped" ? `Resumed the bulk migration after it stopped${ev.before.reason ? ` (${clause(ev.before.reason)})` : ""}` : "Resumed the bulk migration";
+    case "migration.bulk_cancelled":
+      return `Cancelled the bulk migration with ${companiesText(ev.after.unfinished)} unfinished: ${clause(ev.after.reason)}`;
+    case "migration.bulk_stopped":
+      return `The bulk migration stopped: ${clause(ev.after.reason)}${ev.after.status ? ` (${ev.after.status}${ev.after.correlationId ? `, correlationId ${ev.after.correlationId}` : ""})` : ""}`;
+    case "migration.bulk_finished":
+      return `The bulk migration finished: ${finalCountsInWords(ev.after.counts)}`;
+    case "migration.bulk_retry_failed":
+      return `Retrying the ${companiesText(ev.after.companies)} that failed`;
+    case "migration_item.set_aside":
+      return `Set ${ev.after.company} aside: ${clause(ev.after.reason)}`;
+    case "migration_item.retried":
+      return `Retrying ${ev.after.company} (was ${ev.before.state.replace(/_/g, " ")})`;
     case "migration_item.credentials_decrypted":
       return `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`;
     case "migration.sandbox_key_decrypted":

@@ -55,6 +55,7 @@ export function toPipelineItem(row: ItemRow, platform: Pick<ManagedPlatform, "ke
     attempts: row.attempts,
     nextAttemptAt: row.nextAttemptAt,
     lastError: (row.lastError as StoredError | null) ?? null,
+    records: row.recordsHint,
   };
 }
 

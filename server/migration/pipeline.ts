@@ -100,6 +100,8 @@ export type PipelineItem = {
   attempts: number;
   nextAttemptAt: Date | null;
   lastError: StoredError | null;
+  /** The file's `records` hint (data volume per data type), when given. */
+  records?: number | null;
 };
 
 export type CallDecision =
@@ -225,6 +227,17 @@ export type PipelinePolicy = {
   syncDeadlineMs: number;
   /** In [0, 1); Math.random by default (tests pass a constant). */
   random: () => number;
+  /**
+   * Whether a 429 or a 503 counts as one of the item's attempts (default true). A bulk run sets
+   * false: there the pacer holds every request until the service takes them again, so the wait is
+   * the run's, not the company's, and no company fails because the service was busy.
+   */
+  throttlingCountsAsAttempt?: boolean;
+  /**
+   * How long a company's sync is expected to take, from its `records` hint (step 2's sync model):
+   * the first status poll waits that long, so waiting companies do not spend the request budget.
+   */
+  expectedSyncMs?: (records: number | null) => number;
 };
 
 export const DEFAULT_PIPELINE_POLICY: PipelinePolicy = {
@@ -337,7 +350,12 @@ export function applyResult(
     }
     case "requestSync":
       checks.sync = { requestedAt: iso(now), polls: 0, dataTypes: {} };
-      return { ...base, state: "sync_requested", checks, nextAttemptAt: new Date(now.getTime() + policy.pollInitialMs) };
+      return {
+        ...base,
+        state: "sync_requested",
+        checks,
+        nextAttemptAt: new Date(now.getTime() + Math.max(policy.pollInitialMs, policy.expectedSyncMs?.(item.records ?? null) ?? 0)),
+      };
     case "getDataStatus":
       return applyDataStatus(item, base, checks, result.dataTypes, result.correlationId ?? null, now, policy, fail);
     case "readData":
@@ -420,6 +438,12 @@ function applyFailure(
       return { ...base, inFlightCall, lastError: error, runEffect: { scope, error } };
     case "run_pause":
     case "retry": {
+      const throttled = scope === "run_pause" || result.error.kind === "rate_limited";
+      if (throttled && policy.throttlingCountsAsAttempt === false) {
+        // The run waits for the service (the pacer holds every request): not the company's fault.
+        const wait = Math.max(retryAfterMs ?? 0, Math.round(policy.random() * policy.retryBaseMs));
+        return { ...base, inFlightCall, lastError: error, nextAttemptAt: new Date(now.getTime() + wait), runEffect: scope === "run_pause" ? { scope, error } : null };
+      }
       const attempts = item.attempts + 1;
       if (attempts >= policy.maxAttempts) {
         return { ...fail(error, `${result.error.operation} kept failing (${attempts} attempts); the last answer: ${result.error.error}`), attempts };

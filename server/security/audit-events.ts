@@ -197,6 +197,52 @@ export const AUDIT_EVENTS = {
     before: NONE,
     after: z.object({ kind: ZTestRunKind, company: z.string(), reason: z.string() }),
   },
+  "migration.bulk_started": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ companies: z.number().int(), target: z.string() }),
+  },
+  "migration.bulk_paused": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ reason: z.string().optional() }),
+  },
+  "migration.bulk_resumed": {
+    target: "migration_run",
+    before: z.object({ status: z.string(), reason: z.string().nullable() }),
+    after: NONE,
+  },
+  "migration.bulk_cancelled": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ reason: z.string(), unfinished: z.number().int() }),
+  },
+  /** The worker stopped the whole run (401, 403, a 402): nothing more is sent until support resumes. */
+  "migration.bulk_stopped": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ reason: z.string(), status: z.number().nullable(), correlationId: z.string().nullable() }),
+  },
+  "migration.bulk_finished": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ counts: z.record(z.string(), z.number().int()) }),
+  },
+  "migration.bulk_retry_failed": {
+    target: "migration_run",
+    before: NONE,
+    after: z.object({ companies: z.number().int() }),
+  },
+  "migration_item.set_aside": {
+    target: "migration_item",
+    before: z.object({ state: z.string() }),
+    after: z.object({ company: z.string(), reason: z.string() }),
+  },
+  "migration_item.retried": {
+    target: "migration_item",
+    before: z.object({ state: z.string() }),
+    after: z.object({ company: z.string() }),
+  },
   "migration_item.credentials_decrypted": {
     target: "migration_item",
     before: NONE,

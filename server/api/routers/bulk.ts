@@ -1,0 +1,84 @@
+/**
+ * Thin routers for the bulk migration (step 6): support starts, pauses, resumes, cancels, retries
+ * and sets companies aside, and follows the run live; customers follow it read-only in the portal.
+ * A worker process carries the run out (server/migration/worker.ts).
+ */
+import {
+  cancelBulkRun,
+  pauseBulkRun,
+  resumeBulkRun,
+  retryFailedItems,
+  retryItemControl,
+  setItemAsideControl,
+  startBulkRun,
+} from "@/server/migration/bulk/bulk-controls";
+import { getBulkOverview, listBulkItems } from "@/server/migration/bulk/bulk-view";
+import { createTRPCRouter, customerEngagementProcedure, staffEngagementProcedure } from "../trpc";
+import {
+  ZBulkItemsRequest,
+  ZBulkItemsResponse,
+  ZBulkOverviewResponse,
+  ZCancelBulkRequest,
+  ZPauseBulkRequest,
+  ZRetryFailedResponse,
+  ZRetryItemRequest,
+  ZSetAsideRequest,
+  ZStartBulkResponse,
+} from "./bulk.types";
+import { OK, ZOk } from "./shared.types";
+
+export const bulkRouter = createTRPCRouter({
+  /** The latest bulk run with its progress, pace and ETA, the companies per state, the controls on offer. */
+  overview: staffEngagementProcedure.output(ZBulkOverviewResponse).query(({ ctx, input }) => getBulkOverview(ctx.db, ctx.actor, input.engagementId)),
+  /** A page of the engagement's companies: state, ids, attempts, last error (filter, search). */
+  items: staffEngagementProcedure
+    .input(ZBulkItemsRequest)
+    .output(ZBulkItemsResponse)
+    .query(({ ctx, input }) => listBulkItems(ctx.db, ctx.actor, input)),
+  /** Starts the bulk migration of every company not yet final (step 5 passed); starts step 6. */
+  start: staffEngagementProcedure.output(ZStartBulkResponse).mutation(({ ctx, input }) => startBulkRun(ctx.db, ctx.actor, input)),
+  pause: staffEngagementProcedure
+    .input(ZPauseBulkRequest)
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      pauseBulkRun(ctx.db, ctx.actor, input);
+      return OK;
+    }),
+  /** Resumes a paused run, or one the worker stopped (401, 403, a 402) once its cause is fixed. */
+  resume: staffEngagementProcedure.output(ZOk).mutation(({ ctx, input }) => {
+    resumeBulkRun(ctx.db, ctx.actor, input);
+    return OK;
+  }),
+  cancel: staffEngagementProcedure
+    .input(ZCancelBulkRequest)
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      cancelBulkRun(ctx.db, ctx.actor, input);
+      return OK;
+    }),
+  /** Puts every failed company back into the run. */
+  retryFailed: staffEngagementProcedure.output(ZRetryFailedResponse).mutation(({ ctx, input }) => retryFailedItems(ctx.db, ctx.actor, input)),
+  setAside: staffEngagementProcedure
+    .input(ZSetAsideRequest)
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      setItemAsideControl(ctx.db, ctx.actor, input);
+      return OK;
+    }),
+  retryItem: staffEngagementProcedure
+    .input(ZRetryItemRequest)
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      retryItemControl(ctx.db, ctx.actor, input);
+      return OK;
+    }),
+});
+
+export const portalBulkRouter = createTRPCRouter({
+  /** The bulk run as the customer follows it (no controls). */
+  overview: customerEngagementProcedure.output(ZBulkOverviewResponse).query(({ ctx, input }) => getBulkOverview(ctx.db, ctx.actor, input.engagementId)),
+  items: customerEngagementProcedure
+    .input(ZBulkItemsRequest)
+    .output(ZBulkItemsResponse)
+    .query(({ ctx, input }) => listBulkItems(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,16 @@
+/** Request and response schemas of the bulk-run procedures (step 6: staff console, read-only portal). */
+import { z } from "zod";
+import { ZBulkItemRef, ZBulkItemsFilter, ZBulkItemsPage, ZBulkOptionalReason, ZBulkOverview, ZBulkReason } from "@/server/migration/bulk/schemas";
+import { engagementInput } from "./shared.types";
+
+export const ZBulkOverviewResponse = ZBulkOverview;
+export const ZBulkItemsRequest = engagementInput.extend(ZBulkItemsFilter.shape);
+export const ZBulkItemsResponse = ZBulkItemsPage;
+
+export const ZStartBulkResponse = z.object({ runId: z.string() });
+/** Pausing may say why (shown on the run); cancelling must. */
+export const ZPauseBulkRequest = engagementInput.extend(ZBulkOptionalReason.shape);
+export const ZCancelBulkRequest = engagementInput.extend(ZBulkReason.shape);
+export const ZRetryFailedResponse = z.object({ count: z.number().int() });
+export const ZSetAsideRequest = engagementInput.extend(ZBulkItemRef.shape).extend(ZBulkReason.shape);
+export const ZRetryItemRequest = engagementInput.extend(ZBulkItemRef.shape);

@@ -1,0 +1,220 @@
+/**
+ * The bulk run's controls: start, pause, resume, cancel, retry the failed companies, set one
+ * company aside, retry one. Each is checked against the rules (rules.ts) before its transaction
+ * and again inside it, changes the run or its companies in that transaction and is audited. The
+ * worker notices a pause or a cancel at its next lease renewal (within a second) and lets go.
+ */
+import type { Db } from "@/db/client";
+import { refuse } from "@/server/engagements/access";
+import { applyStepAction } from "@/server/engagements/act-on-step";
+import { loadForChange } from "@/server/engagements/engagement-repository";
+import { AppError } from "@/server/errors";
+import type { Actor } from "@/server/security/actor";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { findServiceTarget } from "@/server/targets/targets";
+import { findHandover } from "../handover/handover-repository";
+import { findRealItem } from "../item-repository";
+import { insertRun, type RunRow } from "../run-repository";
+import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState } from "../states";
+import { attachToRun, latestBulkRun, realCountsByState, setBulkStatus, setItemAside } from "./bulk-repository";
+import {
+  cancelRefusal,
+  itemActionsRefusal,
+  OPEN_BULK_STATUSES,
+  pauseRefusal,
+  resumeRefusal,
+  retryFailedRefusal,
+  retryItemRefusal,
+  setAsideItemRefusal,
+  startRefusal,
+  type BulkContext,
+} from "./rules";
+
+const UNFINISHED: readonly MigrationItemState[] = MIGRATION_ITEM_STATES.filter((s) => !(FINAL_ITEM_STATES as readonly string[]).includes(s));
+
+/** What the rules need, read as things stand. */
+export function loadBulkContext(tx: DbOrTx, actor: Actor, engagementId: string): BulkContext & { eng: ReturnType<typeof loadForChange>["eng"]; latest: RunRow | undefined; counts: Record<MigrationItemState, number> } {
+  const { eng, states } = loadForChange(tx, engagementId);
+  const latest = latestBulkRun(tx, engagementId);
+  const counts = realCountsByState(tx, engagementId);
+  return {
+    eng,
+    latest,
+    counts,
+    role: actor.role,
+    engagementStatus: eng.status,
+    states,
+    hasServiceTarget: eng.serviceTargetId !== null,
+    run: latest ? { status: latest.status } : null,
+    unfinished: UNFINISHED.reduce((n, s) => n + counts[s], 0),
+    failed: counts.failed,
+    handoverProduced: findHandover(tx, engagementId) !== undefined,
+  };
+}
+
+const check = (refusal: ReturnType<typeof startRefusal>) => {
+  if (refusal) refuse(refusal);
+};
+
+/** Starts the bulk migration of every real company not yet in a final state; starts step 6. */
+export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string }): { runId: string } {
+  check(startRefusal(loadBulkContext(db, actor, input.engagementId)));
+  const runId = crypto.randomUUID();
+  db.transaction((tx) => {
+    const c = loadBulkContext(tx, actor, input.engagementId);
+    check(startRefusal(c));
+    const now = new Date();
+    const target = findServiceTarget(tx, c.eng.serviceTargetId!);
+    insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
+    const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
+    if (c.states[6] === "pending") applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now });
+    recordAudit(tx, {
+      actor,
+      action: "migration.bulk_started",
+      targetId: runId,
+      engagementId: c.eng.id,
+      organizationId: c.eng.organizationId,
+      after: { companies, target: target?.name ?? "the service target" },
+      at: now,
+    });
+  });
+  return { runId };
+}
+
+/** Pauses the run: the worker lets go within a second; the companies keep their states. */
+export function pauseBulkRun(db: Db, actor: Actor, input: { engagementId: string; reason?: string }): void {
+  check(pauseRefusal(loadBulkContext(db, actor, input.engagementId)));
+  db.transaction((tx) => {
+    const c = loadBulkContext(tx, actor, input.engagementId);
+    check(pauseRefusal(c));
+    const now = new Date();
+    const reason = input.reason?.trim() || undefined;
+    setBulkStatus(tx, { runId: c.latest!.id, from: ["queued", "running"], to: "paused", reason: reason ? `Paused by ${actor.name}: ${reason}` : `Paused by ${actor.name}.`, now });
+    recordAudit(tx, { actor, action: "migration.bulk_paused", targetId: c.latest!.id, engagementId: c.eng.id, organizationId: c.eng.organizationId, after: { reason }, at: now });
+  });
+}
+
+/** Resumes a paused or stopped run: it goes back to the worker (a stop's cause should be fixed first). */
+export function resumeBulkRun(db: Db, actor: Actor, input: { engagementId: string }): void {
+  check(resumeRefusal(loadBulkContext(db, actor, input.engagementId)));
+  db.transaction((tx) => {
+    const c = loadBulkContext(tx, actor, input.engagementId);
+    check(resumeRefusal(c));
+    const run = c.latest!;
+    const now = new Date();
+    setBulkStatus(tx, { runId: run.id, from: ["paused", "stopped"], to: "queued", reason: null, now });
+    recordAudit(tx, {
+      actor,
+      action: "migration.bulk_resumed",
+      targetId: run.id,
+      engagementId: c.eng.id,
+      organizationId: c.eng.organizationId,
+      before: { status: run.status, reason: run.statusReason },
+      at: now,
+    });
+  });
+}
+
+/** Cancels the run: the unfinished companies keep their states (a new run carries on from them). */
+export function cancelBulkRun(db: Db, actor: Actor, input: { engagementId: string; reason: string }): void {
+  check(cancelRefusal(loadBulkContext(db, actor, input.engagementId)));
+  db.transaction((tx) => {
+    const c = loadBulkContext(tx, actor, input.engagementId);
+    check(cancelRefusal(c));
+    const now = new Date();
+    const reason = input.reason.trim();
+    setBulkStatus(tx, { runId: c.latest!.id, from: OPEN_BULK_STATUSES, to: "cancelled", reason: `Cancelled by ${actor.name}: ${reason}`, now, finished: true });
+    recordAudit(tx, {
+      actor,
+      action: "migration.bulk_cancelled",
+      targetId: c.latest!.id,
+      engagementId: c.eng.id,
+      organizationId: c.eng.organizationId,
+      after: { reason, unfinished: c.unfinished },
+      at: now,
+    });
+  });
+}
+
+/** Puts the run (the latest) back to work on `attach`'s companies: reopened when it had ended. */
+function reopenWith(tx: DbOrTx, run: RunRow, now: Date): void {
+  if (run.status === "completed" || run.status === "cancelled" || run.status === "failed") {
+    setBulkStatus(tx, { runId: run.id, from: [run.status], to: "queued", reason: null, now });
+  }
+}
+
+/** Retries every failed company in the latest run (reopened if it had ended). */
+export function retryFailedItems(db: Db, actor: Actor, input: { engagementId: string }): { count: number } {
+  check(retryFailedRefusal(loadBulkContext(db, actor, input.engagementId)));
+  return db.transaction((tx) => {
+    const c = loadBulkContext(tx, actor, input.engagementId);
+    check(retryFailedRefusal(c));
+    const now = new Date();
+    const run = c.latest!;
+    const n = attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: ["failed"], now });
+    reopenWith(tx, run, now);
+    recordAudit(tx, { actor, action: "migration.bulk_retry_failed", targetId: run.id, engagementId: c.eng.id, organizationId: c.eng.organizationId, after: { companies: n }, at: now });
+    return { count: n };
+  });
+}
+
+function loadItem(tx: DbOrTx, engagementId: string, itemId: string) {
+  const item = findRealItem(tx, engagementId, itemId);
+  if (!item) throw new AppError("NOT_FOUND", "No such company in this engagement's token file.");
+  return item;
+}
+
+/** Sets one company aside with a reason: it is not migrated (the handover report says why). */
+export function setItemAsideControl(db: Db, actor: Actor, input: { engagementId: string; itemId: string; reason: string }): void {
+  const pre = loadBulkContext(db, actor, input.engagementId);
+  check(itemActionsRefusal(pre));
+  const before = loadItem(db, input.engagementId, input.itemId);
+  check(setAsideItemRefusal(before.state, before.name));
+  db.transaction((tx) => {
+    const c = loadBulkContext(tx, actor, input.engagementId);
+    check(itemActionsRefusal(c));
+    const item = loadItem(tx, input.engagementId, input.itemId);
+    check(setAsideItemRefusal(item.state, item.name));
+    const now = new Date();
+    const reason = input.reason.trim();
+    setItemAside(tx, { itemId: item.id, reason, now });
+    recordAudit(tx, {
+      actor,
+      action: "migration_item.set_aside",
+      targetId: item.id,
+      engagementId: c.eng.id,
+      organizationId: c.eng.organizationId,
+      before: { state: item.state },
+      after: { company: item.name, reason },
+      at: now,
+    });
+  });
+}
+
+/** Retries one company that failed, needs reauthorization or was set aside, in the latest run. */
+export function retryItemControl(db: Db, actor: Actor, input: { engagementId: string; itemId: string }): void {
+  const pre = loadBulkContext(db, actor, input.engagementId);
+  check(itemActionsRefusal(pre));
+  const before = loadItem(db, input.engagementId, input.itemId);
+  check(retryItemRefusal(before.state, before.name, pre.latest?.status ?? null));
+  db.transaction((tx) => {
+    const c = loadBulkContext(tx, actor, input.engagementId);
+    check(itemActionsRefusal(c));
+    const item = loadItem(tx, input.engagementId, input.itemId);
+    check(retryItemRefusal(item.state, item.name, c.latest?.status ?? null));
+    const now = new Date();
+    const run = c.latest!;
+    attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: [item.state], itemId: item.id, now });
+    reopenWith(tx, run, now);
+    recordAudit(tx, {
+      actor,
+      action: "migration_item.retried",
+      targetId: item.id,
+      engagementId: c.eng.id,
+      organizationId: c.eng.organizationId,
+      before: { state: item.state },
+      after: { company: item.name },
+      at: now,
+    });
+  });
+}

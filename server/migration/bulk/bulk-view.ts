@@ -1,0 +1,147 @@
+/**
+ * What the console and the portal show of the bulk run: the latest run with its progress, pace
+ * and ETA, the engagement's companies per state, the controls on offer (none in the portal), and a
+ * page of companies filterable by state and searchable (server-side: fast at 100,000 companies).
+ */
+import type { Db } from "@/db/client";
+import { findUser } from "@/server/accounts/users";
+import { assertCanView } from "@/server/engagements/access";
+import { isStaff } from "@/server/engagements/checklist";
+import type { Actor } from "@/server/security/actor";
+import { findServiceTarget } from "@/server/targets/targets";
+import { pageOfReportItems } from "../handover/handover-repository";
+import type { StoredError } from "../pipeline";
+import { FINAL_ITEM_STATES, type MigrationItemState } from "../states";
+import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
+import { loadBulkContext } from "./bulk-controls";
+import {
+  cancelRefusal,
+  isOpenBulkStatus,
+  itemActionsRefusal,
+  pauseRefusal,
+  resumeRefusal,
+  retryFailedRefusal,
+  RETRY_FROM,
+  startRefusal,
+  toControl,
+} from "./rules";
+import type { BulkItemsPageView, BulkOverviewView, BulkRunView } from "./schemas";
+
+const FINAL = new Set<string>(FINAL_ITEM_STATES);
+const finishedOf = (counts: Record<MigrationItemState, number>) => Object.entries(counts).reduce((n, [s, k]) => (FINAL.has(s) ? n + k : n), 0);
+
+/** Requests per second and companies finished per second over the recent samples (about a minute). */
+export function paceFromSamples(samples: readonly [number, number, number][], now: number): { perSecond: number; finishedPerSecond: number } {
+  const recent = samples.filter(([at]) => at >= now - 60_000);
+  const first = recent[0];
+  const last = recent.at(-1);
+  if (!first || !last || last[0] - first[0] < 1_500) return { perSecond: 0, finishedPerSecond: 0 };
+  const seconds = (last[0] - first[0]) / 1000;
+  // A sample older than 10 s means the run is not moving now (paused, held, no worker).
+  const stale = now - last[0] > 10_000;
+  return stale ? { perSecond: 0, finishedPerSecond: 0 } : { perSecond: (last[1] - first[1]) / seconds, finishedPerSecond: (last[2] - first[2]) / seconds };
+}
+
+function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["latest"]>, now: Date): BulkRunView {
+  const counts = runCountsByState(db, run.id);
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const finished = finishedOf(counts);
+  const outcome = (run.outcome ?? {}) as BulkOutcome;
+  const pace = paceFromSamples(outcome.samples ?? [], now.getTime());
+  const left = total - finished;
+  const running = run.status === "running" || run.status === "queued";
+  const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+  return {
+    id: run.id,
+    status: run.status,
+    active: isOpenBulkStatus(run.status),
+    statusReason: run.statusReason,
+    hold: running && outcome.hold ? { kind: outcome.hold.kind as "maintenance", text: outcome.hold.text, until: outcome.hold.until ? new Date(outcome.hold.until) : null } : null,
+    requestedBy: run.requestedById ? (findUser(db, run.requestedById)?.name ?? null) : null,
+    requestedAt: run.requestedAt,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    target: target ? { name: target.name, baseUrl: target.baseUrl } : null,
+    progress: { total, finished, counts },
+    pace: {
+      requests: outcome.requests ?? 0,
+      rateLimited: outcome.rateLimited ?? 0,
+      perSecond: Math.round(pace.perSecond * 10) / 10,
+      limit: outcome.limit ?? null,
+      etaSeconds: running && left > 0 && pace.finishedPerSecond > 0 ? Math.ceil(left / pace.finishedPerSecond) : left === 0 ? 0 : null,
+    },
+  };
+}
+
+/** The bulk migration of an engagement as a screen shows it (controls only for staff). */
+export function getBulkOverview(db: Db, actor: Actor, engagementId: string): BulkOverviewView {
+  assertCanView(db, actor, engagementId);
+  const c = loadBulkContext(db, actor, engagementId);
+  const now = new Date();
+  const pilot = passedPilotItem(db, engagementId);
+  const staff = isStaff(actor.role);
+  const refusedForCustomers = { allowed: false, reason: "Support staff control the bulk migration." };
+  const control = (refusal: ReturnType<typeof startRefusal>) => (staff ? toControl(refusal) : refusedForCustomers);
+  const total = Object.values(c.counts).reduce((a, b) => a + b, 0);
+  const limitText =
+    c.eng.serviceTargetId === null
+      ? null
+      : (() => {
+          const target = findServiceTarget(db, c.eng.serviceTargetId);
+          if (!target) return null;
+          return target.kind === "service"
+            ? "The service's published limits: 1,000 requests per minute per address and a daily quota of 1,000 × (1 + connected companies); the run paces to the X-Rate-Limit headers of every answer and waits for a spent quota's reset."
+            : "The sandbox's configured limit, as its X-Rate-Limit headers report it on every answer; the run paces to them.";
+        })();
+  return {
+    run: c.latest ? runView(db, c.latest, now) : null,
+    counts: c.counts,
+    total,
+    pilot: pilot ? { name: pilot.name, state: pilot.state } : null,
+    limitText,
+    controls: {
+      start: control(startRefusal(c)),
+      pause: control(pauseRefusal(c)),
+      resume: control(resumeRefusal(c)),
+      cancel: control(cancelRefusal(c)),
+      retryFailed: control(retryFailedRefusal(c)),
+      itemActions: control(itemActionsRefusal(c)),
+    },
+  };
+}
+
+/** A page of the engagement's companies with their migration state, last error and ids. */
+export function listBulkItems(
+  db: Db,
+  actor: Actor,
+  filter: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
+): BulkItemsPageView {
+  assertCanView(db, actor, filter.engagementId);
+  const c = loadBulkContext(db, actor, filter.engagementId);
+  const itemActions = isStaff(actor.role) && itemActionsRefusal(c) === null;
+  const pilotItemId = passedPilotItem(db, filter.engagementId)?.id;
+  const retryable = itemActions && c.latest !== undefined && c.latest.status !== "paused" && c.latest.status !== "stopped";
+  const { rows, total } = pageOfReportItems(db, filter);
+  return {
+    rows: rows.map((r) => {
+      const e = r.lastError as StoredError | null;
+      return {
+        id: r.id,
+        name: r.name,
+        externalRef: r.externalRef,
+        state: r.state,
+        companyId: r.companyId,
+        connectionId: r.connectionId,
+        attempts: r.attempts,
+        lastError: e ? { kind: e.kind, status: e.status ?? null, error: e.error, correlationId: e.correlationId ?? null, at: e.at ?? null } : null,
+        outcomeReason: r.outcomeReason,
+        pilot: r.id === pilotItemId,
+        canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",
+        canRetry: retryable && RETRY_FROM.includes(r.state),
+      };
+    }),
+    total,
+    page: filter.page,
+    pageSize: filter.pageSize,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * When each control of the bulk run is offered: the rules as one pure module, so the operations
+ * (before their transaction and again inside it) and the screens (what is offered, and why not)
+ * decide the same way.
+ */
+import type { Role } from "@/server/accounts/roles";
+import { isStaff, statusWords, type Refusal, type StepStates } from "@/server/engagements/checklist";
+import type { EngagementStatus } from "@/server/engagements/states";
+import type { MigrationItemState, RunStatus } from "../states";
+
+const refused = (reason: string, code: Refusal["code"] = "PRECONDITION_FAILED"): Refusal => ({ ok: false, code, reason });
+
+/** Run statuses in which a bulk run still has something to follow (and blocks a new one). */
+export const OPEN_BULK_STATUSES = ["queued", "running", "paused", "stopped"] as const satisfies readonly RunStatus[];
+
+export const isOpenBulkStatus = (status: RunStatus) => (OPEN_BULK_STATUSES as readonly RunStatus[]).includes(status);
+
+export type BulkContext = {
+  role: Role;
+  engagementStatus: EngagementStatus;
+  states: StepStates;
+  hasServiceTarget: boolean;
+  /** The latest bulk run's status, or null before the first. */
+  run: { status: RunStatus } | null;
+  /** Real companies not yet in a final state, and those failed. */
+  unfinished: number;
+  failed: number;
+  handoverProduced: boolean;
+};
+
+function common(c: BulkContext): Refusal | null {
+  if (!isStaff(c.role)) return refused("Only support staff control the bulk migration.", "FORBIDDEN");
+  if (c.handoverProduced) return refused("The handover report has been produced: the migration's companies can no longer change.");
+  if (c.engagementStatus !== "active") return refused(`The engagement is ${statusWords(c.engagementStatus)}; the bulk migration runs only while it is active.`);
+  return null;
+}
+
+export function startRefusal(c: BulkContext): Refusal | null {
+  const r = common(c);
+  if (r) return r;
+  if (c.states[5] !== "done") return refused("The bulk migration starts once the single-company test (step 5) has passed.");
+  if (c.states[6] === "done") return refused("Step 6 is already done.");
+  if (!c.hasServiceTarget) return refused("Choose the engagement's service target first.");
+  if (c.run && isOpenBulkStatus(c.run.status)) return refused(`A bulk run is already ${runStatusWords(c.run.status)}.`);
+  if (c.unfinished === 0) {
+    return refused(c.failed ? "Every company has been tried: retry the failed ones instead." : "Every company is already in a final state: produce the handover report.");
+  }
+  return null;
+}
+
+export function pauseRefusal(c: BulkContext): Refusal | null {
+  const r = common(c);
+  if (r) return r;
+  if (!c.run || (c.run.status !== "queued" && c.run.status !== "running")) return refused("There is no bulk run going to pause.");
+  return null;
+}
+
+export function resumeRefusal(c: BulkContext): Refusal | null {
+  const r = common(c);
+  if (r) return r;
+  if (!c.run || (c.run.status !== "paused" && c.run.status !== "stopped")) return refused("There is no paused or stopped bulk run to resume.");
+  return null;
+}
+
+export function cancelRefusal(c: BulkContext): Refusal | null {
+  const r = common(c);
+  if (r) return r;
+  if (!c.run || !isOpenBulkStatus(c.run.status)) return refused("There is no bulk run to cancel.");
+  return null;
+}
+
+export function retryFailedRefusal(c: BulkContext): Refusal | null {
+  const r = common(c);
+  if (r) return r;
+  if (!c.run) return refused("Start the bulk migration first.");
+  if (c.run.status === "stopped" || c.run.status === "paused") return refused(`The bulk run is ${c.run.status}: resume it first.`);
+  if (c.failed === 0) return refused("No company has failed.");
+  return null;
+}
+
+/** Setting one company aside, or retrying it. */
+export function itemActionsRefusal(c: BulkContext): Refusal | null {
+  const r = common(c);
+  if (r) return r;
+  if (c.states[5] !== "done") return refused("Companies are set aside or retried in the bulk migration, after step 5.");
+  return null;
+}
+
+export const SET_ASIDE_FROM: readonly MigrationItemState[] = ["pending", "company_created", "connection_created", "authorized", "sync_requested", "reauth_required", "failed"];
+export const RETRY_FROM: readonly MigrationItemState[] = ["reauth_required", "failed", "set_aside"];
+
+export function setAsideItemRefusal(state: MigrationItemState, name: string): Refusal | null {
+  if (state === "verified") return refused(`${name} is migrated and verified; there is nothing to set aside.`);
+  if (state === "set_aside") return refused(`${name} is already set aside.`);
+  return null;
+}
+
+export function retryItemRefusal(state: MigrationItemState, name: string, runStatus: RunStatus | null): Refusal | null {
+  if (!RETRY_FROM.includes(state)) return refused(`${name} is ${state === "verified" ? "migrated and verified" : "still being migrated"}; only a company that failed, needs reauthorization or was set aside can be retried.`);
+  if (!runStatus) return refused("Start the bulk migration first.");
+  if (runStatus === "stopped" || runStatus === "paused") return refused(`The bulk run is ${runStatus}: resume it first.`);
+  return null;
+}
+
+/** A run status in words, for refusals ("running", "waiting for the worker"). */
+export function runStatusWords(status: RunStatus): string {
+  switch (status) {
+    case "queued":
+      return "waiting for the worker";
+    case "running":
+      return "running";
+    case "paused":
+      return "paused";
+    case "stopped":
+      return "stopped";
+    default:
+      return status;
+  }
+}
+
+export const toControl = (refusal: Refusal | null) => ({ allowed: refusal === null, reason: refusal?.reason ?? null });
