@@ -251,3 +251,32 @@ export function searchRealItems(tx: DbOrTx, params: { engagementId: string; sear
     .limit(params.limit)
     .all();
 }
+
+/** Gives up this worker's lease on one item (it waits a while, or it is done): any worker may take it next. */
+export function releaseItemLease(db: Db, params: { itemId: string; owner: string }): void {
+  db.update(migrationItems)
+    .set({ leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
+    .run();
+}
+
+/**
+ * Fails one item on a fault of Ferry's own (not a service answer: e.g. its credentials were purged
+ * meanwhile), fenced by the lease; the others of the run go on.
+ */
+export function failItemAlone(db: Db, params: { itemId: string; owner: string; error: StoredError; now: Date }): void {
+  db.update(migrationItems)
+    .set({
+      state: "failed",
+      lastError: params.error as Record<string, unknown>,
+      lastErrorAt: params.now,
+      outcomeReason: params.error.error,
+      nextAttemptAt: null,
+      finishedAt: params.now,
+      updatedAt: params.now,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    })
+    .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
+    .run();
+}

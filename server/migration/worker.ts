@@ -15,8 +15,10 @@
  * - A cancelled run is noticed at the next renewal; a worker that is stopped (SIGTERM) releases
  *   its leases so another worker carries on at once.
  *
- * Part 1 runs the single-company test (pilot) and its rehearsal; the bulk run (part 2) claims its
- * items with `claimItems` and drives many at once through the same runner and the pacer.
+ * Runs are the single-company test (pilot), its rehearsal, and the bulk run (bulk/bulk-runner.ts),
+ * which claims its companies with `claimItems` and drives many at once through the same runner
+ * and the pacer. A worker that finds no run to claim helps with a bulk run another worker holds
+ * (its companies are claimed one by one, so two workers never drive the same company).
  */
 import os from "node:os";
 import type { Db } from "@/db/client";
@@ -31,7 +33,9 @@ import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type S
 import { prepareRehearsal, SandboxUnavailableError } from "./rehearsal";
 import { claimRun, findRun, releaseRun, renewRunLease, type RunRow } from "./run-repository";
 import { driveItem, sleep } from "./runner";
-import { TEST_RUN_KINDS, type RunKind } from "./states";
+import { RUN_KINDS, type RunKind } from "./states";
+import { setBulkStatus, runToHelp } from "./bulk/bulk-repository";
+import { carryOutBulk, type BulkDeps } from "./bulk/bulk-runner";
 
 export type WorkerOptions = {
   db: Db;
@@ -40,11 +44,11 @@ export type WorkerOptions = {
   owner?: string;
   /** The built-in sandbox's controls, for rehearsals (SANDBOX_URL, SANDBOX_ADMIN_TOKEN). */
   sandbox?: { url: string; adminToken: string } | null;
-  /** How long a lease lasts without renewal (default 8 s); renewed every quarter of it. */
+  /** How long a lease lasts without renewal (default 4 s: a killed worker's work is taken over within it); renewed every quarter of it. */
   leaseMs?: number;
   /** How long an idle worker waits before looking for work again (default 1 s, with jitter). */
   idleMs?: number;
-  /** The kinds of run this worker takes (default: the single-company test and its rehearsal). */
+  /** The kinds of run this worker takes (default: all: the single-company test, its rehearsal, the bulk run). */
   kinds?: readonly RunKind[];
   policy?: PipelinePolicy;
   /** Options of every service client the worker makes (timeouts, retries, a fetch). */
@@ -86,13 +90,22 @@ const storedFailure = (kind: StoredError["kind"], error: string): StoredError =>
 export function createWorker(options: WorkerOptions): Worker {
   const { db, ring } = options;
   const owner = options.owner ?? `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
-  const leaseMs = options.leaseMs ?? 8_000;
+  const leaseMs = options.leaseMs ?? 4_000;
   const idleMs = options.idleMs ?? 1_000;
-  const kinds = options.kinds ?? TEST_RUN_KINDS;
-  if (kinds.some((k) => !(TEST_RUN_KINDS as readonly RunKind[]).includes(k))) throw new Error("This worker carries out single-company tests and rehearsals only.");
+  const kinds = options.kinds ?? RUN_KINDS;
   const log = options.log ?? (() => {});
   const stopping = new AbortController();
   let loop: Promise<void> | null = null;
+  const bulkDeps: BulkDeps = {
+    db,
+    ring,
+    owner,
+    leaseMs,
+    log,
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.client ? { client: options.client } : {}),
+    ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
+  };
 
   /** Waits until this worker holds the item's lease (a dead worker's lease on it may still run out). */
   async function takeItem(run: RunRow, itemId: string, signal: AbortSignal): Promise<void> {
@@ -109,9 +122,7 @@ export function createWorker(options: WorkerOptions): Worker {
       case "rehearsal":
         return carryOutTest(run, signal);
       case "bulk":
-        // Part 2 (issue 10): a bulk runner claims the run's items with claimItems and drives many
-        // at once through the same runner and the pacer. Until then no worker claims bulk runs.
-        throw new RunAbandoned("lease_lost");
+        return carryOutBulk(bulkDeps, run, signal, true);
       default: {
         const never: never = run.kind;
         return never;
@@ -176,10 +187,34 @@ export function createWorker(options: WorkerOptions): Worker {
     finish(itemId, result.runStop);
   }
 
+  /** Helps another worker's bulk run with its companies (until it ends, or its coordinator is gone). */
+  async function helpOnce(): Promise<RunRow | null> {
+    if (!kinds.includes("bulk")) return null;
+    const run = runToHelp(db, { owner, now: new Date() });
+    if (!run) return null;
+    log(`helping with bulk run ${run.id}`);
+    const renew = setInterval(() => {
+      try {
+        renewItemLeases(db, { owner, leaseMs, now: new Date() });
+      } catch (error) {
+        log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }, leaseMs / 4);
+    try {
+      await carryOutBulk(bulkDeps, run, stopping.signal, false);
+    } catch (error) {
+      if (!stopping.signal.aborted) log(`helping with run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      clearInterval(renew);
+      releaseItemLeases(db, { owner, runId: run.id });
+    }
+    return run;
+  }
+
   async function runOnce(): Promise<RunRow | null> {
     if (stopping.signal.aborted) return null;
     const run = claimRun(db, { owner, kinds, leaseMs, now: new Date() });
-    if (!run) return null;
+    if (!run) return helpOnce();
     log(`took ${run.kind} run ${run.id}`);
     const abandon = new AbortController();
     const signal = AbortSignal.any([abandon.signal, stopping.signal]);
@@ -206,6 +241,10 @@ export function createWorker(options: WorkerOptions): Worker {
         log(`run ${run.id} failed: ${message}`);
         try {
           const current = findRun(db, run.id) ?? run;
+          if (current.kind === "bulk") {
+            setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`, now: new Date() });
+            return run;
+          }
           const item = current.itemId ? (findItem(db, current.itemId) ?? null) : null;
           finishTestRun(db, { run: current, owner, item, failure: storedFailure("internal", message) });
         } catch (finishError) {

@@ -64,12 +64,12 @@ export function countHeldCredentials(tx: DbOrTx, engagementId: string): number {
   return tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, isNotNull(migrationItems.credentialsCipher))).get()?.n ?? 0;
 }
 
-/** The status of a bulk run still queued, running or paused, or null. */
+/** The status of a bulk run still queued, running, paused or stopped, or null. */
 export function activeBulkRunStatus(tx: DbOrTx, engagementId: string): string | null {
   const run = tx
     .select({ status: migrationRuns.status })
     .from(migrationRuns)
-    .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk"), inArray(migrationRuns.status, ["queued", "running", "paused"])))
+    .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk"), inArray(migrationRuns.status, ["queued", "running", "paused", "stopped"])))
     .get();
   return run?.status ?? null;
 }

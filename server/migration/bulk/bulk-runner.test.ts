@@ -1,0 +1,161 @@
+/**
+ * The bulk run carried out by real workers against a real sandbox on a random port and a real
+ * SQLite file: every company migrated at a small rate limit with hardly any 429, rotated tenants
+ * ending reauth_required with the platform's reason, the run stopped in words by a full free trial
+ * and by a refused key, a maintenance window waited out with no company failing, and two workers
+ * sharing one run without creating anything twice.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
+import { createServiceClient } from "@/server/service-client";
+import { createServiceTarget } from "@/server/targets/targets";
+import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
+import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../pipeline";
+import { findRun } from "../run-repository";
+import { engineTestBed } from "../testing/test-bed";
+import type { ReadyCompany } from "../testing/ready-engagement";
+import { createWorker, type Worker } from "../worker";
+import { startBulkRun, resumeBulkRun } from "./bulk-controls";
+import { getBulkOverview } from "./bulk-view";
+
+const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
+const bed = engineTestBed();
+const running: Worker[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((w) => w.stop()));
+  await bed.sb.control.setFaults({ maintenance: false, errorRate: 0, rateLimitPerSecond: null, quotaPerDay: false, requestsPerMinute: null });
+});
+
+const worker = (owner?: string) => {
+  const w = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, ...(owner ? { owner } : {}) });
+  running.push(w);
+  return w;
+};
+
+const companies = (n: number, extra: (i: number) => Partial<ReadyCompany> = () => ({})): ReadyCompany[] =>
+  Array.from({ length: n }, (_, i) => ({ name: `Company ${String(i + 1).padStart(3, "0")}`, records: 5 + (i % 7), externalRef: `EXT-${i + 1}`, ...extra(i) }));
+
+/** An engagement at step 6: steps 1–4 through their flows, step 5 passed; its bulk run started. */
+async function startedRun(list: ReadyCompany[], extra: Parameters<typeof bed.ready>[1] = {}) {
+  const eng = await bed.ready(list, extra);
+  passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
+  const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
+  return { eng, runId };
+}
+
+async function until<T>(read: () => T, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const v = read();
+    if (done(v)) return v;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting; last: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const statesOf = (engagementId: string) =>
+  Object.fromEntries(
+    bed.t.db
+      .select({ state: migrationItems.state, n: sql<number>`count(*)` })
+      .from(migrationItems)
+      .where(eq(migrationItems.engagementId, engagementId))
+      .groupBy(migrationItems.state)
+      .all()
+      .map((r) => [r.state, r.n]),
+  );
+
+/** Companies the sandbox holds per Ferry item tag (each must be exactly one). */
+async function companiesPerItem(apiKey: string, itemIds: string[]): Promise<number[]> {
+  const client = createServiceClient({ baseUrl: bed.sb.url, apiKey });
+  return Promise.all(itemIds.map(async (id) => (await client.findCompaniesByTag({ name: ITEM_TAG, value: id })).data.length));
+}
+
+describe("the bulk run", () => {
+  it("migrates every company at the service's rate limit with at most 1% of requests refused 429; rotated tenants end reauth_required with the reason", async () => {
+    await bed.sb.control.setFaults({ rateLimitPerSecond: 25 });
+    const list = companies(30, (i) => (i === 4 || i === 17 ? { rotatedAfterExport: true } : {}));
+    const { eng, runId } = await startedRun(list);
+    worker().start();
+    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    expect(statesOf(eng.engagementId)).toEqual({ verified: 28, reauth_required: 2 });
+    const reauth = bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), eq(migrationItems.state, "reauth_required"))).all();
+    expect(reauth.map((r) => r.name).sort()).toEqual(["Company 005", "Company 018"]);
+    for (const r of reauth) expect(r.outcomeReason).toMatch(/invalid_grant/);
+    const outcome = run.outcome as { requests: number; rateLimited: number };
+    // Six calls at least per migrated company, three for a refused one.
+    expect(outcome.requests).toBeGreaterThanOrEqual(28 * 6 + 2 * 3);
+    expect(outcome.rateLimited / outcome.requests).toBeLessThanOrEqual(0.01);
+    expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
+    const overview = getBulkOverview(bed.t.db, bed.people.support, eng.engagementId);
+    expect(overview.run).toMatchObject({ status: "completed", active: false, progress: { total: 30, finished: 30 } });
+    expect(overview.controls.retryFailed).toMatchObject({ allowed: false, reason: "No company has failed." });
+    const finished = bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.bulk_finished"))).get();
+    expect(finished?.after).toMatchObject({ counts: { verified: 28, reauth_required: 2 } });
+  }, 120_000);
+
+  it("stops the whole run when the free trial's 50 companies are reached, saying so in words, and carries on when resumed after an upgrade", async () => {
+    const { apiKey } = await bed.sb.control.createClient({ plan: "free", name: "Free trial" });
+    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Free trial target", baseUrl: bed.sb.url, apiKey, kind: "sandbox" });
+    // 48 companies already exist on the account: two more fit, the third is refused 402.
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey });
+    for (let i = 0; i < 48; i++) await client.createCompany({ name: `Existing ${i}` });
+    const { eng, runId } = await startedRun(companies(5), { target: { id: target.id, apiKey } });
+    worker().start();
+    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    expect(run.statusReason).toMatch(/^Free-trial company limit of 50 reached: 50 companies exist on this service account\. Upgrade the account/);
+    expect(run.statusReason).toContain("402");
+    const counts = statesOf(eng.engagementId);
+    expect(counts.failed ?? 0).toBe(0);
+    const stopped = bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.bulk_stopped"))).get();
+    expect(stopped?.after).toMatchObject({ status: 402 });
+    // Nothing more is sent while stopped.
+    const calls = bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n).toBe(calls);
+    expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).controls.resume.allowed).toBe(true);
+  });
+
+  it("stops on a refused API key (401) with the reason, failing no company", async () => {
+    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Wrong key", baseUrl: bed.sb.url, apiKey: "not-a-key-of-the-sandbox", kind: "sandbox" });
+    const { eng, runId } = await startedRun(companies(3), { target: { id: target.id, apiKey: "not-a-key-of-the-sandbox" } });
+    worker().start();
+    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    expect(run.statusReason).toMatch(/^The service target's API key was refused \(401\)/);
+    expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
+  });
+
+  it("waits out a maintenance window (503) by itself: no company fails and none counts an attempt for it", async () => {
+    const { eng, runId } = await startedRun(companies(6));
+    await bed.sb.control.setFaults({ maintenance: true });
+    worker().start();
+    await until(() => (findRun(bed.t.db, runId)!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
+    expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold).toMatchObject({ kind: "maintenance" });
+    await bed.sb.control.setFaults({ maintenance: false });
+    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    expect(statesOf(eng.engagementId)).toEqual({ verified: 6 });
+    expect(bed.t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).all().every((i) => i.attempts === 0)).toBe(true);
+  }, 120_000);
+
+  it("two workers share one run: every company driven by one of them, none created twice", async () => {
+    await bed.sb.control.setFaults({ rateLimitPerSecond: 40 });
+    const { eng, runId } = await startedRun(companies(24));
+    worker("worker-a").start();
+    worker("worker-b").start();
+    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    expect(statesOf(eng.engagementId)).toEqual({ verified: 24 });
+    expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
+    const creates = bed.t.db
+      .select({ itemId: serviceCalls.itemId, n: sql<number>`count(*)` })
+      .from(serviceCalls)
+      .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.operation, "createCompany"), eq(serviceCalls.ok, true)))
+      .groupBy(serviceCalls.itemId)
+      .all();
+    expect(creates).toHaveLength(24);
+    expect(creates.every((c) => c.n === 1)).toBe(true);
+  }, 120_000);
+});
+
+void resumeBulkRun;

@@ -1,0 +1,307 @@
+/**
+ * Carrying out a bulk run in a worker: many companies at once through the per-company runner
+ * (runner.ts), every request through one pacer (pacer.ts) that paces to the X-Rate-Limit headers
+ * of each answer, so the run uses the service's limit fully without storming it.
+ *
+ * - **Companies, not requests, are claimed.** The worker claims companies of the run in batches
+ *   (`claimItems`, short leases renewed every second) and drives each until it is final or has to
+ *   wait; a company that waits longer than a moment (its sync's expected time, a backoff) is let go
+ *   and claimed again when due, so waiting companies hold neither a lease nor the request budget.
+ *   How many are driven at once follows the pacer's concurrency (additive increase,
+ *   multiplicative decrease on 429/503).
+ * - **One coordinator, any number of helpers.** The worker holding the run's lease coordinates:
+ *   it records the pace for the screens and finishes the run when every company is final. Other
+ *   workers help with the same run's companies (two never drive the same one: claims are atomic).
+ * - **Run-level outcomes.** 401, 403 and every 402 stop the whole run with the reason in words
+ *   until support resumes; a 503 or a spent quota holds every request (the run waits and carries
+ *   on by itself, probing now and then), counting no company's attempts; a 500 or a timeout is
+ *   retried within the company's bounds and then fails that company alone.
+ */
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { findEngagement } from "@/server/engagements/engagement-repository";
+import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
+import { recordAudit } from "@/server/security/audit";
+import type { KeyRing } from "@/server/security/secrets";
+import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
+import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../item-repository";
+import { createPacer, type Pacer, type PacerHold } from "../pacer";
+import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../pipeline";
+import { findRun, finishRunRow, type RunRow } from "../run-repository";
+import { sleep, stepItem, type RunnerContext } from "../runner";
+import { finalCountsInWords } from "../handover/state-words";
+import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
+
+export type BulkDeps = {
+  db: Db;
+  ring: KeyRing;
+  owner: string;
+  leaseMs: number;
+  policy?: Partial<PipelinePolicy>;
+  client?: Partial<Omit<ServiceClientOptions, "baseUrl" | "apiKey">>;
+  log: (line: string) => void;
+  beforeStore?: (call: PipelineCall) => void;
+  /** Companies driven at once at most (default 256). */
+  maxItems?: number;
+};
+
+/** A company that has to wait longer than this is let go and claimed again when due. */
+const LET_GO_AFTER_MS = 1_500;
+/** How often the pace is recorded and the run's status read. */
+const TICK_MS = 250;
+const PACE_EVERY_MS = 2_000;
+
+/** The run's pacer holds every request for longer than a short window: how the screens word it. */
+export function holdOf(hold: PacerHold | null, nowMs: number): BulkOutcome["hold"] | null {
+  if (!hold || hold.until - nowMs < 3_000) return null;
+  const at = new Date(hold.until).toISOString().slice(11, 16);
+  if (hold.reason === "maintenance") {
+    return { kind: "maintenance", text: `The service is in maintenance (503): the run waits and carries on by itself (next try about ${at} UTC).`, until: hold.until };
+  }
+  if (hold.until - nowMs > 60_000) {
+    return {
+      kind: "daily_quota",
+      text: `The service's request quota${hold.limit ? ` of ${hold.limit.toLocaleString("en-GB")}` : ""} is spent: the run waits for its reset at ${at} UTC and carries on by itself.`,
+      until: hold.until,
+    };
+  }
+  return { kind: "rate_limit", text: `The service asked to slow down (429): the run waits until ${at} UTC.`, until: hold.until };
+}
+
+/** The run stops: what happened, in words that say what to do. */
+async function stopReason(error: StoredError, countCompanies: () => Promise<number | null>): Promise<string> {
+  const answer = `${error.status ?? ""} ${error.error}`.trim();
+  switch (error.kind) {
+    case "company_limit": {
+      const n = await countCompanies();
+      return `Free-trial company limit of 50 reached${n !== null ? `: ${n.toLocaleString("en-GB")} companies exist on this service account` : ""}. Upgrade the account or delete companies it no longer needs, then resume. (The service said: ${answer})`;
+    }
+    case "account_expired":
+      return `The service account's free trial has expired: the customer must upgrade it, then resume. (The service said: ${answer})`;
+    case "sync_schedule_not_allowed":
+      return `The service account is on a free trial, which does not allow hourly sync schedules: remove them or upgrade, then resume. (The service said: ${answer})`;
+    case "unauthorized":
+    case "forbidden":
+      return `The service target's API key was refused (${error.status ?? "no status"}): an admin should check the key under Admin → Service targets, then resume. (The service said: ${answer})`;
+    default:
+      return `${error.operation} failed: ${answer}`;
+  }
+}
+
+function syncModelFor(kind: string, platformKey: string): SyncModel {
+  return kind === "service" ? ASSUMED_SERVICE_SYNC : sandboxSyncModel(platformOf(platformKey));
+}
+
+/**
+ * Carries out (coordinator) or helps with a bulk run until it ends, stops, is paused or cancelled
+ * (noticed within a tick), or — for a helper — until it has nothing to claim.
+ */
+export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal, coordinator: boolean): Promise<void> {
+  const { db, owner, leaseMs, log } = d;
+  const engagement = findEngagement(db, run.engagementId);
+  if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
+  const platform = platformOf(engagement.platformKey);
+  const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+  if (!target) {
+    if (coordinator) setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: "The run has no service target: choose one for the engagement, then resume.", now: new Date() });
+    return;
+  }
+  const apiKey = revealTargetApiKey(db, d.ring, null, target.id, `call the service for the bulk migration of ${engagement.reference}`, {
+    engagementId: engagement.id,
+    organizationId: engagement.organizationId,
+  });
+  const pacer: Pacer = createPacer({
+    initialConcurrency: 8,
+    maxConcurrency: 64,
+    maxPerMinute: target.kind === "service" ? 1_000 : null,
+    ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
+  });
+  const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
+  const model = syncModelFor(target.kind, engagement.platformKey);
+  const policy: PipelinePolicy = {
+    ...DEFAULT_PIPELINE_POLICY,
+    ...d.policy,
+    throttlingCountsAsAttempt: false,
+    expectedSyncMs: (records) => Math.round((model.baseSeconds + model.perRecordSeconds * (records ?? DEFAULT_RECORDS_PER_COMPANY)) * 1000),
+  };
+  const runAbort = new AbortController();
+  const sig = AbortSignal.any([signal, runAbort.signal]);
+  const ctx: RunnerContext = {
+    db,
+    ring: d.ring,
+    client,
+    runId: run.id,
+    owner,
+    engagement,
+    platform,
+    rehearsal: false,
+    policy,
+    signal: sig,
+    beforeStore: d.beforeStore,
+  };
+  const maxItems = d.maxItems ?? 256;
+  const drivers = new Map<string, Promise<void>>();
+  let stop: StoredError | null = null;
+  let probing = false;
+  let lastProbeAt = 0;
+
+  /** Waits while the pacer holds every request for long (maintenance, a spent quota), letting one probe through now and then. */
+  async function gate(): Promise<boolean> {
+    for (;;) {
+      const hold = pacer.stats().hold;
+      const now = Date.now();
+      if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return false;
+      const probeEvery = hold.until - now > 5 * 60_000 ? 60_000 : 10_000;
+      if (!probing && now - lastProbeAt >= probeEvery) {
+        probing = true;
+        lastProbeAt = now;
+        pacer.wake();
+        return true;
+      }
+      await sleep(Math.min(1_000, hold.until - now), sig);
+    }
+  }
+
+  async function drive(itemId: string): Promise<void> {
+    try {
+      for (;;) {
+        sig.throwIfAborted();
+        const probe = await gate();
+        let step;
+        try {
+          step = await stepItem(ctx, itemId);
+        } finally {
+          if (probe) probing = false;
+        }
+        if (step.kind === "final") return;
+        if (step.kind === "wait") {
+          const ms = step.until.getTime() - Date.now();
+          if (ms > LET_GO_AFTER_MS) return; // claimed again when due
+          await sleep(ms, sig);
+          continue;
+        }
+        if (step.transition.runEffect?.scope === "run_stop") {
+          stop ??= step.transition.runEffect.error;
+          runAbort.abort(new Error("run stopped"));
+          return;
+        }
+      }
+    } catch (error) {
+      if (sig.aborted || error instanceof LeaseLostError) return;
+      // A fault of Ferry's own about this company (e.g. its credentials were purged): it fails alone.
+      const message = error instanceof Error ? error.message : String(error);
+      log(`company ${itemId} of run ${run.id} failed: ${message}`);
+      const now = new Date();
+      failItemAlone(db, { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } });
+    } finally {
+      drivers.delete(itemId);
+      releaseItemLease(db, { itemId, owner });
+    }
+  }
+
+  let last = { sent: 0, rateLimited: 0 };
+  let lastPaceAt = 0;
+  let windowSeen: { requests: number; perSeconds: number } | null = null;
+  let previousReset: { limit: number; until: number } | null = null;
+
+  function recordPace(now: number): void {
+    const s = pacer.stats();
+    const delta = { requests: s.sent - last.sent, rateLimited: s.rateLimited - last.rateLimited };
+    last = { sent: s.sent, rateLimited: s.rateLimited };
+    // The limit's window length, from two consecutive spent windows' resets (a second, a minute, a day).
+    if (s.hold?.reason === "window_spent" && s.hold.limit) {
+      if (previousReset && previousReset.limit === s.hold.limit && s.hold.until - previousReset.until > 500) {
+        // Windows are fixed: the shortest gap between two resets seen is the window's length.
+        const span = Math.max(1, Math.round((s.hold.until - previousReset.until) / 1000));
+        if (!windowSeen || windowSeen.requests !== s.hold.limit || span < windowSeen.perSeconds) windowSeen = { requests: s.hold.limit, perSeconds: span };
+      }
+      if (!previousReset || s.hold.until - previousReset.until > 500) previousReset = { limit: s.hold.limit, until: s.hold.until };
+    }
+    const limit = windowSeen ?? (s.limit ? { requests: s.limit, perSeconds: 1 } : null);
+    addPace(db, {
+      runId: run.id,
+      delta,
+      coordinator: coordinator
+        ? { finished: Object.entries(runCountsByState(db, run.id)).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0), limit, hold: holdOf(s.hold, now) ?? null }
+        : null,
+      now: new Date(now),
+    });
+  }
+
+  try {
+    for (;;) {
+      if (sig.aborted) break;
+      const now = Date.now();
+      if (now - lastPaceAt >= PACE_EVERY_MS) {
+        lastPaceAt = now;
+        recordPace(now);
+        const current = findRun(db, run.id);
+        if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
+        // A helper lets go when the coordinator's lease ran out, so that its worker takes the run over.
+        if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) break;
+      }
+      const s = pacer.stats();
+      const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
+      const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
+      if (!longHold && drivers.size < cap) {
+        const claimed = claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) });
+        for (const item of claimed) drivers.set(item.id, drive(item.id));
+      }
+      if (drivers.size === 0) {
+        if (countUnfinished(db, run.id) === 0) {
+          if (coordinator) finish();
+          break;
+        }
+      }
+      await sleep(TICK_MS, sig).catch(() => {});
+    }
+  } finally {
+    runAbort.abort(new Error("run over"));
+    await Promise.allSettled([...drivers.values()]);
+    try {
+      recordPace(Date.now());
+    } catch {
+      // The pace is for the screens; a busy database must not lose the run's outcome below.
+    }
+  }
+
+  const error = stop as StoredError | null;
+  if (error && !signal.aborted) {
+    const reason = await stopReason(error, async () => {
+      try {
+        const { data } = await client.request({ operation: "countCompanies", method: "GET", path: "/companies?page=1&pageSize=1", schema: z.object({ totalResults: z.number() }).passthrough() });
+        return data.totalResults;
+      } catch {
+        return null;
+      }
+    });
+    const now = new Date();
+    db.transaction((tx) => {
+      if (!setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now })) return;
+      recordAudit(tx, {
+        actor: null,
+        action: "migration.bulk_stopped",
+        targetId: run.id,
+        engagementId: engagement.id,
+        organizationId: engagement.organizationId,
+        after: { reason, status: error.status, correlationId: error.correlationId },
+        at: now,
+      });
+    });
+    log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
+  }
+
+  function finish(): void {
+    const now = new Date();
+    db.transaction((tx) => {
+      const current = findRun(tx, run.id);
+      if (!current) return;
+      const counts = runCountsByState(tx, run.id);
+      const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
+      if (!done) return;
+      recordAudit(tx, { actor: null, action: "migration.bulk_finished", targetId: run.id, engagementId: engagement!.id, organizationId: engagement!.organizationId, after: { counts }, at: now });
+      log(`bulk run ${run.id} on ${engagement!.reference} finished: ${finalCountsInWords(counts)}`);
+    });
+  }
+}
