@@ -89,6 +89,18 @@ const TABLE: Record<string, Row> = {
   "tests.cancel": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
   "portalTests.list": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "portalTests.get": { audience: "customer", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
+  "bulk.overview": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "bulk.items": { audience: "staff", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
+  // engA is not past step 5: every control is refused past the access check.
+  "bulk.start": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "bulk.pause": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "bulk.resume": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "bulk.cancel": { audience: "staff", input: (f) => ({ engagementId: f.engA, reason: "Customer asked" }) },
+  "bulk.retryFailed": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "bulk.setAside": { audience: "staff", input: (f) => ({ engagementId: f.engA, itemId: "no-such-item", reason: "Customer asked" }) },
+  "bulk.retryItem": { audience: "staff", input: (f) => ({ engagementId: f.engA, itemId: "no-such-item" }) },
+  "portalBulk.overview": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
+  "portalBulk.items": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
 };
 
 /** Procedures a customer may call on an engagement: another organisation's must look exactly like an unknown id. */

@@ -90,6 +90,17 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "portalHandover.get": e,
     "portalHandover.items": { ...e, page: 1, pageSize: 25 },
     "portalHandover.acknowledge": e,
+    "bulk.overview": e,
+    "bulk.items": { ...e, page: 1, pageSize: 100 },
+    "bulk.start": e,
+    "bulk.pause": { ...e, reason: "Scan" },
+    "bulk.resume": e,
+    "bulk.cancel": { ...e, reason: "Scan" },
+    "bulk.retryFailed": e,
+    "bulk.setAside": { ...e, itemId: "none", reason: "Scan" },
+    "bulk.retryItem": { ...e, itemId: "none" },
+    "portalBulk.overview": e,
+    "portalBulk.items": { ...e, page: 1, pageSize: 100 },
   };
 }
 

@@ -1,0 +1,151 @@
+/**
+ * The bulk run's procedures through createCaller on a real temporary database (no worker: what
+ * the controls change, refuse and record): start, pause, resume, cancel, retry the failed, set
+ * aside and retry one; the overview's controls per role; the companies page's filters; the
+ * portal's read-only view; another organisation's engagement looking like an unknown one.
+ */
+import { and, eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { auditEvents, migrationItems, migrationRuns } from "@/db/schema";
+import { createServiceTarget } from "@/server/targets/targets";
+import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
+import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { callerAs, testConfig, trpcError } from "../testing";
+
+let t: TestDb;
+let p: People;
+let engagementId: string;
+let itemIds: string[];
+
+const support = () => callerAs(t.db, p.support, testConfig());
+const customer = () => callerAs(t.db, p.customerA, testConfig());
+
+beforeEach(async () => {
+  t = createTestDb();
+  p = await seedPeople(t.db);
+  const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox target", baseUrl: "http://127.0.0.1:9", apiKey: "sandbox-key-for-bulk-tests", kind: "sandbox" });
+  const flows = await engagementThroughFlows({
+    db: t.db,
+    config: testConfig(),
+    support: p.support,
+    customer: p.customerA,
+    serviceTargetId: target.id,
+    companies: sampleCompanies("qhyg", 4).map((c, i) => ({ ...c, name: ["Alpha Ltd", "Beta GmbH", "Gamma SA", "Delta Inc"][i]!, externalRef: `REF-${i + 1}` })),
+  });
+  engagementId = flows.engagementId;
+  itemIds = flows.itemIds;
+});
+
+const run = () => t.db.select().from(migrationRuns).where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk"))).get();
+const item = (i: number) => t.db.select().from(migrationItems).where(eq(migrationItems.id, itemIds[i]!)).get()!;
+const audits = (action: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, engagementId), eq(auditEvents.action, action))).all();
+
+describe("starting", () => {
+  it("is refused before the single-company test has passed, and to customers", async () => {
+    const early = await trpcError(support().bulk.start({ engagementId }));
+    expect(early).toMatchObject({ code: "PRECONDITION_FAILED", message: "The bulk migration starts once the single-company test (step 5) has passed." });
+    expect((await support().bulk.overview({ engagementId })).controls.start).toEqual({ allowed: false, reason: "The bulk migration starts once the single-company test (step 5) has passed." });
+    expect((await trpcError(callerAs(t.db, p.customerA, testConfig()).bulk.start({ engagementId } as never))).code).toBe("FORBIDDEN");
+    expect(run()).toBeUndefined();
+  });
+
+  it("queues a run of every unfinished company, starts step 6, is audited, and a second start is refused", async () => {
+    passSingleCompanyTest(t.db, p.support, engagementId);
+    const { runId } = await support().bulk.start({ engagementId });
+    expect(run()).toMatchObject({ id: runId, status: "queued", kind: "bulk" });
+    expect(itemIds.map((_, i) => item(i).runId)).toEqual(itemIds.map(() => runId));
+    const eng = await support().engagements.get({ engagementId });
+    expect(eng.steps[5]!.state).toBe("in_progress");
+    expect((await support().engagements.timeline({ engagementId }))[0]!.summary).toBe("Started the bulk migration of 4 companies on Sandbox target");
+    const second = await trpcError(support().bulk.start({ engagementId }));
+    expect(second.message).toBe("A bulk run is already waiting for the worker.");
+    const overview = await support().bulk.overview({ engagementId });
+    expect(overview.run).toMatchObject({ status: "queued", active: true, progress: { total: 4, finished: 0, counts: { pending: 4 } } });
+    expect(overview.controls).toMatchObject({ start: { allowed: false }, pause: { allowed: true }, cancel: { allowed: true }, resume: { allowed: false } });
+  });
+});
+
+describe("controls", () => {
+  beforeEach(async () => {
+    passSingleCompanyTest(t.db, p.support, engagementId);
+    await support().bulk.start({ engagementId });
+  });
+
+  it("pause, resume and cancel change the run, each audited; a cancel needs a reason", async () => {
+    await support().bulk.pause({ engagementId, reason: "The customer's finance team asked for a break" });
+    expect(run()).toMatchObject({ status: "paused", statusReason: "Paused by Support One: The customer's finance team asked for a break" });
+    expect((await trpcError(support().bulk.pause({ engagementId }))).message).toBe("There is no bulk run going to pause.");
+    await support().bulk.resume({ engagementId });
+    expect(run()).toMatchObject({ status: "queued", statusReason: null });
+    expect((await trpcError(support().bulk.resume({ engagementId }))).message).toBe("There is no paused or stopped bulk run to resume.");
+    const noReason = await trpcError(support().bulk.cancel({ engagementId, reason: "  " }));
+    expect(noReason.code).toBe("BAD_REQUEST");
+    expect(run()!.status).toBe("queued");
+    await support().bulk.cancel({ engagementId, reason: "Window moved" });
+    expect(run()).toMatchObject({ status: "cancelled", statusReason: "Cancelled by Support One: Window moved" });
+    expect(audits("migration.bulk_paused")).toHaveLength(1);
+    expect(audits("migration.bulk_resumed")).toHaveLength(1);
+    expect(audits("migration.bulk_cancelled")[0]!.after).toEqual({ reason: "Window moved", unfinished: 4 });
+    const words = (await support().engagements.timeline({ engagementId })).map((e) => e.summary);
+    expect(words.slice(0, 3)).toEqual([
+      "Cancelled the bulk migration with 4 companies unfinished: Window moved",
+      "Resumed the bulk migration",
+      "Paused the bulk migration: The customer's finance team asked for a break",
+    ]);
+    // After a cancel a new run carries on from where the companies are.
+    const { runId } = await support().bulk.start({ engagementId });
+    expect(item(0).runId).toBe(runId);
+  });
+
+  it("sets a company aside with a reason, retries it, and retries the failed ones only", async () => {
+    const empty = await trpcError(support().bulk.setAside({ engagementId, itemId: itemIds[1]!, reason: "" }));
+    expect(empty.code).toBe("BAD_REQUEST");
+    await support().bulk.setAside({ engagementId, itemId: itemIds[1]!, reason: "Closed its books for good" });
+    expect(item(1)).toMatchObject({ state: "set_aside", outcomeReason: "Closed its books for good" });
+    expect((await trpcError(support().bulk.setAside({ engagementId, itemId: itemIds[1]!, reason: "Again" }))).message).toBe("Beta GmbH is already set aside.");
+    await support().bulk.retryItem({ engagementId, itemId: itemIds[1]! });
+    expect(item(1)).toMatchObject({ state: "pending", outcomeReason: null });
+    expect((await trpcError(support().bulk.retryItem({ engagementId, itemId: itemIds[0]! }))).message).toMatch(/^Alpha Ltd is still being migrated; only a company that failed/);
+
+    expect((await trpcError(support().bulk.retryFailed({ engagementId }))).message).toBe("No company has failed.");
+    // The engine failed one (a 500 kept coming back) and verified another.
+    const error = { operation: "createCompany", kind: "server_error", status: 500, service: "companies", error: "Internal error", correlationId: "corr-500-abc", at: new Date().toISOString() };
+    t.db.update(migrationItems).set({ state: "failed", lastError: error, attempts: 5, outcomeReason: "createCompany kept failing" }).where(eq(migrationItems.id, itemIds[2]!)).run();
+    t.db.update(migrationItems).set({ state: "verified", companyId: "co-1", connectionId: "conn-1" }).where(eq(migrationItems.id, itemIds[3]!)).run();
+    expect((await trpcError(support().bulk.setAside({ engagementId, itemId: itemIds[3]!, reason: "No" }))).message).toBe("Delta Inc is migrated and verified; there is nothing to set aside.");
+
+    const page = await support().bulk.items({ engagementId, state: "failed", page: 1, pageSize: 25 });
+    expect(page).toMatchObject({ total: 1, rows: [{ name: "Gamma SA", attempts: 5, canRetry: true, canSetAside: true, lastError: { status: 500, error: "Internal error", correlationId: "corr-500-abc" } }] });
+    expect((await support().bulk.items({ engagementId, search: "co-1", page: 1, pageSize: 25 })).rows.map((r) => r.name)).toEqual(["Delta Inc"]);
+    expect((await support().bulk.items({ engagementId, search: "REF-2", page: 1, pageSize: 25 })).rows.map((r) => r.name)).toEqual(["Beta GmbH"]);
+    expect(await support().bulk.items({ engagementId, page: 2, pageSize: 3 })).toMatchObject({ total: 4, rows: [{ name: "Delta Inc" }] });
+
+    expect(await support().bulk.retryFailed({ engagementId })).toEqual({ count: 1 });
+    expect(item(2)).toMatchObject({ state: "pending", attempts: 0, lastError: null });
+    expect(item(3).state).toBe("verified");
+    expect(audits("migration_item.set_aside")[0]!.after).toEqual({ company: "Beta GmbH", reason: "Closed its books for good" });
+    expect(audits("migration_item.retried")).toHaveLength(1);
+    expect(audits("migration.bulk_retry_failed")[0]!.after).toEqual({ companies: 1 });
+  });
+
+  it("the customer follows it read-only; another organisation sees the same as an unknown engagement", async () => {
+    const view = await customer().portalBulk.overview({ engagementId });
+    expect(view.run).toMatchObject({ status: "queued" });
+    for (const control of Object.values(view.controls)) expect(control).toEqual({ allowed: false, reason: "Support staff control the bulk migration." });
+    const rows = (await customer().portalBulk.items({ engagementId, page: 1, pageSize: 25 })).rows;
+    expect(rows.every((r) => !r.canRetry && !r.canSetAside)).toBe(true);
+    const other = await trpcError(callerAs(t.db, p.customerB, testConfig()).portalBulk.overview({ engagementId }));
+    const unknown = await trpcError(callerAs(t.db, p.customerB, testConfig()).portalBulk.overview({ engagementId: "no-such-engagement" }));
+    expect([other.code, other.message]).toEqual([unknown.code, unknown.message]);
+  });
+
+  it("once the handover report is produced, no control changes a company", async () => {
+    await support().bulk.cancel({ engagementId, reason: "Handing over as is" });
+    for (const id of itemIds) await support().bulk.setAside({ engagementId, itemId: id, reason: "Customer reconnects them" });
+    await support().handover.confirm({ engagementId });
+    const refused = await trpcError(support().bulk.retryItem({ engagementId, itemId: itemIds[0]! }));
+    expect(refused.message).toBe("The handover report has been produced: the migration's companies can no longer change.");
+    expect(item(0).state).toBe("set_aside");
+    expect((await support().bulk.overview({ engagementId })).controls.itemActions.allowed).toBe(false);
+  });
+});
