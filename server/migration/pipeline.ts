@@ -251,6 +251,9 @@ export const DEFAULT_PIPELINE_POLICY: PipelinePolicy = {
   random: Math.random,
 };
 
+/** In a bulk run, the longest a throttled company waits before it is looked at again. */
+export const THROTTLED_RECHECK_MS = 5_000;
+
 /** The wait before the n-th poll of a sync's status (n = polls so far). */
 export function pollDelayMs(polls: number, policy: PipelinePolicy): number {
   return Math.min(policy.pollMaxMs, Math.round(policy.pollInitialMs * policy.pollFactor ** polls));
@@ -441,7 +444,9 @@ function applyFailure(
       const throttled = scope === "run_pause" || result.error.kind === "rate_limited";
       if (throttled && policy.throttlingCountsAsAttempt === false) {
         // The run waits for the service (the pacer holds every request): not the company's fault.
-        const wait = Math.max(retryAfterMs ?? 0, Math.round(policy.random() * policy.retryBaseMs));
+        // The company comes back soon and waits at the run's gate, which lets it go once the
+        // service takes requests again (a quota's Retry-After may be hours on a clock not ours).
+        const wait = Math.min(THROTTLED_RECHECK_MS, Math.max(retryAfterMs ?? 0, Math.round(policy.random() * policy.retryBaseMs)));
         return { ...base, inFlightCall, lastError: error, nextAttemptAt: new Date(now.getTime() + wait), runEffect: scope === "run_pause" ? { scope, error } : null };
       }
       const attempts = item.attempts + 1;

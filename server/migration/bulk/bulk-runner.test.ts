@@ -139,6 +139,27 @@ describe("the bulk run", () => {
     expect(bed.t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).all().every((i) => i.attempts === 0)).toBe(true);
   }, 120_000);
 
+  it("waits for a spent daily quota's reset with the reason shown, instead of failing companies", async () => {
+    const { eng, runId } = await startedRun(companies(4));
+    await bed.sb.control.setFaults({ quotaPerDay: true });
+    // Spend the client's quota (1,000 a day with no company connected yet) before the run starts.
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey, retry: "none" });
+    for (let i = 0; i < 1_200; i++) {
+      const refused = await client.listAccounts({ companyId: "none", page: 1, pageSize: 1 }).then(
+        () => false,
+        (e: { status?: number }) => e.status === 429,
+      );
+      if (refused) break;
+    }
+    worker().start();
+    const hold = await until(() => getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold ?? null, (h) => h !== null, 20_000);
+    expect(hold).toMatchObject({ kind: "daily_quota", text: expect.stringMatching(/^The service's request quota of 1,000 is spent: the run waits for its reset at 00:00 UTC/) });
+    expect(statesOf(eng.engagementId)).toEqual({ pending: 4 });
+    await bed.sb.control.advanceClock({ days: 1 });
+    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    expect(statesOf(eng.engagementId)).toEqual({ verified: 4 });
+  }, 120_000);
+
   it("two workers share one run: every company driven by one of them, none created twice", async () => {
     await bed.sb.control.setFaults({ rateLimitPerSecond: 40 });
     const { eng, runId } = await startedRun(companies(24));

@@ -51,6 +51,7 @@ const LET_GO_AFTER_MS = 1_500;
 /** How often the pace is recorded and the run's status read. */
 const TICK_MS = 250;
 const PACE_EVERY_MS = 2_000;
+const PROBE_EVERY_MS = 10_000;
 
 /** The run's pacer holds every request for longer than a short window: how the screens word it. */
 export function holdOf(hold: PacerHold | null, nowMs: number): BulkOutcome["hold"] | null {
@@ -152,8 +153,9 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       const hold = pacer.stats().hold;
       const now = Date.now();
       if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return false;
-      const probeEvery = hold.until - now > 5 * 60_000 ? 60_000 : 10_000;
-      if (!probing && now - lastProbeAt >= probeEvery) {
+      // One request every 10 s tells whether the service takes requests again (a maintenance window
+      // that ended early, a quota reset on a server clock ahead of ours); the rest wait.
+      if (!probing && now - lastProbeAt >= PROBE_EVERY_MS) {
         probing = true;
         lastProbeAt = now;
         pacer.wake();
