@@ -14,8 +14,9 @@ import { companies, finalCountsInWords } from "@/server/migration/handover/state
 import { useEngagementInvalidation } from "../use-engagement-invalidation";
 
 /**
- * Marks stale what a bulk control changes: the run and its companies, the handover (whether the
- * report can be produced, its preview) and the engagement (step 6 started, the timeline).
+ * Marks stale what a bulk control changes: the run's companies, the handover (whether the report
+ * can be produced, its preview) and the engagement (step 6 started, the timeline, and the run's
+ * overview with it).
  */
 function useBulkInvalidation(engagementId: string) {
   const trpc = useTRPC();
@@ -23,7 +24,6 @@ function useBulkInvalidation(engagementId: string) {
   const engagement = useEngagementInvalidation(engagementId);
   return () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.bulk.overview.queryKey({ engagementId }) }),
       queryClient.invalidateQueries({ queryKey: trpc.bulk.items.pathKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.handover.get.queryKey({ engagementId }) }),
       queryClient.invalidateQueries({ queryKey: trpc.handover.items.pathKey() }),
