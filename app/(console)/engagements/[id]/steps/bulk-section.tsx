@@ -11,7 +11,8 @@ import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { companies, finalCountsInWords } from "@/server/migration/handover/state-words";
-import { useEngagementInvalidation } from "../use-engagement-invalidation";
+import { FINAL_ITEM_STATES } from "@/server/migration/states";
+import { useHandoverInvalidation } from "./handover-section";
 
 /**
  * Marks stale what a bulk control changes: the run's companies, the handover (whether the report
@@ -21,14 +22,8 @@ import { useEngagementInvalidation } from "../use-engagement-invalidation";
 function useBulkInvalidation(engagementId: string) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const engagement = useEngagementInvalidation(engagementId);
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.bulk.items.pathKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.handover.get.queryKey({ engagementId }) }),
-      queryClient.invalidateQueries({ queryKey: trpc.handover.items.pathKey() }),
-      engagement(),
-    ]);
+  const handover = useHandoverInvalidation(engagementId);
+  return () => Promise.all([queryClient.invalidateQueries({ queryKey: trpc.bulk.items.pathKey() }), handover()]);
 }
 
 type Dialog = { kind: "start" } | { kind: "pause" } | { kind: "cancel" } | { kind: "setAside"; item: BulkItem } | null;
@@ -75,7 +70,12 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
     setDialog(null);
     announce({ tone: "success", text });
   };
-  const failed = (e: unknown) => announce({ tone: "error", text: toFormError(e).message });
+  /** Runs a one-click control: on success refreshes what it changed and says so; a refusal is announced in the server's words. */
+  const act = <T,>(mutation: Promise<T>, text: (result: T) => string) =>
+    mutation.then(
+      (result) => invalidate().then(() => announce({ tone: "success", text: text(result) })),
+      (e: unknown) => announce({ tone: "error", text: toFormError(e).message }),
+    );
   const failedCount = v.counts.failed;
 
   return (
@@ -96,9 +96,7 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
           <Button
             variant="secondary"
             pending={resume.isPending}
-            onClick={() =>
-              resume.mutate({ engagementId }, { onSuccess: () => invalidate().then(() => announce({ tone: "success", text: "The bulk migration resumes." })), onError: failed })
-            }
+            onClick={() => void act(resume.mutateAsync({ engagementId }), () => "The bulk migration resumes.")}
           >
             Resume
           </Button>
@@ -107,12 +105,7 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
           <Button
             variant="secondary"
             pending={retryFailed.isPending}
-            onClick={() =>
-              retryFailed.mutate(
-                { engagementId },
-                { onSuccess: (r) => invalidate().then(() => announce({ tone: "success", text: `${companies(r.count)} put back into the run.` })), onError: failed },
-              )
-            }
+            onClick={() => void act(retryFailed.mutateAsync({ engagementId }), (r) => `${companies(r.count)} put back into the run.`)}
           >
             Retry failed ({failedCount.toLocaleString("en-GB")})
           </Button>
@@ -144,12 +137,7 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
                   variant="secondary"
                   aria-label={`Retry ${item.name}`}
                   pending={retryItem.isPending && retryItem.variables?.itemId === item.id}
-                  onClick={() =>
-                    retryItem.mutate(
-                      { engagementId, itemId: item.id },
-                      { onSuccess: () => invalidate().then(() => announce({ tone: "success", text: `${item.name} is put back into the run.` })), onError: failed },
-                    )
-                  }
+                  onClick={() => void act(retryItem.mutateAsync({ engagementId, itemId: item.id }), () => `${item.name} is put back into the run.`)}
                 >
                   Retry
                 </Button>
@@ -179,7 +167,7 @@ type DialogProps = { onClose: () => void; onDone: (text: string) => void; invali
 function StartDialog({ engagement, overview, onClose, onDone, invalidate }: DialogProps & { engagement: EngagementDetail; overview: BulkOverview }) {
   const trpc = useTRPC();
   const start = useMutation(trpc.bulk.start.mutationOptions());
-  const unfinished = overview.total - (overview.counts.verified + overview.counts.reauth_required + overview.counts.failed + overview.counts.set_aside);
+  const unfinished = overview.total - FINAL_ITEM_STATES.reduce((n, state) => n + overview.counts[state], 0);
   return (
     <ConfirmDialog
       title={`Start the bulk migration of ${engagement.reference}`}
