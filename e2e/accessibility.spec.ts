@@ -2,7 +2,8 @@
  * Every page of the console and the portal through axe (e2e/axe.ts), failing on serious or
  * critical violations: the sign-in and invitation pages, every console page (the engagement page
  * at each step's flow, admin pages), every portal page (the engagement at each step, with a
- * checked token file's problems showing), and the not-found and forbidden pages.
+ * checked token file's problems showing, step 6 with a bulk run), and the not-found and forbidden
+ * pages.
  */
 import type { Page } from "@playwright/test";
 import { expectAccessible } from "./axe";
@@ -130,4 +131,41 @@ test("portal pages", async ({ page, factory }) => {
   await p.getByText("The columns").click();
   await expectAccessible(p, "the submission form with a checked file's problems");
   await fresh.close();
+});
+
+test("step 6 with a bulk run, in the console and in the portal", async ({ page, browser, factory, supportApi }) => {
+  test.setTimeout(240_000);
+  const org = await factory.organization("Axe Bulk Org");
+  const eng = await factory.readyForSingleCompanyTest({
+    organization: org,
+    companies: [
+      { name: "Axe Tiny Ltd", records: 3, externalRef: "AX-1" },
+      { name: "Axe Medium Ltd", records: 6, externalRef: "AX-2" },
+      { name: "Axe Refreshed Ltd", records: 8, externalRef: "AX-3", rotatedAfterExport: true },
+    ],
+  });
+  // Step 5 through its procedure (its screens have their own journey): Ferry picks the smallest company, a good one.
+  const { runId } = await supportApi.mutation<{ runId: string }>("tests.start", { engagementId: eng.id, kind: "pilot", itemId: null });
+  await expect
+    .poll(async () => (await supportApi.query<{ status: string }>("tests.get", { engagementId: eng.id, runId })).status, { timeout: 120_000 })
+    .toBe("passed");
+  await supportApi.mutation("bulk.start", { engagementId: eng.id });
+
+  await signIn(page, DEMO.sam);
+  await page.goto(`/engagements/${eng.id}`);
+  await settled(page);
+  const bulk = page.getByRole("region", { name: "Step 6: Bulk migration and handover" }).getByRole("region", { name: "Bulk migration" });
+  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toBeVisible();
+  await expect(bulk.getByRole("table", { name: "Companies of the bulk migration" })).toBeVisible();
+  await expectAccessible(page, "the console's step 6 with a bulk run");
+
+  const portal = await browser.newContext();
+  const p = await portal.newPage();
+  await signIn(p, eng.customer);
+  await p.goto(`/portal/engagements/${eng.id}`);
+  await settled(p);
+  const portalBulk = p.getByRole("region", { name: "Step 6: Bulk migration and handover" }).getByRole("region", { name: "Bulk migration" });
+  await expect(portalBulk.getByRole("table", { name: "Companies of the bulk migration" })).toBeVisible();
+  await expectAccessible(p, "the portal's step 6 with a bulk run");
+  await portal.close();
 });

@@ -1,10 +1,9 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { EmptyState, Field, Input, Notice, Pagination, ProgressBar, Select } from "@/app/_components/ui";
+import { ItemsFilterForm, useItemsFilter } from "@/app/_components/migration/items-filter";
+import { EmptyState, Notice, Pagination, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
-import { itemStateLabel } from "@/server/migration/handover/state-words";
 import { FINAL_ITEM_STATES } from "@/server/migration/states";
 import { HandoverTable } from "./handover-table";
 
@@ -19,20 +18,8 @@ const PAGE_SIZE = 25;
  */
 export function HandoverItems({ engagementId, audience, caption }: { engagementId: string; audience: "staff" | "customer"; caption: string }) {
   const trpc = useTRPC();
-  const [page, setPage] = useState(1);
-  const [state, setState] = useState<FinalState | "">("");
-  const [typed, setTyped] = useState("");
-  const [search, setSearch] = useState("");
-  useEffect(() => {
-    // Ask the server once typing pauses.
-    const timer = setTimeout(() => {
-      setSearch(typed.trim());
-      setPage(1);
-    }, 300);
-    return () => clearTimeout(timer);
-  }, [typed]);
-
-  const input = { engagementId, page, pageSize: PAGE_SIZE, state: state || undefined, search: search || undefined };
+  const filter = useItemsFilter<FinalState>();
+  const input = { engagementId, pageSize: PAGE_SIZE, ...filter.query };
   const staff = useQuery({ ...trpc.handover.items.queryOptions(input), enabled: audience === "staff", placeholderData: keepPreviousData });
   const portal = useQuery({ ...trpc.portalHandover.items.queryOptions(input), enabled: audience === "customer", placeholderData: keepPreviousData });
   const items = audience === "staff" ? staff : portal;
@@ -40,39 +27,7 @@ export function HandoverItems({ engagementId, audience, caption }: { engagementI
 
   return (
     <div className="space-y-3">
-      <form
-        role="search"
-        aria-label="Filter the report's companies"
-        className="grid gap-3 sm:grid-cols-2 print:hidden"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setSearch(typed.trim());
-          setPage(1);
-        }}
-      >
-        <Field label="Search companies" hint="Name, external reference, companyId or connectionId">
-          {(p) => <Input {...p} type="search" value={typed} onChange={(e) => setTyped(e.target.value)} />}
-        </Field>
-        <Field label="Filter by final state">
-          {(p) => (
-            <Select
-              {...p}
-              value={state}
-              onChange={(e) => {
-                setState(e.target.value as FinalState | "");
-                setPage(1);
-              }}
-            >
-              <option value="">Every state</option>
-              {FINAL_ITEM_STATES.map((s) => (
-                <option key={s} value={s}>
-                  {itemStateLabel(s)}
-                </option>
-              ))}
-            </Select>
-          )}
-        </Field>
-      </form>
+      <ItemsFilterForm filter={filter} states={FINAL_ITEM_STATES} label="Filter the report's companies" stateLabel="Filter by final state" />
       <div className="h-1" aria-hidden={!items.isFetching}>
         {items.isFetching ? <ProgressBar label="Loading companies" size="sm" /> : null}
       </div>
@@ -81,7 +36,7 @@ export function HandoverItems({ engagementId, audience, caption }: { engagementI
       {data && data.total > 0 ? (
         <>
           <HandoverTable rows={data.items} caption={caption} />
-          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={setPage} noun="companies" />
+          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun="companies" />
         </>
       ) : null}
     </div>

@@ -3,8 +3,8 @@ import { CopyButton, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/u
 import type { HandoverRow } from "@/server/migration/handover/schemas";
 import { ItemStateBadge } from "./item-state-badge";
 
-/** An identifier in monospace with a copy button (hidden when printed). */
-function Id({ value, label }: { value: string | null; label: string }) {
+/** An identifier in monospace with a copy button (hidden when printed); a dash when there is none. */
+export function CopyableId({ value, label }: { value: string | null; label: string }) {
   if (!value) return <span className="text-slate-400">—</span>;
   return (
     <span className="inline-flex max-w-full items-center gap-1">
@@ -52,9 +52,9 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
             </Td>
             <Td className="min-w-48 space-y-1 text-xs">
               <p className="text-slate-600">companyId</p>
-              <Id value={r.companyId} label={`company ID of ${r.name}`} />
+              <CopyableId value={r.companyId} label={`company ID of ${r.name}`} />
               <p className="text-slate-600">connectionId</p>
-              <Id value={r.connectionId} label={`connection ID of ${r.name}`} />
+              <CopyableId value={r.connectionId} label={`connection ID of ${r.name}`} />
             </Td>
             <Td className="min-w-60 space-y-1 text-xs">
               <Line term="Checks">{r.checksSummary}</Line>
@@ -67,7 +67,7 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
                   {r.error.validation.length ? ` (${r.error.validation.join("; ")})` : ""}
                   {r.error.correlationId ? (
                     <span className="block">
-                      correlationId <Id value={r.error.correlationId} label={`correlationId of ${r.name}'s last error`} />
+                      correlationId <CopyableId value={r.error.correlationId} label={`correlationId of ${r.name}'s last error`} />
                     </span>
                   ) : null}
                 </Line>

@@ -55,7 +55,8 @@ function Id({ value, label }: { value: string; label: string }) {
   );
 }
 
-function Facts({ rows }: { rows: { term: string; detail: ReactNode }[] }) {
+/** Terms and their details as a two-column list. */
+export function Facts({ rows }: { rows: { term: string; detail: ReactNode }[] }) {
   return (
     <dl className="grid gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[max-content_1fr]">
       {rows.map((r) => (

@@ -15,7 +15,7 @@ import { companies, finalCountsInWords } from "@/server/migration/handover/state
 import { useEngagementInvalidation } from "../use-engagement-invalidation";
 
 /** Marks stale what a handover change affects: the handover, its companies, and the engagement. */
-function useHandoverInvalidation(engagementId: string) {
+export function useHandoverInvalidation(engagementId: string) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const engagement = useEngagementInvalidation(engagementId);

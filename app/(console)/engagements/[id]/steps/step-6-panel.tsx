@@ -1,15 +1,17 @@
 "use client";
 import type { Announce } from "@/app/_components/use-announcement";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { BulkSection } from "./bulk-section";
 import { HandoverSection } from "./handover-section";
 
 /**
- * Step 6 in the console: the bulk run (its own section, beside this one) and the handover. While
- * step 5 is not done the step card says what it waits for (a report already produced still shows).
+ * Step 6 in the console: the bulk run (started once step 5 has passed; the Start button says why not
+ * before) above the handover (a report already produced still shows).
  */
 export function Step6Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   return (
     <div className="space-y-4">
+      <BulkSection engagement={engagement} announce={announce} />
       <HandoverSection engagement={engagement} locked={step.displayState === "locked"} announce={announce} />
     </div>
   );

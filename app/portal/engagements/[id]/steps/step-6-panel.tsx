@@ -4,6 +4,8 @@ import { useState } from "react";
 import { HandoverCounts } from "@/app/_components/handover/handover-counts";
 import { HandoverItems } from "@/app/_components/handover/handover-items";
 import { HandoverRecord } from "@/app/_components/handover/handover-record";
+import { BulkItems } from "@/app/_components/migration/bulk-items";
+import { BulkRunView, useBulkOverview } from "@/app/_components/migration/bulk-run-view";
 import type { Announce } from "@/app/_components/use-announcement";
 import { ConfirmDialog } from "@/app/_components/confirm-dialog";
 import { Button, Notice, ProgressBar } from "@/app/_components/ui";
@@ -14,11 +16,38 @@ import { useTRPC } from "@/app/_trpc/react";
 import { companies } from "@/server/migration/handover/state-words";
 
 /**
- * Step 6 in the portal: once support has produced the handover report, the customer reads it
- * (counts, companies, printable page, CSV) and acknowledges it, which deletes the tokens and the
- * client secret Ferry held and completes the engagement.
+ * Step 6 in the portal: the bulk migration followed live (read-only), and once support has
+ * produced the handover report, the customer reads it (counts, companies, printable page, CSV) and
+ * acknowledges it, which deletes the tokens and the client secret Ferry held and completes the
+ * engagement.
  */
 export function Step6Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
+  return (
+    <div className="space-y-4">
+      <BulkProgress engagementId={engagement.id} />
+      <Handover engagement={engagement} step={step} announce={announce} />
+    </div>
+  );
+}
+
+/** The bulk run as support sees it, without the controls; nothing before support starts one. */
+function BulkProgress({ engagementId }: { engagementId: string }) {
+  const overview = useBulkOverview(engagementId, "customer");
+  const v = overview.data;
+  if (!v) return overview.error ? <Notice tone="error">{toFormError(overview.error).message}</Notice> : <ProgressBar label="Loading the bulk migration" size="sm" />;
+  if (!v.run) return null;
+  return (
+    <section aria-labelledby="bulk-title" className="space-y-4 rounded-md border border-slate-200 p-4">
+      <h4 id="bulk-title" className="text-sm font-semibold text-slate-900">
+        Bulk migration
+      </h4>
+      <BulkRunView overview={v} audience="customer" />
+      <BulkItems engagementId={engagementId} audience="customer" live={v.run.active} />
+    </section>
+  );
+}
+
+function Handover({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   const trpc = useTRPC();
   const view = useQuery(trpc.portalHandover.get.queryOptions({ engagementId: engagement.id }));
   const [acknowledging, setAcknowledging] = useState(false);

@@ -1,0 +1,261 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useId, useRef, useState } from "react";
+import { BulkItems, type BulkItem } from "@/app/_components/migration/bulk-items";
+import { BulkRunView, useBulkOverview, type BulkOverview } from "@/app/_components/migration/bulk-run-view";
+import { ConfirmDialog } from "@/app/_components/confirm-dialog";
+import { TextDialog } from "@/app/_components/text-dialog";
+import type { Announce } from "@/app/_components/use-announcement";
+import { Button, Notice, ProgressBar } from "@/app/_components/ui";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { EngagementDetail } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
+import { companies, finalCountsInWords } from "@/server/migration/handover/state-words";
+import { FINAL_ITEM_STATES } from "@/server/migration/states";
+import { useHandoverInvalidation } from "./handover-section";
+
+/**
+ * Marks stale what a bulk control changes: the run's companies, the handover (whether the report
+ * can be produced, its preview) and the engagement (step 6 started, the timeline, and the run's
+ * overview with it).
+ */
+function useBulkInvalidation(engagementId: string) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const handover = useHandoverInvalidation(engagementId);
+  return () => Promise.all([queryClient.invalidateQueries({ queryKey: trpc.bulk.items.pathKey() }), handover()]);
+}
+
+type Dialog = { kind: "start" } | { kind: "pause" } | { kind: "cancel" } | { kind: "setAside"; item: BulkItem } | null;
+
+/**
+ * Step 6's bulk migration in the console: start it once step 5 has passed, follow it live (read
+ * again every 1.5 s while active), pause, resume, cancel, retry the failed companies, and per
+ * company set it aside or retry it. Every result is announced; a refusal keeps the server's words.
+ */
+export function BulkSection({ engagement, announce }: { engagement: EngagementDetail; announce: Announce }) {
+  const engagementId = engagement.id;
+  const trpc = useTRPC();
+  const startReasonId = useId();
+  const overview = useBulkOverview(engagementId, "staff");
+  const invalidate = useBulkInvalidation(engagementId);
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const resume = useMutation(trpc.bulk.resume.mutationOptions());
+  const retryFailed = useMutation(trpc.bulk.retryFailed.mutationOptions());
+  const retryItem = useMutation(trpc.bulk.retryItem.mutationOptions());
+
+  // When the run ends, the handover can be produced and the checklist may have moved: say so and refresh them.
+  const was = useRef<{ id: string; active: boolean } | null>(null);
+  const run = overview.data?.run ?? null;
+  useEffect(() => {
+    if (!run) return;
+    const before = was.current;
+    was.current = { id: run.id, active: run.active };
+    if (before?.id === run.id && before.active && !run.active) {
+      void invalidate();
+      announce({
+        tone: run.status === "cancelled" ? "error" : "success",
+        text:
+          run.status === "cancelled"
+            ? `The bulk migration was cancelled: ${run.statusReason ?? ""}`
+            : `The bulk migration has finished: ${finalCountsInWords(run.progress.counts)}. The handover report can be produced.`,
+      });
+    }
+  }, [run, announce, invalidate]);
+
+  const v = overview.data;
+  if (!v) return overview.error ? <Notice tone="error">{toFormError(overview.error).message}</Notice> : <ProgressBar label="Loading the bulk migration" size="sm" />;
+
+  const done = (text: string) => {
+    setDialog(null);
+    announce({ tone: "success", text });
+  };
+  /** Runs a one-click control: on success refreshes what it changed and says so; a refusal is announced in the server's words. */
+  const act = <T,>(mutation: Promise<T>, text: (result: T) => string) =>
+    mutation.then(
+      (result) => invalidate().then(() => announce({ tone: "success", text: text(result) })),
+      (e: unknown) => announce({ tone: "error", text: toFormError(e).message }),
+    );
+  const failedCount = v.counts.failed;
+
+  return (
+    <section aria-labelledby="bulk-title" className="space-y-4 rounded-md border border-slate-200 p-4">
+      <h4 id="bulk-title" className="text-sm font-semibold text-slate-900">
+        Bulk migration
+      </h4>
+      <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Bulk run controls">
+        <Button disabled={!v.controls.start.allowed} aria-describedby={v.controls.start.allowed ? undefined : startReasonId} onClick={() => setDialog({ kind: "start" })}>
+          Start bulk migration
+        </Button>
+        {v.controls.pause.allowed ? (
+          <Button variant="secondary" onClick={() => setDialog({ kind: "pause" })}>
+            Pause
+          </Button>
+        ) : null}
+        {v.controls.resume.allowed ? (
+          <Button
+            variant="secondary"
+            pending={resume.isPending}
+            onClick={() => void act(resume.mutateAsync({ engagementId }), () => "The bulk migration resumes.")}
+          >
+            Resume
+          </Button>
+        ) : null}
+        {v.controls.retryFailed.allowed ? (
+          <Button
+            variant="secondary"
+            pending={retryFailed.isPending}
+            onClick={() => void act(retryFailed.mutateAsync({ engagementId }), (r) => `${companies(r.count)} put back into the run.`)}
+          >
+            Retry failed ({failedCount.toLocaleString("en-GB")})
+          </Button>
+        ) : null}
+        {v.controls.cancel.allowed ? (
+          <Button variant="danger" onClick={() => setDialog({ kind: "cancel" })}>
+            Cancel the run
+          </Button>
+        ) : null}
+      </div>
+      {!v.controls.start.allowed && v.controls.start.reason ? (
+        <p id={startReasonId} className="text-sm text-slate-600">
+          {v.controls.start.reason}
+        </p>
+      ) : null}
+
+      <BulkRunView overview={v} audience="staff" />
+
+      {v.total > 0 ? (
+        <BulkItems
+          engagementId={engagementId}
+          audience="staff"
+          live={v.run?.active ?? false}
+          actions={(item) => (
+            <div className="flex gap-2">
+              {item.canRetry ? (
+                <Button
+                  size="sm"
+                  variant="secondary"
+                  aria-label={`Retry ${item.name}`}
+                  pending={retryItem.isPending && retryItem.variables?.itemId === item.id}
+                  onClick={() => void act(retryItem.mutateAsync({ engagementId, itemId: item.id }), () => `${item.name} is put back into the run.`)}
+                >
+                  Retry
+                </Button>
+              ) : null}
+              {item.canSetAside ? (
+                <Button size="sm" variant="secondary" aria-label={`Set ${item.name} aside`} onClick={() => setDialog({ kind: "setAside", item })}>
+                  Set aside
+                </Button>
+              ) : null}
+            </div>
+          )}
+        />
+      ) : null}
+
+      {dialog?.kind === "start" ? <StartDialog engagement={engagement} overview={v} onClose={() => setDialog(null)} onDone={done} invalidate={invalidate} /> : null}
+      {dialog?.kind === "pause" ? <PauseDialog engagementId={engagementId} onClose={() => setDialog(null)} onDone={done} invalidate={invalidate} /> : null}
+      {dialog?.kind === "cancel" ? <CancelDialog engagementId={engagementId} onClose={() => setDialog(null)} onDone={done} invalidate={invalidate} /> : null}
+      {dialog?.kind === "setAside" ? (
+        <SetAsideDialog engagementId={engagementId} item={dialog.item} onClose={() => setDialog(null)} onDone={done} invalidate={invalidate} />
+      ) : null}
+    </section>
+  );
+}
+
+type DialogProps = { onClose: () => void; onDone: (text: string) => void; invalidate: () => Promise<unknown> };
+
+function StartDialog({ engagement, overview, onClose, onDone, invalidate }: DialogProps & { engagement: EngagementDetail; overview: BulkOverview }) {
+  const trpc = useTRPC();
+  const start = useMutation(trpc.bulk.start.mutationOptions());
+  const unfinished = overview.total - FINAL_ITEM_STATES.reduce((n, state) => n + overview.counts[state], 0);
+  return (
+    <ConfirmDialog
+      title={`Start the bulk migration of ${engagement.reference}`}
+      description={`${companies(unfinished)} not yet migrated, on ${engagement.serviceTarget?.name ?? "the engagement's service target"}.`}
+      confirmLabel="Start bulk migration"
+      cancelLabel="Not yet"
+      pending={start.isPending}
+      error={start.error}
+      onClose={onClose}
+      confirm={async () => {
+        await start.mutateAsync({ engagementId: engagement.id });
+        await invalidate();
+        onDone("The bulk migration is started: a worker takes it up now.");
+      }}
+    >
+      <p>A worker migrates every company not yet final at the pace the service allows, and verifies each with the same checks as step 5.</p>
+      <p>You can pause, resume or cancel it, retry failed companies and set companies aside while it runs.</p>
+    </ConfirmDialog>
+  );
+}
+
+function PauseDialog({ engagementId, onClose, onDone, invalidate }: DialogProps & { engagementId: string }) {
+  const trpc = useTRPC();
+  const pause = useMutation(trpc.bulk.pause.mutationOptions());
+  return (
+    <TextDialog
+      title="Pause the bulk migration"
+      description="Companies under way finish their current call; nothing new is sent until you resume."
+      label="Why pause?"
+      required={false}
+      hint="Optional: shown on the run and in the timeline."
+      field="reason"
+      submitLabel="Pause"
+      pending={pause.isPending}
+      onClose={onClose}
+      submit={async (reason) => {
+        await pause.mutateAsync({ engagementId, reason });
+        await invalidate();
+        onDone("The bulk migration is paused.");
+      }}
+    />
+  );
+}
+
+function CancelDialog({ engagementId, onClose, onDone, invalidate }: DialogProps & { engagementId: string }) {
+  const trpc = useTRPC();
+  const cancel = useMutation(trpc.bulk.cancel.mutationOptions());
+  return (
+    <TextDialog
+      title="Cancel the bulk migration"
+      description="Companies not yet final stay where they are; a new run can be started later."
+      label="Why cancel?"
+      required
+      hint="Recorded on the run and in the timeline."
+      field="reason"
+      submitLabel="Cancel the run"
+      cancelLabel="Keep it running"
+      variant="danger"
+      pending={cancel.isPending}
+      onClose={onClose}
+      submit={async (reason) => {
+        await cancel.mutateAsync({ engagementId, reason: reason ?? "" });
+        await invalidate();
+        onDone("The bulk migration is cancelled.");
+      }}
+    />
+  );
+}
+
+function SetAsideDialog({ engagementId, item, onClose, onDone, invalidate }: DialogProps & { engagementId: string; item: BulkItem }) {
+  const trpc = useTRPC();
+  const setAside = useMutation(trpc.bulk.setAside.mutationOptions());
+  return (
+    <TextDialog
+      title={`Set ${item.name} aside`}
+      description="The run leaves this company alone; the handover report lists it with your reason."
+      label="Why set it aside?"
+      required
+      hint="Shown in the table, the handover report and the timeline."
+      field="reason"
+      submitLabel="Set aside"
+      pending={setAside.isPending}
+      onClose={onClose}
+      submit={async (reason) => {
+        await setAside.mutateAsync({ engagementId, itemId: item.id, reason: reason ?? "" });
+        await invalidate();
+        onDone(`${item.name} is set aside.`);
+      }}
+    />
+  );
+}

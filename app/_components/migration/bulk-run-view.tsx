@@ -1,0 +1,137 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { HandoverCounts } from "@/app/_components/handover/handover-counts";
+import { Facts, RunStatusBadge } from "@/app/_components/migration/test-run-view";
+import { Notice, ProgressBar } from "@/app/_components/ui";
+import { formatDateTime, formatDuration } from "@/app/_lib/labels";
+import type { RouterOutputs } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
+import { companies } from "@/server/migration/handover/state-words";
+
+export type BulkOverview = RouterOutputs["bulk"]["overview"];
+export type BulkRun = NonNullable<BulkOverview["run"]>;
+/** Who reads the bulk run: staff through the console's procedures, customers through the portal's. */
+export type BulkAudience = "staff" | "customer";
+
+/** How often an active run is read again. */
+export const BULK_POLL_MS = 1_500;
+
+/** The bulk run's overview, read again every 1.5 s while the run is active. */
+export function useBulkOverview(engagementId: string, audience: BulkAudience) {
+  const trpc = useTRPC();
+  const options = { refetchInterval: (q: { state: { data?: BulkOverview } }) => (q.state.data?.run?.active ? BULK_POLL_MS : false) } as const;
+  const staff = useQuery({ ...trpc.bulk.overview.queryOptions({ engagementId }, options), enabled: audience === "staff" });
+  const portal = useQuery({ ...trpc.portalBulk.overview.queryOptions({ engagementId }, options), enabled: audience === "customer" });
+  return audience === "staff" ? staff : portal;
+}
+
+const numberText = (n: number) => n.toLocaleString("en-GB");
+
+/** "12.5 requests per second against the limit of 100 per 1 s", or without the limit before it is known. */
+function paceText(pace: BulkRun["pace"]): string {
+  const now = `${numberText(pace.perSecond)} requests per second`;
+  if (!pace.limit) return `${now} (the service's limit not reported yet)`;
+  const perSecond = pace.limit.requests / Math.max(pace.limit.perSeconds, 1e-9);
+  const share = perSecond > 0 ? ` (${Math.round((pace.perSecond / perSecond) * 100)}% of it)` : "";
+  return `${now} against the limit of ${numberText(pace.limit.requests)} requests per ${pace.limit.perSeconds === 1 ? "second" : formatDuration(pace.limit.perSeconds)}${share}`;
+}
+
+function etaText(run: BulkRun): string {
+  if (!run.active) return run.finishedAt ? `Finished ${formatDateTime(run.finishedAt)}` : "—";
+  if (run.pace.etaSeconds === null) return "Not known yet (it is told once companies finish at a steady pace)";
+  if (run.pace.etaSeconds === 0) return "Every company is final";
+  return `About ${formatDuration(run.pace.etaSeconds)} left`;
+}
+
+/** Why the run is where it is, in words: stopped, paused, cancelled, or waiting by itself. */
+function RunState({ run, audience }: { run: BulkRun; audience: BulkAudience }) {
+  switch (run.status) {
+    case "stopped":
+      return (
+        <Notice tone="error" title="Stopped">
+          <p>{run.statusReason ?? "The service refused the run."}</p>
+          <p className="mt-1">{audience === "staff" ? "Fix the cause, then resume the run." : "Support resumes it once the cause is fixed."}</p>
+        </Notice>
+      );
+    case "paused":
+      return (
+        <Notice tone="warning" title="Paused">
+          {run.statusReason ?? "Paused by support."}
+        </Notice>
+      );
+    case "cancelled":
+      return (
+        <Notice tone="warning" title="Cancelled">
+          {run.statusReason ?? "The run was cancelled."}
+        </Notice>
+      );
+    case "queued":
+    case "running":
+      return run.hold ? (
+        <Notice tone="info" title="Waiting by itself">
+          {run.hold.text} {run.hold.until ? `It is waiting by itself until ${formatDateTime(run.hold.until)}.` : "It carries on by itself."}
+        </Notice>
+      ) : null;
+    case "passed":
+    case "failed":
+    case "completed":
+      return null;
+    default: {
+      const never: never = run.status;
+      return never;
+    }
+  }
+}
+
+/**
+ * The bulk run as it stands, read-only: its status and why, a progress bar, the companies per
+ * state, the pace against the service's limit, the requests and 429s, and the time left. The
+ * console puts its controls beside it; the portal shows it as is.
+ */
+export function BulkRunView({ overview, audience }: { overview: BulkOverview; audience: BulkAudience }) {
+  const run = overview.run;
+  const pilot = overview.pilot ? `The single-company test's company, ${overview.pilot.name}, counts as migrated.` : null;
+  if (!run) {
+    return (
+      <div className="space-y-3">
+        <p className="text-sm text-slate-700">
+          No bulk run yet. {companies(overview.total)} in this engagement. {pilot}
+        </p>
+        <HandoverCounts counts={overview.counts} total={overview.total} label="Companies per state" />
+      </div>
+    );
+  }
+  const { total, finished, counts } = run.progress;
+  const percent = total ? Math.floor((finished / total) * 100) : 100;
+  return (
+    <article className="space-y-4" aria-label="Bulk run">
+      <div className="flex flex-wrap items-center gap-2" aria-live="polite">
+        <RunStatusBadge status={run.status} />
+        <span className="text-sm text-slate-700">
+          {run.target ? `on ${run.target.name} · ` : ""}started by {run.requestedBy ?? "someone"} · {formatDateTime(run.requestedAt)}
+        </span>
+      </div>
+      <div aria-live="polite">
+        <RunState run={run} audience={audience} />
+      </div>
+      <div className="space-y-1.5">
+        <ProgressBar label="Companies finished" value={finished} max={Math.max(total, 1)} valueText={`${numberText(finished)} of ${companies(total)} finished`} />
+        <p className="text-sm text-slate-700">
+          {numberText(finished)} of {companies(total)} finished ({percent}%). {pilot}
+        </p>
+      </div>
+      <HandoverCounts counts={counts} total={total} label="Companies of the run per state" />
+      <Facts
+        rows={[
+          { term: "Pace", detail: paceText(run.pace) },
+          {
+            term: "Requests made",
+            detail: `${numberText(run.pace.requests)}, of which ${numberText(run.pace.rateLimited)} answered 429${run.pace.requests ? ` (${((run.pace.rateLimited / run.pace.requests) * 100).toFixed(1)}%)` : ""}`,
+          },
+          { term: "Time left", detail: etaText(run) },
+          ...(overview.limitText ? [{ term: "The limit", detail: overview.limitText }] : []),
+        ]}
+      />
+    </article>
+  );
+}
