@@ -44,22 +44,18 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
   const retryFailed = useMutation(trpc.bulk.retryFailed.mutationOptions());
   const retryItem = useMutation(trpc.bulk.retryItem.mutationOptions());
 
-  // When the run ends, the handover can be produced and the checklist may have moved: say so and refresh them.
-  const was = useRef<{ id: string; active: boolean } | null>(null);
+  // When the worker moves the run (it stops, finishes…), the timeline, the checklist and the handover follow: refresh them.
+  // The end of the run is announced; a stop or a cancellation is already said by the run's notice (a live region).
+  const was = useRef<{ id: string; status: string; active: boolean } | null>(null);
   const run = overview.data?.run ?? null;
   useEffect(() => {
     if (!run) return;
     const before = was.current;
-    was.current = { id: run.id, active: run.active };
-    if (before?.id === run.id && before.active && !run.active) {
-      void invalidate();
-      announce({
-        tone: run.status === "cancelled" ? "error" : "success",
-        text:
-          run.status === "cancelled"
-            ? `The bulk migration was cancelled: ${run.statusReason ?? ""}`
-            : `The bulk migration has finished: ${finalCountsInWords(run.progress.counts)}. The handover report can be produced.`,
-      });
+    was.current = { id: run.id, status: run.status, active: run.active };
+    if (before?.id !== run.id || before.status === run.status) return;
+    void invalidate();
+    if (before.active && !run.active && run.status !== "cancelled") {
+      announce({ tone: "success", text: `The bulk migration has finished: ${finalCountsInWords(run.progress.counts)}. The handover report can be produced.` });
     }
   }, [run, announce, invalidate]);
 
