@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState } from "react";
 import { BulkItems, type BulkItem } from "@/app/_components/migration/bulk-items";
-import { BulkRunView, useBulkOverview, type BulkOverview } from "@/app/_components/migration/bulk-run-view";
+import { BulkRunView, useBulkOverview, type BulkOverview, type BulkRun } from "@/app/_components/migration/bulk-run-view";
 import { ConfirmDialog } from "@/app/_components/confirm-dialog";
 import { TextDialog } from "@/app/_components/text-dialog";
 import type { Announce } from "@/app/_components/use-announcement";
@@ -44,17 +44,18 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
   const retryFailed = useMutation(trpc.bulk.retryFailed.mutationOptions());
   const retryItem = useMutation(trpc.bulk.retryItem.mutationOptions());
 
-  // When the worker moves the run (it stops, finishes…), the timeline, the checklist and the handover follow: refresh them.
+  // When the run appears or the worker moves it (it stops, finishes…), the timeline, the checklist and the handover
+  // follow: refresh them (a run that appears may already have moved on, after the timeline read with it).
   // The end of the run is announced; a stop or a cancellation is already said by the run's notice (a live region).
-  const was = useRef<{ id: string; status: string; active: boolean } | null>(null);
-  const run = overview.data?.run ?? null;
+  const was = useRef<{ id: string; status: BulkRun["status"]; active: boolean } | null | undefined>(undefined);
+  const run = overview.data?.run;
   useEffect(() => {
-    if (!run) return;
+    if (run === undefined) return;
     const before = was.current;
-    was.current = { id: run.id, status: run.status, active: run.active };
-    if (before?.id !== run.id || before.status === run.status) return;
+    was.current = run && { id: run.id, status: run.status, active: run.active };
+    if (before === undefined || !run || (before?.id === run.id && before.status === run.status)) return;
     void invalidate();
-    if (before.active && !run.active && run.status !== "cancelled") {
+    if (before?.id === run.id && before.active && !run.active && run.status !== "cancelled") {
       announce({ tone: "success", text: `The bulk migration has finished: ${finalCountsInWords(run.progress.counts)}. The handover report can be produced.` });
     }
   }, [run, announce, invalidate]);
