@@ -160,9 +160,10 @@ export type Factory = {
    * client of its own (an admin adds it as a service target, Sam points the engagement at it),
    * simulated tenants whose credentials the customer uploads as a token file, Sam accepts it,
    * proposes a window the customer accepts, the customer confirms steps 3 and 4 — and then the
-   * tenants marked `rotatedAfterExport` are rotated, as the customer's old app would.
+   * tenants marked `rotatedAfterExport` are rotated, as the customer's old app would. The sandbox
+   * client is on a paid plan unless `plan` says "free" (a free trial holds at most 50 companies).
    */
-  readyForSingleCompanyTest: (input: { organization: Organization; companies: ReadyCompany[]; platformKey?: string }) => Promise<ReadyEngagement>;
+  readyForSingleCompanyTest: (input: { organization: Organization; companies: ReadyCompany[]; platformKey?: string; plan?: "free" | "paid" }) => Promise<ReadyEngagement>;
 };
 
 type Fixtures = {
@@ -213,7 +214,8 @@ export type ReadyCompany = {
   rotatedAfterExport?: boolean;
 };
 
-export type ReadyEngagement = Engagement & { customer: CustomerUser; serviceTargetId: string };
+/** `sandboxApiKey`: the API key of the engagement's sandbox client, for tests that act on its account through the service API. */
+export type ReadyEngagement = Engagement & { customer: CustomerUser; serviceTargetId: string; sandboxApiKey: string };
 
 export const test = base.extend<Fixtures>({
   adminApi: async ({ baseURL }, use) => {
@@ -262,10 +264,10 @@ export const test = base.extend<Fixtures>({
           await context.dispose();
         }
       },
-      readyForSingleCompanyTest: async ({ organization, companies, platformKey = "qhyg" }) => {
+      readyForSingleCompanyTest: async ({ organization, companies, platformKey = "qhyg", plan = "paid" }) => {
         const sandbox = e2eSandbox();
         const suffix = uniqueSuffix();
-        const { apiKey } = await sandbox.control.createClient({ plan: "paid", name: `E2E client ${suffix}` });
+        const { apiKey } = await sandbox.control.createClient({ plan, name: `E2E client ${suffix}` });
         const target = await adminApi.mutation<{ id: string }>("targets.create", { name: `E2E sandbox ${suffix}`, baseUrl: sandbox.url, apiKey, kind: "sandbox" });
         const engagement = await supportApi.mutation<Engagement>("engagements.create", { organizationId: organization.id, platformKey });
         await supportApi.mutation("targets.assign", { engagementId: engagement.id, serviceTargetId: target.id });
@@ -291,7 +293,7 @@ export const test = base.extend<Fixtures>({
           await context.dispose();
         }
         for (const [i, c] of companies.entries()) if (c.rotatedAfterExport) await sandbox.control.rotate(platformKey as never, tenants[i]!.tenantId);
-        return { ...engagement, customer, serviceTargetId: target.id };
+        return { ...engagement, customer, serviceTargetId: target.id, sandboxApiKey: apiKey };
       },
       supportUser: async () => {
         const suffix = uniqueSuffix();
