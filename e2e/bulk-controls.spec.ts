@@ -10,7 +10,7 @@
  */
 import type { Page } from "@playwright/test";
 import { basicAuth } from "../server/sandbox/controls/control-client";
-import { DEMO, e2eSandbox, expect, signIn, test, type ReadyCompany, type ReadyEngagement, type TrpcApi } from "./fixtures";
+import { DEMO, e2eSandbox, expect, signIn, test, type ReadyCompany, type TrpcApi } from "./fixtures";
 
 /** Step 5 through its procedure (its screens have their own journey): Ferry picks the smallest company. */
 async function passStep5(api: TrpcApi, engagementId: string): Promise<void> {
@@ -50,7 +50,7 @@ test("a full free trial stops the run in words, failing no company, and Resume c
   const sandbox = e2eSandbox();
   const org = await factory.organization("Bulk Free Org");
   // The smallest company is step 5's; the other five are the bulk run's.
-  const eng: ReadyEngagement = await factory.readyForSingleCompanyTest({
+  const eng = await factory.readyForSingleCompanyTest({
     organization: org,
     plan: "free",
     companies: [{ name: "Free Pilot Ltd", records: 2 }, ...smallCompanies("Free Co", 5)],
