@@ -46,6 +46,8 @@ export type WorkerOptions = {
   sandbox?: { url: string; adminToken: string } | null;
   /** How long a lease lasts without renewal (default 4 s: a killed worker's work is taken over within it); renewed every quarter of it. */
   leaseMs?: number;
+  /** Runs carried out at once (default 4), so a long bulk run does not hold up other engagements' tests. */
+  maxRuns?: number;
   /** How long an idle worker waits before looking for work again (default 1 s, with jitter). */
   idleMs?: number;
   /** The kinds of run this worker takes (default: all: the single-company test, its rehearsal, the bulk run). */
@@ -60,9 +62,9 @@ export type WorkerOptions = {
 
 export type Worker = {
   readonly owner: string;
-  /** Claims one run and carries it out to its end; returns it, or null when there was no work. */
+  /** Claims one run (or help with one) and carries it out to its end; returns it, or null when there was no work. */
   runOnce(): Promise<RunRow | null>;
-  /** Looks for work until stopped. */
+  /** Looks for work until stopped, carrying out up to `maxRuns` runs at once. */
   start(): void;
   /** Stops: the current call is abandoned, every lease released for another worker; resolves once idle. */
   stop(): Promise<void>;
@@ -93,6 +95,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const leaseMs = options.leaseMs ?? 4_000;
   const idleMs = options.idleMs ?? 1_000;
   const kinds = options.kinds ?? RUN_KINDS;
+  const maxRuns = Math.max(1, options.maxRuns ?? 4);
   const log = options.log ?? (() => {});
   const stopping = new AbortController();
   let loop: Promise<void> | null = null;
@@ -188,10 +191,7 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   /** Helps another worker's bulk run with its companies (until it ends, or its coordinator is gone). */
-  async function helpOnce(): Promise<RunRow | null> {
-    if (!kinds.includes("bulk")) return null;
-    const run = runToHelp(db, { owner, now: new Date() });
-    if (!run) return null;
+  async function carryHelp(run: RunRow): Promise<void> {
     log(`helping with bulk run ${run.id}`);
     const renew = setInterval(() => {
       try {
@@ -207,14 +207,35 @@ export function createWorker(options: WorkerOptions): Worker {
     } finally {
       clearInterval(renew);
       releaseItemLeases(db, { owner, runId: run.id });
+      helping.delete(run.id);
     }
-    return run;
+  }
+
+  /** Runs this worker helps with now (one at a time is enough: its companies are many). */
+  const helping = new Set<string>();
+
+  /** The next work: a run to claim, or else a bulk run of another worker's to help with. */
+  function claimNext(): { run: RunRow; help: boolean } | null {
+    if (stopping.signal.aborted) return null;
+    const run = claimRun(db, { owner, kinds, leaseMs, now: new Date() });
+    if (run) return { run, help: false };
+    if (!kinds.includes("bulk") || helping.size > 0) return null;
+    const other = runToHelp(db, { owner, now: new Date() });
+    if (!other) return null;
+    helping.add(other.id);
+    return { run: other, help: true };
   }
 
   async function runOnce(): Promise<RunRow | null> {
-    if (stopping.signal.aborted) return null;
-    const run = claimRun(db, { owner, kinds, leaseMs, now: new Date() });
-    if (!run) return helpOnce();
+    const next = claimNext();
+    if (!next) return null;
+    if (next.help) await carryHelp(next.run);
+    else await carryOwn(next.run);
+    return next.run;
+  }
+
+  /** Carries out a run this worker claimed, renewing its lease, and lets it go at the end. */
+  async function carryOwn(run: RunRow): Promise<void> {
     log(`took ${run.kind} run ${run.id}`);
     const abandon = new AbortController();
     const signal = AbortSignal.any([abandon.signal, stopping.signal]);
@@ -243,7 +264,7 @@ export function createWorker(options: WorkerOptions): Worker {
           const current = findRun(db, run.id) ?? run;
           if (current.kind === "bulk") {
             setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`, now: new Date() });
-            return run;
+            return;
           }
           const item = current.itemId ? (findItem(db, current.itemId) ?? null) : null;
           finishTestRun(db, { run: current, owner, item, failure: storedFailure("internal", message) });
@@ -256,7 +277,6 @@ export function createWorker(options: WorkerOptions): Worker {
       releaseItemLeases(db, { owner, runId: run.id });
       releaseRun(db, { runId: run.id, owner });
     }
-    return run;
   }
 
   return {
@@ -264,16 +284,30 @@ export function createWorker(options: WorkerOptions): Worker {
     runOnce,
     start() {
       if (loop) return;
+      // Several runs at once (a long bulk run must not hold up another engagement's test), each
+      // its own lease and pacer; the loop claims more while it has room and waits otherwise.
       loop = (async () => {
+        const active = new Set<Promise<void>>();
         while (!stopping.signal.aborted) {
-          let ran: RunRow | null = null;
-          try {
-            ran = await runOnce();
-          } catch (error) {
-            log(`worker error: ${error instanceof Error ? error.message : String(error)}`);
+          let next: ReturnType<typeof claimNext> = null;
+          if (active.size < maxRuns) {
+            try {
+              next = claimNext();
+            } catch (error) {
+              log(`worker error: ${error instanceof Error ? error.message : String(error)}`);
+            }
           }
-          if (!ran) await sleep(idleMs * (0.75 + Math.random() / 2), stopping.signal).catch(() => {});
+          if (next) {
+            const { run, help } = next;
+            const work: Promise<void> = (help ? carryHelp(run) : carryOwn(run))
+              .catch((error: unknown) => log(`worker error: ${error instanceof Error ? error.message : String(error)}`))
+              .finally(() => active.delete(work));
+            active.add(work);
+            continue;
+          }
+          await Promise.race([sleep(idleMs * (0.75 + Math.random() / 2), stopping.signal).catch(() => {}), ...active]);
         }
+        await Promise.allSettled([...active]);
       })();
     },
     async stop() {

@@ -13,6 +13,7 @@ import { createServiceTarget } from "@/server/targets/targets";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../pipeline";
+import { requestTestRun } from "../request-test-run";
 import { findRun } from "../run-repository";
 import { engineTestBed } from "../testing/test-bed";
 import type { ReadyCompany } from "../testing/ready-engagement";
@@ -158,6 +159,17 @@ describe("the bulk run", () => {
     await bed.sb.control.advanceClock({ days: 1 });
     await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 4 });
+  }, 120_000);
+
+  it("a long bulk run does not hold up another engagement's single-company test on the same worker", async () => {
+    const { runId } = await startedRun(companies(4, () => ({ records: 4_000 })));
+    const other = await bed.ready(companies(2));
+    worker().start();
+    await until(() => findRun(bed.t.db, runId)!.status, (s) => s === "running", 20_000);
+    const { runId: pilotId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: other.engagementId, kind: "pilot" });
+    const pilot = await until(() => findRun(bed.t.db, pilotId)!, (r) => r.status === "passed" || r.status === "failed", 30_000);
+    expect(pilot.status).toBe("passed");
+    expect(findRun(bed.t.db, runId)!.status).toBe("running");
   }, 120_000);
 
   it("two workers share one run: every company driven by one of them, none created twice", async () => {
