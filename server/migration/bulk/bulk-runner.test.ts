@@ -87,6 +87,8 @@ describe("the bulk run", () => {
     const outcome = run.outcome as { requests: number; rateLimited: number };
     // Six calls at least per migrated company, three for a refused one.
     expect(outcome.requests).toBeGreaterThanOrEqual(28 * 6 + 2 * 3);
+    // Final as soon as the run is seen completed: every request made, each recorded as a call.
+    expect(outcome.requests).toBe(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n);
     expect(outcome.rateLimited / outcome.requests).toBeLessThanOrEqual(0.01);
     expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
     const overview = getBulkOverview(bed.t.db, bed.people.support, eng.engagementId);

@@ -94,6 +94,20 @@ function syncModelFor(kind: string, platformKey: string): SyncModel {
 }
 
 /**
+ * The pipeline policy of a bulk run on a target of this kind (sandbox or service) and platform: a
+ * 429 or 503 counts no attempt, and a company's first status poll waits its expected sync time.
+ */
+export function bulkPipelinePolicy(targetKind: string, platformKey: string, overrides: Partial<PipelinePolicy> = {}): PipelinePolicy {
+  const model = syncModelFor(targetKind, platformKey);
+  return {
+    ...DEFAULT_PIPELINE_POLICY,
+    ...overrides,
+    throttlingCountsAsAttempt: false,
+    expectedSyncMs: (records) => Math.round((model.baseSeconds + model.perRecordSeconds * (records ?? DEFAULT_RECORDS_PER_COMPANY)) * 1000),
+  };
+}
+
+/**
  * Carries out (coordinator) or helps with a bulk run until it ends, stops, is paused or cancelled
  * (noticed within a tick), or — for a helper — until it has nothing to claim.
  */
@@ -118,13 +132,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
   });
   const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
-  const model = syncModelFor(target.kind, engagement.platformKey);
-  const policy: PipelinePolicy = {
-    ...DEFAULT_PIPELINE_POLICY,
-    ...d.policy,
-    throttlingCountsAsAttempt: false,
-    expectedSyncMs: (records) => Math.round((model.baseSeconds + model.perRecordSeconds * (records ?? DEFAULT_RECORDS_PER_COMPANY)) * 1000),
-  };
+  const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
   const runAbort = new AbortController();
   const sig = AbortSignal.any([signal, runAbort.signal]);
   const ctx: RunnerContext = {
@@ -250,7 +258,11 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       }
       if (drivers.size === 0) {
         if (countUnfinished(db, run.id) === 0) {
-          if (coordinator) finish();
+          if (coordinator) {
+            // The last requests are counted before the run is seen finished, so its figures are final then.
+            recordPace(Date.now());
+            finish();
+          }
           break;
         }
       }
