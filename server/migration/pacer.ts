@@ -15,7 +15,8 @@
  *   begun on the server.
  * - **Back off, grow again.** The requests in flight are capped by a window that grows by one per
  *   window of clean answers and halves on a 429 or a 503 (additive increase, multiplicative
- *   decrease). A 429's or 503's Retry-After stops every request until it has passed.
+ *   decrease) — once per burst: answers to requests sent before the last cut cut no more. A 429's
+ *   or 503's Retry-After stops every request until it has passed.
  * - **Limits the service does not announce.** The real service blocks an address beyond 1,000
  *   requests a minute without a header saying so; `maxPerMinute` keeps a token bucket under it.
  *
@@ -108,6 +109,8 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   let offsetHi = Number.POSITIVE_INFINITY;
 
   let seq = 0;
+  /** The last send number when the concurrency was last halved: answers to requests sent before it cut no more. */
+  let cutAtSeq = 0;
   const inFlight = new Set<number>();
   const waiters: (() => void)[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -237,7 +240,12 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     if (response.status === 429 || response.status === 503) {
       if (response.status === 429) stats.rateLimited += 1;
       else stats.maintenance += 1;
-      concurrency = Math.max(1, concurrency / 2);
+      // One cut per burst: the requests in flight when the cut came were sent under the old
+      // concurrency, so their 429s or 503s say nothing new (as TCP halves once per window of losses).
+      if (params.seq > cutAtSeq) {
+        concurrency = Math.max(1, concurrency / 2);
+        cutAtSeq = seq;
+      }
       const until = receivedAt + (retryAfterMs ?? 1000);
       if (until > pausedUntil) {
         pausedUntil = until;
