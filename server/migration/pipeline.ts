@@ -214,7 +214,10 @@ export function failureScope(kind: ServiceErrorKind): FailureScope {
 
 /** How patient the pipeline is: retries of failed calls, polling of syncs. */
 export type PipelinePolicy = {
-  /** Failed attempts (429, 500, 503, timeout, network) after which the item fails (default 5). */
+  /**
+   * Failed attempts in a row (429, 500, 503, timeout, network) after which the item fails
+   * (default 5); a successful answer starts the count again.
+   */
   maxAttempts: number;
   /** Backoff between them: full jitter under min(retryMaxMs, retryBaseMs × 2^attempts). */
   retryBaseMs: number;
@@ -306,6 +309,9 @@ export function applyResult(
   });
 
   if (!result.ok) return applyFailure(item, base, checks, result, now, policy, fail);
+  // A successful answer starts the count again: the bound is on failures in a row, so a company
+  // of many calls is not failed by scattered 500s that each retry overcame.
+  base.attempts = 0;
 
   switch (result.call) {
     case "findCompanyByTag": {
@@ -440,8 +446,10 @@ function applyFailure(
     case "retry": {
       const throttled = scope === "run_pause" || result.error.kind === "rate_limited";
       if (throttled && policy.throttlingCountsAsAttempt === false) {
-        // The run waits for the service (the pacer holds every request): not the company's fault.
-        const wait = Math.max(retryAfterMs ?? 0, Math.round(policy.random() * policy.retryBaseMs));
+        // The run waits for the service: not the company's fault. The pacer holds every request
+        // until the Retry-After (a 503's is 30 s) and lets a probe through before it, so the company
+        // itself waits only a moment and goes with the first requests once the service is back.
+        const wait = Math.round(policy.random() * policy.retryBaseMs);
         return { ...base, inFlightCall, lastError: error, nextAttemptAt: new Date(now.getTime() + wait), runEffect: scope === "run_pause" ? { scope, error } : null };
       }
       const attempts = item.attempts + 1;

@@ -135,6 +135,16 @@ describe("the bulk run", () => {
     worker().start();
     await until(() => (findRun(bed.t.db, runId)!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
     expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold).toMatchObject({ kind: "maintenance" });
+    // Every company has let go until the 503's Retry-After (30 s); the run itself asks again before that.
+    const answered503 = () =>
+      bed.t.db
+        .select({ at: serviceCalls.at })
+        .from(serviceCalls)
+        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))
+        .all()
+        .map((c) => c.at.getTime());
+    const firstWave = Math.min(...answered503());
+    await until(() => answered503(), (ats) => ats.some((at) => at > firstWave + 5_000), 25_000);
     await bed.sb.control.setFaults({ maintenance: false });
     await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 6 });
