@@ -143,9 +143,15 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       const t = now();
       if (t < pausedUntil) return wakeAt(pausedUntil);
       if (window && window.budget <= 0) {
-        if (t < window.resetAt) return wakeAt(window.resetAt);
-        // The window has ended: assume the next allows as many until an answer says otherwise.
-        window = { ...window, budget: window.limit, resetAt: Number.POSITIVE_INFINITY, resetServer: Number.NaN, lowestRemaining: window.limit };
+        if (!Number.isFinite(window.resetAt)) {
+          // Spent before any answer told when it resets: wait for one, or, with none to come (each
+          // answered from an ended window, or refused), let one request through to learn it.
+          if (inFlight.size > 0) return;
+        } else {
+          if (t < window.resetAt) return wakeAt(window.resetAt);
+          // The window has ended: assume the next allows as many until an answer says otherwise.
+          window = { ...window, budget: window.limit, resetAt: Number.POSITIVE_INFINITY, resetServer: Number.NaN, lowestRemaining: window.limit };
+        }
       }
       if (inFlight.size >= Math.floor(concurrency)) return;
       if (bucket) {
@@ -281,7 +287,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       const toWall = (local: number) => wallClock() + (local - t);
       let hold: PacerHold | null = null;
       if (t < pausedUntil) hold = { reason: pauseReason, until: toWall(pausedUntil), limit: window?.limit ?? null };
-      else if (window && window.budget <= 0 && t < window.resetAt) hold = { reason: "window_spent", until: toWall(window.resetAt), limit: window.limit };
+      else if (window && window.budget <= 0 && Number.isFinite(window.resetAt) && t < window.resetAt) hold = { reason: "window_spent", until: toWall(window.resetAt), limit: window.limit };
       else if (bucket && bucket.tokens < 1 && waiters.length) hold = { reason: "minute_ceiling", until: toWall(t + (1 - bucket.tokens) / bucket.rate), limit: perMinute };
       while (recent.length && (recent[0] ?? 0) < t - RECENT_MS) recent.shift();
       const span = Math.min(RECENT_MS, Math.max(1000, t - (recent[0] ?? t)));
