@@ -151,6 +151,27 @@ describe("the bulk run", () => {
     expect(bed.t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).all().every((i) => i.attempts === 0)).toBe(true);
   }, 120_000);
 
+  it("a maintenance window that begins mid-run, requests queued behind the limit: the run probes about every 10 s until the service is back, then finishes", async () => {
+    await bed.sb.control.setFaults({ rateLimitPerSecond: 10 });
+    const { eng, runId } = await startedRun(companies(30));
+    worker().start();
+    await until(() => statesOf(eng.engagementId).verified ?? 0, (n) => n >= 2, 60_000);
+    await bed.sb.control.setFaults({ maintenance: true });
+    const answered503 = () =>
+      bed.t.db
+        .select({ at: serviceCalls.at, ms: serviceCalls.durationMs })
+        .from(serviceCalls)
+        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))
+        .all()
+        .map((c) => c.at.getTime() + c.ms);
+    const first = Math.min(...(await until(answered503, (ats) => ats.length > 0, 20_000)));
+    // Answers at the start, after about 10 s and after about 20 s: the hold's Retry-After (30 s) is not waited out.
+    await until(answered503, (ats) => ats.some((at) => at > first + 15_000), 30_000);
+    await bed.sb.control.setFaults({ maintenance: false });
+    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    expect(statesOf(eng.engagementId)).toEqual({ verified: 30 });
+  }, 180_000);
+
   it("two workers share one run: every company driven by one of them, none created twice", async () => {
     await bed.sb.control.setFaults({ rateLimitPerSecond: 40 });
     const { eng, runId } = await startedRun(companies(24));

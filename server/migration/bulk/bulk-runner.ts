@@ -52,6 +52,9 @@ const LET_GO_AFTER_MS = 1_500;
 const TICK_MS = 250;
 const PACE_EVERY_MS = 2_000;
 
+/** How often a run held for `heldForMs` more lets a few requests through to see whether the service is back. */
+const probeEvery = (heldForMs: number) => (heldForMs > 5 * 60_000 ? 60_000 : 10_000);
+
 /** The run's pacer holds every request for longer than a short window: how the screens word it. */
 export function holdOf(hold: PacerHold | null, nowMs: number): BulkOutcome["hold"] | null {
   if (!hold || hold.until - nowMs < 3_000) return null;
@@ -151,22 +154,14 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
   const maxItems = d.maxItems ?? 256;
   const drivers = new Map<string, Promise<void>>();
   let stop: StoredError | null = null;
-  let probing = false;
-  let lastProbeAt = 0;
+  let lastProbeAt = Date.now();
 
-  /** Waits while the pacer holds every request for long (maintenance, a spent quota), letting one probe through now and then. */
-  async function gate(): Promise<boolean> {
+  /** Waits while the pacer holds every request for long (maintenance, a spent quota); the run's loop probes now and then. */
+  async function gate(): Promise<void> {
     for (;;) {
       const hold = pacer.stats().hold;
       const now = Date.now();
-      if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return false;
-      const probeEvery = hold.until - now > 5 * 60_000 ? 60_000 : 10_000;
-      if (!probing && now - lastProbeAt >= probeEvery) {
-        probing = true;
-        lastProbeAt = now;
-        pacer.wake();
-        return true;
-      }
+      if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return;
       await sleep(Math.min(1_000, hold.until - now), sig);
     }
   }
@@ -175,13 +170,8 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     try {
       for (;;) {
         sig.throwIfAborted();
-        const probe = await gate();
-        let step;
-        try {
-          step = await stepItem(ctx, itemId);
-        } finally {
-          if (probe) probing = false;
-        }
+        await gate();
+        const step = await stepItem(ctx, itemId);
         if (step.kind === "final") return;
         if (step.kind === "wait") {
           const ms = step.until.getTime() - Date.now();
@@ -251,6 +241,14 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       }
       const s = pacer.stats();
       const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
+      if (!longHold) lastProbeAt = now;
+      else if (s.hold && now - lastProbeAt >= probeEvery(s.hold.until - now)) {
+        // A probe: the pacer lets go what waits in it (as many as its concurrency, halved by the
+        // hold's answers) or else the companies at the gate; their answers say whether the service
+        // is back. Done here, not by one company, whose request could queue behind the others'.
+        lastProbeAt = now;
+        pacer.wake();
+      }
       const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
       if (!longHold && drivers.size < cap) {
         const claimed = claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) });
