@@ -228,3 +228,15 @@ export function benchDir(name: string): { dir: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ferry-${name}-bench-`));
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** Ends a bench: the worker stopped (SIGTERM), the databases closed, the sandbox stopped, its files removed (kept with BENCH_KEEP=1). */
+export async function tearDown(p: { worker: WorkerProcess | null; beds: BenchBed[]; sandbox: SandboxProcess; tmp: { dir: string; remove(): void } }): Promise<void> {
+  if (p.worker) {
+    p.worker.kill("SIGTERM");
+    await p.worker.exited;
+  }
+  for (const bed of p.beds) bed.close();
+  await p.sandbox.close();
+  if (process.env.BENCH_KEEP) console.error(`kept ${p.tmp.dir}`);
+  else p.tmp.remove();
+}

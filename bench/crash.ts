@@ -33,6 +33,7 @@ import {
   startSandboxProcess,
   startWorkerProcess,
   statesOf,
+  tearDown,
   until,
   type WorkerProcess,
 } from "./_bulk";
@@ -126,14 +127,7 @@ async function main(): Promise<void> {
     console.log(`\nAt the end: ${machineLoad()}.`);
     console.log(JSON.stringify({ bench: "crash", companies: COMPANIES, kills, duplicates, lost, max_resume_s: maxResume === null ? null : Number(maxResume.toFixed(2)) }));
   } finally {
-    if (worker) {
-      worker.kill("SIGTERM");
-      await worker.exited;
-    }
-    bed.close();
-    await sandbox.close();
-    if (process.env.BENCH_KEEP) console.error(`kept ${tmp.dir}`);
-    else tmp.remove();
+    await tearDown({ worker, beds: [bed], sandbox, tmp });
   }
 }
 

@@ -34,6 +34,7 @@ import {
   startSandboxProcess,
   startWorkerProcess,
   statesOf,
+  tearDown,
   until,
   type WorkerProcess,
 } from "./_bulk";
@@ -158,14 +159,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    if (worker) {
-      worker.kill("SIGTERM");
-      await worker.exited;
-    }
-    bed.close();
-    await sandbox.close();
-    if (process.env.BENCH_KEEP) console.error(`kept ${tmp.dir}`);
-    else tmp.remove();
+    await tearDown({ worker, beds: [bed], sandbox, tmp });
   }
 }
 

@@ -23,7 +23,7 @@ import { bulkPipelinePolicy } from "@/server/migration/bulk/bulk-runner";
 import { claimItem, platformOf } from "@/server/migration/item-repository";
 import { driveItem } from "@/server/migration/runner";
 import { createServiceClient } from "@/server/service-client";
-import { benchCompanies, benchDir, createBenchBed, machineLoad, readyBulk, recordedCalls, startSandboxProcess, startWorkerProcess, statesOf, until } from "./_bulk";
+import { benchCompanies, benchDir, createBenchBed, machineLoad, readyBulk, recordedCalls, startSandboxProcess, startWorkerProcess, statesOf, tearDown, until } from "./_bulk";
 
 const COMPANIES = Number(process.argv[2] ?? 1000);
 const SEQUENTIAL = Math.min(Number(process.argv[3] ?? 50), COMPANIES);
@@ -121,15 +121,7 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    if (worker) {
-      worker.kill("SIGTERM");
-      await worker.exited;
-    }
-    bed.close();
-    baseBed.close();
-    await sandbox.close();
-    if (process.env.BENCH_KEEP) console.error(`kept ${tmp.dir}`);
-    else tmp.remove();
+    await tearDown({ worker, beds: [bed, baseBed], sandbox, tmp });
   }
 }
 
