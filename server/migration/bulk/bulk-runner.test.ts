@@ -135,7 +135,7 @@ describe("the bulk run", () => {
     worker().start();
     await until(() => (findRun(bed.t.db, runId)!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
     expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold).toMatchObject({ kind: "maintenance" });
-    // Every company has let go until the 503's Retry-After (30 s); the run itself asks again before that.
+    // The 503's Retry-After is 30 s; the run asks again (probes) well before that.
     const answered503 = () =>
       bed.t.db
         .select({ at: serviceCalls.at })
