@@ -64,6 +64,16 @@ describe("the pacer, against a real sandbox with a small rate limit", () => {
     expect(next.status).toBe(200);
   });
 
+  it("halves its concurrency once for a burst of 429s to requests sent together, not once per answer", async () => {
+    await sb.control.setFaults({ rateLimitPerSecond: 3 });
+    // The window is spent elsewhere: the pacer's sixteen first requests all go out before any answer.
+    await load({ sb, apiKey, send: fetch, total: 5, callers: 5 });
+    const pacer = createPacer({ initialConcurrency: 16 });
+    const answers = await Promise.all(Array.from({ length: 16 }, () => pacer.fetch(`${sb.url}/companies`, { headers: { Authorization: basicAuth(apiKey) } })));
+    expect(answers.filter((r) => r.status === 429).length).toBeGreaterThan(8);
+    expect(pacer.stats().concurrency).toBe(8);
+  });
+
   it("holds requests for a maintenance window's Retry-After, and says so", async () => {
     await sb.control.setFaults({ rateLimitPerSecond: 10_000, maintenance: true });
     const pacer = createPacer();

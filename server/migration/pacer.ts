@@ -15,7 +15,8 @@
  *   begun on the server.
  * - **Back off, grow again.** The requests in flight are capped by a window that grows by one per
  *   window of clean answers and halves on a 429 or a 503 (additive increase, multiplicative
- *   decrease). A 429's or 503's Retry-After stops every request until it has passed.
+ *   decrease) — once per burst: answers to requests sent before the last cut cut no more. A 429's
+ *   or 503's Retry-After stops every request until it has passed.
  * - **Limits the service does not announce.** The real service blocks an address beyond 1,000
  *   requests a minute without a header saying so; `maxPerMinute` keeps a token bucket under it.
  *
@@ -108,6 +109,8 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   let offsetHi = Number.POSITIVE_INFINITY;
 
   let seq = 0;
+  /** The last send number when the concurrency was last halved: answers to requests sent before it cut no more. */
+  let cutAtSeq = 0;
   const inFlight = new Set<number>();
   const waiters: (() => void)[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -140,9 +143,15 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       const t = now();
       if (t < pausedUntil) return wakeAt(pausedUntil);
       if (window && window.budget <= 0) {
-        if (t < window.resetAt) return wakeAt(window.resetAt);
-        // The window has ended: assume the next allows as many until an answer says otherwise.
-        window = { ...window, budget: window.limit, resetAt: Number.POSITIVE_INFINITY, resetServer: Number.NaN, lowestRemaining: window.limit };
+        if (!Number.isFinite(window.resetAt)) {
+          // Spent before any answer told when it resets: wait for one, or, with none to come (each
+          // answered from an ended window, or refused), let one request through to learn it.
+          if (inFlight.size > 0) return;
+        } else {
+          if (t < window.resetAt) return wakeAt(window.resetAt);
+          // The window has ended: assume the next allows as many until an answer says otherwise.
+          window = { ...window, budget: window.limit, resetAt: Number.POSITIVE_INFINITY, resetServer: Number.NaN, lowestRemaining: window.limit };
+        }
       }
       if (inFlight.size >= Math.floor(concurrency)) return;
       if (bucket) {
@@ -237,7 +246,12 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     if (response.status === 429 || response.status === 503) {
       if (response.status === 429) stats.rateLimited += 1;
       else stats.maintenance += 1;
-      concurrency = Math.max(1, concurrency / 2);
+      // One cut per burst: the requests in flight when the cut came were sent under the old
+      // concurrency, so their 429s or 503s say nothing new (as TCP halves once per window of losses).
+      if (params.seq > cutAtSeq) {
+        concurrency = Math.max(1, concurrency / 2);
+        cutAtSeq = seq;
+      }
       const until = receivedAt + (retryAfterMs ?? 1000);
       if (until > pausedUntil) {
         pausedUntil = until;
@@ -273,7 +287,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       const toWall = (local: number) => wallClock() + (local - t);
       let hold: PacerHold | null = null;
       if (t < pausedUntil) hold = { reason: pauseReason, until: toWall(pausedUntil), limit: window?.limit ?? null };
-      else if (window && window.budget <= 0 && t < window.resetAt) hold = { reason: "window_spent", until: toWall(window.resetAt), limit: window.limit };
+      else if (window && window.budget <= 0 && Number.isFinite(window.resetAt) && t < window.resetAt) hold = { reason: "window_spent", until: toWall(window.resetAt), limit: window.limit };
       else if (bucket && bucket.tokens < 1 && waiters.length) hold = { reason: "minute_ceiling", until: toWall(t + (1 - bucket.tokens) / bucket.rate), limit: perMinute };
       while (recent.length && (recent[0] ?? 0) < t - RECENT_MS) recent.shift();
       const span = Math.min(RECENT_MS, Math.max(1000, t - (recent[0] ?? t)));

@@ -234,6 +234,21 @@ describe("applyResult: failures by scope", () => {
     expect(maintenance).toMatchObject({ attempts: 1, runEffect: { scope: "run_pause" }, nextAttemptAt: later(30_000) });
   });
 
+  it("in a bulk run a 429 or 503 counts no attempt and leaves the company due in a moment: the pacer holds the whole run until Retry-After", () => {
+    const bulk: PipelinePolicy = { ...policy, throttlingCountsAsAttempt: false };
+    const maintenance = applyResult(item({ attempts: 2 }), call("createCompany"), failure("createCompany", "maintenance", { status: 503, retryAfterMs: 30_000 }), NOW, bulk);
+    expect(maintenance).toMatchObject({ attempts: 2, runEffect: { scope: "run_pause" }, nextAttemptAt: later(bulk.retryBaseMs * 0.5) });
+    const limited = applyResult(item(), call("createCompany"), failure("createCompany", "rate_limited", { status: 429, retryAfterMs: 30_000 }), NOW, bulk);
+    expect(limited).toMatchObject({ attempts: 0, runEffect: null, nextAttemptAt: later(bulk.retryBaseMs * 0.5) });
+  });
+
+  it("a successful answer starts the count of failed attempts again: only failures in a row fail the item", () => {
+    const t = applyResult(item({ attempts: policy.maxAttempts - 1, inFlightCall: "createCompany" }), call("createCompany"), { ok: true, call: "createCompany", companyId: "c1" }, NOW, policy);
+    expect(t).toMatchObject({ state: "company_created", attempts: 0 });
+    const next = applyResult({ ...item(), ...t }, call("createConnection"), failure("createConnection", "server_error"), NOW, policy);
+    expect(next).toMatchObject({ state: "company_created", attempts: 1 });
+  });
+
   it("fails the item once its attempts are spent", () => {
     const t = applyResult(item({ state: "authorized", attempts: policy.maxAttempts - 1 }), call("requestSync"), failure("requestSync", "server_error"), NOW, policy);
     expect(t).toMatchObject({ state: "failed", attempts: policy.maxAttempts, outcomeReason: expect.stringContaining("kept failing") as string, lastError: { kind: "server_error" } });

@@ -214,7 +214,10 @@ export function failureScope(kind: ServiceErrorKind): FailureScope {
 
 /** How patient the pipeline is: retries of failed calls, polling of syncs. */
 export type PipelinePolicy = {
-  /** Failed attempts (429, 500, 503, timeout, network) after which the item fails (default 5). */
+  /**
+   * Failed attempts in a row (429, 500, 503, timeout, network) after which the item fails
+   * (default 5); a successful answer starts the count again.
+   */
   maxAttempts: number;
   /** Backoff between them: full jitter under min(retryMaxMs, retryBaseMs × 2^attempts). */
   retryBaseMs: number;
@@ -250,9 +253,6 @@ export const DEFAULT_PIPELINE_POLICY: PipelinePolicy = {
   syncDeadlineMs: 60 * 60_000,
   random: Math.random,
 };
-
-/** In a bulk run, the longest a throttled company waits before it is looked at again. */
-export const THROTTLED_RECHECK_MS = 5_000;
 
 /** The wait before the n-th poll of a sync's status (n = polls so far). */
 export function pollDelayMs(polls: number, policy: PipelinePolicy): number {
@@ -309,6 +309,9 @@ export function applyResult(
   });
 
   if (!result.ok) return applyFailure(item, base, checks, result, now, policy, fail);
+  // A successful answer starts the count again: the bound is on failures in a row, so a company
+  // of many calls is not failed by scattered 500s that each retry overcame.
+  base.attempts = 0;
 
   switch (result.call) {
     case "findCompanyByTag": {
@@ -443,10 +446,10 @@ function applyFailure(
     case "retry": {
       const throttled = scope === "run_pause" || result.error.kind === "rate_limited";
       if (throttled && policy.throttlingCountsAsAttempt === false) {
-        // The run waits for the service (the pacer holds every request): not the company's fault.
-        // The company comes back soon and waits at the run's gate, which lets it go once the
-        // service takes requests again (a quota's Retry-After may be hours on a clock not ours).
-        const wait = Math.min(THROTTLED_RECHECK_MS, Math.max(retryAfterMs ?? 0, Math.round(policy.random() * policy.retryBaseMs)));
+        // The run waits for the service: not the company's fault. The pacer holds every request
+        // until the Retry-After (a 503's is 30 s) and lets a probe through before it, so the company
+        // itself waits only a moment and goes with the first requests once the service is back.
+        const wait = Math.round(policy.random() * policy.retryBaseMs);
         return { ...base, inFlightCall, lastError: error, nextAttemptAt: new Date(now.getTime() + wait), runEffect: scope === "run_pause" ? { scope, error } : null };
       }
       const attempts = item.attempts + 1;

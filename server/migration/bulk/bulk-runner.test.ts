@@ -88,6 +88,8 @@ describe("the bulk run", () => {
     const outcome = run.outcome as { requests: number; rateLimited: number };
     // Six calls at least per migrated company, three for a refused one.
     expect(outcome.requests).toBeGreaterThanOrEqual(28 * 6 + 2 * 3);
+    // Final as soon as the run is seen completed: every request made, each recorded as a call.
+    expect(outcome.requests).toBe(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n);
     expect(outcome.rateLimited / outcome.requests).toBeLessThanOrEqual(0.01);
     expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
     const overview = getBulkOverview(bed.t.db, bed.people.support, eng.engagementId);
@@ -134,6 +136,16 @@ describe("the bulk run", () => {
     worker().start();
     await until(() => (findRun(bed.t.db, runId)!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
     expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold).toMatchObject({ kind: "maintenance" });
+    // The 503's Retry-After is 30 s; the run asks again (probes) well before that.
+    const answered503 = () =>
+      bed.t.db
+        .select({ at: serviceCalls.at })
+        .from(serviceCalls)
+        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))
+        .all()
+        .map((c) => c.at.getTime());
+    const firstWave = Math.min(...answered503());
+    await until(() => answered503(), (ats) => ats.some((at) => at > firstWave + 5_000), 25_000);
     await bed.sb.control.setFaults({ maintenance: false });
     await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 6 });
@@ -171,6 +183,26 @@ describe("the bulk run", () => {
     expect(pilot.status).toBe("passed");
     expect(findRun(bed.t.db, runId)!.status).toBe("running");
   }, 120_000);
+  it("a maintenance window that begins mid-run, requests queued behind the limit: the run probes about every 10 s until the service is back, then finishes", async () => {
+    await bed.sb.control.setFaults({ rateLimitPerSecond: 10 });
+    const { eng, runId } = await startedRun(companies(30));
+    worker().start();
+    await until(() => statesOf(eng.engagementId).verified ?? 0, (n) => n >= 2, 60_000);
+    await bed.sb.control.setFaults({ maintenance: true });
+    const answered503 = () =>
+      bed.t.db
+        .select({ at: serviceCalls.at, ms: serviceCalls.durationMs })
+        .from(serviceCalls)
+        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))
+        .all()
+        .map((c) => c.at.getTime() + c.ms);
+    const first = Math.min(...(await until(answered503, (ats) => ats.length > 0, 20_000)));
+    // Answers at the start, after about 10 s and after about 20 s: the hold's Retry-After (30 s) is not waited out.
+    await until(answered503, (ats) => ats.some((at) => at > first + 15_000), 30_000);
+    await bed.sb.control.setFaults({ maintenance: false });
+    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    expect(statesOf(eng.engagementId)).toEqual({ verified: 30 });
+  }, 180_000);
 
   it("two workers share one run: every company driven by one of them, none created twice", async () => {
     await bed.sb.control.setFaults({ rateLimitPerSecond: 40 });

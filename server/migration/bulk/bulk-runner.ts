@@ -51,7 +51,13 @@ const LET_GO_AFTER_MS = 1_500;
 /** How often the pace is recorded and the run's status read. */
 const TICK_MS = 250;
 const PACE_EVERY_MS = 2_000;
-const PROBE_EVERY_MS = 10_000;
+
+/**
+ * How often a run held for `heldForMs` more lets a few requests through to see whether the service
+ * is back: every 10 s, or every minute for a long hold on the real service (a spent daily quota).
+ * The sandbox is probed every 10 s whatever the hold, since its clock may be moved forward.
+ */
+const probeEvery = (heldForMs: number, targetKind: string) => (targetKind === "service" && heldForMs > 5 * 60_000 ? 60_000 : 10_000);
 
 /** The run's pacer holds every request for longer than a short window: how the screens word it. */
 export function holdOf(hold: PacerHold | null, nowMs: number): BulkOutcome["hold"] | null {
@@ -95,6 +101,20 @@ function syncModelFor(kind: string, platformKey: string): SyncModel {
 }
 
 /**
+ * The pipeline policy of a bulk run on a target of this kind (sandbox or service) and platform: a
+ * 429 or 503 counts no attempt, and a company's first status poll waits its expected sync time.
+ */
+export function bulkPipelinePolicy(targetKind: string, platformKey: string, overrides: Partial<PipelinePolicy> = {}): PipelinePolicy {
+  const model = syncModelFor(targetKind, platformKey);
+  return {
+    ...DEFAULT_PIPELINE_POLICY,
+    ...overrides,
+    throttlingCountsAsAttempt: false,
+    expectedSyncMs: (records) => Math.round((model.baseSeconds + model.perRecordSeconds * (records ?? DEFAULT_RECORDS_PER_COMPANY)) * 1000),
+  };
+}
+
+/**
  * Carries out (coordinator) or helps with a bulk run until it ends, stops, is paused or cancelled
  * (noticed within a tick), or — for a helper — until it has nothing to claim.
  */
@@ -119,13 +139,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
   });
   const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
-  const model = syncModelFor(target.kind, engagement.platformKey);
-  const policy: PipelinePolicy = {
-    ...DEFAULT_PIPELINE_POLICY,
-    ...d.policy,
-    throttlingCountsAsAttempt: false,
-    expectedSyncMs: (records) => Math.round((model.baseSeconds + model.perRecordSeconds * (records ?? DEFAULT_RECORDS_PER_COMPANY)) * 1000),
-  };
+  const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
   const runAbort = new AbortController();
   const sig = AbortSignal.any([signal, runAbort.signal]);
   const ctx: RunnerContext = {
@@ -144,23 +158,14 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
   const maxItems = d.maxItems ?? 256;
   const drivers = new Map<string, Promise<void>>();
   let stop: StoredError | null = null;
-  let probing = false;
-  let lastProbeAt = 0;
+  let lastProbeAt = Date.now();
 
-  /** Waits while the pacer holds every request for long (maintenance, a spent quota), letting one probe through now and then. */
-  async function gate(): Promise<boolean> {
+  /** Waits while the pacer holds every request for long (maintenance, a spent quota); the run's loop probes now and then. */
+  async function gate(): Promise<void> {
     for (;;) {
       const hold = pacer.stats().hold;
       const now = Date.now();
-      if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return false;
-      // One request every 10 s tells whether the service takes requests again (a maintenance window
-      // that ended early, a quota reset on a server clock ahead of ours); the rest wait.
-      if (!probing && now - lastProbeAt >= PROBE_EVERY_MS) {
-        probing = true;
-        lastProbeAt = now;
-        pacer.wake();
-        return true;
-      }
+      if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return;
       await sleep(Math.min(1_000, hold.until - now), sig);
     }
   }
@@ -169,13 +174,8 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     try {
       for (;;) {
         sig.throwIfAborted();
-        const probe = await gate();
-        let step;
-        try {
-          step = await stepItem(ctx, itemId);
-        } finally {
-          if (probe) probing = false;
-        }
+        await gate();
+        const step = await stepItem(ctx, itemId);
         if (step.kind === "final") return;
         if (step.kind === "wait") {
           const ms = step.until.getTime() - Date.now();
@@ -245,6 +245,14 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       }
       const s = pacer.stats();
       const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
+      if (!longHold) lastProbeAt = now;
+      else if (s.hold && now - lastProbeAt >= probeEvery(s.hold.until - now, target.kind)) {
+        // A probe: the pacer lets go what waits in it (as many as its concurrency, halved by the
+        // hold's answers) or else the companies at the gate; their answers say whether the service
+        // is back. Done here, not by one company, whose request could queue behind the others'.
+        lastProbeAt = now;
+        pacer.wake();
+      }
       const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
       if (!longHold && drivers.size < cap) {
         const claimed = claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) });
@@ -252,7 +260,11 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       }
       if (drivers.size === 0) {
         if (countUnfinished(db, run.id) === 0) {
-          if (coordinator) finish();
+          if (coordinator) {
+            // The last requests are counted before the run is seen finished, so its figures are final then.
+            recordPace(Date.now());
+            finish();
+          }
           break;
         }
       }

@@ -1,0 +1,242 @@
+/**
+ * What the bulk-run benches (migrate, crash, faults) share: a real sandbox and real migration
+ * workers in processes of their own (so neither shares the bench's event loop, nor each other's),
+ * real temporary SQLite files, and engagements taken to step 6 through the real flows.
+ *
+ * - `startSandboxProcess(dir)`: `server/sandbox/main.ts` on a random port, its own SQLite file.
+ * - `startWorkerProcess(bed, sandbox)`: `server/migration/worker-main.ts` (what `npm run worker`
+ *   starts) on the bench's database with its key; `kill("SIGKILL")` ends it at once.
+ * - `createBenchBed(dir, name)`: a database file with a person of each role and the key ring.
+ * - `readyBulk(bed, sandbox, companies)`: an engagement at step 6 (steps 1–4 through their flows,
+ *   step 5 passed), its bulk run not yet started.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { and, eq, sql } from "drizzle-orm";
+import { openDb, type Db } from "@/db/client";
+import { migrationItems, serviceCalls } from "@/db/schema";
+import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
+import { createServiceClient } from "@/server/service-client";
+import { generateKeySpec, keyRingFrom, type KeyRing } from "@/server/security/secrets";
+import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
+import { seedPeople, type People } from "@/server/testing/test-db";
+import { ITEM_TAG } from "@/server/migration/pipeline";
+import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/migration/testing/ready-engagement";
+
+export const ROOT = path.join(__dirname, "..");
+
+export type SandboxProcess = { url: string; adminToken: string; control: SandboxControl; child: ChildProcess; close(): Promise<void> };
+
+/** Resolves with the first line of the child's output that matches, or rejects when it exits first. */
+function lineMatching(child: ChildProcess, lines: string[], pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms: ${lines.join(" | ")}`)), timeoutMs);
+    const check = () => {
+      for (const line of lines) {
+        const m = pattern.exec(line);
+        if (m) {
+          clearTimeout(timer);
+          child.stdout?.off("data", onData);
+          resolve(m);
+          return true;
+        }
+      }
+      return false;
+    };
+    const onData = () => void check();
+    child.stdout?.on("data", onData);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (!check()) reject(new Error(`exited (${code ?? signal}) before printing ${pattern}: ${lines.join(" | ")}`));
+    });
+    check();
+  });
+}
+
+/** Collects a child's output lines (stdout and stderr). */
+function collect(child: ChildProcess): string[] {
+  const lines: string[] = [];
+  const add = (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean));
+  child.stdout?.on("data", add);
+  child.stderr?.on("data", add);
+  return lines;
+}
+
+/** The sandbox (`npm run sandbox`'s entry) in its own process on a random port and a temporary file. */
+export async function startSandboxProcess(dir: string): Promise<SandboxProcess> {
+  const adminToken = crypto.randomBytes(18).toString("base64url");
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server", "sandbox", "main.ts")], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, SANDBOX_PORT: "0", SANDBOX_HOST: "127.0.0.1", SANDBOX_DB_FILE: path.join(dir, "sandbox.db"), SANDBOX_ADMIN_TOKEN: adminToken },
+  });
+  const lines = collect(child);
+  const m = await lineMatching(child, lines, /listening on (http:\/\/\S+)/, 60_000);
+  const url = m[1]!;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url,
+    adminToken,
+    control: createControlClient({ url, adminToken }),
+    child,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export type BenchBed = { db: Db; file: string; keySpec: string; ring: KeyRing; people: People; close(): void };
+
+/** A database file of its own in `dir`, people of each role, and a key ring (its key spec for worker processes). */
+export async function createBenchBed(dir: string, name: string): Promise<BenchBed> {
+  const file = path.join(dir, `${name}.db`);
+  const db = openDb(file);
+  const keySpec = generateKeySpec("bench");
+  return { db, file, keySpec, ring: keyRingFrom(keySpec), people: await seedPeople(db), close: () => db.$client.close() };
+}
+
+export type WorkerProcess = {
+  child: ChildProcess;
+  lines: string[];
+  /** performance.now() at the spawn. */
+  spawnedAt: number;
+  /** Wall clock (epoch ms) at the spawn. */
+  spawnedAtEpoch: number;
+  /** Resolves once the worker printed that it started. */
+  ready: Promise<void>;
+  exited: Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+};
+
+/** A migration worker process (`server/migration/worker-main.ts`, as `npm run worker` runs it) on the bench's database. */
+export function startWorkerProcess(bed: BenchBed, sandbox: SandboxProcess): WorkerProcess {
+  const spawnedAt = performance.now();
+  const spawnedAtEpoch = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server", "migration", "worker-main.ts")], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_FILE: bed.file,
+      FERRY_ENCRYPTION_KEY: bed.keySpec,
+      NEXTAUTH_SECRET: "bench-worker-secret-not-used",
+      SANDBOX_URL: sandbox.url,
+      SANDBOX_ADMIN_TOKEN: sandbox.adminToken,
+    },
+  });
+  const lines = collect(child);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const ready = lineMatching(child, lines, /^Migration worker \S+ started/, 60_000).then(() => undefined);
+  ready.catch(() => {});
+  return {
+    child,
+    lines,
+    spawnedAt,
+    spawnedAtEpoch,
+    ready,
+    exited,
+    kill: (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}
+
+/** Companies of the sandbox's default volume (50 records per data type), named and referenced in order. */
+export function benchCompanies(n: number, extra: (i: number) => Partial<ReadyCompany> = () => ({})): ReadyCompany[] {
+  return Array.from({ length: n }, (_, i) => ({ name: `Bench Company ${String(i + 1).padStart(5, "0")}`, externalRef: `B-${i + 1}`, ...extra(i) }));
+}
+
+/** An engagement at step 6 on a new paid sandbox client: steps 1–4 through their flows, step 5 passed. */
+export async function readyBulk(bed: BenchBed, sandbox: SandboxProcess, companies: ReadyCompany[]): Promise<ReadyEngagement> {
+  const eng = await readyEngagement(bed.db, { ring: bed.ring, support: bed.people.support, sandbox: { url: sandbox.url, control: sandbox.control }, companies });
+  passSingleCompanyTest(bed.db, bed.people.support, eng.engagementId);
+  return eng;
+}
+
+/** Items per state of an engagement. */
+export function statesOf(db: Db, engagementId: string): Record<string, number> {
+  return Object.fromEntries(
+    db
+      .select({ state: migrationItems.state, n: sql<number>`count(*)` })
+      .from(migrationItems)
+      .where(eq(migrationItems.engagementId, engagementId))
+      .groupBy(migrationItems.state)
+      .all()
+      .map((r) => [r.state, r.n]),
+  );
+}
+
+/** HTTP requests of a run as Ferry recorded them (one service_calls row per answer or failure). */
+export function recordedCalls(db: Db, runId: string): { all: number; rateLimited: number } {
+  const all = db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()?.n ?? 0;
+  const rateLimited = db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 429))).get()?.n ?? 0;
+  return { all, rateLimited };
+}
+
+/**
+ * What the sandbox holds for each item, read through its API: the companies carrying the item's
+ * tag, and the connections of each. A duplicate is a second company for one item or a second
+ * connection in one company.
+ */
+export async function sandboxDuplicates(sandbox: SandboxProcess, apiKey: string, itemIds: readonly string[]): Promise<{ companies: number; duplicateCompanies: number; duplicateConnections: number; missing: number }> {
+  const client = createServiceClient({ baseUrl: sandbox.url, apiKey });
+  let companies = 0;
+  let duplicateCompanies = 0;
+  let duplicateConnections = 0;
+  let missing = 0;
+  const queue = [...itemIds];
+  const worker = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const found = (await client.findCompaniesByTag({ name: ITEM_TAG, value: id })).data;
+      companies += found.length;
+      if (found.length === 0) missing += 1;
+      duplicateCompanies += Math.max(0, found.length - 1);
+      for (const company of found) {
+        const connections = (await client.listConnections({ companyId: company.id })).data;
+        duplicateConnections += Math.max(0, connections.length - 1);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return { companies, duplicateCompanies, duplicateConnections, missing };
+}
+
+/** Polls `read` every 200 ms until `done`, or throws after `timeoutMs`. */
+export async function until<T>(what: string, read: () => T, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The machine's load, for the printed figures. */
+export function machineLoad(): string {
+  const [one, five] = os.loadavg();
+  return `load average ${one?.toFixed(2)} (1 min), ${five?.toFixed(2)} (5 min) on ${os.cpus().length} cores`;
+}
+
+/** A temporary folder for a bench's files, removed by the returned function. */
+export function benchDir(name: string): { dir: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ferry-${name}-bench-`));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Ends a bench: the worker stopped (SIGTERM), the databases closed, the sandbox stopped, its files removed (kept with BENCH_KEEP=1). */
+export async function tearDown(p: { worker: WorkerProcess | null; beds: BenchBed[]; sandbox: SandboxProcess; tmp: { dir: string; remove(): void } }): Promise<void> {
+  if (p.worker) {
+    p.worker.kill("SIGTERM");
+    await p.worker.exited;
+  }
+  for (const bed of p.beds) bed.close();
+  await p.sandbox.close();
+  if (process.env.BENCH_KEEP) console.error(`kept ${p.tmp.dir}`);
+  else p.tmp.remove();
+}
