@@ -99,7 +99,7 @@ describe("the bulk run", () => {
     expect(finished?.after).toMatchObject({ counts: { verified: 28, reauth_required: 2 } });
   }, 120_000);
 
-  it("stops the whole run when the free trial's 50 companies are reached, saying so in words, and carries on when resumed after an upgrade", async () => {
+  it("stops the whole run when the free trial's 50 companies are reached, saying so in words, and sends nothing more while stopped", async () => {
     const { apiKey } = await bed.sb.control.createClient({ plan: "free", name: "Free trial" });
     const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Free trial target", baseUrl: bed.sb.url, apiKey, kind: "sandbox" });
     // 48 companies already exist on the account: two more fit, the third is refused 402.
@@ -128,6 +128,33 @@ describe("the bulk run", () => {
     const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(401\)/);
     expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
+  });
+
+  it("stops on a key the service no longer accepts (403, a deleted key) with the reason, failing no company", async () => {
+    const { apiKey: first } = await bed.sb.control.createClient({ plan: "paid", name: "Key rotation" });
+    const created = await fetch(`${bed.sb.url}/apiKeys`, {
+      method: "POST",
+      headers: { Authorization: `Basic ${Buffer.from(first).toString("base64")}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "second" }),
+    }).then((r) => r.json() as Promise<{ id: string; apiKey: string }>);
+    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Deleted key", baseUrl: bed.sb.url, apiKey: created.apiKey, kind: "sandbox" });
+    const { eng, runId } = await startedRun(companies(3), { target: { id: target.id, apiKey: created.apiKey } });
+    await fetch(`${bed.sb.url}/apiKeys/${created.id}`, { method: "DELETE", headers: { Authorization: `Basic ${Buffer.from(first).toString("base64")}` } });
+    worker().start();
+    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    expect(run.statusReason).toMatch(/^The service target's API key was refused \(403\)/);
+    expect(run.statusReason).toContain("outdated API key");
+    expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
+  });
+
+  it("stops when the free trial has expired (402) with the reason, failing no company", async () => {
+    const { apiKey } = await bed.sb.control.createClient({ plan: "free", name: "Old trial", createdAt: new Date(Date.now() - 400 * 86_400_000).toISOString() });
+    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Expired trial", baseUrl: bed.sb.url, apiKey, kind: "sandbox" });
+    const { eng, runId } = await startedRun(companies(2), { target: { id: target.id, apiKey } });
+    worker().start();
+    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    expect(run.statusReason).toMatch(/^The service account's free trial has expired: the customer must upgrade it, then resume\. \(The service said: 402 /);
+    expect(statesOf(eng.engagementId)).toEqual({ pending: 2 });
   });
 
   it("waits out a maintenance window (503) by itself: no company fails and none counts an attempt for it", async () => {
