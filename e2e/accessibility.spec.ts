@@ -119,6 +119,7 @@ test("portal pages", async ({ page, factory }) => {
   const p = await fresh.newPage();
   await signIn(p, customer);
   await p.goto(`/portal/engagements/${engagement.id}`);
+  await settled(p);
   await expectAccessible(p, "an engagement waiting for the customer's details");
   const step1 = p.getByRole("region", { name: "Step 1: Details gathered" });
   const good = e2eCredentials("qhyg", 1);
