@@ -55,9 +55,12 @@ export function EngagementList() {
   const platforms = useQuery(trpc.platforms.list.queryOptions());
 
   // Filters change the URL through the History API: Next keeps useSearchParams in step without a
-  // server round trip, and the list query refetches on its own.
+  // server round trip, and the list query refetches on its own. Each change builds on the URL as
+  // it is now, not on the last render's filters: under load a debounced search could fire before
+  // the render of "Clear filters" and bring the cleared filters back.
   function apply(change: Partial<EngagementFilters>, mode: "push" | "replace" = "push") {
-    const query = engagementFiltersToParams(withFilter(filters, change)).toString();
+    const current = parseEngagementFilters(new URLSearchParams(window.location.search));
+    const query = engagementFiltersToParams(withFilter(current, change)).toString();
     const url = query ? `${pathname}?${query}` : pathname;
     if (mode === "push") window.history.pushState(null, "", url);
     else window.history.replaceState(null, "", url);
