@@ -4,6 +4,7 @@
  * The console and the portal read the same shapes (the portal with every action refused).
  */
 import { z } from "zod";
+import { ZHandoverItemsFilter } from "../handover/schemas";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES } from "../states";
 
 /** Whether a control is offered now, and if not why (in words, for the button's description). */
@@ -86,11 +87,9 @@ export type BulkOverviewView = z.infer<typeof ZBulkOverview>;
 
 export const BULK_ITEMS_MAX_PAGE_SIZE = 100;
 
-export const ZBulkItemsFilter = z.object({
+/** The handover table's filter, over every state (a run's companies may be anywhere on their way) and screen-sized pages. */
+export const ZBulkItemsFilter = ZHandoverItemsFilter.extend({
   state: z.enum(MIGRATION_ITEM_STATES).optional(),
-  /** Part of a name, an external reference, a companyId or a connectionId. */
-  search: z.string().trim().max(100).optional(),
-  page: z.number().int().min(1).default(1),
   pageSize: z.number().int().min(1).max(BULK_ITEMS_MAX_PAGE_SIZE).default(25),
 });
 
