@@ -104,7 +104,7 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
 
   // And the list finds it by reference, back at step 3, the customer's move.
   await page.getByRole("link", { name: "Engagements", exact: true }).click();
-  await page.getByRole("searchbox", { name: "Search" }).fill(reference!);
+  await page.getByRole("searchbox", { name: "Search", exact: true }).fill(reference!);
   await expect(page).toHaveURL(new RegExp(`q=${reference}`));
   const row = page.getByRole("row").filter({ hasText: reference! });
   await expect(row).toContainText(org.name);

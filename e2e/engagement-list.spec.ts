@@ -11,7 +11,7 @@ test("the engagement list filters by search, platform and step, and keeps the fi
   const table = page.getByRole("table", { name: "Engagements" });
   const bodyRows = table.locator("tbody tr");
 
-  await page.getByRole("searchbox", { name: "Search" }).fill(org.name);
+  await page.getByRole("searchbox", { name: "Search", exact: true }).fill(org.name);
   await expect(page).toHaveURL(/[?&]q=/);
   await expect(bodyRows).toHaveCount(2);
 
@@ -36,7 +36,7 @@ test("the engagement list filters by search, platform and step, and keeps the fi
   await expect(bodyRows.first()).toContainText(shopify.reference);
   await page.reload();
   await expect(page.getByLabel("Platform")).toHaveValue("fztf");
-  await expect(page.getByRole("searchbox", { name: "Search" })).toHaveValue(org.name);
+  await expect(page.getByRole("searchbox", { name: "Search", exact: true })).toHaveValue(org.name);
   await expect(bodyRows).toHaveCount(1);
 
   // Nothing matches: an empty state with a way out.
@@ -44,5 +44,5 @@ test("the engagement list filters by search, platform and step, and keeps the fi
   await expect(page.getByText("No engagements match these filters")).toBeVisible();
   await page.getByRole("button", { name: "Clear filters" }).first().click();
   await expect(page).toHaveURL(/\/engagements$/);
-  await expect(page.getByRole("searchbox", { name: "Search" })).toHaveValue("");
+  await expect(page.getByRole("searchbox", { name: "Search", exact: true })).toHaveValue("");
 });
