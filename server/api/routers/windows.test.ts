@@ -132,6 +132,19 @@ describe("proposing and accepting", () => {
     expect((await support().engagements.get({ engagementId })).waiting.party).toBe("support");
     expect((await trpcError(support().windows.withdraw({ engagementId, windowId: windowIds[0]! }))).message).toContain("withdrawn");
   });
+  it("withdrawing is support's, and only while the engagement is active: the plan says so and a refusal changes nothing", async () => {
+    await completeIntake(flow(), { engagementId });
+    const { windowIds } = await support().windows.propose({ engagementId, windows: [{ startsAt: at(day), endsAt: at(2 * day) }] });
+    expect((await support().windows.plan({ engagementId })).withdraw).toEqual({ allowed: true, reason: null });
+    expect((await customer().windows.plan({ engagementId })).withdraw).toEqual({ allowed: false, reason: "Support withdraws the windows it proposed." });
+    expect(await trpcError(customer().windows.withdraw({ engagementId, windowId: windowIds[0]! }))).toMatchObject({ code: "FORBIDDEN", message: "This is for support staff only." });
+
+    await support().engagements.setStatus({ engagementId, status: "on_hold" });
+    const onHold = "The engagement is on hold; the window can change only while it is active.";
+    expect((await support().windows.plan({ engagementId })).withdraw).toEqual({ allowed: false, reason: onHold });
+    expect(await trpcError(support().windows.withdraw({ engagementId, windowId: windowIds[0]! }))).toMatchObject({ code: "PRECONDITION_FAILED", message: onHold });
+    expect(t.db.select({ status: windowProposals.status }).from(windowProposals).all()).toEqual([{ status: "proposed" }]);
+  });
 });
 
 describe("rescheduling", () => {

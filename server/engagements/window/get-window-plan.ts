@@ -7,7 +7,7 @@ import { loadWindowState } from "./load-window-state";
 import type { WindowPlan } from "./schemas";
 import { targetLimits, type SandboxAccess } from "./target-limits";
 import { listWindows } from "./window-repository";
-import { acceptWindowRule, proposeRule, rescheduleRule } from "./window-rules";
+import { acceptWindowRule, proposeRule, rescheduleRule, withdrawRule } from "./window-rules";
 import { windowView } from "./window-view";
 
 /** The window plan of one engagement for the viewer. */
@@ -26,6 +26,7 @@ export async function getWindowPlan(db: Db, deps: { sandbox?: SandboxAccess }, a
     contact: owner,
     propose: proposeRule(rule),
     accept: acceptWindowRule(rule),
+    withdraw: withdrawRule(rule),
     reschedule: rescheduleRule(rule),
   };
 }

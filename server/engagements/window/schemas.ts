@@ -104,6 +104,8 @@ export const ZWindowPlan = z.object({
   contact: z.object({ name: z.string(), email: z.string() }),
   propose: ZAllowed,
   accept: ZAllowed,
+  /** Whether the viewer may withdraw a window that is still proposed. */
+  withdraw: ZAllowed,
   reschedule: ZAllowed,
 });
 export type WindowPlan = z.infer<typeof ZWindowPlan>;

@@ -1,5 +1,5 @@
 /**
- * Step 2's rules as data, pure: who may propose, accept or reschedule a window in which state,
+ * Step 2's rules as data, pure: who may propose, accept, withdraw or reschedule a window in which state,
  * with the reason when not. The screens show the same answers the operations enforce.
  */
 import { isStaff, type Role } from "@/server/accounts/roles";
@@ -34,6 +34,12 @@ export function acceptWindowRule(s: WindowRuleState): Allowed {
   if (s.states[2] === "done") return no("A window is already agreed.");
   if (!s.proposed) return no("There is no proposed migration window to accept yet.");
   return yes;
+}
+
+/** Support withdraws a window it proposed, while the engagement is active (the window itself must still be proposed). */
+export function withdrawRule(s: WindowRuleState): Allowed {
+  if (!isStaff(s.role)) return no("Support withdraws the windows it proposed.");
+  return active(s) ?? yes;
 }
 
 /** Support reschedules an agreed window (reopening step 2 with a reason). */

@@ -1,19 +1,18 @@
 /** Support withdraws a window it proposed that the customer has not accepted. */
 import type { Db } from "@/db/client";
 import { isStaff } from "@/server/accounts/roles";
-import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
-import { loadWindowState, proposedWindow } from "./load-window-state";
+import { enforce, loadWindowState, proposedWindow } from "./load-window-state";
 import { windowText } from "./propose-window";
 import { decideWindow } from "./window-repository";
+import { withdrawRule } from "./window-rules";
 
 function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; windowId: string }) {
   const state = loadWindowState(tx, actor, input.engagementId);
-  if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Support withdraws the windows it proposed.");
-  if (state.eng.status !== "active") throw new AppError("PRECONDITION_FAILED", "Windows can change only while the engagement is active.");
+  enforce(withdrawRule(state.rule), isStaff(actor.role));
   return { ...state, window: proposedWindow(tx, state.eng.id, input.windowId, "withdrawn") };
 }
 

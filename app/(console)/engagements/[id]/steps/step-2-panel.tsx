@@ -42,7 +42,7 @@ export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: 
         engagementId={engagement.id}
         windows={shown}
         actions={(w) =>
-          w.status === "proposed" ? (
+          w.status === "proposed" && p.withdraw.allowed ? (
             <Button variant="ghost" size="sm" pending={withdraw.isPending && withdraw.variables?.windowId === w.id} onClick={() => withdraw.mutate({ engagementId: engagement.id, windowId: w.id })}>
               Withdraw<span className="sr-only"> the window starting {formatDateTime(w.startsAt)}</span>
             </Button>
