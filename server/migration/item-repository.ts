@@ -182,29 +182,32 @@ export function storeCallResult(
 }
 
 /**
- * Makes an item ready to be run again by a new run: it keeps its company and connection (the
- * pipeline looks them up or re-authorizes, never creating twice), forgets the last run's checks
- * and counters, and is attached to the new run. Inside the caller's transaction.
+ * What an item starts a new run from: it keeps its company and connection (the pipeline looks them
+ * up or re-authorizes, never creating twice), so its state goes back to the last one they prove;
+ * the last run's checks, counters, error, outcome and lease are forgotten. The one definition of a
+ * fresh attempt, for the single-company test and the bulk run alike.
  */
+export function freshAttempt(runId: string, now: Date) {
+  return {
+    runId,
+    state: sql<MigrationItemState>`case when ${migrationItems.connectionId} is not null then 'connection_created' when ${migrationItems.companyId} is not null then 'company_created' else 'pending' end`,
+    checks: null,
+    attempts: 0,
+    nextAttemptAt: null,
+    lastError: null,
+    lastErrorAt: null,
+    outcomeReason: null,
+    finishedAt: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    updatedAt: now,
+  };
+}
+
+/** Makes one item ready to be run again by a new run (see `freshAttempt`). Inside the caller's transaction. */
 export function attachItemToRun(tx: DbOrTx, params: { itemId: string; runId: string; now: Date }): void {
-  const row = findItem(tx, params.itemId);
-  if (!row) throw new Error(`No migration item ${params.itemId}`);
-  const state: MigrationItemState = row.connectionId ? "connection_created" : row.companyId ? "company_created" : "pending";
-  tx.update(migrationItems)
-    .set({
-      runId: params.runId,
-      state,
-      checks: null,
-      attempts: 0,
-      nextAttemptAt: null,
-      lastError: null,
-      lastErrorAt: null,
-      outcomeReason: null,
-      finishedAt: null,
-      updatedAt: params.now,
-    })
-    .where(eq(migrationItems.id, params.itemId))
-    .run();
+  const changed = tx.update(migrationItems).set(freshAttempt(params.runId, params.now)).where(eq(migrationItems.id, params.itemId)).run().changes;
+  if (!changed) throw new Error(`No migration item ${params.itemId}`);
 }
 
 /** Why an item cannot be tested: the states that already say what is wrong with it. */

@@ -8,6 +8,7 @@ import { migrationItems, migrationRuns } from "@/db/schema";
 import type { Db } from "@/db/client";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "../item-scope";
+import { freshAttempt } from "../item-repository";
 import type { RunRow } from "../run-repository";
 import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "../states";
 
@@ -52,20 +53,7 @@ export function countUnfinished(tx: DbOrTx, runId: string): number {
 export function attachToRun(tx: DbOrTx, params: { engagementId: string; runId: string; states: readonly MigrationItemState[]; itemId?: string; now: Date }): number {
   return tx
     .update(migrationItems)
-    .set({
-      runId: params.runId,
-      state: sql`case when ${migrationItems.connectionId} is not null then 'connection_created' when ${migrationItems.companyId} is not null then 'company_created' else 'pending' end`,
-      checks: null,
-      attempts: 0,
-      nextAttemptAt: null,
-      lastError: null,
-      lastErrorAt: null,
-      outcomeReason: null,
-      finishedAt: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      updatedAt: params.now,
-    })
+    .set(freshAttempt(params.runId, params.now))
     .where(realItems(params.engagementId, inArray(migrationItems.state, [...params.states]), params.itemId ? eq(migrationItems.id, params.itemId) : undefined))
     .run().changes;
 }
