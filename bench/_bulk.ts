@@ -26,6 +26,9 @@ import { seedPeople, type People } from "@/server/testing/test-db";
 import { ITEM_TAG } from "@/server/migration/pipeline";
 import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/migration/testing/ready-engagement";
 
+/** The benches wait on the worker through the database as the tests do. */
+export { until } from "@/server/testing/until";
+
 export const ROOT = path.join(__dirname, "..");
 
 export type SandboxProcess = { url: string; adminToken: string; control: SandboxControl; child: ChildProcess; close(): Promise<void> };
@@ -204,17 +207,6 @@ export async function sandboxDuplicates(sandbox: SandboxProcess, apiKey: string,
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   return { companies, duplicateCompanies, duplicateConnections, missing };
-}
-
-/** Polls `read` every 200 ms until `done`, or throws after `timeoutMs`. */
-export async function until<T>(what: string, read: () => T, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** The machine's load, for the printed figures. */

@@ -16,6 +16,7 @@ import { ITEM_TAG } from "./pipeline";
 import { requestTestRun } from "./request-test-run";
 import { findRun } from "./run-repository";
 import { readyEngagement } from "./testing/ready-engagement";
+import { until } from "@/server/testing/until";
 
 const KEY_SPEC = generateKeySpec("proc");
 const ring = keyRingFrom(KEY_SPEC);
@@ -44,14 +45,6 @@ function startWorker(): WorkerProcess {
   return w;
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 beforeAll(async () => {
   sb = await startTestSandbox();
   t = createTestDb();
@@ -70,11 +63,11 @@ describe("worker processes on one database", () => {
   it("two share the queued tests, each taken once; one killed mid-test is taken over after its lease expires", async () => {
     const a = startWorker();
     const b = startWorker();
-    await until("both workers to start", () => [a, b].every((w) => w.lines.some((l) => l.startsWith("Migration worker"))), 30_000);
+    await until("both workers to start", () => [a, b].every((w) => w.lines.some((l) => l.startsWith("Migration worker"))), Boolean, 30_000);
 
     const engs = await Promise.all([1, 2, 3, 4].map((n) => readyEngagement(t.db, { ring, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies: [{ name: `Shared ${n}`, records: 3 }] })));
     const runIds = engs.map((e) => requestTestRun(t.db, people.support, { engagementId: e.engagementId, kind: "pilot" }).runId);
-    await until("the four tests to end", () => runIds.every((id) => findRun(t.db, id)?.status === "passed"));
+    await until("the four tests to end", () => runIds.every((id) => findRun(t.db, id)?.status === "passed"), Boolean);
     for (const id of runIds) {
       const takers = [a, b].flatMap((w) => w.lines).filter((l) => l === `took pilot run ${id}`);
       expect(takers).toHaveLength(1);
@@ -88,14 +81,14 @@ describe("worker processes on one database", () => {
     const slow = await readyEngagement(t.db, { ring, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies: [{ name: "Killed Midway", records: 2_000 }] });
     const runId = requestTestRun(t.db, people.support, { engagementId: slow.engagementId, kind: "pilot" }).runId;
     const itemId = slow.items[0]!.id;
-    await until("the slow test to reach its sync", () => findItem(t.db, itemId)?.state === "sync_requested");
+    await until("the slow test to reach its sync", () => findItem(t.db, itemId)?.state === "sync_requested", Boolean);
     const victim = [a, b].find((w) => w.lines.includes(`took pilot run ${runId}`))!;
     const survivor = victim === a ? b : a;
     process.kill(-victim.child.pid!, "SIGKILL");
     await victim.exited;
     expect(findRun(t.db, runId)).toMatchObject({ status: "running", leaseOwner: expect.any(String) as string });
 
-    await until("the survivor to finish the test", () => findRun(t.db, runId)?.status === "passed", 90_000);
+    await until("the survivor to finish the test", () => findRun(t.db, runId)?.status === "passed", Boolean, 90_000);
     expect(survivor.lines).toContain(`took pilot run ${runId}`);
     const client = createServiceClient({ baseUrl: sb.url, apiKey: slow.apiKey });
     const companies = (await client.findCompaniesByTag({ name: ITEM_TAG, value: itemId })).data;

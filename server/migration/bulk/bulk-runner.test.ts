@@ -20,6 +20,7 @@ import type { ReadyCompany } from "../testing/ready-engagement";
 import { createWorker, type Worker } from "../worker";
 import { startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";
+import { until } from "@/server/testing/until";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -47,16 +48,6 @@ async function startedRun(list: ReadyCompany[], extra: Parameters<typeof bed.rea
   return { eng, runId };
 }
 
-async function until<T>(read: () => T, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = read();
-    if (done(v)) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const statesOf = (engagementId: string) =>
   Object.fromEntries(
     bed.t.db
@@ -80,7 +71,7 @@ describe("the bulk run", () => {
     const list = companies(30, (i) => (i === 4 || i === 17 ? { rotatedAfterExport: true } : {}));
     const { eng, runId } = await startedRun(list);
     worker().start();
-    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 28, reauth_required: 2 });
     const reauth = bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), eq(migrationItems.state, "reauth_required"))).all();
     expect(reauth.map((r) => r.name).sort()).toEqual(["Company 005", "Company 018"]);
@@ -107,7 +98,7 @@ describe("the bulk run", () => {
     for (let i = 0; i < 48; i++) await client.createCompany({ name: `Existing ${i}` });
     const { eng, runId } = await startedRun(companies(5), { target: { id: target.id, apiKey } });
     worker().start();
-    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^Free-trial company limit of 50 reached: 50 companies exist on this service account\. Upgrade the account/);
     expect(run.statusReason).toContain("402");
     const counts = statesOf(eng.engagementId);
@@ -125,7 +116,7 @@ describe("the bulk run", () => {
     const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Wrong key", baseUrl: bed.sb.url, apiKey: "not-a-key-of-the-sandbox", kind: "sandbox" });
     const { eng, runId } = await startedRun(companies(3), { target: { id: target.id, apiKey: "not-a-key-of-the-sandbox" } });
     worker().start();
-    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(401\)/);
     expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
   });
@@ -141,7 +132,7 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(3), { target: { id: target.id, apiKey: created.apiKey } });
     await fetch(`${bed.sb.url}/apiKeys/${created.id}`, { method: "DELETE", headers: { Authorization: `Basic ${Buffer.from(first).toString("base64")}` } });
     worker().start();
-    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(403\)/);
     expect(run.statusReason).toContain("outdated API key");
     expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
@@ -152,7 +143,7 @@ describe("the bulk run", () => {
     const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Expired trial", baseUrl: bed.sb.url, apiKey, kind: "sandbox" });
     const { eng, runId } = await startedRun(companies(2), { target: { id: target.id, apiKey } });
     worker().start();
-    const run = await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service account's free trial has expired: the customer must upgrade it, then resume\. \(The service said: 402 /);
     expect(statesOf(eng.engagementId)).toEqual({ pending: 2 });
   });
@@ -161,7 +152,7 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(6));
     await bed.sb.control.setFaults({ maintenance: true });
     worker().start();
-    await until(() => (findRun(bed.t.db, runId)!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
+    await until("the bulk run", () => (findRun(bed.t.db, runId)!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
     expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold).toMatchObject({ kind: "maintenance" });
     // The 503's Retry-After is 30 s; the run asks again (probes) well before that.
     const answered503 = () =>
@@ -172,9 +163,9 @@ describe("the bulk run", () => {
         .all()
         .map((c) => c.at.getTime());
     const firstWave = Math.min(...answered503());
-    await until(() => answered503(), (ats) => ats.some((at) => at > firstWave + 5_000), 25_000);
+    await until("the bulk run", () => answered503(), (ats) => ats.some((at) => at > firstWave + 5_000), 25_000);
     await bed.sb.control.setFaults({ maintenance: false });
-    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 6 });
     expect(bed.t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).all().every((i) => i.attempts === 0)).toBe(true);
   }, 120_000);
@@ -192,11 +183,11 @@ describe("the bulk run", () => {
       if (refused) break;
     }
     worker().start();
-    const hold = await until(() => getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold ?? null, (h) => h !== null, 20_000);
+    const hold = await until("the bulk run", () => getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold ?? null, (h) => h !== null, 20_000);
     expect(hold).toMatchObject({ kind: "daily_quota", text: expect.stringMatching(/^The service's request quota of 1,000 is spent: the run waits for its reset at 00:00 UTC/) });
     expect(statesOf(eng.engagementId)).toEqual({ pending: 4 });
     await bed.sb.control.advanceClock({ days: 1 });
-    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 4 });
   }, 120_000);
 
@@ -204,9 +195,9 @@ describe("the bulk run", () => {
     const { runId } = await startedRun(companies(4, () => ({ records: 4_000 })));
     const other = await bed.ready(companies(2));
     worker().start();
-    await until(() => findRun(bed.t.db, runId)!.status, (s) => s === "running", 20_000);
+    await until("the bulk run", () => findRun(bed.t.db, runId)!.status, (s) => s === "running", 20_000);
     const { runId: pilotId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: other.engagementId, kind: "pilot" });
-    const pilot = await until(() => findRun(bed.t.db, pilotId)!, (r) => r.status === "passed" || r.status === "failed", 30_000);
+    const pilot = await until("the bulk run", () => findRun(bed.t.db, pilotId)!, (r) => r.status === "passed" || r.status === "failed", 30_000);
     expect(pilot.status).toBe("passed");
     expect(findRun(bed.t.db, runId)!.status).toBe("running");
   }, 120_000);
@@ -214,7 +205,7 @@ describe("the bulk run", () => {
     await bed.sb.control.setFaults({ rateLimitPerSecond: 10 });
     const { eng, runId } = await startedRun(companies(30));
     worker().start();
-    await until(() => statesOf(eng.engagementId).verified ?? 0, (n) => n >= 2, 60_000);
+    await until("the bulk run", () => statesOf(eng.engagementId).verified ?? 0, (n) => n >= 2, 60_000);
     await bed.sb.control.setFaults({ maintenance: true });
     const answered503 = () =>
       bed.t.db
@@ -223,11 +214,11 @@ describe("the bulk run", () => {
         .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))
         .all()
         .map((c) => c.at.getTime() + c.ms);
-    const first = Math.min(...(await until(answered503, (ats) => ats.length > 0, 20_000)));
+    const first = Math.min(...(await until("the bulk run", answered503, (ats) => ats.length > 0, 20_000)));
     // Answers at the start, after about 10 s and after about 20 s: the hold's Retry-After (30 s) is not waited out.
-    await until(answered503, (ats) => ats.some((at) => at > first + 15_000), 30_000);
+    await until("the bulk run", answered503, (ats) => ats.some((at) => at > first + 15_000), 30_000);
     await bed.sb.control.setFaults({ maintenance: false });
-    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 30 });
   }, 180_000);
 
@@ -236,7 +227,7 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(24));
     worker("worker-a").start();
     worker("worker-b").start();
-    await until(() => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 24 });
     expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
     const creates = bed.t.db
