@@ -77,7 +77,8 @@ type Poll = { at: number; what: string; status: number | string };
 
 /**
  * Polls the web app every 200 ms — a page of Ferry's own (the sign-in's CSRF route) and a tRPC read
- * through the database — until stopped; returns every answer.
+ * through the database — until stopped; returns every answer. A slow answer (the machine may be
+ * busy with the rest of the suite) still counts; no answer, or an error status, does not.
  */
 function pollWebApp(baseURL: string, api: TrpcApi, engagementId: string): { stop: () => Promise<Poll[]> } {
   const polls: Poll[] = [];
@@ -85,8 +86,8 @@ function pollWebApp(baseURL: string, api: TrpcApi, engagementId: string): { stop
   const loop = (async () => {
     while (running) {
       for (const [what, ask] of [
-        ["csrf", () => fetch(`${baseURL}/api/auth/csrf`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status)],
-        ["engagements.get", () => api.request.get(`/api/trpc/engagements.get?input=${encodeURIComponent(JSON.stringify({ json: { engagementId } }))}`, { timeout: 5000 }).then((r) => r.status())],
+        ["csrf", () => fetch(`${baseURL}/api/auth/csrf`, { signal: AbortSignal.timeout(15_000) }).then((r) => r.status)],
+        ["engagements.get", () => api.request.get(`/api/trpc/engagements.get?input=${encodeURIComponent(JSON.stringify({ json: { engagementId } }))}`, { timeout: 15_000 }).then((r) => r.status())],
       ] as const) {
         polls.push({ at: Date.now(), what, status: await ask().catch((e: unknown) => String(e)) });
       }
