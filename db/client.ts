@@ -2,35 +2,20 @@
  * Opening the app database. `getDb()` is lazy and cached on globalThis: `next build` imports route
  * modules, and a module-level open would fail when ./data does not exist yet (stack-notes P10).
  */
-import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { ownerOnlyDatabaseFile } from "./owner-only-file";
 import * as schema from "./schema";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
 
-/**
- * Makes the database file (and its folder, if new) readable by its owner only, like
- * local-secrets.json. The file is created before SQLite opens it, because SQLite gives the -wal and
- * -shm files it creates the database file's mode; files from before are narrowed too.
- */
-function ownerOnly(file: string): void {
-  const resolved = path.resolve(file);
-  fs.mkdirSync(path.dirname(resolved), { recursive: true, mode: 0o700 });
-  // The data files are not part of the build: keep Next's file tracing away from these paths.
-  fs.closeSync(fs.openSync(/* turbopackIgnore: true */ resolved, "a", 0o600));
-  for (const f of [resolved, `${resolved}-wal`, `${resolved}-shm`]) {
-    if (fs.existsSync(/* turbopackIgnore: true */ f)) fs.chmodSync(/* turbopackIgnore: true */ f, 0o600);
-  }
-}
-
 /** Opens (creating if needed, owner-only) a database file and applies the committed migrations. */
 export function openDb(file: string, options: { migrate?: boolean } = {}): Db {
-  if (file !== ":memory:") ownerOnly(file);
+  if (file !== ":memory:") ownerOnlyDatabaseFile(file);
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");

@@ -4,12 +4,12 @@
 // control token (tests make simulated tenants, rotate them, set faults) are published in
 // .tmp/e2e-<port>.json for e2e/fixtures.ts; everything else the tests set up goes through the app's
 // own API, as people would. No test-only route exists.
-// Needs `next build` first (npm test does it). Its children stay in its process group, so
-// Playwright's SIGTERM to the group stops them all; it then deletes the data.
+// Needs `next build` first (npm test does it).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { BIN, freePort, newKeySpec, ROOT, run, startService, stopServices, waitForHttp } from "./lib.mjs";
+import { BIN, freePort, newKeySpec, ROOT, run, tsNode, waitForHttp } from "./lib.mjs";
+import { createSupervisor } from "./supervisor.mjs";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-e2e-"));
@@ -28,26 +28,36 @@ const env = {
 };
 
 const published = path.join(ROOT, ".tmp", `e2e-${port}.json`);
-const children = [];
-const stop = () => {
-  stopServices(children);
+// The same supervision as `npm start` (scripts/supervisor.mjs): a process that dies during the run
+// is started again, with a line on stderr (which Playwright shows). Its children stay in its
+// process group, so Playwright's SIGTERM to the group reaches them too; the data is deleted once
+// they have stopped.
+const supervisor = createSupervisor({
+  onExitWhileStarting: ({ label, how }) => {
+    console.error(`${label} ${how} while the e2e server was starting.`);
+    void stop(1);
+  },
+});
+const stop = async (code = 0) => {
+  await supervisor.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(published, { force: true });
-  process.exit(0);
+  process.exit(code);
 };
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+process.on("SIGTERM", () => void stop());
+process.on("SIGINT", () => void stop());
+const service = (name, label, command, args, options = {}) => supervisor.add({ name, label, command, args, env, detached: false, ...options });
 
 const hasSandbox = fs.existsSync(path.join(ROOT, "server", "sandbox", "main.ts"));
 if (hasSandbox) {
-  const sandbox = startService("sandbox", BIN("tsx"), ["server/sandbox/main.ts"], { env, quiet: true, detached: false });
-  children.push(sandbox);
-  await waitForHttp(`${env.SANDBOX_URL}/companies`, { child: sandbox });
+  const { command, args } = tsNode("server/sandbox/main.ts");
+  service("sandbox", "The sandbox", command, args, { quiet: true });
+  await waitForHttp(`${env.SANDBOX_URL}/companies`);
 }
 const seedEnv = hasSandbox ? env : { ...env, SANDBOX_ADMIN_TOKEN: "" };
 if (run(BIN("tsx"), ["scripts/seed.ts"], { env: seedEnv }) !== 0) {
-  stopServices(children);
-  throw new Error("Seeding the e2e database failed");
+  console.error("Seeding the e2e database failed");
+  await stop(1);
 }
 fs.mkdirSync(path.dirname(published), { recursive: true });
 fs.writeFileSync(
@@ -56,5 +66,10 @@ fs.writeFileSync(
   { mode: 0o600 },
 );
 const workerEntry = path.join(ROOT, "server", "migration", "worker-main.ts");
-if (fs.existsSync(workerEntry)) children.push(startService("worker", BIN("tsx"), [workerEntry], { env, detached: false }));
-children.push(startService("web", process.execPath, ["scripts/web-server.mjs", "-p", String(port), "-H", "127.0.0.1"], { env, detached: false }));
+if (fs.existsSync(workerEntry)) {
+  const { command, args } = tsNode(workerEntry);
+  service("worker", "The worker", command, args);
+}
+service("web", "The web app", process.execPath, ["scripts/web-server.mjs", "-p", String(port), "-H", "127.0.0.1"]);
+await waitForHttp(`http://127.0.0.1:${port}/api/auth/csrf`, { timeoutMs: 120_000 });
+supervisor.startupDone();

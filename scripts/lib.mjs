@@ -26,7 +26,9 @@ export function freePort() {
 export async function waitForHttp(url, { timeoutMs = 60_000, child } = {}) {
   const started = Date.now();
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`${url}: the process exited with code ${child.exitCode} before it answered`);
+    if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      throw new Error(`${url}: the process ${child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`} before it answered`);
+    }
     try {
       await fetch(url, { signal: AbortSignal.timeout(2000) });
       return;
@@ -39,8 +41,9 @@ export async function waitForHttp(url, { timeoutMs = 60_000, child } = {}) {
 
 /**
  * Starts a long-running service, prefixing its output lines with a label. By default in its own
- * process group, so `stopServices` stops its children too (`next` forks next-server: stack-notes
- * P14); `detached: false` keeps it in ours, for a parent that is itself stopped as a group.
+ * process group, so the supervisor (scripts/supervisor.mjs) can stop whatever it forked too
+ * (`next` forks next-server: stack-notes P14); `detached: false` keeps it in ours, for a parent
+ * that is itself stopped as a group.
  */
 export function startService(label, command, args, { env, quiet = false, detached = true } = {}) {
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached, stdio: ["ignore", "pipe", "pipe"] });
@@ -55,25 +58,23 @@ export function startService(label, command, args, { env, quiet = false, detache
         if (!quiet) out.write(`[${label}] ${line}\n`);
       }
     });
+    // A last line without its newline (a process killed mid-write) is still shown.
+    stream.on("end", () => {
+      if (buf && !quiet) out.write(`[${label}] ${buf}\n`);
+      buf = "";
+    });
   };
   prefix(child.stdout, process.stdout);
   prefix(child.stderr, process.stderr);
   return child;
 }
 
-/** Stops services started with `startService` (their whole process groups). */
-export function stopServices(children) {
-  for (const child of children) {
-    if (child.exitCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // Not a group leader (started with `detached: false`): stop the process itself.
-        child.kill("SIGTERM");
-      }
-    }
-  }
-}
+/**
+ * A TypeScript entry point run by Node itself with tsx's loader (`node --import tsx file.ts`): one
+ * process whose pid is the program's, where the `tsx` command would put a process of its own in
+ * front of it.
+ */
+export const tsNode = (entry) => ({ command: process.execPath, args: ["--import", "tsx", entry] });
 
 /** Runs a command to completion with inherited output; returns its exit code. */
 export function run(command, args, { env } = {}) {

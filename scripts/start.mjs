@@ -5,17 +5,21 @@
 //   npm run dev          Next's dev server instead
 // Environment (all optional): PORT, SANDBOX_PORT, FERRY_DATA_DIR (default ./data), DATABASE_FILE,
 // SANDBOX_DB_FILE, NEXTAUTH_URL, NEXTAUTH_SECRET, FERRY_ENCRYPTION_KEY, SANDBOX_ADMIN_TOKEN, SMTP_URL,
-// TRUST_PROXY.
+// TRUST_PROXY, HOST (the web server's interface, default 127.0.0.1).
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { BIN, buildIsStale, localSecrets, ROOT, run, startService, stopServices, waitForHttp } from "./lib.mjs";
+import { BIN, buildIsStale, localSecrets, ROOT, run, tsNode, waitForHttp } from "./lib.mjs";
+import { createSupervisor, stopOnSignals } from "./supervisor.mjs";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
 const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
 const dataDir = path.resolve(ROOT, process.env.FERRY_DATA_DIR ?? "data");
 const appUrl = process.env.NEXTAUTH_URL ?? `http://localhost:${port}`;
+// The web server listens on HOST (default 127.0.0.1); start-up asks it there (loopback for "every interface").
+const webHost = process.env.HOST || "127.0.0.1";
+const webProbe = webHost === "0.0.0.0" || webHost === "::" ? "127.0.0.1" : net.isIPv6(webHost) ? `[${webHost}]` : webHost;
 
 function portInUse(p) {
   return new Promise((resolve) => {
@@ -43,50 +47,59 @@ const env = {
   PORT: String(port),
 };
 
-const children = [];
-let stopping = false;
-const shutdown = (code) => {
-  if (stopping) return;
-  stopping = true;
-  stopServices(children);
+// Each process is supervised (scripts/supervisor.mjs): once Ferry has started, one that ends is
+// started again after a growing delay while the others go on; Ctrl+C or SIGTERM stops them all.
+// Their pids are kept in <data dir>/processes.json (mode 0600) while Ferry runs.
+const supervisor = createSupervisor({
+  stateFile: path.join(dataDir, "processes.json"),
+  onExitWhileStarting: ({ label, how }) => {
+    console.error(`${label} ${how} while Ferry was starting; stopping Ferry.`);
+    void shutdown(1);
+  },
+});
+const shutdown = async (code) => {
+  await supervisor.stop();
   process.exit(code);
 };
-process.on("SIGINT", () => shutdown(0));
-process.on("SIGTERM", () => shutdown(0));
-const watch = (label, child) => {
-  children.push(child);
-  child.on("exit", (code) => {
-    if (stopping) return;
-    console.error(`${label} stopped (exit code ${code}); stopping Ferry.`);
-    shutdown(code || 1);
-  });
-};
+stopOnSignals(supervisor, {
+  onSignal: (signal) => console.log(`Stopping Ferry (${signal})…`),
+  onStopped: () => console.log("Ferry stopped."),
+});
 
 console.log(`Ferry: data in ${path.relative(ROOT, dataDir) || "."}/`);
-const sandbox = startService("sandbox", BIN("tsx"), ["server/sandbox/main.ts"], { env });
-watch("The sandbox", sandbox);
-await waitForHttp(`${env.SANDBOX_URL}/companies`, { child: sandbox });
+supervisor.add({ name: "sandbox", label: "The sandbox", ...tsNode("server/sandbox/main.ts"), env });
+try {
+  await waitForHttp(`${env.SANDBOX_URL}/companies`);
+} catch (error) {
+  console.error(`The sandbox did not start: ${error.message}`);
+  await shutdown(1);
+}
 
 if (run(BIN("tsx"), ["scripts/seed.ts"], { env }) !== 0) {
   console.error("Preparing the database failed (see above).");
-  shutdown(1);
+  await shutdown(1);
 }
 
 if (!dev && buildIsStale()) {
   console.log("Building the web app (next build)…");
   if (run(BIN("next"), ["build"], { env }) !== 0) {
     console.error("The build failed (see above).");
-    shutdown(1);
+    await shutdown(1);
   }
 }
 
 const workerEntry = path.join(ROOT, "server", "migration", "worker-main.ts");
-if (fs.existsSync(workerEntry)) watch("The worker", startService("worker", BIN("tsx"), [workerEntry], { env }));
+if (fs.existsSync(workerEntry)) supervisor.add({ name: "worker", label: "The worker", ...tsNode(workerEntry), env });
 
 // Ferry's own server around Next (it records each request's socket address: scripts/web-server.mjs).
-const web = startService("web", process.execPath, ["scripts/web-server.mjs", ...(dev ? ["--dev"] : []), "-p", String(port)], { env });
-watch("The web app", web);
-await waitForHttp(`http://127.0.0.1:${port}/api/auth/csrf`, { child: web, timeoutMs: 120_000 });
+supervisor.add({ name: "web", label: "The web app", command: process.execPath, args: ["scripts/web-server.mjs", ...(dev ? ["--dev"] : []), "-p", String(port)], env });
+try {
+  await waitForHttp(`http://${webProbe}:${port}/api/auth/csrf`, { timeoutMs: 120_000 });
+} catch (error) {
+  console.error(`The web app did not start: ${error.message}`);
+  await shutdown(1);
+}
+supervisor.startupDone();
 
 // Only what a newcomer needs; the demo passwords are public demo data, not secrets.
 const DEMO_LOGINS = JSON.parse(fs.readFileSync(path.join(ROOT, "server", "demo", "demo-logins.json"), "utf8"));

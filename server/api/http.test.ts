@@ -142,3 +142,19 @@ describe("batches", () => {
     expect(superjson.deserialize(body[0]!.error as never)).toMatchObject({ data: { code: "FORBIDDEN" } });
   });
 });
+
+describe("caching", () => {
+  it("every answer says Cache-Control: no-store — a read, a mutation, a batch, an error and a refusal", async () => {
+    const answers = {
+      read: await send("me.get"),
+      mutation: await createOrg("No Store Org"),
+      batch: await send(`me.get,me.get?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { json: null }, 1: { json: null } }))}`),
+      invalidInput: await createOrg(""),
+      unknownProcedure: await send("nothing.here"),
+      refused: await createOrg("Refused Org", { origin: "http://evil.test" }),
+    };
+    const statuses = Object.fromEntries(Object.entries(answers).map(([k, r]) => [k, r.status]));
+    expect(statuses).toEqual({ read: 200, mutation: 200, batch: 200, invalidInput: 400, unknownProcedure: 404, refused: 403 });
+    for (const [what, res] of Object.entries(answers)) expect({ what, cacheControl: res.headers.get("cache-control") }).toEqual({ what, cacheControl: "no-store" });
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * The tRPC route's HTTP handling: the request guards (own origin for mutations, a body cap) and a
- * batch cap, then tRPC. Refusals go through tRPC's own error path (a context that fails), so the
+ * batch cap, then tRPC; every answer is marked `Cache-Control: no-store`. Refusals go through tRPC's own error path (a context that fails), so the
  * browser's client gets them in the shape it reads, for every call of a batch.
  */
 import { TRPCError } from "@trpc/server";
@@ -21,7 +21,7 @@ export async function handleTrpcRequest(req: Request, opts: { appOrigin: string;
   const body = read && !read.tooLarge ? read.body : null;
   // tRPC gets the body as read (never more than the cap); a refused request gets none.
   const forwarded = new Request(req.url, { method: req.method, headers: req.headers, body: refusal ? null : body, signal: req.signal });
-  return fetchRequestHandler({
+  const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req: forwarded,
     router: appRouter,
@@ -31,4 +31,8 @@ export async function handleTrpcRequest(req: Request, opts: { appOrigin: string;
       return opts.createContext();
     },
   });
+  // Answers carry people's names, emails and engagement details: no browser or proxy may keep them
+  // (a shared computer's back button or disk cache), as no page is kept.
+  response.headers.set("Cache-Control", "no-store");
+  return response;
 }

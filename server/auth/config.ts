@@ -12,6 +12,7 @@ import { signIn } from "@/server/accounts/sign-in";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { clientAddress, servedByFerry } from "@/server/http/client-address";
+import { logSafe } from "@/server/security/log-safe";
 
 declare module "next-auth" {
   interface Session {
@@ -99,7 +100,8 @@ export function authOptions(): NextAuthOptions {
       error(code, metadata) {
         // An ended session is an expected answer, not an error worth a stack trace.
         if (code === "JWT_SESSION_ERROR" && metadata instanceof SessionEndedError) return;
-        console.error(`[next-auth][error][${code}]`, metadata instanceof Error ? metadata.message : metadata);
+        // A message may quote what was typed (an email): kept on one line.
+        console.error(`[next-auth][error][${code}]`, metadata instanceof Error ? logSafe(metadata.message) : metadata);
       },
       warn(code) {
         console.warn(`[next-auth][warn][${code}]`);

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mailOutbox } from "@/db/schema";
-import { createTestDb, type TestDb } from "@/server/testing/test-db";
-import { sendMail } from "./mailer";
+import { callerAs, testConfig } from "@/server/api/testing";
+import { createTestDb, seedPeople, type TestDb } from "@/server/testing/test-db";
+import { HIDDEN_LINK, sendMail } from "./mailer";
 import { startSmtp } from "./testing";
 
 let t: TestDb;
@@ -16,6 +17,29 @@ describe("mail", () => {
     await sendMail(t.db, { from: "Ferry <f@test>", log: (l) => log.push(l) }, { to: "x@test", subject: "Hi", text: "Body" });
     expect(t.db.select().from(mailOutbox).all()).toMatchObject([{ to: "x@test", transport: "outbox", error: null }]);
     expect(log[0]).toContain('subject="Hi"');
+  });
+
+  it("logs each message as one line: a line break in a name, in the subject or the text, cannot start a log line of its own", async () => {
+    const log: string[] = [];
+    const name = "Mallory\r\n[trpc] internal error ref=forged\nEve\u2028";
+    await sendMail(t.db, { from: "Ferry <f@test>", log: (l) => log.push(l) }, { to: "x@test", subject: `${name} accepted`, text: `Hello,\n\n${name} accepted the window.\n` });
+    expect(log).toHaveLength(1);
+    expect(log[0]).not.toMatch(/[\r\n\u2028]/);
+    expect(log[0]).toBe(
+      '[mail] to=x@test subject="Mallory\\r\\n[trpc] internal error ref=forged\\nEve\\u2028 accepted" text="Hello,\\n\\nMallory\\r\\n[trpc] internal error ref=forged\\nEve\\u2028 accepted the window.\\n"',
+    );
+    // The outbox keeps the message as written.
+    expect(t.db.select().from(mailOutbox).get()!.subject).toBe(`${name} accepted`);
+  });
+
+  it("an invitation to a person whose name holds line breaks is logged on one line, its link hidden", async () => {
+    const p = await seedPeople(t.db);
+    const log: string[] = [];
+    await callerAs(t.db, p.admin, testConfig(log)).invitations.create({ email: "new@org-a.test", name: "New\n[next-auth][error][FORGED] Person", role: "customer", organizationId: p.orgA });
+    expect(log).toHaveLength(1);
+    expect(log[0]).not.toMatch(/[\r\n]/);
+    expect(log[0]).toContain("New\\n[next-auth][error][FORGED] Person");
+    expect(log[0]).toContain(HIDDEN_LINK);
   });
 
   it("with SMTP_URL, is really sent and recorded as sent", async () => {

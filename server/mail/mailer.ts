@@ -13,6 +13,7 @@ import { eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import type { Db } from "@/db/client";
 import { mailOutbox } from "@/db/schema";
+import { logSafe } from "@/server/security/log-safe";
 import { encryptSecret, type KeyRing } from "@/server/security/secrets";
 
 export type MailMessage = {
@@ -63,7 +64,9 @@ export async function sendMail(db: Db, config: MailConfig, message: MailMessage)
     .run();
   if (!config.smtpUrl) {
     const log = config.log ?? ((line: string) => console.info(line));
-    log(`[mail] to=${message.to} subject="${message.subject}"\n${text}\n[/mail]`);
+    // One line per message: names in the subject and text are the senders' and customers' own
+    // words, and a line break in one must not start a log line of its own.
+    log(`[mail] to=${logSafe(message.to)} subject="${logSafe(message.subject)}" text="${logSafe(text)}"`);
     db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id)).run();
     return { id, delivered: true };
   }

@@ -11,6 +11,7 @@
 import { openDb } from "@/db/client";
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
+import { logSafe } from "@/server/security/log-safe";
 import { purgeDueCredentials } from "./handover/purge-credentials";
 import { createWorker } from "./worker";
 
@@ -39,7 +40,7 @@ function main(): void {
         console.log(`Purged the credentials of ${done.engagements} engagement(s) ${e.FERRY_PURGE_AFTER_DAYS} days after their handover or cancellation (${done.items} companies)`);
       }
     } catch (error) {
-      console.error(`Automatic purge failed (tried again in ${PURGE_EVERY_MS / 60_000} minutes): ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`Automatic purge failed (tried again in ${PURGE_EVERY_MS / 60_000} minutes): ${logSafe(error)}`);
     }
   };
   purge();

@@ -25,6 +25,7 @@ import type { Db } from "@/db/client";
 import { findEngagement } from "@/server/engagements/engagement-repository";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
 import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { logSafe } from "@/server/security/log-safe";
 import type { KeyRing } from "@/server/security/secrets";
 import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
 import { finishTestRun } from "./finish-test-run";
@@ -96,7 +97,9 @@ export function createWorker(options: WorkerOptions): Worker {
   const idleMs = options.idleMs ?? 1_000;
   const kinds = options.kinds ?? RUN_KINDS;
   const maxRuns = Math.max(1, options.maxRuns ?? 4);
-  const log = options.log ?? (() => {});
+  // Every line stays one line whatever it quotes (a service's error text, a name in it).
+  const sink = options.log ?? (() => {});
+  const log = (line: string) => sink(logSafe(line));
   const stopping = new AbortController();
   let loop: Promise<void> | null = null;
   const bulkDeps: BulkDeps = {

@@ -4,7 +4,8 @@
  * Env: SANDBOX_PORT (default 4010), SANDBOX_HOST (default 127.0.0.1), SANDBOX_DB_FILE (default
  * data/sandbox.db), SANDBOX_ADMIN_TOKEN (default: generated on first start and kept in the file),
  * SANDBOX_BASE_PATH (default none: serve the API under a path prefix such as /codat).
- * Prints the URL, the demo client's API key and the admin token.
+ * Prints the URL and where the admin token and the demo client's API key are kept — never their
+ * values: this output ends up in server logs (`npm start` prefixes it into its own).
  */
 import { createSandbox } from "./server";
 
@@ -28,11 +29,14 @@ async function main(): Promise<void> {
     demoClient: true,
     log: (line) => console.error(line),
   });
+  const adminTokenFrom = process.env.SANDBOX_ADMIN_TOKEN
+    ? "SANDBOX_ADMIN_TOKEN, as it was started with (npm start keeps it in local-secrets.json in its data folder)"
+    : `the database, meta key "admin_token" (generated at first start)`;
   console.log(`Service sandbox listening on ${sandbox.url}`);
   console.log(`  SANDBOX_URL=${sandbox.url}`);
-  console.log(`  SANDBOX_DEMO_API_KEY=${sandbox.demoApiKey ?? ""}`);
-  console.log(`  SANDBOX_ADMIN_TOKEN=${sandbox.adminToken}`);
-  console.log(`  Database: ${dbFile}`);
+  console.log(`  Database: ${dbFile} (readable by its owner only)`);
+  console.log(`  Admin token for the /_sandbox controls: in ${adminTokenFrom}`);
+  console.log(`  Demo client's API key: in the database, meta key "demo_api_key"; or create a client: POST /_sandbox/clients`);
   console.log(`  Authorization for the API: Basic base64(API key); for /_sandbox controls: Bearer <admin token>`);
 
   const stop = (signal: string) => {

@@ -3,9 +3,8 @@
  * (`*-table.ts`, the only files that write SQL). Every method is synchronous, so callers can
  * compose them inside `store.transaction(() => ...)` and a limit check holds under concurrency.
  */
-import fs from "node:fs";
-import path from "node:path";
 import Database from "better-sqlite3";
+import { ownerOnlyDatabaseFile } from "../../../db/owner-only-file";
 import { createApiKeysTable } from "./api-keys-table";
 import { createClientsTable } from "./clients-table";
 import { createCompaniesTable } from "./companies-table";
@@ -29,9 +28,13 @@ export type { SyncSettingsOwner, SyncSettingsRow } from "./sync-settings-table";
 export type { TenantRow } from "./tenants-table";
 export type { TokenRow } from "./tokens-table";
 
-/** Opens (creating if needed) the sandbox database file and returns its repositories. */
+/**
+ * Opens (creating if needed) the sandbox database file and returns its repositories. The file holds
+ * API keys, the admin token and simulated tokens: it is made readable by its owner only, as the
+ * app database is.
+ */
 export function openStore(file: string) {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ":memory:") ownerOnlyDatabaseFile(file);
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
