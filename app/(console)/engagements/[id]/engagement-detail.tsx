@@ -175,7 +175,8 @@ function OwnerDialog({ engagement, onClose }: { engagement: EngagementDetail; on
 function TargetDialog({ engagement, onClose }: { engagement: EngagementDetail; onClose: () => void }) {
   const trpc = useTRPC();
   // Only the targets this engagement may use: its organisation's own accounts and the built-in sandbox.
-  const choices = useQuery(trpc.targets.choices.queryOptions({ engagementId: engagement.id }));
+  // Fetched afresh each time the dialog opens: an admin may have archived or assigned a target since.
+  const choices = useQuery({ ...trpc.targets.choices.queryOptions({ engagementId: engagement.id }), refetchOnMount: "always" });
   const invalidate = useEngagementInvalidation(engagement.id);
   const queryClient = useQueryClient();
   const assign = useMutation(
@@ -191,12 +192,12 @@ function TargetDialog({ engagement, onClose }: { engagement: EngagementDetail; o
     <ChoiceDialog
       onClose={onClose}
       title="Change service target"
-      description={`Where this engagement's companies are migrated: the built-in sandbox to rehearse, ${engagement.organization.name}'s own account on the service for the window. Only ${engagement.organization.name}'s targets are offered.`}
+      description={`Where this engagement's companies are migrated: the built-in sandbox to rehearse, or one of ${engagement.organization.name}'s own accounts on the service for the window.`}
       label="Service target"
       field="serviceTargetId"
       // The current target, preselected, unless the engagement may no longer use it.
       initial={engagement.serviceTarget && !engagement.serviceTarget.problem ? engagement.serviceTarget.id : ""}
-      placeholder="Choose a target…"
+      placeholder={choices.data ? "Choose a target…" : "Loading targets…"}
       notice={current?.problem ? `Now: ${current.problem}` : null}
       options={choices.data?.options.map((t) => ({ value: t.id, label: t.builtIn ? `${t.name} — built-in sandbox (${t.baseUrl})` : `${t.name} — ${t.baseUrl} (key ${t.apiKeyMasked})` })) ?? []}
       saveLabel="Save target"
