@@ -8,7 +8,7 @@
  * encrypted, so listing never decrypts (and one value that no longer decrypts cannot break the
  * list). The key is decrypted only to be used, and each decryption is audited.
  */
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { engagements, organizations, serviceTargets } from "@/db/schema";
 import { findOrganization } from "@/server/accounts/organizations";
@@ -361,10 +361,10 @@ export function listTargetChoices(db: DbOrTx, engagement: { organizationId: stri
   const rows = db
     .select({ ...recordColumns, apiKeyMask: serviceTargets.apiKeyMask, createdAt: serviceTargets.createdAt })
     .from(serviceTargets)
-    .where(isNull(serviceTargets.archivedAt))
+    .where(and(isNull(serviceTargets.archivedAt), or(eq(serviceTargets.builtIn, true), eq(serviceTargets.organizationId, engagement.organizationId))))
     .orderBy(asc(serviceTargets.createdAt))
     .all()
-    .filter((t) => (t.builtIn || t.organizationId === engagement.organizationId) && targetUseRefusal(t, engagement.organizationId) === null)
+    .filter((t) => targetUseRefusal(t, engagement.organizationId) === null)
     .sort((a, b) => Number(b.builtIn) - Number(a.builtIn));
   const current = engagement.serviceTargetId ? findServiceTarget(db, engagement.serviceTargetId) : undefined;
   return {
