@@ -50,7 +50,7 @@ function describe(ev: AuditEvent): string {
       return `Reopened ${stepTitle(ev.after.step)}: ${clause(ev.after.reason)}${also}`;
     }
     case "engagement.target_key_replaced":
-      return `An admin replaced the API key of ${ev.after.serviceTarget} (now ${ev.after.keyMask}); the next call uses the new key`;
+      return `An admin replaced the API key of ${ev.after.serviceTarget} (now ${ev.after.keyMask}); tests and bulk runs use it from their next start or resume`;
     case "service_target.created":
       return `Added the service target ${ev.after.name} (${ev.after.baseUrl})${ev.after.builtIn ? " as the built-in sandbox" : ev.after.organization ? ` for ${ev.after.organization}` : ""}`;
     case "service_target.marked_built_in":

@@ -237,7 +237,9 @@ export function setTargetLimits(db: Db, actor: Actor, input: { targetId: string;
  * Replaces the target's API key: the new one is encrypted over the old ciphertext (overwritten in
  * the file, see db/client.ts's secure_delete, and cleared from the write-ahead log by a
  * checkpoint), the mask follows, and the change is audited — on the target, and on each
- * unfinished engagement pointed at it, whose next call uses the new key.
+ * unfinished engagement pointed at it. A test or bulk run decrypts the key when a worker takes it
+ * up, so it uses the new key from its next start or resume (a run stopped by a refused key resumes
+ * with it).
  */
 export function replaceTargetApiKey(db: Db, ring: KeyRing, actor: Actor, input: { targetId: string; apiKey: string }): { apiKeyMasked: string } {
   const apiKey = cleanKey(input.apiKey);

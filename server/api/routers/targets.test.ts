@@ -187,7 +187,7 @@ describe("an admin", () => {
     expect(JSON.stringify(t.db.select().from(auditEvents).all())).not.toMatch(/live-key-orga/);
     // The engagement pointed at it hears of it on its timeline.
     const [latest] = await support().engagements.timeline({ engagementId: eng.id });
-    expect(latest!.summary).toBe("An admin replaced the API key of Production — Org A (now ••••NEW9); the next call uses the new key");
+    expect(latest!.summary).toBe("An admin replaced the API key of Production — Org A (now ••••NEW9); tests and bulk runs use it from their next start or resume");
   });
 
   it("sets and clears a target's known limits, which replace the published ones; the built-in sandbox keeps its own", async () => {

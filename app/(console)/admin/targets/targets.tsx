@@ -270,7 +270,7 @@ function ReplaceKeyDialog({ target, onClose, announce }: DialogProps) {
       open
       onClose={onClose}
       title={`Replace the API key of ${target.name}`}
-      description={`The new key is encrypted in place of the old one, which is deleted. ${target.inUse.count ? `${target.inUse.count === 1 ? "The engagement" : `The ${target.inUse.count} engagements`} using it ${target.inUse.count === 1 ? "uses" : "use"} the new key from the next call.` : "No unfinished engagement uses it."}`}
+      description={`The new key is encrypted in place of the old one, which is deleted. ${target.inUse.count ? `${target.inUse.count === 1 ? "The engagement" : `The ${target.inUse.count} engagements`} using it ${target.inUse.count === 1 ? "uses" : "use"} it for every test or bulk run started or resumed from now on.` : "No unfinished engagement uses it."}`}
     >
       <Form onSubmit={onSubmit} className="space-y-4">
         {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
