@@ -122,18 +122,40 @@ export const mailOutbox = sqliteTable(
   (t) => [index("mail_outbox_created_idx").on(t.createdAt)],
 );
 
-/** Where migrations go: the built-in sandbox or a real service (base URL + encrypted API key). */
-export const serviceTargets = sqliteTable("service_targets", {
-  id: id(),
-  name: text("name").notNull(),
-  baseUrl: text("base_url").notNull(),
-  /** Encrypted API key envelope (see server/security/secrets.ts). */
-  apiKeyCipher: text("api_key_cipher").notNull(),
-  /** The masked key (last four characters at most), made at encryption time so lists never decrypt. */
-  apiKeyMask: text("api_key_mask"),
-  kind: text("kind", { enum: SERVICE_TARGET_KINDS }).notNull(),
-  createdAt: createdAt(),
-});
+/**
+ * Where migrations go: one customer's own account on the service (base URL + encrypted API key),
+ * so it belongs to that customer's organisation, or the built-in sandbox, which serves every
+ * organisation and belongs to none.
+ */
+export const serviceTargets = sqliteTable(
+  "service_targets",
+  {
+    id: id(),
+    name: text("name").notNull(),
+    baseUrl: text("base_url").notNull(),
+    /** Encrypted API key envelope (see server/security/secrets.ts). */
+    apiKeyCipher: text("api_key_cipher").notNull(),
+    /** The masked key (last four characters at most), made at encryption time so lists never decrypt. */
+    apiKeyMask: text("api_key_mask"),
+    /** What the admin said it is (a label and the sync timing model); it never relaxes the limits. */
+    kind: text("kind", { enum: SERVICE_TARGET_KINDS }).notNull(),
+    /** The organisation whose account this is; null for the built-in sandbox and for targets an admin has yet to assign. */
+    organizationId: text("organization_id").references(() => organizations.id),
+    /** Set only by Ferry's start for its own sandbox at SANDBOX_URL, never through the API: the one target not held to the real service's limits. */
+    builtIn: integer("built_in", { mode: "boolean" }).notNull().default(false),
+    /** Known limits an admin set on the target, replacing the service's documented ones (null: the documented one). */
+    requestsPerMinute: integer("requests_per_minute"),
+    dailyQuota: integer("daily_quota"),
+    /** Archived targets are kept for the record (runs name them) but offered nowhere. */
+    archivedAt: integer("archived_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("service_targets_org_idx").on(t.organizationId),
+    // At most one built-in sandbox.
+    uniqueIndex("service_targets_built_in_unique").on(t.builtIn).where(sql`${t.builtIn} = 1`),
+  ],
+);
 
 export const engagements = sqliteTable(
   "engagements",
@@ -483,6 +505,10 @@ export const engagementsRelations = relations(engagements, ({ one, many }) => ({
   owner: one(users, { fields: [engagements.ownerId], references: [users.id] }),
   serviceTarget: one(serviceTargets, { fields: [engagements.serviceTargetId], references: [serviceTargets.id] }),
   steps: many(engagementSteps),
+}));
+
+export const serviceTargetsRelations = relations(serviceTargets, ({ one }) => ({
+  organization: one(organizations, { fields: [serviceTargets.organizationId], references: [organizations.id] }),
 }));
 
 export const engagementStepsRelations = relations(engagementSteps, ({ one }) => ({

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import { parse } from "csv-parse/sync";
 import type { Tenant } from "../server/sandbox/controls/control-client";
-import { DEMO, e2eSandbox, expect, signIn, test, tokenCsv, uniqueSuffix } from "./fixtures";
+import { DEMO, e2eSandbox, expect, SANDBOX_CLIENT_REQUESTS_PER_MINUTE, signIn, test, tokenCsv, uniqueSuffix } from "./fixtures";
 
 /** A run's completion on the sandbox: generous, and bounded. */
 const RUN_TIMEOUT = { timeout: 120_000 };
@@ -33,12 +33,19 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   const sandbox = e2eSandbox();
   const suffix = uniqueSuffix();
 
-  // The admin adds a sandbox client of its own as a service target (admin work, through the API).
-  const { apiKey } = await sandbox.control.createClient({ plan: "paid", name: `Bulk client ${suffix}` });
-  const targetName = `Bulk sandbox ${suffix}`;
-  const target = await adminApi.mutation<{ id: string }>("targets.create", { name: targetName, baseUrl: sandbox.url, apiKey, kind: "sandbox" });
+  // The admin adds the organisation's own sandbox client as its service target (admin work, through the API).
   const org = await factory.organization("Bulk Org");
   const customer = await factory.customerUser(org);
+  const { apiKey } = await sandbox.control.createClient({ plan: "paid", name: `Bulk client ${suffix}` });
+  const targetName = `Bulk sandbox ${suffix}`;
+  const target = await adminApi.mutation<{ id: string }>("targets.create", {
+    name: targetName,
+    baseUrl: sandbox.url,
+    apiKey,
+    kind: "sandbox",
+    organizationId: org.id,
+    requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE,
+  });
 
   // Support creates the engagement and points it at the target, in the console.
   const supportContext = await browser.newContext();

@@ -157,7 +157,7 @@ export type Factory = {
   detailsAccepted: (input: { engagement: Engagement; customer: CustomerUser; platformKey?: string; companies?: number; window?: boolean }) => Promise<void>;
   /**
    * An engagement of `organization` at step 5, made through the app as people would: a sandbox
-   * client of its own (an admin adds it as a service target, Sam points the engagement at it),
+   * client of its own (an admin adds it as the organisation's service target, Sam points the engagement at it),
    * simulated tenants whose credentials the customer uploads as a token file, Sam accepts it,
    * proposes a window the customer accepts, the customer confirms steps 3 and 4 — and then the
    * tenants marked `rotatedAfterExport` are rotated, as the customer's old app would. The sandbox
@@ -203,6 +203,9 @@ export function e2eSandbox(): { url: string; control: SandboxControl } {
   const server = JSON.parse(fs.readFileSync(file, "utf8")) as E2eServer;
   return { url: server.sandboxUrl, control: createControlClient({ url: server.sandboxUrl, adminToken: server.sandboxAdminToken }) };
 }
+
+/** The e2e sandbox's default limit per client (10,000 requests a second), as a target's known per-minute limit. */
+export const SANDBOX_CLIENT_REQUESTS_PER_MINUTE = 600_000;
 
 /** A company of an engagement made ready for its single-company test: a simulated tenant on the e2e sandbox. */
 export type ReadyCompany = {
@@ -268,7 +271,16 @@ export const test = base.extend<Fixtures>({
         const sandbox = e2eSandbox();
         const suffix = uniqueSuffix();
         const { apiKey } = await sandbox.control.createClient({ plan, name: `E2E client ${suffix}` });
-        const target = await adminApi.mutation<{ id: string }>("targets.create", { name: `E2E sandbox ${suffix}`, baseUrl: sandbox.url, apiKey, kind: "sandbox" });
+        // The sandbox client is the organisation's own account there; its known limit is the
+        // sandbox's (10,000 requests a second per client), not the real service's 1,000 a minute.
+        const target = await adminApi.mutation<{ id: string }>("targets.create", {
+          name: `E2E sandbox ${suffix}`,
+          baseUrl: sandbox.url,
+          apiKey,
+          kind: "sandbox",
+          organizationId: organization.id,
+          requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE,
+        });
         const engagement = await supportApi.mutation<Engagement>("engagements.create", { organizationId: organization.id, platformKey });
         await supportApi.mutation("targets.assign", { engagementId: engagement.id, serviceTargetId: target.id });
         const tenants: Tenant[] = [];

@@ -1,4 +1,7 @@
-/** `npm run db:seed`: migrates and seeds the demo data (idempotent). Uses SANDBOX_URL/SANDBOX_ADMIN_TOKEN when set. */
+/**
+ * `npm run db:seed`: migrates, registers the built-in sandbox at SANDBOX_URL and seeds the demo data
+ * (idempotent). With SANDBOX_ADMIN_TOKEN the demo's token files hold real sandbox tenants.
+ */
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
 import { openDb } from "@/db/client";
@@ -8,7 +11,7 @@ async function main() {
   const e = env();
   const db = openDb(e.DATABASE_FILE);
   const sandbox = e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : undefined;
-  const { seeded } = await seedDemo(db, { ring: appKeyRing(), sandbox, appUrl: e.NEXTAUTH_URL });
+  const { seeded } = await seedDemo(db, { ring: appKeyRing(), sandbox, sandboxUrl: e.SANDBOX_URL, appUrl: e.NEXTAUTH_URL });
   db.$client.close();
   console.log(seeded ? `Demo data seeded into ${e.DATABASE_FILE}` : `Demo data already present in ${e.DATABASE_FILE}`);
 }

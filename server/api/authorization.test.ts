@@ -41,8 +41,17 @@ const TABLE: Record<string, Row> = {
   "invitations.accept": { audience: "public", input: () => ({ token: "no-such-token-123", name: "X", password: "long enough password" }) },
   "outbox.list": { audience: "admin", input: () => undefined },
   "outbox.revealLink": { audience: "admin", input: () => ({ id: "no-such-message" }) },
-  "targets.list": { audience: "staff", input: () => undefined },
-  "targets.create": { audience: "admin", input: (f) => ({ name: `Prod ${f.n()}`, baseUrl: "https://api.example.test", apiKey: "key-123" }) },
+  "targets.list": { audience: "admin", input: () => undefined },
+  "targets.create": { audience: "admin", input: (f) => ({ name: `Prod ${f.n()}`, baseUrl: "https://api.example.test", apiKey: "key-123", organizationId: f.orgB }) },
+  "targets.rename": { audience: "admin", input: (f) => ({ targetId: f.targetId, name: `Sandbox ${f.n()}` }) },
+  "targets.setLimits": { audience: "admin", input: (f) => ({ targetId: f.targetId, requestsPerMinute: 600_000, dailyQuota: null }) },
+  "targets.replaceKey": { audience: "admin", input: (f) => ({ targetId: f.targetId, apiKey: `key-of-org-a-${f.n()}` }) },
+  // Unknown targets: refused past the access check, so the shared target stays usable.
+  "targets.archive": { audience: "admin", input: () => ({ targetId: "no-such-target" }) },
+  "targets.assignOrganization": { audience: "admin", input: (f) => ({ targetId: "no-such-target", organizationId: f.orgA }) },
+  // Nothing listens on its port: the answer is "unreachable", at once.
+  "targets.testConnection": { audience: "admin", input: (f) => ({ targetId: f.targetId }) },
+  "targets.choices": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "targets.assign": { audience: "staff", input: (f) => ({ engagementId: f.engA, serviceTargetId: f.targetId }) },
   "engagements.list": { audience: "staff", input: () => ({ page: 1, pageSize: 10 }) },
   "engagements.get": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
@@ -139,7 +148,7 @@ beforeAll(async () => {
   let counter = 0;
   const engA = createEngagement(t.db, people.support, { organizationId: people.orgA, platformKey: "qhyg" }).id;
   const engB = createEngagement(t.db, people.support, { organizationId: people.orgB, platformKey: "qhyg" }).id;
-  const targetId = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox", baseUrl: "http://127.0.0.1:1", apiKey: "k", kind: "sandbox" }).id;
+  const targetId = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox", baseUrl: "http://127.0.0.1:1", apiKey: "key-of-org-a-1234", kind: "sandbox", organizationId: people.orgA }).id;
   f = { ...people, engA, engB, targetId, invitationToken: "unknown-token-abc", n: () => ++counter };
 });
 afterAll(() => t.close());

@@ -13,7 +13,8 @@ import { createEngagement } from "@/server/engagements/create-engagement";
 import { csvBytes, headerFor, rowFor, secretsIn } from "@/server/intake/test-support";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/server/security/actor";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createServiceTarget } from "@/server/targets/targets";
+import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { handleTokenFileRequest } from "./intake-http";
 import { appRouter } from "./root";
 import { callerAs, testConfig } from "./testing";
@@ -21,7 +22,11 @@ import { callerAs, testConfig } from "./testing";
 const qbo = getManagedPlatform("qhyg")!;
 const CLIENT_SECRET = "cs_live_KnownClientSecret_5f2c9a7e1b44";
 const rows = [headerFor(qbo), ...[1, 2, 3].map((i) => rowFor(qbo, 100 + i))];
-const SECRETS = [CLIENT_SECRET, ...secretsIn(qbo, rows.slice(1))];
+/** Service targets' API keys: one added with the target, one that replaces it, one added through the API. */
+const TARGET_KEY = "tk_live_KnownTargetKey_8d1e6b0c3a77";
+const REPLACED_KEY = "tk_live_ReplacementKey_2b9f4e1d6c05";
+const CREATED_KEY = "tk_live_CreatedThroughApi_7a3c5e9b1f28";
+const SECRETS = [CLIENT_SECRET, TARGET_KEY, REPLACED_KEY, CREATED_KEY, ...secretsIn(qbo, rows.slice(1))];
 
 let t: TestDb;
 let p: People;
@@ -31,7 +36,7 @@ const responses: string[] = [];
 const spies: { mockRestore(): void }[] = [];
 
 /** Every procedure with an input that reaches past its access check on this engagement. */
-function inputs(f: { engagementId: string; submissionId: string; windowId: string }): Record<string, unknown> {
+function inputs(f: { engagementId: string; submissionId: string; windowId: string; targetId: string }): Record<string, unknown> {
   const e = { engagementId: f.engagementId };
   return {
     "me.get": undefined,
@@ -52,8 +57,15 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "outbox.list": { limit: 200 },
     "outbox.revealLink": { id: "none" },
     "targets.list": undefined,
-    "targets.create": { name: "Scan target", baseUrl: "https://api.example.test", apiKey: "scan-api-key-value-1" },
-    "targets.assign": { ...e, serviceTargetId: "none" },
+    "targets.create": { name: "Scan target", baseUrl: "https://api.example.test", apiKey: CREATED_KEY, organizationId: p.orgA },
+    "targets.rename": { targetId: f.targetId, name: "Scan target renamed" },
+    "targets.setLimits": { targetId: f.targetId, requestsPerMinute: 500, dailyQuota: 20_000 },
+    "targets.replaceKey": { targetId: f.targetId, apiKey: REPLACED_KEY },
+    "targets.archive": { targetId: "none" },
+    "targets.assignOrganization": { targetId: "none", organizationId: p.orgA },
+    "targets.testConnection": { targetId: f.targetId },
+    "targets.choices": e,
+    "targets.assign": { ...e, serviceTargetId: f.targetId },
     "engagements.list": { page: 1, pageSize: 50 },
     "engagements.get": e,
     "engagements.timeline": e,
@@ -148,7 +160,9 @@ beforeAll(async () => {
   const { windowIds } = await support.windows.propose({ engagementId, windows: [{ startsAt: new Date(Date.now() + 86_400_000), endsAt: new Date(Date.now() + 2 * 86_400_000) }] });
   await callerAs(t.db, p.customerA, testConfig(logLines)).windows.accept({ engagementId, windowId: windowIds[0]! });
 
-  const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]! };
+  // The organisation's own target (nothing listens at its address: its connection test answers "unreachable").
+  const targetId = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Scan target", baseUrl: "http://127.0.0.1:9", apiKey: TARGET_KEY, kind: "service", organizationId: p.orgA }).id;
+  const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId };
   for (const actor of [p.customerA, p.customerB, p.support, p.admin]) await callEverything(actor, f);
 });
 
@@ -163,7 +177,7 @@ function expectNoSecret(where: string, text: string) {
 
 describe("submitted secrets", () => {
   it("were really submitted and stored (encrypted)", () => {
-    expect(SECRETS.length).toBe(7);
+    expect(SECRETS.length).toBe(10);
     expect(t.db.select().from(migrationItems).all().filter((i) => i.credentialsCipher?.startsWith("v1.")).length).toBe(3);
     expect(responses.length).toBeGreaterThan(4 * 40);
   });

@@ -5,12 +5,13 @@
  */
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, engagements, migrationItems } from "@/db/schema";
+import { auditEvents, engagements, migrationItems, serviceTargets } from "@/db/schema";
 import { findEngagements } from "@/server/engagements/find-engagements";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getIntake } from "@/server/engagements/flows";
 import type { Actor } from "@/server/security/actor";
 import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
+import { createServiceTarget } from "@/server/targets/targets";
 import { createTestDb, TEST_KEY_RING, type TestDb } from "@/server/testing/test-db";
 import { ACME_QBO_COMPANIES, ACME_QBO_ROTATED, seedDemo } from "./seed-demo";
 
@@ -61,6 +62,13 @@ describe("the demo seed with a sandbox", () => {
     expect(rotated.sort()).toEqual([...ACME_QBO_ROTATED].sort());
   });
 
+  it("registers the sandbox as the built-in target, which every organisation's engagements start on and no organisation owns", () => {
+    const builtIn = t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true)).all();
+    expect(builtIn).toMatchObject([{ name: "Ferry sandbox", baseUrl: sandbox.url, kind: "sandbox", organizationId: null }]);
+    const e = byPlatform(t);
+    for (const key of Object.keys(e)) expect([key, e[key]!.serviceTarget]).toEqual([key, expect.objectContaining({ id: builtIn[0]!.id, builtIn: true, problem: null })]);
+  });
+
   it("changes nothing when run again", async () => {
     const before = [t.db.select({ n: count() }).from(engagements).get()!.n, t.db.select({ n: count() }).from(auditEvents).get()!.n];
     expect(await seedDemo(t.db, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: false });
@@ -77,6 +85,18 @@ describe("the demo seed without a sandbox", () => {
       expect(Object.keys(e).sort()).toEqual(["Acme Lending/FreeAgent", "Acme Lending/QuickBooks Online", "Bluebird Commerce/Shopify", "Bluebird Commerce/Wave"]);
       expect(e["Acme Lending/QuickBooks Online"]!.currentStep).toBe(5);
       expect(e["Acme Lending/QuickBooks Online"]!.serviceTarget).toBeNull();
+    } finally {
+      t.close();
+    }
+  });
+
+  it("marks a sandbox target already at SANDBOX_URL (from before the built-in flag) as the built-in one", async () => {
+    const t = createTestDb();
+    try {
+      const { id } = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Ferry sandbox", baseUrl: "http://127.0.0.1:4010", apiKey: "sandbox-key-0000", kind: "sandbox" });
+      await seedDemo(t.db, { ring: TEST_KEY_RING, sandboxUrl: "http://127.0.0.1:4010" });
+      expect(t.db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get()).toMatchObject({ builtIn: true, organizationId: null });
+      expect(byPlatform(t)["Acme Lending/QuickBooks Online"]!.serviceTarget).toMatchObject({ id, builtIn: true });
     } finally {
       t.close();
     }

@@ -33,7 +33,7 @@ import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/server/security/actor";
 import type { KeyRing } from "@/server/security/secrets";
-import { createServiceTarget, findSandboxTarget } from "@/server/targets/targets";
+import { ensureBuiltInSandbox } from "@/server/targets/targets";
 import demoLogins from "./demo-logins.json";
 
 export type DemoLogin = { role: Role; name: string; email: string; password: string; organization?: string };
@@ -123,14 +123,19 @@ async function submit(s: Seeding, customer: Actor, engagementId: string, platfor
 }
 
 /**
- * Seeds the demo data unless an admin already exists. With sandbox access it also registers the
- * sandbox as the default service target, with a client of its own, and builds the token files
- * from real sandbox tenants.
+ * Seeds the demo data unless an admin already exists. First it makes sure the built-in sandbox
+ * is registered (the one target every organisation may use): a sandbox target already at
+ * `sandboxUrl` (or the sandbox's URL) is marked built-in, or, with sandbox access, one is added
+ * with a client of its own. With sandbox access the token files are built from real sandbox tenants.
  */
-export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess; appUrl?: string }): Promise<{ seeded: boolean }> {
-  if (options.sandbox && !findSandboxTarget(db)) {
-    const { apiKey } = await createControlClient(options.sandbox).createClient({ plan: "paid", name: "Ferry demo" });
-    createServiceTarget(db, options.ring, null, { name: "Ferry sandbox", baseUrl: options.sandbox.url, apiKey, kind: "sandbox" });
+export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
+  const sandboxUrl = options.sandbox?.url ?? options.sandboxUrl;
+  if (sandboxUrl) {
+    const access = options.sandbox;
+    await ensureBuiltInSandbox(db, options.ring, {
+      url: sandboxUrl,
+      newApiKey: access ? async () => (await createControlClient(access).createClient({ plan: "paid", name: "Ferry demo" })).apiKey : undefined,
+    });
   }
   if (hasAdmin(db)) return { seeded: false };
 

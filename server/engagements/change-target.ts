@@ -1,14 +1,20 @@
-/** Pointing an engagement at a service target: the sandbox to rehearse, the real service for the window. */
+/**
+ * Pointing an engagement at a service target: the built-in sandbox to rehearse, the customer's own
+ * account on the service for the window. A target is one customer's account, so an engagement may
+ * use only its organisation's targets or the built-in sandbox.
+ */
 import type { Db } from "@/db/client";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit } from "@/server/security/audit";
-import { findServiceTarget } from "@/server/targets/targets";
+import { targetUseRefusal } from "@/server/targets/rules";
+import type { TargetChoicesView } from "@/server/targets/schemas";
+import { findServiceTarget, listTargetChoices } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isStaff, targetChangeRefusal } from "./checklist";
-import { loadForChange, updateEngagement } from "./engagement-repository";
+import { findEngagement, loadForChange, updateEngagement } from "./engagement-repository";
 
-/** Changes the engagement's service target; refused once it is completed or cancelled. */
+/** Changes the engagement's service target; refused once it is completed or cancelled, and for a target it may not use. */
 export function changeTarget(db: Db, actor: Actor, input: { engagementId: string; serviceTargetId: string }): void {
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff choose service targets.");
   db.transaction((tx) => {
@@ -17,6 +23,8 @@ export function changeTarget(db: Db, actor: Actor, input: { engagementId: string
     const { eng } = loadForChange(tx, input.engagementId);
     const locked = targetChangeRefusal(eng.status);
     if (locked) refuse(locked);
+    const refused = targetUseRefusal(target, eng.organizationId);
+    if (refused) throw fieldError("serviceTargetId", refused);
     if (eng.serviceTargetId === target.id) return;
     const before = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
     const now = new Date();
@@ -32,4 +40,12 @@ export function changeTarget(db: Db, actor: Actor, input: { engagementId: string
       at: now,
     });
   });
+}
+
+/** The targets the engagement may be pointed at (its organisation's and the built-in sandbox) and where it points now, for staff. */
+export function getTargetChoices(db: Db, actor: Actor, engagementId: string): TargetChoicesView {
+  if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff choose service targets.");
+  const eng = findEngagement(db, engagementId);
+  if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
+  return listTargetChoices(db, eng);
 }

@@ -6,13 +6,13 @@ import { AppError, fieldError } from "@/server/errors";
 import { getManagedPlatform, unmanagedReason } from "@/server/platforms";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit } from "@/server/security/audit";
-import { findSandboxTarget } from "@/server/targets/targets";
+import { findBuiltInSandbox } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isEligibleOwner, isStaff, OWNER_REFUSAL } from "./checklist";
 import { findOpenEngagement, insertEngagement, nextReference } from "./engagement-repository";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
-/** Creates an engagement (owned by the creator unless another owner is named), targeting the sandbox. */
+/** Creates an engagement (owned by the creator unless another owner is named), targeting the built-in sandbox. */
 export function createEngagement(
   db: Db,
   actor: Actor,
@@ -40,7 +40,8 @@ export function createEngagement(
       organizationId: org.id,
       platformKey: platform.key,
       ownerId: owner.id,
-      serviceTargetId: findSandboxTarget(tx)?.id ?? null,
+      // The built-in sandbox serves every organisation: a safe start until support picks the customer's own account.
+      serviceTargetId: findBuiltInSandbox(tx)?.id ?? null,
       at: now,
     });
     recordAudit(tx, {

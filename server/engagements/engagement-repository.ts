@@ -232,7 +232,15 @@ export function loadEngagementDetail(tx: DbOrTx, engagementId: string) {
   );
   const target = row.e.serviceTargetId
     ? tx
-        .select({ id: serviceTargets.id, name: serviceTargets.name, kind: serviceTargets.kind, baseUrl: serviceTargets.baseUrl })
+        .select({
+          id: serviceTargets.id,
+          name: serviceTargets.name,
+          kind: serviceTargets.kind,
+          baseUrl: serviceTargets.baseUrl,
+          organizationId: serviceTargets.organizationId,
+          builtIn: serviceTargets.builtIn,
+          archivedAt: serviceTargets.archivedAt,
+        })
         .from(serviceTargets)
         .where(eq(serviceTargets.id, row.e.serviceTargetId))
         .get()

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/server/security/actor";
+import { targetUseRefusal } from "@/server/targets/rules";
 import { assertOrganization } from "./access";
 import {
   completesOnBehalf,
@@ -76,7 +77,16 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
       ? { key: platform.key, name: platform.name, category: platform.category, callbackUrl: platform.callbackUrl }
       : { key: e.platformKey, name: e.platformKey, category: null, callbackUrl: null },
     owner: { id: e.ownerId, name: loaded.ownerName, email: loaded.ownerEmail },
-    serviceTarget: loaded.target,
+    serviceTarget: loaded.target
+      ? {
+          id: loaded.target.id,
+          name: loaded.target.name,
+          kind: loaded.target.kind,
+          baseUrl: loaded.target.baseUrl,
+          builtIn: loaded.target.builtIn,
+          problem: targetUseRefusal(loaded.target, e.organizationId),
+        }
+      : null,
     status: e.status,
     currentStep: e.currentStep,
     stepsDone: stepsDone(states),

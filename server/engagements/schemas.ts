@@ -67,6 +67,10 @@ export const ZServiceTargetRef = z.object({
   name: z.string(),
   kind: z.enum(SERVICE_TARGET_KINDS),
   baseUrl: z.string(),
+  /** The built-in sandbox, which serves every organisation. */
+  builtIn: z.boolean(),
+  /** Why this engagement may not use it (another organisation's, unassigned, archived), or null. */
+  problem: z.string().nullable(),
 });
 
 export const ZEngagementDetail = z.object({

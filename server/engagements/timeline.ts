@@ -18,6 +18,10 @@ const warnings = warningsText;
 /** Free text that other words follow: without its closing punctuation, so "…app.; also" cannot happen. */
 const clause = (v: string) => v.trim().replace(/[.;:,!]+$/, "");
 
+/** A target's known limits in words (null: the service's published figure). */
+const limitWords = (l: { requestsPerMinute: number | null; dailyQuota: number | null }) =>
+  `${l.requestsPerMinute === null ? "the published requests per minute" : `${l.requestsPerMinute.toLocaleString("en-GB")} requests per minute`} and ${l.dailyQuota === null ? "the published daily quota" : `a daily quota of ${l.dailyQuota.toLocaleString("en-GB")}`}`;
+
 /** One line describing what an audit event changed (stored rows are read through their action's schema). */
 export function describeAuditEvent(row: { action: string; before: unknown; after: unknown }): string {
   const event = parseAuditEvent(row);
@@ -45,8 +49,22 @@ function describe(ev: AuditEvent): string {
       const also = ev.after.cascade.length ? `; also reopened ${ev.after.cascade.map(stepTitle).join(", ")}` : "";
       return `Reopened ${stepTitle(ev.after.step)}: ${clause(ev.after.reason)}${also}`;
     }
+    case "engagement.target_key_replaced":
+      return `An admin replaced the API key of ${ev.after.serviceTarget} (now ${ev.after.keyMask}); tests and bulk runs use it from their next start or resume`;
     case "service_target.created":
-      return `Added the service target ${ev.after.name} (${ev.after.baseUrl})`;
+      return `Added the service target ${ev.after.name} (${ev.after.baseUrl})${ev.after.builtIn ? " as the built-in sandbox" : ev.after.organization ? ` for ${ev.after.organization}` : ""}`;
+    case "service_target.marked_built_in":
+      return `Marked ${ev.after.name} (${ev.after.baseUrl}) as the built-in sandbox${ev.before.organization ? `, no longer ${ev.before.organization}'s only` : ""}`;
+    case "service_target.renamed":
+      return `Renamed the service target ${ev.before.name} to ${ev.after.name}`;
+    case "service_target.limits_changed":
+      return `Set the service target's known limits to ${limitWords(ev.after)}`;
+    case "service_target.key_replaced":
+      return `Replaced the service target's API key (${ev.before.keyMask ?? "unmasked"} → ${ev.after.keyMask})`;
+    case "service_target.archived":
+      return `Archived the service target ${ev.after.name}`;
+    case "service_target.organization_assigned":
+      return `Assigned the service target to ${ev.after.organization}`;
     case "secret.decrypted":
       return `Decrypted a secret to ${clause(ev.after.purpose)}`;
     case "organization.created":

@@ -199,7 +199,10 @@ export function estimateMigration(input: EstimateInput): MigrationEstimate {
       ? [
           {
             label: "Daily quota",
-            value: `${nf.format(limits.dailyQuota.base)} × (1 + connected companies), reset at 00:00 UTC; ${nf.format(connectedAtStart)} connected at the start, growing as companies are linked; ${nf.format(days ?? 0)} day(s) of quota`,
+            value:
+              limits.dailyQuota.perConnectedCompany === 0
+                ? `${nf.format(limits.dailyQuota.base)} requests a day, reset at 00:00 UTC; ${nf.format(days ?? 0)} day(s) of quota`
+                : `${nf.format(limits.dailyQuota.base)} × (1 + connected companies), reset at 00:00 UTC; ${nf.format(connectedAtStart)} connected at the start, growing as companies are linked; ${nf.format(days ?? 0)} day(s) of quota`,
           },
         ]
       : []),

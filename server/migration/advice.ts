@@ -133,7 +133,7 @@ export function adviceFor(input: AdviceInput): Advice {
         "The company or its connection no longer exists on the service (deleted outside Ferry?): pick another company for the test, or set this one aside.",
       );
     case "no_service_target":
-      return advice("no_service_target", "The engagement has no service target: choose one on the engagement, then run the test again.");
+      return advice("no_service_target", `The engagement has no service target it may use (${input.error.trim().replace(/[.;:,!]+$/, "")}): choose one on the engagement, then run the test again.`);
     case "sandbox_unavailable":
       return advice(
         "sandbox_unavailable",

@@ -11,6 +11,8 @@ import { isStaff, stepActionAvailability } from "@/server/engagements/checklist"
 import { loadForChange } from "@/server/engagements/engagement-repository";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
+import { targetUseRefusal } from "@/server/targets/rules";
+import { findServiceTarget } from "@/server/targets/targets";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { attachItemToRun, countRealItems, findRealItem, pickSmallestItem, type ItemRow } from "./item-repository";
 import { activeRuns, findRun, insertRun } from "./run-repository";
@@ -31,6 +33,10 @@ function check(tx: DbOrTx, actor: Actor, input: TestRunRequest): { item: ItemRow
     const available = stepActionAvailability({ role: actor.role, action: "complete", step: 5, states, engagementStatus: eng.status, via: "flow" });
     if (!available.ok) refuse(available);
     if (!eng.serviceTargetId) throw new AppError("PRECONDITION_FAILED", "Choose the engagement's service target before running the single-company test.");
+    // The run copies the engagement's target: it must be one this engagement may use.
+    const target = findServiceTarget(tx, eng.serviceTargetId);
+    const refused = target ? targetUseRefusal(target, eng.organizationId) : "The engagement's service target no longer exists: choose another.";
+    if (refused) throw new AppError("PRECONDITION_FAILED", refused);
   } else if (eng.status !== "active") {
     throw new AppError("PRECONDITION_FAILED", "A rehearsal runs only while the engagement is active.");
   }

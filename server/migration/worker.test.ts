@@ -7,12 +7,11 @@
 import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditEvents, engagementSteps, migrationItems, migrationRuns } from "@/db/schema";
+import { auditEvents, engagementSteps, migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
 import { createServiceClient } from "@/server/service-client";
 import { decryptSecret } from "@/server/security/secrets";
-import { createServiceTarget } from "@/server/targets/targets";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { cancelTestRun } from "./cancel-test-run";
 import { getTestRun } from "./get-test-runs";
@@ -122,8 +121,7 @@ describe("the single-company test", () => {
   });
 
   it("a wrong API key fails the test saying so, with the service's status, text and correlationId", async () => {
-    const bad = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Wrong key", baseUrl: bed.sb.url, apiKey: "not-a-key-of-this-service", kind: "sandbox" });
-    const eng = await ready([{ name: "Keyless", records: 3 }], { target: { id: bad.id, apiKey: "not-a-key-of-this-service" } });
+    const eng = await ready([{ name: "Keyless", records: 3 }], { target: { apiKey: "not-a-key-of-this-service", name: "Wrong key" } });
     const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     await worker().runOnce();
     const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
@@ -136,6 +134,18 @@ describe("the single-company test", () => {
     expect(run.advice!.text).toContain("API key is wrong or not allowed");
     expect(run.calls).toMatchObject([{ operation: "createCompany", ok: false, status: 401, errorKind: "unauthorized" }]);
     expect(steps(eng.engagementId)[5]!.state).toBe("in_progress");
+  });
+
+  it("a test queued on a target the engagement may no longer use fails saying why, without decrypting or sending its key", async () => {
+    const eng = await ready([{ name: "Elsewhere", records: 3 }]);
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
+    // Before the worker takes it up, the target turns out to be another organisation's account.
+    bed.t.db.update(serviceTargets).set({ organizationId: bed.people.orgB }).where(eq(serviceTargets.id, eng.serviceTargetId)).run();
+    await worker().runOnce();
+    const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
+    expect(run).toMatchObject({ result: "failed", advice: { code: "no_service_target" }, calls: [] });
+    expect(run.advice!.text).toMatch(/^The engagement has no service target it may use \(Sandbox \S+ is another organisation's account on the service: choose one of this organisation's targets or the built-in sandbox\): choose one on the engagement/);
+    expect(bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, eng.serviceTargetId))).all()).toEqual([]);
   });
 
   it("a free trial already at 50 companies fails with the company-limit advice", async () => {

@@ -27,6 +27,7 @@ import { createControlClient } from "@/server/sandbox/controls/control-client";
 import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { logSafe } from "@/server/security/log-safe";
 import type { KeyRing } from "@/server/security/secrets";
+import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
 import { finishTestRun } from "./finish-test-run";
 import { claimItem, findItem, LeaseLostError, platformOf, releaseItemLeases, renewItemLeases } from "./item-repository";
@@ -164,6 +165,9 @@ export function createWorker(options: WorkerOptions): Worker {
     } else {
       const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
       if (!target) return finish(run.itemId, storedFailure("no_service_target", "The run has no service target."));
+      // The key of a target this engagement may not use (another organisation's account, archived) is never sent.
+      const refused = targetUseRefusal(target, engagement.organizationId);
+      if (refused) return finish(run.itemId, storedFailure("no_service_target", refused));
       if (!run.itemId) throw new Error(`Run ${run.id} names no company.`);
       const apiKey = revealTargetApiKey(db, ring, null, target.id, `call the service for the single-company test on ${engagement.reference}`, {
         engagementId: engagement.id,

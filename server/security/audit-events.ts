@@ -69,10 +69,55 @@ export const AUDIT_EVENTS = {
     before: z.object({ step: ZStep, states: ZStepStates.optional() }).nullish(),
     after: z.object({ step: ZStep, states: ZStepStates.optional(), reason: z.string(), cascade: z.array(ZStep) }),
   },
+  "engagement.target_key_replaced": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ serviceTarget: z.string(), keyMask: z.string() }),
+  },
   "service_target.created": {
     target: "service_target",
     before: NONE,
-    after: z.object({ name: z.string(), baseUrl: z.string(), kind: z.enum(SERVICE_TARGET_KINDS) }),
+    after: z.object({
+      name: z.string(),
+      baseUrl: z.string(),
+      kind: z.enum(SERVICE_TARGET_KINDS),
+      // Recorded since targets belong to organisations (events before have none of these).
+      organization: z.string().nullable().optional(),
+      builtIn: z.boolean().optional(),
+      requestsPerMinute: z.number().int().nullable().optional(),
+      dailyQuota: z.number().int().nullable().optional(),
+    }),
+  },
+  "service_target.marked_built_in": {
+    target: "service_target",
+    before: z.object({ organization: z.string().nullable() }),
+    after: z.object({ name: z.string(), baseUrl: z.string() }),
+  },
+  "service_target.renamed": {
+    target: "service_target",
+    before: z.object({ name: z.string() }),
+    after: z.object({ name: z.string() }),
+  },
+  "service_target.limits_changed": {
+    target: "service_target",
+    before: z.object({ requestsPerMinute: z.number().int().nullable(), dailyQuota: z.number().int().nullable() }),
+    after: z.object({ requestsPerMinute: z.number().int().nullable(), dailyQuota: z.number().int().nullable() }),
+  },
+  /** Masks only (at most the last four characters), never the key. */
+  "service_target.key_replaced": {
+    target: "service_target",
+    before: z.object({ keyMask: z.string().nullable() }),
+    after: z.object({ keyMask: z.string() }),
+  },
+  "service_target.archived": {
+    target: "service_target",
+    before: NONE,
+    after: z.object({ name: z.string() }),
+  },
+  "service_target.organization_assigned": {
+    target: "service_target",
+    before: NONE,
+    after: z.object({ organization: z.string() }),
   },
   "secret.decrypted": {
     target: "service_target",

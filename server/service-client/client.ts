@@ -338,6 +338,13 @@ export function createServiceClient(options: ServiceClientOptions) {
     createCompany: (params: { name: string; description?: string; tags?: Record<string, string> }, callOptions?: CallOptions) =>
       request<Company>({ operation: "createCompany", method: "POST", path: "/companies", body: params, schema: CompanySchema }, callOptions),
 
+    /** GET /companies, one page (pageSize 1 is the cheapest read that proves a key works). */
+    listCompanies: (params: PageParams = {}, callOptions?: CallOptions) =>
+      request<Paged<Company>>(
+        { operation: "listCompanies", method: "GET", path: `/companies${query({ page: params.page, pageSize: params.pageSize })}`, schema: pagedSchema(CompanySchema) },
+        callOptions,
+      ),
+
     /** GET /companies?tags=name=value, every page, keeping only exact matches. */
     findCompaniesByTag: async (params: { name: string; value: string }, callOptions?: CallOptions): Promise<ServiceResult<Company[]>> => {
       const found = await allPages({

@@ -4,7 +4,7 @@ import { auditEvents, serviceTargets } from "@/db/schema";
 import { callerAs } from "@/server/api/testing";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/security/secrets";
-import { createServiceTarget, revealTargetApiKey } from "./targets";
+import { createServiceTarget, ensureBuiltInSandbox, revealTargetApiKey } from "./targets";
 
 let t: TestDb;
 let p: People;
@@ -23,7 +23,7 @@ describe("service target API keys", () => {
     // A value no key of the ring opens any more (e.g. its key was retired too early).
     t.db.update(serviceTargets).set({ apiKeyCipher: "v1.gone.AAAA.BBBB.CCCC" }).where(eq(serviceTargets.id, id)).run();
 
-    const listed = await callerAs(t.db, p.support).targets.list();
+    const listed = await callerAs(t.db, p.admin).targets.list();
     expect(listed.map((x) => [x.name, x.apiKeyMasked])).toEqual([
       ["Production", "••••3456"],
       ["Staging", "••••7777"],
@@ -45,5 +45,34 @@ describe("service target API keys", () => {
     const otherRing = keyRingFrom(generateKeySpec("other"));
     expect(() => revealTargetApiKey(t.db, otherRing, null, id, "pilot test")).toThrow(SecretDecryptionError);
     expect(decryptions()).toEqual([]);
+  });
+});
+
+describe("the built-in sandbox", () => {
+  const url = "http://127.0.0.1:4010";
+  const builtIn = () => t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true)).all();
+
+  it("is added by Ferry's start with a client of its own when there is none, once", async () => {
+    let made = 0;
+    const newApiKey = async () => `sandbox-client-key-${++made}0000`;
+    expect(await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: `${url}/`, newApiKey })).toMatchObject({ how: "created" });
+    expect(await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url, newApiKey })).toMatchObject({ how: "existing" });
+    expect(made).toBe(1);
+    expect(builtIn()).toMatchObject([{ name: "Ferry sandbox", baseUrl: url, kind: "sandbox", organizationId: null, apiKeyMask: "••••0000" }]);
+    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, builtIn()[0]!.id, "check")).toBe("sandbox-client-key-10000");
+  });
+
+  it("is an existing sandbox target at SANDBOX_URL (from before the flag), marked and taken out of the organisation the migration gave it", async () => {
+    const { id } = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Ferry sandbox", baseUrl: url, apiKey: "old-sandbox-key-1234", kind: "sandbox", organizationId: p.orgA, requestsPerMinute: 60 });
+    expect(await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url })).toEqual({ id, how: "marked" });
+    expect(builtIn()).toMatchObject([{ id, organizationId: null, requestsPerMinute: null }]);
+    expect(t.db.select().from(auditEvents).where(eq(auditEvents.action, "service_target.marked_built_in")).get()).toMatchObject({ targetId: id, before: { organization: "Org A" }, after: { name: "Ferry sandbox", baseUrl: url } });
+  });
+
+  it("is never a target at another address, or one an admin called a real service, and without a way to make one there is none", async () => {
+    createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Other sandbox", baseUrl: "http://127.0.0.1:4999", apiKey: "other-key-1234", kind: "sandbox" });
+    createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Real, at the sandbox's address", baseUrl: url, apiKey: "real-key-1234", kind: "service" });
+    expect(await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url })).toBeNull();
+    expect(builtIn()).toEqual([]);
   });
 });

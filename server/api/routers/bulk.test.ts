@@ -6,7 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { auditEvents, migrationItems, migrationRuns } from "@/db/schema";
+import { auditEvents, engagements, migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
@@ -23,7 +23,7 @@ const customer = () => callerAs(t.db, p.customerA, testConfig());
 beforeEach(async () => {
   t = createTestDb();
   p = await seedPeople(t.db);
-  const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox target", baseUrl: "http://127.0.0.1:9", apiKey: "sandbox-key-for-bulk-tests", kind: "sandbox" });
+  const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox target", baseUrl: "http://127.0.0.1:9", apiKey: "sandbox-key-for-bulk-tests", kind: "sandbox", organizationId: p.orgA });
   const flows = await engagementThroughFlows({
     db: t.db,
     config: testConfig(),
@@ -62,6 +62,30 @@ describe("starting", () => {
     const overview = await support().bulk.overview({ engagementId });
     expect(overview.run).toMatchObject({ status: "queued", active: true, progress: { total: 4, finished: 0, counts: { pending: 4 } } });
     expect(overview.controls).toMatchObject({ start: { allowed: false }, pause: { allowed: true }, cancel: { allowed: true }, resume: { allowed: false } });
+  });
+});
+
+describe("the service target the run copies", () => {
+  it("must be one the engagement may use: start, resume and retries are refused otherwise, changing nothing", async () => {
+    passSingleCompanyTest(t.db, p.support, engagementId);
+    const own = t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, engagementId)).get()!.id!;
+    const other = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Org B production", baseUrl: "https://api.codat.io", apiKey: "org-b-key-0000", kind: "service", organizationId: p.orgB });
+    // Data from before targets had organisations: the engagement points at another organisation's account.
+    t.db.update(engagements).set({ serviceTargetId: other.id }).where(eq(engagements.id, engagementId)).run();
+    const refusal = "Org B production is another organisation's account on the service: choose one of this organisation's targets or the built-in sandbox.";
+    expect(await trpcError(support().bulk.start({ engagementId }))).toMatchObject({ code: "PRECONDITION_FAILED", message: refusal });
+    expect((await support().bulk.overview({ engagementId })).controls.start).toEqual({ allowed: false, reason: refusal });
+    expect(run()).toBeUndefined();
+
+    // Started on its own target, paused; then that target turns out to be another organisation's.
+    t.db.update(engagements).set({ serviceTargetId: own }).where(eq(engagements.id, engagementId)).run();
+    await support().bulk.start({ engagementId });
+    await support().bulk.pause({ engagementId });
+    t.db.update(serviceTargets).set({ organizationId: p.orgB }).where(eq(serviceTargets.id, own)).run();
+    const resume = await trpcError(support().bulk.resume({ engagementId }));
+    expect(resume).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("Sandbox target is another organisation's account") });
+    expect(run()).toMatchObject({ status: "paused" });
+    expect((await support().bulk.overview({ engagementId })).controls.resume).toMatchObject({ allowed: false });
   });
 });
 

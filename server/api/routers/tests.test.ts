@@ -85,6 +85,16 @@ describe("asking for a test", () => {
       message: "Choose the engagement's service target before running the single-company test.",
     });
 
+    // An engagement left pointing at another organisation's account (data from before targets had
+    // organisations): the test, which copies the target, is refused, and no key is ever sent.
+    const foreign = await ready([{ name: "Foreign", records: 5 }]);
+    const otherOrgsTarget = await ready([{ name: "Other org's", records: 5 }], { organizationId: bed.people.orgB });
+    bed.t.db.update(engagements).set({ serviceTargetId: otherOrgsTarget.serviceTargetId }).where(eq(engagements.id, foreign.engagementId)).run();
+    expect(await refused(s.tests.start({ engagementId: foreign.engagementId, kind: "pilot" }))).toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: expect.stringContaining("is another organisation's account on the service: choose one of this organisation's targets or the built-in sandbox."),
+    });
+
     const held = await ready([{ name: "Held", records: 5 }]);
     await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold" });
     for (const kind of ["pilot", "rehearsal"] as const) {

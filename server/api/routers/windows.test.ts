@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mailOutbox, windowProposals } from "@/db/schema";
 import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
-import { createServiceTarget } from "@/server/targets/targets";
+import { createServiceTarget, ensureBuiltInSandbox } from "@/server/targets/targets";
 import { completeIntake, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../testing";
@@ -44,7 +44,7 @@ describe("the estimate", () => {
   });
 
   it("against the real service: the formula, its inputs, the rate limit and the daily quota", async () => {
-    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service" });
+    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service", organizationId: p.orgA });
     await support().targets.assign({ engagementId, serviceTargetId: target.id });
     const companies = sampleCompanies("qhyg", 4).map((c, i) => ({ ...c, records: i < 2 ? 1000 : null }));
     await completeIntake(flow(), { engagementId, companies });
@@ -62,8 +62,8 @@ describe("the estimate", () => {
     expect(estimate!.limitsSource).toContain("published limits");
   });
 
-  it("against the sandbox: its configured limit, read from its controls", async () => {
-    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Test sandbox", baseUrl: sandbox.url, apiKey: "k", kind: "sandbox" });
+  it("against the built-in sandbox: its configured limit, read from its controls", async () => {
+    const target = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: sandbox.url, newApiKey: async () => "k" }))!;
     await support().targets.assign({ engagementId, serviceTargetId: target.id });
     await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 30) });
     await sandbox.control.setFaults({ rateLimitPerSecond: 2 });
@@ -78,9 +78,38 @@ describe("the estimate", () => {
   });
 });
 
+describe("the estimate follows the one rule for a target's limits", () => {
+  it("a target an admin labelled a sandbox is held to the service's published limits, even at the sandbox's own address", async () => {
+    await sandbox.control.setFaults({ rateLimitPerSecond: 5_000 });
+    try {
+      const target = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Called a sandbox", baseUrl: sandbox.url, apiKey: "k-123456789", kind: "sandbox", organizationId: p.orgA });
+      await support().targets.assign({ engagementId, serviceTargetId: target.id });
+      await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 30) });
+      const { estimate } = await support().windows.plan({ engagementId });
+      const inputs = Object.fromEntries(estimate!.inputs.map((i) => [i.label, i.value]));
+      expect(inputs["Rate limit"]).toBe("1,000 requests per minute per address (16.67 per second)");
+      expect(inputs["Daily quota"]).toContain("1,000 × (1 + connected companies)");
+      expect(estimate!.limitsSource).toBe("the service's published limits (1,000 requests per minute per address; daily quota 1,000 × (1 + connected companies))");
+    } finally {
+      await sandbox.control.reset();
+    }
+  });
+
+  it("known limits an admin set on the target replace the published ones", async () => {
+    const target = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key-0000", kind: "service", organizationId: p.orgA, requestsPerMinute: 120, dailyQuota: 5_000 });
+    await support().targets.assign({ engagementId, serviceTargetId: target.id });
+    await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 4) });
+    const { estimate } = await support().windows.plan({ engagementId });
+    const inputs = Object.fromEntries(estimate!.inputs.map((i) => [i.label, i.value]));
+    expect(inputs["Rate limit"]).toBe("120 requests per minute per address (2 per second)");
+    expect(inputs["Daily quota"]).toMatch(/^5,000 requests a day, reset at 00:00 UTC; 1 day\(s\) of quota$/);
+    expect(estimate!.limitsSource).toBe("the target's known limits (120 requests per minute, set on the target; daily quota 5,000 requests, set on the target)");
+  });
+});
+
 describe("proposing and accepting", () => {
   it("proposes windows with the estimate beside each, warning when one is shorter; the customer accepts one, which completes step 2", async () => {
-    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service" });
+    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service", organizationId: p.orgA });
     await support().targets.assign({ engagementId, serviceTargetId: target.id });
     // About 100,000 records a company: the sync takes about 17 minutes, more than a 15-minute window.
     await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 3).map((c) => ({ ...c, records: 100_000 })) });

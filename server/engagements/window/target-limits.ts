@@ -1,24 +1,30 @@
 /**
- * The request limits of an engagement's service target, for the duration estimate: the real
- * service's published limits, or the sandbox's configured ones (read from its controls when this
- * process may use them, else its default), with where the figure came from.
+ * The request limits of an engagement's service target, for the duration estimate, as the one
+ * rule decides them (server/targets/limits.ts): the service's documented limits (or the known
+ * limits an admin set on the target) for every target but the built-in sandbox, whose configured
+ * limits are read from its controls when this process may use them (else its default), with where
+ * the figure came from.
  */
-import { REAL_SERVICE_LIMITS, sandboxLimits, type ServiceLimits } from "@/server/intake";
+import { sandboxLimits, type ServiceLimits } from "@/server/intake";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
 import { DEFAULT_RATE_LIMIT_PER_SECOND } from "@/server/sandbox/domain/faults";
 import type { ServiceTargetKind } from "@/server/targets/kinds";
+import { limitsOfTarget, type TargetLimitFields } from "@/server/targets/limits";
 
 export type SandboxAccess = { url: string; adminToken: string };
 
+/** `kind` is the target's kind (which sync timing to assume), not its limits. */
 export type TargetLimits = { limits: ServiceLimits; kind: ServiceTargetKind; source: string };
 
 const sameBase = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 
-/** The limits that bind a migration into `target` (null: no target chosen, the sandbox is assumed). */
-export async function targetLimits(target: { kind: ServiceTargetKind; baseUrl: string } | null, sandbox?: SandboxAccess): Promise<TargetLimits> {
-  if (target?.kind === "service") {
-    return { limits: REAL_SERVICE_LIMITS, kind: "service", source: "the service's published limits (1,000 requests per minute per address; daily quota 1,000 × (1 + connected companies))" };
-  }
+/** The limits that bind a migration into `target` (null: no target chosen, the built-in sandbox is assumed). */
+export async function targetLimits(
+  target: (TargetLimitFields & { kind: ServiceTargetKind; baseUrl: string }) | null,
+  sandbox?: SandboxAccess,
+): Promise<TargetLimits> {
+  const rule = target ? limitsOfTarget(target) : ({ kind: "built_in_sandbox" } as const);
+  if (rule.kind === "service") return { limits: rule.limits, kind: target?.kind ?? "service", source: rule.source };
   const fallback: TargetLimits = {
     limits: sandboxLimits(DEFAULT_RATE_LIMIT_PER_SECOND),
     kind: "sandbox",

@@ -11,6 +11,7 @@ import { loadForChange } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/server/security/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget } from "@/server/targets/targets";
 import { findHandover } from "../handover/handover-repository";
 import { findRealItem } from "../item-repository";
@@ -44,12 +45,19 @@ export function loadBulkContext(tx: DbOrTx, actor: Actor, engagementId: string):
     role: actor.role,
     engagementStatus: eng.status,
     states,
-    hasServiceTarget: eng.serviceTargetId !== null,
+    targetRefusal: eng.serviceTargetId === null ? "Choose the engagement's service target first." : targetRefusalOf(tx, eng.serviceTargetId, eng.organizationId),
+    runTargetRefusal: latest?.serviceTargetId ? targetRefusalOf(tx, latest.serviceTargetId, eng.organizationId) : null,
     run: latest ? { status: latest.status } : null,
     unfinished: UNFINISHED.reduce((n, s) => n + counts[s], 0),
     failed: counts.failed,
     handoverProduced: findHandover(tx, engagementId) !== undefined,
   };
+}
+
+/** Why an engagement of `organizationId` may not migrate into the target, or null. */
+function targetRefusalOf(tx: DbOrTx, targetId: string, organizationId: string): string | null {
+  const target = findServiceTarget(tx, targetId);
+  return target ? targetUseRefusal(target, organizationId) : "The service target no longer exists: choose another.";
 }
 
 const check = (refusal: ReturnType<typeof startRefusal>) => {
@@ -196,12 +204,12 @@ export function retryItemControl(db: Db, actor: Actor, input: { engagementId: st
   const pre = loadBulkContext(db, actor, input.engagementId);
   check(itemActionsRefusal(pre));
   const before = loadItem(db, input.engagementId, input.itemId);
-  check(retryItemRefusal(before.state, before.name, pre.latest?.status ?? null));
+  check(retryItemRefusal(before.state, before.name, pre.latest?.status ?? null, pre.runTargetRefusal));
   db.transaction((tx) => {
     const c = loadBulkContext(tx, actor, input.engagementId);
     check(itemActionsRefusal(c));
     const item = loadItem(tx, input.engagementId, input.itemId);
-    check(retryItemRefusal(item.state, item.name, c.latest?.status ?? null));
+    check(retryItemRefusal(item.state, item.name, c.latest?.status ?? null, c.runTargetRefusal));
     const now = new Date();
     const run = c.latest!;
     attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: [item.state], itemId: item.id, now });

@@ -7,9 +7,8 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
+import { auditEvents, migrationItems, serviceCalls, serviceTargets } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
-import { createServiceTarget } from "@/server/targets/targets";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../pipeline";
@@ -18,7 +17,8 @@ import { findRun } from "../run-repository";
 import { engineTestBed } from "../testing/test-bed";
 import type { ReadyCompany } from "../testing/ready-engagement";
 import { createWorker, type Worker } from "../worker";
-import { startBulkRun, resumeBulkRun } from "./bulk-controls";
+import { setTargetLimits } from "@/server/targets/targets";
+import { cancelBulkRun, startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";
 import { until } from "@/server/testing/until";
 
@@ -92,11 +92,10 @@ describe("the bulk run", () => {
 
   it("stops the whole run when the free trial's 50 companies are reached, saying so in words, and sends nothing more while stopped", async () => {
     const { apiKey } = await bed.sb.control.createClient({ plan: "free", name: "Free trial" });
-    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Free trial target", baseUrl: bed.sb.url, apiKey, kind: "sandbox" });
     // 48 companies already exist on the account: two more fit, the third is refused 402.
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey });
     for (let i = 0; i < 48; i++) await client.createCompany({ name: `Existing ${i}` });
-    const { eng, runId } = await startedRun(companies(5), { target: { id: target.id, apiKey } });
+    const { eng, runId } = await startedRun(companies(5), { target: { apiKey, name: "Free trial target" } });
     worker().start();
     const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^Free-trial company limit of 50 reached: 50 companies exist on this service account\. Upgrade the account/);
@@ -113,8 +112,7 @@ describe("the bulk run", () => {
   });
 
   it("stops on a refused API key (401) with the reason, failing no company", async () => {
-    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Wrong key", baseUrl: bed.sb.url, apiKey: "not-a-key-of-the-sandbox", kind: "sandbox" });
-    const { eng, runId } = await startedRun(companies(3), { target: { id: target.id, apiKey: "not-a-key-of-the-sandbox" } });
+    const { eng, runId } = await startedRun(companies(3), { target: { apiKey: "not-a-key-of-the-sandbox", name: "Wrong key" } });
     worker().start();
     const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(401\)/);
@@ -128,8 +126,7 @@ describe("the bulk run", () => {
       headers: { Authorization: `Basic ${Buffer.from(first).toString("base64")}`, "Content-Type": "application/json" },
       body: JSON.stringify({ name: "second" }),
     }).then((r) => r.json() as Promise<{ id: string; apiKey: string }>);
-    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Deleted key", baseUrl: bed.sb.url, apiKey: created.apiKey, kind: "sandbox" });
-    const { eng, runId } = await startedRun(companies(3), { target: { id: target.id, apiKey: created.apiKey } });
+    const { eng, runId } = await startedRun(companies(3), { target: { apiKey: created.apiKey, name: "Deleted key" } });
     await fetch(`${bed.sb.url}/apiKeys/${created.id}`, { method: "DELETE", headers: { Authorization: `Basic ${Buffer.from(first).toString("base64")}` } });
     worker().start();
     const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
@@ -140,8 +137,7 @@ describe("the bulk run", () => {
 
   it("stops when the free trial has expired (402) with the reason, failing no company", async () => {
     const { apiKey } = await bed.sb.control.createClient({ plan: "free", name: "Old trial", createdAt: new Date(Date.now() - 400 * 86_400_000).toISOString() });
-    const target = createServiceTarget(bed.t.db, TEST_KEY_RING, null, { name: "Expired trial", baseUrl: bed.sb.url, apiKey, kind: "sandbox" });
-    const { eng, runId } = await startedRun(companies(2), { target: { id: target.id, apiKey } });
+    const { eng, runId } = await startedRun(companies(2), { target: { apiKey, name: "Expired trial" } });
     worker().start();
     const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service account's free trial has expired: the customer must upgrade it, then resume\. \(The service said: 402 /);
@@ -190,6 +186,31 @@ describe("the bulk run", () => {
     await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 4 });
   }, 120_000);
+
+  it("keeps under the per-minute limit of any target that is not the built-in sandbox, even one labelled a sandbox", async () => {
+    // The engagement's target is a client on the test sandbox, labelled "sandbox" but not the
+    // built-in one: the admin records a known limit of 6 requests a minute on it.
+    const { eng, runId } = await startedRun(companies(3));
+    setTargetLimits(bed.t.db, bed.people.admin, { targetId: eng.serviceTargetId, requestsPerMinute: 6, dailyQuota: null });
+    worker().start();
+    const calls = () => bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n;
+    await until("the bulk run", calls, (n) => n >= 6, 20_000);
+    // The sandbox itself would take thousands a second; the run sends no more than the target's minute allows.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(calls()).toBeLessThanOrEqual(7);
+    expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).limitText).toMatch(/^The target's known limits \(6 requests per minute, set on the target; .*the run keeps under 6 requests a minute/);
+    cancelBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, reason: "Test over" });
+  });
+
+  it("stops, sending nothing, when its target is one the engagement may not use", async () => {
+    const { eng, runId } = await startedRun(companies(2));
+    bed.t.db.update(serviceTargets).set({ organizationId: bed.people.orgB }).where(eq(serviceTargets.id, eng.serviceTargetId)).run();
+    worker().start();
+    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    expect(run.statusReason).toMatch(/is another organisation's account on the service/);
+    expect(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n).toBe(0);
+    expect(bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, eng.serviceTargetId))).all()).toEqual([]);
+  });
 
   it("a long bulk run does not hold up another engagement's single-company test on the same worker", async () => {
     const { runId } = await startedRun(companies(4, () => ({ records: 4_000 })));

@@ -24,6 +24,8 @@ import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, ty
 import { recordAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { pacerCeilingPerMinute } from "@/server/targets/limits";
+import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
 import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../item-repository";
 import { createPacer, type Pacer, type PacerHold } from "../pacer";
@@ -55,7 +57,8 @@ const PACE_EVERY_MS = 2_000;
 /**
  * How often a run held for `heldForMs` more lets a few requests through to see whether the service
  * is back: every 10 s, or every minute for a long hold on the real service (a spent daily quota).
- * The sandbox is probed every 10 s whatever the hold, since its clock may be moved forward.
+ * A sandbox is probed every 10 s whatever the hold, since its clock may be moved forward (a probe
+ * is a handful of requests a minute: well within any limit).
  */
 const probeEvery = (heldForMs: number, targetKind: string) => (targetKind === "service" && heldForMs > 5 * 60_000 ? 60_000 : 10_000);
 
@@ -128,6 +131,12 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     if (coordinator) setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: "The run has no service target: choose one for the engagement, then resume.", now: new Date() });
     return;
   }
+  // The key of a target this engagement may not use (another organisation's account, archived) is never sent.
+  const refused = targetUseRefusal(target, engagement.organizationId);
+  if (refused) {
+    if (coordinator) setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: refused, now: new Date() });
+    return;
+  }
   const apiKey = revealTargetApiKey(db, d.ring, null, target.id, `call the service for the bulk migration of ${engagement.reference}`, {
     engagementId: engagement.id,
     organizationId: engagement.organizationId,
@@ -135,7 +144,9 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
   const pacer: Pacer = createPacer({
     initialConcurrency: 8,
     maxConcurrency: 64,
-    maxPerMinute: target.kind === "service" ? 1_000 : null,
+    // The service blocks an address beyond its per-minute limit without a header saying so: every
+    // target but the built-in sandbox keeps under it (limits.ts decides which, and how many).
+    maxPerMinute: pacerCeilingPerMinute(target),
     ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
   });
   const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });

@@ -8,6 +8,7 @@ import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { isStaff } from "@/server/engagements/checklist";
 import type { Actor } from "@/server/security/actor";
+import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import { pageOfReportItems } from "../handover/handover-repository";
 import type { StoredError } from "../pipeline";
@@ -89,9 +90,10 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string): Bul
       : (() => {
           const target = findServiceTarget(db, c.eng.serviceTargetId);
           if (!target) return null;
-          return target.kind === "service"
-            ? "The service's published limits: 1,000 requests per minute per address and a daily quota of 1,000 × (1 + connected companies); the run paces to the X-Rate-Limit headers of every answer and waits for a spent quota's reset."
-            : "The sandbox's configured limit, as its X-Rate-Limit headers report it on every answer; the run paces to them.";
+          const rule = limitsOfTarget(target);
+          return rule.kind === "service"
+            ? `${rule.source.charAt(0).toUpperCase()}${rule.source.slice(1)}: the run keeps under ${rule.requestsPerMinute.toLocaleString("en-GB")} requests a minute, paces to the X-Rate-Limit headers of every answer and waits for a spent quota's reset.`
+            : "The built-in sandbox's configured limit, as its X-Rate-Limit headers report it on every answer; the run paces to them.";
         })();
   return {
     run: c.latest ? runView(db, c.latest, now) : null,

@@ -19,7 +19,10 @@ export type BulkContext = {
   role: Role;
   engagementStatus: EngagementStatus;
   states: StepStates;
-  hasServiceTarget: boolean;
+  /** Why the engagement may not migrate into its service target (none chosen, another organisation's, archived…), or null. */
+  targetRefusal: string | null;
+  /** The same for the target the latest run copied when it started (resuming or retrying sends it back to work there), or null. */
+  runTargetRefusal: string | null;
   /** The latest bulk run's status, or null before the first. */
   run: { status: RunStatus } | null;
   /** Real companies not yet in a final state, and those failed. */
@@ -40,7 +43,7 @@ export function startRefusal(c: BulkContext): Refusal | null {
   if (r) return r;
   if (c.states[5] !== "done") return refused("The bulk migration starts once the single-company test (step 5) has passed.");
   if (c.states[6] === "done") return refused("Step 6 is already done.");
-  if (!c.hasServiceTarget) return refused("Choose the engagement's service target first.");
+  if (c.targetRefusal) return refused(c.targetRefusal);
   if (c.run && isOpenBulkStatus(c.run.status)) return refused(`A bulk run is already ${runStatusWords(c.run.status)}.`);
   if (c.unfinished === 0) {
     return refused(c.failed ? "Every company has been tried: retry the failed ones instead." : "Every company is already in a final state: produce the handover report.");
@@ -59,6 +62,7 @@ export function resumeRefusal(c: BulkContext): Refusal | null {
   const r = common(c);
   if (r) return r;
   if (!c.run || (c.run.status !== "paused" && c.run.status !== "stopped")) return refused("There is no paused or stopped bulk run to resume.");
+  if (c.runTargetRefusal) return refused(c.runTargetRefusal);
   return null;
 }
 
@@ -75,6 +79,7 @@ export function retryFailedRefusal(c: BulkContext): Refusal | null {
   if (!c.run) return refused("Start the bulk migration first.");
   if (c.run.status === "stopped" || c.run.status === "paused") return refused(`The bulk run is ${c.run.status}: resume it first.`);
   if (c.failed === 0) return refused("No company has failed.");
+  if (c.runTargetRefusal) return refused(c.runTargetRefusal);
   return null;
 }
 
@@ -95,10 +100,11 @@ export function setAsideItemRefusal(state: MigrationItemState, name: string): Re
   return null;
 }
 
-export function retryItemRefusal(state: MigrationItemState, name: string, runStatus: RunStatus | null): Refusal | null {
+export function retryItemRefusal(state: MigrationItemState, name: string, runStatus: RunStatus | null, runTargetRefusal: string | null = null): Refusal | null {
   if (!RETRY_FROM.includes(state)) return refused(`${name} is ${state === "verified" ? "migrated and verified" : "still being migrated"}; only a company that failed, needs reauthorization or was set aside can be retried.`);
   if (!runStatus) return refused("Start the bulk migration first.");
   if (runStatus === "stopped" || runStatus === "paused") return refused(`The bulk run is ${runStatus}: resume it first.`);
+  if (runTargetRefusal) return refused(runTargetRefusal);
   return null;
 }
 

@@ -19,6 +19,9 @@ import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows } from "@/server/testing/engagement-flows";
 import { realItems } from "../item-scope";
 
+/** The test sandbox's default limit per client (10,000 requests a second), as a target's known per-minute limit. */
+export const SANDBOX_CLIENT_REQUESTS_PER_MINUTE = 600_000;
+
 export type ReadyCompany = {
   name: string;
   /** Records per data type of the simulated tenant (and the file's `records` hint). */
@@ -57,7 +60,11 @@ export async function readyEngagement(
     companies: readonly ReadyCompany[];
     platformKey?: PlatformKey;
     organizationId?: string;
-    target?: { id: string; apiKey: string } | { plan: "free" | "paid" };
+    /**
+     * An existing target (with its API key), a target of the engagement's organisation for this
+     * API key, or (default) one on a new sandbox client of the given plan.
+     */
+    target?: { id: string; apiKey: string } | { apiKey: string; name?: string } | { plan: "free" | "paid" };
     /** Stops after step 1 (the file accepted, the window and confirmations still to come). */
     stopAfterStep1?: boolean;
     /** The customer who submits the file and confirms steps 3 and 4 (default: a new one of the organisation). */
@@ -69,12 +76,22 @@ export async function readyEngagement(
   if (!platform) throw new Error(`${params.platformKey} is not a managed platform`);
   const suffix = crypto.randomUUID().slice(0, 8);
 
+  const organizationId = params.organizationId ?? createOrganization(db, support, { name: `Ready Org ${suffix}` }).id;
+  // A sandbox client is the customer's own account there, so its target is the organisation's. Its
+  // known limits are the test sandbox's (10,000 requests a second per client): the run paces to the
+  // sandbox's headers as on the built-in sandbox, not to the real service's 1,000 a minute.
+  const ownTarget = (apiKey: string, name: string) => ({
+    apiKey,
+    ...createServiceTarget(db, ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE }),
+  });
   let target: { id: string; apiKey: string };
   if (params.target && "id" in params.target) {
     target = params.target;
+  } else if (params.target && "apiKey" in params.target) {
+    target = ownTarget(params.target.apiKey, params.target.name ?? `Sandbox ${suffix}`);
   } else {
     const { apiKey } = await sandbox.control.createClient({ plan: params.target?.plan ?? "paid", name: `Test client ${suffix}` });
-    target = { apiKey, ...createServiceTarget(db, ring, null, { name: `Sandbox ${suffix}`, baseUrl: sandbox.url, apiKey, kind: "sandbox" }) };
+    target = ownTarget(apiKey, `Sandbox ${suffix}`);
   }
 
   // The customer's export: each tenant's credentials as they were when the file was made.
@@ -91,7 +108,6 @@ export async function readyEngagement(
     if (company.rotatedAfterExport) await sandbox.control.rotate(platform.key, tenant.tenantId);
   }
 
-  const organizationId = params.organizationId ?? createOrganization(db, support, { name: `Ready Org ${suffix}` }).id;
   const customer = params.customer ?? customerOf(db, organizationId, suffix);
   const config: AppConfig = {
     appUrl: "http://ferry.test",

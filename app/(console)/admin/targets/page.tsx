@@ -11,7 +11,7 @@ export default async function ServiceTargetsPage() {
     <HydrateClient>
       <PageHeader
         title="Service targets"
-        description="Where engagements migrate into: the built-in sandbox for rehearsals, or the real service with a customer's API key. Keys are encrypted at rest and only ever shown masked."
+        description="Where engagements migrate into: each customer's own account on the service, which only that organisation's engagements may use, and Ferry's built-in sandbox for rehearsals. Keys are encrypted at rest and only ever shown masked."
       />
       <ServiceTargets />
     </HydrateClient>

@@ -1,5 +1,5 @@
 "use client";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { z } from "zod";
 import { Checklist } from "@/app/_components/engagement/checklist";
@@ -102,7 +102,7 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
         </Item>
         <Item term="Service target">
           <span className="inline-flex flex-wrap items-center gap-2">
-            {e.serviceTarget ? `${e.serviceTarget.name} (${e.serviceTarget.kind})` : "Not set"}
+            {e.serviceTarget ? `${e.serviceTarget.name} (${e.serviceTarget.builtIn ? "built-in sandbox" : e.serviceTarget.kind})` : "Not set"}
             {e.status === "active" || e.status === "on_hold" ? (
               <Button
                 variant="ghost"
@@ -114,6 +114,11 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
               </Button>
             ) : null}
           </span>
+          {e.serviceTarget?.problem ? (
+            <span role="note" className="mt-1 block text-xs text-amber-800">
+              {e.serviceTarget.problem}
+            </span>
+          ) : null}
         </Item>
         <Item term="Progress">
           <span className="block">{e.currentStep > 6 ? "All six steps done" : `At step ${e.currentStep} of 6`}</span>
@@ -169,19 +174,32 @@ function OwnerDialog({ engagement, onClose }: { engagement: EngagementDetail; on
 
 function TargetDialog({ engagement, onClose }: { engagement: EngagementDetail; onClose: () => void }) {
   const trpc = useTRPC();
-  const targets = useQuery(trpc.targets.list.queryOptions());
+  // Only the targets this engagement may use: its organisation's own accounts and the built-in sandbox.
+  // Fetched afresh each time the dialog opens: an admin may have archived or assigned a target since.
+  const choices = useQuery({ ...trpc.targets.choices.queryOptions({ engagementId: engagement.id }), refetchOnMount: "always" });
   const invalidate = useEngagementInvalidation(engagement.id);
-  const assign = useMutation(trpc.targets.assign.mutationOptions({ onSuccess: invalidate }));
+  const queryClient = useQueryClient();
+  const assign = useMutation(
+    trpc.targets.assign.mutationOptions({
+      onSuccess: async () => {
+        await invalidate();
+        await queryClient.invalidateQueries({ queryKey: trpc.targets.choices.queryKey({ engagementId: engagement.id }) });
+      },
+    }),
+  );
+  const current = choices.data?.current ?? null;
   return (
     <ChoiceDialog
       onClose={onClose}
       title="Change service target"
-      description="Where this engagement's companies are migrated: the sandbox to rehearse, the real service for the window."
+      description={`Where this engagement's companies are migrated: the built-in sandbox to rehearse, or one of ${engagement.organization.name}'s own accounts on the service for the window.`}
       label="Service target"
       field="serviceTargetId"
-      initial={engagement.serviceTarget?.id ?? ""}
-      placeholder="Choose a target…"
-      options={targets.data?.map((t) => ({ value: t.id, label: `${t.name} — ${t.baseUrl} (key ${t.apiKeyMasked})` })) ?? []}
+      // The current target, preselected, unless the engagement may no longer use it.
+      initial={engagement.serviceTarget && !engagement.serviceTarget.problem ? engagement.serviceTarget.id : ""}
+      placeholder={choices.data ? "Choose a target…" : "Loading targets…"}
+      notice={current?.problem ? `Now: ${current.problem}` : null}
+      options={choices.data?.options.map((t) => ({ value: t.id, label: t.builtIn ? `${t.name} — built-in sandbox (${t.baseUrl})` : `${t.name} — ${t.baseUrl} (key ${t.apiKeyMasked})` })) ?? []}
       saveLabel="Save target"
       pending={assign.isPending}
       save={(serviceTargetId) => assign.mutateAsync({ engagementId: engagement.id, serviceTargetId })}
@@ -201,6 +219,8 @@ function ChoiceDialog(props: {
   field: string;
   initial: string;
   placeholder?: string;
+  /** Shown above the field (e.g. why the current value can no longer be kept). */
+  notice?: string | null;
   options: { value: string; label: string }[];
   saveLabel: string;
   pending: boolean;
@@ -219,6 +239,7 @@ function ChoiceDialog(props: {
   return (
     <Dialog open onClose={props.onClose} title={props.title} description={props.description}>
       <Form onSubmit={onSubmit} className="space-y-4">
+        {props.notice ? <Notice tone="warning">{props.notice}</Notice> : null}
         {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
         <Field label={props.label} error={fieldMessage(form, "value")}>
           {(p) => (

@@ -1,0 +1,78 @@
+/**
+ * Every path that sets an engagement's service target, in the domain (without the router): a new
+ * engagement starts on the built-in sandbox and on nothing else; pointing one at a target is
+ * refused for a target it may not use, whoever calls.
+ */
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { auditEvents, engagements } from "@/db/schema";
+import { createServiceTarget, ensureBuiltInSandbox, archiveServiceTarget } from "@/server/targets/targets";
+import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { changeTarget, getTargetChoices } from "./change-target";
+import { createEngagement } from "./create-engagement";
+
+let t: TestDb;
+let p: People;
+beforeEach(async () => {
+  t = createTestDb();
+  p = await seedPeople(t.db);
+});
+afterEach(() => t.close());
+
+const targetOf = (id: string) => t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, id)).get()!.id;
+const target = (name: string, organizationId: string | null, kind: "service" | "sandbox" = "service") =>
+  createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name, baseUrl: "https://api.codat.io", apiKey: `${name}-key-0000`, kind, organizationId }).id;
+
+describe("a new engagement", () => {
+  it("starts on the built-in sandbox, never on a target an admin merely labelled sandbox", async () => {
+    // Added before the built-in sandbox, and labelled a sandbox: the old rule picked the oldest such target.
+    const labelled = target("Labelled sandbox", p.orgB, "sandbox");
+    expect(targetOf(createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id)).toBeNull();
+    const builtIn = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
+    const eng = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "fbrh" }).id;
+    expect(targetOf(eng)).toBe(builtIn);
+    expect(targetOf(eng)).not.toBe(labelled);
+  });
+});
+
+describe("changing an engagement's target", () => {
+  it("takes its organisation's targets and the built-in sandbox; refuses another organisation's, an unassigned and an archived one, changing nothing", async () => {
+    const builtIn = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
+    const own = target("Org A prod", p.orgA);
+    const other = target("Org B prod", p.orgB);
+    const unassigned = target("Whose", null);
+    const old = target("Org A old", p.orgA);
+    archiveServiceTarget(t.db, p.admin, { targetId: old });
+    const eng = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
+
+    for (const [serviceTargetId, words] of [
+      [other, "another organisation's account"],
+      [unassigned, "not assigned to an organisation yet"],
+      [old, "is archived"],
+    ] as const) {
+      // An admin is staff too: the rule is the same for everyone.
+      for (const actor of [p.support, p.admin]) {
+        expect(() => changeTarget(t.db, actor, { engagementId: eng, serviceTargetId })).toThrow(expect.objectContaining({ code: "BAD_INPUT", fields: { serviceTargetId: expect.stringContaining(words) } }));
+      }
+    }
+    expect(targetOf(eng)).toBe(builtIn);
+    expect(t.db.select().from(auditEvents).where(eq(auditEvents.action, "engagement.target_changed")).all()).toHaveLength(0);
+
+    changeTarget(t.db, p.support, { engagementId: eng, serviceTargetId: own });
+    expect(targetOf(eng)).toBe(own);
+    changeTarget(t.db, p.support, { engagementId: eng, serviceTargetId: builtIn });
+    expect(targetOf(eng)).toBe(builtIn);
+    expect(() => changeTarget(t.db, p.customerA, { engagementId: eng, serviceTargetId: own })).toThrow(expect.objectContaining({ code: "FORBIDDEN" }));
+  });
+
+  it("offers the same targets the rule takes", async () => {
+    const builtIn = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
+    const own = target("Org A prod", p.orgA);
+    target("Org B prod", p.orgB);
+    target("Whose", null);
+    const eng = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
+    const { options } = getTargetChoices(t.db, p.support, eng);
+    expect(options.map((o) => o.id)).toEqual([builtIn, own]);
+    for (const o of options) expect(() => changeTarget(t.db, p.support, { engagementId: eng, serviceTargetId: o.id })).not.toThrow();
+  });
+});
