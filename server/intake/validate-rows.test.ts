@@ -127,6 +127,30 @@ function casesFor(platform: ManagedPlatform): Case[] {
       },
     },
     {
+      name: "company name over 200 characters",
+      apply: (rows) => {
+        rows[2]![0] = `Long ${"n".repeat(196)}`;
+        return {
+          expected: { kind: "value_too_long", severity: "error", column: "companyName", value: `Long ${"n".repeat(54)}…`, message: "companyName is 201 characters long; it may have at most 200. Check that the cell holds only the companyName and nothing pasted after it." },
+          at: { line: 3, column: 0 },
+        };
+      },
+    },
+    {
+      name: "externalRef over 200 characters",
+      apply: (rows, p) => {
+        rows[2]![col(p, "externalRef")] = "R".repeat(250);
+        return { expected: { kind: "value_too_long", severity: "error", column: "externalRef", value: `${"R".repeat(59)}…` }, at: { line: 3, column: col(p, "externalRef") } };
+      },
+    },
+    {
+      name: "records over 20 characters",
+      apply: (rows, p) => {
+        rows[2]![col(p, "records")] = "1".repeat(21);
+        return { expected: { kind: "value_too_long", severity: "error", column: "records", value: "1".repeat(21) }, at: { line: 3, column: col(p, "records") } };
+      },
+    },
+    {
       name: "missing companyName column",
       apply: (rows) => {
         for (const row of rows) row.splice(0, 1);
@@ -152,6 +176,17 @@ function casesFor(platform: ManagedPlatform): Case[] {
         },
       });
     }
+    cases.push({
+      name: `${field.name} over 8 KB`,
+      apply: (rows, p) => {
+        const value = `${"x".repeat(8 * 1024)}tail`;
+        rows[2]![col(p, field.name)] = value;
+        return {
+          expected: { kind: "value_too_long", severity: "error", column: field.name, value: field.secret ? "••••tail" : `${"x".repeat(59)}…`, message: `${field.name} is 8,196 characters long; it may have at most 8,192. Check that the cell holds only the ${field.name} and nothing pasted after it.` },
+          at: { line: 3, column: col(p, field.name) },
+        };
+      },
+    });
     cases.push({
       name: `malformed ${field.name}`,
       apply: (rows, p) => {

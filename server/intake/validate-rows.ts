@@ -250,9 +250,9 @@ export class RowValidator {
     }
   }
 
-  private checkExpiry(line: number, input: Record<string, string>): void {
+  private checkExpiry(line: number, input: Record<string, string>, over: ReadonlySet<number>): void {
     const slot = this.present.find((c) => c.field.name === "expiresAt");
-    if (!slot || !this.tokensExpire) return;
+    if (!slot || !this.tokensExpire || over.has(slot.position)) return;
     const at = this.at(line, slot.position);
     const value = input.expiresAt;
     if (value === undefined) {
@@ -368,7 +368,7 @@ export class RowValidator {
       records = this.checkRecords(row.line, cell(this.columns.records));
       this.checkLossy(row);
       this.checkCredentialValues(row.line, input, over);
-      this.checkExpiry(row.line, input);
+      this.checkExpiry(row.line, input, over);
       this.checkDuplicates(row.line, input);
     }
     if (this.problems.errorCount > 0) return;
