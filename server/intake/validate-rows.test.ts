@@ -350,6 +350,24 @@ describe("the result", () => {
     expect(result.rows).toHaveLength(1_500);
   });
 
+  it("cuts long values in the preview and the problems, and keeps no row of a refused file", async () => {
+    for (const format of ["csv", "xlsx"] as const) {
+      const rows = baseRows(qbo);
+      const longName = `Long ${"n".repeat(4_995)}`;
+      const longHeader = `notes ${"h".repeat(994)}`;
+      rows[1]![0] = longName;
+      rows[0]!.push(longHeader);
+      const result = await parseRows(qbo, rows, format);
+      expect(result.ok).toBe(false);
+      expect(result.rows).toEqual([]);
+      expect(result.preview.rows[0]!.values.companyName).toBe(`${longName.slice(0, 199)}…`);
+      expect(result.problems.find((p) => p.kind === "unknown_column")!.column).toBe(`${longHeader.slice(0, 39)}…`);
+      expect(result.problems.find((p) => p.kind === "value_too_long")).toMatchObject({ line: 2, value: `${longName.slice(0, 59)}…` });
+      expect(JSON.stringify(result)).not.toContain(longName.slice(0, 300));
+      expect(JSON.stringify(result)).not.toContain(longHeader.slice(0, 100));
+    }
+  });
+
   it("lists file problems first, then by line", async () => {
     const rows = baseRows(qbo);
     rows[3]![0] = "Zed (Z)";
