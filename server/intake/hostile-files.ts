@@ -6,6 +6,7 @@
  * file. Each says what the intake must answer (the problem kind and words from its message).
  */
 import { getManagedPlatform } from "@/server/platforms";
+import { columnLetters } from "./read-xlsx";
 import { credentialsFor, headerFor, inlineRow, repeated, rowFor, sheetXml, workbookParts, zipOf, type PartData, type ZipPart } from "./test-support";
 
 const MB = 1024 * 1024;
@@ -172,6 +173,20 @@ export const HOSTILE_WORKBOOKS: readonly HostileFile[] = [
         }),
       ),
     expect: { kind: "unknown_column", message: /^Cell XFD2 holds a value, beyond the first 256 columns/ },
+  },
+  {
+    name: "many-cells",
+    description: "100,000 rows of 30 cells (3,000,000 cells)",
+    fileName: "many-cells.xlsx",
+    build: () =>
+      workbook(
+        sheetXml(function* () {
+          yield inlineRow(1, header);
+          const columns = Array.from({ length: 30 }, (_, i) => columnLetters(i + 1));
+          for (let r = 2; r < 100_002; r++) yield `<row r="${r}">${columns.map((c) => `<c r="${c}${r}"><v>1</v></c>`).join("")}</row>`;
+        }),
+      ),
+    expect: { kind: "file_too_large", message: /^The sheet holds more than 2,500,000 cells \(reading stopped on row 83335\)/ },
   },
   {
     name: "150k-rows",

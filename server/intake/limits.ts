@@ -47,6 +47,13 @@ export const MAX_CELL_BYTES = 64 * 1024;
 /** Most bytes of text in one worksheet row (from one row's start to the next). */
 export const MAX_ROW_TEXT_BYTES = 1024 * 1024;
 
+/**
+ * Most cells in one worksheet. Reading a cell costs a few microseconds, so this bounds the time a
+ * workbook can take as well: 100,000 companies of 25 columns. A 100,000-row QuickBooks Online
+ * workbook has 700,000.
+ */
+export const MAX_SHEET_CELLS = 2_500_000;
+
 /** Most XML elements in one worksheet row (a cell with its value takes two to four). */
 export const MAX_ROW_ELEMENTS = 100_000;
 

@@ -17,7 +17,7 @@
  */
 import { Readable } from "node:stream";
 import zlib from "node:zlib";
-import { MAX_MODEL_PART_BYTES, MAX_SHARED_STRINGS_BYTES, MAX_UNZIPPED_BYTES } from "./limits";
+import { MAX_MODEL_PART_BYTES, MAX_SHARED_STRINGS_BYTES, MAX_SHEET_CELLS, MAX_UNZIPPED_BYTES } from "./limits";
 import { FileReadError } from "./sheet-rows";
 import { XmlBounds, type XmlBreach, type XmlPartKind } from "./xml-bounds";
 import { readUint64, type ZipDirectory, type ZipEntry } from "./zip-directory";
@@ -136,6 +136,12 @@ export function breachError(name: string, breach: XmlBreach): FileReadError {
       );
     case "row_elements":
       return damaged(`${breach.row ? `row ${breach.row}` : "a row"} of the sheet holds more than 100,000 XML elements, far more than a spreadsheet program writes for one row`);
+    case "cells":
+      return new FileReadError(
+        "file_too_large",
+        `The sheet holds more than ${MAX_SHEET_CELLS.toLocaleString("en")} cells${breach.row ? ` (reading stopped on row ${breach.row})` : ""}, more than Ferry reads: a token file has one row per company and a few columns. Remove the columns and rows that are not the template's, or upload the tokens as CSV.`,
+        breach.row ?? undefined,
+      );
     case "elements":
       return new FileReadError(
         "file_too_large",

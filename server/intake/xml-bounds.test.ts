@@ -11,7 +11,7 @@ import { limitsFor, XmlBounds, type XmlBreach, type XmlLimits, type XmlPartKind 
 import { readZipDirectory } from "./zip-directory";
 import { checkParts } from "./workbook-parts";
 
-const small: XmlLimits = { tagBytes: 64, depth: 6, cellBytes: 20, elements: 50, rowElements: 12, rowTextBytes: 40, columns: 16_384 };
+const small: XmlLimits = { tagBytes: 64, depth: 6, cellBytes: 20, elements: 50, rowElements: 12, rowTextBytes: 40, columns: 16_384, cells: 20 };
 
 /** Scans `xml` in chunks of `size` bytes; the first breach, or null. */
 function scan(kind: XmlPartKind, xml: string, options: { limits?: XmlLimits; size?: number } = {}): XmlBreach | null {
@@ -70,6 +70,13 @@ describe("a worksheet's rows, tags, nesting and columns", () => {
     expect(scanSplit("worksheet", sheet(`<row r="3">${cells(12)}</row>`))).toEqual({ limit: "row_elements", row: 3 });
     const values = Array.from({ length: 3 }, (_, i) => `<c r="A${i}"><v>${"9".repeat(15)}</v></c>`).join("");
     expect(scanSplit("worksheet", sheet(`<row r="4">${values}</row>`))).toEqual({ limit: "row_text", row: 4 });
+  });
+
+  it("refuses a sheet of too many cells, naming the row where reading stopped", () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, r) => `<row r="${r + 1}"><c r="A${r + 1}"><v>1</v></c><c r="B${r + 1}"><v>2</v></c></row>`).join("");
+    const limits = { ...small, elements: Infinity };
+    expect(scanSplit("worksheet", sheet(rows(10)), limits)).toBeNull();
+    expect(scanSplit("worksheet", sheet(rows(11)), limits)).toEqual({ limit: "cells", row: 11 });
   });
 
   it("refuses a tag longer than the limit and nesting deeper than the limit (self-closing tags do not nest)", () => {

@@ -22,6 +22,7 @@ import {
   MAX_ROW_ELEMENTS,
   MAX_ROW_TEXT_BYTES,
   MAX_SHARED_STRING_ELEMENTS,
+  MAX_SHEET_CELLS,
   MAX_TAG_BYTES,
   MAX_XML_DEPTH,
 } from "./limits";
@@ -41,11 +42,13 @@ export type XmlLimits = {
   rowTextBytes: number;
   /** Worksheets: the highest column a `<col>` range may reach. */
   columns: number;
+  /** Worksheets: cells (the reader makes an object of each, and each costs time). */
+  cells: number;
 };
 
 /** The limits for each kind of part, from limits.ts. */
 export function limitsFor(kind: XmlPartKind): XmlLimits {
-  const common = { tagBytes: MAX_TAG_BYTES, depth: MAX_XML_DEPTH, rowElements: MAX_ROW_ELEMENTS, rowTextBytes: MAX_ROW_TEXT_BYTES, columns: 16_384 };
+  const common = { tagBytes: MAX_TAG_BYTES, depth: MAX_XML_DEPTH, rowElements: MAX_ROW_ELEMENTS, rowTextBytes: MAX_ROW_TEXT_BYTES, columns: 16_384, cells: MAX_SHEET_CELLS };
   switch (kind) {
     case "worksheet":
       return { ...common, cellBytes: MAX_CELL_BYTES, elements: Infinity };
@@ -67,6 +70,7 @@ export type XmlBreach =
   | { limit: "cell_text"; cell: string | null }
   | { limit: "row_text"; row: number | null }
   | { limit: "row_elements"; row: number | null }
+  | { limit: "cells"; row: number | null }
   | { limit: "elements" }
   | { limit: "tag" }
   | { limit: "depth" }
@@ -143,6 +147,7 @@ export class XmlBounds {
   /** Text since the reader last started a new value. */
   private text = 0;
   private rowElements = 0;
+  private cells = 0;
   private rowText = 0;
   // The worksheet reader's own state, followed as it keeps it (see its `parse`).
   private inSheetData = false;
@@ -375,6 +380,8 @@ export class XmlBounds {
         return null;
       case "c":
         if (this.inRow) {
+          this.cells += 1;
+          if (this.cells > this.limits.cells) return { limit: "cells", row: this.rowNumber() };
           this.inCell = true;
           [this.lastCell, this.head] = [this.head, this.lastCell];
           this.lastCellLength = this.headLength;
