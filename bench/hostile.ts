@@ -173,7 +173,7 @@ async function measure(setup: Setup, warmUp: { name: string; bytes: Buffer }[], 
 
 function row(label: string, m: Measured): string {
   const answer = m.status === 0 ? m.message : `${m.status} ${m.kind}: ${m.message.slice(0, 90)}${m.message.length > 90 ? "…" : ""}`;
-  return `${label.padEnd(28)} ${m.seconds.toFixed(2).padStart(7)} ${m.peakMb.toFixed(0).padStart(8)} ${(m.bytes / 1024).toFixed(1).padStart(9)}  ${answer}`;
+  return `${label.padEnd(36)} ${m.seconds.toFixed(2).padStart(7)} ${m.peakMb.toFixed(0).padStart(8)} ${(m.bytes / 1024).toFixed(1).padStart(9)}  ${answer}`;
 }
 
 async function main() {
@@ -195,7 +195,7 @@ async function main() {
     ];
 
     console.log(`Each file: a fresh web server (production build), warmed up with a small honest CSV and workbook, then the file posted to the check route. ${load}.\n`);
-    console.log(`${"file".padEnd(28)} ${"time s".padStart(7)} ${"peak MB".padStart(8)} ${"answer KB".padStart(9)}  answer`);
+    console.log(`${"file".padEnd(36)} ${"time s".padStart(7)} ${"peak MB".padStart(8)} ${"answer KB".padStart(9)}  answer`);
 
     // Baseline: the warm-up alone (a small honest file checked again).
     const baseline = await measure(setup, warmUp, warmUp[1]!);
