@@ -6,17 +6,18 @@
  */
 import { count, eq } from "drizzle-orm";
 import ExcelJS from "exceljs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { auditEvents, intakeSubmissions, mailOutbox, migrationItems } from "@/db/schema";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { auditEvents, engagements, intakeSubmissions, mailOutbox, migrationItems } from "@/db/schema";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES } from "@/server/intake";
+import { HOSTILE_FILES } from "@/server/intake/hostile-files";
 import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/intake/test-support";
 import { getManagedPlatform, MANAGED_PLATFORMS } from "@/server/platforms";
 import type { Actor } from "@/server/security/actor";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
-import { handleInviteRequest, handleTemplateRequest, handleTokenFileRequest, TOKEN_FILE_BODY_LIMIT } from "./intake-http";
+import { handleInviteRequest, handleTemplateRequest, handleTokenFileRequest, internalErrorLog, TOKEN_FILE_BODY_LIMIT } from "./intake-http";
 import { testConfig } from "./testing";
 
 const APP = "http://ferry.test";
@@ -206,6 +207,78 @@ describe("submitting a file", () => {
     expect(check.problems).toEqual(
       expect.arrayContaining([expect.objectContaining({ kind: "company_name_altered", line: 2, becomes: "Zo's Caf & Bar" }), expect.objectContaining({ kind: "company_name_altered", line: 4, becomes: "Ltd" })]),
     );
+  });
+});
+
+describe("hostile files", () => {
+  const hostile = HOSTILE_FILES.filter((f) => ["lying-sheet", "lying-descriptor", "honest-sheet-bomb", "huge-cell", "many-shared-strings", "deep-nesting", "csv-huge-cell"].includes(f.name));
+
+  it.each(hostile.map((f) => [f.name, f] as const))("refuses %s through the check and the submit route with one clear problem, storing nothing", async (_, file) => {
+    const bytes = await file.build();
+    const before = stored();
+    const check = await post("check", p.customerA, upload({ name: file.fileName, bytes }));
+    expect(check.status).toBe(200);
+    const checkText = await check.text();
+    // The answer says what is wrong in a few words; nothing of the file comes back.
+    expect(checkText.length).toBeLessThan(4_000);
+    const checked = (JSON.parse(checkText) as { check: { ok: boolean; problems: { kind: string; message: string }[] } }).check;
+    expect(checked.ok).toBe(false);
+    expect(checked.problems).toEqual([expect.objectContaining({ kind: file.expect.kind, message: expect.stringMatching(file.expect.message) })]);
+    const submit = await post("submit", p.customerA, upload({ name: file.fileName, bytes }));
+    expect(submit.status).toBe(422);
+    const submitted = (await submit.json()) as { check: { problems: { kind: string }[] } };
+    expect(submitted.check.problems.map((x) => x.kind)).toEqual([file.expect.kind]);
+    expect(stored()).toEqual(before);
+  }, 60_000);
+
+  it("refuses a 25 MB file at the route, before reading it whole", async () => {
+    const file = HOSTILE_FILES.find((f) => f.name === "25mb")!;
+    const before = stored();
+    for (const mode of ["check", "submit"] as const) {
+      const res = await post(mode, p.customerA, upload({ name: file.fileName, bytes: await file.build() }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: "BAD_INPUT", message: expect.stringMatching(file.expect.message) } });
+    }
+    expect(stored()).toEqual(before);
+  });
+});
+
+describe("an unexpected error", () => {
+  const secret = "qhyg.at.unexpected-error-secret-0001";
+  const file = () => ({ name: "companies.csv", bytes: csvBytes([headerFor(qbo), [rowFor(qbo, 1)[0]!, secret, ...rowFor(qbo, 1).slice(2)]]) });
+
+  it("answers a file check that fails unexpectedly with a reference, never a stack, a message or the file", async () => {
+    // An engagement whose platform Ferry no longer manages (written by an older version): the
+    // parser is asked for a platform it does not know, which it treats as a caller's mistake.
+    t.db.update(engagements).set({ platformKey: "gbol" }).where(eq(engagements.id, engagementId)).run();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const res = await post("check", p.customerA, upload(file()));
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      const body = JSON.parse(text) as { error: { code: string; message: string; fields: null } };
+      expect(body).toEqual({ error: { code: "INTERNAL_SERVER_ERROR", message: expect.stringMatching(/^Something went wrong on our side \(reference [0-9a-f]{8}\)\.$/), fields: null } });
+      for (const leak of [secret, "parseTokenFile", "gbol", " at ", ".ts:", "Error"]) expect(text).not.toContain(leak);
+      // The log has the reference and where it happened, and neither the message nor the file.
+      const ref = /reference ([0-9a-f]{8})/.exec(body.error.message)![1]!;
+      const line = logged.mock.calls.map((args) => args.map(String).join(" ")).find((l) => l.includes(`ref=${ref}`));
+      expect(line).toMatch(/\n\s+at /);
+      expect(line).not.toContain(secret);
+      expect(line).not.toContain("not a managed platform");
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("logs an error's frames without any line of its message, however many it has", () => {
+    const error = new Error(`Unexpected value on line 2:\n${secret}\n    at fake frame (${secret})`);
+    const log = internalErrorLog(error);
+    expect(log).not.toContain(secret);
+    expect(log).not.toContain("Unexpected value");
+    expect(log.split("\n")[0]).toBe("Error");
+    expect(log.split("\n").slice(1).every((l) => /^\s+at /.test(l))).toBe(true);
+    expect(log.split("\n").length).toBeGreaterThan(2);
+    expect(internalErrorLog("a thrown string with qhyg.at.secret")).toBe("string");
   });
 });
 

@@ -31,16 +31,30 @@ function failure(status: number, code: string, message: string, fields: Record<s
   return json(status, { error: { code, message, fields } });
 }
 
-/** Runs a handler, turning application errors into their status and anything else into a reference. */
+/**
+ * What is logged of an unexpected error: its name and the stack's frames, and no line of its
+ * message — a parser's message may quote the file, and the file holds secrets. The stack starts
+ * with the name and the whole message (all its lines); only what follows is kept. A stack that
+ * does not start that way (a message changed afterwards) is not logged, since its message lines
+ * cannot be told from its frames.
+ */
+export function internalErrorLog(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const head = `${error.name}${error.message ? `: ${error.message}` : ""}`;
+  const stack = error.stack ?? "";
+  if (!stack.startsWith(head)) return `${error.name} (stack withheld: it does not start with the message)`;
+  const frames = stack.slice(head.length).split("\n").filter((line) => /^\s+at \S/.test(line));
+  return [error.name, ...frames].join("\n");
+}
+
+/** Runs a handler, turning application errors into their status and anything else into a reference (the answer says nothing else). */
 async function answer(run: () => Promise<Response>): Promise<Response> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof AppError) return failure(HTTP_STATUS[error.code], error.code, error.message, error.fields ?? null);
     const ref = crypto.randomUUID().slice(0, 8);
-    // The stack without its message: a parser's message may quote the file, and the file holds secrets.
-    const where = error instanceof Error ? `${error.name}\n${error.stack?.split("\n").slice(1).join("\n") ?? ""}` : "unknown";
-    console.error(`[intake-http] internal error ref=${ref}`, where);
+    console.error(`[intake-http] internal error ref=${ref}\n${internalErrorLog(error)}`);
     return failure(500, "INTERNAL_SERVER_ERROR", `Something went wrong on our side (reference ${ref}).`);
   }
 }

@@ -10,7 +10,7 @@
  * - records (optional): `records`, `recordCount`, `recordsHint`
  */
 import { MANAGED_PLATFORMS, type CredentialField, type ManagedPlatform } from "@/server/platforms";
-import type { IntakeProblem } from "./problems";
+import { cut, type IntakeProblem } from "./problems";
 
 export type ColumnRole =
   | { role: "companyName" }
@@ -143,7 +143,7 @@ export function checkHeader(platform: ManagedPlatform, headerCells: readonly str
       problems.push({
         kind: "unknown_column",
         position,
-        column: header,
+        column: cut(header, 40),
         message: `${quoted(header)} is not a column of a ${platform.name} token file. Its columns are ${describeColumns(platform)}; remove or rename this one.`,
       });
       return;

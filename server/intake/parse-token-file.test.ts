@@ -168,7 +168,7 @@ describe("limits", () => {
       p.name === "xl/worksheets/sheet1.xml" ? { ...p, declaredSize: 400 * 1024 * 1024 } : p,
     );
     const result = await parse(storedZip(parts), "tokens.xlsx");
-    expectRefused(result, "file_too_large", /unzips to 400 MB, more than the 300 MB Ferry reads/);
+    expectRefused(result, "file_too_large", /unzips to 400 MB, more than the 128 MB Ferry reads/);
   });
 });
 

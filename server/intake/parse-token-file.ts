@@ -137,7 +137,7 @@ export async function parseTokenFile(params: {
     else readCsvRows(bytes, sink);
   } catch (error) {
     if (!(error instanceof FileReadError)) throw error;
-    return refuse(platformKey, fileKind, { kind: error.kind, message: error.message, ...(error.line ? { line: error.line } : {}) }, rowCount);
+    return refuse(platformKey, fileKind, { kind: error.kind, message: error.message, ...(error.line ? { line: error.line } : {}), ...(error.cell ? { cell: error.cell } : {}) }, rowCount);
   }
   if (overLimit) {
     const where = `${fileKind === "xlsx" ? "row" : "line"} ${overLimit.line}`;

@@ -26,6 +26,7 @@ export const PROBLEM_KINDS = [
   "invalid_records",
   "extra_values",
   "lossy_number",
+  "value_too_long",
   "company_name_unusable",
   "access_token_expired",
   // Across rows.
@@ -68,6 +69,7 @@ export function severityOf(kind: ProblemKind): Severity {
     case "invalid_records":
     case "extra_values":
     case "lossy_number":
+    case "value_too_long":
     case "company_name_unusable":
     case "access_token_expired":
     case "duplicate_credential":
@@ -113,6 +115,11 @@ export class ProblemList {
     else this.warningCount += 1;
     if (count <= MAX_PROBLEMS_PER_KIND) this.items.push({ ...problem, severity });
   }
+}
+
+/** `value` cut to `max` characters, the cut marked with an ellipsis: what a problem or preview may quote of a value. */
+export function cut(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max - 1)}…` : value;
 }
 
 /** One problem as a line of text (for mail and logs): location, column and message. */

@@ -9,8 +9,11 @@
  * the line ends of the empty lines skipped before it.
  */
 import { isUtf8 } from "node:buffer";
-import { CsvError, type InfoRecord } from "csv-parse";
-import { parse } from "csv-parse/sync";
+// CsvError from the same entry as `parse`: loaded through `require`, csv-parse's entries are
+// separate bundles with a CsvError class each, and `instanceof` fails across them.
+import type { InfoRecord } from "csv-parse";
+import { CsvError, parse } from "csv-parse/sync";
+import { MAX_CELL_BYTES } from "./limits";
 import { BlankRowCounter, FileReadError, isBlankRow, type RowSink } from "./sheet-rows";
 
 /** The separators a token file may use. */
@@ -60,6 +63,14 @@ function notUtf8(bytes: Buffer): FileReadError {
   );
 }
 
+function tooLong(line: number): FileReadError {
+  return new FileReadError(
+    "value_too_long",
+    `Line ${line} holds more than ${MAX_CELL_BYTES / 1024} KB, and reading stopped there. One company's line is far shorter (its name, tokens and a few short values): a quoted value may lack its closing quote ("), or a cell holds far more than it should. Correct the line and upload again.`,
+    line,
+  );
+}
+
 function syntaxMessage(error: CsvError, line: number): string {
   switch (error.code) {
     case "CSV_QUOTE_NOT_CLOSED":
@@ -83,8 +94,8 @@ class StopReading extends Error {}
 
 /**
  * Hands each non-blank row of a CSV file to `sink`, header first, until it returns false.
- * Throws FileReadError for text that is not UTF-8 or a record that cannot be parsed (naming its
- * line, never its content), or for too many blank rows.
+ * Throws FileReadError for text that is not UTF-8, a record that cannot be parsed or is longer
+ * than MAX_CELL_BYTES (naming its line, never its content), or for too many blank rows.
  */
 export function readCsvRows(bytes: Buffer, sink: RowSink): void {
   if (!isUtf8(bytes)) throw notUtf8(bytes);
@@ -97,6 +108,8 @@ export function readCsvRows(bytes: Buffer, sink: RowSink): void {
     parse(bytes, {
       bom: true,
       delimiter,
+      // A record (and so each value in it) stops being gathered past this, with CSV_MAX_RECORD_SIZE.
+      max_record_size: MAX_CELL_BYTES,
       raw: true,
       // Rows with fewer or more values than the header are the validator's to report.
       relax_column_count: true,
@@ -120,6 +133,7 @@ export function readCsvRows(bytes: Buffer, sink: RowSink): void {
     if (error instanceof FileReadError) throw error;
     if (error instanceof CsvError) {
       // The failing record starts after the last one read, past any empty lines.
+      if (error.code === "CSV_MAX_RECORD_SIZE") throw tooLong(line);
       throw new FileReadError("unreadable_file", syntaxMessage(error, line), line);
     }
     throw error;

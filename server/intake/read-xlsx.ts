@@ -4,24 +4,24 @@
  *
  * The streaming reader takes a ZIP's entries in the order they are stored, and a worksheet stored
  * before the shared strings (as Excel stores them) is spooled to a temporary file first — which
- * would put token text on disk. So the reader is given a stream of the same entries, unchanged,
- * in the order it needs (workbook, styles, shared strings, worksheets), built from the ZIP's
- * central directory; nothing is written to disk and parts Ferry does not read are never unzipped.
+ * would put token text on disk. So the reader is given the entries in the order it needs
+ * (workbook, styles, shared strings, worksheets), found through the ZIP's central directory, and
+ * only after each has been unzipped, counted and checked (workbook-parts.ts): nothing is written to
+ * disk, parts Ferry does not read are never unzipped, and a part that would unzip to more than the
+ * caps, or make the reader gather more than they allow, is refused before the reader starts.
  *
  * Cell values become text with care: shared and inline strings as they are, rich text joined,
  * dates (a date-formatted number; Excel stores no time zone, so it is read as UTC) as ISO 8601,
  * whole numbers in full digits, formula cells as their cached result.
  */
-import { Readable } from "node:stream";
-import zlib from "node:zlib";
 import type { CellRichTextValue, CellValue } from "exceljs";
-import { MAX_UNZIPPED_BYTES } from "./limits";
+import { MAX_COLUMNS } from "./limits";
 import { BlankRowCounter, FileReadError, isBlankRow, type RowSink, type SheetRow } from "./sheet-rows";
+import { checkedPartsZip, checkParts, SHARED_STRINGS_PART, type PartSource } from "./workbook-parts";
 import type { ZipDirectory } from "./zip-directory";
 
 const WORKSHEET_PART = /^xl\/worksheets\/sheet(\d+)\.xml$/;
 const RELS_PART = "xl/_rels/workbook.xml.rels";
-const SHARED_STRINGS_PART = "xl/sharedStrings.xml";
 const LEADING_PARTS = [RELS_PART, "xl/workbook.xml", "xl/styles.xml", SHARED_STRINGS_PART];
 
 /** Spreadsheets keep 15 significant digits; a whole number this large may already have lost some. */
@@ -45,41 +45,6 @@ function partOrder(zip: ZipDirectory): string[] {
     .sort((a, b) => a.n - b.n)
     .map((s) => s.name);
   return [...LEADING_PARTS.filter((n) => names.has(n) || n === SHARED_STRINGS_PART), ...sheets];
-}
-
-/** A stored (uncompressed) ZIP local entry. */
-function storedEntry(name: string, text: string): Buffer {
-  const data = Buffer.from(text, "utf8");
-  const fileName = Buffer.from(name, "utf8");
-  const header = Buffer.alloc(30);
-  header.writeUInt32LE(0x04034b50, 0);
-  header.writeUInt16LE(20, 4);
-  header.writeUInt32LE(zlib.crc32(data), 14);
-  header.writeUInt32LE(data.length, 18);
-  header.writeUInt32LE(data.length, 22);
-  header.writeUInt16LE(fileName.length, 26);
-  return Buffer.concat([header, fileName, data]);
-}
-
-/**
- * The same ZIP entries, each byte-for-byte as stored, in reading order, then the central directory.
- * A workbook without shared strings (inline strings only) gets an empty shared-strings part, since
- * the streaming reader spools every worksheet to disk until it has seen one.
- */
-function reorderedZip(bytes: Buffer, zip: ZipDirectory, order: readonly string[]): Buffer[] {
-  const byOffset = [...zip.entries].sort((a, b) => a.localOffset - b.localOffset);
-  const range = new Map<string, [number, number]>();
-  byOffset.forEach((entry, i) => {
-    range.set(entry.name, [entry.localOffset, byOffset[i + 1]?.localOffset ?? zip.directoryOffset]);
-  });
-  const parts: Buffer[] = [];
-  for (const name of order) {
-    const r = range.get(name);
-    if (r) parts.push(bytes.subarray(r[0], r[1]));
-    else if (name === SHARED_STRINGS_PART) parts.push(storedEntry(name, "<sst/>"));
-  }
-  parts.push(bytes.subarray(zip.directoryOffset));
-  return parts;
 }
 
 function isoDate(date: Date): string {
@@ -128,25 +93,34 @@ function nameOf(reader: object): string | undefined {
   return typeof name === "string" ? name : undefined;
 }
 
+function beyondColumns(cell: string): FileReadError {
+  return new FileReadError(
+    "unknown_column",
+    `Cell ${cell} holds a value, beyond the first ${MAX_COLUMNS} columns that Ferry reads; a token file's columns are at the left. Clear the cells right of the template's columns and upload again.`,
+    Number(/\d+$/.exec(cell)?.[0]),
+    cell,
+  );
+}
+
 /**
  * Hands each non-blank row of the workbook's first worksheet (in tab order) to `sink`, header
- * first, until it returns false. Throws FileReadError for a workbook that is damaged or would
- * unzip to more than MAX_UNZIPPED_BYTES, or for too many blank rows.
+ * first, until it returns false. Throws FileReadError for a workbook that is damaged, that would
+ * unzip to more than the caps or make the reader hold more than they allow (workbook-parts.ts),
+ * with a value beyond MAX_COLUMNS, or with too many blank rows.
  */
 export async function readXlsxRows(bytes: Buffer, zip: ZipDirectory, sink: RowSink): Promise<void> {
   const order = partOrder(zip);
-  const unzipped = zip.entries.filter((e) => order.includes(e.name)).reduce((sum, e) => sum + e.uncompressedSize, 0);
-  if (unzipped > MAX_UNZIPPED_BYTES) {
-    throw new FileReadError(
-      "file_too_large",
-      `The workbook unzips to ${Math.round(unzipped / 1048576)} MB, more than the ${MAX_UNZIPPED_BYTES / 1048576} MB Ferry reads. Remove other sheets and formatting, or upload the tokens as CSV.`,
-    );
-  }
   // Without the workbook's relationships the reader would also spool worksheets to disk.
   if (!order.includes(RELS_PART) || !order.some((n) => WORKSHEET_PART.test(n))) throw unreadable();
+  const checked = await checkParts(bytes, zip, order);
+  if (!checked.ok) throw checked.error;
+  const byName = new Map(checked.parts.map((p) => [p.name, p]));
+  // A workbook without shared strings (inline strings only) gets an empty shared-strings part,
+  // since the streaming reader spools every worksheet to disk until it has seen one.
+  const sources: PartSource[] = order.map((name) => byName.get(name) ?? { name, text: "<sst/>" });
   // Loaded on first use: exceljs is large, and a CSV upload never needs it.
   const { default: ExcelJS } = await import("exceljs");
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(reorderedZip(bytes, zip, order)), {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(checkedPartsZip(bytes, sources), {
     sharedStrings: "cache",
     // Styles tell a date from a number; hyperlinks and other entries are not needed.
     styles: "cache",
@@ -173,6 +147,8 @@ export async function readXlsxRows(bytes: Buffer, zip: ZipDirectory, sink: RowSi
         const cells: string[] = [];
         let lossyCells: number[] | undefined;
         row.eachCell({ includeEmpty: false }, (cell, column) => {
+          // Every row is padded to its last value's column: a value at XFD would make 16,384 cells of every row.
+          if (column > MAX_COLUMNS) throw beyondColumns(`${columnLetters(column)}${row.number}`);
           const { text, lossy } = cellText(cell.value);
           cells[column - 1] = text;
           if (lossy) (lossyCells ??= []).push(column - 1);

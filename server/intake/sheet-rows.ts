@@ -19,9 +19,11 @@ export type RowSink = (row: SheetRow) => boolean;
 /** Thrown by a reader when the file cannot be read any further; the message names no value. */
 export class FileReadError extends Error {
   constructor(
-    readonly kind: Extract<ProblemKind, "not_utf8" | "unreadable_file" | "file_too_large" | "too_many_rows">,
+    readonly kind: Extract<ProblemKind, "not_utf8" | "unreadable_file" | "file_too_large" | "too_many_rows" | "value_too_long" | "unknown_column">,
     message: string,
     readonly line?: number,
+    /** XLSX: the cell concerned, e.g. `B7`. */
+    readonly cell?: string,
   ) {
     super(message);
   }

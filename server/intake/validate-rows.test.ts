@@ -127,6 +127,30 @@ function casesFor(platform: ManagedPlatform): Case[] {
       },
     },
     {
+      name: "company name over 200 characters",
+      apply: (rows) => {
+        rows[2]![0] = `Long ${"n".repeat(196)}`;
+        return {
+          expected: { kind: "value_too_long", severity: "error", column: "companyName", value: `Long ${"n".repeat(54)}…`, message: "companyName is 201 characters long; it may have at most 200. Check that the cell holds only the companyName and nothing pasted after it." },
+          at: { line: 3, column: 0 },
+        };
+      },
+    },
+    {
+      name: "externalRef over 200 characters",
+      apply: (rows, p) => {
+        rows[2]![col(p, "externalRef")] = "R".repeat(250);
+        return { expected: { kind: "value_too_long", severity: "error", column: "externalRef", value: `${"R".repeat(59)}…` }, at: { line: 3, column: col(p, "externalRef") } };
+      },
+    },
+    {
+      name: "records over 20 characters",
+      apply: (rows, p) => {
+        rows[2]![col(p, "records")] = "1".repeat(21);
+        return { expected: { kind: "value_too_long", severity: "error", column: "records", value: "1".repeat(21) }, at: { line: 3, column: col(p, "records") } };
+      },
+    },
+    {
       name: "missing companyName column",
       apply: (rows) => {
         for (const row of rows) row.splice(0, 1);
@@ -152,6 +176,17 @@ function casesFor(platform: ManagedPlatform): Case[] {
         },
       });
     }
+    cases.push({
+      name: `${field.name} over 8 KB`,
+      apply: (rows, p) => {
+        const value = `${"x".repeat(8 * 1024)}tail`;
+        rows[2]![col(p, field.name)] = value;
+        return {
+          expected: { kind: "value_too_long", severity: "error", column: field.name, value: field.secret ? "••••tail" : `${"x".repeat(59)}…`, message: `${field.name} is 8,196 characters long; it may have at most 8,192. Check that the cell holds only the ${field.name} and nothing pasted after it.` },
+          at: { line: 3, column: col(p, field.name) },
+        };
+      },
+    });
     cases.push({
       name: `malformed ${field.name}`,
       apply: (rows, p) => {
@@ -313,6 +348,24 @@ describe("the result", () => {
     expect(result.countsByKind).toEqual({ expires_at_missing: 1_500 });
     expect(result.problems).toHaveLength(MAX_PROBLEMS_PER_KIND);
     expect(result.rows).toHaveLength(1_500);
+  });
+
+  it("cuts long values in the preview and the problems, and keeps no row of a refused file", async () => {
+    for (const format of ["csv", "xlsx"] as const) {
+      const rows = baseRows(qbo);
+      const longName = `Long ${"n".repeat(4_995)}`;
+      const longHeader = `notes ${"h".repeat(994)}`;
+      rows[1]![0] = longName;
+      rows[0]!.push(longHeader);
+      const result = await parseRows(qbo, rows, format);
+      expect(result.ok).toBe(false);
+      expect(result.rows).toEqual([]);
+      expect(result.preview.rows[0]!.values.companyName).toBe(`${longName.slice(0, 199)}…`);
+      expect(result.problems.find((p) => p.kind === "unknown_column")!.column).toBe(`${longHeader.slice(0, 39)}…`);
+      expect(result.problems.find((p) => p.kind === "value_too_long")).toMatchObject({ line: 2, value: `${longName.slice(0, 59)}…` });
+      expect(JSON.stringify(result)).not.toContain(longName.slice(0, 300));
+      expect(JSON.stringify(result)).not.toContain(longHeader.slice(0, 100));
+    }
   });
 
   it("lists file problems first, then by line", async () => {

@@ -11,6 +11,11 @@
  *   around a value containing the separator, so every later value sits in the wrong column: such a
  *   row gets one problem (extra_values), and its values are masked in the preview, since a token may
  *   now stand in a column that is not secret.
+ * - Every column has a length limit (COLUMN_LIMITS): a longer value is one problem on its row and
+ *   is not checked further, and nothing of it beyond a short cut (or the mask of a secret) is
+ *   shown back — in problems or the preview.
+ * - Rows are kept for the caller only while the file has no error: a refused file returns none,
+ *   so a file of a hundred thousand rows that fails early does not hold them all.
  */
 import { maskSecret } from "@/server/security/secrets";
 import {
@@ -21,8 +26,8 @@ import {
   type ManagedPlatform,
 } from "@/server/platforms";
 import type { ColumnMap } from "./columns";
-import { MAX_RECORDS_HINT, PREVIEW_ROWS } from "./limits";
-import type { ProblemList } from "./problems";
+import { COLUMN_LIMITS, MAX_RECORDS_HINT, PREVIEW_ROWS } from "./limits";
+import { cut, type ProblemList } from "./problems";
 import { columnLetters } from "./read-xlsx";
 import type { SheetRow } from "./sheet-rows";
 import { neutraliseSpreadsheetCell } from "./spreadsheet-cell";
@@ -52,9 +57,11 @@ type Located = { line: number; cell?: string };
 
 const SHOWN_CHARS = 60;
 
+/** A value fit to quote in a problem: at most SHOWN_CHARS characters. */
 function shown(value: string): string {
-  return value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS - 1)}…` : value;
+  return cut(value, SHOWN_CHARS);
 }
+
 
 /** How the service's renaming changes `name`, in words (e.g. "it removes “é”, “ü”"). */
 function renamingDetail(name: string): string {
@@ -123,7 +130,8 @@ export class RowValidator {
     const put = (column: string, position: number | null, secret: boolean) => {
       if (position === null) return;
       const raw = row.cells[position] ?? "";
-      values[column] = neutraliseSpreadsheetCell(raw && secret ? maskSecret(raw) : raw);
+      // A preview cell shows at most a company name's length; anything longer is cut.
+      values[column] = neutraliseSpreadsheetCell(raw && secret ? maskSecret(raw) : cut(raw, COLUMN_LIMITS.companyName));
     };
     put("companyName", this.columns.companyName, false);
     for (const { field, position } of this.present) put(field.name, position, shifted || field.secret);
@@ -218,13 +226,14 @@ export class RowValidator {
     return null;
   }
 
-  private checkCredentialValues(line: number, input: Record<string, string>): void {
+  private checkCredentialValues(line: number, input: Record<string, string>, over: ReadonlySet<number>): void {
     const check = checkCredentials(this.platform, input);
     if (check.ok) return;
     for (const problem of check.problems) {
       const slot = this.present.find((c) => c.field.name === problem.field);
-      // A column the header lacks is reported once there, not on every row.
-      if (!slot) continue;
+      // A column the header lacks is reported once there, not on every row; a value over its
+      // limit is reported as such, not again as missing.
+      if (!slot || over.has(slot.position)) continue;
       const value = input[problem.field];
       const at = this.at(line, slot.position);
       if (value === undefined) {
@@ -241,9 +250,9 @@ export class RowValidator {
     }
   }
 
-  private checkExpiry(line: number, input: Record<string, string>): void {
+  private checkExpiry(line: number, input: Record<string, string>, over: ReadonlySet<number>): void {
     const slot = this.present.find((c) => c.field.name === "expiresAt");
-    if (!slot || !this.tokensExpire) return;
+    if (!slot || !this.tokensExpire || over.has(slot.position)) return;
     const at = this.at(line, slot.position);
     const value = input.expiresAt;
     if (value === undefined) {
@@ -261,8 +270,8 @@ export class RowValidator {
       kind: "access_token_expired",
       ...at,
       column: "expiresAt",
-      value,
-      message: `This access token expired at ${value}, and ${this.platform.name} has no refresh token to renew it. Export a current token for this company.`,
+      value: shown(value),
+      message: `This access token expired at ${shown(value)}, and ${this.platform.name} has no refresh token to renew it. Export a current token for this company.`,
     });
   }
 
@@ -314,10 +323,37 @@ export class RowValidator {
     }
   }
 
-  /** Checks one data row and keeps it. */
+  /**
+   * Values longer than their column's limit, each reported once on its row; returns the columns
+   * (by position) whose values are not to be checked further.
+   */
+  private checkLengths(row: SheetRow): Set<number> {
+    const over = new Set<number>();
+    const check = (position: number | null, column: string, limit: number, secret: boolean) => {
+      if (position === null) return;
+      const value = row.cells[position] ?? "";
+      if (value.length <= limit) return;
+      over.add(position);
+      this.problems.add({
+        kind: "value_too_long",
+        ...this.at(row.line, position),
+        column,
+        value: secret ? maskSecret(value) : shown(value),
+        message: `${column} is ${value.length.toLocaleString("en")} characters long; it may have at most ${limit.toLocaleString("en")}. Check that the cell holds only the ${column} and nothing pasted after it.`,
+      });
+    };
+    check(this.columns.companyName, "companyName", COLUMN_LIMITS.companyName, false);
+    check(this.columns.externalRef, "externalRef", COLUMN_LIMITS.externalRef, false);
+    check(this.columns.records, "records", COLUMN_LIMITS.records, false);
+    for (const { field, position } of this.present) check(position, field.name, COLUMN_LIMITS.credential, field.secret);
+    return over;
+  }
+
+  /** Checks one data row and keeps it (while the file has no error). */
   add(row: SheetRow): void {
-    const cell = (position: number | null) => (position === null ? "" : (row.cells[position] ?? ""));
     const shifted = this.checkUnnamed(row);
+    const over = shifted ? new Set<number>() : this.checkLengths(row);
+    const cell = (position: number | null) => (position === null || over.has(position) ? "" : (row.cells[position] ?? ""));
     this.addPreview(row, shifted);
     const input: Record<string, string> = {};
     for (const { field, position } of this.present) {
@@ -328,13 +364,14 @@ export class RowValidator {
     const externalRef = cell(this.columns.externalRef).trim();
     let records: number | null = null;
     if (!shifted) {
-      if (this.columns.companyName !== null) this.checkName(row.line, name);
+      if (this.columns.companyName !== null && !over.has(this.columns.companyName)) this.checkName(row.line, name);
       records = this.checkRecords(row.line, cell(this.columns.records));
       this.checkLossy(row);
-      this.checkCredentialValues(row.line, input);
-      this.checkExpiry(row.line, input);
+      this.checkCredentialValues(row.line, input, over);
+      this.checkExpiry(row.line, input, over);
       this.checkDuplicates(row.line, input);
     }
+    if (this.problems.errorCount > 0) return;
     const kept: TokenRow = { line: row.line, name, externalRef: externalRef || null, records, credentials: input };
     if (this.xlsx && this.columns.companyName !== null) kept.cell = `${columnLetters(this.columns.companyName + 1)}${row.line}`;
     this.rows.push(kept);

@@ -12,6 +12,13 @@ export type ZipEntry = {
   localOffset: number;
   compressedSize: number;
   uncompressedSize: number;
+  /** 0 stored, 8 deflated (the only two an XLSX uses). */
+  method: number;
+  /** General-purpose flags; bit 3 says the sizes follow the data in a data descriptor. */
+  flags: number;
+  crc32: number;
+  /** The sizes were given in a ZIP64 extra field. */
+  zip64: boolean;
 };
 
 export type ZipDirectory = {
@@ -27,7 +34,7 @@ const CENTRAL_HEADER = 0x02014b50;
 const MAX16 = 0xffff;
 const MAX32 = 0xffffffff;
 
-function readUint64(b: Buffer, at: number): number {
+export function readUint64(b: Buffer, at: number): number {
   const value = b.readBigUInt64LE(at);
   return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
 }
@@ -50,7 +57,7 @@ function readZip64End(b: Buffer, eocd: number): { count: number; offset: number 
   return { count: readUint64(b, at + 32), offset: readUint64(b, at + 48) };
 }
 
-/** Sizes and offset a ZIP64 extra field holds for the header fields that were saturated. */
+/** Sizes and offset a ZIP64 extra field (of a central or local header) holds for the header fields that were saturated. */
 function applyZip64Extra(b: Buffer, from: number, to: number, entry: ZipEntry, saturated: { u: boolean; c: boolean; o: boolean }): void {
   for (let at = from; at + 4 <= to; ) {
     const id = b.readUInt16LE(at);
@@ -100,9 +107,16 @@ export function readZipDirectory(b: Buffer): ZipDirectory | null {
       compressedSize: b.readUInt32LE(at + 20),
       uncompressedSize: b.readUInt32LE(at + 24),
       localOffset: b.readUInt32LE(at + 42),
+      method: b.readUInt16LE(at + 10),
+      flags: b.readUInt16LE(at + 8),
+      crc32: b.readUInt32LE(at + 16),
+      zip64: false,
     };
     const saturated = { u: entry.uncompressedSize === MAX32, c: entry.compressedSize === MAX32, o: entry.localOffset === MAX32 };
-    if (saturated.u || saturated.c || saturated.o) applyZip64Extra(b, nameEnd, nameEnd + extraLength, entry, saturated);
+    if (saturated.u || saturated.c || saturated.o) {
+      applyZip64Extra(b, nameEnd, nameEnd + extraLength, entry, saturated);
+      entry.zip64 = true;
+    }
     if (entry.localOffset >= offset) return null;
     entries.push(entry);
     at = nameEnd + extraLength + commentLength;

@@ -23,6 +23,7 @@ export const PROBLEM_KIND_LABELS: Record<ProblemKind, string> = {
   invalid_records: "Invalid records hint",
   extra_values: "Values beyond the columns",
   lossy_number: "Number changed by the spreadsheet",
+  value_too_long: "Value too long",
   company_name_unusable: "Company name unusable",
   access_token_expired: "Access token expired",
   duplicate_credential: "Same token twice",
