@@ -19,8 +19,20 @@ export default defineConfig([
     },
   },
   {
+    // The ground floor: unions, state words and browser-safe schemas that db/, server/ and app/ all
+    // stand on. It imports zod and itself (relatively, so drizzle-kit can load it), nothing else.
+    files: ["core/**/*.ts"],
+    ignores: ["core/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(?!zod$|\\.\\.?/).*", message: "core/ is the ground floor: it imports only zod and other core/ files (relative paths)." }] },
+      ],
+    },
+  },
+  {
     // Request/response schemas are imported by client forms too: they stay free of server-only code.
-    files: ["server/api/routers/*.types.ts", "server/**/schemas.ts", "server/**/states.ts", "server/**/kinds.ts", "server/**/roles.ts"],
+    files: ["server/api/routers/*.types.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
@@ -31,6 +43,33 @@ export default defineConfig([
           ],
         },
       ],
+    },
+  },
+  {
+    // Browser code and pages stand on core/ and the API's types, never on a domain module.
+    files: ["app/**/*.ts", "app/**/*.tsx"],
+    ignores: ["app/api/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^@/server/(?!api/|http/).*",
+              message: "app/ imports core/ (words, unions, schemas) and server/api (the API and its types), not domain modules.",
+            },
+            { group: ["@/db/*"], message: "app/ reads data through the API, never the database." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The database layer stands only on the ground floor.
+    files: ["db/**/*.ts"],
+    ignores: ["db/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex: "^(@/|\\.\\./)server/", message: "db/ stands on core/ only; nothing in db/ imports server/." }] }],
     },
   },
   {

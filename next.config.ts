@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from "./server/http/security-headers";
+import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from "@/server/http/security-headers";
 
 const nextConfig: NextConfig = {
   // better-sqlite3 is a native addon: keep it out of the server bundle.

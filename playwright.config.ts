@@ -1,6 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 // CommonJS helper shared with scripts/test.mjs (which also sets FERRY_BROWSER).
-import browserFinder from "./scripts/browser.cjs";
+import browserFinder from "@/scripts/browser.cjs";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const executablePath = browserFinder.detectBrowser() ?? undefined;

@@ -4,7 +4,7 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     environment: "node",
-    include: ["server/**/*.test.ts", "db/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts", "deploy/**/*.test.ts"],
+    include: ["core/**/*.test.ts", "server/**/*.test.ts", "db/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts", "deploy/**/*.test.ts"],
     exclude: ["e2e/**", "node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

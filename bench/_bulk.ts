@@ -4,7 +4,7 @@
  * real temporary SQLite files, and engagements taken to step 6 through the real flows.
  *
  * - `startSandboxProcess(dir)`: `server/sandbox/main.ts` on a random port, its own SQLite file.
- * - `startWorkerProcess(bed, sandbox)`: `server/migration/worker-main.ts` (what `npm run worker`
+ * - `startWorkerProcess(bed, sandbox)`: `server/migration/engine/worker-main.ts` (what `npm run worker`
  *   starts) on the bench's database with its key; `kill("SIGKILL")` ends it at once.
  * - `createBenchBed(dir, name)`: a database file with a person of each role and the key ring.
  * - `readyBulk(bed, sandbox, companies)`: an engagement at step 6 (steps 1–4 through their flows,
@@ -23,8 +23,8 @@ import { createServiceClient } from "@/server/service-client";
 import { generateKeySpec, keyRingFrom, type KeyRing } from "@/server/security/secrets";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { seedPeople, type People } from "@/server/testing/test-db";
-import { ITEM_TAG } from "@/server/migration/pipeline";
-import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/migration/testing/ready-engagement";
+import { ITEM_TAG } from "@/server/migration/engine/pipeline";
+import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/testing/ready-engagement";
 
 /** The benches wait on the worker through the database as the tests do. */
 export { until } from "@/server/testing/until";
@@ -115,11 +115,11 @@ export type WorkerProcess = {
   kill(signal: NodeJS.Signals): void;
 };
 
-/** A migration worker process (`server/migration/worker-main.ts`, as `npm run worker` runs it) on the bench's database. */
+/** A migration worker process (`server/migration/engine/worker-main.ts`, as `npm run worker` runs it) on the bench's database. */
 export function startWorkerProcess(bed: BenchBed, sandbox: SandboxProcess): WorkerProcess {
   const spawnedAt = performance.now();
   const spawnedAtEpoch = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server", "migration", "worker-main.ts")], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server/migration/engine/worker-main.ts")], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: {

@@ -10,7 +10,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
 import { migrationItems } from "@/db/schema";
-import { callerAs, testConfig } from "@/server/api/testing";
+import { callerAs, testConfig } from "@/server/testing/caller";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows, passSingleCompanyTest } from "@/server/testing/engagement-flows";

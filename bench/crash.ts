@@ -19,8 +19,8 @@
  */
 import { and, eq, gte, inArray, sql } from "drizzle-orm";
 import { serviceCalls } from "@/db/schema";
-import { FINAL_ITEM_STATES } from "@/server/migration/states";
-import { findRun } from "@/server/migration/run-repository";
+import { FINAL_ITEM_STATES } from "@/core/migration/states";
+import { findRun } from "@/server/migration/engine/run-repository";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import type { Db } from "@/db/client";
 import {

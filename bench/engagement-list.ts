@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
 import { engagements, organizations, users } from "@/db/schema";
-import { callerAs } from "@/server/api/testing";
+import { callerAs } from "@/server/testing/caller";
 import { createTestDb, seedPeople } from "@/server/testing/test-db";
 import { MANAGED_PLATFORM_KEYS } from "@/server/platforms";
 

@@ -19,10 +19,10 @@
  */
 import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
-import type { ItemChecks } from "@/server/migration/pipeline";
-import { findRun } from "@/server/migration/run-repository";
+import type { ItemChecks } from "@/server/migration/engine/pipeline";
+import { findRun } from "@/server/migration/engine/run-repository";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
-import { FINAL_ITEM_STATES } from "@/server/migration/states";
+import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import {
   benchCompanies,
   benchDir,

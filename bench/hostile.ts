@@ -1,5 +1,5 @@
 /**
- * Hostile token files against the real web app: each file of server/intake/hostile-files.ts
+ * Hostile token files against the real web app: each file of server/testing/hostile-files.ts
  * (lying and honest ZIP bombs on the sheet and on the shared strings, a huge cell, millions of
  * shared strings, XML made to make the reader gather or build too much, 150,000 rows, a huge CSV
  * cell, a 25 MB file) is posted to the check route of Ferry's own web server
@@ -21,8 +21,8 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { createEngagement } from "@/server/engagements/create-engagement";
-import { HOSTILE_FILES, LARGEST_ACCEPTED_ROWS, largestAcceptedWorkbook, type HostileFile } from "@/server/intake/hostile-files";
-import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/intake/test-support";
+import { HOSTILE_FILES, LARGEST_ACCEPTED_ROWS, largestAcceptedWorkbook, type HostileFile } from "@/server/testing/hostile-files";
+import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/testing/token-files";
 import { getManagedPlatform } from "@/server/platforms";
 import { TEST_PASSWORD } from "@/server/testing/test-db";
 import { benchDir, createBenchBed, machineLoad, ROOT } from "./_bulk";

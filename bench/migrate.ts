@@ -17,11 +17,11 @@
  * Run: npm run bench -- migrate
  * Last line: {"bench":"migrate","companies":1000,"wall_s":…,"requests":…,"utilisation":…,"share_429":…,"sequential_s":…,"speedup":…}
  */
-import { findRun } from "@/server/migration/run-repository";
+import { findRun } from "@/server/migration/engine/run-repository";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { bulkPipelinePolicy } from "@/server/migration/bulk/bulk-runner";
-import { claimItem, platformOf } from "@/server/migration/item-repository";
-import { driveItem } from "@/server/migration/runner";
+import { claimItem, platformOf } from "@/server/migration/engine/item-repository";
+import { driveItem } from "@/server/migration/engine/runner";
 import { createServiceClient } from "@/server/service-client";
 import { benchCompanies, benchDir, createBenchBed, machineLoad, readyBulk, recordedCalls, startSandboxProcess, startWorkerProcess, statesOf, tearDown, until } from "./_bulk";
 

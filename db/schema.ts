@@ -5,15 +5,15 @@
 import { relations, sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 // The domain owns its unions; the schema stores them (imports point down from db to nothing else).
-import { ROLES } from "../server/accounts/roles";
-import { ENGAGEMENT_STATUSES, STEP_STATES } from "../server/engagements/states";
-import { SERVICE_TARGET_KINDS } from "../server/targets/kinds";
-import type { StepEvidence } from "../server/engagements/evidence";
-import type { IntakeProblem } from "../server/intake/problems";
-import { MAIL_TRANSPORTS } from "../server/mail/transports";
-import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../server/engagements/flow-states";
-import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../server/migration/states";
-import { PURGE_TRIGGERS } from "../server/migration/handover/states";
+import { ROLES } from "../core/accounts/roles";
+import { ENGAGEMENT_STATUSES, STEP_STATES } from "../core/engagements/states";
+import { SERVICE_TARGET_KINDS } from "../core/targets/kinds";
+import type { StepEvidence } from "../core/engagements/evidence";
+import type { IntakeProblem } from "../core/intake/problems";
+import { MAIL_TRANSPORTS } from "../core/mail/transports";
+import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
+import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../core/migration/states";
+import { PURGE_TRIGGERS } from "../core/migration/handover-states";
 
 const id = () =>
   text("id")
@@ -320,7 +320,7 @@ export const migrationItems = sqliteTable(
     /**
      * Set on the simulated companies of a rehearsal (the run that made them); null on the
      * customer's real companies. Everything about the real migration (counts, bulk run, handover,
-     * purge) reads real items only: see `realItems()` in server/migration/item-scope.ts.
+     * purge) reads real items only: see `realItems()` in server/items/item-scope.ts.
      */
     rehearsalRunId: text("rehearsal_run_id"),
     // --- The pipeline's bookkeeping (issue 9) ---

@@ -9,7 +9,7 @@
  * their syncs take tens of seconds on the sandbox (300 ms + 2 ms per record).
  */
 import type { Page } from "@playwright/test";
-import { basicAuth } from "../server/sandbox/controls/control-client";
+import { basicAuth } from "@/server/sandbox/controls/control-client";
 import { DEMO, e2eSandbox, expect, signIn, test, type ReadyCompany, type TrpcApi } from "./fixtures";
 
 /** Step 5 through its procedure (its screens have their own journey): Ferry picks the smallest company. */

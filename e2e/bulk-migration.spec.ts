@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import { parse } from "csv-parse/sync";
-import type { Tenant } from "../server/sandbox/controls/control-client";
+import type { Tenant } from "@/server/sandbox/controls/control-client";
 import { DEMO, e2eSandbox, expect, SANDBOX_CLIENT_REQUESTS_PER_MINUTE, signIn, test, tokenCsv, uniqueSuffix } from "./fixtures";
 
 /** A run's completion on the sandbox: generous, and bounded. */

@@ -5,10 +5,10 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import demoLogins from "../server/demo/demo-logins.json";
+import demoLogins from "@/server/demo/demo-logins.json";
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
 import superjson from "superjson";
-import { createControlClient, type SandboxControl, type Tenant } from "../server/sandbox/controls/control-client";
+import { createControlClient, type SandboxControl, type Tenant } from "@/server/sandbox/controls/control-client";
 
 export type Credentials = { email: string; password: string };
 

@@ -1,6 +1,6 @@
 // `npm run worker`: one more migration worker on the same data as `npm start` (the embedded
 // default's secrets and database under FERRY_DATA_DIR, default ./data), e.g. a second one beside
-// the one `npm start` runs. Workers share the work through leases (server/migration/worker.ts).
+// the one `npm start` runs. Workers share the work through leases (server/migration/engine/worker.ts).
 // Environment (all optional): FERRY_DATA_DIR, DATABASE_FILE, SANDBOX_PORT, SANDBOX_URL, and the
 // secrets of scripts/start.mjs.
 import path from "node:path";
@@ -12,7 +12,7 @@ const env = {
   DATABASE_FILE: process.env.DATABASE_FILE ?? path.join(dataDir, "ferry.db"),
   SANDBOX_URL: process.env.SANDBOX_URL ?? `http://127.0.0.1:${process.env.SANDBOX_PORT ?? 4010}`,
 };
-const worker = startService("worker", BIN("tsx"), [path.join(ROOT, "server", "migration", "worker-main.ts")], { env, detached: false });
+const worker = startService("worker", BIN("tsx"), [path.join(ROOT, "server/migration/engine/worker-main.ts")], { env, detached: false });
 const forward = (signal) => worker.kill(signal);
 process.on("SIGINT", () => forward("SIGINT"));
 process.on("SIGTERM", () => forward("SIGTERM"));

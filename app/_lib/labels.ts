@@ -1,9 +1,9 @@
 /** Words the UI uses for statuses, states and parties, and the step titles for filters. */
-import { STEPS } from "@/server/engagements/checklist";
-import { ALL_STEPS_DONE } from "@/server/engagements/states";
+import { STEPS } from "@/core/engagements/steps";
+import { ALL_STEPS_DONE } from "@/core/engagements/states";
 import type { EngagementStatus, Role, StepView } from "./types";
 
-export { ENGAGEMENT_STATUSES } from "@/server/engagements/states";
+export { ENGAGEMENT_STATUSES } from "@/core/engagements/states";
 
 /** A current step's title (the checklist's own), or "All steps done" past the sixth. */
 export function currentStepTitle(step: number): string {
@@ -110,4 +110,4 @@ export function waitingLabel(party: "customer" | "support" | null, viewer: "cons
 }
 
 /** A duration in words: "45 s", "12 min 5 s", "3 h 20 min", "2 d 4 h" (the estimate's own wording). */
-export { formatDuration } from "@/server/intake/estimate";
+export { formatDuration } from "@/core/format";

@@ -22,4 +22,4 @@ export type WindowView = WindowPlan["windows"][number];
 export type EstimateView = NonNullable<WindowPlan["estimate"]>;
 export type ConfirmationsView = RouterOutputs["confirmations"]["get"];
 /** What the token-file routes answer for a check (it is not a tRPC procedure: files go up to 20 MB). */
-export type { TokenFileCheck } from "@/server/engagements/intake/schemas";
+export type { TokenFileCheck } from "@/core/engagements/intake-schemas";

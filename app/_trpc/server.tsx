@@ -9,7 +9,7 @@ import { headers } from "next/headers";
 import { cache, type ReactNode } from "react";
 import { createRequestContext } from "@/server/api/context";
 import { appRouter, createCaller } from "@/server/api/root";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { makeQueryClient } from "./query-client";
 
 /** One context per request, shared by the proxy, the caller and the viewer lookup. */

@@ -5,12 +5,12 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { invitations, organizations, users } from "@/db/schema";
-import type { Role } from "./roles";
-import type { InvitationStatus, InvitationSummary } from "./schemas";
+import type { Role } from "@/core/accounts/roles";
+import type { InvitationStatus, InvitationSummary } from "@/core/accounts/schemas";
 import { AppError, fieldError } from "@/server/errors";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { forgetInvitationMail } from "@/server/mail/outbox";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { hashPassword, passwordProblem } from "@/server/security/passwords";
 import { hashToken, newToken } from "@/server/security/tokens";

@@ -3,9 +3,9 @@ import { asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { engagements, organizations, users } from "@/db/schema";
 import { AppError, fieldError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
-import type { OrganizationSummary } from "./schemas";
+import type { OrganizationSummary } from "@/core/accounts/schemas";
 
 
 /** Creates a customer organisation; names are unique regardless of case. */

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, users } from "@/db/schema";
-import { callerAs, trpcError } from "@/server/api/testing";
+import { callerAs, trpcError } from "@/server/testing/caller";
 import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/testing/test-db";
 import { endSessions, sessionIsCurrent } from "./sessions";
 import { signIn } from "./sign-in";

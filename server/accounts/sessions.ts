@@ -8,7 +8,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { users } from "@/db/schema";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 
 /** What a session token says about its person. */

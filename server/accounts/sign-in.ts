@@ -10,7 +10,7 @@ import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { signInThrottle, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import type { DbOrTx } from "@/server/security/audit";
 import { decoyHash, verifyPassword } from "@/server/security/passwords";
 import { normalizeEmail } from "./users";

@@ -3,11 +3,11 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { organizations, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { hashPassword, passwordProblem, verifyPassword } from "@/server/security/passwords";
-import type { Role } from "./roles";
-import type { Me, StaffMember, UserSummary } from "./schemas";
+import type { Role } from "@/core/accounts/roles";
+import type { Me, StaffMember, UserSummary } from "@/core/accounts/schemas";
 import { endSessions, type SessionClaim } from "./sessions";
 
 

@@ -8,11 +8,11 @@ import { eq } from "drizzle-orm";
 import { users } from "@/db/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngagement } from "@/server/engagements/create-engagement";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { appRouter } from "./root";
 import { createServiceTarget } from "@/server/targets/targets";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs } from "./testing";
+import { callerAs } from "../testing/caller";
 
 type Audience = "public" | "signedIn" | "staff" | "admin" | "customer";
 type Fixtures = People & { engA: string; engB: string; targetId: string; invitationToken: string; n: () => number };

@@ -5,20 +5,8 @@ import { getDb } from "@/db/client";
 import { loadActor } from "@/server/accounts/users";
 import { requestClientAddress } from "@/server/auth/config";
 import { env } from "@/server/env";
-import { appKeyRing } from "@/server/security/keyring";
-import type { AppConfig, Context } from "./trpc";
-
-/** The app's fixed configuration, from the validated environment. */
-export function appConfig(): AppConfig {
-  const e = env();
-  return {
-    appUrl: e.NEXTAUTH_URL ?? "http://localhost:3000",
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, keyRing: appKeyRing() },
-    keyRing: appKeyRing(),
-    purgeAfterDays: e.FERRY_PURGE_AFTER_DAYS,
-    sandbox: e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : undefined,
-  };
-}
+import { appConfig } from "@/server/config";
+import type { Context } from "./trpc";
 
 /**
  * The context of one request. The session token is decoded here (signature and expiry checked by

@@ -9,7 +9,7 @@ import { organizations } from "@/db/schema";
 import { TRPC_BODY_LIMIT, TRPC_MAX_BATCH } from "@/server/http/request-guards";
 import { handleTrpcRequest } from "./http";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
-import { testConfig } from "./testing";
+import { testConfig } from "../testing/caller";
 
 const APP = "http://ferry.test";
 let t: TestDb;

@@ -11,14 +11,14 @@ import { auditEvents, engagements, intakeSubmissions, mailOutbox, migrationItems
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES } from "@/server/intake";
-import { HOSTILE_FILES } from "@/server/intake/hostile-files";
-import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/intake/test-support";
+import { HOSTILE_FILES } from "@/server/testing/hostile-files";
+import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/testing/token-files";
 import { getManagedPlatform, MANAGED_PLATFORMS } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
 import { handleInviteRequest, handleTemplateRequest, handleTokenFileRequest, internalErrorLog, TOKEN_FILE_BODY_LIMIT } from "./intake-http";
-import { testConfig } from "./testing";
+import { testConfig } from "../testing/caller";
 
 const APP = "http://ferry.test";
 const qbo = getManagedPlatform("qhyg")!;

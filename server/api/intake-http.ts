@@ -7,13 +7,13 @@
  */
 import { assertCanView } from "@/server/engagements/access";
 import { checkTokenFile, notifyAfterChange, submitIntake, windowInvite } from "@/server/engagements/flows";
-import { ZIntakeForm } from "@/server/engagements/intake/schemas";
+import { ZIntakeForm } from "@/core/engagements/intake-schemas";
 import { AppError } from "@/server/errors";
 import { downloadResponse, HTTP_STATUS } from "./downloads";
 import { crossOriginRefusal, readBodyWithin } from "@/server/http/request-guards";
 import { MAX_FILE_BYTES, tokenFileTemplate, type TemplateFormat } from "@/server/intake";
 import { isManagedPlatformKey } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import type { Context } from "./trpc";
 
 /** The token file route's body cap: the file's limit plus room for the multipart envelope and the form's fields. */

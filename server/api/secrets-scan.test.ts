@@ -10,14 +10,14 @@ import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { auditEvents, mailOutbox, migrationItems } from "@/db/schema";
 import { createEngagement } from "@/server/engagements/create-engagement";
-import { csvBytes, headerFor, rowFor, secretsIn } from "@/server/intake/test-support";
+import { csvBytes, headerFor, rowFor, secretsIn } from "@/server/testing/token-files";
 import { getManagedPlatform } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { createServiceTarget } from "@/server/targets/targets";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { handleTokenFileRequest } from "./intake-http";
 import { appRouter } from "./root";
-import { callerAs, testConfig } from "./testing";
+import { callerAs, testConfig } from "../testing/caller";
 
 const qbo = getManagedPlatform("qhyg")!;
 const CLIENT_SECRET = "cs_live_KnownClientSecret_5f2c9a7e1b44";

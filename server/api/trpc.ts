@@ -7,26 +7,13 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { Db } from "@/db/client";
+import type { AppConfig } from "@/server/config";
 import { AppError, type AppErrorCode } from "@/server/errors";
-import type { MailConfig } from "@/server/mail/mailer";
-import type { Actor } from "@/server/security/actor";
-import type { KeyRing } from "@/server/security/secrets";
+import type { Actor } from "@/core/accounts/actor";
 import { assertCanView } from "@/server/engagements/access";
 import { engagementInput } from "./routers/shared.types";
 
 // 1. Context ------------------------------------------------------------------------------------
-
-/** What the app needs beyond the database, fixed per process (tests pass their own). */
-export type AppConfig = {
-  appUrl: string;
-  mail: MailConfig;
-  /** Encryption keys for secrets at rest. */
-  keyRing: KeyRing;
-  /** Days after a handover report or a cancellation before credentials are purged automatically. */
-  purgeAfterDays: number;
-  /** The built-in sandbox's controls, when this process may use them (its configured limits for estimates). */
-  sandbox?: { url: string; adminToken: string };
-};
 
 export type Context = {
   db: Db;

@@ -9,8 +9,8 @@ import { auditEvents, engagements, migrationItems, serviceTargets } from "@/db/s
 import { findEngagements } from "@/server/engagements/find-engagements";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getIntake } from "@/server/engagements/flows";
-import type { Actor } from "@/server/security/actor";
-import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
+import type { Actor } from "@/core/accounts/actor";
+import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { createServiceTarget } from "@/server/targets/targets";
 import { createTestDb, TEST_KEY_RING, type TestDb } from "@/server/testing/test-db";
 import { ACME_QBO_COMPANIES, ACME_QBO_ROTATED, seedDemo } from "./seed-demo";

@@ -12,7 +12,7 @@
  */
 import type { Db } from "@/db/client";
 import { createOrganization } from "@/server/accounts/organizations";
-import type { Role } from "@/server/accounts/roles";
+import type { Role } from "@/core/accounts/roles";
 import { createUserWithPassword, hasAdmin } from "@/server/accounts/users";
 import { changeStatus } from "@/server/engagements/change-status";
 import { createEngagement } from "@/server/engagements/create-engagement";
@@ -28,10 +28,10 @@ import {
 } from "@/server/engagements/flows";
 import type { WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import { tokenFileCsv, type TokenFileCompany } from "@/server/intake";
-import { credentialsFor } from "@/server/intake/test-support";
+import { credentialsFor } from "./stand-in-credentials";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { ensureBuiltInSandbox } from "@/server/targets/targets";
 import demoLogins from "./demo-logins.json";

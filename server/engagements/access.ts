@@ -1,6 +1,6 @@
 /** Who may see an engagement: staff see every one; customers only their own organisation's. */
 import { AppError, fieldError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import type { DbOrTx } from "@/server/security/audit";
 import { isStaff, type Refusal } from "./checklist";
 import { findEngagement } from "./engagement-repository";

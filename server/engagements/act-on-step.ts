@@ -1,14 +1,14 @@
 /** Starting, completing and reopening a checklist step. */
 import type { Db } from "@/db/client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { assertOrganization, refuse } from "./access";
 import { recordStatusChange } from "./change-status";
 import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepActor, type StepStates } from "./checklist";
 import { loadForChange, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
 import { confirmationEvidence } from "./confirm/confirmation-evidence";
-import type { FlowEvidence } from "./evidence";
-import type { EngagementStatus, StepAction, StepNumber, StepState } from "./states";
+import type { FlowEvidence } from "@/core/engagements/evidence";
+import type { EngagementStatus, StepAction, StepNumber, StepState } from "@/core/engagements/states";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 import { afterStepsReopened } from "./window/after-steps-reopened";
 

@@ -2,7 +2,7 @@
 import type { Db } from "@/db/client";
 import { findUser } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { refuse } from "./access";
 import { isEligibleOwner, isStaff, OWNER_REFUSAL } from "./checklist";

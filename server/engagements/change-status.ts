@@ -1,11 +1,11 @@
 /** Putting an engagement on hold, resuming it, or cancelling it (with a reason). */
 import type { Db } from "@/db/client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { refuse } from "./access";
 import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
 import { loadForChange, updateEngagement } from "./engagement-repository";
-import type { EngagementStatus } from "./states";
+import type { EngagementStatus } from "@/core/engagements/states";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Records a status change in the audit log (the one place every status change is audited). */

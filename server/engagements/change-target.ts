@@ -5,10 +5,10 @@
  */
 import type { Db } from "@/db/client";
 import { AppError, fieldError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { targetUseRefusal } from "@/server/targets/rules";
-import type { TargetChoicesView } from "@/server/targets/schemas";
+import type { TargetChoicesView } from "@/core/targets/schemas";
 import { findServiceTarget, listTargetChoices } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isStaff, targetChangeRefusal } from "./checklist";

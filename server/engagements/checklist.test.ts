@@ -1,34 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Role } from "@/server/accounts/roles";
-import type { EngagementStatus, StepState } from "./states";
-import {
-  currentStep,
-  decideStatusChange,
-  isEligibleOwner,
-  offeredActions,
-  reopenCascade,
-  stepActionAvailability,
-  statusChangeInputRefusal,
-  statusChangeOptions,
-  stepInputRefusal,
-  stepsDone,
-  targetChangeRefusal,
-  decideStepAction,
-  dependents,
-  displayState,
-  initialStates,
-  roleMayAct,
-  statusAfterStepChange,
-  STEP_ACTIONS,
-  STEP_COMPLETION,
-  STEP_NUMBERS,
-  STEPS,
-  transitiveGates,
-  type StepAction,
-  type StepActor,
-  type StepNumber,
-  type StepStates,
-} from "./checklist";
+import type { Role } from "@/core/accounts/roles";
+import type { EngagementStatus, StepState } from "@/core/engagements/states";
+import { currentStep, decideStatusChange, isEligibleOwner, offeredActions, reopenCascade, stepActionAvailability, statusChangeInputRefusal, statusChangeOptions, stepInputRefusal, stepsDone, targetChangeRefusal, decideStepAction, dependents, displayState, initialStates, roleMayAct, statusAfterStepChange, STEP_ACTIONS, STEP_COMPLETION, STEP_NUMBERS, transitiveGates, type StepAction, type StepActor, type StepNumber, type StepStates } from "./checklist";
+import { STEPS } from "@/core/engagements/steps";
 
 const ROLES: Role[] = ["admin", "support", "customer"];
 const STATUSES: EngagementStatus[] = ["active", "on_hold", "completed", "cancelled"];

@@ -4,7 +4,7 @@ import { findOrganization } from "@/server/accounts/organizations";
 import { findUser } from "@/server/accounts/users";
 import { AppError, fieldError } from "@/server/errors";
 import { getManagedPlatform, unmanagedReason } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { findBuiltInSandbox } from "@/server/targets/targets";
 import { refuse } from "./access";

@@ -8,9 +8,9 @@ import { AppError } from "@/server/errors";
 import { MANAGED_PLATFORMS } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
 import { initialStates, type StepStates } from "./checklist";
-import type { StepEvidence } from "./evidence";
-import type { EngagementListFilter } from "./schemas";
-import type { StepNumber, StepState } from "./states";
+import type { StepEvidence } from "@/core/engagements/evidence";
+import type { EngagementListFilter } from "@/core/engagements/schemas";
+import type { StepNumber, StepState } from "@/core/engagements/states";
 
 export type EngagementRow = typeof engagements.$inferSelect;
 export type StepRow = typeof engagementSteps.$inferSelect;

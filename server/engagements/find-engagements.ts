@@ -1,11 +1,11 @@
 /** The engagement list: filtered, searched, paged, with counts per step. */
 import type { Db } from "@/db/client";
 import { getManagedPlatform } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { isStaff } from "./checklist";
 import { queryEngagementPage } from "./engagement-repository";
-import type { EngagementList, EngagementListFilter } from "./schemas";
-import { ALL_STEPS_DONE, STEP_NUMBERS } from "./states";
+import type { EngagementList, EngagementListFilter } from "@/core/engagements/schemas";
+import { ALL_STEPS_DONE, STEP_NUMBERS } from "@/core/engagements/states";
 
 /**
  * One page of engagements, newest activity first, with counts per step. Customers only ever see

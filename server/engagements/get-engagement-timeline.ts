@@ -1,9 +1,9 @@
 /** The engagement's audit timeline, newest first, in words. */
 import type { Db } from "@/db/client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { listAuditEvents } from "@/server/security/audit";
 import { assertCanView } from "./access";
-import type { TimelineEntry } from "./schemas";
+import type { TimelineEntry } from "@/core/engagements/schemas";
 import { describeAuditEvent } from "./timeline";
 
 /** The engagement's audit events, newest first (at most `limit`). */

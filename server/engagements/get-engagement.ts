@@ -2,23 +2,14 @@
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { getManagedPlatform } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { targetUseRefusal } from "@/server/targets/rules";
 import { assertOrganization } from "./access";
-import {
-  completesOnBehalf,
-  displayState,
-  offeredActions,
-  personRefusedByFlow,
-  reopenCascade,
-  stepActionAvailability,
-  statusChangeOptions,
-  stepsDone,
-  STEPS,
-} from "./checklist";
+import { completesOnBehalf, displayState, offeredActions, personRefusedByFlow, reopenCascade, stepActionAvailability, statusChangeOptions, stepsDone } from "./checklist";
+import { STEPS } from "@/core/engagements/steps";
 import { loadEngagementDetail } from "./engagement-repository";
 import { findCurrentSubmission } from "./intake/intake-repository";
-import type { EngagementDetail, StepView } from "./schemas";
+import type { EngagementDetail, StepView } from "@/core/engagements/schemas";
 import { whoseMove } from "./waiting/waiting-rule";
 import { countProposedWindows } from "./window/window-repository";
 

@@ -1,11 +1,12 @@
 /** Audit events in words, for the engagement timeline: one exhaustive switch over the typed events. */
 import { parseAuditEvent, type AuditEvent } from "@/server/security/audit-events";
-import { formatDuration } from "@/server/intake/estimate";
+import { formatDuration } from "@/core/format";
 import { getManagedPlatform } from "@/server/platforms";
-import { finalCountsInWords } from "@/server/migration/handover/state-words";
-import { stepDefinition, statusWords } from "./checklist";
-import type { StepNumber } from "./states";
-import { companiesText, warningsText } from "./words";
+import { finalCountsInWords } from "@/core/migration/state-words";
+import { statusWords } from "./checklist";
+import { stepDefinition } from "@/core/engagements/steps";
+import type { StepNumber } from "@/core/engagements/states";
+import { companiesText, warningsText } from "@/core/words";
 
 const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 

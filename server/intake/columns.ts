@@ -10,7 +10,8 @@
  * - records (optional): `records`, `recordCount`, `recordsHint`
  */
 import { MANAGED_PLATFORMS, type CredentialField, type ManagedPlatform } from "@/server/platforms";
-import { cut, type IntakeProblem } from "./problems";
+import { cut } from "./problems";
+import { type IntakeProblem } from "@/core/intake/problems";
 
 export type ColumnRole =
   | { role: "companyName" }

@@ -4,15 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { getManagedPlatform } from "@/server/platforms";
-import {
-  ASSUMED_SERVICE_SYNC,
-  estimateMigration,
-  formatDuration,
-  REAL_SERVICE_LIMITS,
-  sandboxLimits,
-  sandboxSyncModel,
-  type EstimateInput,
-} from "./estimate";
+import { ASSUMED_SERVICE_SYNC, estimateMigration, REAL_SERVICE_LIMITS, sandboxLimits, sandboxSyncModel, type EstimateInput } from "./estimate";
 
 const qbo = getManagedPlatform("qhyg")!;
 
@@ -114,20 +106,5 @@ describe("estimateMigration", () => {
     expect(() => estimateMigration({ ...quotaBound, records: { hintedSum: 5, hintedCompanies: 11, defaultPerCompany: 0 } })).toThrow(/more hinted companies/);
     expect(() => estimateMigration({ ...quotaBound, concurrency: 0 })).toThrow(RangeError);
     expect(() => sandboxLimits(0)).toThrow(RangeError);
-  });
-});
-
-describe("formatDuration", () => {
-  it.each([
-    [0, "0 s"],
-    [59.4, "59 s"],
-    [60, "1 min"],
-    [1_495, "24 min 55 s"],
-    [3_600, "1 h"],
-    [12_000, "3 h 20 min"],
-    [172_800, "2 d"],
-    [190_800, "2 d 5 h"],
-  ])("%d s → %s", (seconds, text) => {
-    expect(formatDuration(seconds)).toBe(text);
   });
 });

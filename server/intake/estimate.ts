@@ -11,6 +11,7 @@
  *   growing as companies are linked; a day whose quota runs out waits for the 00:00 UTC reset.
  * The run takes as long as the slowest bound (they overlap); that one is the bottleneck.
  */
+import { formatDuration } from "@/core/format";
 import { SANDBOX_SYNC_TIMING, type ManagedPlatform } from "@/server/platforms";
 import { dailyQuotaOf, requestsPerSecondOf, type ServiceLimits } from "./service-limits";
 
@@ -104,18 +105,6 @@ export type MigrationEstimate = {
 
 const nf = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
 
-/** A duration in words: "45 s", "12 min 5 s", "3 h 20 min", "2 d 4 h". */
-export function formatDuration(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
-  if (s < DAY_SECONDS) {
-    const m = Math.round((s % 3600) / 60);
-    return `${Math.floor(s / 3600)} h${m ? ` ${m} min` : ""}`;
-  }
-  const h = Math.round((s % DAY_SECONDS) / 3600);
-  return `${Math.floor(s / DAY_SECONDS)} d${h ? ` ${h} h` : ""}`;
-}
 
 /**
  * Days of quota needed. Within a day, k companies fit while k × calls ≤ quota(connected + k): a

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOSTILE_FILES, HOSTILE_WORKBOOKS, type HostileFile } from "./hostile-files";
+import { HOSTILE_FILES, HOSTILE_WORKBOOKS, type HostileFile } from "../testing/hostile-files";
 import { MAX_CELL_BYTES } from "./limits";
 import { parseTokenFile } from "./parse-token-file";
 import { checkParts } from "./workbook-parts";
@@ -111,7 +111,7 @@ describe("memory stays bounded", () => {
       fs.writeFileSync(file, bytesOf(name));
       return file;
     });
-    const child = spawnSync(process.execPath, ["--max-old-space-size=160", "--import", "tsx", path.join(__dirname, "parse-files-child.ts"), "qhyg", ...files], {
+    const child = spawnSync(process.execPath, ["--max-old-space-size=160", "--import", "tsx", path.join(__dirname, "..", "testing", "parse-files-child.ts"), "qhyg", ...files], {
       encoding: "utf8",
       env: { ...process.env, NODE_ENV: "production" },
       timeout: 120_000,

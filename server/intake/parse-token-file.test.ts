@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES } from "./limits";
 import { parseTokenFile, type TokenFileResult } from "./parse-token-file";
-import { csvBytes, headerFor, minimalXlsxParts, rowFor, storedZip, streamedXlsxBytes, xlsxBytes } from "./test-support";
+import { csvBytes, headerFor, minimalXlsxParts, rowFor, storedZip, streamedXlsxBytes, xlsxBytes } from "../testing/token-files";
 
 const now = new Date("2026-11-22T12:00:00Z");
 const qbo = getManagedPlatform("qhyg")!;

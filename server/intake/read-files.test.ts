@@ -11,7 +11,8 @@ import { getManagedPlatform } from "@/server/platforms";
 import { parseTokenFile } from "./parse-token-file";
 import { detectDelimiter } from "./read-csv";
 import { columnLetters } from "./read-xlsx";
-import { credentialsFor, csvBytes, headerFor, minimalXlsxParts, rowFor, storedZip, streamedXlsxBytes, xlsxBytes } from "./test-support";
+import { csvBytes, headerFor, minimalXlsxParts, rowFor, storedZip, streamedXlsxBytes, xlsxBytes } from "../testing/token-files";
+import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { readZipDirectory } from "./zip-directory";
 
 const now = new Date("2026-11-22T12:00:00Z");

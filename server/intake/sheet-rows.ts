@@ -2,7 +2,7 @@
  * What the CSV and XLSX readers hand the validator: one row of cells as text, with where it is.
  */
 import { MAX_DATA_ROWS } from "./limits";
-import type { ProblemKind } from "./problems";
+import type { ProblemKind } from "@/core/intake/problems";
 
 export type SheetRow = {
   /** CSV: the physical line the record starts on (1-based). XLSX: the worksheet row number. */

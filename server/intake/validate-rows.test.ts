@@ -9,9 +9,10 @@ import { getManagedPlatform, MANAGED_PLATFORMS, type CredentialField, type Manag
 import { checkHeader } from "./columns";
 import { MAX_PROBLEMS_PER_KIND } from "./limits";
 import { parseTokenFile } from "./parse-token-file";
-import { formatProblem, ProblemList, type IntakeProblem } from "./problems";
+import { formatProblem, ProblemList } from "./problems";
+import { type IntakeProblem } from "@/core/intake/problems";
 import { columnLetters } from "./read-xlsx";
-import { csvBytes, headerFor, rowFor, secretsIn, xlsxBytes } from "./test-support";
+import { csvBytes, headerFor, rowFor, secretsIn, xlsxBytes } from "../testing/token-files";
 import { RowValidator } from "./validate-rows";
 
 const now = new Date("2026-11-22T12:00:00Z");

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { getManagedPlatform } from "@/server/platforms";
 import { parseTokenFile } from "./parse-token-file";
-import { headerFor, rowFor, sheetXml, inlineRow, workbookParts, zipOf, type ZipPart } from "./test-support";
+import { headerFor, rowFor, sheetXml, inlineRow, workbookParts, zipOf, type ZipPart } from "../testing/token-files";
 import { checkParts } from "./workbook-parts";
 import { readZipDirectory } from "./zip-directory";
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { getManagedPlatform } from "@/server/platforms";
-import { headerFor, rowFor, streamedXlsxBytes } from "./test-support";
+import { headerFor, rowFor, streamedXlsxBytes } from "../testing/token-files";
 import { limitsFor, XmlBounds, type XmlBreach, type XmlLimits, type XmlPartKind } from "./xml-bounds";
 import { readZipDirectory } from "./zip-directory";
 import { checkParts } from "./workbook-parts";

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mailOutbox } from "@/db/schema";
-import { callerAs, testConfig } from "@/server/api/testing";
+import { callerAs, testConfig } from "@/server/testing/caller";
 import { createTestDb, seedPeople, type TestDb } from "@/server/testing/test-db";
 import { HIDDEN_LINK, sendMail } from "./mailer";
-import { startSmtp } from "./testing";
+import { startSmtp } from "../testing/mail";
 
 let t: TestDb;
 beforeEach(() => {

@@ -7,10 +7,10 @@ import fs from "node:fs";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, mailOutbox } from "@/db/schema";
-import { callerAs, testConfig, trpcError } from "@/server/api/testing";
+import { callerAs, testConfig, trpcError } from "@/server/testing/caller";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { HIDDEN_LINK } from "./mailer";
-import { startSmtp } from "./testing";
+import { startSmtp } from "../testing/mail";
 
 let t: TestDb;
 let p: People;

@@ -8,11 +8,11 @@ import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { invitations, mailOutbox } from "@/db/schema";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { decryptSecret, type KeyRing } from "@/server/security/secrets";
 import { mailAad } from "./mailer";
-import type { OutboxMessage } from "./schemas";
+import type { OutboxMessage } from "@/core/mail/schemas";
 
 
 /** Outgoing mail, newest first, links hidden. */

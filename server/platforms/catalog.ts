@@ -1,6 +1,7 @@
 /** The platforms as screens show them: the six managed ones with their fields, the rest with the reason. */
 import { z } from "zod";
-import { PLATFORM_CATEGORIES, MANAGED_PLATFORMS, UNMANAGED_PLATFORMS, unmanagedReason } from "./platforms";
+import { MANAGED_PLATFORMS, UNMANAGED_PLATFORMS, unmanagedReason } from "./platforms";
+import { PLATFORM_CATEGORIES } from "@/core/platforms/categories";
 
 export const ZPlatformCatalog = z.object({
   managed: z.array(

@@ -1,4 +1,5 @@
-export * from "./data-types";
+export * from "@/core/platforms/categories";
+export * from "@/core/platforms/data-types";
 export * from "./platforms";
 export * from "./credentials";
 export * from "./company-name";

@@ -12,13 +12,10 @@ import {
   ACCOUNTING_DATA_TYPES,
   COMMERCE_DATA_TYPES,
   type DataType,
-} from "./data-types";
+} from "@/core/platforms/data-types";
+import type { PlatformCategory } from "@/core/platforms/categories";
 
 export type PlatformKey = "fbrh" | "vxvy" | "qhyg" | "fztf" | "pbtz" | "rwuv";
-
-/** How the operator groups platforms (DESIGN: accounting, invoicing and commerce). */
-export const PLATFORM_CATEGORIES = ["accounting", "invoicing", "commerce"] as const;
-export type PlatformCategory = (typeof PLATFORM_CATEGORIES)[number];
 
 /** The service's `sourceType` for a connection to the platform. */
 export type SourceType = "Accounting" | "Commerce";

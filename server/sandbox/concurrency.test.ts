@@ -3,8 +3,8 @@
  * so parallel requests cannot slip past them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, createCompany } from "./testing/raw-http";
-import { startTestSandbox, type TestSandbox } from "./testing/start-test-sandbox";
+import { call, createCompany } from "../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../testing/test-sandbox";
 
 let sb: TestSandbox;
 

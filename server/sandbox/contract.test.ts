@@ -5,8 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_TEXT } from "./http/errors";
-import { arr, call, createCompany, linkedCompany, str, UUID, type CallResult } from "./testing/raw-http";
-import { startTestSandbox, type TestSandbox } from "./testing/start-test-sandbox";
+import { arr, call, createCompany, linkedCompany, str, UUID, type CallResult } from "../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../testing/test-sandbox";
 
 type Fixture = {
   sb: TestSandbox;

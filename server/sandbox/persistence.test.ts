@@ -9,8 +9,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createControlClient } from "./controls/control-client";
 import { createSandbox } from "./server";
-import { call, linkedCompany } from "./testing/raw-http";
-import { startTestSandbox } from "./testing/start-test-sandbox";
+import { call, linkedCompany } from "../testing/raw-http";
+import { startTestSandbox } from "../testing/test-sandbox";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-sandbox-restart-"));
 

@@ -5,8 +5,8 @@
 import { CodatPlatform } from "@codat/platform";
 import * as errors from "@codat/platform/sdk/models/errors/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, createCompany } from "./testing/raw-http";
-import { basicAuth, startTestSandbox, type TestSandbox } from "./testing/start-test-sandbox";
+import { call, createCompany } from "../testing/raw-http";
+import { basicAuth, startTestSandbox, type TestSandbox } from "../testing/test-sandbox";
 
 let sb: TestSandbox;
 

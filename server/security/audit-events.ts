@@ -6,11 +6,11 @@
  * for their words.
  */
 import { z } from "zod";
-import { ROLES } from "@/server/accounts/roles";
-import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/server/engagements/states";
-import { SERVICE_TARGET_KINDS } from "@/server/targets/kinds";
-import { PURGE_TRIGGERS } from "@/server/migration/handover/states";
-import { TEST_RUN_KINDS } from "@/server/migration/states";
+import { ROLES } from "@/core/accounts/roles";
+import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/core/engagements/states";
+import { SERVICE_TARGET_KINDS } from "@/core/targets/kinds";
+import { PURGE_TRIGGERS } from "@/core/migration/handover-states";
+import { TEST_RUN_KINDS } from "@/core/migration/states";
 
 export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window", "migration_run", "migration_item"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

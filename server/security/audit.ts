@@ -6,7 +6,8 @@
 import { desc, eq } from "drizzle-orm";
 import { auditEvents } from "@/db/schema";
 import type { Db } from "@/db/client";
-import { actorLabel, type Actor } from "./actor";
+import { actorLabel } from "./actor";
+import { type Actor } from "@/core/accounts/actor";
 import { auditTargetType, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
 
 /** A database or a transaction of it (better-sqlite3 transactions are synchronous). */

@@ -8,9 +8,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ERROR_TEXT } from "../sandbox/http/errors";
-import { startTestSandbox } from "../sandbox/testing/start-test-sandbox";
+import { startTestSandbox } from "../testing/test-sandbox";
 import { createServiceClient } from "./client";
-import { closedPort, failure, recordingClient, startFixture, type Fixture } from "./test-fixture";
+import { closedPort, failure, recordingClient, startFixture, type Fixture } from "../testing/service-fixture";
 import type { ServiceError, ServiceErrorKind } from "./service-error";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createServiceClient, type ServiceClient } from "./client";
 import { SERVICE_ERROR_KINDS, type ServiceError, type ServiceErrorKind } from "./service-error";
-import { closedPort, failure, startFixture, type Fixture } from "./test-fixture";
+import { closedPort, failure, startFixture, type Fixture } from "../testing/service-fixture";
 
 let fx: Fixture;
 let credentials: Record<string, string>;

@@ -7,7 +7,7 @@ import { handleAll, retry } from "cockatiel";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient } from "./client";
 import type { RetryEvent } from "./retry";
-import { closedPort, failure, recordingClient, startFixture, type Fixture } from "./test-fixture";
+import { closedPort, failure, recordingClient, startFixture, type Fixture } from "../testing/service-fixture";
 
 let fx: Fixture;
 

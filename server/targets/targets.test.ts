@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, serviceTargets } from "@/db/schema";
-import { callerAs } from "@/server/api/testing";
+import { callerAs } from "@/server/testing/caller";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
 import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/security/secrets";
 import { createServiceTarget, ensureBuiltInSandbox, revealTargetApiKey } from "./targets";

@@ -13,14 +13,14 @@ import type { Db } from "@/db/client";
 import { engagements, organizations, serviceTargets } from "@/db/schema";
 import { findOrganization } from "@/server/accounts/organizations";
 import { AppError, fieldError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
 import { checkBaseUrl } from "./base-url";
-import type { ServiceTargetKind } from "./kinds";
+import type { ServiceTargetKind } from "@/core/targets/kinds";
 import { limitsOfTarget } from "./limits";
 import { archiveRefusal, assignOrganizationRefusal, editRefusal, targetUseRefusal, type TargetFacts } from "./rules";
-import { MAX_DAILY_QUOTA, MAX_REQUESTS_PER_MINUTE, type ServiceTargetView, type TargetChoicesView } from "./schemas";
+import { MAX_DAILY_QUOTA, MAX_REQUESTS_PER_MINUTE, type ServiceTargetView, type TargetChoicesView } from "@/core/targets/schemas";
 
 const aad = (id: string) => `service_target:${id}`;
 

@@ -7,11 +7,11 @@
  */
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { SecretDecryptionError, type KeyRing } from "@/server/security/secrets";
 import { createServiceClient, ServiceError } from "@/server/service-client";
 import { checkBaseUrl } from "./base-url";
-import type { ConnectionTestView } from "./schemas";
+import type { ConnectionTestView } from "@/core/targets/schemas";
 import { findServiceTarget, revealTargetApiKey } from "./targets";
 
 /** How long the one read may take. */

@@ -5,12 +5,12 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engagements, mailOutbox, migrationItems } from "@/db/schema";
-import { testConfig } from "@/server/api/testing";
+import { testConfig } from "@/server/testing/caller";
 import { getEngagement } from "@/server/engagements/get-engagement";
-import { credentialsFor } from "@/server/intake/test-support";
-import { openItemCredentials } from "@/server/migration/item-credentials";
+import { credentialsFor } from "@/server/demo/stand-in-credentials";
+import { openItemCredentials } from "@/server/items/item-credentials";
 import { getManagedPlatform } from "@/server/platforms";
-import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
+import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows } from "./engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "./test-db";

@@ -6,7 +6,7 @@
  * for the single-company test. Mail goes through the config's mailer (the outbox in tests).
  */
 import type { Db } from "@/db/client";
-import type { AppConfig } from "@/server/api/trpc";
+import type { AppConfig } from "@/server/config";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { changeTarget } from "@/server/engagements/change-target";
 import { createEngagement } from "@/server/engagements/create-engagement";
@@ -22,10 +22,10 @@ import {
 import { realItemIds } from "@/server/engagements/intake/intake-repository";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { tokenFileCsv, type TokenFileCompany } from "@/server/intake";
-import { credentialsFor } from "@/server/intake/test-support";
+import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { SandboxControl, Tenant, TenantOptions } from "@/server/sandbox/controls/control-client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 
 export type FlowCompany = TokenFileCompany;
 

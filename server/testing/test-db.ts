@@ -1,6 +1,6 @@
 /**
  * Test support for domain and router tests: a real temporary SQLite database with the committed
- * migrations, and people of every role. (tRPC callers live in server/api/testing.ts.)
+ * migrations, and people of every role. (tRPC callers live in server/testing/caller.ts.)
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -8,7 +8,7 @@ import path from "node:path";
 import { openDb, type Db } from "@/db/client";
 import { createOrganization } from "@/server/accounts/organizations";
 import { createUserWithPassword } from "@/server/accounts/users";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { generateKeySpec, keyRingFrom } from "@/server/security/secrets";
 
 export type TestDb = { db: Db; file: string; close: () => void };

@@ -1,6 +1,6 @@
 import { cn } from "@/app/_components/ui";
-import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES } from "@/server/migration/states";
-import { itemStateLabel } from "@/server/migration/handover/state-words";
+import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES } from "@/core/migration/states";
+import { itemStateLabel } from "@/core/migration/state-words";
 
 const FINAL = new Set<string>(FINAL_ITEM_STATES);
 

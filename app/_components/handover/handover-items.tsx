@@ -4,7 +4,7 @@ import { ItemsFilterForm, useItemsFilter } from "@/app/_components/migration/ite
 import { EmptyState, Notice, Pagination, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
-import { FINAL_ITEM_STATES } from "@/server/migration/states";
+import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { HandoverTable } from "./handover-table";
 
 type FinalState = (typeof FINAL_ITEM_STATES)[number];

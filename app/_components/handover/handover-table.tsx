@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { CopyButton, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
-import type { HandoverRow } from "@/server/migration/handover/schemas";
+import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { ItemStateBadge } from "./item-state-badge";
 
 /** An identifier in monospace with a copy button (hidden when printed); a dash when there is none. */

@@ -1,6 +1,6 @@
 import { Badge, type BadgeTone } from "@/app/_components/ui";
-import type { MigrationItemState } from "@/server/migration/states";
-import { itemStateLabel } from "@/server/migration/handover/state-words";
+import type { MigrationItemState } from "@/core/migration/states";
+import { itemStateLabel } from "@/core/migration/state-words";
 
 const TONE: Record<MigrationItemState, BadgeTone> = {
   pending: "neutral",

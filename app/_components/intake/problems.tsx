@@ -1,6 +1,6 @@
 import { Badge, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import type { TokenFileCheck } from "@/app/_lib/types";
-import { PROBLEM_KINDS, severityOf, type ProblemKind } from "@/server/intake/problems";
+import { PROBLEM_KINDS, severityOf, type ProblemKind } from "@/core/intake/problems";
 
 type Problem = TokenFileCheck["problems"][number];
 

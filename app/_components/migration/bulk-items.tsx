@@ -9,7 +9,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
-import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/server/migration/states";
+import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { BULK_POLL_MS, type BulkAudience } from "./bulk-run-view";
 
 export type BulkItem = RouterOutputs["bulk"]["items"]["rows"][number];

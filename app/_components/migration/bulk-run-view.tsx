@@ -6,7 +6,7 @@ import { Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime, formatDuration } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/server/migration/handover/state-words";
+import { companies } from "@/core/migration/state-words";
 
 export type BulkOverview = RouterOutputs["bulk"]["overview"];
 export type BulkRun = NonNullable<BulkOverview["run"]>;

@@ -1,8 +1,8 @@
 "use client";
 import { useEffect, useState } from "react";
 import { Field, Input, Select } from "@/app/_components/ui";
-import { itemStateLabel } from "@/server/migration/handover/state-words";
-import type { MigrationItemState } from "@/server/migration/states";
+import { itemStateLabel } from "@/core/migration/state-words";
+import type { MigrationItemState } from "@/core/migration/states";
 
 /** How long typing must pause before the search goes to the server. */
 const SEARCH_DEBOUNCE_MS = 300;

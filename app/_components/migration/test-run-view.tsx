@@ -1,6 +1,7 @@
 "use client";
 import type { ReactNode } from "react";
 import { Badge, CopyButton, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { formatDuration } from "@/core/format";
 import { formatDateTime } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 
@@ -36,13 +37,9 @@ export function RunStatusBadge({ status }: { status: Status }) {
   return <Badge tone={STATUS[status].tone}>{STATUS[status].label}</Badge>;
 }
 
-/** Milliseconds in words: "850 ms", "12.3 s", "4 min 5 s". */
-export function formatDuration(ms: number | null): string {
-  if (ms === null) return "—";
-  if (ms < 1_000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  return `${minutes} min ${Math.round((ms % 60_000) / 1_000)} s`;
+/** Milliseconds in words ("850 ms", "12.3 s", "4 min 5 s"); "—" when not measured. */
+function msText(ms: number | null): string {
+  return ms === null ? "—" : formatDuration(ms / 1000, { fine: true });
 }
 
 /** An identifier with a copy button. */
@@ -156,7 +153,7 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
           { term: "connectionId", detail: run.item?.connectionId ? <Id value={run.item.connectionId} label="connectionId" /> : "—" },
           {
             term: "Durations",
-            detail: `waited ${formatDuration(run.durations.waitedMs)} for a worker · ran ${formatDuration(run.durations.runMs)} · sync ${formatDuration(run.durations.syncMs)}`,
+            detail: `waited ${msText(run.durations.waitedMs)} for a worker · ran ${msText(run.durations.runMs)} · sync ${msText(run.durations.syncMs)}`,
           },
         ]}
       />
@@ -216,7 +213,7 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
                   {c.errorText ? <span className="mt-1 block text-xs text-red-800">{c.errorText}</span> : null}
                   {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{c.attempts} attempts</span> : null}
                 </Td>
-                <Td className="text-right text-xs whitespace-nowrap tabular-nums">{formatDuration(c.durationMs)}</Td>
+                <Td className="text-right text-xs whitespace-nowrap tabular-nums">{msText(c.durationMs)}</Td>
                 <Td>{c.correlationId ? <Id value={c.correlationId} label={`correlationId of ${c.operation}`} /> : "—"}</Td>
               </Tr>
             ))

@@ -7,7 +7,7 @@ import { signIn } from "@/server/accounts/sign-in";
 import { HIDDEN_LINK, mailAad } from "@/server/mail/mailer";
 import { decryptSecret } from "@/server/security/secrets";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs, testConfig, trpcError } from "../testing";
+import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

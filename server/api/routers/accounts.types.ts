@@ -8,8 +8,8 @@ import {
   ZRole,
   ZStaffMember,
   ZUserSummary,
-} from "@/server/accounts/schemas";
-import { ZOutboxMessage } from "@/server/mail/schemas";
+} from "@/core/accounts/schemas";
+import { ZOutboxMessage } from "@/core/mail/schemas";
 
 export const ZMeResponse = ZMe;
 

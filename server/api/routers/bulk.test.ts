@@ -10,7 +10,7 @@ import { auditEvents, engagements, migrationItems, migrationRuns, serviceTargets
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs, testConfig, trpcError } from "../testing";
+import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

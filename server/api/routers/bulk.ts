@@ -1,7 +1,7 @@
 /**
  * Thin routers for the bulk migration (step 6): support starts, pauses, resumes, cancels, retries
  * and sets companies aside, and follows the run live; customers follow it read-only in the portal.
- * A worker process carries the run out (server/migration/worker.ts).
+ * A worker process carries the run out (server/migration/engine/worker.ts).
  */
 import {
   cancelBulkRun,

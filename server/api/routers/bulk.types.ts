@@ -1,6 +1,6 @@
 /** Request and response schemas of the bulk-run procedures (step 6: staff console, read-only portal). */
 import { z } from "zod";
-import { ZBulkItemRef, ZBulkItemsFilter, ZBulkItemsPage, ZBulkOptionalReason, ZBulkOverview, ZBulkReason } from "@/server/migration/bulk/schemas";
+import { ZBulkItemRef, ZBulkItemsFilter, ZBulkItemsPage, ZBulkOptionalReason, ZBulkOverview, ZBulkReason } from "@/core/migration/bulk-schemas";
 import { engagementInput } from "./shared.types";
 
 export const ZBulkOverviewResponse = ZBulkOverview;

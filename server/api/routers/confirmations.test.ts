@@ -9,7 +9,7 @@ import { mailOutbox } from "@/db/schema";
 import { MANAGED_PLATFORMS, type PlatformKey } from "@/server/platforms";
 import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs, testConfig, trpcError } from "../testing";
+import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

@@ -1,5 +1,5 @@
 /** Request and response schemas of steps 3 and 4's procedures. */
-import { ZConfirmation, ZConfirmationsView } from "@/server/engagements/confirm/schemas";
+import { ZConfirmation, ZConfirmationsView } from "@/core/engagements/confirm-schemas";
 import { ZStepActionResponse } from "./engagements.types";
 
 export const ZConfirmationsResponse = ZConfirmationsView;

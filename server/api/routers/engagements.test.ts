@@ -6,7 +6,7 @@ import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { applyStepAction } from "@/server/engagements/act-on-step";
-import { callerAs, testConfig, trpcError } from "../testing";
+import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

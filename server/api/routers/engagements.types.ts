@@ -8,7 +8,7 @@ import {
   ZStepAction,
   ZStepNumber,
   ZTimelineEntry,
-} from "@/server/engagements/schemas";
+} from "@/core/engagements/schemas";
 import { engagementInput, ZPageRequest } from "./shared.types";
 
 export const ZListEngagementsRequest = ZEngagementListFilter.omit({ page: true, pageSize: true }).extend(ZPageRequest.shape);

@@ -2,12 +2,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { and, count, eq, isNotNull, like } from "drizzle-orm";
 import { auditEvents, engagements, engagementSteps, handovers, intakeSubmissions, mailOutbox, migrationItems, migrationRuns } from "@/db/schema";
-import { insertMigrationItems } from "@/server/migration/insert-items";
-import { credentialsFor } from "@/server/intake/test-support";
+import { insertMigrationItems } from "@/server/items/insert-items";
+import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
-import { finishItem, seedHandover, type HandoverFixture } from "@/server/migration/testing/handover-fixture";
+import { finishItem, seedHandover, type HandoverFixture } from "@/server/testing/handover-fixture";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs, trpcError } from "../testing";
+import { callerAs, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

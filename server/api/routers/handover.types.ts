@@ -1,7 +1,7 @@
 /** Request and response schemas of the handover procedures (staff console and portal). */
 import { z } from "zod";
-import { ZEngagementStatus } from "@/server/engagements/schemas";
-import { ZAcknowledgeInput, ZHandoverItemsFilter, ZHandoverItemsPage, ZHandoverView } from "@/server/migration/handover/schemas";
+import { ZEngagementStatus } from "@/core/engagements/schemas";
+import { ZAcknowledgeInput, ZHandoverItemsFilter, ZHandoverItemsPage, ZHandoverView } from "@/core/migration/handover-schemas";
 import { engagementInput } from "./shared.types";
 
 export const ZHandoverRequest = engagementInput;

@@ -9,12 +9,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { engagements, mailOutbox, migrationItems, migrationRuns, windowProposals } from "@/db/schema";
 import { submitIntake } from "@/server/engagements/flows";
 import { tokenFileCsv } from "@/server/intake";
-import { credentialsFor } from "@/server/intake/test-support";
+import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs, testConfig, trpcError } from "../testing";
+import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

@@ -1,6 +1,6 @@
 /** Request and response schemas of step 1's procedures (the file itself goes through /api/engagements/[id]/token-file). */
 import { z } from "zod";
-import { ZIntakeItemsPage, ZIntakeView } from "@/server/engagements/intake/schemas";
+import { ZIntakeItemsPage, ZIntakeView } from "@/core/engagements/intake-schemas";
 import { engagementInput, ZPageRequest } from "./shared.types";
 
 export const ZGetIntakeResponse = ZIntakeView;

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, engagements, serviceTargets } from "@/db/schema";
 import { ensureBuiltInSandbox, revealTargetApiKey } from "@/server/targets/targets";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs, trpcError } from "../testing";
+import { callerAs, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

@@ -1,6 +1,6 @@
 /** Request and response schemas of the service-target procedures. */
 import { z } from "zod";
-import { MAX_DAILY_QUOTA, MAX_REQUESTS_PER_MINUTE, ZConnectionTest, ZServiceTarget, ZServiceTargetKind, ZTargetChoices } from "@/server/targets/schemas";
+import { MAX_DAILY_QUOTA, MAX_REQUESTS_PER_MINUTE, ZConnectionTest, ZServiceTarget, ZServiceTargetKind, ZTargetChoices } from "@/core/targets/schemas";
 
 export const ZListTargetsResponse = z.array(ZServiceTarget);
 

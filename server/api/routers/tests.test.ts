@@ -7,8 +7,8 @@ import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { engagements, migrationItems, migrationRuns } from "@/db/schema";
 import { applyStepAction } from "@/server/engagements/act-on-step";
-import { engineTestBed } from "@/server/migration/testing/test-bed";
-import { callerAs, trpcError } from "../testing";
+import { engineTestBed } from "@/server/testing/test-bed";
+import { callerAs, trpcError } from "../../testing/caller";
 
 const bed = engineTestBed();
 

@@ -3,9 +3,9 @@
  * worker process carries it out), follows it call by call, cancels it; customers read the runs of
  * their own engagements.
  */
-import { cancelTestRun } from "@/server/migration/cancel-test-run";
-import { getTestRun, listTestableItems, listTestRuns } from "@/server/migration/get-test-runs";
-import { requestTestRun } from "@/server/migration/request-test-run";
+import { cancelTestRun } from "@/server/migration/test-run/cancel-test-run";
+import { getTestRun, listTestableItems, listTestRuns } from "@/server/migration/test-run/get-test-runs";
+import { requestTestRun } from "@/server/migration/test-run/request-test-run";
 import { createTRPCRouter, customerEngagementProcedure, staffEngagementProcedure } from "../trpc";
 import { OK, ZOk } from "./shared.types";
 import {

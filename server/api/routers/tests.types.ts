@@ -1,6 +1,6 @@
 /** Request and response schemas of the single-company test procedures (step 5 and its rehearsal). */
 import { z } from "zod";
-import { ZTestableItem, ZTestRunDetail, ZTestRunKind, ZTestRunSummary } from "@/server/migration/schemas";
+import { ZTestableItem, ZTestRunDetail, ZTestRunKind, ZTestRunSummary } from "@/core/migration/test-run-schemas";
 
 export const ZTestableItemsRequest = z.object({ search: z.string().trim().max(200).optional() });
 export const ZTestableItemsResponse = z.array(ZTestableItem);

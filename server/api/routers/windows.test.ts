@@ -6,11 +6,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mailOutbox, windowProposals } from "@/db/schema";
-import { startTestSandbox, type TestSandbox } from "@/server/sandbox/testing/start-test-sandbox";
+import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { createServiceTarget, ensureBuiltInSandbox } from "@/server/targets/targets";
 import { completeIntake, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { callerAs, testConfig, trpcError } from "../testing";
+import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
 let p: People;

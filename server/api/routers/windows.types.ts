@@ -1,7 +1,7 @@
 /** Request and response schemas of step 2's procedures. */
 import { z } from "zod";
-import { ZProposeWindows, ZWindowPlan } from "@/server/engagements/window/schemas";
-import { ZStepNumber } from "@/server/engagements/schemas";
+import { ZProposeWindows, ZWindowPlan } from "@/core/engagements/window-schemas";
+import { ZStepNumber } from "@/core/engagements/schemas";
 
 export const ZWindowPlanResponse = ZWindowPlan;
 export const ZProposeWindowsRequest = ZProposeWindows;

@@ -6,7 +6,7 @@
  * Support hears of it when the move passes to them (the caller mails the waiting change).
  */
 import type { Db } from "@/db/client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { actOnStep, type StepActionResult } from "../act-on-step";
 
 type Confirmation = { engagementId: string; note?: string };

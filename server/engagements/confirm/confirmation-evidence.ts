@@ -6,9 +6,9 @@
 import { getManagedPlatform } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
 import { findEngagement } from "../engagement-repository";
-import type { FlowEvidence } from "../evidence";
+import type { FlowEvidence } from "@/core/engagements/evidence";
 import { findCurrentSubmission, tokenExpiryCounts } from "../intake/intake-repository";
-import type { StepNumber } from "../states";
+import type { StepNumber } from "@/core/engagements/states";
 
 /** The evidence a confirmation of `step` records; undefined for other steps (or without an accepted file, for step 4). */
 export function confirmationEvidence(tx: DbOrTx, params: { engagementId: string; step: StepNumber; now: Date }): FlowEvidence | undefined {

@@ -2,12 +2,12 @@
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
 import { findCurrentSubmission, tokenExpiryCounts } from "../intake/intake-repository";
 import { CALLBACK_INSTRUCTIONS } from "./callback-instructions";
-import type { ConfirmationsView } from "./schemas";
+import type { ConfirmationsView } from "@/core/engagements/confirm-schemas";
 import { syncingRisk } from "./syncing-risk";
 
 /** The callback URL and step 4's risk as they stand at `now`. */

@@ -4,16 +4,16 @@
  * still be the current one awaiting review: support accepts exactly what they reviewed.
  */
 import type { Db } from "@/db/client";
-import { isStaff } from "@/server/accounts/roles";
+import { isStaff } from "@/core/accounts/roles";
 import { findUser } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import { companiesText } from "../words";
+import { companiesText } from "@/core/words";
 import type { FlowNotice } from "../waiting/notify";
 import { findCurrentSubmission, migrationHasStarted, updateSubmission } from "./intake-repository";
 import { acceptRule } from "./review-rules";

@@ -6,10 +6,10 @@
 import type { Db } from "@/db/client";
 import { parseTokenFile, type TokenFileResult } from "@/server/intake";
 import type { PlatformKey } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
-import { MAX_SHOWN_PROBLEMS, type IntakePreview, type TokenFileCheck } from "./schemas";
+import { MAX_SHOWN_PROBLEMS, type IntakePreview, type TokenFileCheck } from "@/core/engagements/intake-schemas";
 
 /** An uploaded file: its name as the browser gave it, and its bytes. */
 export type UploadedFile = { name: string; bytes: Uint8Array };

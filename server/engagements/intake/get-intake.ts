@@ -3,15 +3,15 @@
  * values only: nothing here is ever decrypted), the earlier ones, and what the viewer may do now.
  */
 import type { Db } from "@/db/client";
-import { isStaff } from "@/server/accounts/roles";
+import { isStaff } from "@/core/accounts/roles";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES, templateColumns } from "@/server/intake";
 import { getManagedPlatform } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
 import { countRealItems, listSubmissions, migrationHasStarted, pageRealItems, type SubmissionRow } from "./intake-repository";
 import { acceptRule, returnRule } from "./review-rules";
-import type { IntakeItemsPage, IntakeView, SubmissionView } from "./schemas";
+import type { IntakeItemsPage, IntakeView, SubmissionView } from "@/core/engagements/intake-schemas";
 import { submissionRefusal } from "./submit-intake";
 
 function view(row: SubmissionRow, people: Map<string, { id: string; name: string }>): SubmissionView {

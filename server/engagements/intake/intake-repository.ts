@@ -5,7 +5,7 @@
  */
 import { and, asc, count, desc, eq, inArray, isNotNull, lte, ne, sql } from "drizzle-orm";
 import { intakeSubmissions, migrationItems, migrationRuns, users } from "@/db/schema";
-import { realItems } from "@/server/migration/item-scope";
+import { realItems } from "@/server/items/item-scope";
 import type { DbOrTx } from "@/server/security/audit";
 
 export type SubmissionRow = typeof intakeSubmissions.$inferSelect;

@@ -5,7 +5,7 @@
  */
 import type { Db } from "@/db/client";
 import { fieldError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";

@@ -3,10 +3,10 @@
  * or sent back now, with the reason when not. The screens show the same answers the operations
  * enforce.
  */
-import { isStaff, type Role } from "@/server/accounts/roles";
-import type { EngagementStatus } from "../states";
-import type { SubmissionStatus } from "../flow-states";
-import type { Allowed } from "./schemas";
+import { isStaff, type Role } from "@/core/accounts/roles";
+import type { EngagementStatus } from "@/core/engagements/states";
+import type { SubmissionStatus } from "@/core/engagements/flow-states";
+import type { Allowed } from "@/core/engagements/intake-schemas";
 
 type ReviewState = { role: Role; status: EngagementStatus; submission: SubmissionStatus | null; started: boolean };
 

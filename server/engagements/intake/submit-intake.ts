@@ -9,23 +9,24 @@
  */
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
-import { parseTokenFile, severityOf, type IntakeProblem } from "@/server/intake";
-import { insertMigrationItems } from "@/server/migration/insert-items";
-import { sealClientSecret } from "@/server/migration/item-credentials";
+import { parseTokenFile } from "@/server/intake";
+import { severityOf, type IntakeProblem } from "@/core/intake/problems";
+import { insertMigrationItems } from "@/server/items/insert-items";
+import { sealClientSecret } from "@/server/items/item-credentials";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { maskSecret, type KeyRing } from "@/server/security/secrets";
 import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
 import { loadForChange, type EngagementRow } from "../engagement-repository";
 import type { StepStates } from "../checklist";
-import { companiesText, warningsText } from "../words";
+import { companiesText, warningsText } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
 import { cleanFileName, previewOf, toCheck, type UploadedFile } from "./check-token-file";
 import { deleteRealItems, findCurrentSubmission, insertSubmission, migrationHasStarted, updateSubmission } from "./intake-repository";
-import { MAX_STORED_WARNINGS, type IntakeForm, type TokenFileCheck } from "./schemas";
+import { MAX_STORED_WARNINGS, type IntakeForm, type TokenFileCheck } from "@/core/engagements/intake-schemas";
 
 export type SubmitIntakeResult =
   | { ok: false; check: TokenFileCheck }

@@ -8,7 +8,7 @@
 import type { Db } from "@/db/client";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
-import type { WaitingParty } from "../flow-states";
+import type { WaitingParty } from "@/core/engagements/flow-states";
 import { findRecipients, type EngagementRecipients } from "./recipients-repository";
 import type { WaitingChange } from "./refresh-waiting";
 

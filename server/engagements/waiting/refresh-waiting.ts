@@ -5,7 +5,7 @@
  */
 import type { DbOrTx } from "@/server/security/audit";
 import { loadForChange, updateWaiting } from "../engagement-repository";
-import type { WaitingParty } from "../flow-states";
+import type { WaitingParty } from "@/core/engagements/flow-states";
 import { findCurrentSubmission } from "../intake/intake-repository";
 import { countProposedWindows } from "../window/window-repository";
 import { whoseMove, type Waiting } from "./waiting-rule";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { initialStates, type StepStates } from "../checklist";
-import type { SubmissionStatus } from "../flow-states";
-import type { EngagementStatus, StepNumber } from "../states";
+import type { SubmissionStatus } from "@/core/engagements/flow-states";
+import type { EngagementStatus, StepNumber } from "@/core/engagements/states";
 import { whoseMove, type WaitingInput } from "./waiting-rule";
 
 const done = (...steps: StepNumber[]): StepStates => {

@@ -6,8 +6,8 @@
  * (refresh-waiting.ts); the party that gets the move is mailed (notify-waiting.ts).
  */
 import { openGates, type StepStates } from "../checklist";
-import type { SubmissionStatus, WaitingParty } from "../flow-states";
-import { STEP_NUMBERS, type EngagementStatus, type StepNumber } from "../states";
+import type { SubmissionStatus, WaitingParty } from "@/core/engagements/flow-states";
+import { STEP_NUMBERS, type EngagementStatus, type StepNumber } from "@/core/engagements/states";
 
 export type WaitingInput = {
   status: EngagementStatus;

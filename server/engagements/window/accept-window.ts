@@ -4,7 +4,7 @@
  * window is set.
  */
 import type { Db } from "@/db/client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { updateEngagement } from "../engagement-repository";

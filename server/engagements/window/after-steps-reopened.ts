@@ -4,10 +4,10 @@
  * superseded and the engagement's window cleared, so no stale window can be accepted or shown as
  * agreed while step 2 is open again. Runs inside the reopen's transaction.
  */
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import type { DbOrTx } from "@/server/security/audit";
 import { updateEngagement } from "../engagement-repository";
-import type { StepNumber } from "../states";
+import type { StepNumber } from "@/core/engagements/states";
 import { supersedeOpenWindows } from "./window-repository";
 
 /** Supersedes the open windows and clears the agreed one when step 2 is among the reopened steps. */

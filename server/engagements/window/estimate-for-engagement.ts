@@ -1,18 +1,10 @@
 /** The duration estimate for an engagement's current companies against its target's limits. */
-import {
-  ASSUMED_SERVICE_SYNC,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_POLL_INTERVAL_SECONDS,
-  DEFAULT_RECORDS_PER_COMPANY,
-  estimateMigration,
-  formatDuration,
-  sandboxSyncModel,
-  type MigrationEstimate,
-} from "@/server/intake";
+import { ASSUMED_SERVICE_SYNC, DEFAULT_CONCURRENCY, DEFAULT_POLL_INTERVAL_SECONDS, DEFAULT_RECORDS_PER_COMPANY, estimateMigration, sandboxSyncModel, type MigrationEstimate } from "@/server/intake";
+import { formatDuration } from "@/core/format";
 import type { ManagedPlatform } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
 import { recordsSummary } from "../intake/intake-repository";
-import type { EstimateView } from "./schemas";
+import type { EstimateView } from "@/core/engagements/window-schemas";
 import type { TargetLimits } from "./target-limits";
 
 /** The estimate and its view, or null when the engagement has no companies yet. */

@@ -1,10 +1,10 @@
 /** Step 2 as the viewer sees it: the estimate with its formula, the windows, and what the viewer may do. */
 import type { Db } from "@/db/client";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { findRecipients } from "../waiting/recipients-repository";
 import { estimateForEngagement } from "./estimate-for-engagement";
 import { loadWindowState } from "./load-window-state";
-import type { WindowPlan } from "./schemas";
+import type { WindowPlan } from "@/core/engagements/window-schemas";
 import { targetLimits, type SandboxAccess } from "./target-limits";
 import { listWindows } from "./window-repository";
 import { acceptWindowRule, proposeRule, rescheduleRule, withdrawRule } from "./window-rules";

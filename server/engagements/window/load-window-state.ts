@@ -1,7 +1,7 @@
 /** The state step 2's rules and operations read, inside or outside a transaction. */
 import { AppError } from "@/server/errors";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import type { DbOrTx } from "@/server/security/audit";
 import { findServiceTarget } from "@/server/targets/targets";
 import { assertOrganization } from "../access";

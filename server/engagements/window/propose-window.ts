@@ -5,16 +5,16 @@
  * sandbox's controls may be asked over HTTP), then everything is written in one transaction.
  */
 import type { Db } from "@/db/client";
-import { isStaff } from "@/server/accounts/roles";
+import { isStaff } from "@/core/accounts/roles";
 import { AppError, fieldError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
 import { estimateForEngagement } from "./estimate-for-engagement";
 import { enforce, loadWindowState } from "./load-window-state";
-import { windowTimesProblem } from "./schemas";
+import { windowTimesProblem } from "@/core/engagements/window-schemas";
 import { targetLimits, type SandboxAccess } from "./target-limits";
 import { insertWindows } from "./window-repository";
 import { proposeRule } from "./window-rules";

@@ -4,14 +4,14 @@
  * cleared (after-steps-reopened.ts), and the customer is told. New windows are then proposed.
  */
 import type { Db } from "@/db/client";
-import { isStaff } from "@/server/accounts/roles";
+import { isStaff } from "@/core/accounts/roles";
 import { AppError, fieldError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
-import type { StepNumber } from "../states";
+import type { StepNumber } from "@/core/engagements/states";
 import { enforce, loadWindowState } from "./load-window-state";
 import { windowText } from "./propose-window";
 import { rescheduleRule } from "./window-rules";

@@ -6,9 +6,8 @@
  * the figure came from.
  */
 import { sandboxLimits, type ServiceLimits } from "@/server/intake";
-import { createControlClient } from "@/server/sandbox/controls/control-client";
-import { DEFAULT_RATE_LIMIT_PER_SECOND } from "@/server/sandbox/domain/faults";
-import type { ServiceTargetKind } from "@/server/targets/kinds";
+import { createControlClient, DEFAULT_RATE_LIMIT_PER_SECOND } from "@/server/sandbox/controls/control-client";
+import type { ServiceTargetKind } from "@/core/targets/kinds";
 import { limitsOfTarget, type TargetLimitFields } from "@/server/targets/limits";
 
 export type SandboxAccess = { url: string; adminToken: string };

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createUserWithPassword } from "@/server/accounts/users";
-import { testConfig } from "@/server/api/testing";
+import { testConfig } from "@/server/testing/caller";
 import { changeOwner } from "@/server/engagements/change-owner";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";

@@ -11,8 +11,8 @@
 import { createEvent } from "ics";
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
-import { formatDuration } from "@/server/intake";
-import type { Actor } from "@/server/security/actor";
+import { formatDuration } from "@/core/format";
+import type { Actor } from "@/core/accounts/actor";
 import { findRecipients } from "../waiting/recipients-repository";
 import { loadWindowState } from "./load-window-state";
 import { findWindow } from "./window-repository";

@@ -5,7 +5,7 @@
 import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import { users, windowProposals } from "@/db/schema";
 import type { DbOrTx } from "@/server/security/audit";
-import type { WindowStatus } from "../flow-states";
+import type { WindowStatus } from "@/core/engagements/flow-states";
 
 export type WindowRow = typeof windowProposals.$inferSelect;
 

@@ -2,10 +2,10 @@
  * Step 2's rules as data, pure: who may propose, accept, withdraw or reschedule a window in which state,
  * with the reason when not. The screens show the same answers the operations enforce.
  */
-import { isStaff, type Role } from "@/server/accounts/roles";
+import { isStaff, type Role } from "@/core/accounts/roles";
 import type { StepStates } from "../checklist";
-import type { EngagementStatus } from "../states";
-import type { Allowed } from "../intake/schemas";
+import type { EngagementStatus } from "@/core/engagements/states";
+import type { Allowed } from "@/core/engagements/intake-schemas";
 
 export type WindowRuleState = { role: Role; status: EngagementStatus; states: StepStates; proposed: number; agreed: boolean };
 

@@ -1,7 +1,7 @@
 /** A stored window as the screens show it. */
-import { formatDuration } from "@/server/intake";
+import { formatDuration } from "@/core/format";
 import type { WindowRow } from "./window-repository";
-import type { WindowView } from "./schemas";
+import type { WindowView } from "@/core/engagements/window-schemas";
 
 /** The window with its length, its estimate in words and whether it is shorter than the estimate. */
 export function windowView(row: WindowRow, people: Map<string, { id: string; name: string }>): WindowView {

@@ -1,7 +1,7 @@
 /** Support withdraws a window it proposed that the customer has not accepted. */
 import type { Db } from "@/db/client";
-import { isStaff } from "@/server/accounts/roles";
-import type { Actor } from "@/server/security/actor";
+import { isStaff } from "@/core/accounts/roles";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";

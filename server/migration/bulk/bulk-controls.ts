@@ -9,14 +9,14 @@ import { refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget } from "@/server/targets/targets";
 import { findHandover } from "../handover/handover-repository";
-import { findRealItem } from "../item-repository";
-import { insertRun, type RunRow } from "../run-repository";
-import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState } from "../states";
+import { findRealItem } from "../engine/item-repository";
+import { insertRun, type RunRow } from "../engine/run-repository";
+import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { attachToRun, latestBulkRun, realCountsByState, setBulkStatus, setItemAside } from "./bulk-repository";
 import {
   cancelRefusal,

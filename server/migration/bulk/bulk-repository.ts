@@ -7,10 +7,10 @@ import { and, count, desc, eq, inArray, isNull, notInArray, or, sql } from "driz
 import { migrationItems, migrationRuns } from "@/db/schema";
 import type { Db } from "@/db/client";
 import type { DbOrTx } from "@/server/security/audit";
-import { realItems } from "../item-scope";
-import { freshAttempt } from "../item-repository";
-import type { RunRow } from "../run-repository";
-import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "../states";
+import { realItems } from "../../items/item-scope";
+import { freshAttempt } from "../engine/item-repository";
+import type { RunRow } from "../engine/run-repository";
+import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 
 /** The engagement's latest bulk run, or undefined before the first. */
 export function latestBulkRun(tx: DbOrTx, engagementId: string): RunRow | undefined {

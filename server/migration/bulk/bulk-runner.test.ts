@@ -11,12 +11,12 @@ import { auditEvents, migrationItems, serviceCalls, serviceTargets } from "@/db/
 import { createServiceClient } from "@/server/service-client";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
-import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../pipeline";
-import { requestTestRun } from "../request-test-run";
-import { findRun } from "../run-repository";
-import { engineTestBed } from "../testing/test-bed";
-import type { ReadyCompany } from "../testing/ready-engagement";
-import { createWorker, type Worker } from "../worker";
+import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../engine/pipeline";
+import { requestTestRun } from "../test-run/request-test-run";
+import { findRun } from "../engine/run-repository";
+import { engineTestBed } from "../../testing/test-bed";
+import type { ReadyCompany } from "../../testing/ready-engagement";
+import { createWorker, type Worker } from "../engine/worker";
 import { setTargetLimits } from "@/server/targets/targets";
 import { cancelBulkRun, startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";

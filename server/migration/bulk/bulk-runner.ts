@@ -27,12 +27,12 @@ import { createServiceClient, type ServiceClientOptions } from "@/server/service
 import { pacerCeilingPerMinute } from "@/server/targets/limits";
 import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
-import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../item-repository";
-import { createPacer, type Pacer, type PacerHold } from "../pacer";
-import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../pipeline";
-import { findRun, finishRunRow, type RunRow } from "../run-repository";
-import { sleep, stepItem, type RunnerContext } from "../runner";
-import { finalCountsInWords } from "../handover/state-words";
+import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../engine/item-repository";
+import { createPacer, type Pacer, type PacerHold } from "../../service-client/pacer";
+import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
+import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
+import { sleep, stepItem, type RunnerContext } from "../engine/runner";
+import { finalCountsInWords } from "@/core/migration/state-words";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
 
 export type BulkDeps = {

@@ -7,12 +7,12 @@ import type { Db } from "@/db/client";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { isStaff } from "@/server/engagements/checklist";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import { pageOfReportItems } from "../handover/handover-repository";
-import type { StoredError } from "../pipeline";
-import { FINAL_ITEM_STATES, type MigrationItemState } from "../states";
+import type { StoredError } from "../engine/pipeline";
+import { FINAL_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
 import { loadBulkContext } from "./bulk-controls";
 import {
@@ -26,7 +26,7 @@ import {
   startRefusal,
   toControl,
 } from "./rules";
-import type { BulkItemsPageView, BulkOverviewView, BulkRunView } from "./schemas";
+import type { BulkItemsPageView, BulkOverviewView, BulkRunView } from "@/core/migration/bulk-schemas";
 
 const FINAL = new Set<string>(FINAL_ITEM_STATES);
 const finishedOf = (counts: Record<MigrationItemState, number>) => Object.entries(counts).reduce((n, [s, k]) => (FINAL.has(s) ? n + k : n), 0);

@@ -3,10 +3,10 @@
  * (before their transaction and again inside it) and the screens (what is offered, and why not)
  * decide the same way.
  */
-import type { Role } from "@/server/accounts/roles";
+import type { Role } from "@/core/accounts/roles";
 import { isStaff, statusWords, type Refusal, type StepStates } from "@/server/engagements/checklist";
-import type { EngagementStatus } from "@/server/engagements/states";
-import type { MigrationItemState, RunStatus } from "../states";
+import type { EngagementStatus } from "@/core/engagements/states";
+import type { MigrationItemState, RunStatus } from "@/core/migration/states";
 
 const refused = (reason: string, code: Refusal["code"] = "PRECONDITION_FAILED"): Refusal => ({ ok: false, code, reason });
 

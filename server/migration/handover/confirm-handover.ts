@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { assertOrganization, refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange } from "@/server/engagements/engagement-repository";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { activeBulkRunStatus, countRealItems, customerRecipients, findHandover, insertHandover } from "./handover-repository";
 import { mailReportReady, type HandoverMailDeps } from "./handover-mail";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { customerOutcome, type OutcomeInput } from "./customer-actions";
-import { describeChecks, readChecks, readLastError, type ItemError } from "./item-results";
+import { describeChecks, readChecks, readLastError } from "./item-results";
+import { type ItemError } from "@/core/migration/item-results";
 
 const base: OutcomeInput = { state: "failed", outcomeReason: null, lastError: null, checks: null, attempts: 1 };
 const error = (e: Partial<ItemError>): ItemError => ({ kind: null, status: null, text: "", correlationId: null, validation: [], ...e });

@@ -4,8 +4,9 @@
  * last error and its checks. (The engine's advice for support — server/migration/advice.ts — says
  * what support should do during the run; this says what the customer does after the handover.)
  */
-import type { MigrationItemState } from "@/server/migration/states";
-import { failingDataTypes, type ItemChecks, type ItemError } from "./item-results";
+import type { MigrationItemState } from "@/core/migration/states";
+import { failingDataTypes } from "./item-results";
+import { type ItemChecks, type ItemError } from "@/core/migration/item-results";
 
 export type CustomerOutcome = {
   /** Why the company is not migrated (null for a verified one). */

@@ -4,11 +4,11 @@ import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { isStaff } from "@/server/engagements/checklist";
 import { loadForChange } from "@/server/engagements/engagement-repository";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { activeBulkRunStatus, countHeldCredentials, countRealItems, findHandover, namesOf } from "./handover-repository";
 import { automaticPurgeAt } from "./purge-schedule";
 import { acknowledgementNeedsNote, acknowledgeRefusal, confirmRefusal } from "./rules";
-import type { HandoverView } from "./schemas";
+import type { HandoverView } from "@/core/migration/handover-schemas";
 
 const offer = (refusal: { reason: string } | null) => ({ allowed: !refusal, reason: refusal?.reason ?? null });
 

@@ -6,7 +6,7 @@
 import type { Db } from "@/db/client";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
-import { companies, finalCountsInWords } from "./state-words";
+import { companies, finalCountsInWords } from "@/core/migration/state-words";
 
 export type HandoverMailDeps = { mail: MailConfig; appUrl: string };
 

@@ -6,9 +6,9 @@
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, users } from "@/db/schema";
 import type { DbOrTx } from "@/server/security/audit";
-import { realItems } from "@/server/migration/item-scope";
-import type { MigrationItemState } from "@/server/migration/states";
-import type { PurgeTrigger } from "./states";
+import { realItems } from "@/server/items/item-scope";
+import type { MigrationItemState } from "@/core/migration/states";
+import type { PurgeTrigger } from "@/core/migration/handover-states";
 
 export type HandoverRecord = typeof handovers.$inferSelect;
 

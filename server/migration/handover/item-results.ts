@@ -7,10 +7,11 @@
  * breaks a report of thousands. Pure: the browser imports the types.
  */
 import { z } from "zod";
-import { PASSING_PULL_STATUSES } from "@/server/migration/pipeline";
+import type { ItemChecks, ItemError } from "@/core/migration/item-results";
+import { PASSING_PULL_STATUSES } from "@/server/migration/engine/pipeline";
 
 /**
- * The engine's checks as stored (server/migration/pipeline.ts, `ItemChecks`): the connection's
+ * The engine's checks as stored (server/migration/engine/pipeline.ts, `ItemChecks`): the connection's
  * status after the authorization call, the last status of each data type of the sync, and the read
  * that proved data arrived with the record count the service reported.
  */
@@ -30,25 +31,6 @@ const ZStoredError = z.object({
     .loose()
     .nullish(),
 });
-
-/** An item's checks as the report shows them. */
-export const ZItemChecks = z.object({
-  /** The connection's status at the check (Linked, Deauthorized…), or null when not checked. */
-  connection: z.string().nullable(),
-  dataTypes: z.array(z.object({ dataType: z.string(), status: z.string(), records: z.number().nullable() })),
-});
-export type ItemChecks = z.infer<typeof ZItemChecks>;
-
-/** An item's last error as the report shows it: status, text and correlationId, as the service gave them. */
-export const ZItemError = z.object({
-  kind: z.string().nullable(),
-  status: z.number().int().nullable(),
-  text: z.string(),
-  correlationId: z.string().nullable(),
-  /** Validation messages, "field: message". */
-  validation: z.array(z.string()),
-});
-export type ItemError = z.infer<typeof ZItemError>;
 
 /** The stored checks, or null when there are none or they cannot be read. */
 export function readChecks(raw: unknown): ItemChecks | null {

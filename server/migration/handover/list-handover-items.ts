@@ -1,12 +1,12 @@
 /** One page of the handover report's companies, filtered and searched on the server. */
 import type { Db } from "@/db/client";
 import { assertCanView } from "@/server/engagements/access";
-import type { Actor } from "@/server/security/actor";
-import type { MigrationItemState } from "@/server/migration/states";
+import type { Actor } from "@/core/accounts/actor";
+import type { MigrationItemState } from "@/core/migration/states";
 import { assertReportReadable } from "./get-handover";
 import { pageOfReportItems } from "./handover-repository";
 import { toReportRow } from "./report";
-import type { HandoverItemsPage } from "./schemas";
+import type { HandoverItemsPage } from "@/core/migration/handover-schemas";
 
 /** The report's rows in file order (customers: once the report is produced). */
 export function listHandoverItems(

@@ -6,8 +6,8 @@ import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { and, count, eq, isNotNull } from "drizzle-orm";
 import { auditEvents, engagements, handovers, intakeSubmissions, migrationItems, migrationRuns } from "@/db/schema";
-import { callerAs } from "@/server/api/testing";
-import { seedHandover, type HandoverFixture } from "@/server/migration/testing/handover-fixture";
+import { callerAs } from "@/server/testing/caller";
+import { seedHandover, type HandoverFixture } from "@/server/testing/handover-fixture";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { checkpointAfterPurge, purgeDueCredentials } from "./purge-credentials";
 

@@ -8,10 +8,10 @@
  */
 import type { Db } from "@/db/client";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { engagementsDueForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys } from "./handover-repository";
 import { purgeCutoff } from "./purge-schedule";
-import type { PurgeTrigger } from "./states";
+import type { PurgeTrigger } from "@/core/migration/handover-states";
 
 /** What a purge deleted: real and simulated companies' credentials, client secrets, rehearsals' sandbox keys. */
 export type PurgeCounts = { items: number; rehearsalItems: number; submissions: number; rehearsalKeys: number };

@@ -2,8 +2,8 @@
 import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { handoverCsvResponse } from "@/server/api/downloads";
-import { callerAs } from "@/server/api/testing";
-import { seedHandover, type CompanySpec } from "@/server/migration/testing/handover-fixture";
+import { callerAs } from "@/server/testing/caller";
+import { seedHandover, type CompanySpec } from "@/server/testing/handover-fixture";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { handoverReportCsv } from "./report-csv";
 

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { loadForChange } from "@/server/engagements/engagement-repository";
-import type { Actor } from "@/server/security/actor";
+import type { Actor } from "@/core/accounts/actor";
 import { findHandover, reportItemsAfter } from "./handover-repository";
 import { reportCsvChunk, reportFileName, toReportRow } from "./report";
 

@@ -9,8 +9,8 @@ import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
 import { customerOutcome } from "./customer-actions";
 import type { ReportItem } from "./handover-repository";
 import { describeChecks, readChecks, readLastError } from "./item-results";
-import type { HandoverRow } from "./schemas";
-import { itemStateLabel } from "./state-words";
+import type { HandoverRow } from "@/core/migration/handover-schemas";
+import { itemStateLabel } from "@/core/migration/state-words";
 
 /** An item as a report row. */
 export function toReportRow(item: ReportItem): HandoverRow {

@@ -3,11 +3,12 @@
  * operations (before their transaction and again inside it) and the screens (what is offered, and
  * why not) decide the same way.
  */
-import { isStaff, openGates, statusWords, stepDefinition, type Refusal, type StepStates } from "@/server/engagements/checklist";
-import type { EngagementStatus } from "@/server/engagements/states";
-import type { Role } from "@/server/accounts/roles";
-import { FINAL_ITEM_STATES } from "@/server/migration/states";
-import { itemStateLabel } from "./state-words";
+import { isStaff, openGates, statusWords, type Refusal, type StepStates } from "@/server/engagements/checklist";
+import { stepDefinition } from "@/core/engagements/steps";
+import type { EngagementStatus } from "@/core/engagements/states";
+import type { Role } from "@/core/accounts/roles";
+import { FINAL_ITEM_STATES } from "@/core/migration/states";
+import { itemStateLabel } from "@/core/migration/state-words";
 
 const refused = (reason: string): Refusal => ({ ok: false, code: "PRECONDITION_FAILED", reason });
 

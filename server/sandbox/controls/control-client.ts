@@ -5,6 +5,9 @@
 import type { PlatformKey } from "../../platforms";
 import type { Faults } from "../domain/faults";
 
+/** The limit a sandbox client has until the faults control sets another (requests per second). */
+export { DEFAULT_RATE_LIMIT_PER_SECOND } from "../domain/faults";
+
 export type TenantOptions = {
   name: string;
   /** Records per data type (default 50); sync time grows with it. */

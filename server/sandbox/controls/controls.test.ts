@@ -5,8 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MANAGED_PLATFORMS } from "../../platforms";
-import { call, createCompany, UUID } from "../testing/raw-http";
-import { SandboxControlError, startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
+import { call, createCompany, UUID } from "../../testing/raw-http";
+import { SandboxControlError, startTestSandbox, type TestSandbox } from "../../testing/test-sandbox";
 
 let sb: TestSandbox;
 

@@ -6,8 +6,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_TEXT } from "../http/errors";
 import { API_ROUTES } from "../routes";
-import { call, linkedCompany, UUID } from "../testing/raw-http";
-import { startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
+import { call, linkedCompany, UUID } from "../../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../../testing/test-sandbox";
 
 let sb: TestSandbox;
 

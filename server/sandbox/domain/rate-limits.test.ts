@@ -8,8 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_TEXT } from "../http/errors";
-import { call, linkedCompany, type CallResult } from "../testing/raw-http";
-import { startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
+import { call, linkedCompany, type CallResult } from "../../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../../testing/test-sandbox";
 import { bindingLimit, dailyQuota, type LimitState } from "./rate-limits";
 
 const DAY_MS = 86_400_000;

@@ -6,8 +6,8 @@ import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basicAuth } from "../controls/control-client";
-import { call, UUID } from "../testing/raw-http";
-import { startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
+import { call, UUID } from "../../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../../testing/test-sandbox";
 
 const MB = 1024 * 1024;
 

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MANAGED_PLATFORMS, type PlatformKey } from "../../platforms";
-import { arr, call, createCompany, createConnection, linkedCompany, syncAndFinish } from "../testing/raw-http";
-import { startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
+import { arr, call, createCompany, createConnection, linkedCompany, syncAndFinish } from "../../testing/raw-http";
+import { startTestSandbox, type TestSandbox } from "../../testing/test-sandbox";
 
 let sb: TestSandbox;
 let apiKey: string;

@@ -3,8 +3,8 @@
  * the accounting one-connection rule, unlink, and key management.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arr, call, createCompany, createConnection, linkedCompany, str } from "../testing/raw-http";
-import { basicAuth, startTestSandbox, type TestSandbox } from "../testing/start-test-sandbox";
+import { arr, call, createCompany, createConnection, linkedCompany, str } from "../../testing/raw-http";
+import { basicAuth, startTestSandbox, type TestSandbox } from "../../testing/test-sandbox";
 
 let sb: TestSandbox;
 let apiKey: string;

@@ -4,7 +4,7 @@
  * compose them inside `store.transaction(() => ...)` and a limit check holds under concurrency.
  */
 import Database from "better-sqlite3";
-import { ownerOnlyDatabaseFile } from "../../../db/owner-only-file";
+import { ownerOnlyDatabaseFile } from "@/db/owner-only-file";
 import { createApiKeysTable } from "./api-keys-table";
 import { createClientsTable } from "./clients-table";
 import { createCompaniesTable } from "./companies-table";

@@ -1,6 +1,6 @@
 import NextAuth from "next-auth";
 import { NextRequest } from "next/server";
-import { appConfig } from "@/server/api/context";
+import { appConfig } from "@/server/config";
 import { authOptions } from "@/server/auth/config";
 import { AUTH_BODY_LIMIT, crossOriginRefusal, readBodyWithin, tooLargeMessage } from "@/server/http/request-guards";
 

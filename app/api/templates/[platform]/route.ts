@@ -1,4 +1,5 @@
-import { appConfig, createRequestContext } from "@/server/api/context";
+import { createRequestContext } from "@/server/api/context";
+import { appConfig } from "@/server/config";
 import { handleTemplateRequest } from "@/server/api/intake-http";
 
 /** A platform's token-file template: `?format=csv` (default) or `?format=xlsx`. */

@@ -1,4 +1,5 @@
-import { appConfig, createRequestContext } from "@/server/api/context";
+import { createRequestContext } from "@/server/api/context";
+import { appConfig } from "@/server/config";
 import { handleTrpcRequest } from "@/server/api/http";
 
 const handler = (req: Request) =>

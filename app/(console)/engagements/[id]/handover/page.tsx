@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { HandoverReport, reportPart } from "@/app/_components/handover/handover-report";
 import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
 import { getCaller } from "@/app/_trpc/server";
-import { HANDOVER_MAX_PAGE_SIZE } from "@/server/migration/handover/schemas";
+import { HANDOVER_MAX_PAGE_SIZE } from "@/core/migration/handover-schemas";
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

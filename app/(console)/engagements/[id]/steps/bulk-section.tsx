@@ -10,8 +10,8 @@ import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies, finalCountsInWords } from "@/server/migration/handover/state-words";
-import { FINAL_ITEM_STATES } from "@/server/migration/states";
+import { companies, finalCountsInWords } from "@/core/migration/state-words";
+import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { useHandoverInvalidation } from "./handover-section";
 
 /**

@@ -11,7 +11,7 @@ import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies, finalCountsInWords } from "@/server/migration/handover/state-words";
+import { companies, finalCountsInWords } from "@/core/migration/state-words";
 import { useEngagementInvalidation } from "../use-engagement-invalidation";
 
 /** Marks stale what a handover change affects: the handover, its companies, and the engagement. */

@@ -13,7 +13,7 @@ import { formatDateTime, formatDuration } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView, WindowPlan } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { dateToUtcMinute, MAX_WINDOWS_PER_PROPOSAL, utcMinuteToDate, ZProposeWindowsForm } from "@/server/engagements/window/schemas";
+import { dateToUtcMinute, MAX_WINDOWS_PER_PROPOSAL, utcMinuteToDate, ZProposeWindowsForm } from "@/core/engagements/window-schemas";
 
 /** Step 2 in the console: the estimate, the windows proposed so far, proposing more, rescheduling the agreed one. */
 export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {

@@ -12,7 +12,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, IntakeView, StepView, TokenFileCheck } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { MAX_CONTACTS, ZIntakeForm } from "@/server/engagements/intake/schemas";
+import { MAX_CONTACTS, ZIntakeForm } from "@/core/engagements/intake-schemas";
 
 const megabytes = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
 

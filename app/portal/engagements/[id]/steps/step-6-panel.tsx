@@ -13,7 +13,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/server/migration/handover/state-words";
+import { companies } from "@/core/migration/state-words";
 
 /**
  * Step 6 in the portal: the bulk migration followed live (read-only), and once support has

@@ -1,4 +1,5 @@
-import { appConfig, createRequestContext } from "@/server/api/context";
+import { createRequestContext } from "@/server/api/context";
+import { appConfig } from "@/server/config";
 import { handleTokenFileRequest } from "@/server/api/intake-http";
 
 /** Checks a token file (multipart, up to 20 MB) and answers its problems and masked preview; nothing is stored. */

@@ -1,4 +1,5 @@
-import { appConfig, createRequestContext } from "@/server/api/context";
+import { createRequestContext } from "@/server/api/context";
+import { appConfig } from "@/server/config";
 import { handleInviteRequest } from "@/server/api/intake-http";
 
 /** A proposed or accepted migration window as a calendar invite (.ics). */

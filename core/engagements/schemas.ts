@@ -1,0 +1,152 @@
+/**
+ * The shapes the engagement operations return, defined once as zod schemas; their types are
+ * `z.infer`s. Routers declare them as `.output()`, so no database row reaches a client.
+ */
+import { z } from "zod";
+import { PLATFORM_CATEGORIES } from "../platforms/categories";
+import { SERVICE_TARGET_KINDS } from "../targets/kinds";
+import { ZStepEvidence } from "./evidence";
+import { WAITING_PARTIES } from "./flow-states";
+import { DISPLAY_STATES, ENGAGEMENT_STATUSES, RESPONSIBLE_PARTIES, STEP_ACTIONS, STEP_NUMBERS, STEP_STATES } from "./states";
+
+export const ZEngagementStatus = z.enum(ENGAGEMENT_STATUSES);
+export const ZStepNumber = z.literal(STEP_NUMBERS);
+export const ZStepAction = z.enum(STEP_ACTIONS);
+export const ZStepState = z.enum(STEP_STATES);
+
+const ZPerson = z.object({ id: z.string(), name: z.string() });
+
+/** One action a step offers the viewer now, and why not when it is not allowed. */
+export const ZStepActionView = z.object({
+  action: ZStepAction,
+  allowed: z.boolean(),
+  reason: z.string().nullable(),
+  /** Completing needs a note saying how the customer confirmed (staff on the customer's behalf). */
+  needsNote: z.boolean(),
+  /** For a reopen: the other steps it would reset (the cascade). */
+  cascade: z.array(ZStepNumber),
+});
+export type StepActionView = z.infer<typeof ZStepActionView>;
+
+export const ZStepView = z.object({
+  number: ZStepNumber,
+  title: z.string(),
+  responsible: z.enum(RESPONSIBLE_PARTIES),
+  doneWhen: z.string(),
+  gates: z.array(ZStepNumber),
+  state: ZStepState,
+  displayState: z.enum(DISPLAY_STATES),
+  completedBy: ZPerson.nullable(),
+  completedAt: z.date().nullable(),
+  evidence: ZStepEvidence.nullable(),
+  reopenedReason: z.string().nullable(),
+  reopenedBy: ZPerson.nullable(),
+  reopenedAt: z.date().nullable(),
+  /** The actions this step offers in its state, each allowed or not for the viewer. */
+  actions: z.array(ZStepActionView),
+});
+export type StepView = z.infer<typeof ZStepView>;
+
+/** A status change the viewer may offer, and whether it needs a reason. */
+export const ZStatusChangeView = z.object({ to: ZEngagementStatus, reasonRequired: z.boolean() });
+
+export const ZPlatformSummary = z.object({
+  key: z.string(),
+  name: z.string(),
+  category: z.enum(PLATFORM_CATEGORIES).nullable(),
+  callbackUrl: z.string().nullable(),
+});
+
+export const ZWaitingParty = z.enum(WAITING_PARTIES);
+
+/** Whose move it is (null: nobody's), since when, and what they are to do. */
+export const ZWaitingView = z.object({ party: ZWaitingParty.nullable(), since: z.date().nullable(), next: z.string() });
+
+export const ZServiceTargetRef = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(SERVICE_TARGET_KINDS),
+  baseUrl: z.string(),
+  /** The built-in sandbox, which serves every organisation. */
+  builtIn: z.boolean(),
+  /** Why this engagement may not use it (another organisation's, unassigned, archived), or null. */
+  problem: z.string().nullable(),
+});
+
+export const ZEngagementDetail = z.object({
+  id: z.string(),
+  reference: z.string(),
+  organization: z.object({ id: z.string(), name: z.string() }),
+  platform: ZPlatformSummary,
+  owner: z.object({ id: z.string(), name: z.string(), email: z.string() }),
+  serviceTarget: ZServiceTargetRef.nullable(),
+  status: ZEngagementStatus,
+  /** The first step not done (7 when all are done). */
+  currentStep: z.number().int(),
+  /** How many of the six steps are done. */
+  stepsDone: z.number().int(),
+  windowStartsAt: z.date().nullable(),
+  windowEndsAt: z.date().nullable(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+  steps: z.array(ZStepView),
+  waiting: ZWaitingView,
+  /** The status changes the viewer may make now (none for customers). */
+  statusChanges: z.array(ZStatusChangeView),
+});
+export type EngagementDetail = z.infer<typeof ZEngagementDetail>;
+
+export const ZEngagementListItem = z.object({
+  id: z.string(),
+  reference: z.string(),
+  organizationId: z.string(),
+  organizationName: z.string(),
+  platformKey: z.string(),
+  platformName: z.string(),
+  ownerId: z.string(),
+  ownerName: z.string(),
+  status: ZEngagementStatus,
+  currentStep: z.number().int(),
+  stepsDone: z.number().int(),
+  waitingOn: ZWaitingParty.nullable(),
+  waitingSince: z.date().nullable(),
+  updatedAt: z.date(),
+  createdAt: z.date(),
+});
+export type EngagementListItem = z.infer<typeof ZEngagementListItem>;
+
+export const ZEngagementList = z.object({
+  items: z.array(ZEngagementListItem),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  /** Engagements per current step (1–6; 7 = all done) under every filter except the step. */
+  countsByStep: z.record(z.string(), z.number().int()),
+});
+export type EngagementList = z.infer<typeof ZEngagementList>;
+
+export const ZEngagementListFilter = z.object({
+  status: z.array(ZEngagementStatus).max(ENGAGEMENT_STATUSES.length).optional(),
+  /** 1–6, or 7 for "all steps done". */
+  step: z.number().int().min(1).max(7).optional(),
+  ownerId: z.string().min(1).optional(),
+  platformKey: z.string().min(1).max(16).optional(),
+  organizationId: z.string().min(1).optional(),
+  /** Whose move it is. */
+  waitingOn: ZWaitingParty.optional(),
+  search: z.string().max(100).optional(),
+  page: z.number().int().min(1),
+  pageSize: z.number().int().min(1).max(100),
+});
+export type EngagementListFilter = z.infer<typeof ZEngagementListFilter>;
+
+export const ZTimelineEntry = z.object({
+  id: z.number().int(),
+  at: z.date(),
+  actor: z.string(),
+  action: z.string(),
+  summary: z.string(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+});
+export type TimelineEntry = z.infer<typeof ZTimelineEntry>;

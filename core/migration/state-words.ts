@@ -1,0 +1,59 @@
+/**
+ * Migration item states in words, for screens, mail, the timeline and the handover report (pure:
+ * the browser imports it too).
+ */
+import { FINAL_ITEM_STATES, type MigrationItemState } from "./states";
+import type { PurgeTrigger } from "./handover-states";
+
+/** A state as a label ("Reauthorization required"). */
+export function itemStateLabel(state: MigrationItemState): string {
+  switch (state) {
+    case "pending":
+      return "Pending";
+    case "company_created":
+      return "Company created";
+    case "connection_created":
+      return "Connection created";
+    case "authorized":
+      return "Authorized";
+    case "sync_requested":
+      return "Sync requested";
+    case "verified":
+      return "Verified";
+    case "reauth_required":
+      return "Reauthorization required";
+    case "failed":
+      return "Failed";
+    case "set_aside":
+      return "Set aside";
+    default: {
+      const never: never = state;
+      return never;
+    }
+  }
+}
+
+/** "1 company", "120 companies" (the one wording of counts: core/words.ts). */
+export { companiesText as companies } from "../words";
+
+/** Counts per final state in words, in the states' order, zeros left out: "117 verified, 3 reauthorization required". */
+export function finalCountsInWords(counts: Readonly<Record<string, number>>): string {
+  const parts = FINAL_ITEM_STATES.filter((s) => (counts[s] ?? 0) > 0).map((s) => `${(counts[s] ?? 0).toLocaleString("en-GB")} ${itemStateLabel(s).toLowerCase()}`);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+/** What purged the credentials, in words: "when the report was acknowledged". */
+export function purgeTriggerWords(trigger: PurgeTrigger): string {
+  switch (trigger) {
+    case "handover_acknowledged":
+      return "when the report was acknowledged";
+    case "after_handover":
+      return "automatically, as the report was not acknowledged in time";
+    case "after_cancellation":
+      return "automatically after the engagement was cancelled";
+    default: {
+      const never: never = trigger;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { engagements, intakeSubmissions, migrationItems } from "@/db/schema";
+import { credentialsFor } from "@/server/demo/stand-in-credentials";
+import { getManagedPlatform } from "@/server/platforms";
+import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/security/secrets";
+import { createTestDb, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
+import { createEngagement } from "@/server/engagements/create-engagement";
+import { insertMigrationItems } from "./insert-items";
+import { maskCredentials, openClientSecret, openItemCredentials, sealClientSecret, sealItemCredentials } from "./item-credentials";
+
+const qbo = getManagedPlatform("qhyg")!;
+const shopify = getManagedPlatform("fztf")!;
+const ring = keyRingFrom(generateKeySpec("k1"));
+
+describe("migration item credentials", () => {
+  const creds = credentialsFor(qbo, 7);
+  const ref = { engagementId: "eng-1", itemId: "item-1" };
+
+  it("round-trip, with no secret in the ciphertext", () => {
+    const sealed = sealItemCredentials(ring, ref, creds);
+    expect(sealed).not.toContain(creds.accessToken);
+    expect(sealed).not.toContain(creds.refreshToken);
+    expect(openItemCredentials(ring, ref, sealed)).toEqual(creds);
+  });
+
+  it("do not open for another row, another engagement, another key, or once altered", () => {
+    const sealed = sealItemCredentials(ring, ref, creds);
+    expect(() => openItemCredentials(ring, { ...ref, itemId: "item-2" }, sealed)).toThrow(SecretDecryptionError);
+    expect(() => openItemCredentials(ring, { ...ref, engagementId: "eng-2" }, sealed)).toThrow(SecretDecryptionError);
+    expect(() => openItemCredentials(keyRingFrom(generateKeySpec("k1")), ref, sealed)).toThrow(SecretDecryptionError);
+    const parts = sealed.split(".");
+    const ct = Buffer.from(parts[4]!, "base64url");
+    ct[0] = ct[0]! ^ 1;
+    parts[4] = ct.toString("base64url");
+    expect(() => openItemCredentials(ring, ref, parts.join("."))).toThrow(SecretDecryptionError);
+  });
+
+  it("client secrets are bound to their submission", () => {
+    const sealed = sealClientSecret(ring, { engagementId: "e", submissionId: "s1" }, "oauth-client-secret-123");
+    expect(openClientSecret(ring, { engagementId: "e", submissionId: "s1" }, sealed)).toBe("oauth-client-secret-123");
+    expect(() => openClientSecret(ring, { engagementId: "e", submissionId: "s2" }, sealed)).toThrow(SecretDecryptionError);
+  });
+
+  it("masks secret fields only", () => {
+    const masked = maskCredentials(qbo, creds);
+    expect(masked.accessToken).toBe(`••••${creds.accessToken!.slice(-4)}`);
+    expect(masked.refreshToken).toBe(`••••${creds.refreshToken!.slice(-4)}`);
+    expect(masked.realmId).toBe(creds.realmId);
+    expect(masked.expiresAt).toBe(creds.expiresAt);
+    expect(maskCredentials(shopify, credentialsFor(shopify, 1)).shopDomain).toMatch(/myshopify\.com$/);
+  });
+});
+
+describe("insertMigrationItems", () => {
+  it("stores one pending item per row in file order, each sealed for its own row, and no plain secret", async () => {
+    const t = createTestDb();
+    try {
+      const people = await seedPeople(t.db);
+      const eng = createEngagement(t.db, people.support, { organizationId: people.orgA, platformKey: "qhyg" });
+      const submissionId = t.db
+        .insert(intakeSubmissions)
+        .values({
+          engagementId: eng.id,
+          status: "submitted",
+          clientId: "client",
+          clientSecretMask: "••••",
+          contacts: [],
+          fileName: "f.csv",
+          fileKind: "csv",
+          rowCount: 1201,
+          warningCount: 0,
+          countsByKind: {},
+          preview: [],
+          submittedAt: new Date(),
+        })
+        .returning({ id: intakeSubmissions.id })
+        .get().id;
+      const rows = Array.from({ length: 1201 }, (_, i) => ({
+        line: i + 2,
+        name: `Company ${i}`,
+        externalRef: i % 2 ? `REF-${i}` : null,
+        records: i % 3 ? 100 + i : null,
+        credentials: credentialsFor(qbo, i),
+      }));
+      const n = t.db.transaction((tx) =>
+        insertMigrationItems(tx, { ring: TEST_KEY_RING, platform: qbo, engagementId: eng.id, submissionId, rows, at: new Date() }),
+      );
+      expect(n).toBe(1201);
+      const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.id)).orderBy(migrationItems.position).all();
+      expect(items.map((i) => i.name)).toEqual(rows.map((r) => r.name));
+      expect(items[3]).toMatchObject({ state: "pending", sourceRef: "line 5", externalRef: "REF-3", recordsHint: null });
+      expect(items[4]).toMatchObject({ externalRef: null, recordsHint: 104 });
+      expect(items[3]!.accessTokenExpiresAt).toEqual(new Date("2030-01-01T00:00:00Z"));
+      expect(openItemCredentials(TEST_KEY_RING, { engagementId: eng.id, itemId: items[3]!.id }, items[3]!.credentialsCipher!)).toEqual(rows[3]!.credentials);
+      // A ciphertext copied onto another row does not open there.
+      expect(() => openItemCredentials(TEST_KEY_RING, { engagementId: eng.id, itemId: items[4]!.id }, items[3]!.credentialsCipher!)).toThrow(SecretDecryptionError);
+      expect(t.db.select().from(engagements).all()).toHaveLength(1);
+      t.db.$client.pragma("wal_checkpoint(TRUNCATE)");
+      const raw = (await import("node:fs")).readFileSync(t.file);
+      for (const r of rows.slice(0, 50)) {
+        expect(raw.includes(Buffer.from(r.credentials.accessToken!))).toBe(false);
+        expect(raw.includes(Buffer.from(r.credentials.refreshToken!))).toBe(false);
+      }
+    } finally {
+      t.close();
+    }
+  });
+});

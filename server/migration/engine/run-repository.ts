@@ -1,0 +1,167 @@
+/**
+ * Migration runs as the engine reads and writes them (the only module of the engine that touches
+ * drizzle for runs and their calls): creating a run, a worker's claim and lease on it, progress,
+ * the end of a run, and the reads the screens make.
+ *
+ * A worker claims a run with one atomic `UPDATE … WHERE status is queued or running AND (lease
+ * free or expired) … RETURNING`, renews the lease while it works, and every write it makes to the
+ * run is fenced by the lease: a worker that lost it (it stalled, another took over) writes nothing.
+ */
+import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { migrationRuns, serviceCalls } from "@/db/schema";
+import type { DbOrTx } from "@/server/security/audit";
+import { ACTIVE_RUN_STATUSES, type RunKind, type RunStatus } from "@/core/migration/states";
+import type { TestRunOutcome } from "../test-run/test-run-report";
+
+export type RunRow = typeof migrationRuns.$inferSelect;
+export type CallRow = typeof serviceCalls.$inferSelect;
+
+const leaseFree = (now: Date) => or(isNull(migrationRuns.leaseOwner), isNull(migrationRuns.leaseExpiresAt), lt(migrationRuns.leaseExpiresAt, now));
+
+/** Adds a queued run (inside the caller's transaction). */
+export function insertRun(
+  tx: DbOrTx,
+  params: { id: string; engagementId: string; kind: RunKind; serviceTargetId: string | null; itemId: string | null; requestedById: string; now: Date; outcome?: TestRunOutcome },
+): void {
+  tx.insert(migrationRuns)
+    .values({
+      id: params.id,
+      engagementId: params.engagementId,
+      kind: params.kind,
+      status: "queued",
+      serviceTargetId: params.serviceTargetId,
+      itemId: params.itemId,
+      requestedById: params.requestedById,
+      requestedAt: params.now,
+      outcome: (params.outcome ?? {}) as Record<string, unknown>,
+      updatedAt: params.now,
+    })
+    .run();
+}
+
+/** The engagement's runs of some kinds that a worker has still to finish. */
+export function activeRuns(tx: DbOrTx, engagementId: string, kinds: readonly RunKind[]): RunRow[] {
+  return tx
+    .select()
+    .from(migrationRuns)
+    .where(and(eq(migrationRuns.engagementId, engagementId), inArray(migrationRuns.kind, [...kinds]), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES])))
+    .all();
+}
+
+/**
+ * Takes the oldest queued or running run of the given kinds whose lease is free or expired, and
+ * marks it running with this worker's lease. One statement: two workers never take the same run.
+ */
+export function claimRun(db: Db, params: { owner: string; kinds: readonly RunKind[]; leaseMs: number; now: Date }): RunRow | undefined {
+  const { owner, now } = params;
+  const claimable = and(inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES]), inArray(migrationRuns.kind, [...params.kinds]), leaseFree(now));
+  const oldest = db.select({ id: migrationRuns.id }).from(migrationRuns).where(claimable).orderBy(asc(migrationRuns.requestedAt)).limit(1);
+  return db
+    .update(migrationRuns)
+    .set({
+      status: "running",
+      leaseOwner: owner,
+      leaseExpiresAt: new Date(now.getTime() + params.leaseMs),
+      startedAt: sql`coalesce(${migrationRuns.startedAt}, ${now.getTime()})`,
+      updatedAt: now,
+    })
+    .where(and(inArray(migrationRuns.id, oldest), claimable))
+    .returning()
+    .get();
+}
+
+/** Extends this worker's lease on a run; false when the run is no longer running or no longer its. */
+export function renewRunLease(db: Db, params: { runId: string; owner: string; leaseMs: number; now: Date }): boolean {
+  return (
+    db
+      .update(migrationRuns)
+      .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running")))
+      .run().changes > 0
+  );
+}
+
+/** Gives up this worker's lease on a run (it stops; another worker may take the run at once). */
+export function releaseRun(db: Db, params: { runId: string; owner: string }): void {
+  db.update(migrationRuns)
+    .set({ leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner)))
+    .run();
+}
+
+/** Stores what a running run has to show so far (fenced by the lease); false when the lease is gone. */
+export function updateRunProgress(
+  db: DbOrTx,
+  params: { runId: string; owner: string; now: Date; outcome: TestRunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
+): boolean {
+  return (
+    db
+      .update(migrationRuns)
+      .set({
+        outcome: params.outcome as Record<string, unknown>,
+        updatedAt: params.now,
+        ...(params.itemId ? { itemId: params.itemId } : {}),
+        ...(params.sandbox ? { sandboxClientId: params.sandbox.clientId, sandboxApiKeyCipher: params.sandbox.apiKeyCipher } : {}),
+      })
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running")))
+      .run().changes > 0
+  );
+}
+
+/**
+ * Ends a run this worker holds (inside the caller's transaction): its final status, what it
+ * found, the reason in words. False when the run was cancelled or taken over meanwhile.
+ */
+export function finishRunRow(
+  tx: DbOrTx,
+  params: { runId: string; owner: string; status: RunStatus; outcome: TestRunOutcome; statusReason: string | null; now: Date },
+): boolean {
+  return (
+    tx
+      .update(migrationRuns)
+      .set({
+        status: params.status,
+        outcome: params.outcome as Record<string, unknown>,
+        statusReason: params.statusReason,
+        finishedAt: params.now,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        updatedAt: params.now,
+      })
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running")))
+      .run().changes > 0
+  );
+}
+
+/** Cancels a queued or running run (inside the caller's transaction); false when it had already ended. */
+export function cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date; outcome: TestRunOutcome }): boolean {
+  return (
+    tx
+      .update(migrationRuns)
+      .set({ status: "cancelled", statusReason: params.reason, outcome: params.outcome as Record<string, unknown>, finishedAt: params.now, leaseOwner: null, leaseExpiresAt: null, updatedAt: params.now })
+      .where(and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES])))
+      .run().changes > 0
+  );
+}
+
+/** One run, or undefined. */
+export function findRun(db: DbOrTx, runId: string): RunRow | undefined {
+  return db.select().from(migrationRuns).where(eq(migrationRuns.id, runId)).get();
+}
+
+/** An engagement's runs of some kinds, newest first. */
+export function listRunRows(db: DbOrTx, params: { engagementId: string; kinds: readonly RunKind[]; limit: number }): RunRow[] {
+  return db
+    .select()
+    .from(migrationRuns)
+    .where(and(eq(migrationRuns.engagementId, params.engagementId), inArray(migrationRuns.kind, [...params.kinds])))
+    .orderBy(desc(migrationRuns.requestedAt))
+    .limit(params.limit)
+    .all();
+}
+
+/** Every call a run made, in order. */
+export function listCallRows(db: DbOrTx, runId: string): CallRow[] {
+  return db.select().from(serviceCalls).where(eq(serviceCalls.runId, runId)).orderBy(asc(serviceCalls.id)).all();
+}

@@ -1,0 +1,212 @@
+/**
+ * The runner against a real sandbox on a random port and a real SQLite file: a company migrated
+ * call by call with every call stored; a runner stopped at every boundary (after a call's answer
+ * but before its record, and after its record) and resumed by another whose lease took over,
+ * leaving exactly one company and one connection; a rotated tenant, a commerce platform, a data
+ * type that fails to sync.
+ */
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
+import { createServiceClient, type ServiceClient } from "@/server/service-client";
+import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { claimItem, findItem, platformOf } from "./item-repository";
+import { DEFAULT_PIPELINE_POLICY, ITEM_TAG, type PipelineCall, type PipelinePolicy } from "./pipeline";
+import { insertRun } from "./run-repository";
+import { driveItem, stepItem, type RunnerContext } from "./runner";
+import type { ReadyCompany, ReadyEngagement } from "../../testing/ready-engagement";
+import { engineTestBed } from "../../testing/test-bed";
+
+const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollFactor: 1.5, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200, syncDeadlineMs: 60_000 };
+const LEASE_MS = 10_000;
+
+const bed = engineTestBed();
+
+const ready = (companies: ReadyCompany[], platformKey: "qhyg" | "fztf" = "qhyg"): Promise<ReadyEngagement> => bed.ready(companies, { platformKey });
+
+/** A run holding one item, and a runner context for it with a worker id of its own. */
+function runnerFor(eng: ReadyEngagement, itemId: string, owner: string, client: ServiceClient, extra: Partial<RunnerContext> = {}): RunnerContext {
+  const runId = crypto.randomUUID();
+  bed.t.db.transaction((tx) => insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId, requestedById: bed.people.support.id, now: new Date() }));
+  bed.t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.id, itemId)).run();
+  return {
+    db: bed.t.db,
+    ring: TEST_KEY_RING,
+    client,
+    runId,
+    owner,
+    engagement: { id: eng.engagementId, organizationId: eng.organizationId, reference: eng.reference },
+    platform: platformOf(eng.platformKey),
+    rehearsal: false,
+    policy: FAST,
+    ...extra,
+  };
+}
+
+/** What the sandbox holds for an item: its companies (by tag) and each one's connections. */
+async function onService(client: ServiceClient, itemId: string) {
+  const { data: companies } = await client.findCompaniesByTag({ name: ITEM_TAG, value: itemId });
+  const connections = await Promise.all(companies.map(async (c) => (await client.listConnections({ companyId: c.id })).data));
+  return { companies: companies.length, connections: connections.flat().length };
+}
+
+describe("one company, call by call", () => {
+  it("creates, connects, authorizes, syncs, polls and reads; every call is stored with its correlationId before the next", async () => {
+    const eng = await ready([{ name: "Harbour Books", records: 5, externalRef: "HB-1" }]);
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    const itemId = eng.items[0]!.id;
+    const ctx = runnerFor(eng, itemId, "worker-a", client);
+    expect(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-a", leaseMs: LEASE_MS, now: new Date() })).toBeDefined();
+
+    const seen: PipelineCall[] = [];
+    for (;;) {
+      const step = await stepItem(ctx, itemId);
+      if (step.kind === "final") break;
+      if (step.kind === "wait") {
+        await new Promise((r) => setTimeout(r, step.until.getTime() - Date.now()));
+        continue;
+      }
+      seen.push(step.call);
+      // Stored before the next call: the item's state and the call's row are there now.
+      expect(findItem(bed.t.db, itemId)!.state).toBe(step.transition.state);
+      expect(bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).all()).toHaveLength(seen.length);
+    }
+    expect(seen.slice(0, 4)).toEqual(["createCompany", "createConnection", "authorize", "requestSync"]);
+    expect(seen.at(-1)).toBe("readData");
+    expect(seen.slice(4, -1).every((c) => c === "getDataStatus")).toBe(true);
+
+    const item = findItem(bed.t.db, itemId)!;
+    expect(item).toMatchObject({ state: "verified", inFlightCall: null, lastError: null, attempts: 0 });
+    expect(item.checks).toMatchObject({ connection: { status: "Linked" }, read: { dataType: "chartOfAccounts", records: 5 } });
+    expect(Object.values((item.checks as { sync: { dataTypes: Record<string, string> } }).sync.dataTypes).every((s) => s === "Complete" || s === "NotSupported")).toBe(true);
+    expect(item.finishedAt).toBeInstanceOf(Date);
+
+    const calls = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all();
+    expect(calls.every((c) => c.ok && /^[0-9a-f-]{36}$/.test(c.correlationId ?? ""))).toBe(true);
+    expect(calls[0]).toMatchObject({ operation: "createCompany", method: "POST", path: "/companies", status: 200, detail: { companyId: item.companyId } });
+    expect(calls[2]).toMatchObject({ operation: "authorizeConnection", method: "PUT", detail: { status: "Linked" } });
+
+    // The credentials were decrypted once, for the authorization call, and that is on record (without them).
+    const decryptions = bed.t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.targetId === itemId);
+    expect(decryptions).toHaveLength(1);
+    expect(decryptions[0]).toMatchObject({ engagementId: eng.engagementId, actorLabel: "System", after: { company: "Harbour Books", rehearsal: false } });
+
+    const company = await client.getCompany({ companyId: item.companyId! });
+    expect(company.data).toMatchObject({ name: "Harbour Books", tags: { [ITEM_TAG]: itemId } });
+    expect(await onService(client, itemId)).toEqual({ companies: 1, connections: 1 });
+  });
+});
+
+describe("resume at every boundary", () => {
+  /** Stops a runner the first time it reaches `call`: before its answer is stored, or right after. */
+  class Crash extends Error {}
+  const BOUNDARIES: PipelineCall[] = ["createCompany", "createConnection", "authorize", "requestSync", "getDataStatus", "readData"];
+  const scenarios = BOUNDARIES.flatMap((call) => [
+    { call, when: "before its record" as const },
+    { call, when: "after its record" as const },
+  ]);
+
+  it.each(scenarios.map((s) => [s.call, s.when, s] as const))(
+    "stopped at %s, %s: another worker resumes after the lease expires; one company, one connection, verified",
+    async (_call, _when, scenario) => {
+      const eng = await ready([{ name: `Resume ${scenario.call} ${scenario.when}`, records: 3 }]);
+      const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+      const itemId = eng.items[0]!.id;
+      const first = runnerFor(eng, itemId, "worker-1", client, {
+        beforeStore: (call) => {
+          if (scenario.when === "before its record" && call === scenario.call) throw new Crash(call);
+        },
+      });
+      claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-1", leaseMs: LEASE_MS, now: new Date() });
+
+      // The first worker runs until it dies at the boundary.
+      let stopped = false;
+      while (!stopped) {
+        try {
+          const step = await stepItem(first, itemId);
+          if (step.kind === "final") throw new Error("finished without reaching the boundary");
+          if (step.kind === "wait") await new Promise((r) => setTimeout(r, step.until.getTime() - Date.now()));
+          else if (scenario.when === "after its record" && step.call === scenario.call) stopped = true;
+        } catch (error) {
+          if (!(error instanceof Crash)) throw error;
+          stopped = true;
+        }
+      }
+      const atCrash = findItem(bed.t.db, itemId)!;
+      if (scenario.when === "before its record" && (scenario.call === "createCompany" || scenario.call === "createConnection")) {
+        // The create was sent and answered, but only its intent is stored.
+        expect(atCrash.inFlightCall).toBe(scenario.call);
+      }
+
+      // The lease is still the dead worker's: nobody else may take the item yet; once it expires, another does.
+      expect(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date() })).toBeUndefined();
+      expect(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) })).toBeDefined();
+      const second: RunnerContext = { ...first, owner: "worker-2", beforeStore: undefined };
+      // The first worker, come back to life, can no longer write.
+      await expect(stepItem(first, itemId)).rejects.toThrow(/no longer this worker's/);
+
+      const result = await driveItem(second, itemId);
+      expect(result).toEqual({ state: "verified", runStop: null });
+      expect(await onService(client, itemId)).toEqual({ companies: 1, connections: 1 });
+      const item = findItem(bed.t.db, itemId)!;
+      expect(item.companyId).toBe(atCrash.companyId ?? item.companyId);
+      if (scenario.when === "before its record" && scenario.call === "createCompany") {
+        const operations = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
+        // The unstored create is healed by a lookup, not a second create.
+        expect(operations.slice(0, 3)).toEqual(["findCompaniesByTag", "createConnection", "authorizeConnection"]);
+      }
+      if (scenario.when === "before its record" && scenario.call === "createConnection") {
+        const operations = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
+        expect(operations.slice(0, 3)).toEqual(["createCompany", "listConnections", "authorizeConnection"]);
+      }
+    },
+  );
+});
+
+describe("outcomes a company can have", () => {
+  it("a tenant rotated after the export ends reauth_required with the platform's reason", async () => {
+    const eng = await ready([{ name: "Rotated Ltd", records: 3, rotatedAfterExport: true }]);
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    const itemId = eng.items[0]!.id;
+    const ctx = runnerFor(eng, itemId, "worker-r", client);
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() });
+    expect(await driveItem(ctx, itemId)).toEqual({ state: "reauth_required", runStop: null });
+    const item = findItem(bed.t.db, itemId)!;
+    expect(item.outcomeReason).toMatch(/^400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used/);
+    expect(item.checks).toMatchObject({ connection: { status: "Deauthorized", errors: [{ statusCode: "400" }] } });
+    expect(item.lastError).toMatchObject({ kind: "reauthorization_required", operation: "authorizeConnection" });
+  });
+
+  it("a commerce company proves its data with a commerce-orders read on its connection", async () => {
+    const eng = await ready([{ name: "Corner Shop", records: 4 }], "fztf");
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    const itemId = eng.items[0]!.id;
+    const ctx = runnerFor(eng, itemId, "worker-s", client);
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() });
+    expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
+    expect(findItem(bed.t.db, itemId)!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
+  });
+
+  it("a data type that fails to sync fails the company, naming it", async () => {
+    const eng = await ready([{ name: "Broken Invoices", records: 3, fetchErrorDataTypes: ["invoices"] }]);
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    const itemId = eng.items[0]!.id;
+    const ctx = runnerFor(eng, itemId, "worker-f", client);
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() });
+    expect(await driveItem(ctx, itemId)).toEqual({ state: "failed", runStop: null });
+    expect(findItem(bed.t.db, itemId)).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
+  });
+
+  it("a free trial at its 50 companies stops the run, leaving the company to try again", async () => {
+    const eng = await ready([{ name: "Fifty First", records: 3 }]);
+    const { apiKey } = await bed.sb.control.createClient({ plan: "free" });
+    const full = createServiceClient({ baseUrl: bed.sb.url, apiKey });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => full.createCompany({ name: `Existing ${i}` })));
+    const itemId = eng.items[0]!.id;
+    const ctx = runnerFor(eng, itemId, "worker-l", full);
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() });
+    const result = await driveItem(ctx, itemId);
+    expect(result).toMatchObject({ state: "pending", runStop: { kind: "company_limit", status: 402 } });
+    expect(findItem(bed.t.db, itemId)).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * `npm run worker` (through scripts/worker.mjs) and `npm start`: the migration worker as a process
+ * of its own, beside the web app, on the same database (SQLite in WAL mode). Any number may run at
+ * once: each claims its work with a lease (see worker.ts). Stops cleanly on SIGINT/SIGTERM,
+ * releasing its leases so another worker carries on at once.
+ *
+ * Env: DATABASE_FILE, FERRY_ENCRYPTION_KEY (+ FERRY_ENCRYPTION_OLD_KEYS), SANDBOX_URL and
+ * SANDBOX_ADMIN_TOKEN (rehearsals), FERRY_PURGE_AFTER_DAYS (the automatic purge, run here every ten
+ * minutes), and the rest of server/env.ts.
+ */
+import { openDb } from "@/db/client";
+import { env } from "@/server/env";
+import { appKeyRing } from "@/server/security/keyring";
+import { logSafe } from "@/server/security/log-safe";
+import { purgeDueCredentials } from "../handover/purge-credentials";
+import { createWorker } from "./worker";
+
+/** How often the worker looks for credentials due for the automatic purge. */
+const PURGE_EVERY_MS = 10 * 60_000;
+
+function main(): void {
+  const e = env();
+  const db = openDb(e.DATABASE_FILE);
+  const worker = createWorker({
+    db,
+    ring: appKeyRing(),
+    sandbox: e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : null,
+    log: (line) => console.log(line),
+  });
+  console.log(`Migration worker ${worker.owner} started on ${e.DATABASE_FILE}${e.SANDBOX_ADMIN_TOKEN ? "" : " (no SANDBOX_ADMIN_TOKEN: rehearsals will fail)"}`);
+  worker.start();
+
+  // The automatic purge (FERRY_PURGE_AFTER_DAYS after a handover report or a cancellation): at
+  // start and then periodically. Idempotent and checked again inside each engagement's
+  // transaction, so two workers doing it at once purge each engagement once.
+  const purge = () => {
+    try {
+      const done = purgeDueCredentials(db, { now: new Date(), afterDays: e.FERRY_PURGE_AFTER_DAYS });
+      if (done.engagements) {
+        console.log(`Purged the credentials of ${done.engagements} engagement(s) ${e.FERRY_PURGE_AFTER_DAYS} days after their handover or cancellation (${done.items} companies)`);
+      }
+    } catch (error) {
+      console.error(`Automatic purge failed (tried again in ${PURGE_EVERY_MS / 60_000} minutes): ${logSafe(error)}`);
+    }
+  };
+  purge();
+  const purgeTimer = setInterval(purge, PURGE_EVERY_MS);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`Migration worker stopping (${signal})`);
+    clearInterval(purgeTimer);
+    void worker.stop().finally(() => {
+      db.$client.close();
+      process.exit(0);
+    });
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+main();

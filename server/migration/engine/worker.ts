@@ -1,0 +1,325 @@
+/**
+ * The migration worker: a process of its own (worker-main.ts, `npm run worker`) that takes runs
+ * from the app database and carries them out, so no web request ever waits on the service.
+ *
+ * Claims and leases (graphile-worker / pg-boss style, on SQLite in WAL mode shared with web):
+ * - A worker claims a run with one atomic `UPDATE … WHERE lease free or expired … RETURNING`
+ *   (run-repository.ts), and the run's company with the same kind of statement on the item
+ *   (item-repository.ts). SQLite has one writer at a time, so two workers never take the same
+ *   run or item; a second worker process simply takes other work, or waits.
+ * - The lease (owner, expiry) is renewed every `leaseMs / 4` while the worker works. A worker that
+ *   is killed stops renewing; once its lease expires the run is claimed again by any worker, which
+ *   resumes from the stored state (the pipeline never creates twice: see runner.ts).
+ * - Every write a worker makes is fenced by its lease: after losing one (it stalled past the expiry
+ *   and another worker took over) it writes nothing more and lets go.
+ * - A cancelled run is noticed at the next renewal; a worker that is stopped (SIGTERM) releases
+ *   its leases so another worker carries on at once.
+ *
+ * Runs are the single-company test (pilot), its rehearsal, and the bulk run (bulk/bulk-runner.ts),
+ * which claims its companies with `claimItems` and drives many at once through the same runner
+ * and the pacer. A worker that finds no run to claim helps with a bulk run another worker holds
+ * (its companies are claimed one by one, so two workers never drive the same company).
+ */
+import os from "node:os";
+import type { Db } from "@/db/client";
+import { findEngagement } from "@/server/engagements/engagement-repository";
+import { createControlClient } from "@/server/sandbox/controls/control-client";
+import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { logSafe } from "@/server/security/log-safe";
+import type { KeyRing } from "@/server/security/secrets";
+import { targetUseRefusal } from "@/server/targets/rules";
+import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
+import { finishTestRun } from "../test-run/finish-test-run";
+import { claimItem, findItem, LeaseLostError, platformOf, releaseItemLeases, renewItemLeases } from "./item-repository";
+import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "./pipeline";
+import { prepareRehearsal, SandboxUnavailableError } from "../test-run/rehearsal";
+import { claimRun, findRun, releaseRun, renewRunLease, type RunRow } from "./run-repository";
+import { driveItem, sleep } from "./runner";
+import { RUN_KINDS, type RunKind } from "@/core/migration/states";
+import { setBulkStatus, runToHelp } from "../bulk/bulk-repository";
+import { carryOutBulk, type BulkDeps } from "../bulk/bulk-runner";
+
+export type WorkerOptions = {
+  db: Db;
+  ring: KeyRing;
+  /** This worker's lease owner id (default: host, pid and a random part). */
+  owner?: string;
+  /** The built-in sandbox's controls, for rehearsals (SANDBOX_URL, SANDBOX_ADMIN_TOKEN). */
+  sandbox?: { url: string; adminToken: string } | null;
+  /** How long a lease lasts without renewal (default 4 s: a killed worker's work is taken over within it); renewed every quarter of it. */
+  leaseMs?: number;
+  /** Runs carried out at once (default 4), so a long bulk run does not hold up other engagements' tests. */
+  maxRuns?: number;
+  /** How long an idle worker waits before looking for work again (default 1 s, with jitter). */
+  idleMs?: number;
+  /** The kinds of run this worker takes (default: all: the single-company test, its rehearsal, the bulk run). */
+  kinds?: readonly RunKind[];
+  policy?: PipelinePolicy;
+  /** Options of every service client the worker makes (timeouts, retries, a fetch). */
+  client?: Partial<Omit<ServiceClientOptions, "baseUrl" | "apiKey">>;
+  log?: (line: string) => void;
+  /** Tests: called with each answer before it is stored (throw to stop as a crash would). */
+  beforeStore?: (call: PipelineCall) => void;
+};
+
+export type Worker = {
+  readonly owner: string;
+  /** Claims one run (or help with one) and carries it out to its end; returns it, or null when there was no work. */
+  runOnce(): Promise<RunRow | null>;
+  /** Looks for work until stopped, carrying out up to `maxRuns` runs at once. */
+  start(): void;
+  /** Stops: the current call is abandoned, every lease released for another worker; resolves once idle. */
+  stop(): Promise<void>;
+};
+
+/** Why a run's work was abandoned before its end. */
+class RunAbandoned extends Error {
+  constructor(readonly why: "stopped" | "lease_lost") {
+    super(why === "stopped" ? "The worker is stopping." : "The run is no longer this worker's (cancelled, or taken over).");
+    this.name = "RunAbandoned";
+  }
+}
+
+const storedFailure = (kind: StoredError["kind"], error: string): StoredError => ({
+  operation: "run",
+  kind,
+  status: null,
+  service: null,
+  error,
+  correlationId: null,
+  at: new Date().toISOString(),
+});
+
+/** A worker on the app database (see the module comment). */
+export function createWorker(options: WorkerOptions): Worker {
+  const { db, ring } = options;
+  const owner = options.owner ?? `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? 4_000;
+  const idleMs = options.idleMs ?? 1_000;
+  const kinds = options.kinds ?? RUN_KINDS;
+  const maxRuns = Math.max(1, options.maxRuns ?? 4);
+  // Every line stays one line whatever it quotes (a service's error text, a name in it).
+  const sink = options.log ?? (() => {});
+  const log = (line: string) => sink(logSafe(line));
+  const stopping = new AbortController();
+  let loop: Promise<void> | null = null;
+  const bulkDeps: BulkDeps = {
+    db,
+    ring,
+    owner,
+    leaseMs,
+    log,
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.client ? { client: options.client } : {}),
+    ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
+  };
+
+  /** Waits until this worker holds the item's lease (a dead worker's lease on it may still run out). */
+  async function takeItem(run: RunRow, itemId: string, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      if (claimItem(db, { itemId, runId: run.id, owner, leaseMs, now: new Date() })) return;
+      await sleep(Math.min(1_000, leaseMs / 4), signal);
+    }
+  }
+
+  /** Carries out a claimed run to its end (or until abandoned), by its kind. */
+  async function carryOut(run: RunRow, signal: AbortSignal): Promise<void> {
+    switch (run.kind) {
+      case "pilot":
+      case "rehearsal":
+        return carryOutTest(run, signal);
+      case "bulk":
+        return carryOutBulk(bulkDeps, run, signal, true);
+      default: {
+        const never: never = run.kind;
+        return never;
+      }
+    }
+  }
+
+  /** Carries out a single-company test or a rehearsal. */
+  async function carryOutTest(run: RunRow, signal: AbortSignal): Promise<void> {
+    const engagement = findEngagement(db, run.engagementId);
+    if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
+    const platform = platformOf(engagement.platformKey);
+    const finish = (itemId: string | null, failure: StoredError | null) => {
+      const current = findRun(db, run.id) ?? run;
+      const item = itemId ? (findItem(db, itemId) ?? null) : null;
+      const outcome = finishTestRun(db, { run: current, owner, item, failure });
+      if (!outcome) throw new RunAbandoned("lease_lost");
+      log(`${run.kind === "rehearsal" ? "rehearsal" : "single-company test"} ${run.id} on ${engagement.reference}: ${outcome.result}${outcome.advice ? ` (${outcome.advice.code})` : ""}`);
+    };
+
+    let client: ReturnType<typeof createServiceClient>;
+    let itemId: string;
+    if (run.kind === "rehearsal") {
+      if (!options.sandbox) return finish(null, storedFailure("sandbox_unavailable", "SANDBOX_URL and SANDBOX_ADMIN_TOKEN are not set for the worker."));
+      try {
+        const prepared = await prepareRehearsal({ db, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
+        client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey });
+        itemId = prepared.itemId;
+      } catch (error) {
+        if (error instanceof SandboxUnavailableError) return finish(null, storedFailure("sandbox_unavailable", error.message));
+        throw error;
+      }
+    } else {
+      const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+      if (!target) return finish(run.itemId, storedFailure("no_service_target", "The run has no service target."));
+      // The key of a target this engagement may not use (another organisation's account, archived) is never sent.
+      const refused = targetUseRefusal(target, engagement.organizationId);
+      if (refused) return finish(run.itemId, storedFailure("no_service_target", refused));
+      if (!run.itemId) throw new Error(`Run ${run.id} names no company.`);
+      const apiKey = revealTargetApiKey(db, ring, null, target.id, `call the service for the single-company test on ${engagement.reference}`, {
+        engagementId: engagement.id,
+        organizationId: engagement.organizationId,
+      });
+      client = createServiceClient({ ...options.client, baseUrl: target.baseUrl, apiKey });
+      itemId = run.itemId;
+    }
+
+    await takeItem(run, itemId, signal);
+    const result = await driveItem(
+      {
+        db,
+        ring,
+        client,
+        runId: run.id,
+        owner,
+        engagement,
+        platform,
+        rehearsal: run.kind === "rehearsal",
+        policy: options.policy ?? DEFAULT_PIPELINE_POLICY,
+        signal,
+        beforeStore: options.beforeStore,
+      },
+      itemId,
+    );
+    finish(itemId, result.runStop);
+  }
+
+  /** Helps another worker's bulk run with its companies (until it ends, or its coordinator is gone). */
+  async function carryHelp(run: RunRow): Promise<void> {
+    log(`helping with bulk run ${run.id}`);
+    const renew = setInterval(() => {
+      try {
+        renewItemLeases(db, { owner, leaseMs, now: new Date() });
+      } catch (error) {
+        log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }, leaseMs / 4);
+    try {
+      await carryOutBulk(bulkDeps, run, stopping.signal, false);
+    } catch (error) {
+      if (!stopping.signal.aborted) log(`helping with run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      clearInterval(renew);
+      releaseItemLeases(db, { owner, runId: run.id });
+      helping.delete(run.id);
+    }
+  }
+
+  /** Runs this worker helps with now (one at a time is enough: its companies are many). */
+  const helping = new Set<string>();
+
+  /** The next work: a run to claim, or else a bulk run of another worker's to help with. */
+  function claimNext(): { run: RunRow; help: boolean } | null {
+    if (stopping.signal.aborted) return null;
+    const run = claimRun(db, { owner, kinds, leaseMs, now: new Date() });
+    if (run) return { run, help: false };
+    if (!kinds.includes("bulk") || helping.size > 0) return null;
+    const other = runToHelp(db, { owner, now: new Date() });
+    if (!other) return null;
+    helping.add(other.id);
+    return { run: other, help: true };
+  }
+
+  async function runOnce(): Promise<RunRow | null> {
+    const next = claimNext();
+    if (!next) return null;
+    if (next.help) await carryHelp(next.run);
+    else await carryOwn(next.run);
+    return next.run;
+  }
+
+  /** Carries out a run this worker claimed, renewing its lease, and lets it go at the end. */
+  async function carryOwn(run: RunRow): Promise<void> {
+    log(`took ${run.kind} run ${run.id}`);
+    const abandon = new AbortController();
+    const signal = AbortSignal.any([abandon.signal, stopping.signal]);
+    const renew = setInterval(() => {
+      try {
+        const now = new Date();
+        renewItemLeases(db, { owner, leaseMs, now });
+        if (!renewRunLease(db, { runId: run.id, owner, leaseMs, now })) abandon.abort(new RunAbandoned("lease_lost"));
+      } catch (error) {
+        // A busy database: the next renewal tries again well before the lease runs out.
+        log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }, leaseMs / 4);
+    try {
+      await carryOut(run, signal);
+    } catch (error) {
+      if (stopping.signal.aborted) {
+        log(`stopped; run ${run.id} is left for another worker`);
+      } else if (abandon.signal.aborted || error instanceof LeaseLostError || error instanceof RunAbandoned) {
+        log(`let go of run ${run.id}: it was cancelled or taken over`);
+      } else {
+        // A fault of Ferry's own (not a service answer): the run ends failed, saying so.
+        const message = error instanceof Error ? error.message : String(error);
+        log(`run ${run.id} failed: ${message}`);
+        try {
+          const current = findRun(db, run.id) ?? run;
+          if (current.kind === "bulk") {
+            setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`, now: new Date() });
+            return;
+          }
+          const item = current.itemId ? (findItem(db, current.itemId) ?? null) : null;
+          finishTestRun(db, { run: current, owner, item, failure: storedFailure("internal", message) });
+        } catch (finishError) {
+          log(`could not record the failure of run ${run.id}: ${finishError instanceof Error ? finishError.message : String(finishError)}`);
+        }
+      }
+    } finally {
+      clearInterval(renew);
+      releaseItemLeases(db, { owner, runId: run.id });
+      releaseRun(db, { runId: run.id, owner });
+    }
+  }
+
+  return {
+    owner,
+    runOnce,
+    start() {
+      if (loop) return;
+      // Several runs at once (a long bulk run must not hold up another engagement's test), each
+      // its own lease and pacer; the loop claims more while it has room and waits otherwise.
+      loop = (async () => {
+        const active = new Set<Promise<void>>();
+        while (!stopping.signal.aborted) {
+          let next: ReturnType<typeof claimNext> = null;
+          if (active.size < maxRuns) {
+            try {
+              next = claimNext();
+            } catch (error) {
+              log(`worker error: ${error instanceof Error ? error.message : String(error)}`);
+            }
+          }
+          if (next) {
+            const { run, help } = next;
+            const work: Promise<void> = (help ? carryHelp(run) : carryOwn(run))
+              .catch((error: unknown) => log(`worker error: ${error instanceof Error ? error.message : String(error)}`))
+              .finally(() => active.delete(work));
+            active.add(work);
+            continue;
+          }
+          await Promise.race([sleep(idleMs * (0.75 + Math.random() / 2), stopping.signal).catch(() => {}), ...active]);
+        }
+        await Promise.allSettled([...active]);
+      })();
+    },
+    async stop() {
+      stopping.abort(new RunAbandoned("stopped"));
+      await loop;
+    },
+  };
+}

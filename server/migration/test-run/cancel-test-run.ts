@@ -1,0 +1,47 @@
+/**
+ * Cancelling a single-company test or rehearsal that has not ended (e.g. a sync that takes too
+ * long). The run ends at once; the worker notices at its next lease renewal and lets the company
+ * go, keeping what it stored (a later test resumes from there). The checklist is left as it is.
+ */
+import type { Db } from "@/db/client";
+import { findEngagement } from "@/server/engagements/engagement-repository";
+import { AppError } from "@/server/errors";
+import type { Actor } from "@/core/accounts/actor";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { findRun, cancelRunRow } from "../engine/run-repository";
+import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type TestRunKind } from "@/core/migration/states";
+import { findItem } from "../engine/item-repository";
+import { snapshotOf, testChecks, type TestRunOutcome } from "./test-run-report";
+
+function check(tx: DbOrTx, input: { engagementId: string; runId: string }) {
+  const run = findRun(tx, input.runId);
+  if (!run || run.engagementId !== input.engagementId || !(TEST_RUN_KINDS as readonly string[]).includes(run.kind)) {
+    throw new AppError("NOT_FOUND", "No such test run on this engagement.");
+  }
+  if (!(ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status)) throw new AppError("PRECONDITION_FAILED", `The run has already ended (${run.status}).`);
+  return run;
+}
+
+/** Cancels a queued or running test run, with a reason for the timeline. */
+export function cancelTestRun(db: Db, actor: Actor, input: { engagementId: string; runId: string; reason?: string }): void {
+  if (actor.role !== "support" && actor.role !== "admin") throw new AppError("FORBIDDEN", "Only support staff cancel tests.");
+  check(db, input);
+  db.transaction((tx) => {
+    const run = check(tx, input);
+    const now = new Date();
+    const reason = input.reason?.trim() || "Cancelled by support.";
+    const previous = (run.outcome ?? {}) as TestRunOutcome;
+    const item = run.itemId ? findItem(tx, run.itemId) : undefined;
+    cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now), checks: testChecks(item, false) } : {}) } });
+    const company = previous.simulates?.name ?? item?.name ?? "a company";
+    recordAudit(tx, {
+      actor,
+      action: "migration.test_cancelled",
+      targetId: run.id,
+      engagementId: run.engagementId,
+      organizationId: findEngagement(tx, run.engagementId)?.organizationId ?? null,
+      after: { kind: run.kind as TestRunKind, company, reason },
+      at: now,
+    });
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * The engagement's test runs as the screens show them (console and portal): the list, one run in
+ * full — live while it runs, from its stored outcome once it has ended — and the companies support
+ * may pick for a test.
+ */
+import type { Db } from "@/db/client";
+import { findUser } from "@/server/accounts/users";
+import { assertCanView } from "@/server/engagements/access";
+import { AppError } from "@/server/errors";
+import type { Actor } from "@/core/accounts/actor";
+import { findServiceTarget } from "@/server/targets/targets";
+import { findItem, searchRealItems } from "../engine/item-repository";
+import type { ItemChecks, StoredError } from "../engine/pipeline";
+import { findRun, listCallRows, listRunRows, type RunRow } from "../engine/run-repository";
+import type { ServiceFailureView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
+import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type MigrationItemState, type TestRunKind } from "@/core/migration/states";
+import { NO_ITEM, snapshotOf, testChecks, type ItemSnapshot, type TestRunOutcome } from "./test-run-report";
+
+/** How many runs the list shows (newest first). */
+const RUNS_LISTED = 50;
+
+const isActive = (run: RunRow) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status);
+const outcomeOf = (run: RunRow) => (run.outcome ?? {}) as TestRunOutcome;
+
+function failureView(error: StoredError | null | undefined): ServiceFailureView | null {
+  if (!error) return null;
+  return {
+    operation: error.operation,
+    kind: error.kind,
+    status: error.status,
+    service: error.service,
+    error: error.error,
+    correlationId: error.correlationId,
+    validation: (error.validation?.errors ?? []).map((v) => ({ itemId: v.itemId, message: v.message })),
+  };
+}
+
+function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestRunSummaryView {
+  const outcome = outcomeOf(run);
+  return {
+    id: run.id,
+    kind: run.kind as TestRunKind,
+    status: run.status,
+    active: isActive(run),
+    result: outcome.result ?? null,
+    requestedAt: run.requestedAt,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    requestedBy: run.requestedById ? (findUser(db, run.requestedById)?.name ?? null) : null,
+    company: outcome.simulates?.name ?? item?.name ?? null,
+    pickedBy: outcome.pickedBy ?? null,
+    statusReason: run.statusReason,
+  };
+}
+
+/** The engagement's single-company tests and rehearsals, newest first. */
+export function listTestRuns(db: Db, actor: Actor, engagementId: string): TestRunSummaryView[] {
+  assertCanView(db, actor, engagementId);
+  return listRunRows(db, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED }).map((run) =>
+    summary(db, run, outcomeOf(run).item ?? (run.itemId ? findItem(db, run.itemId) : undefined)),
+  );
+}
+
+const PROGRESS_STEPS = 5;
+
+/** How far the company got, in steps of the pipeline, and what it is doing now. */
+function progressOf(run: RunRow, item: ItemSnapshot | null, checks: ItemChecks | null): TestRunDetailView["progress"] {
+  const preparation = outcomeOf(run).preparation;
+  if (!item) {
+    if (preparation && !preparation.done) return { done: 0, of: PROGRESS_STEPS, label: `Making simulated companies on the sandbox (${preparation.created} of ${preparation.total})` };
+    return { done: 0, of: PROGRESS_STEPS, label: isActive(run) ? "Waiting for a worker" : "Not started" };
+  }
+  const linked = item.state === "verified" || checks?.connection?.status === "Linked";
+  const synced = item.state === "verified" || !!checks?.sync?.finishedAt;
+  const done = [item.companyId, item.connectionId, linked, synced, item.state === "verified"].filter(Boolean).length;
+  const labels: Record<MigrationItemState, string> = {
+    pending: "Creating the company",
+    company_created: "Creating the connection",
+    connection_created: "Authorizing the connection with the migrated tokens",
+    authorized: "Requesting a sync of every data type",
+    sync_requested: item.dataTypes.length ? "Waiting for every data type to sync, then reading one back" : "Waiting for the sync to start",
+    verified: "Verified",
+    reauth_required: "Needs reauthorization",
+    failed: "Failed",
+    set_aside: "Set aside",
+  };
+  const label = isActive(run) || ["verified", "reauth_required", "failed", "set_aside"].includes(item.state) ? labels[item.state] : "Stopped";
+  return { done, of: PROGRESS_STEPS, label };
+}
+
+const span = (from: Date | null | undefined, to: Date | null | undefined) => (from && to ? Math.max(0, to.getTime() - from.getTime()) : null);
+
+/** One run in full (see ZTestRunDetail). */
+export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; runId: string }): TestRunDetailView {
+  assertCanView(db, actor, input.engagementId);
+  const run = findRun(db, input.runId);
+  if (!run || run.engagementId !== input.engagementId || !(TEST_RUN_KINDS as readonly string[]).includes(run.kind)) {
+    throw new AppError("NOT_FOUND", "No such test run on this engagement.");
+  }
+  const outcome = outcomeOf(run);
+  const active = isActive(run);
+  const now = new Date();
+  // A run that ended shows the company as it left it; a running one, as it is now.
+  const row = run.itemId ? findItem(db, run.itemId) : undefined;
+  const item = (active ? undefined : outcome.item) ?? (row ? snapshotOf(row, now) : null);
+  const target =
+    run.kind === "rehearsal"
+      ? { name: "Built-in sandbox (a client of the rehearsal's own)", baseUrl: outcome.sandboxUrl ?? "" }
+      : run.serviceTargetId
+        ? (findServiceTarget(db, run.serviceTargetId) ?? null)
+        : null;
+  return {
+    ...summary(db, run, item ?? undefined),
+    target: target ? { name: target.name, baseUrl: target.baseUrl } : null,
+    preparation: outcome.preparation ?? null,
+    progress: progressOf(run, item, (row?.checks ?? null) as ItemChecks | null),
+    item: item
+      ? {
+          id: item.id,
+          name: item.name,
+          externalRef: item.externalRef,
+          records: item.records,
+          state: item.state,
+          companyId: item.companyId,
+          connectionId: item.connectionId,
+          attempts: item.attempts,
+          lastError: failureView(item.lastError),
+        }
+      : null,
+    checks: outcome.checks ?? testChecks(row ?? NO_ITEM, active),
+    dataTypes: item?.dataTypes ?? [],
+    failure: failureView(outcome.failure),
+    advice: outcome.advice ?? null,
+    stepEffect: outcome.stepEffect ?? null,
+    durations: {
+      waitedMs: span(run.requestedAt, run.startedAt ?? (active ? now : null)),
+      runMs: span(run.startedAt, run.finishedAt ?? (active ? now : null)),
+      syncMs: item?.syncMs ?? null,
+    },
+    calls: listCallRows(db, run.id).map((c) => ({
+      id: c.id,
+      at: c.at,
+      operation: c.operation,
+      method: c.method,
+      path: c.path,
+      status: c.status,
+      ok: c.ok,
+      errorKind: c.errorKind,
+      errorText: c.errorText,
+      correlationId: c.correlationId,
+      durationMs: c.durationMs,
+      attempts: c.attempts,
+    })),
+  };
+}
+
+/** Companies of the engagement's token file support may pick for the test, smallest first (at most 20). */
+export function listTestableItems(db: Db, actor: Actor, input: { engagementId: string; search?: string }) {
+  assertCanView(db, actor, input.engagementId);
+  return searchRealItems(db, { engagementId: input.engagementId, search: input.search, limit: 20 }).map((i) => ({
+    id: i.id,
+    name: i.name,
+    externalRef: i.externalRef,
+    records: i.recordsHint,
+    state: i.state,
+  }));
+}

@@ -1,0 +1,167 @@
+/**
+ * THE one place the engine's tests get "an engagement ready for step 5 with these companies": an
+ * organisation, an engagement on a sandbox service target, simulated tenants whose credentials the
+ * customer exports into a token file (some of them rotated after the export, as when the customer's
+ * old app refreshed them), and steps 1–4 done through the real flows
+ * (server/testing/engagement-flows.ts): the customer submits the file, support accepts it, a window
+ * is proposed and accepted, the customer confirms steps 3 and 4.
+ */
+import type { Db } from "@/db/client";
+import { asc, eq } from "drizzle-orm";
+import { migrationItems, users } from "@/db/schema";
+import { createOrganization } from "@/server/accounts/organizations";
+import type { AppConfig } from "@/server/config";
+import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
+import type { SandboxControl, Tenant } from "@/server/sandbox/controls/control-client";
+import type { Actor } from "@/core/accounts/actor";
+import type { KeyRing } from "@/server/security/secrets";
+import { createServiceTarget } from "@/server/targets/targets";
+import { engagementThroughFlows } from "@/server/testing/engagement-flows";
+import { realItems } from "../items/item-scope";
+
+/** The test sandbox's default limit per client (10,000 requests a second), as a target's known per-minute limit. */
+export const SANDBOX_CLIENT_REQUESTS_PER_MINUTE = 600_000;
+
+export type ReadyCompany = {
+  name: string;
+  /** Records per data type of the simulated tenant (and the file's `records` hint). */
+  records?: number;
+  externalRef?: string;
+  /** The customer's old app refreshed the tokens after the file was exported. */
+  rotatedAfterExport?: boolean;
+  /** Data types whose syncs end FetchError on this tenant. */
+  fetchErrorDataTypes?: string[];
+};
+
+export type ReadyEngagement = {
+  engagementId: string;
+  reference: string;
+  organizationId: string;
+  platformKey: PlatformKey;
+  submissionId: string;
+  serviceTargetId: string;
+  /** The sandbox client the target's API key belongs to. */
+  apiKey: string;
+  /** One per company, in file order: the item, its tenant on the sandbox. */
+  items: { id: string; name: string; tenantId: string; records: number | null }[];
+};
+
+/**
+ * Makes an engagement ready for its single-company test (see the module comment). `support` acts
+ * on the checklist; `target` is an existing service target (with its API key), or one is made on
+ * a new sandbox client of the given plan.
+ */
+export async function readyEngagement(
+  db: Db,
+  params: {
+    ring: KeyRing;
+    support: Actor;
+    sandbox: { url: string; control: SandboxControl };
+    companies: readonly ReadyCompany[];
+    platformKey?: PlatformKey;
+    organizationId?: string;
+    /**
+     * An existing target (with its API key), a target of the engagement's organisation for this
+     * API key, or (default) one on a new sandbox client of the given plan.
+     */
+    target?: { id: string; apiKey: string } | { apiKey: string; name?: string } | { plan: "free" | "paid" };
+    /** Stops after step 1 (the file accepted, the window and confirmations still to come). */
+    stopAfterStep1?: boolean;
+    /** The customer who submits the file and confirms steps 3 and 4 (default: a new one of the organisation). */
+    customer?: Actor;
+  },
+): Promise<ReadyEngagement> {
+  const { ring, support, sandbox } = params;
+  const platform = getManagedPlatform(params.platformKey ?? "qhyg");
+  if (!platform) throw new Error(`${params.platformKey} is not a managed platform`);
+  const suffix = crypto.randomUUID().slice(0, 8);
+
+  const organizationId = params.organizationId ?? createOrganization(db, support, { name: `Ready Org ${suffix}` }).id;
+  // A sandbox client is the customer's own account there, so its target is the organisation's. Its
+  // known limits are the test sandbox's (10,000 requests a second per client): the run paces to the
+  // sandbox's headers as on the built-in sandbox, not to the real service's 1,000 a minute.
+  const ownTarget = (apiKey: string, name: string) => ({
+    apiKey,
+    ...createServiceTarget(db, ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE }),
+  });
+  let target: { id: string; apiKey: string };
+  if (params.target && "id" in params.target) {
+    target = params.target;
+  } else if (params.target && "apiKey" in params.target) {
+    target = ownTarget(params.target.apiKey, params.target.name ?? `Sandbox ${suffix}`);
+  } else {
+    const { apiKey } = await sandbox.control.createClient({ plan: params.target?.plan ?? "paid", name: `Test client ${suffix}` });
+    target = ownTarget(apiKey, `Sandbox ${suffix}`);
+  }
+
+  // The customer's export: each tenant's credentials as they were when the file was made.
+  const exported: { company: ReadyCompany; tenant: Tenant }[] = [];
+  for (const company of params.companies) {
+    const tenant = await sandbox.control.createTenant(platform.key, {
+      name: company.name,
+      ...(company.records === undefined ? {} : { records: company.records }),
+      ...(company.fetchErrorDataTypes ? { fetchErrorDataTypes: company.fetchErrorDataTypes } : {}),
+    });
+    exported.push({ company, tenant });
+  }
+  for (const { company, tenant } of exported) {
+    if (company.rotatedAfterExport) await sandbox.control.rotate(platform.key, tenant.tenantId);
+  }
+
+  const customer = params.customer ?? customerOf(db, organizationId, suffix);
+  const config: AppConfig = {
+    appUrl: "http://ferry.test",
+    mail: { from: "Ferry <ferry@test>", log: () => {}, keyRing: ring },
+    keyRing: ring,
+    purgeAfterDays: 14,
+  };
+  const flows = await engagementThroughFlows({
+    db,
+    config,
+    support,
+    customer,
+    platformKey: platform.key,
+    serviceTargetId: target.id,
+    upTo: params.stopAfterStep1 ? 1 : 4,
+    companies: exported.map(({ company, tenant }) => ({
+      name: company.name,
+      credentials: tenant.credentials,
+      externalRef: company.externalRef ?? null,
+      records: company.records ?? null,
+    })),
+  });
+  const eng = { id: flows.engagementId, reference: flows.reference };
+  const submissionId = flows.submissionId;
+
+  const rows = db.select().from(migrationItems).where(realItems(eng.id)).orderBy(asc(migrationItems.position)).all();
+  return {
+    engagementId: eng.id,
+    reference: eng.reference,
+    organizationId,
+    platformKey: platform.key,
+    submissionId,
+    serviceTargetId: target.id,
+    apiKey: target.apiKey,
+    items: rows.map((r, i) => ({ id: r.id, name: r.name, tenantId: exported[i]!.tenant.tenantId, records: r.recordsHint })),
+  };
+}
+
+let customers = 0;
+
+/** A customer of the organisation for the flows: an existing one, or a new one who never signs in (no password). */
+function customerOf(db: Db, organizationId: string, suffix: string): Actor {
+  const existing = db.select().from(users).where(eq(users.organizationId, organizationId)).get();
+  if (existing) return { id: existing.id, email: existing.email, name: existing.name, role: existing.role, organizationId };
+  customers += 1;
+  const u = db
+    .insert(users)
+    .values({
+      email: `customer-${suffix}-${customers}@ready.test`,
+      name: `Customer ${suffix}`,
+      role: "customer",
+      organizationId,
+    })
+    .returning()
+    .get();
+  return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId };
+}
