@@ -24,11 +24,38 @@ export type Tenant = {
 
 export type ClockState = { now: string; offsetSeconds: number };
 
+/**
+ * Credentials a tenant's token file might hold, for testing each refusal (the authorization call
+ * then leaves the connection Deauthorized in the platform's words for that case):
+ * - `valid`: good ones; `unknown`: well-formed tokens the platform never issued;
+ * - `malformed`: a truncated token (Shopify: one the service's own check refuses with a 400);
+ * - `otherApp`: tokens issued to another OAuth app (client id mismatch);
+ * - `otherAccount`: the tenant's tokens with another account's identity (not for FreeAgent);
+ * - `rotated`: tokens the customer's old app then refreshed (every earlier token of the tenant retired);
+ * - `exchanged`: a refresh token already exchanged (rotating platforms: FreshBooks, QuickBooks Online, Wave);
+ * - `revoked`: tokens of a grant the end customer then revoked (every token of the tenant retired);
+ * - `expired`: tokens expired beyond refresh (refresh-token platforms only).
+ */
+export type CredentialKind =
+  | "valid"
+  | "unknown"
+  | "malformed"
+  | "otherApp"
+  | "otherAccount"
+  | "rotated"
+  | "exchanged"
+  | "revoked"
+  | "expired";
+
+export type IssuedCredentials = Tenant & { kind: CredentialKind };
+
 export type SandboxControl = {
   createClient(params: { plan: "free" | "paid"; createdAt?: string; name?: string }): Promise<{ clientId: string; apiKey: string }>;
   createTenant(platformKey: PlatformKey, options: TenantOptions): Promise<Tenant>;
   /** The customer's old app refreshed: every credential handed out so far stops working. */
   rotate(platformKey: PlatformKey, tenantId: string): Promise<Tenant>;
+  /** Credentials of the tenant of the given kind (see CredentialKind); 400 where the kind does not apply to the platform. */
+  issueCredentials(platformKey: PlatformKey, tenantId: string, kind: CredentialKind): Promise<IssuedCredentials>;
   setFaults(patch: Partial<Omit<Faults, "rateLimitPerSecond">> & { rateLimitPerSecond?: number | null }): Promise<Faults>;
   getFaults(): Promise<Faults>;
   advanceClock(params: { days?: number; seconds?: number }): Promise<ClockState>;
@@ -67,6 +94,8 @@ export function createControlClient(params: { url: string; adminToken: string })
     createTenant: (platformKey, options) => call("POST", `/_sandbox/platforms/${platformKey}/tenants`, options),
     rotate: (platformKey, tenantId) =>
       call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/rotate`),
+    issueCredentials: (platformKey, tenantId, kind) =>
+      call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/credentials`, { kind }),
     setFaults: (patch) => call("PUT", "/_sandbox/faults", patch),
     getFaults: () => call("GET", "/_sandbox/faults"),
     advanceClock: ({ days, seconds }) =>

@@ -15,7 +15,13 @@ import type { ApiResponse } from "../http/io";
 import { isAccountExpired } from "../domain/limits";
 import type { Route } from "../http/router";
 import { getProfile, newIdentity, platformOf } from "../simulators/profiles";
-import { issueCustomerCredentials, rotatedRejection, rotateTenantTokens } from "../simulators/tokens";
+import {
+  CREDENTIAL_KINDS,
+  issueCredentialsOfKind,
+  issueCustomerCredentials,
+  rotatedRejection,
+  rotateTenantTokens,
+} from "../simulators/tokens";
 import type { TenantRow } from "../store/store";
 
 export type ControlContext = {
@@ -91,6 +97,8 @@ const tenantBody = z
     pushDelaySeconds: z.number().min(0).max(30 * 86_400).optional(),
   })
   .strict();
+
+const credentialsBody = z.object({ kind: z.enum(CREDENTIAL_KINDS) }).strict();
 
 const faultsBody = z
   .object({
@@ -195,6 +203,25 @@ export const controlRoutes: readonly ControlRoute[] = [
         return fresh;
       });
       return { status: 200, body: { tenantId: tenant.id, platformKey: tenant.platformKey, credentials } };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/platforms/:platformKey/tenants/:tenantId/credentials",
+    handler: (ctx) => {
+      const tenant = requireTenant(ctx);
+      const { kind } = parse(credentialsBody, ctx.body);
+      const { store } = ctx.app;
+      const issued = store.transaction(() => issueCredentialsOfKind({ store, tenant, now: ctx.now, kind }));
+      if (!issued.ok) {
+        throw new ApiError({
+          status: 400,
+          service: "SandboxControls",
+          error: `Bad Request: ${issued.problem}`,
+          validation: { errors: [{ itemId: "kind", message: issued.problem, validatorName: "SandboxControls" }], warnings: [] },
+        });
+      }
+      return { status: 201, body: { tenantId: tenant.id, platformKey: tenant.platformKey, kind, credentials: issued.credentials } };
     },
   },
   { method: "GET", pattern: "/_sandbox/faults", handler: (ctx) => ({ status: 200, body: faultsView(ctx) }) },

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { checkCredentials, isManagedPlatformKey, MANAGED_PLATFORMS, type ManagedPlatform } from "../../platforms";
+import { accountingSlotConflict } from "../domain/accounting-slot";
 import { iso } from "../domain/clock";
 import { param, requireCompany, requireConnection, type ApiContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
@@ -18,22 +19,15 @@ import type { ApiRoute } from "./types";
 
 const SIMULATED = MANAGED_PLATFORMS.map((p) => `${p.key} (${p.name})`).join(", ");
 
-/**
- * The accounting rule: one active (not Unlinked) accounting connection per company. A second one
- * answers 409, naming the connection in the way (our choice; the reference leaves it open).
- */
+/** The accounting rule (domain/accounting-slot.ts): a second active accounting connection answers 409. */
 function assertAccountingSlotFree(params: { ctx: ApiContext; company: CompanyRow; platform: ManagedPlatform; except?: string }): void {
-  if (params.platform.sourceType !== "Accounting") return;
-  const active = params.ctx.app.store.connections
-    .listByCompany(params.company.id)
-    .find(
-      (c) =>
-        c.id !== params.except && c.status !== "Unlinked" && requireProfile(c.platformKey).platform.sourceType === "Accounting",
-    );
-  if (!active) return;
-  throw conflict(
-    `DataConnectionValidationException: Company ${params.company.id} already has an active accounting connection (${active.id}, ${requireProfile(active.platformKey).platform.name}, ${active.status}). A company may hold one accounting connection; unlink or delete it first.`,
-  );
+  const problem = accountingSlotConflict({
+    store: params.ctx.app.store,
+    companyId: params.company.id,
+    platform: params.platform,
+    except: params.except,
+  });
+  if (problem) throw conflict(problem);
 }
 
 function create(ctx: ApiContext): ApiResponse {
@@ -61,6 +55,7 @@ function create(ctx: ApiContext): ApiResponse {
     lastSync: null,
     authorizedAt: null,
     tenantId: null,
+    accountTenantId: null,
     accessToken: null,
     refreshToken: null,
     connectionInfo: null,
@@ -171,6 +166,7 @@ function authorize(ctx: ApiContext): ApiResponse {
         status: "Linked",
         authorizedAt: ctx.now,
         tenantId: result.tenant.id,
+        accountTenantId: result.tenant.id,
         accessToken: result.accessToken,
         refreshToken: result.refreshToken,
         connectionInfo: info,
@@ -182,6 +178,7 @@ function authorize(ctx: ApiContext): ApiResponse {
         status: "Deauthorized",
         authorizedAt: ctx.now,
         tenantId: null,
+        accountTenantId: result.accountTenantId ?? connection.accountTenantId,
         accessToken: null,
         refreshToken: null,
         errors: [

@@ -14,7 +14,7 @@ import { createControlClient, type SandboxControl } from "../controls/control-cl
 import { createSandbox } from "../server";
 
 export { basicAuth, createControlClient, SandboxControlError } from "../controls/control-client";
-export type { ClockState, SandboxControl, Tenant, TenantOptions } from "../controls/control-client";
+export type { ClockState, CredentialKind, IssuedCredentials, SandboxControl, Tenant, TenantOptions } from "../controls/control-client";
 
 export type TestSandbox = {
   url: string;
