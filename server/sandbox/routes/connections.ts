@@ -11,9 +11,10 @@ import { param, requireCompany, requireConnection, type ApiContext } from "../co
 import { badRequest, conflict, notFound } from "../http/errors";
 import { isPlainObject, type ApiResponse } from "../http/io";
 import { listPage, type ListSpec } from "../http/query";
-import { getProfile, platformOf, requireProfile } from "../simulators/profiles";
+import { getProfile, platformOf } from "../simulators/profiles";
+import { identityInfo, resolveErrors } from "../simulators/consent";
 import { acceptMigratedCredentials } from "../simulators/tokens";
-import type { CompanyRow, ConnectionErrorEntry, ConnectionRow } from "../store/store";
+import type { CompanyRow, ConnectionRow } from "../store/store";
 import { connectionView } from "./views";
 import type { ApiRoute } from "./types";
 
@@ -128,10 +129,6 @@ function remove(ctx: ApiContext): ApiResponse {
   return { status: 200 };
 }
 
-function resolveErrors(errors: readonly ConnectionErrorEntry[], now: number): ConnectionErrorEntry[] {
-  return errors.map((e) => (e.status === "Active" ? { ...e, status: "Resolved", resolvedOnUtc: iso(now) } : e));
-}
-
 function authorize(ctx: ApiContext): ApiResponse {
   const company = requireCompany(ctx);
   const connection = requireConnection(ctx, company);
@@ -156,11 +153,6 @@ function authorize(ctx: ApiContext): ApiResponse {
     const result = acceptMigratedCredentials({ store, platform, credentials: check.credentials, connection, now: ctx.now });
     let updated: ConnectionRow;
     if (result.ok) {
-      const info: Record<string, string> = {};
-      for (const field of requireProfile(platform.key).identityFields) {
-        const value = result.tenant.identity[field.name];
-        if (value !== undefined) info[field.name] = value;
-      }
       updated = {
         ...connection,
         status: "Linked",
@@ -169,7 +161,7 @@ function authorize(ctx: ApiContext): ApiResponse {
         accountTenantId: result.tenant.id,
         accessToken: result.accessToken,
         refreshToken: result.refreshToken,
-        connectionInfo: info,
+        connectionInfo: identityInfo(result.tenant),
         errors: resolveErrors(connection.errors, ctx.now),
       };
     } else {
@@ -208,7 +200,7 @@ function integrationView(key: string, ctx: ApiContext): Record<string, unknown> 
   if (!profile) return null;
   return {
     key: profile.platform.key,
-    logoUrl: `${ctx.app.publicUrl}/link/logos/${profile.platform.key}.png`,
+    logoUrl: `${ctx.app.publicUrl}/link/logos/${profile.platform.key}.svg`,
     name: profile.platform.name,
     enabled: true,
     sourceId: profile.sourceId,

@@ -33,7 +33,8 @@ export function createTokensTable(db: Database.Database) {
        WHERE token = @token AND retired_at IS NULL`,
     ),
     retireTenant: db.prepare<{ tenantId: string; at: number; reason: string }>(
-      "UPDATE tokens SET retired_at = @at, retired_reason = @reason WHERE tenant_id = @tenantId AND retired_at IS NULL",
+      // Only tokens issued by then: a drop applied late (at its own sandbox time) spares later ones.
+      "UPDATE tokens SET retired_at = @at, retired_reason = @reason WHERE tenant_id = @tenantId AND retired_at IS NULL AND issued_at <= @at",
     ),
   };
   return {
