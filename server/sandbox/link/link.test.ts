@@ -326,6 +326,11 @@ describe("the link controls", () => {
     const companyId = await createCompany(sb, apiKey, "New Shop");
     const result = await sb.control.linkNewConnection(companyId, "fztf");
     expect(result.connection).toMatchObject({ status: "Linked", integrationKey: "fztf", connectionInfo: { shopDomain: expect.stringMatching(/^new-shop-[0-9a-f]{4}\.myshopify\.com$/) } });
+    // The connection is the company's client's, as any other: its key sees it, another client's does not.
+    const path = `/companies/${companyId}/connections/${result.connection.id}`;
+    expect((await call(sb, { path, apiKey })).json).toMatchObject({ status: "Linked" });
+    const other = await sb.control.createClient({ plan: "paid" });
+    expect((await call(sb, { path, apiKey: other.apiKey })).status).toBe(403);
   });
 
   it("answers 404 for an unknown company or a connection of another company, 409 for the accounting rule, 400 for a bad platform", async () => {
