@@ -14,7 +14,18 @@ import { createControlClient, type SandboxControl } from "../controls/control-cl
 import { createSandbox } from "../server";
 
 export { basicAuth, createControlClient, SandboxControlError } from "../controls/control-client";
-export type { ClockState, SandboxControl, Tenant, TenantOptions } from "../controls/control-client";
+export type {
+  ClockState,
+  ConnectionJson,
+  CredentialKind,
+  DeauthorizeResult,
+  DropReason,
+  IssuedCredentials,
+  LinkResult,
+  SandboxControl,
+  Tenant,
+  TenantOptions,
+} from "../controls/control-client";
 
 export type TestSandbox = {
   url: string;
