@@ -4,3 +4,4 @@ export * from "./platforms";
 export * from "./credentials";
 export * from "./company-name";
 export * from "./sync-timing";
+export * from "./token-refusals";

@@ -17,6 +17,10 @@ export type SandboxApp = {
   adminToken: string;
   /** Base URL of this sandbox (for linkUrl and redirect), known once it listens. */
   publicUrl: string;
+  /** The path prefix the sandbox serves under ("" or "/segment…"), for the Link pages' own links. */
+  basePath: string;
+  /** Secret for the Link pages' nonces; kept in the store across restarts and resets. */
+  linkSecret: string;
   /** Demo client kept across resets (main.ts), if any. */
   demoApiKey: string | null;
   log: (line: string) => void;

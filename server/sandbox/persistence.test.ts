@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createControlClient } from "./controls/control-client";
 import { createSandbox } from "./server";
-import { call, linkedCompany } from "../testing/raw-http";
+import { call, createConnection, linkedCompany } from "../testing/raw-http";
 import { startTestSandbox } from "../testing/test-sandbox";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-sandbox-restart-"));
@@ -56,6 +56,41 @@ describe("restart", () => {
     await second.control.advanceClock({ seconds: 3600 });
     const again = await call(second, { path: `/companies/${linked.companyId}/connections/${linked.connectionId}`, apiKey });
     expect(again.json).toMatchObject({ status: "Linked" });
+    await second.close();
+  });
+
+  it("keeps a scheduled drop, which happens at its time after the restart, and an open Link page still connects", async () => {
+    const dbFile = path.join(dir, "drops.db");
+    const first = await startTestSandbox({ dbFile });
+    const { apiKey } = await first.control.createClient({ plan: "paid" });
+    const linked = await linkedCompany(first, { apiKey, platformKey: "rwuv" });
+    const clock = await first.control.advanceClock({});
+    const at = new Date(Date.parse(clock.now) + 86_400_000).toISOString();
+    expect((await first.control.deauthorize(linked.companyId, linked.connectionId, { at })).applied).toBe(false);
+    // A Link page opened before the restart (its Shopify connection is still to connect, so it carries a nonce).
+    await createConnection(first, apiKey, linked.companyId, "fztf");
+    const page = await (await fetch(`${first.url}/link/company/${linked.companyId}`)).text();
+    const nonce = (/name="nonce" value="([^"]+)"/.exec(page)?.[1] ?? "").replace(/&amp;/g, "&");
+    expect(nonce).not.toBe("");
+    await first.close();
+
+    const second = await startTestSandbox({ dbFile });
+    const connectionPath = `/companies/${linked.companyId}/connections/${linked.connectionId}`;
+    expect((await call(second, { path: connectionPath, apiKey })).json).toMatchObject({ status: "Linked" });
+    await second.control.advanceClock({ days: 1 });
+    expect((await call(second, { path: connectionPath, apiKey })).json).toMatchObject({
+      status: "Deauthorized",
+      dataConnectionErrors: [{ status: "Active", erroredOnUtc: at }],
+    });
+    const posted = await fetch(`${second.url}/link/company/${linked.companyId}/connections/${linked.connectionId}/connect`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ nonce }).toString(),
+      redirect: "manual",
+    });
+    // The nonce made before the restart is still this sandbox's (its secret is kept in the file).
+    expect(posted.status).toBe(303);
+    expect((await call(second, { path: connectionPath, apiKey })).json).toMatchObject({ status: "Linked" });
     await second.close();
   });
 

@@ -1,6 +1,7 @@
 /**
- * The sandbox HTTP server: the service's API, the test controls under /_sandbox, and a small
- * page behind linkUrl. Plain node:http; every response carries `X-Correlation-Id` (a new UUID),
+ * The sandbox HTTP server: the service's API, the test controls under /_sandbox, and the Link
+ * pages under /link (link/link-routes.ts) behind companies' redirect and connections' linkUrl.
+ * Plain node:http; every response carries `X-Correlation-Id` (a new UUID),
  * every API response the three `X-Rate-Limit-*` headers.
  *
  * API request pipeline, in order: latency fault → maintenance (503) → rate limit (429) →
@@ -32,6 +33,7 @@ import { ClientGoneError, discardBody, parseJsonBody, readBody, writeResponse, t
 import { isAccountExpired } from "./domain/limits";
 import { RateLimits } from "./domain/rate-limits";
 import { createRouter, MalformedPathError, type RouteMatch } from "./http/router";
+import { handleLinkRequest, LINK_HEADERS } from "./link/link-routes";
 import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
 import { openStore } from "./store/store";
@@ -65,6 +67,8 @@ export type Sandbox = {
 
 const ADMIN_TOKEN_KEY = "admin_token";
 const DEMO_KEY = "demo_api_key";
+/** Kept across resets (the reset control keeps it), so a Link page open during a reset still posts. */
+const LINK_SECRET_KEY = "link_secret";
 
 const apiRouter = createRouter<ApiContext, ApiResponse | Promise<ApiResponse>>(API_ROUTES);
 
@@ -98,15 +102,6 @@ function matchOrBadPath<C, R>(router: { match(method: string, path: string): Rou
   }
 }
 
-function linkPage(res: ServerResponse, correlationId: string): void {
-  const html =
-    "<!doctype html><title>Service sandbox</title><h1>Service sandbox</h1>" +
-    "<p>The sandbox has no hosted link flow. To (re)authorize a connection, call " +
-    "<code>PUT /companies/{companyId}/connections/{connectionId}/authorization</code> with the platform's credentials.</p>";
-  res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "X-Correlation-Id": correlationId });
-  res.end(html);
-}
-
 /** Normalises a base path to "" or "/segment[/segment…]" without a trailing slash. */
 export function normalizeBasePath(raw: string | undefined): string {
   const trimmed = (raw ?? "").trim().replace(/\/+$/, "");
@@ -128,6 +123,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     store.meta.set(ADMIN_TOKEN_KEY, adminToken);
   }
 
+  let linkSecret = store.meta.get(LINK_SECRET_KEY);
+  if (!linkSecret) {
+    linkSecret = randomBytes(32).toString("base64url");
+    store.meta.set(LINK_SECRET_KEY, linkSecret);
+  }
+
   const app: SandboxApp = {
     store,
     clock,
@@ -140,6 +141,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     }),
     adminToken,
     publicUrl: "",
+    basePath,
+    linkSecret,
     demoApiKey: null,
     log,
   };
@@ -160,7 +163,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const method = req.method ?? "GET";
     const match = routeOrThrow(matchOrBadPath(controlRouter, method, path), { method, path, service: "SandboxControls" });
     const body = parseJsonBody(await readBody(req, "SandboxControls"));
-    return match.handler({ app, now: clock.now(), params: match.params, body, afterReset: ensureDemoClient });
+    const now = clock.now();
+    // What fell due (a scheduled drop, a finished sync) happens before the control acts, as before an API call.
+    settleDue(store, now);
+    return match.handler({ app, now, params: match.params, body, afterReset: ensureDemoClient });
   }
 
   async function handleApi(
@@ -205,8 +211,19 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         if (path !== basePath && !path.startsWith(`${basePath}/`)) throw pathNotFound(path, "PublicApi");
         path = path.slice(basePath.length) || "/";
       }
-      if (path.startsWith("/link/")) {
-        linkPage(res, correlationId);
+      if (path === "/link" || path.startsWith("/link/")) {
+        const page = await handleLinkRequest({ app, req, path, query });
+        const body = req.method === "HEAD" ? "" : page.body;
+        res.writeHead(page.status, {
+          ...LINK_HEADERS,
+          ...page.headers,
+          "X-Correlation-Id": correlationId,
+          Date: headers.Date ?? new Date().toUTCString(),
+          "Content-Type": page.contentType,
+          "Content-Length": String(Buffer.byteLength(page.body)),
+        });
+        res.end(body);
+        discardBody(req);
         return;
       }
       const isControl = path === "/_sandbox" || path.startsWith("/_sandbox/");

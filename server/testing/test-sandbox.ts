@@ -14,7 +14,18 @@ import { createControlClient, type SandboxControl } from "../sandbox/controls/co
 import { createSandbox } from "../sandbox/server";
 
 export { basicAuth, createControlClient, SandboxControlError } from "../sandbox/controls/control-client";
-export type { ClockState, SandboxControl, Tenant, TenantOptions } from "../sandbox/controls/control-client";
+export type {
+  ClockState,
+  ConnectionJson,
+  CredentialKind,
+  DeauthorizeResult,
+  DropReason,
+  IssuedCredentials,
+  LinkResult,
+  SandboxControl,
+  Tenant,
+  TenantOptions,
+} from "../sandbox/controls/control-client";
 
 export type TestSandbox = {
   url: string;

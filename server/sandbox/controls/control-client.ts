@@ -2,7 +2,7 @@
  * A small typed client of the sandbox's test controls (/_sandbox), for Ferry's demo seed, tests
  * and rehearsals. Every call goes over HTTP, exactly as a person would make it.
  */
-import type { PlatformKey } from "../../platforms";
+import type { ConnectionStatus, PlatformKey } from "../../platforms";
 import type { Faults } from "../domain/faults";
 
 /** The limit a sandbox client has until the faults control sets another (requests per second). */
@@ -27,11 +27,85 @@ export type Tenant = {
 
 export type ClockState = { now: string; offsetSeconds: number };
 
+/**
+ * Credentials a tenant's token file might hold, for testing each refusal (the authorization call
+ * then leaves the connection Deauthorized in the platform's words for that case):
+ * - `valid`: good ones; `unknown`: well-formed tokens the platform never issued;
+ * - `malformed`: a truncated token (Shopify: one the service's own check refuses with a 400);
+ * - `otherApp`: tokens issued to another OAuth app (client id mismatch);
+ * - `otherAccount`: the tenant's tokens with another account's identity (not for FreeAgent);
+ * - `rotated`: tokens the customer's old app then refreshed (every earlier token of the tenant retired);
+ * - `exchanged`: a refresh token already exchanged (rotating platforms: FreshBooks, QuickBooks Online, Wave);
+ * - `revoked`: tokens of a grant the end customer then revoked (every token of the tenant retired);
+ * - `expired`: tokens expired beyond refresh (refresh-token platforms only).
+ */
+export type CredentialKind =
+  | "valid"
+  | "unknown"
+  | "malformed"
+  | "otherApp"
+  | "otherAccount"
+  | "rotated"
+  | "exchanged"
+  | "revoked"
+  | "expired";
+
+export type IssuedCredentials = Tenant & { kind: CredentialKind };
+
+/** A connection as the API shows it (the fields tests read; the rest as served). */
+export type ConnectionJson = {
+  id: string;
+  status: ConnectionStatus;
+  platformName: string;
+  integrationKey: PlatformKey;
+  linkUrl: string;
+  dataConnectionErrors?: {
+    statusCode: string;
+    statusText: string;
+    errorMessage: string;
+    erroredOnUtc: string;
+    status: "Active" | "Resolved";
+    resolvedOnUtc?: string;
+  }[];
+  connectionInfo?: Record<string, string>;
+  [field: string]: unknown;
+};
+
+/** The end customer's consent through Link: the connection, now Linked, and the platform account it holds. */
+export type LinkResult = { companyId: string; tenantId: string; connection: ConnectionJson };
+
+/** How a connection loses its authorization: the end customer disconnected the app, or uninstalled it. */
+export type DropReason = "revoked" | "uninstalled";
+
+export type DeauthorizeResult = {
+  companyId: string;
+  connectionId: string;
+  /** When it happens (happened), on the sandbox clock. */
+  at: string;
+  reason: DropReason;
+  /** True when it happened now; false when scheduled for `at` (the connection stays Linked until the clock gets there). */
+  applied: boolean;
+  /** Set when scheduled. */
+  dropId?: string;
+  connection: ConnectionJson;
+};
+
 export type SandboxControl = {
   createClient(params: { plan: "free" | "paid"; createdAt?: string; name?: string }): Promise<{ clientId: string; apiKey: string }>;
   createTenant(platformKey: PlatformKey, options: TenantOptions): Promise<Tenant>;
   /** The customer's old app refreshed: every credential handed out so far stops working. */
   rotate(platformKey: PlatformKey, tenantId: string): Promise<Tenant>;
+  /** Credentials of the tenant of the given kind (see CredentialKind); 400 where the kind does not apply to the platform. */
+  issueCredentials(platformKey: PlatformKey, tenantId: string, kind: CredentialKind): Promise<IssuedCredentials>;
+  /** The end customer connects this connection on the Link page (new tokens for its account; Linked). */
+  link(companyId: string, connectionId: string): Promise<LinkResult>;
+  /** The end customer of a company without a connection picks a platform on the Link page (a new account and a Linked connection). */
+  linkNewConnection(companyId: string, platformKey: PlatformKey): Promise<LinkResult>;
+  /**
+   * The platform drops a Linked connection (its account's tokens revoked): Deauthorized in the
+   * platform's words, now or at `at` (ISO, sandbox clock) when given.
+   */
+  deauthorize(companyId: string, connectionId: string, options?: { at?: string; reason?: DropReason }): Promise<DeauthorizeResult>;
   setFaults(patch: Partial<Omit<Faults, "rateLimitPerSecond">> & { rateLimitPerSecond?: number | null }): Promise<Faults>;
   getFaults(): Promise<Faults>;
   advanceClock(params: { days?: number; seconds?: number }): Promise<ClockState>;
@@ -70,6 +144,13 @@ export function createControlClient(params: { url: string; adminToken: string })
     createTenant: (platformKey, options) => call("POST", `/_sandbox/platforms/${platformKey}/tenants`, options),
     rotate: (platformKey, tenantId) =>
       call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/rotate`),
+    issueCredentials: (platformKey, tenantId, kind) =>
+      call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/credentials`, { kind }),
+    link: (companyId, connectionId) =>
+      call("POST", `/_sandbox/companies/${encodeURIComponent(companyId)}/connections/${encodeURIComponent(connectionId)}/link`),
+    linkNewConnection: (companyId, platformKey) => call("POST", `/_sandbox/companies/${encodeURIComponent(companyId)}/link`, { platformKey }),
+    deauthorize: (companyId, connectionId, options = {}) =>
+      call("POST", `/_sandbox/companies/${encodeURIComponent(companyId)}/connections/${encodeURIComponent(connectionId)}/deauthorize`, options),
     setFaults: (patch) => call("PUT", "/_sandbox/faults", patch),
     getFaults: () => call("GET", "/_sandbox/faults"),
     advanceClock: ({ days, seconds }) =>

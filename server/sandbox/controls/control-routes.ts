@@ -3,9 +3,9 @@
  * `Authorization: Bearer <admin token>`. They work in maintenance mode and are never rate
  * limited, counted against a quota or faulted, so a test can always turn a fault off again.
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { isDataType, MANAGED_PLATFORMS } from "../../platforms";
+import { isDataType, MANAGED_PLATFORM_KEYS, MANAGED_PLATFORMS } from "../../platforms";
 import { createClient } from "../domain/client-accounts";
 import { iso } from "../domain/clock";
 import type { SandboxApp } from "../context";
@@ -14,9 +14,19 @@ import { DEFAULT_FAULTS } from "../domain/faults";
 import type { ApiResponse } from "../http/io";
 import { isAccountExpired } from "../domain/limits";
 import type { Route } from "../http/router";
-import { getProfile, newIdentity, platformOf } from "../simulators/profiles";
-import { issueCustomerCredentials, rotatedRejection, rotateTenantTokens } from "../simulators/tokens";
-import type { TenantRow } from "../store/store";
+import { getProfile, platformOf } from "../simulators/profiles";
+import { createTenant } from "../simulators/tenants";
+import {
+  CREDENTIAL_KINDS,
+  issueCredentialsOfKind,
+  issueCustomerCredentials,
+  rotatedRejection,
+  rotateTenantTokens,
+} from "../simulators/tokens";
+import { connectionView } from "../routes/views";
+import { consentToConnection, consentToNewConnection, type ConsentResult } from "../simulators/consent";
+import { applyDrop, scheduleDrop } from "../simulators/drops";
+import type { CompanyRow, ConnectionRow, TenantRow } from "../store/store";
 
 export type ControlContext = {
   app: SandboxApp;
@@ -29,10 +39,7 @@ export type ControlContext = {
 
 type ControlRoute = Route<ControlContext, ApiResponse>;
 
-/** Default number of records per data type in a new tenant. */
-export const DEFAULT_TENANT_RECORDS = 50;
-/** Default time a tenant's platform takes to process a write. */
-export const DEFAULT_PUSH_DELAY_SECONDS = 1;
+export { DEFAULT_PUSH_DELAY_SECONDS, DEFAULT_TENANT_RECORDS } from "../simulators/tenants";
 
 function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
@@ -92,6 +99,18 @@ const tenantBody = z
   })
   .strict();
 
+const credentialsBody = z.object({ kind: z.enum(CREDENTIAL_KINDS) }).strict();
+
+const linkCompanyBody = z.object({ platformKey: z.enum(MANAGED_PLATFORM_KEYS) }).strict();
+
+const deauthorizeBody = z
+  .object({
+    /** When the platform drops it, on the sandbox clock; absent: now. */
+    at: ISO_DATETIME.optional(),
+    reason: z.enum(["revoked", "uninstalled"]).optional(),
+  })
+  .strict();
+
 const faultsBody = z
   .object({
     maintenance: z.boolean().optional(),
@@ -119,6 +138,35 @@ function requireTenant(ctx: ControlContext): TenantRow {
     throw new ApiError({ status: 404, service: "SandboxControls", error: error.message });
   }
   return tenant;
+}
+
+function controlError(status: number, error: string): ApiError {
+  return new ApiError({ status, service: "SandboxControls", error });
+}
+
+function requireCompanyOf(ctx: ControlContext): CompanyRow {
+  const companyId = controlParam(ctx, "companyId");
+  const company = ctx.app.store.companies.get(companyId);
+  if (!company) throw controlError(404, `No company was found with ID ${companyId}`);
+  return company;
+}
+
+function requireConnectionOf(ctx: ControlContext, company: CompanyRow): ConnectionRow {
+  const connectionId = controlParam(ctx, "connectionId");
+  const connection = ctx.app.store.connections.get(connectionId);
+  if (!connection || connection.companyId !== company.id) {
+    throw controlError(404, `No connection was found with ID ${connectionId} on company ${company.id}`);
+  }
+  return connection;
+}
+
+/** A Link consent's answer: the connection as the API shows it, and the platform account it holds. */
+function linked(ctx: ControlContext, company: CompanyRow, result: ConsentResult, status: number): ApiResponse {
+  if (!result.ok) throw controlError(409, result.conflict);
+  return {
+    status,
+    body: { companyId: company.id, tenantId: result.tenant.id, connection: connectionView(result.connection, ctx.app.publicUrl) },
+  };
 }
 
 function clockView(ctx: ControlContext) {
@@ -159,21 +207,18 @@ export const controlRoutes: readonly ControlRoute[] = [
         });
       }
       const body = parse(tenantBody, ctx.body);
-      const tenant: TenantRow = {
-        id: randomUUID(),
-        platformKey: profile.platform.key,
-        name: body.name,
-        records: body.records ?? DEFAULT_TENANT_RECORDS,
-        identity: newIdentity(profile, body.name),
-        fetchErrorTypes: body.fetchErrorDataTypes ?? [],
-        pushDelayMs: Math.round((body.pushDelaySeconds ?? DEFAULT_PUSH_DELAY_SECONDS) * 1000),
-        generation: 1,
-        createdAt: ctx.now,
-      };
       const { store } = ctx.app;
-      const credentials = store.transaction(() => {
-        store.tenants.insert(tenant);
-        return issueCustomerCredentials({ store, tenant, now: ctx.now });
+      const { tenant, credentials } = store.transaction(() => {
+        const created = createTenant({
+          store,
+          profile,
+          name: body.name,
+          now: ctx.now,
+          records: body.records,
+          fetchErrorTypes: body.fetchErrorDataTypes,
+          pushDelaySeconds: body.pushDelaySeconds,
+        });
+        return { tenant: created, credentials: issueCustomerCredentials({ store, tenant: created, now: ctx.now }) };
       });
       return { status: 201, body: { tenantId: tenant.id, platformKey: tenant.platformKey, credentials } };
     },
@@ -195,6 +240,79 @@ export const controlRoutes: readonly ControlRoute[] = [
         return fresh;
       });
       return { status: 200, body: { tenantId: tenant.id, platformKey: tenant.platformKey, credentials } };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/platforms/:platformKey/tenants/:tenantId/credentials",
+    handler: (ctx) => {
+      const tenant = requireTenant(ctx);
+      const { kind } = parse(credentialsBody, ctx.body);
+      const { store } = ctx.app;
+      const issued = store.transaction(() => issueCredentialsOfKind({ store, tenant, now: ctx.now, kind }));
+      if (!issued.ok) {
+        throw new ApiError({
+          status: 400,
+          service: "SandboxControls",
+          error: `Bad Request: ${issued.problem}`,
+          validation: { errors: [{ itemId: "kind", message: issued.problem, validatorName: "SandboxControls" }], warnings: [] },
+        });
+      }
+      return { status: 201, body: { tenantId: tenant.id, platformKey: tenant.platformKey, kind, credentials: issued.credentials } };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/companies/:companyId/connections/:connectionId/link",
+    handler: (ctx) => {
+      const company = requireCompanyOf(ctx);
+      const connection = requireConnectionOf(ctx, company);
+      const { store } = ctx.app;
+      parse(z.object({}).strict(), ctx.body);
+      return linked(ctx, company, store.transaction(() => consentToConnection({ store, company, connection, now: ctx.now })), 200);
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/companies/:companyId/link",
+    handler: (ctx) => {
+      const company = requireCompanyOf(ctx);
+      const { platformKey } = parse(linkCompanyBody, ctx.body);
+      const { store } = ctx.app;
+      return linked(ctx, company, store.transaction(() => consentToNewConnection({ store, company, platformKey, now: ctx.now })), 201);
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/companies/:companyId/connections/:connectionId/deauthorize",
+    handler: (ctx) => {
+      const company = requireCompanyOf(ctx);
+      const connection = requireConnectionOf(ctx, company);
+      const body = parse(deauthorizeBody, ctx.body);
+      const reason = body.reason ?? "revoked";
+      const at = body.at === undefined ? ctx.now : Date.parse(body.at);
+      if (at < ctx.now) {
+        throw new ApiError({
+          status: 400,
+          service: "SandboxControls",
+          error: "Bad Request: at is in the past.",
+          validation: {
+            errors: [{ itemId: "at", message: `at (${iso(at)}) is before the sandbox's now (${iso(ctx.now)}): a drop cannot happen in the past.`, validatorName: "SandboxControls" }],
+            warnings: [],
+          },
+        });
+      }
+      if (connection.status !== "Linked") {
+        throw controlError(409, `Connection ${connection.id} is ${connection.status}; only a Linked connection can lose its authorization.`);
+      }
+      const { store } = ctx.app;
+      const base = { companyId: company.id, connectionId: connection.id, at: iso(at), reason };
+      if (at === ctx.now) {
+        const dropped = store.transaction(() => applyDrop({ store, connection, at, reason }));
+        return { status: 200, body: { ...base, applied: true, connection: connectionView(dropped, ctx.app.publicUrl) } };
+      }
+      const drop = store.transaction(() => scheduleDrop({ store, connection, at, reason, now: ctx.now }));
+      return { status: 202, body: { ...base, applied: false, dropId: drop.id, connection: connectionView(connection, ctx.app.publicUrl) } };
     },
   },
   { method: "GET", pattern: "/_sandbox/faults", handler: (ctx) => ({ status: 200, body: faultsView(ctx) }) },
@@ -229,7 +347,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     method: "POST",
     pattern: "/_sandbox/reset",
     handler: (ctx) => {
-      ctx.app.store.wipe(["admin_token", "demo_api_key"]);
+      ctx.app.store.wipe(["admin_token", "demo_api_key", "link_secret"]);
       ctx.app.clock.reset();
       ctx.app.faults.reset();
       ctx.app.rateLimits.clear();
@@ -267,6 +385,14 @@ export const controlRoutes: readonly ControlRoute[] = [
             pushDelaySeconds: t.pushDelayMs / 1000,
             generation: t.generation,
             createdAt: iso(t.createdAt),
+          })),
+          drops: ctx.app.store.drops.list().map((d) => ({
+            dropId: d.id,
+            companyId: d.companyId,
+            connectionId: d.connectionId,
+            at: iso(d.at),
+            reason: d.reason,
+            applied: d.appliedAt !== null,
           })),
         },
       };

@@ -5,35 +5,30 @@
  */
 import { randomUUID } from "node:crypto";
 import { checkCredentials, isManagedPlatformKey, MANAGED_PLATFORMS, type ManagedPlatform } from "../../platforms";
+import { accountingSlotConflict } from "../domain/accounting-slot";
 import { iso } from "../domain/clock";
 import { param, requireCompany, requireConnection, type ApiContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { isPlainObject, type ApiResponse } from "../http/io";
 import { listPage, type ListSpec } from "../http/query";
-import { getProfile, platformOf, requireProfile } from "../simulators/profiles";
+import { getProfile, platformOf } from "../simulators/profiles";
+import { identityInfo, resolveErrors } from "../simulators/consent";
 import { acceptMigratedCredentials } from "../simulators/tokens";
-import type { CompanyRow, ConnectionErrorEntry, ConnectionRow } from "../store/store";
+import type { CompanyRow, ConnectionRow } from "../store/store";
 import { connectionView } from "./views";
 import type { ApiRoute } from "./types";
 
 const SIMULATED = MANAGED_PLATFORMS.map((p) => `${p.key} (${p.name})`).join(", ");
 
-/**
- * The accounting rule: one active (not Unlinked) accounting connection per company. A second one
- * answers 409, naming the connection in the way (our choice; the reference leaves it open).
- */
+/** The accounting rule (domain/accounting-slot.ts): a second active accounting connection answers 409. */
 function assertAccountingSlotFree(params: { ctx: ApiContext; company: CompanyRow; platform: ManagedPlatform; except?: string }): void {
-  if (params.platform.sourceType !== "Accounting") return;
-  const active = params.ctx.app.store.connections
-    .listByCompany(params.company.id)
-    .find(
-      (c) =>
-        c.id !== params.except && c.status !== "Unlinked" && requireProfile(c.platformKey).platform.sourceType === "Accounting",
-    );
-  if (!active) return;
-  throw conflict(
-    `DataConnectionValidationException: Company ${params.company.id} already has an active accounting connection (${active.id}, ${requireProfile(active.platformKey).platform.name}, ${active.status}). A company may hold one accounting connection; unlink or delete it first.`,
-  );
+  const problem = accountingSlotConflict({
+    store: params.ctx.app.store,
+    companyId: params.company.id,
+    platform: params.platform,
+    except: params.except,
+  });
+  if (problem) throw conflict(problem);
 }
 
 function create(ctx: ApiContext): ApiResponse {
@@ -61,6 +56,7 @@ function create(ctx: ApiContext): ApiResponse {
     lastSync: null,
     authorizedAt: null,
     tenantId: null,
+    accountTenantId: null,
     accessToken: null,
     refreshToken: null,
     connectionInfo: null,
@@ -133,10 +129,6 @@ function remove(ctx: ApiContext): ApiResponse {
   return { status: 200 };
 }
 
-function resolveErrors(errors: readonly ConnectionErrorEntry[], now: number): ConnectionErrorEntry[] {
-  return errors.map((e) => (e.status === "Active" ? { ...e, status: "Resolved", resolvedOnUtc: iso(now) } : e));
-}
-
 function authorize(ctx: ApiContext): ApiResponse {
   const company = requireCompany(ctx);
   const connection = requireConnection(ctx, company);
@@ -161,19 +153,15 @@ function authorize(ctx: ApiContext): ApiResponse {
     const result = acceptMigratedCredentials({ store, platform, credentials: check.credentials, connection, now: ctx.now });
     let updated: ConnectionRow;
     if (result.ok) {
-      const info: Record<string, string> = {};
-      for (const field of requireProfile(platform.key).identityFields) {
-        const value = result.tenant.identity[field.name];
-        if (value !== undefined) info[field.name] = value;
-      }
       updated = {
         ...connection,
         status: "Linked",
         authorizedAt: ctx.now,
         tenantId: result.tenant.id,
+        accountTenantId: result.tenant.id,
         accessToken: result.accessToken,
         refreshToken: result.refreshToken,
-        connectionInfo: info,
+        connectionInfo: identityInfo(result.tenant),
         errors: resolveErrors(connection.errors, ctx.now),
       };
     } else {
@@ -182,6 +170,7 @@ function authorize(ctx: ApiContext): ApiResponse {
         status: "Deauthorized",
         authorizedAt: ctx.now,
         tenantId: null,
+        accountTenantId: result.accountTenantId ?? connection.accountTenantId,
         accessToken: null,
         refreshToken: null,
         errors: [
@@ -211,7 +200,7 @@ function integrationView(key: string, ctx: ApiContext): Record<string, unknown> 
   if (!profile) return null;
   return {
     key: profile.platform.key,
-    logoUrl: `${ctx.app.publicUrl}/link/logos/${profile.platform.key}.png`,
+    logoUrl: `${ctx.app.publicUrl}/link/logos/${profile.platform.key}.svg`,
     name: profile.platform.name,
     enabled: true,
     sourceId: profile.sourceId,

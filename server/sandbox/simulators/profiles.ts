@@ -120,6 +120,16 @@ export function newToken(platform: ManagedPlatform, kind: "access" | "refresh"):
   return `${platform.key}.${kind === "access" ? "at" : "rt"}.${randomBytes(18).toString("base64url")}`;
 }
 
+/**
+ * True when `token` has the shape of a token the platform issues (as `newToken` makes them); a
+ * platform answers a token of another shape as malformed rather than unknown. Shopify's shape is
+ * its credential field's pattern, which the service checks before the platform sees the token.
+ */
+export function hasTokenShape(platform: ManagedPlatform, token: string): boolean {
+  if (platform.key === "fztf") return /^shp(at|ca)_[A-Za-z0-9]{8,64}$/.test(token);
+  return new RegExp(`^${platform.key}\\.(at|rt)\\.[A-Za-z0-9_-]{24}$`).test(token);
+}
+
 /** The managed platform of a key already validated elsewhere. */
 export function platformOf(key: string): ManagedPlatform {
   const platform = getManagedPlatform(key);

@@ -1,11 +1,13 @@
 /**
- * Applies the side effects of operations that ended: a Complete sync sets the connection's
- * lastSync; an AuthError sync or a write refused for credentials marks the connection
- * Deauthorized. Runs at the start of every API request for everything due by then, so the effects
- * appear in order, at the sandbox time they happened, whatever the clock did in between.
+ * Applies what fell due: scheduled drops first (they end the syncs running across them), then
+ * the side effects of operations that ended: a Complete sync sets the connection's lastSync; an
+ * AuthError sync or a write refused for credentials marks the connection Deauthorized. Runs at
+ * the start of every API request, Link page and control for everything due by then, so the
+ * effects appear in order, at the sandbox time they happened, whatever the clock did in between.
  */
 import { iso } from "../domain/clock";
 import type { ConnectionRow, Store } from "../store/store";
+import { settleDrops } from "./drops";
 
 function deauthorize(params: { connection: ConnectionRow; at: number; requestedAt: number; message: string }): ConnectionRow | null {
   const { connection } = params;
@@ -27,8 +29,9 @@ function deauthorize(params: { connection: ConnectionRow; at: number; requestedA
   };
 }
 
-/** Settles every pull and push operation that ended by sandbox time `now`. */
+/** Settles every drop, pull and push operation due by sandbox time `now`. */
 export function settleDue(store: Store, now: number): void {
+  if (store.drops.due(now).length > 0) store.transaction(() => settleDrops(store, now));
   const pulls = store.pulls.due(now);
   const pushes = store.pushes.due(now);
   if (pulls.length === 0 && pushes.length === 0) return;

@@ -1,26 +1,22 @@
 /**
  * The simulated platforms' OAuth side: which tokens each tenant has issued and which are still
- * good. The platform accepts only unretired tokens presented with the tenant's own identity
- * values. Refreshing issues a new access token and, where the platform rotates refresh tokens,
- * a new refresh token that retires the one presented. Rotation by the customer's old app retires
- * everything handed out so far.
+ * good. The platform accepts only unretired, unexpired tokens it issued to the service's app,
+ * presented with the tenant's own identity values. Refreshing issues a new access token and, where
+ * the platform rotates refresh tokens, a new refresh token that retires the one presented.
+ * Rotation by the customer's old app retires everything handed out so far; so does the end
+ * customer's revocation (a drop). Each refusal is worded as the platform words that case
+ * (token-refusals.ts).
  *
  * All functions are synchronous: callers run them inside a store transaction.
  */
+import { randomUUID } from "node:crypto";
 import type { ManagedPlatform } from "../../platforms";
 import { iso } from "../domain/clock";
-import type { ConnectionRow, Store, TenantRow, TokenRow } from "../store/store";
-import { newToken, requireProfile } from "./profiles";
+import type { ConnectionRow, DropReason, Store, TenantRow, TokenRow } from "../store/store";
+import { hasTokenShape, newIdentity, newToken, requireProfile } from "./profiles";
+import { platformRefusal, RETIRED, retiredRefusal, type PlatformRejection } from "./token-refusals";
 
-/** How the platform refused credentials; becomes a `dataConnectionErrors` item. */
-export type PlatformRejection = {
-  statusCode: string;
-  statusText: string;
-  errorMessage: string;
-};
-
-const ROTATED_REASON = "rotated";
-const EXCHANGED_REASON = "exchanged";
+export type { PlatformRejection } from "./token-refusals";
 
 type Issued = { accessToken: string; refreshToken: string | null; accessExpiresAt: number | null };
 
@@ -31,10 +27,16 @@ function issue(params: {
   holder: TokenRow["holder"];
   now: number;
   withRefresh: boolean;
+  /** Issued to another OAuth app than the service's (a test control's refused credentials). */
+  foreignApp?: boolean;
+  /** Already expired beyond refresh (a test control's refused credentials). */
+  expired?: boolean;
 }): Issued {
   const { store, platform, now } = params;
   const lifetime = platform.accessTokenLifetimeSeconds;
-  const accessExpiresAt = lifetime === null ? null : now + lifetime * 1000;
+  const foreignApp = params.foreignApp ? 1 : 0;
+  let accessExpiresAt = lifetime === null ? null : now + lifetime * 1000;
+  if (params.expired) accessExpiresAt = now - 1000;
   const accessToken = newToken(platform, "access");
   store.tokens.insert({
     token: accessToken,
@@ -43,6 +45,7 @@ function issue(params: {
     holder: params.holder,
     issuedAt: now,
     expiresAt: accessExpiresAt,
+    foreignApp,
   });
   let refreshToken: string | null = null;
   if (params.withRefresh) {
@@ -53,10 +56,32 @@ function issue(params: {
       kind: "refresh",
       holder: params.holder,
       issuedAt: now,
-      expiresAt: null,
+      expiresAt: params.expired ? now - 1000 : null,
+      foreignApp,
     });
   }
   return { accessToken, refreshToken, accessExpiresAt };
+}
+
+/** The authorization body for `issued` tokens: the platform's credential fields, in their defined order. */
+function credentialsBody(params: {
+  platform: ManagedPlatform;
+  identity: Record<string, string>;
+  issued: Issued;
+}): Record<string, string> {
+  const { platform, issued } = params;
+  const credentials: Record<string, string> = {};
+  for (const field of platform.credentialFields) {
+    if (field.name === "accessToken") credentials.accessToken = issued.accessToken;
+    else if (field.name === "refreshToken" && issued.refreshToken) credentials.refreshToken = issued.refreshToken;
+    else if (field.name === "expiresAt" && issued.accessExpiresAt !== null) {
+      credentials.expiresAt = iso(issued.accessExpiresAt);
+    } else {
+      const value = params.identity[field.name];
+      if (value !== undefined) credentials[field.name] = value;
+    }
+  }
+  return credentials;
 }
 
 /**
@@ -73,49 +98,124 @@ export function issueCustomerCredentials(params: { store: Store; tenant: TenantR
     now: params.now,
     withRefresh: platform.hasRefreshToken,
   });
-  const credentials: Record<string, string> = {};
-  for (const field of platform.credentialFields) {
-    if (field.name === "accessToken") credentials.accessToken = issued.accessToken;
-    else if (field.name === "refreshToken" && issued.refreshToken) credentials.refreshToken = issued.refreshToken;
-    else if (field.name === "expiresAt" && issued.accessExpiresAt !== null) {
-      credentials.expiresAt = iso(issued.accessExpiresAt);
-    } else {
-      const value = params.tenant.identity[field.name];
-      if (value !== undefined) credentials[field.name] = value;
+  return credentialsBody({ platform, identity: params.tenant.identity, issued });
+}
+
+/** Kinds of credentials the test control hands out; all but `valid` are refused, each in its own words. */
+export const CREDENTIAL_KINDS = [
+  "valid",
+  "unknown",
+  "malformed",
+  "otherApp",
+  "otherAccount",
+  "rotated",
+  "exchanged",
+  "revoked",
+  "expired",
+] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+export type IssuedCredentials = { ok: true; credentials: Record<string, string> } | { ok: false; problem: string };
+
+/**
+ * Credentials of the tenant as a token file might hold them, for tests of each refusal:
+ * `unknown` — well-formed tokens the platform never issued; `malformed` — a truncated token (for
+ * Shopify, one the service's own check refuses); `otherApp` — tokens issued to another OAuth app;
+ * `otherAccount` — the tenant's tokens with another account's identity values; `rotated` — tokens
+ * the customer's old app then refreshed (every earlier token retired, as the rotate control does);
+ * `exchanged` — a refresh token the service already exchanged (rotating platforms only);
+ * `revoked` — tokens of a grant the end customer then revoked (every token of the tenant retired);
+ * `expired` — tokens expired beyond refresh (refresh-token platforms only).
+ */
+export function issueCredentialsOfKind(params: { store: Store; tenant: TenantRow; now: number; kind: CredentialKind }): IssuedCredentials {
+  const { store, tenant, now, kind } = params;
+  const profile = requireProfile(tenant.platformKey);
+  const { platform } = profile;
+  const base = { store, platform, tenantId: tenant.id, holder: "customer" as const, now, withRefresh: platform.hasRefreshToken };
+  const body = (issued: Issued, identity = tenant.identity) => ({ ok: true as const, credentials: credentialsBody({ platform, identity, issued }) });
+  switch (kind) {
+    case "valid":
+      return body(issue(base));
+    case "unknown":
+      return body({
+        accessToken: newToken(platform, "access"),
+        refreshToken: platform.hasRefreshToken ? newToken(platform, "refresh") : null,
+        accessExpiresAt: platform.accessTokenLifetimeSeconds === null ? null : now + platform.accessTokenLifetimeSeconds * 1000,
+      });
+    case "malformed": {
+      const real = issue(base);
+      const cut = (token: string) => token.slice(0, Math.max(8, token.length - 12));
+      return body(
+        platform.hasRefreshToken
+          ? { ...real, refreshToken: real.refreshToken && cut(real.refreshToken) }
+          : { ...real, accessToken: `shpat_${real.accessToken.slice(6, 10)}` },
+      );
+    }
+    case "otherApp":
+      return body(issue({ ...base, foreignApp: true }));
+    case "otherAccount": {
+      if (profile.identityFields.length === 0) {
+        return { ok: false, problem: `${platform.name} credentials name no account (no identity field), so they cannot name another one.` };
+      }
+      return body(issue(base), { ...tenant.identity, ...newIdentity(profile, `${tenant.name} elsewhere`) });
+    }
+    case "rotated": {
+      const handedOver = issue(base);
+      rotateTenantTokens({ store, tenant, now });
+      return body(handedOver);
+    }
+    case "exchanged": {
+      if (!platform.refreshTokenRotates) {
+        return { ok: false, problem: `${platform.name} does not rotate refresh tokens: a refresh token stays usable after an exchange.` };
+      }
+      const handedOver = issue(base);
+      if (handedOver.refreshToken) {
+        store.tokens.retire({ token: handedOver.refreshToken, at: now, reason: RETIRED.exchanged, consumedBy: `another-connection-${randomUUID()}` });
+      }
+      return body(handedOver);
+    }
+    case "revoked": {
+      const handedOver = issue(base);
+      revokeTenantTokens({ store, tenantId: tenant.id, at: now, reason: "revoked" });
+      return body(handedOver);
+    }
+    case "expired":
+      if (!platform.hasRefreshToken) {
+        return { ok: false, problem: `${platform.name} access tokens do not expire, so they cannot be expired beyond refresh.` };
+      }
+      return body(issue({ ...base, expired: true }));
+    default: {
+      const never: never = kind;
+      return never;
     }
   }
-  return credentials;
+}
+
+/** New tokens held by the service for the tenant, as after a successful authorization (the Link flow's consent). */
+export function issueServiceTokens(params: { store: Store; tenant: TenantRow; now: number }): { accessToken: string; refreshToken: string | null } {
+  const { platform } = requireProfile(params.tenant.platformKey);
+  const issued = issue({
+    store: params.store,
+    platform,
+    tenantId: params.tenant.id,
+    holder: "service",
+    now: params.now,
+    withRefresh: platform.hasRefreshToken,
+  });
+  return { accessToken: issued.accessToken, refreshToken: issued.refreshToken };
+}
+
+/** The end customer disconnected or uninstalled the app: the platform retires every live token of the tenant. */
+export function revokeTenantTokens(params: { store: Store; tenantId: string; at: number; reason: DropReason }): void {
+  params.store.tokens.retireAllForTenant({ tenantId: params.tenantId, at: params.at, reason: RETIRED[params.reason] });
 }
 
 function isLive(token: TokenRow): boolean {
   return token.retiredAt === null;
 }
 
-function reauthorize(platform: ManagedPlatform, detail: string): string {
-  return `${platform.name} rejected the credentials: ${detail} Reauthorization is required.`;
-}
-
-function refreshRejection(platform: ManagedPlatform, retiredReason: string | null): PlatformRejection {
-  let detail = "invalid_grant: the refresh token is not one this platform issued.";
-  if (retiredReason === ROTATED_REASON) {
-    detail =
-      "invalid_grant: the refresh token was already used. The customer's own application refreshed the tokens after they were handed over, which retired every earlier token.";
-  } else if (retiredReason === EXCHANGED_REASON) {
-    detail = "invalid_grant: the refresh token was already exchanged for new tokens and cannot be used again.";
-  }
-  return { statusCode: "400", statusText: "Bad Request", errorMessage: reauthorize(platform, detail) };
-}
-
-function accessRejection(platform: ManagedPlatform, retiredReason: string | null): PlatformRejection {
-  const revoked = retiredReason === ROTATED_REASON ? " The token was revoked when the customer's own application replaced it." : "";
-  return {
-    statusCode: "401",
-    statusText: "Unauthorized",
-    errorMessage: reauthorize(
-      platform,
-      `[API] Invalid API key or access token (unrecognized login or wrong password).${revoked}`,
-    ),
-  };
+function isExpired(token: TokenRow, now: number): boolean {
+  return token.expiresAt !== null && token.expiresAt <= now;
 }
 
 /** The service's refresh: a new access token, and a new refresh token where the platform rotates. */
@@ -142,7 +242,7 @@ function serviceRefresh(params: {
   store.tokens.retire({
     token: params.refreshToken,
     at: params.now,
-    reason: EXCHANGED_REASON,
+    reason: RETIRED.exchanged,
     consumedBy: params.connectionId,
   });
   return { accessToken: issued.accessToken, refreshToken: issued.refreshToken };
@@ -150,12 +250,35 @@ function serviceRefresh(params: {
 
 export type MigrationResult =
   | { ok: true; tenant: TenantRow; accessToken: string; refreshToken: string | null }
-  | { ok: false; rejection: PlatformRejection };
+  | {
+      ok: false;
+      rejection: PlatformRejection;
+      /** The account the company's end customer holds, when the refused credentials tell it (for the Link flow). */
+      accountTenantId: string | null;
+    };
+
+/**
+ * The account refused credentials point at: the tenant the row's identity values name (realmId,
+ * shopDomain, ...), else the tenant whose token was presented. The company's row is the
+ * customer's word on whose company it is, so its identity wins over a token of another account.
+ */
+function accountOf(params: { store: Store; platform: ManagedPlatform; credentials: Record<string, string>; token: TokenRow | undefined }): string | null {
+  const { store, platform, credentials } = params;
+  for (const field of requireProfile(platform.key).identityFields) {
+    const value = credentials[field.name];
+    if (value === undefined || field.identity !== true) continue;
+    const named = store.tenants.findByIdentity({ platformKey: platform.key, name: field.name, value });
+    if (named) return named.id;
+  }
+  const owner = params.token && store.tenants.get(params.token.tenantId);
+  return owner && owner.platformKey === platform.key ? owner.id : null;
+}
 
 /**
  * What the platform says to credentials migrated into a connection (already well formed).
  * On success the service holds its own tokens: for refresh-token platforms it refreshes at once,
- * which is how it proves the tokens work.
+ * which is how it proves the tokens work. Checked in the order a platform meets them: is the
+ * token its own and well formed, issued to this app, for the account named, still live.
  */
 export function acceptMigratedCredentials(params: {
   store: Store;
@@ -164,50 +287,41 @@ export function acceptMigratedCredentials(params: {
   connection: ConnectionRow;
   now: number;
 }): MigrationResult {
-  const { store, platform, credentials, connection } = params;
+  const { store, platform, credentials, connection, now } = params;
   const presented = platform.hasRefreshToken ? credentials.refreshToken : credentials.accessToken;
   const token = presented === undefined ? undefined : store.tokens.get(presented);
+  const refuse = (rejection: PlatformRejection): MigrationResult => ({
+    ok: false,
+    rejection,
+    accountTenantId: accountOf({ store, platform, credentials, token }),
+  });
+
   const tenant = token && store.tenants.get(token.tenantId);
-  const rejectUnknown = () =>
-    platform.hasRefreshToken ? refreshRejection(platform, null) : accessRejection(platform, null);
-  if (!token || !tenant || tenant.platformKey !== platform.key || (platform.hasRefreshToken && token.kind !== "refresh")) {
-    return { ok: false, rejection: rejectUnknown() };
+  if (!token || !tenant || tenant.platformKey !== platform.key) {
+    const wellFormed = presented !== undefined && (token !== undefined || hasTokenShape(platform, presented));
+    return refuse(platformRefusal(platform, wellFormed ? { kind: "unknown" } : { kind: "malformed" }));
   }
+  if (platform.hasRefreshToken && token.kind !== "refresh") {
+    return refuse(platformRefusal(platform, { kind: "malformed", detail: "it is an access token, not a refresh token" }));
+  }
+  if (token.foreignApp) return refuse(platformRefusal(platform, { kind: "otherApp" }));
 
   const profile = requireProfile(platform.key);
   for (const field of profile.identityFields) {
     const given = credentials[field.name];
     if (given !== undefined && given !== tenant.identity[field.name]) {
-      return {
-        ok: false,
-        rejection: {
-          statusCode: "403",
-          statusText: "Forbidden",
-          errorMessage: reauthorize(
-            platform,
-            `the tokens belong to another ${field.label.toLowerCase()} than ${field.name} ${given}.`,
-          ),
-        },
-      };
+      return refuse(platformRefusal(platform, { kind: "otherAccount", field, value: given }));
     }
   }
 
   if (platform.hasRefreshToken && credentials.accessToken) {
     const access = store.tokens.get(credentials.accessToken);
-    if (access && access.tenantId !== tenant.id) {
-      return {
-        ok: false,
-        rejection: {
-          statusCode: "403",
-          statusText: "Forbidden",
-          errorMessage: reauthorize(platform, "the access token and the refresh token belong to different accounts."),
-        },
-      };
-    }
+    if (access && access.tenantId !== tenant.id) return refuse(platformRefusal(platform, { kind: "mixedAccounts" }));
   }
 
   if (!platform.hasRefreshToken) {
-    if (!isLive(token)) return { ok: false, rejection: accessRejection(platform, token.retiredReason) };
+    if (!isLive(token)) return refuse(platformRefusal(platform, retiredRefusal(token.retiredReason)));
+    if (isExpired(token, now)) return refuse(platformRefusal(platform, { kind: "expired" }));
     return { ok: true, tenant, accessToken: token.token, refreshToken: null };
   }
 
@@ -218,8 +332,9 @@ export function acceptMigratedCredentials(params: {
     if (token.consumedBy === connection.id && connection.tenantId === tenant.id && held && isLive(held) && connection.accessToken) {
       return { ok: true, tenant, accessToken: connection.accessToken, refreshToken: held.token };
     }
-    return { ok: false, rejection: refreshRejection(platform, token.retiredReason) };
+    return refuse(platformRefusal(platform, retiredRefusal(token.retiredReason)));
   }
+  if (isExpired(token, now)) return refuse(platformRefusal(platform, { kind: "expired" }));
 
   const refreshed = serviceRefresh({
     store,
@@ -227,7 +342,7 @@ export function acceptMigratedCredentials(params: {
     tenantId: tenant.id,
     refreshToken: token.token,
     connectionId: connection.id,
-    now: params.now,
+    now,
   });
   return { ok: true, tenant, ...refreshed };
 }
@@ -246,15 +361,21 @@ export function ensureServiceAccess(params: {
 }): ServiceAccess {
   const { store, platform, connection, now } = params;
   if (!connection.tenantId || !connection.accessToken) {
-    return { ok: false, rejection: accessRejection(platform, null) };
+    return { ok: false, rejection: platformRefusal(platform, { kind: "unknown" }) };
   }
   const access = store.tokens.get(connection.accessToken);
-  const accessGood = access !== undefined && isLive(access) && (access.expiresAt === null || access.expiresAt > now);
+  const accessGood = access !== undefined && isLive(access) && !isExpired(access, now);
   if (accessGood) return { ok: true, connection };
-  if (!platform.hasRefreshToken) return { ok: false, rejection: accessRejection(platform, access?.retiredReason ?? null) };
+  if (!platform.hasRefreshToken) {
+    if (access && isLive(access)) return { ok: false, rejection: platformRefusal(platform, { kind: "expired" }) };
+    return { ok: false, rejection: platformRefusal(platform, retiredRefusal(access?.retiredReason ?? null)) };
+  }
 
   const refresh = connection.refreshToken ? store.tokens.get(connection.refreshToken) : undefined;
-  if (!refresh || !isLive(refresh)) return { ok: false, rejection: refreshRejection(platform, refresh?.retiredReason ?? null) };
+  if (!refresh || !isLive(refresh)) {
+    return { ok: false, rejection: platformRefusal(platform, retiredRefusal(refresh?.retiredReason ?? null)) };
+  }
+  if (isExpired(refresh, now)) return { ok: false, rejection: platformRefusal(platform, { kind: "expired" }) };
   const refreshed = serviceRefresh({
     store,
     platform,
@@ -268,14 +389,12 @@ export function ensureServiceAccess(params: {
 
 /** The customer's old app refreshed: every token handed out so far is retired; new ones issued. */
 export function rotateTenantTokens(params: { store: Store; tenant: TenantRow; now: number }): Record<string, string> {
-  params.store.tokens.retireAllForTenant({ tenantId: params.tenant.id, at: params.now, reason: ROTATED_REASON });
+  params.store.tokens.retireAllForTenant({ tenantId: params.tenant.id, at: params.now, reason: RETIRED.rotated });
   params.store.tenants.bumpGeneration(params.tenant.id);
   return issueCustomerCredentials(params);
 }
 
 /** The rejection the service meets with a connection's current tokens (for operations replanned after a rotation). */
 export function rotatedRejection(platform: ManagedPlatform): PlatformRejection {
-  return platform.hasRefreshToken
-    ? refreshRejection(platform, ROTATED_REASON)
-    : accessRejection(platform, ROTATED_REASON);
+  return platformRefusal(platform, { kind: "alreadyUsed" });
 }

@@ -21,6 +21,12 @@ export type ConnectionRow = {
   lastSync: number | null;
   authorizedAt: number | null;
   tenantId: string | null;
+  /**
+   * The platform account (tenant) the connection's end customer holds, as far as the service
+   * knows: set by every authorization that could tell, even a refused one. The Link flow
+   * reconnects this account.
+   */
+  accountTenantId: string | null;
   accessToken: string | null;
   refreshToken: string | null;
   connectionInfo: Record<string, string> | null;
@@ -30,7 +36,7 @@ export type ConnectionRow = {
 type RawConnection = Omit<ConnectionRow, "connectionInfo" | "errors"> & { connectionInfo: string | null; errors: string };
 
 const COLUMNS = `id, company_id AS companyId, platform_key AS platformKey, status, created_at AS createdAt,
-  last_sync AS lastSync, authorized_at AS authorizedAt, tenant_id AS tenantId, access_token AS accessToken,
+  last_sync AS lastSync, authorized_at AS authorizedAt, tenant_id AS tenantId, account_tenant_id AS accountTenantId, access_token AS accessToken,
   refresh_token AS refreshToken, connection_info AS connectionInfo, errors`;
 
 function toRow(raw: RawConnection): ConnectionRow {
@@ -55,7 +61,7 @@ export function createConnectionsTable(db: Database.Database) {
     byTenant: db.prepare<{ tenantId: string }, RawConnection>(`SELECT ${COLUMNS} FROM connections WHERE tenant_id = @tenantId`),
     save: db.prepare<Omit<RawConnection, "companyId" | "platformKey" | "createdAt">>(
       `UPDATE connections SET status = @status, last_sync = @lastSync, authorized_at = @authorizedAt,
-        tenant_id = @tenantId, access_token = @accessToken, refresh_token = @refreshToken,
+        tenant_id = @tenantId, account_tenant_id = @accountTenantId, access_token = @accessToken, refresh_token = @refreshToken,
         connection_info = @connectionInfo, errors = @errors
        WHERE id = @id`,
     ),
@@ -82,6 +88,7 @@ export function createConnectionsTable(db: Database.Database) {
         lastSync: row.lastSync,
         authorizedAt: row.authorizedAt,
         tenantId: row.tenantId,
+        accountTenantId: row.accountTenantId,
         accessToken: row.accessToken,
         refreshToken: row.refreshToken,
         connectionInfo: row.connectionInfo === null ? null : JSON.stringify(row.connectionInfo),

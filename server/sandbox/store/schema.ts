@@ -143,6 +143,29 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX connections_linked ON connections (company_id) WHERE status = 'Linked';
   `,
+  `
+  -- Tokens a platform issued to another OAuth app than the one the service presents them with
+  -- (a test control makes them): the platform refuses them with its client-mismatch answer.
+  ALTER TABLE tokens ADD COLUMN foreign_app INTEGER NOT NULL DEFAULT 0;
+
+  -- The platform account the connection's end customer holds, as far as the service knows it
+  -- (from the last authorization, even a refused one): the account the Link flow reconnects.
+  ALTER TABLE connections ADD COLUMN account_tenant_id TEXT;
+
+  -- Losses of authorization at the platform (tokens revoked, app uninstalled), applied at their
+  -- sandbox time when the sandbox next settles what fell due, so a scheduled one follows the clock.
+  CREATE TABLE connection_drops (
+    id TEXT PRIMARY KEY,
+    connection_id TEXT NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+    company_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    reason TEXT NOT NULL CHECK (reason IN ('revoked', 'uninstalled')),
+    created_at INTEGER NOT NULL,
+    applied_at INTEGER
+  );
+  CREATE INDEX connection_drops_due ON connection_drops (at) WHERE applied_at IS NULL;
+  CREATE INDEX connection_drops_connection ON connection_drops (connection_id);
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */
@@ -167,6 +190,7 @@ export function migrate(db: Database.Database): void {
 /** Tables emptied by the reset control (meta is handled separately: some keys survive a reset). */
 export const DATA_TABLES = [
   "quota_usage",
+  "connection_drops",
   "push_operations",
   "pull_operations",
   "connections",

@@ -9,6 +9,7 @@ import { createApiKeysTable } from "./api-keys-table";
 import { createClientsTable } from "./clients-table";
 import { createCompaniesTable } from "./companies-table";
 import { createConnectionsTable } from "./connections-table";
+import { createDropsTable } from "./drops-table";
 import { createMetaTable } from "./meta-table";
 import { createPullsTable } from "./pulls-table";
 import { createPushesTable } from "./pushes-table";
@@ -22,6 +23,7 @@ export type { ApiKeyRow, ApiKeyWithClient } from "./api-keys-table";
 export type { ClientRow, ClientWithCounts, Plan } from "./clients-table";
 export type { CompanyRow } from "./companies-table";
 export type { ConnectionErrorEntry, ConnectionRow } from "./connections-table";
+export type { DropReason, DropRow } from "./drops-table";
 export type { PullOutcome, PullRow } from "./pulls-table";
 export type { PushOutcome, PushRow, PushValidation } from "./pushes-table";
 export type { SyncSettingsOwner, SyncSettingsRow } from "./sync-settings-table";
@@ -106,6 +108,7 @@ export function openStore(file: string) {
     tokens: createTokensTable(db),
     pulls,
     pushes,
+    drops: createDropsTable(db),
     syncSettings,
     quotaUsage: createQuotaUsageTable(db),
     wipe,

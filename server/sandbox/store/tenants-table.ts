@@ -38,6 +38,10 @@ export function createTenantsTable(db: Database.Database) {
     get: db.prepare<{ id: string }, RawTenant>(`SELECT ${COLUMNS} FROM tenants WHERE id = @id`),
     list: db.prepare<[], RawTenant>(`SELECT ${COLUMNS} FROM tenants ORDER BY created_at, rowid`),
     bumpGeneration: db.prepare<{ id: string }>("UPDATE tenants SET generation = generation + 1 WHERE id = @id"),
+    byIdentity: db.prepare<{ platformKey: string; path: string; value: string }, RawTenant>(
+      `SELECT ${COLUMNS} FROM tenants WHERE platform_key = @platformKey AND json_extract(identity, @path) = @value
+       ORDER BY created_at, rowid LIMIT 1`,
+    ),
   };
   return {
     insert: (row: Omit<TenantRow, "generation">): void => {
@@ -59,6 +63,12 @@ export function createTenantsTable(db: Database.Database) {
     list: (): TenantRow[] => s.list.all().map(toRow),
     bumpGeneration: (id: string): void => {
       s.bumpGeneration.run({ id });
+    },
+    /** The platform's tenant whose identity field `name` holds `value` (e.g. realmId), if any. */
+    findByIdentity: (params: { platformKey: PlatformKey; name: string; value: string }): TenantRow | undefined => {
+      if (!/^[A-Za-z]+$/.test(params.name)) return undefined;
+      const raw = s.byIdentity.get({ platformKey: params.platformKey, path: `$.${params.name}`, value: params.value });
+      return raw && toRow(raw);
     },
   };
 }

@@ -1,0 +1,288 @@
+/**
+ * The Link flow behind a company's `redirect` and a connection's `linkUrl`: public pages (the end
+ * customer has no API key; the company id in the address is the secret, as on the real service)
+ * where Connect stands for the end customer's consent on the platform (simulators/consent.ts).
+ *
+ *   GET  /link/company/{companyId}                                       the company's page
+ *   POST /link/company/{companyId}/connect                     platformKey: a new connection (company without one)
+ *   POST /link/company/{companyId}/connections/{connectionId}/connect   connect that connection
+ *   GET  /link/companies/{companyId}/connections/{connectionId}/start    one connection's page (linkUrl)
+ *   GET  /link/logos/{platformKey}.svg                                   a platform's badge
+ *
+ * A Connect answers 303 to the company's page, which then shows the confirmation. Link requests
+ * are not API calls: no API key, no rate limit or quota, no injected faults.
+ */
+import type { IncomingMessage } from "node:http";
+import { isManagedPlatformKey, MANAGED_PLATFORMS, type PlatformKey } from "../../platforms";
+import type { SandboxApp } from "../context";
+import { ApiError } from "../http/errors";
+import { readBody } from "../http/io";
+import { createRouter, MalformedPathError, type Route } from "../http/router";
+import { consentToConnection, consentToNewConnection, type ConsentResult } from "../simulators/consent";
+import { platformOf } from "../simulators/profiles";
+import { settleDue } from "../simulators/settle";
+import type { CompanyRow, ConnectionRow } from "../store/store";
+import { checkLinkNonce, makeLinkNonce } from "./link-nonce";
+import { companyLinkPage, messageLinkPage, platformBadgeSvg, type LinkConnectionView } from "./link-pages";
+
+export type LinkResponse = {
+  status: number;
+  body: string;
+  contentType: string;
+  headers?: Record<string, string>;
+};
+
+type LinkContext = {
+  app: SandboxApp;
+  now: number;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  req: IncomingMessage;
+};
+
+type LinkRoute = Route<LinkContext, Promise<LinkResponse> | LinkResponse>;
+
+const HTML = "text/html; charset=utf-8";
+
+function htmlPage(status: number, body: string, headers?: Record<string, string>): LinkResponse {
+  return { status, body, contentType: HTML, headers };
+}
+
+function param(ctx: LinkContext, name: string): string {
+  const value = ctx.params[name];
+  if (value === undefined) throw new Error(`Link route has no :${name} parameter`);
+  return value;
+}
+
+function companyHref(app: SandboxApp, companyId: string): string {
+  return `${app.basePath}/link/company/${encodeURIComponent(companyId)}`;
+}
+
+function noCompany(companyId: string): LinkResponse {
+  return htmlPage(
+    404,
+    messageLinkPage({
+      heading: "No company at this address",
+      paragraphs: [
+        `There is no company with the ID ${companyId} here, so there is nothing to connect.`,
+        "Check the link you were sent: it may be incomplete, or the company may have been deleted. Ask the business that sent it for a new link.",
+      ],
+    }),
+  );
+}
+
+function noConnection(app: SandboxApp, company: CompanyRow, connectionId: string): LinkResponse {
+  return htmlPage(
+    404,
+    messageLinkPage({
+      heading: "No such connection",
+      paragraphs: [`${company.name} has no connection with the ID ${connectionId}: it may have been deleted.`],
+      back: { href: companyHref(app, company.id), text: `See ${company.name}'s connections` },
+    }),
+  );
+}
+
+function lookupCompany(ctx: LinkContext): CompanyRow | undefined {
+  // Finished syncs and drops that fell due show on the page as they would through the API.
+  settleDue(ctx.app.store, ctx.now);
+  return ctx.app.store.companies.get(param(ctx, "companyId"));
+}
+
+function connectionOf(ctx: LinkContext, company: CompanyRow): ConnectionRow | undefined {
+  const connection = ctx.app.store.connections.get(param(ctx, "connectionId"));
+  return connection && connection.companyId === company.id ? connection : undefined;
+}
+
+function views(connections: readonly ConnectionRow[]): LinkConnectionView[] {
+  return connections.map((c) => ({
+    id: c.id,
+    platformKey: c.platformKey,
+    platformName: platformOf(c.platformKey).name,
+    status: c.status,
+    platformSaid: [...c.errors].reverse().find((e) => e.status === "Active")?.errorMessage ?? null,
+  }));
+}
+
+function renderCompany(ctx: LinkContext, company: CompanyRow, extra: { only?: string; status?: number; choiceProblem?: string }): LinkResponse {
+  const connections = ctx.app.store.connections.listByCompany(company.id);
+  const connectedId = ctx.query.get("connected");
+  const connected = connectedId ? connections.find((c) => c.id === connectedId && c.status === "Linked") : undefined;
+  return htmlPage(
+    extra.status ?? 200,
+    companyLinkPage({
+      basePath: ctx.app.basePath,
+      company: { id: company.id, name: company.name },
+      connections: views(connections),
+      platforms: MANAGED_PLATFORMS.map((p) => ({ key: p.key, name: p.name })),
+      nonce: makeLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id }),
+      only: extra.only,
+      connected: connected ? { platformName: platformOf(connected.platformKey).name } : null,
+      choiceProblem: extra.choiceProblem ?? null,
+    }),
+  );
+}
+
+/** Reads the form; null when the page's nonce is missing, stale or not this company's. */
+async function verifiedForm(ctx: LinkContext, company: CompanyRow): Promise<URLSearchParams | null> {
+  const form = new URLSearchParams((await readBody(ctx.req, "PublicApi")).toString("utf8"));
+  return checkLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id, nonce: form.get("nonce") }) ? form : null;
+}
+
+function expired(app: SandboxApp, company: CompanyRow): LinkResponse {
+  return htmlPage(
+    403,
+    messageLinkPage({
+      heading: "This page has expired",
+      paragraphs: [
+        "Connect was pressed on a page that is too old or did not come from this site, so nothing was changed.",
+        "Open the page again and press Connect there.",
+      ],
+      back: { href: companyHref(app, company.id), text: `Open ${company.name}'s page again` },
+    }),
+  );
+}
+
+function afterConsent(app: SandboxApp, company: CompanyRow, result: ConsentResult, platformName: string): LinkResponse {
+  if (!result.ok) {
+    return htmlPage(
+      409,
+      messageLinkPage({
+        heading: `${platformName} cannot be connected`,
+        paragraphs: [result.conflict, `Ask ${company.name}'s software provider to disconnect the other accounting platform first.`],
+        back: { href: companyHref(app, company.id), text: `Back to ${company.name}'s page` },
+      }),
+    );
+  }
+  const location = `${companyHref(app, company.id)}?connected=${encodeURIComponent(result.connection.id)}`;
+  return htmlPage(
+    303,
+    messageLinkPage({ heading: "Connected", paragraphs: [`${platformName} is connected.`], back: { href: location, text: "Continue" } }),
+    { Location: location },
+  );
+}
+
+const routes: readonly LinkRoute[] = [
+  {
+    method: "GET",
+    pattern: "/link/company/:companyId",
+    handler: (ctx) => {
+      const company = lookupCompany(ctx);
+      return company ? renderCompany(ctx, company, {}) : noCompany(param(ctx, "companyId"));
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/link/companies/:companyId/connections/:connectionId/start",
+    handler: (ctx) => {
+      const company = lookupCompany(ctx);
+      if (!company) return noCompany(param(ctx, "companyId"));
+      const connection = connectionOf(ctx, company);
+      if (!connection) return noConnection(ctx.app, company, param(ctx, "connectionId"));
+      return renderCompany(ctx, company, { only: connection.id });
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/link/company/:companyId/connections/:connectionId/connect",
+    handler: async (ctx) => {
+      const company = lookupCompany(ctx);
+      if (!company) return noCompany(param(ctx, "companyId"));
+      if (!(await verifiedForm(ctx, company))) return expired(ctx.app, company);
+      const connection = connectionOf(ctx, company);
+      if (!connection) return noConnection(ctx.app, company, param(ctx, "connectionId"));
+      const { store } = ctx.app;
+      const result = store.transaction(() => {
+        // Read again inside the transaction: a concurrent Connect or drop may have changed it.
+        const current = store.connections.get(connection.id) ?? connection;
+        return consentToConnection({ store, company, connection: current, now: ctx.now });
+      });
+      return afterConsent(ctx.app, company, result, platformOf(connection.platformKey).name);
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/link/company/:companyId/connect",
+    handler: async (ctx) => {
+      const company = lookupCompany(ctx);
+      if (!company) return noCompany(param(ctx, "companyId"));
+      const form = await verifiedForm(ctx, company);
+      if (!form) return expired(ctx.app, company);
+      const key = form.get("platformKey") ?? "";
+      if (!isManagedPlatformKey(key)) {
+        return renderCompany(ctx, company, {
+          status: 400,
+          choiceProblem: key ? `The sandbox does not simulate the platform "${key}": choose one of the list.` : "Choose the platform that holds your books, then press Connect.",
+        });
+      }
+      const { store } = ctx.app;
+      const result = store.transaction(() => consentToNewConnection({ store, company, platformKey: key, now: ctx.now }));
+      return afterConsent(ctx.app, company, result, platformOf(key).name);
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/link/logos/:file",
+    handler: (ctx) => {
+      const match = /^([a-z]{4})\.svg$/.exec(param(ctx, "file"));
+      const key = match?.[1];
+      if (!key || !isManagedPlatformKey(key)) {
+        return htmlPage(404, messageLinkPage({ heading: "No such logo", paragraphs: ["The sandbox has a logo for each of its six platforms only."] }));
+      }
+      const platformKey: PlatformKey = key;
+      return { status: 200, body: platformBadgeSvg({ key: platformKey, name: platformOf(platformKey).name, size: 80 }), contentType: "image/svg+xml" };
+    },
+  },
+];
+
+const router = createRouter<LinkContext, Promise<LinkResponse> | LinkResponse>(routes);
+
+/** Headers every Link page carries: not cached, not indexed, not framed, no referrer (its address holds the company id). */
+export const LINK_HEADERS: Readonly<Record<string, string>> = {
+  "Cache-Control": "no-store",
+  "Referrer-Policy": "no-referrer",
+  "X-Robots-Tag": "noindex, nofollow",
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+};
+
+/** Answers a request under /link/ (path without the base path). */
+export async function handleLinkRequest(params: {
+  app: SandboxApp;
+  req: IncomingMessage;
+  path: string;
+  query: URLSearchParams;
+}): Promise<LinkResponse> {
+  const method = params.req.method ?? "GET";
+  let match;
+  try {
+    match = router.match(method === "HEAD" ? "GET" : method, params.path);
+  } catch (error) {
+    if (!(error instanceof MalformedPathError)) throw error;
+    match = { kind: "not-found" as const };
+  }
+  if (match.kind === "method-not-allowed") {
+    return htmlPage(
+      405,
+      messageLinkPage({ heading: "Not allowed", paragraphs: [`This address answers ${match.allowed.join(" and ")} only.`] }),
+      { Allow: match.allowed.join(", ") },
+    );
+  }
+  if (match.kind === "not-found") {
+    return htmlPage(
+      404,
+      messageLinkPage({
+        heading: "Nothing here",
+        paragraphs: ["This is not a Link page of the service sandbox. Check the link you were sent; it should end with /link/company/ and the company's ID."],
+      }),
+    );
+  }
+  try {
+    return await match.handler({ app: params.app, now: params.app.clock.now(), params: match.params, query: params.query, req: params.req });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 413) {
+      return htmlPage(413, messageLinkPage({ heading: "Too much sent", paragraphs: ["The form sent more than the page asks for; nothing was changed."] }));
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The end customer's consent on the platform, as the Link flow gives it: they sign in to their
+ * account and allow access, the platform issues new tokens to the service for that account, and
+ * the connection is Linked again with its earlier errors resolved. The account is the one the
+ * connection already knows (its tenant, or the one a refused authorization pointed at); a
+ * connection that never knew one gets a new account, as an end customer signing up would.
+ *
+ * Synchronous: callers run it inside a store transaction.
+ */
+import { randomUUID } from "node:crypto";
+import type { PlatformKey } from "../../platforms";
+import { accountingSlotConflict } from "../domain/accounting-slot";
+import { iso } from "../domain/clock";
+import type { CompanyRow, ConnectionErrorEntry, ConnectionRow, Store, TenantRow } from "../store/store";
+import { requireProfile } from "./profiles";
+import { createTenant } from "./tenants";
+import { issueServiceTokens } from "./tokens";
+
+export type ConsentResult =
+  | { ok: true; connection: ConnectionRow; tenant: TenantRow }
+  /** The service refuses the connection (a second active accounting one), in its words. */
+  | { ok: false; conflict: string };
+
+/** Active errors marked Resolved at `now` (the service keeps them, resolved, after a new authorization). */
+export function resolveErrors(errors: readonly ConnectionErrorEntry[], now: number): ConnectionErrorEntry[] {
+  return errors.map((e) => (e.status === "Active" ? { ...e, status: "Resolved", resolvedOnUtc: iso(now) } : e));
+}
+
+/** The connection's `connectionInfo`: the tenant's identity fields (realmId, shopDomain, ...). */
+export function identityInfo(tenant: TenantRow): Record<string, string> {
+  const info: Record<string, string> = {};
+  for (const field of requireProfile(tenant.platformKey).identityFields) {
+    const value = tenant.identity[field.name];
+    if (value !== undefined) info[field.name] = value;
+  }
+  return info;
+}
+
+function accountFor(store: Store, connection: ConnectionRow): TenantRow | undefined {
+  for (const id of [connection.tenantId, connection.accountTenantId]) {
+    const tenant = id ? store.tenants.get(id) : undefined;
+    if (tenant && tenant.platformKey === connection.platformKey) return tenant;
+  }
+  return undefined;
+}
+
+/** The end customer connects this connection (see the module comment). */
+export function consentToConnection(params: { store: Store; company: CompanyRow; connection: ConnectionRow; now: number }): ConsentResult {
+  const { store, company, connection, now } = params;
+  const profile = requireProfile(connection.platformKey);
+  if (connection.status === "Unlinked") {
+    const conflict = accountingSlotConflict({ store, companyId: company.id, platform: profile.platform, except: connection.id });
+    if (conflict) return { ok: false, conflict };
+  }
+  const tenant = accountFor(store, connection) ?? createTenant({ store, profile, name: company.name, now });
+  const tokens = issueServiceTokens({ store, tenant, now });
+  const next: ConnectionRow = {
+    ...connection,
+    status: "Linked",
+    authorizedAt: now,
+    tenantId: tenant.id,
+    accountTenantId: tenant.id,
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    connectionInfo: identityInfo(tenant),
+    errors: resolveErrors(connection.errors, now),
+  };
+  store.connections.save(next);
+  return { ok: true, connection: next, tenant };
+}
+
+/** The end customer of a company with no connection picks their platform and connects a new account. */
+export function consentToNewConnection(params: { store: Store; company: CompanyRow; platformKey: PlatformKey; now: number }): ConsentResult {
+  const { store, company, now } = params;
+  const conflict = accountingSlotConflict({ store, companyId: company.id, platform: requireProfile(params.platformKey).platform });
+  if (conflict) return { ok: false, conflict };
+  const connection: ConnectionRow = {
+    id: randomUUID(),
+    companyId: company.id,
+    platformKey: params.platformKey,
+    status: "PendingAuth",
+    createdAt: now,
+    lastSync: null,
+    authorizedAt: null,
+    tenantId: null,
+    accountTenantId: null,
+    accessToken: null,
+    refreshToken: null,
+    connectionInfo: null,
+    errors: [],
+  };
+  store.connections.insert(connection);
+  return consentToConnection({ store, company, connection, now });
+}

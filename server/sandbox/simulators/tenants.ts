@@ -1,0 +1,34 @@
+/** New tenants: an end customer's account at a simulated platform, with its identity values. */
+import { randomUUID } from "node:crypto";
+import type { Store, TenantRow } from "../store/store";
+import { newIdentity, type PlatformProfile } from "./profiles";
+
+/** Default number of records per data type in a new tenant. */
+export const DEFAULT_TENANT_RECORDS = 50;
+/** Default time a tenant's platform takes to process a write. */
+export const DEFAULT_PUSH_DELAY_SECONDS = 1;
+
+/** Stores a new tenant of the platform (synchronous: callers compose it in a transaction). */
+export function createTenant(params: {
+  store: Store;
+  profile: PlatformProfile;
+  name: string;
+  now: number;
+  records?: number;
+  fetchErrorTypes?: string[];
+  pushDelaySeconds?: number;
+}): TenantRow {
+  const tenant: TenantRow = {
+    id: randomUUID(),
+    platformKey: params.profile.platform.key,
+    name: params.name,
+    records: params.records ?? DEFAULT_TENANT_RECORDS,
+    identity: newIdentity(params.profile, params.name),
+    fetchErrorTypes: params.fetchErrorTypes ?? [],
+    pushDelayMs: Math.round((params.pushDelaySeconds ?? DEFAULT_PUSH_DELAY_SECONDS) * 1000),
+    generation: 1,
+    createdAt: params.now,
+  };
+  params.store.tenants.insert(tenant);
+  return tenant;
+}
