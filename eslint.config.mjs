@@ -78,7 +78,7 @@ export default defineConfig([
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
   {
-    files: ["**/*.cjs"],
+    files: ["**/*.cjs", "next.config.js"],
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   globalIgnores([".next/**", "node_modules/**", "data/**", ".tmp/**", "test-results/**", "playwright-report/**", "next-env.d.ts"]),

@@ -1,5 +1,5 @@
 /**
- * Crash drill (issue 10): a 500-company bulk run whose worker process (`worker-main.ts`, as
+ * Crash drill: a 500-company bulk run whose worker process (`worker-main.ts`, as
  * `npm run worker` starts it) is killed with SIGKILL at 20 random moments and started again each
  * time, against a real sandbox in a process of its own (R = 50 requests a second per client, so the
  * run lasts long enough for 20 kills) and a real temporary SQLite file. Each kill comes at a random

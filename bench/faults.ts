@@ -1,5 +1,5 @@
 /**
- * Fault drill (issue 10): a 500-company bulk run by a real worker process against a real sandbox
+ * Fault drill: a 500-company bulk run by a real worker process against a real sandbox
  * in a process of its own (R = 100 requests a second per client), on a real temporary SQLite file,
  * while the sandbox answers 10 % of requests 500 (`errorRate: 0.1`) throughout, refuses a burst
  * with 429s (its limit dropped to 2 a second for 5 s once 15 % of the companies are final) and

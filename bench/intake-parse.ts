@@ -2,7 +2,7 @@
  * Token-file intake, parse + validate: QuickBooks Online files of 10,000 and 100,000 companies as
  * CSV and XLSX (random tokens of realistic length, so compression and string sizes are honest),
  * each parsed in a fresh process that reports its time and peak RSS. The whole pipeline's targets
- * (issue 8, with encryption and storage added by the caller) are 10k rows < 1.5 s, 100k rows
+ * (with encryption and storage added by the caller) are 10k rows < 1.5 s, 100k rows
  * < 15 s and peak RSS < 300 MB; parse + validate should leave most of that.
  * Run: npx tsx bench/intake-parse.ts (or npm run bench -- intake-parse)
  */

@@ -4,7 +4,7 @@
  * `submitIntake` the upload route calls, each in a fresh process that reports its time and peak
  * RSS. Baseline, measured in the same run on the same files: parse + validate only (the intake's
  * pure part), so the figure beside it is what encryption and storage add.
- * Targets (issue 8): 10k rows < 1.5 s, 100k rows < 15 s, peak RSS < 300 MB.
+ * Targets: 10k rows < 1.5 s, 100k rows < 15 s, peak RSS < 300 MB.
  * Run: npm run bench -- intake (last line: {"bench":"intake","rows10k_s":…,"rows100k_s":…,"peak_rss_mb":…})
  */
 import { spawnSync } from "node:child_process";

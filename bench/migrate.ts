@@ -1,5 +1,5 @@
 /**
- * The bulk run at the service's rate limit (issue 10): 1,000 companies of the sandbox's default
+ * The bulk run at the service's rate limit: 1,000 companies of the sandbox's default
  * volume (50 records per data type) migrated by a real worker process (`worker-main.ts`, as
  * `npm run worker` starts it) against a real sandbox in a process of its own whose per-client limit
  * is R = 100 requests a second, on real temporary SQLite files.

@@ -179,7 +179,7 @@ export const engagements = sqliteTable(
     /** Whose move it is (customer or support), and since when; null while nobody's (on hold, done). */
     waitingOn: text("waiting_on", { enum: WAITING_PARTIES }),
     waitingSince: integer("waiting_since", { mode: "timestamp_ms" }),
-    // Handover and purge (issue 10): when the status last changed (null: not since this column
+    // Handover and purge: when the status last changed (null: not since this column
     // exists; updatedAt stands in), so a cancelled engagement's credentials are purged a set time
     // after its cancellation.
     statusChangedAt: integer("status_changed_at", { mode: "timestamp_ms" }),
@@ -259,7 +259,7 @@ export const intakeSubmissions = sqliteTable(
     /** Items of the previous submission this one replaced (audited counts before/after). */
     replacedItemCount: integer("replaced_item_count"),
     credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
-    // Issue 8 (intake flow): the file's warnings as the customer saw them, for support's review.
+    // The intake flow: the file's warnings as the customer saw them, for support's review.
     /**
      * The warnings by line or cell (at most MAX_STORED_WARNINGS; `countsByKind` counts them all).
      * Never a secret: a problem's value is masked when its column is secret.
@@ -323,7 +323,7 @@ export const migrationItems = sqliteTable(
      * purge) reads real items only: see `realItems()` in server/items/item-scope.ts.
      */
     rehearsalRunId: text("rehearsal_run_id"),
-    // --- The pipeline's bookkeeping (issue 9) ---
+    // --- The pipeline's bookkeeping ---
     /**
      * A create call (createCompany, createConnection) sent whose answer is not stored yet. Set
      * before the call and cleared with its stored result: when a worker resumes an item that still
@@ -340,7 +340,7 @@ export const migrationItems = sqliteTable(
     index("migration_items_state_idx").on(t.engagementId, t.state, t.position),
     index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt),
     index("migration_items_lease_idx").on(t.leaseExpiresAt),
-    // Handover (issue 10): counts per state and pages of one state over the real items only
+    // Handover: counts per state and pages of one state over the real items only
     // (rehearsal_run_id null), read from the index alone — 100,000 items counted in milliseconds.
     index("migration_items_real_state_idx").on(t.engagementId, t.rehearsalRunId, t.state, t.position),
   ],
@@ -396,7 +396,7 @@ export const migrationRuns = sqliteTable(
     outcome: text("outcome", { mode: "json" }).$type<Record<string, unknown>>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
-    // --- Rehearsals (issue 9) ---
+    // --- Rehearsals ---
     /**
      * A rehearsal's own client on the built-in sandbox: its API key, encrypted (associated data
      * names the run), so a worker that resumes the rehearsal reaches the same simulated companies.
@@ -428,7 +428,7 @@ export const serviceCalls = sqliteTable(
     correlationId: text("correlation_id"),
     durationMs: integer("duration_ms").notNull(),
     attempts: integer("attempts").notNull().default(1),
-    // --- What the answer said (issue 9) ---
+    // --- What the answer said ---
     /** The ids and statuses the call returned (companyId, connection status, data types…); never a secret. */
     detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
   },
@@ -460,7 +460,7 @@ export const auditEvents = sqliteTable(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Handover (issue 10, step 6's ending)
+// Handover (step 6's ending)
 
 /**
  * An engagement's handover: the report support produced once every real migration item was final

@@ -1,5 +1,5 @@
 /**
- * The bulk run's controls and run-level notices in the console (issue 10), each on an engagement
+ * The bulk run's controls and run-level notices in the console, each on an engagement
  * of its own at step 6 on a sandbox client of its own: a free trial that fills up stops the run in
  * words until support resumes it; pause (with a reason), resume and cancel (which needs a reason);
  * and one company set aside (with a reason) and retried from the table.

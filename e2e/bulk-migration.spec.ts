@@ -1,5 +1,5 @@
 /**
- * The whole journey of issue 10 across both roles on the e2e sandbox: support creates an
+ * The whole journey of the bulk migration and handover across both roles on the e2e sandbox: support creates an
  * engagement, the customer does steps 1–4 in the portal with a file of 25 companies (three of
  * whose tenants the old app refreshes after the export), support passes step 5 on a good company,
  * the bulk run migrates the rest and the three end `reauth_required` with the reason shown, the

@@ -131,5 +131,5 @@ export function buildIsStale() {
   const buildId = path.join(ROOT, ".next", "BUILD_ID");
   if (!fs.existsSync(buildId)) return true;
   const built = fs.statSync(buildId).mtimeMs;
-  return newestMtime(["app", "server", "db", "next.config.ts", "proxy.ts", "package.json", "postcss.config.mjs", "instrumentation.ts"]) > built;
+  return newestMtime(["app", "server", "db", "core", "next.config.js", "proxy.ts", "package.json", "postcss.config.mjs", "instrumentation.ts"]) > built;
 }

@@ -3,16 +3,13 @@
  * request (proxy.ts; Next puts the nonce on its own scripts), every response the static headers
  * (next.config.js), and HSTS is sent only over https.
  */
+import staticHeaders from "./static-headers.cjs";
 
 /** The request header proxy.ts sets to the page's path and query, so a page can send a signed-out visitor back to it. */
 export const PATH_HEADER = "x-ferry-path";
 
-/** Headers for every response: no framing, no MIME sniffing, no referrer (invitation links carry tokens). */
-export const STATIC_SECURITY_HEADERS: readonly { key: string; value: string }[] = [
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "Referrer-Policy", value: "no-referrer" },
-];
+/** Every response's static headers, and API answers' policy (CommonJS, which next.config.js requires). */
+export const { STATIC_SECURITY_HEADERS, API_CONTENT_SECURITY_POLICY } = staticHeaders;
 
 /** HSTS for responses served over https: two years, subdomains included. */
 export const HSTS = "max-age=63072000; includeSubDomains";
@@ -40,6 +37,3 @@ export function contentSecurityPolicy(opts: { nonce: string; dev: boolean; https
     ...(https ? ["upgrade-insecure-requests"] : []),
   ].join("; ");
 }
-
-/** The policy of responses that are not pages (API answers): nothing to run, nothing may frame them. */
-export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";

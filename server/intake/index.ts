@@ -1,5 +1,5 @@
 /**
- * Token-file intake (issue 8, step 1) and the migration-duration estimate (step 2): pure — no
+ * Token-file intake (step 1) and the migration-duration estimate (step 2): pure — no
  * database, no HTTP. The caller encrypts and stores what `parseTokenFile` accepts.
  */
 export * from "./estimate";

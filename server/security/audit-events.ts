@@ -167,7 +167,7 @@ export const AUDIT_EVENTS = {
     before: NONE,
     after: z.object({ email: z.string(), name: z.string(), role: z.enum(ROLES) }),
   },
-  // Issue 8: steps 1 and 2 as flows (submissions and windows). No secret ever: counts and names.
+  // Steps 1 and 2 as flows (submissions and windows). No secret ever: counts and names.
   "intake.submitted": {
     target: "submission",
     before: z.object({ submission: z.string().nullable(), companies: z.number().int() }),
@@ -200,7 +200,7 @@ export const AUDIT_EVENTS = {
     before: NONE,
     after: z.object({ startsAt: z.string(), endsAt: z.string(), reason: z.string() }),
   },
-  // Handover (issue 10): the report produced, acknowledged, and the engagement's credentials purged.
+  // Handover: the report produced, acknowledged, and the engagement's credentials purged.
   "handover.confirmed": {
     target: "engagement",
     before: NONE,
@@ -226,7 +226,7 @@ export const AUDIT_EVENTS = {
       afterDays: z.number().int().optional(),
     }),
   },
-  // --- The migration engine (issue 9) ---
+  // --- The migration engine ---
   "migration.test_requested": {
     target: "migration_run",
     before: NONE,

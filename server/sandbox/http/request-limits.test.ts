@@ -1,5 +1,5 @@
 /**
- * Request limits (issue 7 item 6): bodies over 5 MB answer 413 in the service's error shape, and
+ * Request limits: bodies over 5 MB answer 413 in the service's error shape, and
  * a client that goes away mid-request is not logged as an unexpected error.
  */
 import http from "node:http";

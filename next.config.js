@@ -1,7 +1,8 @@
-import type { NextConfig } from "next";
-import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from "@/server/http/security-headers";
+// @ts-check
+const { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } = require("./server/http/static-headers.cjs");
 
-const nextConfig: NextConfig = {
+/** @type {import("next").NextConfig} */
+const nextConfig = {
   // better-sqlite3 is a native addon: keep it out of the server bundle.
   serverExternalPackages: ["better-sqlite3"],
   poweredByHeader: false,
@@ -19,4 +20,4 @@ const nextConfig: NextConfig = {
   },
 };
 
-export default nextConfig;
+module.exports = nextConfig;
