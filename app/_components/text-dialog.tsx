@@ -1,8 +1,9 @@
 "use client";
 import type { ReactNode } from "react";
 import { z } from "zod";
-import { Button, Dialog, DialogActions, Field, Form, Notice, Textarea } from "./ui";
-import { fieldMessage, formMessage, showServerError, useZodForm } from "./ui/use-zod-form";
+import { FormDialog } from "./form-dialog";
+import { Field, Textarea } from "./ui";
+import { fieldMessage, showServerError, useZodForm } from "./ui/use-zod-form";
 
 const ZText = z.object({ text: z.string().trim().max(2000) });
 
@@ -38,22 +39,21 @@ export function TextDialog(props: {
     }
   });
   return (
-    <Dialog open onClose={props.onClose} title={props.title} description={props.description}>
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {props.children}
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
-        <Field label={props.label} required={props.required} error={fieldMessage(form, "text")} hint={props.hint}>
-          {(p) => <Textarea {...p} {...form.register("text")} />}
-        </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={props.onClose}>
-            {props.cancelLabel ?? "Cancel"}
-          </Button>
-          <Button type="submit" variant={props.variant ?? "primary"} pending={props.pending}>
-            {props.submitLabel}
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    <FormDialog
+      title={props.title}
+      description={props.description}
+      form={form}
+      onSubmit={onSubmit}
+      submitLabel={props.submitLabel}
+      cancelLabel={props.cancelLabel}
+      variant={props.variant}
+      pending={props.pending}
+      onClose={props.onClose}
+      intro={props.children}
+    >
+      <Field label={props.label} required={props.required} error={fieldMessage(form, "text")} hint={props.hint}>
+        {(p) => <Textarea {...p} {...form.register("text")} />}
+      </Field>
+    </FormDialog>
   );
 }

@@ -1,11 +1,13 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type ReactNode } from "react";
+import type { UseFormRegisterReturn } from "react-hook-form";
 import { ConfirmDialog } from "@/app/_components/confirm-dialog";
 import { OrganizationSelect } from "@/app/_components/organization-select";
 import { QueryView } from "@/app/_components/query-view";
 import { useAnnouncement, type Announce } from "@/app/_components/use-announcement";
-import { Badge, Button, Card, CopyButton, Dialog, DialogActions, Field, Form, Input, Notice, Select, type NoticeTone } from "@/app/_components/ui";
+import { FormDialog } from "@/app/_components/form-dialog";
+import { Badge, Button, Card, CopyButton, Field, Form, Input, Notice, Select, type NoticeTone } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
@@ -228,22 +230,11 @@ function RenameDialog({ target, onClose, announce }: DialogProps) {
     }
   });
   return (
-    <Dialog open onClose={onClose} title={`Rename ${target.name}`} description="Engagements and past runs keep pointing at it; the audit log keeps the old name.">
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+    <FormDialog title={`Rename ${target.name}`} description="Engagements and past runs keep pointing at it; the audit log keeps the old name." form={form} onSubmit={onSubmit} submitLabel="Save name" pending={rename.isPending} onClose={onClose}>
         <Field label="Name" error={fieldMessage(form, "name")} hint="e.g. Production — Acme Lending">
           {(p) => <Input {...p} {...form.register("name")} />}
         </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" pending={rename.isPending}>
-            Save name
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    </FormDialog>
   );
 }
 
@@ -266,34 +257,34 @@ function ReplaceKeyDialog({ target, onClose, announce }: DialogProps) {
     }
   });
   return (
-    <Dialog
-      open
-      onClose={onClose}
-      title={`Replace the API key of ${target.name}`}
-      description={`The new key is encrypted in place of the old one, which is deleted. ${target.inUse.count ? `${target.inUse.count === 1 ? "The engagement" : `The ${target.inUse.count} engagements`} using it ${target.inUse.count === 1 ? "uses" : "use"} it for every test or bulk run started or resumed from now on.` : "No unfinished engagement uses it."}`}
-    >
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+    <FormDialog title={`Replace the API key of ${target.name}`} description={`The new key is encrypted in place of the old one, which is deleted. ${target.inUse.count ? `${target.inUse.count === 1 ? "The engagement" : `The ${target.inUse.count} engagements`} using it ${target.inUse.count === 1 ? "uses" : "use"} it for every test or bulk run started or resumed from now on.` : "No unfinished engagement uses it."}`} form={form} onSubmit={onSubmit} submitLabel="Replace key" pending={replace.isPending} onClose={onClose}>
         <p className="text-sm text-slate-700">
           Now: <code className="text-xs">{target.apiKeyMasked}</code>
         </p>
         <Field label="New API key" error={fieldMessage(form, "apiKey")} hint="Encrypted at rest; shown masked afterwards.">
           {(p) => <Input {...p} {...form.register("apiKey")} type="password" autoComplete="off" />}
         </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" pending={replace.isPending}>
-            Replace key
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    </FormDialog>
   );
 }
 
 const ZLimits = ZSetTargetLimitsRequest.pick({ requestsPerMinute: true, dailyQuota: true });
+
+type LimitField = "requestsPerMinute" | "dailyQuota";
+
+/** The two known-limits fields (empty: the service's published limits), on the new-target form and in the limits dialog. */
+function LimitsFields({ register, errorOf }: { register: (name: LimitField) => UseFormRegisterReturn; errorOf: (name: LimitField) => string | undefined }) {
+  return (
+    <>
+      <Field label="Requests per minute" error={errorOf("requestsPerMinute")} hint="Empty: the published 1,000 a minute per address.">
+        {(p) => <Input {...p} {...register("requestsPerMinute")} inputMode="numeric" autoComplete="off" />}
+      </Field>
+      <Field label="Daily quota (requests)" error={errorOf("dailyQuota")} hint="Empty: the published 1,000 × (1 + connected companies) a day.">
+        {(p) => <Input {...p} {...register("dailyQuota")} inputMode="numeric" autoComplete="off" />}
+      </Field>
+    </>
+  );
+}
 
 function LimitsDialog({ target, onClose, announce }: DialogProps) {
   const trpc = useTRPC();
@@ -312,30 +303,9 @@ function LimitsDialog({ target, onClose, announce }: DialogProps) {
     }
   });
   return (
-    <Dialog
-      open
-      onClose={onClose}
-      title={`Known limits of ${target.name}`}
-      description="Every target but the built-in sandbox is held to the service's published limits. Set other figures only when the customer's account is known to have them (e.g. a negotiated quota)."
-    >
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
-        <Field label="Requests per minute" error={fieldMessage(form, "requestsPerMinute")} hint="Empty: the published 1,000 a minute per address.">
-          {(p) => <Input {...p} {...form.register("requestsPerMinute")} inputMode="numeric" autoComplete="off" />}
-        </Field>
-        <Field label="Daily quota (requests)" error={fieldMessage(form, "dailyQuota")} hint="Empty: the published 1,000 × (1 + connected companies) a day.">
-          {(p) => <Input {...p} {...form.register("dailyQuota")} inputMode="numeric" autoComplete="off" />}
-        </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" pending={setLimits.isPending}>
-            Save limits
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    <FormDialog title={`Known limits of ${target.name}`} description="Every target but the built-in sandbox is held to the service's published limits. Set other figures only when the customer's account is known to have them (e.g. a negotiated quota)." form={form} onSubmit={onSubmit} submitLabel="Save limits" pending={setLimits.isPending} onClose={onClose}>
+        <LimitsFields register={(n) => form.register(n)} errorOf={(n) => fieldMessage(form, n)} />
+    </FormDialog>
   );
 }
 
@@ -356,14 +326,7 @@ function AssignDialog({ target, onClose, announce }: DialogProps) {
     }
   });
   return (
-    <Dialog
-      open
-      onClose={onClose}
-      title={`Assign ${target.name}`}
-      description="Choose the organisation whose own account on the service this is. Only that organisation's engagements can use it, and it cannot move to another afterwards."
-    >
-      <Form onSubmit={onSubmit} className="space-y-4">
-        {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
+    <FormDialog title={`Assign ${target.name}`} description="Choose the organisation whose own account on the service this is. Only that organisation's engagements can use it, and it cannot move to another afterwards." form={form} onSubmit={onSubmit} submitLabel="Assign" pending={assign.isPending} onClose={onClose}>
         {target.inUse.count ? (
           <p className="text-sm text-slate-700">
             Pointed at now by: {target.inUse.engagements.join(", ")}
@@ -374,16 +337,7 @@ function AssignDialog({ target, onClose, announce }: DialogProps) {
         <Field label="Organisation" error={fieldMessage(form, "organizationId")}>
           {(p) => <OrganizationSelect control={p} {...form.register("organizationId")} />}
         </Field>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" pending={assign.isPending}>
-            Assign
-          </Button>
-        </DialogActions>
-      </Form>
-    </Dialog>
+    </FormDialog>
   );
 }
 
@@ -457,12 +411,7 @@ function AddTarget() {
         </Field>
         <fieldset className="space-y-3 rounded-md border border-slate-200 p-3">
           <legend className="px-1 text-sm font-medium text-slate-800">Known limits (optional)</legend>
-          <Field label="Requests per minute" error={fieldMessage(form, "requestsPerMinute")} hint="Empty: the published 1,000 a minute per address.">
-            {(p) => <Input {...p} {...form.register("requestsPerMinute")} inputMode="numeric" autoComplete="off" />}
-          </Field>
-          <Field label="Daily quota (requests)" error={fieldMessage(form, "dailyQuota")} hint="Empty: the published 1,000 × (1 + connected companies).">
-            {(p) => <Input {...p} {...form.register("dailyQuota")} inputMode="numeric" autoComplete="off" />}
-          </Field>
+          <LimitsFields register={(n) => form.register(n)} errorOf={(n) => fieldMessage(form, n)} />
         </fieldset>
         <Button type="submit" pending={create.isPending}>
           Add target
