@@ -102,7 +102,7 @@ test("portal pages", async ({ page, factory }) => {
   await page.goto("/portal");
   await expect(page.getByRole("table", { name: "Your engagements" })).toBeVisible();
   await expectAccessible(page, "the portal's list");
-  const carol = await page.request.get("/api/trpc/portal.engagements?input=" + encodeURIComponent(JSON.stringify({ json: { page: 1, pageSize: 50 } })));
+  const carol = await page.request.get("/api/trpc/engagements.list?input=" + encodeURIComponent(JSON.stringify({ json: { page: 1, pageSize: 50 } })));
   const items = ((await carol.json()) as { result: { data: { json: Listed } } }).result.data.json.items;
   for (const e of items) {
     await page.goto(`/portal/engagements/${e.id}`);

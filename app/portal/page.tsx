@@ -10,7 +10,7 @@ export default async function PortalHome() {
   // The layout turns away everyone but customers; pages render alongside it, so stay quiet here.
   if ((await getViewer())?.role !== "customer") return null;
   const me = await (await getCaller()).me.get();
-  await getQueryClient().prefetchQuery(trpc.portal.engagements.queryOptions({ page: 1, pageSize: PAGE_SIZE }));
+  await getQueryClient().prefetchQuery(trpc.engagements.list.queryOptions({ page: 1, pageSize: PAGE_SIZE }));
   return (
     <HydrateClient>
       <PageHeader

@@ -14,7 +14,7 @@ import { PAGE_SIZE } from "@/server/api/routers/shared.types";
 export function PortalEngagementList() {
   const trpc = useTRPC();
   const [page, setPage] = useState(1);
-  const list = useQuery({ ...trpc.portal.engagements.queryOptions({ page, pageSize: PAGE_SIZE }), placeholderData: keepPreviousData });
+  const list = useQuery({ ...trpc.engagements.list.queryOptions({ page, pageSize: PAGE_SIZE }), placeholderData: keepPreviousData });
 
   if (list.error) return <Notice tone="error">{toFormError(list.error).message}</Notice>;
   if (!list.data) return <ProgressBar label="Loading engagements" />;

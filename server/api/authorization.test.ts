@@ -53,9 +53,10 @@ const TABLE: Record<string, Row> = {
   "targets.testConnection": { audience: "admin", input: (f) => ({ targetId: f.targetId }) },
   "targets.choices": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "targets.assign": { audience: "staff", input: (f) => ({ engagementId: f.engA, serviceTargetId: f.targetId }) },
-  "engagements.list": { audience: "staff", input: () => ({ page: 1, pageSize: 10 }) },
-  "engagements.get": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
-  "engagements.timeline": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  // The reads serve both sides: a customer's list holds their organisation's engagements only.
+  "engagements.list": { audience: "signedIn", input: () => ({ page: 1, pageSize: 10 }) },
+  "engagements.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "engagements.timeline": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "engagements.create": {
     audience: "staff",
     input: (f) => ({ organizationId: f.orgB, platformKey: ["fbrh", "vxvy", "pbtz", "rwuv", "fztf"][f.n() % 5] }),
@@ -63,9 +64,6 @@ const TABLE: Record<string, Row> = {
   "engagements.step": { audience: "staff", input: (f) => ({ engagementId: f.engA, step: 1, action: "start" }) },
   "engagements.setStatus": { audience: "staff", input: (f) => ({ engagementId: f.engA, status: "on_hold" }) },
   "engagements.setOwner": { audience: "staff", input: (f) => ({ engagementId: f.engA, ownerId: f.support.id }) },
-  "portal.engagements": { audience: "customer", input: () => ({ page: 1, pageSize: 10 }) },
-  "portal.engagement": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
-  "portal.timeline": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   // Steps 1–4 as flows: read by both sides of the engagement; each change by the side it belongs to.
   "intake.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "intake.items": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
@@ -82,24 +80,20 @@ const TABLE: Record<string, Row> = {
   "confirmations.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "confirmations.callbackUrl": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },
   "confirmations.syncingDisabled": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },
-  "handover.get": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
-  "handover.items": { audience: "staff", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
+  "handover.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "handover.items": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
   // engA has no companies: refused past the access check, so nothing is produced or purged here.
   "handover.confirm": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  "handover.acknowledge": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "handover.acknowledgeOnBehalf": { audience: "staff", input: (f) => ({ engagementId: f.engA, note: "By email." }) },
-  "portalHandover.get": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
-  "portalHandover.items": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
-  "portalHandover.acknowledge": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "tests.items": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   // engA has no companies yet: refused past the access check.
   "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },
-  "tests.list": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
-  "tests.get": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
+  "tests.list": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "tests.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
   "tests.cancel": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
-  "portalTests.list": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
-  "portalTests.get": { audience: "customer", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
-  "bulk.overview": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
-  "bulk.items": { audience: "staff", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
+  "bulk.overview": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "bulk.items": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
   // engA is not past step 5: every control is refused past the access check.
   "bulk.start": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "bulk.pause": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
@@ -108,8 +102,6 @@ const TABLE: Record<string, Row> = {
   "bulk.retryFailed": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "bulk.setAside": { audience: "staff", input: (f) => ({ engagementId: f.engA, itemId: "no-such-item", reason: "Customer asked" }) },
   "bulk.retryItem": { audience: "staff", input: (f) => ({ engagementId: f.engA, itemId: "no-such-item" }) },
-  "portalBulk.overview": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
-  "portalBulk.items": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
 };
 
 /** Procedures a customer may call on an engagement: another organisation's must look exactly like an unknown id. */
@@ -203,13 +195,13 @@ describe.each(Object.entries(TABLE))("%s", (path, row) => {
 describe("organisation scoping", () => {
   it("a customer cannot read another organisation's engagement, and is told exactly what an unknown id gets", async () => {
     const customer = callerAs(t.db, f.customerA);
-    const unknown = await customer.portal.engagement({ engagementId: "no-such-engagement" }).catch((e: unknown) => e);
+    const unknown = await customer.engagements.get({ engagementId: "no-such-engagement" }).catch((e: unknown) => e);
     for (const call of [
-      customer.portal.engagement({ engagementId: f.engB }),
-      customer.portal.timeline({ engagementId: f.engB }),
-      customer.portalHandover.get({ engagementId: f.engB }),
-      customer.portalHandover.items({ engagementId: f.engB }),
-      customer.portalHandover.acknowledge({ engagementId: f.engB }),
+      customer.engagements.get({ engagementId: f.engB }),
+      customer.engagements.timeline({ engagementId: f.engB }),
+      customer.handover.get({ engagementId: f.engB }),
+      customer.handover.items({ engagementId: f.engB }),
+      customer.handover.acknowledge({ engagementId: f.engB }),
     ]) {
       const error = await call.catch((e: unknown) => e);
       expect(error).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
@@ -227,14 +219,26 @@ describe("organisation scoping", () => {
   });
 
   it("an unknown engagement id is NOT_FOUND for everyone", async () => {
-    await expect(callerAs(t.db, f.customerA).portal.engagement({ engagementId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(callerAs(t.db, f.customerA).engagements.get({ engagementId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(callerAs(t.db, f.support).engagements.get({ engagementId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("a customer's list holds only their organisation's engagements", async () => {
-    const list = await callerAs(t.db, f.customerB).portal.engagements({ page: 1, pageSize: 50 });
+    const list = await callerAs(t.db, f.customerB).engagements.list({ page: 1, pageSize: 50 });
     expect(list.items.length).toBeGreaterThan(0);
     expect(list.items.every((e) => e.organizationId === f.orgB)).toBe(true);
+  });
+
+  it("a customer's list stays their organisation's whatever the filter names", async () => {
+    const theirs = await callerAs(t.db, f.customerB).engagements.list({ page: 1, pageSize: 50 });
+    const asked = await callerAs(t.db, f.customerB).engagements.list({ organizationId: f.orgA, page: 1, pageSize: 50 });
+    expect(asked.items.map((e) => e.id)).toEqual(theirs.items.map((e) => e.id));
+    expect(asked.items.some((e) => e.id === f.engA)).toBe(false);
+    // Searching another organisation's name or reference finds nothing of theirs either.
+    const engA = await callerAs(t.db, f.support).engagements.get({ engagementId: f.engA });
+    for (const search of [engA.organization.name, engA.reference]) {
+      expect((await callerAs(t.db, f.customerB).engagements.list({ search, page: 1, pageSize: 50 })).items.some((e) => e.organizationId !== f.orgB)).toBe(false);
+    }
   });
 
   it("a deactivated user's session no longer works (the actor is reloaded per request)", async () => {

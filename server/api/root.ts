@@ -1,14 +1,14 @@
-/** The app's tRPC router: one thin router per domain. */
+/** The app's tRPC router: one thin router per domain, its reads shared by the console and the portal. */
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 import { invitationsRouter, meRouter, organizationsRouter, outboxRouter, usersRouter } from "./routers/accounts";
-import { engagementsRouter, portalRouter } from "./routers/engagements";
-import { bulkRouter, portalBulkRouter } from "./routers/bulk";
+import { engagementsRouter } from "./routers/engagements";
+import { bulkRouter } from "./routers/bulk";
 import { confirmationsRouter } from "./routers/confirmations";
-import { handoverRouter, portalHandoverRouter } from "./routers/handover";
+import { handoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
 import { platformsRouter } from "./routers/platforms";
 import { targetsRouter } from "./routers/targets";
-import { portalTestsRouter, testsRouter } from "./routers/tests";
+import { testsRouter } from "./routers/tests";
 import { windowsRouter } from "./routers/windows";
 
 export const appRouter = createTRPCRouter({
@@ -20,16 +20,12 @@ export const appRouter = createTRPCRouter({
   outbox: outboxRouter,
   targets: targetsRouter,
   engagements: engagementsRouter,
-  portal: portalRouter,
   intake: intakeRouter,
   windows: windowsRouter,
   confirmations: confirmationsRouter,
   handover: handoverRouter,
-  portalHandover: portalHandoverRouter,
   tests: testsRouter,
-  portalTests: portalTestsRouter,
   bulk: bulkRouter,
-  portalBulk: portalBulkRouter,
 });
 
 export type AppRouter = typeof appRouter;

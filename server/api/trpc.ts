@@ -123,13 +123,17 @@ export const staffEngagementProcedure = staffProcedure.input(engagementInput).us
   return next();
 });
 
-/** Anyone who may see the engagement: staff, or a customer of its organisation (others get NOT_FOUND). */
+/**
+ * Anyone who may see the engagement: staff, or a customer of its organisation (others get
+ * NOT_FOUND). Every read of an engagement uses it, for the console and the portal alike: the
+ * domain function gets the actor and shapes what each side sees (the actions it offers).
+ */
 export const engagementProcedure = signedInProcedure.input(engagementInput).use(({ ctx, input, next }) => {
   engagementAccess({ ctx, input });
   return next();
 });
 
-/** A customer reading one engagement of their own organisation. */
+/** A customer acting on one engagement of their own organisation (accepting a window, acknowledging the handover). */
 export const customerEngagementProcedure = customerProcedure.input(engagementInput).use(({ ctx, input, next }) => {
   engagementAccess({ ctx, input });
   return next();

@@ -4,10 +4,10 @@ import { useTRPC } from "@/app/_trpc/react";
 
 /**
  * Marks stale what a step's flow changes (a submission, a window, a confirmation): the flows'
- * views of this engagement, and the engagement itself, its timeline and the list, as the console
- * or the portal reads them.
+ * views of this engagement, and the engagement itself, its timeline and the list (the console and
+ * the portal read the same procedures).
  */
-export function useFlowInvalidation(engagementId: string, area: "console" | "portal") {
+export function useFlowInvalidation(engagementId: string) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const input = { engagementId };
@@ -17,16 +17,8 @@ export function useFlowInvalidation(engagementId: string, area: "console" | "por
       queryClient.invalidateQueries({ queryKey: trpc.intake.items.pathKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.windows.plan.queryKey(input) }),
       queryClient.invalidateQueries({ queryKey: trpc.confirmations.get.queryKey(input) }),
-      ...(area === "console"
-        ? [
-            queryClient.invalidateQueries({ queryKey: trpc.engagements.get.queryKey(input) }),
-            queryClient.invalidateQueries({ queryKey: trpc.engagements.timeline.queryKey(input) }),
-            queryClient.invalidateQueries({ queryKey: trpc.engagements.list.pathKey() }),
-          ]
-        : [
-            queryClient.invalidateQueries({ queryKey: trpc.portal.engagement.queryKey(input) }),
-            queryClient.invalidateQueries({ queryKey: trpc.portal.timeline.queryKey(input) }),
-            queryClient.invalidateQueries({ queryKey: trpc.portal.engagements.pathKey() }),
-          ]),
+      queryClient.invalidateQueries({ queryKey: trpc.engagements.get.queryKey(input) }),
+      queryClient.invalidateQueries({ queryKey: trpc.engagements.timeline.queryKey(input) }),
+      queryClient.invalidateQueries({ queryKey: trpc.engagements.list.pathKey() }),
     ]);
 }

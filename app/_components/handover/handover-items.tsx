@@ -13,16 +13,14 @@ const PAGE_SIZE = 25;
 
 /**
  * The report's companies a page at a time, filtered by final state and searched on the server
- * (an engagement may hold 100,000). Staff read it through the console's procedures (a preview
- * before the report exists), customers through the portal's.
+ * (an engagement may hold 100,000). Staff may read it before the report exists (a preview); a
+ * customer, once it is produced.
  */
-export function HandoverItems({ engagementId, audience, caption }: { engagementId: string; audience: "staff" | "customer"; caption: string }) {
+export function HandoverItems({ engagementId, caption }: { engagementId: string; caption: string }) {
   const trpc = useTRPC();
   const filter = useItemsFilter<FinalState>();
   const input = { engagementId, pageSize: PAGE_SIZE, ...filter.query };
-  const staff = useQuery({ ...trpc.handover.items.queryOptions(input), enabled: audience === "staff", placeholderData: keepPreviousData });
-  const portal = useQuery({ ...trpc.portalHandover.items.queryOptions(input), enabled: audience === "customer", placeholderData: keepPreviousData });
-  const items = audience === "staff" ? staff : portal;
+  const items = useQuery({ ...trpc.handover.items.queryOptions(input), placeholderData: keepPreviousData });
   const data = items.data;
 
   return (

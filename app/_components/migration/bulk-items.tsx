@@ -10,7 +10,7 @@ import type { RouterOutputs } from "@/app/_lib/types";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
 import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
-import { BULK_POLL_MS, type BulkAudience } from "./bulk-run-view";
+import { BULK_POLL_MS } from "./bulk-run-view";
 
 export type BulkItem = RouterOutputs["bulk"]["items"]["rows"][number];
 
@@ -41,24 +41,12 @@ function LastError({ item }: { item: BulkItem }) {
  * 100,000), read again while the run is `live`. With `actions` each row gets the console's
  * controls (set aside, retry); without, it is the portal's read-only table.
  */
-export function BulkItems({
-  engagementId,
-  audience,
-  live,
-  actions,
-}: {
-  engagementId: string;
-  audience: BulkAudience;
-  live: boolean;
-  actions?: (item: BulkItem) => ReactNode;
-}) {
+export function BulkItems({ engagementId, live, actions }: { engagementId: string; live: boolean; actions?: (item: BulkItem) => ReactNode }) {
   const trpc = useTRPC();
   const filter = useItemsFilter<MigrationItemState>();
   const input = { engagementId, pageSize: PAGE_SIZE, ...filter.query };
   const options = { placeholderData: keepPreviousData, refetchInterval: live ? BULK_POLL_MS : false } as const;
-  const staff = useQuery({ ...trpc.bulk.items.queryOptions(input, options), enabled: audience === "staff" });
-  const portal = useQuery({ ...trpc.portalBulk.items.queryOptions(input, options), enabled: audience === "customer" });
-  const items = audience === "staff" ? staff : portal;
+  const items = useQuery(trpc.bulk.items.queryOptions(input, options));
   const data = items.data;
   // A poll's refetch is not "loading": only a change of filter or page shows the bar.
   const loading = items.isFetching && (items.isPlaceholderData || !data);

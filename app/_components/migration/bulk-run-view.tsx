@@ -10,19 +10,13 @@ import { companies } from "@/core/migration/state-words";
 
 export type BulkOverview = RouterOutputs["bulk"]["overview"];
 export type BulkRun = NonNullable<BulkOverview["run"]>;
-/** Who reads the bulk run: staff through the console's procedures, customers through the portal's. */
-export type BulkAudience = "staff" | "customer";
-
 /** How often an active run is read again. */
 export const BULK_POLL_MS = 1_500;
 
 /** The bulk run's overview, read again every 1.5 s while the run is active. */
-export function useBulkOverview(engagementId: string, audience: BulkAudience) {
+export function useBulkOverview(engagementId: string) {
   const trpc = useTRPC();
-  const options = { refetchInterval: (q: { state: { data?: BulkOverview } }) => (q.state.data?.run?.active ? BULK_POLL_MS : false) } as const;
-  const staff = useQuery({ ...trpc.bulk.overview.queryOptions({ engagementId }, options), enabled: audience === "staff" });
-  const portal = useQuery({ ...trpc.portalBulk.overview.queryOptions({ engagementId }, options), enabled: audience === "customer" });
-  return audience === "staff" ? staff : portal;
+  return useQuery(trpc.bulk.overview.queryOptions({ engagementId }, { refetchInterval: (q) => (q.state.data?.run?.active ? BULK_POLL_MS : false) }));
 }
 
 const numberText = (n: number) => n.toLocaleString("en-GB");
@@ -44,13 +38,13 @@ function etaText(run: BulkRun): string {
 }
 
 /** Why the run is where it is, in words: stopped, paused, cancelled, or waiting by itself. */
-function RunState({ run, audience }: { run: BulkRun; audience: BulkAudience }) {
+function RunState({ run, stoppedHint }: { run: BulkRun; stoppedHint: string }) {
   switch (run.status) {
     case "stopped":
       return (
         <Notice tone="error" title="Stopped">
           <p>{run.statusReason ?? "The service refused the run."}</p>
-          <p className="mt-1">{audience === "staff" ? "Fix the cause, then resume the run." : "Support resumes it once the cause is fixed."}</p>
+          <p className="mt-1">{stoppedHint}</p>
         </Notice>
       );
     case "paused":
@@ -86,9 +80,10 @@ function RunState({ run, audience }: { run: BulkRun; audience: BulkAudience }) {
 /**
  * The bulk run as it stands, read-only: its status and why, a progress bar, the companies per
  * state, the pace against the service's limit, the requests and 429s, and the time left. The
- * console puts its controls beside it; the portal shows it as is.
+ * console puts its controls beside it; the portal shows it as is. A stopped run's notice ends
+ * with `stoppedHint`, the page's words for what happens next.
  */
-export function BulkRunView({ overview, audience }: { overview: BulkOverview; audience: BulkAudience }) {
+export function BulkRunView({ overview, stoppedHint }: { overview: BulkOverview; stoppedHint: string }) {
   const run = overview.run;
   const pilot = overview.pilot ? `The single-company test's company, ${overview.pilot.name}, counts as migrated.` : null;
   if (!run) {
@@ -112,7 +107,7 @@ export function BulkRunView({ overview, audience }: { overview: BulkOverview; au
         </span>
       </div>
       <div aria-live="polite">
-        <RunState run={run} audience={audience} />
+        <RunState run={run} stoppedHint={stoppedHint} />
       </div>
       <div className="space-y-1.5">
         <ProgressBar label="Companies finished" value={finished} max={Math.max(total, 1)} valueText={`${numberText(finished)} of ${companies(total)} finished`} />

@@ -153,13 +153,13 @@ describe("controls", () => {
   });
 
   it("the customer follows it read-only; another organisation sees the same as an unknown engagement", async () => {
-    const view = await customer().portalBulk.overview({ engagementId });
+    const view = await customer().bulk.overview({ engagementId });
     expect(view.run).toMatchObject({ status: "queued" });
     for (const control of Object.values(view.controls)) expect(control).toEqual({ allowed: false, reason: "Support staff control the bulk migration." });
-    const rows = (await customer().portalBulk.items({ engagementId, page: 1, pageSize: 25 })).rows;
+    const rows = (await customer().bulk.items({ engagementId, page: 1, pageSize: 25 })).rows;
     expect(rows.every((r) => !r.canRetry && !r.canSetAside)).toBe(true);
-    const other = await trpcError(callerAs(t.db, p.customerB, testConfig()).portalBulk.overview({ engagementId }));
-    const unknown = await trpcError(callerAs(t.db, p.customerB, testConfig()).portalBulk.overview({ engagementId: "no-such-engagement" }));
+    const other = await trpcError(callerAs(t.db, p.customerB, testConfig()).bulk.overview({ engagementId }));
+    const unknown = await trpcError(callerAs(t.db, p.customerB, testConfig()).bulk.overview({ engagementId: "no-such-engagement" }));
     expect([other.code, other.message]).toEqual([unknown.code, unknown.message]);
   });
 

@@ -1,6 +1,7 @@
 /**
  * Thin routers for the bulk migration (step 6): support starts, pauses, resumes, cancels, retries
- * and sets companies aside, and follows the run live; customers follow it read-only in the portal.
+ * and sets companies aside, and follows the run live; customers follow it through the same reads,
+ * which offer them no controls.
  * A worker process carries the run out (server/migration/engine/worker.ts).
  */
 import {
@@ -13,7 +14,7 @@ import {
   startBulkRun,
 } from "@/server/migration/bulk/bulk-controls";
 import { getBulkOverview, listBulkItems } from "@/server/migration/bulk/bulk-view";
-import { createTRPCRouter, customerEngagementProcedure, staffEngagementProcedure } from "../trpc";
+import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import {
   ZBulkItemsRequest,
   ZBulkItemsResponse,
@@ -28,10 +29,10 @@ import {
 import { OK, ZOk } from "./shared.types";
 
 export const bulkRouter = createTRPCRouter({
-  /** The latest bulk run with its progress, pace and ETA, the companies per state, the controls on offer. */
-  overview: staffEngagementProcedure.output(ZBulkOverviewResponse).query(({ ctx, input }) => getBulkOverview(ctx.db, ctx.actor, input.engagementId)),
-  /** A page of the engagement's companies: state, ids, attempts, last error (filter, search). */
-  items: staffEngagementProcedure
+  /** The latest bulk run with its progress, pace and ETA, the companies per state, the controls on offer (none to a customer). */
+  overview: engagementProcedure.output(ZBulkOverviewResponse).query(({ ctx, input }) => getBulkOverview(ctx.db, ctx.actor, input.engagementId)),
+  /** A page of the engagement's companies: state, ids, attempts, last error (filter, search); row actions only for staff. */
+  items: engagementProcedure
     .input(ZBulkItemsRequest)
     .output(ZBulkItemsResponse)
     .query(({ ctx, input }) => listBulkItems(ctx.db, ctx.actor, input)),
@@ -72,13 +73,4 @@ export const bulkRouter = createTRPCRouter({
       retryItemControl(ctx.db, ctx.actor, input);
       return OK;
     }),
-});
-
-export const portalBulkRouter = createTRPCRouter({
-  /** The bulk run as the customer follows it (no controls). */
-  overview: customerEngagementProcedure.output(ZBulkOverviewResponse).query(({ ctx, input }) => getBulkOverview(ctx.db, ctx.actor, input.engagementId)),
-  items: customerEngagementProcedure
-    .input(ZBulkItemsRequest)
-    .output(ZBulkItemsResponse)
-    .query(({ ctx, input }) => listBulkItems(ctx.db, ctx.actor, input)),
 });

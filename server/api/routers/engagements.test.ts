@@ -213,7 +213,7 @@ describe("working the checklist", () => {
 
   it("customers see the steps read-only: their actions are listed as not allowed for staff-only steps", async () => {
     const { id } = await newEngagement();
-    const eng = await callerAs(t.db, p.customerA).portal.engagement({ engagementId: id });
+    const eng = await callerAs(t.db, p.customerA).engagements.get({ engagementId: id });
     const step5 = eng.steps[4]!;
     expect(step5.actions.every((a) => !a.allowed)).toBe(true);
   });
@@ -276,7 +276,7 @@ describe("rules the server hands the screens", () => {
     expect(detail.currentStep).toBe(2);
     expect(detail.stepsDone).toBe(3);
     expect(item.stepsDone).toBe(3);
-    const portalItem = (await callerAs(t.db, p.customerA).portal.engagements({ page: 1, pageSize: 25 })).items.find((e) => e.id === id)!;
+    const portalItem = (await callerAs(t.db, p.customerA).engagements.list({ page: 1, pageSize: 25 })).items.find((e) => e.id === id)!;
     expect(portalItem.stepsDone).toBe(3);
   });
 
@@ -306,7 +306,7 @@ describe("rules the server hands the screens", () => {
       { to: "on_hold", reasonRequired: false },
       { to: "cancelled", reasonRequired: true },
     ]);
-    expect((await callerAs(t.db, p.customerA).portal.engagement({ engagementId: id })).statusChanges).toEqual([]);
+    expect((await callerAs(t.db, p.customerA).engagements.get({ engagementId: id })).statusChanges).toEqual([]);
     await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
     expect((await s.engagements.get({ engagementId: id })).statusChanges.map((c) => c.to)).toEqual(["active", "cancelled"]);
     const noReason = await trpcError(s.engagements.setStatus({ engagementId: id, status: "cancelled" }));

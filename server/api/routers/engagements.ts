@@ -1,4 +1,9 @@
-/** Thin routers for engagements: the staff console's and the customer portal's. */
+/**
+ * Thin router for engagements. The reads serve the staff console and the customer portal alike:
+ * the domain scopes them by the actor (a customer's list holds only their organisation's
+ * engagements, another organisation's engagement is NOT_FOUND) and offers each viewer their own
+ * actions; the changes are support's.
+ */
 import { actOnStep } from "@/server/engagements/act-on-step";
 import { changeOwner } from "@/server/engagements/change-owner";
 import { changeStatus } from "@/server/engagements/change-status";
@@ -7,20 +12,13 @@ import { findEngagements } from "@/server/engagements/find-engagements";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
 import { notifyAfterChange } from "@/server/engagements/flows";
-import {
-  createTRPCRouter,
-  customerEngagementProcedure,
-  customerProcedure,
-  staffEngagementProcedure,
-  staffProcedure,
-} from "../trpc";
+import { createTRPCRouter, engagementProcedure, signedInProcedure, staffEngagementProcedure, staffProcedure } from "../trpc";
 import {
   ZCreateEngagementRequest,
   ZCreateEngagementResponse,
   ZGetEngagementResponse,
   ZListEngagementsRequest,
   ZListEngagementsResponse,
-  ZPortalEngagementsRequest,
   ZSetOwnerRequest,
   ZSetStatusRequest,
   ZStepActionRequest,
@@ -30,15 +28,15 @@ import {
 import { OK, ZOk } from "./shared.types";
 
 export const engagementsRouter = createTRPCRouter({
-  /** A filtered, searched page of engagements with counts per step. */
-  list: staffProcedure
+  /** A filtered, searched page of engagements with counts per step (a customer's: their organisation's, whatever the filter says). */
+  list: signedInProcedure
     .input(ZListEngagementsRequest)
     .output(ZListEngagementsResponse)
     .query(({ ctx, input }) => findEngagements(ctx.db, ctx.actor, input)),
   /** One engagement with its checklist as the viewer may act on it. */
-  get: staffEngagementProcedure.output(ZGetEngagementResponse).query(({ ctx, input }) => getEngagement(ctx.db, ctx.actor, input.engagementId)),
+  get: engagementProcedure.output(ZGetEngagementResponse).query(({ ctx, input }) => getEngagement(ctx.db, ctx.actor, input.engagementId)),
   /** The engagement's audit timeline, newest first. */
-  timeline: staffEngagementProcedure
+  timeline: engagementProcedure
     .output(ZTimelineResponse)
     .query(({ ctx, input }) => getEngagementTimeline(ctx.db, ctx.actor, input.engagementId)),
   /** Opens an engagement for an organisation on one of the six managed platforms. */
@@ -76,20 +74,4 @@ export const engagementsRouter = createTRPCRouter({
       changeOwner(ctx.db, ctx.actor, input);
       return OK;
     }),
-});
-
-export const portalRouter = createTRPCRouter({
-  /** The customer's own organisation's engagements. */
-  engagements: customerProcedure
-    .input(ZPortalEngagementsRequest)
-    .output(ZListEngagementsResponse)
-    .query(({ ctx, input }) => findEngagements(ctx.db, ctx.actor, { ...input, organizationId: ctx.organizationId })),
-  /** One of the customer's engagements. */
-  engagement: customerEngagementProcedure
-    .output(ZGetEngagementResponse)
-    .query(({ ctx, input }) => getEngagement(ctx.db, ctx.actor, input.engagementId)),
-  /** The engagement's timeline as the customer sees it. */
-  timeline: customerEngagementProcedure
-    .output(ZTimelineResponse)
-    .query(({ ctx, input }) => getEngagementTimeline(ctx.db, ctx.actor, input.engagementId)),
 });

@@ -13,7 +13,6 @@ import { engagementInput, ZPageRequest } from "./shared.types";
 
 export const ZListEngagementsRequest = ZEngagementListFilter.omit({ page: true, pageSize: true }).extend(ZPageRequest.shape);
 export const ZListEngagementsResponse = ZEngagementList;
-export const ZPortalEngagementsRequest = ZListEngagementsRequest.pick({ page: true, pageSize: true, search: true, status: true });
 
 export const ZGetEngagementResponse = ZEngagementDetail;
 export const ZTimelineResponse = z.array(ZTimelineEntry);

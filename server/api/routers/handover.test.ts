@@ -132,7 +132,7 @@ describe("the report's companies", () => {
   it("lists every real company in file order with ids, checks, and for the rest why and what to do", async () => {
     const f = await seedHandover(t.db, p);
     await support().handover.confirm({ engagementId: f.engagementId });
-    const page = await customer().portalHandover.items({ engagementId: f.engagementId, pageSize: 25 });
+    const page = await customer().handover.items({ engagementId: f.engagementId, pageSize: 25 });
     expect(page).toMatchObject({ total: 6, page: 1, pageSize: 25 });
     const [verified, , , reauth, failed, aside] = page.items;
     expect(verified).toMatchObject({
@@ -184,11 +184,11 @@ describe("the report's companies", () => {
 
   it("is hidden from the customer until the report is produced", async () => {
     const f = await seedHandover(t.db, p);
-    const error = await trpcError(customer().portalHandover.items({ engagementId: f.engagementId }));
+    const error = await trpcError(customer().handover.items({ engagementId: f.engagementId }));
     expect(error).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has not been produced yet." });
     // Support sees a preview.
     await expect(support().handover.items({ engagementId: f.engagementId })).resolves.toMatchObject({ total: 6 });
-    const view = await customer().portalHandover.get({ engagementId: f.engagementId });
+    const view = await customer().handover.get({ engagementId: f.engagementId });
     expect(view.actions).toEqual({
       confirm: { allowed: false, reason: "Support produces the handover report." },
       acknowledge: { allowed: false, reason: "The handover report has not been produced yet.", needsNote: false },
@@ -199,11 +199,11 @@ describe("the report's companies", () => {
     const f = await seedHandover(t.db, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     const other = callerAs(t.db, p.customerB);
-    const unknown = await trpcError(other.portalHandover.get({ engagementId: "no-such-engagement" }));
+    const unknown = await trpcError(other.handover.get({ engagementId: "no-such-engagement" }));
     for (const call of [
-      other.portalHandover.get({ engagementId: f.engagementId }),
-      other.portalHandover.items({ engagementId: f.engagementId }),
-      other.portalHandover.acknowledge({ engagementId: f.engagementId }),
+      other.handover.get({ engagementId: f.engagementId }),
+      other.handover.items({ engagementId: f.engagementId }),
+      other.handover.acknowledge({ engagementId: f.engagementId }),
     ]) {
       expect(await trpcError(call)).toMatchObject({ code: "NOT_FOUND", message: unknown.message });
     }
@@ -214,7 +214,7 @@ describe("the report's companies", () => {
 describe("acknowledging the report", () => {
   it("is refused before the report is produced", async () => {
     const f = await seedHandover(t.db, p);
-    const error = await trpcError(customer().portalHandover.acknowledge({ engagementId: f.engagementId }));
+    const error = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(error).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has not been produced yet." });
     expect(t.db.select({ n: count() }).from(migrationItems).where(isNotNull(migrationItems.credentialsCipher)).get()!.n).toBe(6);
   });
@@ -225,7 +225,7 @@ describe("acknowledging the report", () => {
     await support().handover.confirm({ engagementId: f.engagementId });
     const masksBefore = t.db.select({ id: migrationItems.id, mask: migrationItems.credentialsMask }).from(migrationItems).orderBy(migrationItems.id).all();
 
-    const result = await customer().portalHandover.acknowledge({ engagementId: f.engagementId });
+    const result = await customer().handover.acknowledge({ engagementId: f.engagementId });
     expect(result).toEqual({ status: "completed", purged: { items: 6, rehearsalItems: 1, submissions: 1, rehearsalKeys: 0 } });
 
     // Ciphertexts gone, masks kept, purge times recorded.
@@ -248,7 +248,7 @@ describe("acknowledging the report", () => {
     expect(view.handover!.purgedAt).toEqual(view.handover!.acknowledgedAt);
     expect(view.credentialsHeld).toBe(0);
 
-    const timeline = (await customer().portal.timeline({ engagementId: f.engagementId })).map((e) => [e.actor, e.summary]);
+    const timeline = (await customer().engagements.timeline({ engagementId: f.engagementId })).map((e) => [e.actor, e.summary]);
     expect(timeline.slice(0, 4)).toEqual([
       ["Customer A (customer)", "Changed status from active to completed"],
       ["Customer A (customer)", "Completed step 6 (Bulk migration and handover)"],
@@ -261,7 +261,7 @@ describe("acknowledging the report", () => {
     expect(ownerMail.text).toContain("Customer A acknowledged the handover report");
     expect(ownerMail.text).toContain("the tokens of 6 companies and 1 OAuth client secret deleted");
 
-    const again = await trpcError(customer().portalHandover.acknowledge({ engagementId: f.engagementId }));
+    const again = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(again).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has already been acknowledged." });
   });
 
@@ -285,7 +285,7 @@ describe("acknowledging the report", () => {
     const f = await seedHandover(t.db, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     await support().engagements.setStatus({ engagementId: f.engagementId, status: "on_hold" });
-    const error = await trpcError(customer().portalHandover.acknowledge({ engagementId: f.engagementId }));
+    const error = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(error.message).toBe("The engagement is on hold; the handover can be acknowledged only while it is active.");
     expect(t.db.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.engagementId, f.engagementId), isNotNull(migrationItems.credentialsCipher))).get()!.n).toBe(6);
   });
@@ -294,9 +294,9 @@ describe("acknowledging the report", () => {
     const f = await seedHandover(t.db, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     await support().engagements.step({ engagementId: f.engagementId, step: 5, action: "reopen", reason: "Test again on the new target." });
-    const error = await trpcError(customer().portalHandover.acknowledge({ engagementId: f.engagementId }));
+    const error = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(error.message).toBe("The handover can be acknowledged once step 5 (Single-company test) is done again.");
-    expect((await customer().portalHandover.get({ engagementId: f.engagementId })).actions.acknowledge).toMatchObject({ allowed: false, reason: error.message });
+    expect((await customer().handover.get({ engagementId: f.engagementId })).actions.acknowledge).toMatchObject({ allowed: false, reason: error.message });
     expect(t.db.select().from(handovers).get()!.acknowledgedAt).toBeNull();
     expect(t.db.select({ n: count() }).from(migrationItems).where(isNotNull(migrationItems.credentialsCipher)).get()!.n).toBe(6);
   });
@@ -314,10 +314,10 @@ describe("acknowledging the report", () => {
     await record(support().handover.get({ engagementId: f.engagementId }));
     await record(support().handover.items({ engagementId: f.engagementId }));
     await record(support().handover.confirm({ engagementId: f.engagementId }));
-    await record(customer().portalHandover.get({ engagementId: f.engagementId }));
-    await record(customer().portalHandover.items({ engagementId: f.engagementId, pageSize: 1000 }));
-    await record(customer().portalHandover.acknowledge({ engagementId: f.engagementId }));
-    await record(customer().portal.engagement({ engagementId: f.engagementId }));
+    await record(customer().handover.get({ engagementId: f.engagementId }));
+    await record(customer().handover.items({ engagementId: f.engagementId, pageSize: 1000 }));
+    await record(customer().handover.acknowledge({ engagementId: f.engagementId }));
+    await record(customer().engagements.get({ engagementId: f.engagementId }));
     await record(support().engagements.timeline({ engagementId: f.engagementId }));
     const everything = JSON.stringify([responses, t.db.select().from(auditEvents).all(), t.db.select().from(mailOutbox).all()]);
     const secrets = [f.clientSecret, ...envelopes, ...f.items.flatMap((i) => [i.credentials.accessToken!, i.credentials.refreshToken!])];
@@ -329,7 +329,7 @@ describe("the engagement's step 6", () => {
   it("cannot be completed by hand, and the handover cannot be produced for a completed engagement", async () => {
     const f = await seedHandover(t.db, p);
     await support().handover.confirm({ engagementId: f.engagementId });
-    await customer().portalHandover.acknowledge({ engagementId: f.engagementId });
+    await customer().handover.acknowledge({ engagementId: f.engagementId });
     const status = t.db.select({ status: engagements.status }).from(engagements).where(eq(engagements.id, f.engagementId)).get()!.status;
     expect(status).toBe("completed");
     const step6 = t.db.select().from(engagementSteps).where(and(eq(engagementSteps.engagementId, f.engagementId), eq(engagementSteps.step, 6))).get()!;

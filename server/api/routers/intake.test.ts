@@ -208,7 +208,7 @@ describe("whose move it is", () => {
     const list = await support().engagements.list({ waitingOn: "support", page: 1, pageSize: 10 });
     expect(list.items.map((e) => [e.id, e.waitingOn])).toEqual([[engagementId, "support"]]);
     expect((await support().engagements.list({ waitingOn: "customer", page: 1, pageSize: 10 })).total).toBe(0);
-    const portal = await customer().portal.engagements({ page: 1, pageSize: 10 });
+    const portal = await customer().engagements.list({ page: 1, pageSize: 10 });
     expect(portal.items[0]).toMatchObject({ waitingOn: "support", waitingSince: expect.any(Date) });
     // The new owner was mailed that it is their move when the engagement resumed.
     expect(mailTo("support2@test").at(-1)).toMatchObject({ subject: expect.stringContaining("It is your move") });

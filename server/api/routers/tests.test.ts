@@ -146,10 +146,10 @@ describe("reading runs", () => {
     expect((await trpcError(support().tests.get({ engagementId: other.engagementId, runId }))).code).toBe("NOT_FOUND");
 
     const customerA = callerAs(bed.t.db, bed.people.customerA);
-    expect(await customerA.portalTests.list({ engagementId: mine.engagementId })).toMatchObject([{ id: runId, company: "Portal Co" }]);
-    expect(await customerA.portalTests.get({ engagementId: mine.engagementId, runId })).toMatchObject({ id: runId, item: { name: "Portal Co" } });
+    expect(await customerA.tests.list({ engagementId: mine.engagementId })).toMatchObject([{ id: runId, company: "Portal Co" }]);
+    expect(await customerA.tests.get({ engagementId: mine.engagementId, runId })).toMatchObject({ id: runId, item: { name: "Portal Co" } });
     const customerB = callerAs(bed.t.db, bed.people.customerB);
-    for (const call of [customerB.portalTests.list({ engagementId: mine.engagementId }), customerB.portalTests.get({ engagementId: mine.engagementId, runId })]) {
+    for (const call of [customerB.tests.list({ engagementId: mine.engagementId }), customerB.tests.get({ engagementId: mine.engagementId, runId })]) {
       expect(await trpcError(call)).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
     }
   });

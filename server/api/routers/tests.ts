@@ -1,12 +1,12 @@
 /**
  * Thin routers for the single-company test (step 5) and its rehearsal: support asks for one (a
- * worker process carries it out), follows it call by call, cancels it; customers read the runs of
- * their own engagements.
+ * worker process carries it out), follows it call by call, cancels it. The reads serve customers
+ * too: the runs of their own organisation's engagements, read only.
  */
 import { cancelTestRun } from "@/server/migration/test-run/cancel-test-run";
 import { getTestRun, listTestableItems, listTestRuns } from "@/server/migration/test-run/get-test-runs";
 import { requestTestRun } from "@/server/migration/test-run/request-test-run";
-import { createTRPCRouter, customerEngagementProcedure, staffEngagementProcedure } from "../trpc";
+import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import { OK, ZOk } from "./shared.types";
 import {
   ZCancelTestRequest,
@@ -31,9 +31,9 @@ export const testsRouter = createTRPCRouter({
     .output(ZStartTestResponse)
     .mutation(({ ctx, input }) => requestTestRun(ctx.db, ctx.actor, input)),
   /** The engagement's tests and rehearsals, newest first. */
-  list: staffEngagementProcedure.output(ZTestRunsResponse).query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, input.engagementId)),
+  list: engagementProcedure.output(ZTestRunsResponse).query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, input.engagementId)),
   /** One run in full: checks, data types, every call with its correlationId (poll while active). */
-  get: staffEngagementProcedure
+  get: engagementProcedure
     .input(ZTestRunRequest)
     .output(ZTestRunResponse)
     .query(({ ctx, input }) => getTestRun(ctx.db, ctx.actor, input)),
@@ -45,14 +45,4 @@ export const testsRouter = createTRPCRouter({
       cancelTestRun(ctx.db, ctx.actor, input);
       return OK;
     }),
-});
-
-export const portalTestsRouter = createTRPCRouter({
-  /** The customer's engagement's tests and rehearsals (read only). */
-  list: customerEngagementProcedure.output(ZTestRunsResponse).query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, input.engagementId)),
-  /** One of them in full. */
-  get: customerEngagementProcedure
-    .input(ZTestRunRequest)
-    .output(ZTestRunResponse)
-    .query(({ ctx, input }) => getTestRun(ctx.db, ctx.actor, input)),
 });

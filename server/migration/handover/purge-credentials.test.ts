@@ -137,7 +137,7 @@ describe("purgeDueCredentials", () => {
     const f = await seedHandover(t.db, p);
     await handedOver(f, 15, now);
     purgeDueCredentials(t.db, { now, afterDays: 14 });
-    const result = await callerAs(t.db, p.customerA).portalHandover.acknowledge({ engagementId: f.engagementId });
+    const result = await callerAs(t.db, p.customerA).handover.acknowledge({ engagementId: f.engagementId });
     expect(result).toEqual({ status: "completed", purged: { items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0 } });
     expect(purgeEvents()).toHaveLength(1);
     const eng = await support().engagements.get({ engagementId: f.engagementId });
@@ -175,7 +175,7 @@ describe("the database file after a purge", () => {
     for (const s of plain) expect(before.includes(s)).toBe(false);
 
     await support().handover.confirm({ engagementId: f.engagementId });
-    await callerAs(t.db, p.customerA).portalHandover.acknowledge({ engagementId: f.engagementId });
+    await callerAs(t.db, p.customerA).handover.acknowledge({ engagementId: f.engagementId });
 
     expect(t.db.$client.pragma("secure_delete", { simple: true })).toBe(1);
     const after = rawFile(t);
@@ -190,7 +190,7 @@ describe("the database file after a purge", () => {
     const f = await seedHandover(t.db, p, { companies: Array.from({ length: 40 }, () => ({ state: "verified" as const })) });
     const { ciphertexts } = secretsOf(t, f);
     await support().handover.confirm({ engagementId: f.engagementId });
-    await callerAs(t.db, p.customerA).portalHandover.acknowledge({ engagementId: f.engagementId });
+    await callerAs(t.db, p.customerA).handover.acknowledge({ engagementId: f.engagementId });
     expect(held(f.engagementId)).toBe(0);
     const after = rawFile(t);
     expect(ciphertexts.filter((c) => after.includes(c)).length).toBeGreaterThan(0);

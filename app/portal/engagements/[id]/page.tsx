@@ -6,7 +6,7 @@ import { PortalEngagementView } from "./portal-engagement";
 
 type Params = Promise<{ id: string }>;
 
-const loadEngagement = cache(async (engagementId: string) => (await getCaller()).portal.engagement({ engagementId }));
+const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { id } = await params;
@@ -18,8 +18,8 @@ export default async function PortalEngagementPage({ params }: { params: Params 
   const { id: engagementId } = await params;
   const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));
   const queryClient = getQueryClient();
-  queryClient.setQueryData(trpc.portal.engagement.queryKey({ engagementId }), engagement);
-  await queryClient.prefetchQuery(trpc.portal.timeline.queryOptions({ engagementId }));
+  queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);
+  await queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
   return (
     <HydrateClient>
       <PortalEngagementView engagementId={engagementId} />

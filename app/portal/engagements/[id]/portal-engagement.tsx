@@ -14,8 +14,8 @@ import { StepPanel } from "./steps/step-panel";
 /** A customer's read-only view of one engagement: the six steps and what happened. */
 export function PortalEngagementView({ engagementId }: { engagementId: string }) {
   const trpc = useTRPC();
-  const engagement = useQuery(trpc.portal.engagement.queryOptions({ engagementId }));
-  const timeline = useQuery(trpc.portal.timeline.queryOptions({ engagementId }));
+  const engagement = useQuery(trpc.engagements.get.queryOptions({ engagementId }));
+  const timeline = useQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
   const { announce, region } = useAnnouncement();
   const e = engagement.data;
   if (!e) {

@@ -37,7 +37,7 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
   const engagementId = engagement.id;
   const trpc = useTRPC();
   const startReasonId = useId();
-  const overview = useBulkOverview(engagementId, "staff");
+  const overview = useBulkOverview(engagementId);
   const invalidate = useBulkInvalidation(engagementId);
   const [dialog, setDialog] = useState<Dialog>(null);
   const resume = useMutation(trpc.bulk.resume.mutationOptions());
@@ -119,12 +119,11 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
         </p>
       ) : null}
 
-      <BulkRunView overview={v} audience="staff" />
+      <BulkRunView overview={v} stoppedHint="Fix the cause, then resume the run." />
 
       {v.total > 0 ? (
         <BulkItems
           engagementId={engagementId}
-          audience="staff"
           live={v.run?.active ?? false}
           actions={(item) => (
             <div className="flex gap-2">

@@ -56,7 +56,7 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
               Record the customer&apos;s acknowledgement
             </Button>
           ) : null}
-          <HandoverItems engagementId={engagement.id} audience="staff" caption="Companies in the handover report" />
+          <HandoverItems engagementId={engagement.id} caption="Companies in the handover report" />
         </>
       ) : (
         <>
@@ -75,7 +75,7 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
               </p>
             ) : null}
           </div>
-          {v.actions.confirm.allowed ? <HandoverItems engagementId={engagement.id} audience="staff" caption="Preview of the handover report's companies" /> : null}
+          {v.actions.confirm.allowed ? <HandoverItems engagementId={engagement.id} caption="Preview of the handover report's companies" /> : null}
         </>
       )}
       {dialog === "confirm" ? (

@@ -50,7 +50,7 @@ export function ConsoleStep1Panel({ engagement, announce }: { engagement: Engage
 
 function Review({ engagement, view, submission: s, announce }: { engagement: EngagementDetail; view: IntakeView; submission: SubmissionView; announce: Announce }) {
   const trpc = useTRPC();
-  const invalidate = useFlowInvalidation(engagement.id, "console");
+  const invalidate = useFlowInvalidation(engagement.id);
   const [returning, setReturning] = useState(false);
   const accept = useMutation(
     trpc.intake.accept.mutationOptions({

@@ -19,7 +19,7 @@ import { dateToUtcMinute, MAX_WINDOWS_PER_PROPOSAL, utcMinuteToDate, ZProposeWin
 export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   const trpc = useTRPC();
   const plan = useQuery({ ...trpc.windows.plan.queryOptions({ engagementId: engagement.id }), enabled: step.displayState !== "locked" });
-  const invalidate = useFlowInvalidation(engagement.id, "console");
+  const invalidate = useFlowInvalidation(engagement.id);
   const [rescheduling, setRescheduling] = useState(false);
   const withdraw = useMutation(
     trpc.windows.withdraw.mutationOptions({
@@ -90,7 +90,7 @@ function suggestedWindow(plan: WindowPlan): { startsAt: string; endsAt: string }
 
 function ProposeForm({ engagement, plan, announce }: { engagement: EngagementDetail; plan: WindowPlan; announce: Announce }) {
   const trpc = useTRPC();
-  const invalidate = useFlowInvalidation(engagement.id, "console");
+  const invalidate = useFlowInvalidation(engagement.id);
   const propose = useMutation(trpc.windows.propose.mutationOptions());
   const form = useZodForm(ZProposeWindowsForm, { defaultValues: { windows: [suggestedWindow(plan)], note: "" } });
   const windows = useFieldArray({ control: form.control, name: "windows" });

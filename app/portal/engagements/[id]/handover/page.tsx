@@ -13,8 +13,8 @@ export default async function PortalHandoverReportPage({ params, searchParams }:
   const { id: engagementId } = await params;
   const part = reportPart((await searchParams).part);
   const caller = await getCaller();
-  const [engagement, view] = await loadOrInterrupt(() => Promise.all([caller.portal.engagement({ engagementId }), caller.portalHandover.get({ engagementId })]));
-  const page = view.handover ? await caller.portalHandover.items({ engagementId, page: part, pageSize: HANDOVER_MAX_PAGE_SIZE }) : null;
+  const [engagement, view] = await loadOrInterrupt(() => Promise.all([caller.engagements.get({ engagementId }), caller.handover.get({ engagementId })]));
+  const page = view.handover ? await caller.handover.items({ engagementId, page: part, pageSize: HANDOVER_MAX_PAGE_SIZE }) : null;
   return (
     <HandoverReport
       engagement={engagement}

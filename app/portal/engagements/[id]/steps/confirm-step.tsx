@@ -28,7 +28,7 @@ export function ConfirmStep({
   const trpc = useTRPC();
   const id = useId();
   const [ticked, setTicked] = useState(false);
-  const invalidate = useFlowInvalidation(engagement.id, "portal");
+  const invalidate = useFlowInvalidation(engagement.id);
   const options = {
     onSuccess: async () => {
       await invalidate();

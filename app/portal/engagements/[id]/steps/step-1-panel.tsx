@@ -92,7 +92,7 @@ function SubmitForm({
   onDone: () => void;
   onCancel?: () => void;
 }) {
-  const invalidate = useFlowInvalidation(engagement.id, "portal");
+  const invalidate = useFlowInvalidation(engagement.id);
   // Remounting the file input (a new key) is how it is emptied after a submission.
   const [fileKey, setFileKey] = useState(0);
   const [file, setFile] = useState<File | null>(null);

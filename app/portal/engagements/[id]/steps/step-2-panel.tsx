@@ -14,7 +14,7 @@ import { useTRPC } from "@/app/_trpc/react";
 export function PortalStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   const trpc = useTRPC();
   const plan = useQuery({ ...trpc.windows.plan.queryOptions({ engagementId: engagement.id }), enabled: step.displayState !== "locked" });
-  const invalidate = useFlowInvalidation(engagement.id, "portal");
+  const invalidate = useFlowInvalidation(engagement.id);
   const accept = useMutation(
     trpc.windows.accept.mutationOptions({
       onSuccess: async () => {

@@ -18,11 +18,11 @@ export function PortalStep5Panel({ engagement }: { engagement: EngagementDetail 
   const engagementId = engagement.id;
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const runs = useQuery(
-    trpc.portalTests.list.queryOptions({ engagementId }, { refetchInterval: (q) => (q.state.data?.some((r) => r.active) ? POLL_MS : false) }),
+    trpc.tests.list.queryOptions({ engagementId }, { refetchInterval: (q) => (q.state.data?.some((r) => r.active) ? POLL_MS : false) }),
   );
   const shownId = selectedId ?? runs.data?.[0]?.id ?? null;
   const run = useQuery({
-    ...trpc.portalTests.get.queryOptions({ engagementId, runId: shownId ?? "" }, { refetchInterval: (q) => (q.state.data?.active ? POLL_MS : false) }),
+    ...trpc.tests.get.queryOptions({ engagementId, runId: shownId ?? "" }, { refetchInterval: (q) => (q.state.data?.active ? POLL_MS : false) }),
     enabled: shownId !== null,
   });
   if (runs.isPending) return <ProgressBar label="Loading the tests" size="sm" />;

@@ -32,7 +32,7 @@ export function Step6Panel({ engagement, step, announce }: { engagement: Engagem
 
 /** The bulk run as support sees it, without the controls; nothing before support starts one. */
 function BulkProgress({ engagementId }: { engagementId: string }) {
-  const overview = useBulkOverview(engagementId, "customer");
+  const overview = useBulkOverview(engagementId);
   const v = overview.data;
   if (!v) return overview.error ? <Notice tone="error">{toFormError(overview.error).message}</Notice> : <ProgressBar label="Loading the bulk migration" size="sm" />;
   if (!v.run) return null;
@@ -41,15 +41,15 @@ function BulkProgress({ engagementId }: { engagementId: string }) {
       <h4 id="bulk-title" className="text-sm font-semibold text-slate-900">
         Bulk migration
       </h4>
-      <BulkRunView overview={v} audience="customer" />
-      <BulkItems engagementId={engagementId} audience="customer" live={v.run.active} />
+      <BulkRunView overview={v} stoppedHint="Support resumes it once the cause is fixed." />
+      <BulkItems engagementId={engagementId} live={v.run.active} />
     </section>
   );
 }
 
 function Handover({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   const trpc = useTRPC();
-  const view = useQuery(trpc.portalHandover.get.queryOptions({ engagementId: engagement.id }));
+  const view = useQuery(trpc.handover.get.queryOptions({ engagementId: engagement.id }));
   const [acknowledging, setAcknowledging] = useState(false);
   const v = view.data;
   if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : <ProgressBar label="Loading the handover" size="sm" />;
@@ -76,7 +76,7 @@ function Handover({ engagement, step, announce }: { engagement: EngagementDetail
       ) : !h.acknowledgedAt && v.actions.acknowledge.reason ? (
         <p className="text-sm text-slate-600">{v.actions.acknowledge.reason}</p>
       ) : null}
-      <HandoverItems engagementId={engagement.id} audience="customer" caption="Companies in the handover report" />
+      <HandoverItems engagementId={engagement.id} caption="Companies in the handover report" />
       {acknowledging ? (
         <AcknowledgeDialog
           engagement={engagement}
@@ -96,7 +96,7 @@ function AcknowledgeDialog(props: { engagement: EngagementDetail; total: number;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const engagementId = props.engagement.id;
-  const acknowledge = useMutation(trpc.portalHandover.acknowledge.mutationOptions());
+  const acknowledge = useMutation(trpc.handover.acknowledge.mutationOptions());
   return (
     <ConfirmDialog
       title="Acknowledge the handover report"
@@ -109,9 +109,9 @@ function AcknowledgeDialog(props: { engagement: EngagementDetail; total: number;
       confirm={async () => {
         await acknowledge.mutateAsync({ engagementId });
         await Promise.all([
-          queryClient.invalidateQueries({ queryKey: trpc.portalHandover.get.queryKey({ engagementId }) }),
-          queryClient.invalidateQueries({ queryKey: trpc.portal.engagement.queryKey({ engagementId }) }),
-          queryClient.invalidateQueries({ queryKey: trpc.portal.timeline.queryKey({ engagementId }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.handover.get.queryKey({ engagementId }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.engagements.get.queryKey({ engagementId }) }),
+          queryClient.invalidateQueries({ queryKey: trpc.engagements.timeline.queryKey({ engagementId }) }),
         ]);
         props.onDone("Thank you: the handover report is acknowledged, your tokens and client secret are deleted, and the engagement is completed.");
       }}
