@@ -17,7 +17,6 @@
  *   on by itself, probing now and then), counting no company's attempts; a 500 or a timeout is
  *   retried within the company's bounds and then fails that company alone.
  */
-import { z } from "zod";
 import type { Db } from "@/db/client";
 import { findEngagement } from "@/server/engagements/engagement-repository";
 import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
@@ -295,8 +294,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
   if (error && !signal.aborted) {
     const reason = await stopReason(error, async () => {
       try {
-        const { data } = await client.request({ operation: "countCompanies", method: "GET", path: "/companies?page=1&pageSize=1", schema: z.object({ totalResults: z.number() }).passthrough() });
-        return data.totalResults;
+        return (await client.countCompanies()).data;
       } catch {
         return null;
       }
