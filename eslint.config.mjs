@@ -16,6 +16,8 @@ export default defineConfig([
       "drizzle/enforce-update-with-where": ["error", { drizzleObjectName: ["db", "tx"] }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      // Beyond a few positional parameters a call cannot be read without the signature: take one object.
+      "max-params": ["error", 5],
     },
   },
   {

@@ -107,7 +107,9 @@ async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly
   return { tenants, companies };
 }
 
-async function submit(s: Seeding, customer: Actor, engagementId: string, platformKey: PlatformKey, companies: TokenFileCompany[], fileName: string) {
+/** The customer submits the engagement's details and a token file of `companies`. */
+async function submit(s: Seeding, customer: Actor, input: { engagementId: string; platformKey: PlatformKey; companies: TokenFileCompany[]; fileName: string }) {
+  const { engagementId, platformKey, companies, fileName } = input;
   const result = await submitIntake(s.db, { ring: s.ring }, customer, {
     engagementId,
     form: {
@@ -174,7 +176,7 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   // Acme on QuickBooks Online: steps 1–4 done, waiting for support's single-company test.
   const qbo = await open(sam, acme, "qhyg");
   const acmeFile = await companiesFor(s, "qhyg", ACME_QBO_COMPANIES);
-  const qboSubmission = await submit(s, carol, qbo, "qhyg", acmeFile.companies, "acme-quickbooks-companies.csv");
+  const qboSubmission = await submit(s, carol, { engagementId: qbo, platformKey: "qhyg", companies: acmeFile.companies, fileName: "acme-quickbooks-companies.csv" });
   await s.notify(qbo, acceptSubmission(db, sam, { engagementId: qbo, submissionId: qboSubmission }));
   const saturday = next(6, 22);
   const proposed = await proposeWindow(db, { sandbox: options.sandbox }, sam, {
@@ -199,7 +201,7 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
     { name: "Zoë Design Studio", records: 25 },
     { name: "Northfield Bakery", records: 120 },
   ]);
-  await submit(s, carol, freeagent, "fbrh", faFile.companies, "freeagent-companies.csv");
+  await submit(s, carol, { engagementId: freeagent, platformKey: "fbrh", companies: faFile.companies, fileName: "freeagent-companies.csv" });
 
   // Bluebird on Shopify: two windows proposed, waiting for the customer.
   const shopify = await open(priya, bluebird, "fztf");
@@ -207,7 +209,7 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
     { name: "Bluebird Outdoor", records: 300 },
     { name: "Bluebird Kids", records: 80 },
   ]);
-  const shopSubmission = await submit(s, dan, shopify, "fztf", shopFile.companies, "bluebird-shops.csv");
+  const shopSubmission = await submit(s, dan, { engagementId: shopify, platformKey: "fztf", companies: shopFile.companies, fileName: "bluebird-shops.csv" });
   await s.notify(shopify, acceptSubmission(db, priya, { engagementId: shopify, submissionId: shopSubmission }));
   const sunday = next(0, 6);
   await s.notify(
@@ -224,7 +226,7 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   // Bluebird on Wave: details accepted, then on hold while the customer re-registers its app.
   const wave = await open(sam, bluebird, "pbtz");
   const waveFile = await companiesFor(s, "pbtz", [{ name: "Bluebird Wholesale", records: 200 }]);
-  const waveSubmission = await submit(s, dan, wave, "pbtz", waveFile.companies, "wave-businesses.csv");
+  const waveSubmission = await submit(s, dan, { engagementId: wave, platformKey: "pbtz", companies: waveFile.companies, fileName: "wave-businesses.csv" });
   await s.notify(wave, acceptSubmission(db, sam, { engagementId: wave, submissionId: waveSubmission }));
   await s.notify(wave, changeStatus(db, sam, { engagementId: wave, status: "on_hold", reason: "Customer is re-registering its Wave app." }));
 

@@ -2,7 +2,8 @@
  * The service client against a real sandbox: every row of the seed's status-code table and every
  * 402 and 409 body become the right ServiceError kind with status, service, error text,
  * correlationId and validation; no 4xx is retried (attempts counted through the onAttempt hook);
- * timeouts and network failures; the operations Ferry's pipeline uses; a base URL with a path prefix.
+ * timeouts and network failures; the operations Ferry's pipeline uses; the count of an account's
+ * companies; a base URL with a path prefix.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -369,6 +370,23 @@ describe("the calls of one company's migration", () => {
     expect(refused.data.status).toBe("Deauthorized");
     expect(refused.data.dataConnectionErrors?.[0]).toMatchObject({ statusCode: "400", status: "Active" });
     expect(refused.data.dataConnectionErrors?.[0]?.errorMessage).toContain("invalid_grant");
+  });
+});
+
+describe("counting an account's companies", () => {
+  it("reads totalResults from a page of one, with the call's metadata; a refused key is a ServiceError", async () => {
+    const { apiKey } = await fx.sb.control.createClient({ plan: "paid" });
+    const client = createServiceClient({ baseUrl: fx.sb.url, apiKey });
+    const none = await client.countCompanies();
+    expect(none.data).toBe(0);
+    expect(none.meta).toMatchObject({ operation: "countCompanies", method: "GET", path: "/companies?page=1&pageSize=1", status: 200, attempts: 1 });
+    expect(none.meta.correlationId).toMatch(UUID);
+    for (const name of ["First Co", "Second Co", "Third Co"]) await client.createCompany({ name });
+    expect((await client.countCompanies()).data).toBe(3);
+    // A free trial full at 50 companies: the count a stopped bulk run quotes.
+    expect((await createServiceClient({ baseUrl: fx.sb.url, apiKey: fx.fullKey }).countCompanies()).data).toBe(50);
+    const refused = await failure(createServiceClient({ baseUrl: fx.sb.url, apiKey: "not-a-real-key-at-all", retry: "none" }).countCompanies());
+    expect(refused).toMatchObject({ kind: "unauthorized", status: 401, operation: "countCompanies" });
   });
 });
 

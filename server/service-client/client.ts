@@ -21,6 +21,7 @@ import {
   DataRecordSchema,
   DataStatusesSchema,
   ErrorBodySchema,
+  ListCountSchema,
   pagedSchema,
   PullOperationSchema,
   type Company,
@@ -342,6 +343,13 @@ export function createServiceClient(options: ServiceClientOptions) {
     listCompanies: (params: PageParams = {}, callOptions?: CallOptions) =>
       request<Paged<Company>>(
         { operation: "listCompanies", method: "GET", path: `/companies${query({ page: params.page, pageSize: params.pageSize })}`, schema: pagedSchema(CompanySchema) },
+        callOptions,
+      ),
+
+    /** GET /companies?page=1&pageSize=1: how many companies the account holds (e.g. to word a full free trial). */
+    countCompanies: (callOptions?: CallOptions) =>
+      request<number>(
+        { operation: "countCompanies", method: "GET", path: `/companies${query({ page: 1, pageSize: 1 })}`, schema: ListCountSchema },
         callOptions,
       ),
 

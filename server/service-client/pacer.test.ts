@@ -49,6 +49,23 @@ describe("the pacer, against a real sandbox with a small rate limit", () => {
     expect(stats.rateLimited).toBe(statuses.filter((s) => s === 429).length);
   });
 
+  it("reads a reset given in epoch seconds (the reference allows it) as it reads a date: the whole limit used, at most 1 % refused", async () => {
+    await sb.control.setFaults({ rateLimitPerSecond: 40 });
+    // The sandbox states its resets as ISO dates on whole seconds; this service states the same in epoch seconds.
+    const epochSeconds: typeof fetch = async (input, init) => {
+      const answer = await fetch(input, init);
+      const headers = new Headers(answer.headers);
+      const reset = headers.get("x-rate-limit-reset");
+      if (reset) headers.set("x-rate-limit-reset", String(Math.ceil(Date.parse(reset) / 1000)));
+      return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
+    };
+    const pacer = createPacer({ initialConcurrency: 16, fetch: epochSeconds });
+    const statuses = await load({ sb, apiKey, send: pacer.fetch, total: 240, callers: 40 });
+    expect(statuses).toHaveLength(240);
+    expect(share429(statuses)).toBeLessThanOrEqual(0.01);
+    expect(pacer.stats()).toMatchObject({ sent: 240, answered: 240, limit: 40, inFlight: 0 });
+  });
+
   it("after a 429, holds every request until Retry-After has passed and halves its concurrency", async () => {
     await sb.control.setFaults({ rateLimitPerSecond: 3 });
     // A raw burst from elsewhere spends the window, so the pacer's first answer is a 429.

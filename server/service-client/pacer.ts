@@ -8,11 +8,11 @@
  *   on the way, so send order says nothing about count order) — and then waits for the window's
  *   reset before sending more. Within a window only the lowest Remaining seen counts; an answer
  *   from a window that has ended is ignored.
- * - **The server's clock.** X-Rate-Limit-Reset is a date on the server's clock, which may be
- *   another machine's or a sandbox clock moved forward. The offset is bounded from every answer's
- *   `Date` header (whole seconds) and reset date, tightening as answers arrive; a reset is waited
- *   for until the latest local time it could be, so nothing is sent into a window that has not
- *   begun on the server.
+ * - **The server's clock.** X-Rate-Limit-Reset is a date on the server's clock (ISO 8601, an HTTP
+ *   date or epoch seconds: rate-limit.ts reads the headers), which may be another machine's or a
+ *   sandbox clock moved forward. The offset is bounded from every answer's `Date` header (whole
+ *   seconds) and reset date, tightening as answers arrive; a reset is waited for until the latest
+ *   local time it could be, so nothing is sent into a window that has not begun on the server.
  * - **Back off, grow again.** The requests in flight are capped by a window that grows by one per
  *   window of clean answers and halves on a 429 or a 503 (additive increase, multiplicative
  *   decrease) — once per burst: answers to requests sent before the last cut cut no more. A 429's
@@ -23,6 +23,7 @@
  * Hand-written rather than p-queue/bottleneck: those pace to fixed rates set in advance, and this
  * paces to what the server reports on each answer.
  */
+import { parseRateLimit, parseServerDate } from "./rate-limit";
 
 export type PacerOptions = {
   /** In-flight requests at the start (default 8). */
@@ -188,10 +189,6 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       pump();
     });
 
-  function readInt(value: string | null): number | null {
-    return value !== null && /^\s*\d+\s*$/.test(value) ? Number(value) : null;
-  }
-
   /** Tightens the clock-offset bounds with one answer (its Date and, for short windows, its reset). */
   function learnOffset(params: { sentAt: number; receivedAt: number; date: number | null }): void {
     if (params.date === null) return;
@@ -212,18 +209,16 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   function observe(params: { seq: number; sentAt: number; response: Response }): void {
     const { response } = params;
     const receivedAt = now();
-    const h = response.headers;
-    const dateText = h.get("date");
-    const date = dateText ? Date.parse(dateText) : Number.NaN;
-    learnOffset({ sentAt: params.sentAt, receivedAt, date: Number.isNaN(date) ? null : date });
+    const date = parseServerDate(response.headers)?.getTime() ?? null;
+    learnOffset({ sentAt: params.sentAt, receivedAt, date });
 
-    const limit = readInt(h.get("x-rate-limit-limit"));
-    const remaining = readInt(h.get("x-rate-limit-remaining"));
-    const resetText = h.get("x-rate-limit-reset");
-    const reset = resetText ? Date.parse(resetText) : Number.NaN;
-    if (limit !== null && remaining !== null && !Number.isNaN(reset)) {
+    // Retry-After as a date is measured against the answer's Date, or this machine's clock without one.
+    const info = parseRateLimit(response.headers, wallClock());
+    if (info && info.limit !== null && info.remaining !== null && info.reset) {
+      const { limit, remaining } = info;
+      const reset = info.reset.getTime();
       // The latest local time the reset could be at, so nothing goes out before it on the server.
-      const offset = Number.isFinite(offsetLo) ? offsetLo : Number.isNaN(date) ? wallClock() - now() : date - receivedAt;
+      const offset = Number.isFinite(offsetLo) ? offsetLo : date === null ? wallClock() - now() : date - receivedAt;
       const resetAt = reset - offset + resetMarginMs;
       const sameWindow = window !== null && Math.abs(reset - window.resetServer) < 100;
       // Requests still unanswered may be counted by the server after this answer was made: all of
@@ -238,10 +233,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         window = { limit, budget, resetAt, resetServer: reset, lowestRemaining: remaining, seq: params.seq };
       }
     }
-
-    const retryAfterText = h.get("retry-after");
-    const retrySeconds = readInt(retryAfterText);
-    const retryAfterMs = retrySeconds !== null ? retrySeconds * 1000 : retryAfterText && !Number.isNaN(Date.parse(retryAfterText)) && !Number.isNaN(date) ? Math.max(0, Date.parse(retryAfterText) - date) : null;
+    const retryAfterMs = info?.retryAfterMs ?? null;
 
     if (response.status === 429 || response.status === 503) {
       if (response.status === 429) stats.rateLimited += 1;

@@ -1,7 +1,8 @@
 /**
  * The service's rate-limit headers (reference §9), read from every response: X-Rate-Limit-Limit,
  * -Remaining, -Reset ("the date when the quota will be reset": ISO 8601 or an HTTP date; epoch
- * seconds are accepted too) and Retry-After (seconds or an HTTP date).
+ * seconds are accepted too) and Retry-After (seconds or an HTTP date). The one reader of them: the
+ * client's call metadata and the bulk run's pacer both use it.
  */
 
 export type RateLimitInfo = {
@@ -33,6 +34,11 @@ function readDate(value: string | null): Date | null {
   return Number.isNaN(ms) ? null : new Date(ms);
 }
 
+/** The answer's Date header: when the server made it, on the server's clock (null without one). */
+export function parseServerDate(headers: Headers): Date | null {
+  return readDate(headers.get("date"));
+}
+
 /** Retry-After in milliseconds: whole seconds, or an HTTP date measured against `now`. */
 export function parseRetryAfter(value: string | null, now: number): number | null {
   const seconds = readInt(value);
@@ -46,7 +52,7 @@ export function parseRateLimit(headers: Headers, receivedAt: number = Date.now()
   const limit = readInt(headers.get("x-rate-limit-limit"));
   const remaining = readInt(headers.get("x-rate-limit-remaining"));
   const reset = readDate(headers.get("x-rate-limit-reset"));
-  const serverNow = readDate(headers.get("date"))?.getTime() ?? receivedAt;
+  const serverNow = parseServerDate(headers)?.getTime() ?? receivedAt;
   const retryAfterMs = parseRetryAfter(headers.get("retry-after"), serverNow);
   if (limit === null && remaining === null && reset === null && retryAfterMs === null) return null;
   return {

@@ -67,6 +67,9 @@ export function pagedSchema<T>(item: z.ZodType<T>): z.ZodType<Paged<T>> {
   });
 }
 
+/** How many a list holds: its `totalResults` (read from a page of one; the items are not needed). */
+export const ListCountSchema = z.object({ totalResults: z.number().int().nonnegative() }).transform((page) => page.totalResults);
+
 /** One data type's sync status; `currentStatus` is absent for a type never synced (reference §6). */
 export const DataStatusSchema = z.object({
   dataType: z.string(),

@@ -34,7 +34,7 @@ describe("service target API keys", () => {
 
   it("are decrypted only to be used, and each decryption is an audit event without the key", () => {
     const { id } = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Production", baseUrl: "https://api.example.test", apiKey: "live-key-abcdef123456", kind: "service" });
-    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, id, "pilot test")).toBe("live-key-abcdef123456");
+    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, { targetId: id, purpose: "pilot test" })).toBe("live-key-abcdef123456");
     const [event] = decryptions();
     expect(event).toMatchObject({ targetType: "service_target", targetId: id, after: { purpose: "pilot test" } });
     expect(JSON.stringify(event)).not.toContain("live-key");
@@ -43,7 +43,7 @@ describe("service target API keys", () => {
   it("a key that cannot be decrypted fails its use clearly, and records no decryption", () => {
     const { id } = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Production", baseUrl: "https://api.example.test", apiKey: "live-key-abcdef123456", kind: "service" });
     const otherRing = keyRingFrom(generateKeySpec("other"));
-    expect(() => revealTargetApiKey(t.db, otherRing, null, id, "pilot test")).toThrow(SecretDecryptionError);
+    expect(() => revealTargetApiKey(t.db, otherRing, null, { targetId: id, purpose: "pilot test" })).toThrow(SecretDecryptionError);
     expect(decryptions()).toEqual([]);
   });
 });
@@ -59,7 +59,7 @@ describe("the built-in sandbox", () => {
     expect(await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url, newApiKey })).toMatchObject({ how: "existing" });
     expect(made).toBe(1);
     expect(builtIn()).toMatchObject([{ name: "Ferry sandbox", baseUrl: url, kind: "sandbox", organizationId: null, apiKeyMask: "••••0000" }]);
-    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, builtIn()[0]!.id, "check")).toBe("sandbox-client-key-10000");
+    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, { targetId: builtIn()[0]!.id, purpose: "check" })).toBe("sandbox-client-key-10000");
   });
 
   it("is an existing sandbox target at SANDBOX_URL (from before the flag), marked and taken out of the organisation the migration gave it", async () => {

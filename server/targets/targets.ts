@@ -383,13 +383,12 @@ export function revealTargetApiKey(
   db: Db,
   ring: KeyRing,
   actor: Actor | null,
-  id: string,
-  purpose: string,
-  engagement?: { engagementId: string; organizationId: string },
+  input: { targetId: string; purpose: string; engagement?: { engagementId: string; organizationId: string } },
 ): string {
-  const t = db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get();
+  const { targetId, purpose, engagement } = input;
+  const t = db.select().from(serviceTargets).where(eq(serviceTargets.id, targetId)).get();
   if (!t) throw fieldError("serviceTargetId", "No such service target.");
-  const key = decryptSecret(ring, t.apiKeyCipher, aad(id));
-  recordAudit(db, { actor, action: "secret.decrypted", targetId: id, after: { purpose }, ...engagement });
+  const key = decryptSecret(ring, t.apiKeyCipher, aad(targetId));
+  recordAudit(db, { actor, action: "secret.decrypted", targetId, after: { purpose }, ...engagement });
   return key;
 }

@@ -96,7 +96,7 @@ export async function testTargetConnection(
   if (!target.builtIn && !url.ok) throw new AppError("PRECONDITION_FAILED", `Not tested, so the key is not sent: ${url.problem}`);
   let apiKey: string;
   try {
-    apiKey = revealTargetApiKey(db, ring, actor, target.id, `test the connection to ${target.name}`);
+    apiKey = revealTargetApiKey(db, ring, actor, { targetId: target.id, purpose: `test the connection to ${target.name}` });
   } catch (error) {
     if (error instanceof SecretDecryptionError) {
       throw new AppError("PRECONDITION_FAILED", "The stored API key cannot be decrypted with Ferry's encryption keys (was its key retired?): replace the key.");

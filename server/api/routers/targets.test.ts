@@ -178,7 +178,7 @@ describe("an admin", () => {
     const answer = await admin().targets.replaceKey({ targetId: tg.acme, apiKey: " live-key-orga-NEW9 " });
     expect(answer).toEqual({ apiKeyMasked: "••••NEW9" });
     expect(row(tg.acme).apiKeyMask).toBe("••••NEW9");
-    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, tg.acme, "check")).toBe("live-key-orga-NEW9");
+    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, { targetId: tg.acme, purpose: "check" })).toBe("live-key-orga-NEW9");
     for (const file of [t.file, `${t.file}-wal`]) {
       if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(Buffer.from(oldCipher)), `${file} still holds the old ciphertext`).toBe(false);
     }

@@ -17,20 +17,17 @@
  *   on by itself, probing now and then), counting no company's attempts; a 500 or a timeout is
  *   retried within the company's bounds and then fails that company alone.
  */
-import { z } from "zod";
 import type { Db } from "@/db/client";
-import { findEngagement } from "@/server/engagements/engagement-repository";
 import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
 import { recordAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { pacerCeilingPerMinute } from "@/server/targets/limits";
-import { targetUseRefusal } from "@/server/targets/rules";
-import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
 import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../engine/item-repository";
-import { createPacer, type Pacer, type PacerHold } from "../../service-client/pacer";
+import { createPacer, type PacerHold } from "../../service-client/pacer";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
 import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
+import { openRunSession } from "../engine/run-session";
 import { sleep, stepItem, type RunnerContext } from "../engine/runner";
 import { finalCountsInWords } from "@/core/migration/state-words";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
@@ -123,33 +120,31 @@ export function bulkPipelinePolicy(targetKind: string, platformKey: string, over
  */
 export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal, coordinator: boolean): Promise<void> {
   const { db, owner, leaseMs, log } = d;
-  const engagement = findEngagement(db, run.engagementId);
-  if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
-  const platform = platformOf(engagement.platformKey);
-  const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
-  if (!target) {
-    if (coordinator) setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: "The run has no service target: choose one for the engagement, then resume.", now: new Date() });
+  const session = openRunSession({
+    db,
+    ring: d.ring,
+    run,
+    purpose: (reference) => `call the service for the bulk migration of ${reference}`,
+    connect: (target, apiKey) => {
+      const pacer = createPacer({
+        initialConcurrency: 8,
+        maxConcurrency: 64,
+        // The service blocks an address beyond its per-minute limit without a header saying so: every
+        // target but the built-in sandbox keeps under it (limits.ts decides which, and how many).
+        maxPerMinute: pacerCeilingPerMinute(target),
+        ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
+      });
+      const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
+      return { pacer, client };
+    },
+  });
+  if (!session.ok) {
+    const reason = session.refusal.kind === "no_target" ? "The run has no service target: choose one for the engagement, then resume." : session.refusal.reason;
+    if (coordinator) setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() });
     return;
   }
-  // The key of a target this engagement may not use (another organisation's account, archived) is never sent.
-  const refused = targetUseRefusal(target, engagement.organizationId);
-  if (refused) {
-    if (coordinator) setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: refused, now: new Date() });
-    return;
-  }
-  const apiKey = revealTargetApiKey(db, d.ring, null, target.id, `call the service for the bulk migration of ${engagement.reference}`, {
-    engagementId: engagement.id,
-    organizationId: engagement.organizationId,
-  });
-  const pacer: Pacer = createPacer({
-    initialConcurrency: 8,
-    maxConcurrency: 64,
-    // The service blocks an address beyond its per-minute limit without a header saying so: every
-    // target but the built-in sandbox keeps under it (limits.ts decides which, and how many).
-    maxPerMinute: pacerCeilingPerMinute(target),
-    ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
-  });
-  const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
+  const { engagement, platform, target } = session;
+  const { pacer, client } = session.connection;
   const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
   const runAbort = new AbortController();
   const sig = AbortSignal.any([signal, runAbort.signal]);
@@ -295,8 +290,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
   if (error && !signal.aborted) {
     const reason = await stopReason(error, async () => {
       try {
-        const { data } = await client.request({ operation: "countCompanies", method: "GET", path: "/companies?page=1&pageSize=1", schema: z.object({ totalResults: z.number() }).passthrough() });
-        return data.totalResults;
+        return (await client.countCompanies()).data;
       } catch {
         return null;
       }
@@ -325,8 +319,8 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       const counts = runCountsByState(tx, run.id);
       const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
       if (!done) return;
-      recordAudit(tx, { actor: null, action: "migration.bulk_finished", targetId: run.id, engagementId: engagement!.id, organizationId: engagement!.organizationId, after: { counts }, at: now });
-      log(`bulk run ${run.id} on ${engagement!.reference} finished: ${finalCountsInWords(counts)}`);
+      recordAudit(tx, { actor: null, action: "migration.bulk_finished", targetId: run.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { counts }, at: now });
+      log(`bulk run ${run.id} on ${engagement.reference} finished: ${finalCountsInWords(counts)}`);
     });
   }
 }

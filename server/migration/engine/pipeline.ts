@@ -308,7 +308,8 @@ export function applyResult(
     outcomeReason: reason,
   });
 
-  if (!result.ok) return applyFailure(item, base, checks, result, now, policy, fail);
+  const at: ApplyContext = { item, base, checks, now, policy, fail };
+  if (!result.ok) return applyFailure(at, result);
   // A successful answer starts the count again: the bound is on failures in a row, so a company
   // of many calls is not failed by scattered 500s that each retry overcame.
   base.attempts = 0;
@@ -363,7 +364,7 @@ export function applyResult(
         nextAttemptAt: new Date(now.getTime() + Math.max(policy.pollInitialMs, policy.expectedSyncMs?.(item.records ?? null) ?? 0)),
       };
     case "getDataStatus":
-      return applyDataStatus(item, base, checks, result.dataTypes, result.correlationId ?? null, now, policy, fail);
+      return applyDataStatus(at, { dataTypes: result.dataTypes, correlationId: result.correlationId ?? null });
     case "readData":
       checks.read = { dataType: result.dataType, records: result.records, at: iso(now) };
       return { ...base, state: "verified", checks, lastError: null };
@@ -374,16 +375,19 @@ export function applyResult(
   }
 }
 
-function applyDataStatus(
-  item: PipelineItem,
-  base: Transition,
-  checks: ItemChecks,
-  dataTypes: Record<string, string>,
-  correlationId: string | null,
-  now: Date,
-  policy: PipelinePolicy,
-  fail: (error: StoredError, reason: string) => Transition,
-): Transition {
+/** What applying one result works from: the item, the transition so far, its checks (filled in as it goes), the time and the policy. */
+type ApplyContext = {
+  item: PipelineItem;
+  base: Transition;
+  checks: ItemChecks;
+  now: Date;
+  policy: PipelinePolicy;
+  fail: (error: StoredError, reason: string) => Transition;
+};
+
+function applyDataStatus(at: ApplyContext, answer: { dataTypes: Record<string, string>; correlationId: string | null }): Transition {
+  const { item, base, checks, now, policy, fail } = at;
+  const { dataTypes, correlationId } = answer;
   const previous = item.checks?.sync ?? { requestedAt: iso(now), polls: 0, dataTypes: {} };
   const sync = { ...previous, polls: previous.polls + 1, dataTypes };
   checks.sync = sync;
@@ -425,15 +429,8 @@ function applyDataStatus(
   return { ...base, checks };
 }
 
-function applyFailure(
-  item: PipelineItem,
-  base: Transition,
-  checks: ItemChecks,
-  result: Extract<CallResult, { ok: false }>,
-  now: Date,
-  policy: PipelinePolicy,
-  fail: (error: StoredError, reason: string) => Transition,
-): Transition {
+function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false }>): Transition {
+  const { item, base, checks, now, policy, fail } = at;
   const { retryAfterMs, ...rest } = result.error;
   const error: StoredError = { ...rest, at: iso(now) };
   const scope = failureScope(result.error.kind);

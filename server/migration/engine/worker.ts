@@ -7,13 +7,18 @@
  *   (run-repository.ts), and the run's company with the same kind of statement on the item
  *   (item-repository.ts). SQLite has one writer at a time, so two workers never take the same
  *   run or item; a second worker process simply takes other work, or waits.
- * - The lease (owner, expiry) is renewed every `leaseMs / 4` while the worker works. A worker that
- *   is killed stops renewing; once its lease expires the run is claimed again by any worker, which
- *   resumes from the stored state (the pipeline never creates twice: see runner.ts).
+ * - The lease (owner, expiry) is renewed every `leaseMs / 4` while the worker works (leases.ts, for
+ *   the runs it claimed and the bulk runs it helps with alike). A worker that is killed stops
+ *   renewing; once its lease expires the run is claimed again by any worker, which resumes from
+ *   the stored state (the pipeline never creates twice: see runner.ts).
  * - Every write a worker makes is fenced by its lease: after losing one (it stalled past the expiry
  *   and another worker took over) it writes nothing more and lets go.
  * - A cancelled run is noticed at the next renewal; a worker that is stopped (SIGTERM) releases
  *   its leases so another worker carries on at once.
+ *
+ * A test and a bulk run open their session with the service the same way (run-session.ts: the
+ * engagement, its target, the use check, the key decrypted and audited, the client); a rehearsal's
+ * is on the built-in sandbox with a key of its own.
  *
  * Runs are the single-company test (pilot), its rehearsal, and the bulk run (bulk/bulk-runner.ts),
  * which claims its companies with `claimItems` and drives many at once through the same runner
@@ -22,18 +27,17 @@
  */
 import os from "node:os";
 import type { Db } from "@/db/client";
-import { findEngagement } from "@/server/engagements/engagement-repository";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
-import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { logSafe } from "@/server/security/log-safe";
 import type { KeyRing } from "@/server/security/secrets";
-import { targetUseRefusal } from "@/server/targets/rules";
-import { findServiceTarget, revealTargetApiKey } from "@/server/targets/targets";
 import { finishTestRun } from "../test-run/finish-test-run";
-import { claimItem, findItem, LeaseLostError, platformOf, releaseItemLeases, renewItemLeases } from "./item-repository";
+import { findItem, LeaseLostError } from "./item-repository";
+import { holdLeases, takeItemLease } from "./leases";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "./pipeline";
 import { prepareRehearsal, SandboxUnavailableError } from "../test-run/rehearsal";
-import { claimRun, findRun, releaseRun, renewRunLease, type RunRow } from "./run-repository";
+import { claimRun, findRun, type RunRow } from "./run-repository";
+import { openRunSession, runEngagement, type RunEngagement } from "./run-session";
 import { driveItem, sleep } from "./runner";
 import { RUN_KINDS, type RunKind } from "@/core/migration/states";
 import { setBulkStatus, runToHelp } from "../bulk/bulk-repository";
@@ -80,6 +84,9 @@ class RunAbandoned extends Error {
   }
 }
 
+/** How a test starts: its client and company, or the failure it ends with before any call. */
+type TestStart = RunEngagement & ({ ok: true; client: ServiceClient; itemId: string } | { ok: false; itemId: string | null; failure: StoredError });
+
 const storedFailure = (kind: StoredError["kind"], error: string): StoredError => ({
   operation: "run",
   kind,
@@ -114,14 +121,6 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
   };
 
-  /** Waits until this worker holds the item's lease (a dead worker's lease on it may still run out). */
-  async function takeItem(run: RunRow, itemId: string, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      if (claimItem(db, { itemId, runId: run.id, owner, leaseMs, now: new Date() })) return;
-      await sleep(Math.min(1_000, leaseMs / 4), signal);
-    }
-  }
-
   /** Carries out a claimed run to its end (or until abandoned), by its kind. */
   async function carryOut(run: RunRow, signal: AbortSignal): Promise<void> {
     switch (run.kind) {
@@ -139,9 +138,8 @@ export function createWorker(options: WorkerOptions): Worker {
 
   /** Carries out a single-company test or a rehearsal. */
   async function carryOutTest(run: RunRow, signal: AbortSignal): Promise<void> {
-    const engagement = findEngagement(db, run.engagementId);
-    if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
-    const platform = platformOf(engagement.platformKey);
+    const start = run.kind === "rehearsal" ? await openRehearsal(run, signal) : openPilot(run);
+    const { engagement, platform } = start;
     const finish = (itemId: string | null, failure: StoredError | null) => {
       const current = findRun(db, run.id) ?? run;
       const item = itemId ? (findItem(db, itemId) ?? null) : null;
@@ -149,35 +147,10 @@ export function createWorker(options: WorkerOptions): Worker {
       if (!outcome) throw new RunAbandoned("lease_lost");
       log(`${run.kind === "rehearsal" ? "rehearsal" : "single-company test"} ${run.id} on ${engagement.reference}: ${outcome.result}${outcome.advice ? ` (${outcome.advice.code})` : ""}`);
     };
+    if (!start.ok) return finish(start.itemId, start.failure);
 
-    let client: ReturnType<typeof createServiceClient>;
-    let itemId: string;
-    if (run.kind === "rehearsal") {
-      if (!options.sandbox) return finish(null, storedFailure("sandbox_unavailable", "SANDBOX_URL and SANDBOX_ADMIN_TOKEN are not set for the worker."));
-      try {
-        const prepared = await prepareRehearsal({ db, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
-        client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey });
-        itemId = prepared.itemId;
-      } catch (error) {
-        if (error instanceof SandboxUnavailableError) return finish(null, storedFailure("sandbox_unavailable", error.message));
-        throw error;
-      }
-    } else {
-      const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
-      if (!target) return finish(run.itemId, storedFailure("no_service_target", "The run has no service target."));
-      // The key of a target this engagement may not use (another organisation's account, archived) is never sent.
-      const refused = targetUseRefusal(target, engagement.organizationId);
-      if (refused) return finish(run.itemId, storedFailure("no_service_target", refused));
-      if (!run.itemId) throw new Error(`Run ${run.id} names no company.`);
-      const apiKey = revealTargetApiKey(db, ring, null, target.id, `call the service for the single-company test on ${engagement.reference}`, {
-        engagementId: engagement.id,
-        organizationId: engagement.organizationId,
-      });
-      client = createServiceClient({ ...options.client, baseUrl: target.baseUrl, apiKey });
-      itemId = run.itemId;
-    }
-
-    await takeItem(run, itemId, signal);
+    const { client, itemId } = start;
+    await takeItemLease(db, { itemId, runId: run.id, owner, leaseMs, signal });
     const result = await driveItem(
       {
         db,
@@ -197,23 +170,50 @@ export function createWorker(options: WorkerOptions): Worker {
     finish(itemId, result.runStop);
   }
 
+  /** The single-company test's session on the engagement's service target, or the failure it ends with at once. */
+  function openPilot(run: RunRow): TestStart {
+    const itemId = run.itemId;
+    if (!itemId) throw new Error(`Run ${run.id} names no company.`);
+    const session = openRunSession({
+      db,
+      ring,
+      run,
+      purpose: (reference) => `call the service for the single-company test on ${reference}`,
+      connect: (target, apiKey) => createServiceClient({ ...options.client, baseUrl: target.baseUrl, apiKey }),
+    });
+    const { engagement, platform } = session;
+    if (!session.ok) {
+      const text = session.refusal.kind === "no_target" ? "The run has no service target." : session.refusal.reason;
+      return { ok: false, engagement, platform, itemId, failure: storedFailure("no_service_target", text) };
+    }
+    return { ok: true, engagement, platform, itemId, client: session.connection };
+  }
+
+  /** A rehearsal's client on the built-in sandbox and the chosen company's twin (made on the way), or the failure it ends with at once. */
+  async function openRehearsal(run: RunRow, signal: AbortSignal): Promise<TestStart> {
+    const { engagement, platform } = runEngagement(db, run);
+    const unavailable = (text: string): TestStart => ({ ok: false, engagement, platform, itemId: null, failure: storedFailure("sandbox_unavailable", text) });
+    if (!options.sandbox) return unavailable("SANDBOX_URL and SANDBOX_ADMIN_TOKEN are not set for the worker.");
+    try {
+      const prepared = await prepareRehearsal({ db, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
+      const client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey });
+      return { ok: true, engagement, platform, itemId: prepared.itemId, client };
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) return unavailable(error.message);
+      throw error;
+    }
+  }
+
   /** Helps another worker's bulk run with its companies (until it ends, or its coordinator is gone). */
   async function carryHelp(run: RunRow): Promise<void> {
     log(`helping with bulk run ${run.id}`);
-    const renew = setInterval(() => {
-      try {
-        renewItemLeases(db, { owner, leaseMs, now: new Date() });
-      } catch (error) {
-        log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }, leaseMs / 4);
+    const leases = holdLeases({ db, owner, leaseMs, runId: run.id, log });
     try {
       await carryOutBulk(bulkDeps, run, stopping.signal, false);
     } catch (error) {
       if (!stopping.signal.aborted) log(`helping with run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
-      clearInterval(renew);
-      releaseItemLeases(db, { owner, runId: run.id });
+      leases.release();
       helping.delete(run.id);
     }
   }
@@ -246,16 +246,7 @@ export function createWorker(options: WorkerOptions): Worker {
     log(`took ${run.kind} run ${run.id}`);
     const abandon = new AbortController();
     const signal = AbortSignal.any([abandon.signal, stopping.signal]);
-    const renew = setInterval(() => {
-      try {
-        const now = new Date();
-        renewItemLeases(db, { owner, leaseMs, now });
-        if (!renewRunLease(db, { runId: run.id, owner, leaseMs, now })) abandon.abort(new RunAbandoned("lease_lost"));
-      } catch (error) {
-        // A busy database: the next renewal tries again well before the lease runs out.
-        log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }, leaseMs / 4);
+    const leases = holdLeases({ db, owner, leaseMs, runId: run.id, runLease: { onLost: () => abandon.abort(new RunAbandoned("lease_lost")) }, log });
     try {
       await carryOut(run, signal);
     } catch (error) {
@@ -280,9 +271,7 @@ export function createWorker(options: WorkerOptions): Worker {
         }
       }
     } finally {
-      clearInterval(renew);
-      releaseItemLeases(db, { owner, runId: run.id });
-      releaseRun(db, { runId: run.id, owner });
+      leases.release();
     }
   }
 
