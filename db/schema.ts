@@ -12,7 +12,7 @@ import type { StepEvidence } from "../core/engagements/evidence";
 import type { IntakeProblem } from "../core/intake/problems";
 import { MAIL_TRANSPORTS } from "../core/mail/transports";
 import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
-import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES } from "../core/migration/states";
+import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
 
 const id = () =>
@@ -183,6 +183,8 @@ export const engagements = sqliteTable(
     // exists; updatedAt stands in), so a cancelled engagement's credentials are purged a set time
     // after its cancellation.
     statusChangedAt: integer("status_changed_at", { mode: "timestamp_ms" }),
+    /** Days after the handover during which the migrated connections are checked daily (the hypercare watch). */
+    hypercareDays: integer("hypercare_days").notNull().default(7),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
@@ -288,7 +290,10 @@ export const migrationItems = sqliteTable(
     /** Row order in the file (0-based), and where the row was (line, or cell for XLSX). */
     position: integer("position").notNull(),
     sourceRef: text("source_ref").notNull(),
+    /** The company's name as the file gives it (kept in the company's description on the service). */
     name: text("name").notNull(),
+    /** The name sent to the service: accents folded, the characters it drops removed (null: the file's name as it is). */
+    serviceName: text("service_name"),
     externalRef: text("external_ref"),
     recordsHint: integer("records_hint"),
     /** Encrypted credential map; null once purged. */
@@ -330,6 +335,17 @@ export const migrationItems = sqliteTable(
      * names one, the company tag or the connection list is looked up before creating again.
      */
     inFlightCall: text("in_flight_call", { enum: IN_FLIGHT_CALLS }),
+    // --- The last mile ---
+    /** The service's Link URL for the company (its `redirect`), where its end customer can authorize again. */
+    linkUrl: text("link_url"),
+    /** Since when the company waits for its end customer to reconnect (reconnect_pending). */
+    reconnectSince: integer("reconnect_since", { mode: "timestamp_ms" }),
+    /** When the company was verified again after a reconnection through the Link flow. */
+    reconnectedAt: integer("reconnected_at", { mode: "timestamp_ms" }),
+    /** When the watch found its connection dropped (Deauthorized) after it had been verified. */
+    droppedAt: integer("dropped_at", { mode: "timestamp_ms" }),
+    /** The supplementary file whose fresh tokens the company was last retried with. */
+    supplementaryFileId: text("supplementary_file_id"),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
       .$defaultFn(() => new Date()),
@@ -489,6 +505,87 @@ export const handovers = sqliteTable(
     purgeTrigger: text("purge_trigger", { enum: PURGE_TRIGGERS }),
   },
   (t) => [uniqueIndex("handovers_engagement_unique").on(t.engagementId), index("handovers_confirmed_idx").on(t.confirmedAt)],
+);
+
+/**
+ * What is watched on an engagement after its bulk run: companies waiting for their end customers
+ * to reconnect, and for `hypercareDays` after the handover every migrated connection, once a day.
+ * Claimed by a worker under a lease, as runs are.
+ */
+export const watches = sqliteTable(
+  "watches",
+  {
+    engagementId: text("engagement_id")
+      .primaryKey()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    status: text("status", { enum: WATCH_STATUSES }).notNull().default("watching"),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+    /** When the hypercare days end (set at the handover); null before it. On the target's clock. */
+    hypercareEndsAt: integer("hypercare_ends_at", { mode: "timestamp_ms" }),
+    /** The next check is due at this time, on the target's clock (the built-in sandbox's may be moved). */
+    nextCheckAt: integer("next_check_at", { mode: "timestamp_ms" }).notNull(),
+    lastCheckAt: integer("last_check_at", { mode: "timestamp_ms" }),
+    checks: integer("checks").notNull().default(0),
+    /** Requests the watch made, to hold it within its share of the daily quota. */
+    requests: integer("requests").notNull().default(0),
+    /** Requests since the start of the current day on the target's clock, and that day's start. */
+    requestsToday: integer("requests_today").notNull().default(0),
+    dayStartedAt: integer("day_started_at", { mode: "timestamp_ms" }),
+    drops: integer("drops").notNull().default(0),
+    reconnections: integer("reconnections").notNull().default(0),
+    /** The last check that could not be made (the service's status, text and correlationId). */
+    lastFailure: text("last_failure", { mode: "json" }).$type<Record<string, unknown>>(),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
+    endedAt: integer("ended_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("watches_due_idx").on(t.status, t.nextCheckAt)],
+);
+
+/** Fresh tokens after the bulk run for companies that failed on theirs; support reviews them as in step 1. */
+export const supplementaryFiles = sqliteTable(
+  "supplementary_files",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    status: text("status", { enum: SUPPLEMENTARY_STATUSES }).notNull().default("submitted"),
+    fileName: text("file_name").notNull(),
+    rowCount: integer("row_count").notNull(),
+    /** The file's warnings as the customer saw them. */
+    warnings: text("warnings", { mode: "json" }).$type<IntakeProblem[]>().notNull(),
+    submittedById: text("submitted_by_id")
+      .notNull()
+      .references(() => users.id),
+    submittedAt: integer("submitted_at", { mode: "timestamp_ms" }).notNull(),
+    decidedById: text("decided_by_id").references(() => users.id),
+    decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
+    /** Support's note when sending it back. */
+    note: text("note"),
+  },
+  (t) => [index("supplementary_files_engagement_idx").on(t.engagementId, t.submittedAt)],
+);
+
+/** One company's fresh credentials in a supplementary file, encrypted and bound to the row; purged once used. */
+export const supplementaryRows = sqliteTable(
+  "supplementary_rows",
+  {
+    id: id(),
+    fileId: text("file_id")
+      .notNull()
+      .references(() => supplementaryFiles.id, { onDelete: "cascade" }),
+    itemId: text("item_id")
+      .notNull()
+      .references(() => migrationItems.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    sourceRef: text("source_ref").notNull(),
+    credentialsCipher: text("credentials_cipher"),
+    credentialsMask: text("credentials_mask", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    accessTokenExpiresAt: integer("access_token_expires_at", { mode: "timestamp_ms" }),
+    credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("supplementary_rows_file_idx").on(t.fileId, t.position), index("supplementary_rows_item_idx").on(t.itemId)],
 );
 
 export const organizationsRelations = relations(organizations, ({ many }) => ({

@@ -26,6 +26,8 @@ export function itemStateLabel(state: MigrationItemState): string {
       return "Failed";
     case "set_aside":
       return "Set aside";
+    case "reconnect_pending":
+      return "Reconnection pending";
     default: {
       const never: never = state;
       return never;

@@ -6,6 +6,9 @@
 /**
  * One company's migration: `pending → company_created → connection_created → authorized →
  * sync_requested → verified`, or one of the ends `reauth_required`, `failed`, `set_aside`.
+ * After the bulk run a company that failed on its tokens is `reconnect_pending`: in its end
+ * customer's hands, with the service's Link URL to authorize again (or fresh tokens from a
+ * supplementary file); Ferry watches it and carries it on to `verified` once it is linked.
  */
 export const MIGRATION_ITEM_STATES = [
   "pending",
@@ -17,11 +20,23 @@ export const MIGRATION_ITEM_STATES = [
   "reauth_required",
   "failed",
   "set_aside",
+  "reconnect_pending",
 ] as const;
 export type MigrationItemState = (typeof MIGRATION_ITEM_STATES)[number];
 
-/** States an item does not leave by itself (a person may retry or set it aside). */
-export const FINAL_ITEM_STATES = ["verified", "reauth_required", "failed", "set_aside"] as const satisfies readonly MigrationItemState[];
+/**
+ * States a run does not take an item out of by itself (a person may retry or set it aside; the
+ * watch carries a reconnected company on).
+ */
+export const FINAL_ITEM_STATES = ["verified", "reauth_required", "failed", "set_aside", "reconnect_pending"] as const satisfies readonly MigrationItemState[];
+
+/** What is watched on an engagement after its bulk run: reconnections, then the hypercare days after the handover. */
+export const WATCH_STATUSES = ["watching", "ended"] as const;
+export type WatchStatus = (typeof WATCH_STATUSES)[number];
+
+/** A supplementary token file (fresh tokens for companies that failed on theirs), as support reviews it. */
+export const SUPPLEMENTARY_STATUSES = ["submitted", "accepted", "returned", "replaced"] as const;
+export type SupplementaryStatus = (typeof SUPPLEMENTARY_STATUSES)[number];
 
 /** What a run does: the single-company test, a rehearsal on the sandbox, the bulk migration. */
 export const RUN_KINDS = ["pilot", "rehearsal", "bulk"] as const;

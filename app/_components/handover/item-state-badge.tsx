@@ -12,6 +12,7 @@ const TONE: Record<MigrationItemState, BadgeTone> = {
   reauth_required: "warning",
   failed: "danger",
   set_aside: "muted",
+  reconnect_pending: "warning",
 };
 
 /** A migration item's state as a badge. */

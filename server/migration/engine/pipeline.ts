@@ -141,6 +141,7 @@ export function decideNext(item: PipelineItem, now: Date): Decision {
     case "reauth_required":
     case "failed":
     case "set_aside":
+    case "reconnect_pending":
       return { kind: "final", state: item.state };
     default: {
       const never: never = item.state;

@@ -128,6 +128,7 @@ export function customerOutcome(input: OutcomeInput): CustomerOutcome {
     case "verified":
       return { reason: null, action: null };
     case "reauth_required":
+    case "reconnect_pending":
       return reauthOutcome(input);
     case "failed":
       return failedOutcome(input);

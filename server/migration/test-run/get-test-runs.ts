@@ -13,7 +13,7 @@ import { findItem, searchRealItems } from "../engine/item-repository";
 import type { ItemChecks, StoredError } from "../engine/pipeline";
 import { findRun, listCallRows, listRunRows, type RunRow } from "../engine/run-repository";
 import type { ServiceFailureView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
-import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type MigrationItemState, type TestRunKind } from "@/core/migration/states";
+import { ACTIVE_RUN_STATUSES, FINAL_ITEM_STATES, TEST_RUN_KINDS, type MigrationItemState, type TestRunKind } from "@/core/migration/states";
 import { NO_ITEM, snapshotOf, testChecks, type ItemSnapshot, type TestRunOutcome } from "./test-run-report";
 
 /** How many runs the list shows (newest first). */
@@ -83,8 +83,9 @@ function progressOf(run: RunRow, item: ItemSnapshot | null, checks: ItemChecks |
     reauth_required: "Needs reauthorization",
     failed: "Failed",
     set_aside: "Set aside",
+    reconnect_pending: "Waiting for its end customer to reconnect",
   };
-  const label = isActive(run) || ["verified", "reauth_required", "failed", "set_aside"].includes(item.state) ? labels[item.state] : "Stopped";
+  const label = isActive(run) || (FINAL_ITEM_STATES as readonly MigrationItemState[]).includes(item.state) ? labels[item.state] : "Stopped";
   return { done, of: PROGRESS_STEPS, label };
 }
 
