@@ -1,6 +1,7 @@
 /** What the screens get of test runs (step 5 and its rehearsal), as zod schemas: no row leaks out. */
 import { z } from "zod";
 import { ADVICE_CODES } from "./advice-codes";
+import { ZControl } from "./bulk-schemas";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES, TEST_RUN_KINDS } from "./states";
 import { CHECK_RESULTS, TEST_CHECK_KEYS } from "./test-run-checks";
 
@@ -102,3 +103,11 @@ export const ZTestableItem = z.object({
   records: z.number().nullable(),
   state: z.enum(MIGRATION_ITEM_STATES),
 });
+
+/**
+ * What step 5 offers the viewer now, each allowed or not with the reason (the words the operation
+ * would refuse with): the single-company test, the rehearsal, cancelling the run under way.
+ * Customers get every one refused.
+ */
+export const ZTestControls = z.object({ pilot: ZControl, rehearsal: ZControl, cancel: ZControl });
+export type TestControlsView = z.infer<typeof ZTestControls>;

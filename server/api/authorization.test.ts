@@ -95,6 +95,7 @@ const TABLE: Record<string, Row> = {
   "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },
   "tests.list": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "tests.get": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
+  "tests.controls": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "tests.cancel": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
   "portalTests.list": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "portalTests.get": { audience: "customer", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },

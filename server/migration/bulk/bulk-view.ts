@@ -6,7 +6,7 @@
 import type { Db } from "@/db/client";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
-import { isStaff } from "@/server/engagements/checklist";
+import { isStaff, toControl } from "@/server/engagements/checklist";
 import type { Actor } from "@/core/accounts/actor";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
@@ -24,7 +24,6 @@ import {
   retryFailedRefusal,
   RETRY_FROM,
   startRefusal,
-  toControl,
 } from "./rules";
 import type { BulkItemsPageView, BulkOverviewView, BulkRunView } from "@/core/migration/bulk-schemas";
 

@@ -1,19 +1,22 @@
 /**
  * The engagement's test runs as the screens show them (console and portal): the list, one run in
- * full — live while it runs, from its stored outcome once it has ended — and the companies support
- * may pick for a test.
+ * full — live while it runs, from its stored outcome once it has ended — the companies support
+ * may pick for a test, and the controls step 5 offers (rules.ts).
  */
 import type { Db } from "@/db/client";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
+import { toControl } from "@/server/engagements/checklist";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { findServiceTarget } from "@/server/targets/targets";
 import { findItem, searchRealItems } from "../engine/item-repository";
 import type { ItemChecks, StoredError } from "../engine/pipeline";
 import { findRun, listCallRows, listRunRows, type RunRow } from "../engine/run-repository";
-import type { ServiceFailureView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
+import type { ServiceFailureView, TestControlsView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
 import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type MigrationItemState, type TestRunKind } from "@/core/migration/states";
+import { loadTestRunContext } from "./request-test-run";
+import { cancelRefusal, pilotRefusal, rehearsalRefusal } from "./rules";
 import { NO_ITEM, snapshotOf, testChecks, type ItemSnapshot, type TestRunOutcome } from "./test-run-report";
 
 /** How many runs the list shows (newest first). */
@@ -164,4 +167,18 @@ export function listTestableItems(db: Db, actor: Actor, input: { engagementId: s
     records: i.recordsHint,
     state: i.state,
   }));
+}
+
+/**
+ * What step 5 offers the viewer now: the single-company test, the rehearsal, cancelling the run
+ * under way — each allowed, or not with the reason the operation would refuse with.
+ */
+export function getTestControls(db: Db, actor: Actor, engagementId: string): TestControlsView {
+  assertCanView(db, actor, engagementId);
+  const c = loadTestRunContext(db, actor, engagementId);
+  return {
+    pilot: toControl(pilotRefusal(c)),
+    rehearsal: toControl(rehearsalRefusal(c)),
+    cancel: toControl(cancelRefusal({ role: actor.role, run: c.running })),
+  };
 }

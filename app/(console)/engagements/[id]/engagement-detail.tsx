@@ -103,7 +103,7 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
         <Item term="Service target">
           <span className="inline-flex flex-wrap items-center gap-2">
             {e.serviceTarget ? `${e.serviceTarget.name} (${e.serviceTarget.builtIn ? "built-in sandbox" : e.serviceTarget.kind})` : "Not set"}
-            {e.status === "active" || e.status === "on_hold" ? (
+            {e.targetChange.allowed ? (
               <Button
                 variant="ghost"
                 size="sm"
