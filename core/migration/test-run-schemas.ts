@@ -2,22 +2,11 @@
 import { z } from "zod";
 import { ADVICE_CODES } from "./advice-codes";
 import { ZControl } from "./bulk-schemas";
+import { ZFailure } from "./failure";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES, TEST_RUN_KINDS } from "./states";
 import { CHECK_RESULTS, TEST_CHECK_KEYS } from "./test-run-checks";
 
 export const ZTestRunKind = z.enum(TEST_RUN_KINDS);
-
-/** A failed call or run as shown: the service's status, text and correlationId, kept intact. */
-export const ZServiceFailure = z.object({
-  operation: z.string(),
-  kind: z.string(),
-  status: z.number().nullable(),
-  service: z.string().nullable(),
-  error: z.string(),
-  correlationId: z.string().nullable(),
-  validation: z.array(z.object({ itemId: z.string().nullable(), message: z.string() })),
-});
-export type ServiceFailureView = z.infer<typeof ZServiceFailure>;
 
 export const ZTestCheck = z.object({ key: z.enum(TEST_CHECK_KEYS), label: z.string(), result: z.enum(CHECK_RESULTS), detail: z.string() });
 
@@ -82,12 +71,13 @@ export const ZTestRunDetail = ZTestRunSummary.extend({
       companyId: z.string().nullable(),
       connectionId: z.string().nullable(),
       attempts: z.number(),
-      lastError: ZServiceFailure.nullable(),
+      lastError: ZFailure.nullable(),
     })
     .nullable(),
   checks: z.array(ZTestCheck),
   dataTypes: z.array(z.object({ dataType: z.string(), status: z.string(), records: z.number().nullable() })),
-  failure: ZServiceFailure.nullable(),
+  /** Why it failed: the failed call as the service answered it. */
+  failure: ZFailure.nullable(),
   advice: ZAdvice.nullable(),
   stepEffect: ZStepEffect.nullable(),
   durations: z.object({ waitedMs: z.number().nullable(), runMs: z.number().nullable(), syncMs: z.number().nullable() }),

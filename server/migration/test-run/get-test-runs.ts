@@ -11,9 +11,10 @@ import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { findServiceTarget } from "@/server/targets/targets";
 import { findItem, searchRealItems } from "../engine/item-repository";
-import type { ItemChecks, StoredError } from "../engine/pipeline";
+import type { ItemChecks } from "../engine/pipeline";
+import { readFailure } from "../engine/stored-failure";
 import { findRun, listCallRows, listRunRows, type RunRow } from "../engine/run-repository";
-import type { ServiceFailureView, TestControlsView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
+import type { TestControlsView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
 import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type MigrationItemState, type TestRunKind } from "@/core/migration/states";
 import { loadTestRunContext } from "./request-test-run";
 import { cancelRefusal, pilotRefusal, rehearsalRefusal } from "./rules";
@@ -24,19 +25,6 @@ const RUNS_LISTED = 50;
 
 const isActive = (run: RunRow) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status);
 const outcomeOf = (run: RunRow) => (run.outcome ?? {}) as TestRunOutcome;
-
-function failureView(error: StoredError | null | undefined): ServiceFailureView | null {
-  if (!error) return null;
-  return {
-    operation: error.operation,
-    kind: error.kind,
-    status: error.status,
-    service: error.service,
-    error: error.error,
-    correlationId: error.correlationId,
-    validation: (error.validation?.errors ?? []).map((v) => ({ itemId: v.itemId, message: v.message })),
-  };
-}
 
 function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestRunSummaryView {
   const outcome = outcomeOf(run);
@@ -127,12 +115,12 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
           companyId: item.companyId,
           connectionId: item.connectionId,
           attempts: item.attempts,
-          lastError: failureView(item.lastError),
+          lastError: readFailure(item.lastError),
         }
       : null,
     checks: outcome.checks ?? testChecks(row ?? NO_ITEM, active),
     dataTypes: item?.dataTypes ?? [],
-    failure: failureView(outcome.failure),
+    failure: readFailure(outcome.failure),
     advice: outcome.advice ?? null,
     stepEffect: outcome.stepEffect ?? null,
     durations: {
