@@ -129,8 +129,8 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
         rows={[
           { term: "Company", detail: run.item ? `${run.item.name}${run.item.externalRef ? ` (${run.item.externalRef})` : ""}${run.item.records !== null ? ` · ${run.item.records} records` : ""}` : "—" },
           { term: "Service", detail: run.target ? `${run.target.name}${run.target.baseUrl ? ` — ${run.target.baseUrl}` : ""}` : "—" },
-          { term: "companyId", detail: run.item?.companyId ? <CopyableId value={run.item.companyId} label="companyId" /> : "—" },
-          { term: "connectionId", detail: run.item?.connectionId ? <CopyableId value={run.item.connectionId} label="connectionId" /> : "—" },
+          { term: "companyId", detail: run.item?.companyId ? <CopyableId value={run.item.companyId} label="companyId" truncate /> : "—" },
+          { term: "connectionId", detail: run.item?.connectionId ? <CopyableId value={run.item.connectionId} label="connectionId" truncate /> : "—" },
           {
             term: "Durations",
             detail: `waited ${msText(run.durations.waitedMs)} for a worker · ran ${msText(run.durations.runMs)} · sync ${msText(run.durations.syncMs)}`,
@@ -194,7 +194,7 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
                   {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{c.attempts} attempts</span> : null}
                 </Td>
                 <Td className="text-right text-xs whitespace-nowrap tabular-nums">{msText(c.durationMs)}</Td>
-                <Td>{c.correlationId ? <CopyableId value={c.correlationId} label={`correlationId of ${c.operation}`} /> : "—"}</Td>
+                <Td>{c.correlationId ? <CopyableId value={c.correlationId} label={`correlationId of ${c.operation}`} truncate /> : "—"}</Td>
               </Tr>
             ))
           )}
