@@ -7,6 +7,7 @@ import { PLATFORM_CATEGORIES } from "../platforms/categories";
 import { SERVICE_TARGET_KINDS } from "../targets/kinds";
 import { ZStepEvidence } from "./evidence";
 import { WAITING_PARTIES } from "./flow-states";
+import { ZAllowed } from "./intake-schemas";
 import { DISPLAY_STATES, ENGAGEMENT_STATUSES, RESPONSIBLE_PARTIES, STEP_ACTIONS, STEP_NUMBERS, STEP_STATES } from "./states";
 
 export const ZEngagementStatus = z.enum(ENGAGEMENT_STATUSES);
@@ -80,6 +81,8 @@ export const ZEngagementDetail = z.object({
   platform: ZPlatformSummary,
   owner: z.object({ id: z.string(), name: z.string(), email: z.string() }),
   serviceTarget: ZServiceTargetRef.nullable(),
+  /** Whether the viewer may point the engagement at another service target now, and if not why. */
+  targetChange: ZAllowed,
   status: ZEngagementStatus,
   /** The first step not done (7 when all are done). */
   currentStep: z.number().int(),

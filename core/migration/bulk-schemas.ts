@@ -4,6 +4,7 @@
  * The console and the portal read the same shapes (the portal with every action refused).
  */
 import { z } from "zod";
+import { ZFailure } from "./failure";
 import { ZHandoverItemsFilter } from "./handover-schemas";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES } from "./states";
 
@@ -93,15 +94,6 @@ export const ZBulkItemsFilter = ZHandoverItemsFilter.extend({
   pageSize: z.number().int().min(1).max(BULK_ITEMS_MAX_PAGE_SIZE).default(25),
 });
 
-/** A company's last failure as shown: the service's status, text and correlationId, intact. */
-export const ZItemFailure = z.object({
-  kind: z.string(),
-  status: z.number().nullable(),
-  error: z.string(),
-  correlationId: z.string().nullable(),
-  at: z.string().nullable(),
-});
-
 export const ZBulkItem = z.object({
   id: z.string(),
   name: z.string(),
@@ -110,7 +102,8 @@ export const ZBulkItem = z.object({
   companyId: z.string().nullable(),
   connectionId: z.string().nullable(),
   attempts: z.number().int(),
-  lastError: ZItemFailure.nullable(),
+  /** Its last failure: the service's status, text and correlationId, intact. */
+  lastError: ZFailure.nullable(),
   /** Why it ended where it is (the platform's words for a reauthorization, a set-aside's reason). */
   outcomeReason: z.string().nullable(),
   /** The pilot's company (migrated by the single-company test). */

@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES } from "./states";
-import { ZItemChecks, ZItemError } from "./item-results";
+import { ZFailure } from "./failure";
+import { ZItemChecks } from "./item-results";
 import { PURGE_TRIGGERS } from "./handover-states";
 
 const ZPerson = z.object({ id: z.string(), name: z.string() });
@@ -26,7 +27,7 @@ export const ZHandoverRow = z.object({
   /** The checks in one line ("Linked; 24 of 26 data types complete, 2 not supported; 1,300 records"). */
   checksSummary: z.string(),
   /** The last error as the service gave it: status, text, correlationId. */
-  error: ZItemError.nullable(),
+  error: ZFailure.nullable(),
   /** Why the company is not migrated (null when verified). */
   reason: z.string().nullable(),
   /** What the customer must do about it (null when nothing). */

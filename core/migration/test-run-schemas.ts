@@ -1,22 +1,12 @@
 /** What the screens get of test runs (step 5 and its rehearsal), as zod schemas: no row leaks out. */
 import { z } from "zod";
 import { ADVICE_CODES } from "./advice-codes";
+import { ZControl } from "./bulk-schemas";
+import { ZFailure } from "./failure";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES, TEST_RUN_KINDS } from "./states";
 import { CHECK_RESULTS, TEST_CHECK_KEYS } from "./test-run-checks";
 
 export const ZTestRunKind = z.enum(TEST_RUN_KINDS);
-
-/** A failed call or run as shown: the service's status, text and correlationId, kept intact. */
-export const ZServiceFailure = z.object({
-  operation: z.string(),
-  kind: z.string(),
-  status: z.number().nullable(),
-  service: z.string().nullable(),
-  error: z.string(),
-  correlationId: z.string().nullable(),
-  validation: z.array(z.object({ itemId: z.string().nullable(), message: z.string() })),
-});
-export type ServiceFailureView = z.infer<typeof ZServiceFailure>;
 
 export const ZTestCheck = z.object({ key: z.enum(TEST_CHECK_KEYS), label: z.string(), result: z.enum(CHECK_RESULTS), detail: z.string() });
 
@@ -81,12 +71,13 @@ export const ZTestRunDetail = ZTestRunSummary.extend({
       companyId: z.string().nullable(),
       connectionId: z.string().nullable(),
       attempts: z.number(),
-      lastError: ZServiceFailure.nullable(),
+      lastError: ZFailure.nullable(),
     })
     .nullable(),
   checks: z.array(ZTestCheck),
   dataTypes: z.array(z.object({ dataType: z.string(), status: z.string(), records: z.number().nullable() })),
-  failure: ZServiceFailure.nullable(),
+  /** Why it failed: the failed call as the service answered it. */
+  failure: ZFailure.nullable(),
   advice: ZAdvice.nullable(),
   stepEffect: ZStepEffect.nullable(),
   durations: z.object({ waitedMs: z.number().nullable(), runMs: z.number().nullable(), syncMs: z.number().nullable() }),
@@ -102,3 +93,11 @@ export const ZTestableItem = z.object({
   records: z.number().nullable(),
   state: z.enum(MIGRATION_ITEM_STATES),
 });
+
+/**
+ * What step 5 offers the viewer now, each allowed or not with the reason (the words the operation
+ * would refuse with): the single-company test, the rehearsal, cancelling the run under way.
+ * Customers get every one refused.
+ */
+export const ZTestControls = z.object({ pilot: ZControl, rehearsal: ZControl, cancel: ZControl });
+export type TestControlsView = z.infer<typeof ZTestControls>;

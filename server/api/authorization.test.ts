@@ -91,6 +91,7 @@ const TABLE: Record<string, Row> = {
   "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },
   "tests.list": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "tests.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
+  "tests.controls": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "tests.cancel": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
   "bulk.overview": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "bulk.items": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },

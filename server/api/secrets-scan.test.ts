@@ -88,6 +88,7 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "tests.items": { ...e, search: "" },
     "tests.start": { ...e, kind: "rehearsal", itemId: null },
     "tests.list": e,
+    "tests.controls": e,
     "tests.get": { ...e, runId: "none" },
     "tests.cancel": { ...e, runId: "none", reason: "Scan" },
     "handover.get": e,

@@ -11,17 +11,21 @@ import { targetUseRefusal } from "@/server/targets/rules";
 import type { TargetChoicesView } from "@/core/targets/schemas";
 import { findServiceTarget, listTargetChoices } from "@/server/targets/targets";
 import { refuse } from "./access";
-import { isStaff, targetChangeRefusal } from "./checklist";
+import { isStaff, targetChangeAvailability } from "./checklist";
 import { findEngagement, loadForChange, updateEngagement } from "./engagement-repository";
 
-/** Changes the engagement's service target; refused once it is completed or cancelled, and for a target it may not use. */
+/**
+ * Changes the engagement's service target: support only, refused once it is completed or cancelled
+ * (checked before the transaction and again inside it), and for a target it may not use.
+ */
 export function changeTarget(db: Db, actor: Actor, input: { engagementId: string; serviceTargetId: string }): void {
-  if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff choose service targets.");
+  const refusal = targetChangeAvailability(actor.role, loadForChange(db, input.engagementId).eng.status);
+  if (refusal) refuse(refusal);
   db.transaction((tx) => {
     const target = findServiceTarget(tx, input.serviceTargetId);
     if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
     const { eng } = loadForChange(tx, input.engagementId);
-    const locked = targetChangeRefusal(eng.status);
+    const locked = targetChangeAvailability(actor.role, eng.status);
     if (locked) refuse(locked);
     const refused = targetUseRefusal(target, eng.organizationId);
     if (refused) throw fieldError("serviceTargetId", refused);

@@ -136,11 +136,15 @@ export function displayState(states: StepStates, step: StepNumber): DisplayState
 
 export type Refusal = {
   ok: false;
-  code: "FORBIDDEN" | "PRECONDITION_FAILED" | "BAD_INPUT";
+  /** CONFLICT: something else under way stops it (a test already running). */
+  code: "FORBIDDEN" | "PRECONDITION_FAILED" | "BAD_INPUT" | "CONFLICT";
   reason: string;
   /** For BAD_INPUT: the input field at fault. */
-  field?: "note" | "reason" | "ownerId";
+  field?: "note" | "reason" | "ownerId" | "itemId";
 };
+
+/** A refusal as a screen's control: offered, or not and why (the words the operation would refuse with). */
+export const toControl = (refusal: Refusal | null): { allowed: boolean; reason: string | null } => ({ allowed: refusal === null, reason: refusal?.reason ?? null });
 
 export type Decision = { ok: true; next: StepStates; changed: StepNumber[] } | Refusal;
 
@@ -382,6 +386,12 @@ export function targetChangeRefusal(status: EngagementStatus): Refusal | null {
     return { ok: false, code: "PRECONDITION_FAILED", reason: `The engagement is ${status}; its service target can no longer change.` };
   }
   return null;
+}
+
+/** Whether the viewer may point the engagement at another service target now: support staff, until it is completed or cancelled. */
+export function targetChangeAvailability(role: Role, status: EngagementStatus): Refusal | null {
+  if (!isStaff(role)) return { ok: false, code: "FORBIDDEN", reason: "Only support staff choose service targets." };
+  return targetChangeRefusal(status);
 }
 
 /** The status an engagement takes after a step change: completing step 6 completes it. */

@@ -5,7 +5,18 @@ import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { targetUseRefusal } from "@/server/targets/rules";
 import { assertOrganization } from "./access";
-import { completesOnBehalf, displayState, offeredActions, personRefusedByFlow, reopenCascade, stepActionAvailability, statusChangeOptions, stepsDone } from "./checklist";
+import {
+  completesOnBehalf,
+  displayState,
+  offeredActions,
+  personRefusedByFlow,
+  reopenCascade,
+  stepActionAvailability,
+  statusChangeOptions,
+  stepsDone,
+  targetChangeAvailability,
+  toControl,
+} from "./checklist";
 import { STEPS } from "@/core/engagements/steps";
 import { loadEngagementDetail } from "./engagement-repository";
 import { findCurrentSubmission } from "./intake/intake-repository";
@@ -78,6 +89,7 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
           problem: targetUseRefusal(loaded.target, e.organizationId),
         }
       : null,
+    targetChange: toControl(targetChangeAvailability(actor.role, e.status)),
     status: e.status,
     currentStep: e.currentStep,
     stepsDone: stepsDone(states),

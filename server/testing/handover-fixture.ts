@@ -12,15 +12,15 @@ import type { Db } from "@/db/client";
 import { migrationItems } from "@/db/schema";
 import { testConfig } from "@/server/testing/caller";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
-import type { ItemChecks } from "@/server/migration/engine/pipeline";
+import type { ItemChecks, StoredError } from "@/server/migration/engine/pipeline";
 import type { MigrationItemState } from "@/core/migration/states";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { engagementThroughFlows, FLOW_CLIENT_SECRET, passSingleCompanyTest, type EngagementThroughFlows, type FlowCompany } from "@/server/testing/engagement-flows";
 import type { People } from "@/server/testing/test-db";
 
-/** The last error as the engine stores it (the service client's error, never a secret). */
-export type StoredError = { kind: string; status: number | null; error: string; correlationId: string | null; validation?: unknown };
+/** The last error as the engine stores it (pipeline.ts's StoredError; what a report reads of it, the rest optional). */
+type LastError = Pick<StoredError, "kind" | "status" | "error" | "correlationId"> & Partial<StoredError>;
 /** Checks as the engine stores them (server/migration/engine/pipeline.ts). */
 export type StoredChecks = ItemChecks;
 
@@ -30,7 +30,7 @@ export type CompanySpec = {
   name?: string;
   externalRef?: string | null;
   outcomeReason?: string;
-  lastError?: StoredError;
+  lastError?: LastError;
   checks?: StoredChecks;
   attempts?: number;
 };

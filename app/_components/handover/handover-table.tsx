@@ -1,26 +1,16 @@
 import type { ReactNode } from "react";
-import { CopyButton, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { CopyableId, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import type { HandoverRow } from "@/core/migration/handover-schemas";
+import { FailureDetails } from "@/app/_components/migration/failure-details";
 import { ItemStateBadge } from "./item-state-badge";
-
-/** An identifier in monospace with a copy button (hidden when printed); a dash when there is none. */
-export function CopyableId({ value, label }: { value: string | null; label: string }) {
-  if (!value) return <span className="text-slate-400">—</span>;
-  return (
-    <span className="inline-flex max-w-full items-center gap-1">
-      <code className="rounded bg-slate-100 px-1.5 py-0.5 text-xs break-all print:bg-transparent print:p-0">{value}</code>
-      <CopyButton value={value} label={label} className="print:hidden" />
-    </span>
-  );
-}
 
 /** One labelled line of the outcome column. */
 function Line({ term, children }: { term: string; children: ReactNode }) {
   return (
-    <p>
+    <div>
       <span className="font-semibold text-slate-700">{term}: </span>
       {children}
-    </p>
+    </div>
   );
 }
 
@@ -62,14 +52,7 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
               {r.customerAction ? <Line term="What to do">{r.customerAction}</Line> : null}
               {r.error ? (
                 <Line term="Last error">
-                  {r.error.status !== null ? `${r.error.status} ` : ""}
-                  {r.error.text}
-                  {r.error.validation.length ? ` (${r.error.validation.join("; ")})` : ""}
-                  {r.error.correlationId ? (
-                    <span className="block">
-                      correlationId <CopyableId value={r.error.correlationId} label={`correlationId of ${r.name}'s last error`} />
-                    </span>
-                  ) : null}
+                  <FailureDetails failure={r.error} subject={`${r.name}'s last error`} />
                 </Line>
               ) : null}
             </Td>

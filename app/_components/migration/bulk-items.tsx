@@ -1,11 +1,10 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { CopyableId } from "@/app/_components/handover/handover-table";
 import { ItemStateBadge } from "@/app/_components/handover/item-state-badge";
+import { FailureDetails } from "@/app/_components/migration/failure-details";
 import { ItemsFilterForm, useItemsFilter } from "@/app/_components/migration/items-filter";
-import { Badge, EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
-import { formatDateTime } from "@/app/_lib/labels";
+import { Badge, CopyableId, EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
@@ -15,26 +14,6 @@ import { BULK_POLL_MS } from "./bulk-run-view";
 export type BulkItem = RouterOutputs["bulk"]["items"]["rows"][number];
 
 const PAGE_SIZE = 25;
-
-/** A company's last error: the service's status and text, when it came, and its correlationId to copy. */
-function LastError({ item }: { item: BulkItem }) {
-  const e = item.lastError;
-  if (!e) return <span className="text-slate-400">—</span>;
-  return (
-    <div className="space-y-1">
-      <p className="text-red-800">
-        {e.status !== null ? <span className="font-semibold">{e.status} </span> : null}
-        {e.error}
-      </p>
-      {e.at ? <p className="text-slate-600">{formatDateTime(new Date(e.at))}</p> : null}
-      {e.correlationId ? (
-        <p className="text-slate-600">
-          correlationId <CopyableId value={e.correlationId} label={`correlationId of ${item.name}'s last error`} />
-        </p>
-      ) : null}
-    </div>
-  );
-}
 
 /**
  * The bulk run's companies a page at a time: filtered by state and searched on the server (fast at
@@ -98,7 +77,7 @@ export function BulkItems({ engagementId, live, actions }: { engagementId: strin
                   </Td>
                   <Td className="text-right tabular-nums">{r.attempts}</Td>
                   <Td className="min-w-48 text-xs">
-                    <LastError item={r} />
+                    {r.lastError ? <FailureDetails failure={r.lastError} subject={`${r.name}'s last error`} /> : <span className="text-slate-400">—</span>}
                   </Td>
                   <Td className="min-w-48 text-xs">{r.outcomeReason ?? <span className="text-slate-400">—</span>}</Td>
                   {actions ? <Td className="whitespace-nowrap">{actions(r)}</Td> : null}

@@ -1,7 +1,8 @@
 "use client";
 import type { ReactNode } from "react";
-import { Badge, CopyButton, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { Badge, CopyableId, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
 import { formatDuration } from "@/core/format";
+import { FailureDetails } from "./failure-details";
 import { formatDateTime } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 
@@ -40,16 +41,6 @@ export function RunStatusBadge({ status }: { status: Status }) {
 /** Milliseconds in words ("850 ms", "12.3 s", "4 min 5 s"); "—" when not measured. */
 function msText(ms: number | null): string {
   return ms === null ? "—" : formatDuration(ms / 1000, { fine: true });
-}
-
-/** An identifier with a copy button. */
-function Id({ value, label }: { value: string; label: string }) {
-  return (
-    <span className="inline-flex max-w-full items-center gap-1">
-      <code className="truncate rounded bg-slate-100 px-1.5 py-0.5 text-xs">{value}</code>
-      <CopyButton value={value} label={label} />
-    </span>
-  );
 }
 
 /** Terms and their details as a two-column list. */
@@ -116,18 +107,7 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
         <Notice tone="error" title="Failed: what to do next">
           <p>{run.advice?.text ?? run.statusReason}</p>
           {run.stepEffect?.kind === "reopened" ? <p className="mt-1">Step 4 (Syncing disabled) was reopened with this reason.</p> : null}
-          {failure ? (
-            <p className="mt-2 text-xs">
-              {failure.operation}
-              {failure.status !== null ? ` answered ${failure.status}${failure.service ? ` (${failure.service})` : ""}` : ""}: {failure.error}
-              {failure.validation.length ? ` — ${failure.validation.map((v) => `${v.itemId ?? "request"}: ${v.message}`).join("; ")}` : ""}
-            </p>
-          ) : null}
-          {failure?.correlationId ? (
-            <p className="mt-1 text-xs">
-              correlationId <Id value={failure.correlationId} label="correlationId of the failure" />
-            </p>
-          ) : null}
+          {failure ? <FailureDetails failure={failure} subject="the failure" className="mt-2" /> : null}
         </Notice>
       ) : null}
       {run.status === "cancelled" ? <Notice tone="warning" title="Cancelled">{run.statusReason}</Notice> : null}
@@ -149,8 +129,8 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
         rows={[
           { term: "Company", detail: run.item ? `${run.item.name}${run.item.externalRef ? ` (${run.item.externalRef})` : ""}${run.item.records !== null ? ` · ${run.item.records} records` : ""}` : "—" },
           { term: "Service", detail: run.target ? `${run.target.name}${run.target.baseUrl ? ` — ${run.target.baseUrl}` : ""}` : "—" },
-          { term: "companyId", detail: run.item?.companyId ? <Id value={run.item.companyId} label="companyId" /> : "—" },
-          { term: "connectionId", detail: run.item?.connectionId ? <Id value={run.item.connectionId} label="connectionId" /> : "—" },
+          { term: "companyId", detail: run.item?.companyId ? <CopyableId value={run.item.companyId} label="companyId" truncate /> : "—" },
+          { term: "connectionId", detail: run.item?.connectionId ? <CopyableId value={run.item.connectionId} label="connectionId" truncate /> : "—" },
           {
             term: "Durations",
             detail: `waited ${msText(run.durations.waitedMs)} for a worker · ran ${msText(run.durations.runMs)} · sync ${msText(run.durations.syncMs)}`,
@@ -214,7 +194,7 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
                   {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{c.attempts} attempts</span> : null}
                 </Td>
                 <Td className="text-right text-xs whitespace-nowrap tabular-nums">{msText(c.durationMs)}</Td>
-                <Td>{c.correlationId ? <Id value={c.correlationId} label={`correlationId of ${c.operation}`} /> : "—"}</Td>
+                <Td>{c.correlationId ? <CopyableId value={c.correlationId} label={`correlationId of ${c.operation}`} truncate /> : "—"}</Td>
               </Tr>
             ))
           )}

@@ -6,6 +6,7 @@ export { useHydrated } from "./use-hydrated";
 export { Card } from "./card";
 export { cn } from "./cn";
 export { CopyButton } from "./copy-button";
+export { CopyableId } from "./copyable-id";
 export { Dialog, DialogActions } from "./dialog";
 export { EmptyState } from "./empty-state";
 export { Field, type ControlProps } from "./field";

@@ -315,6 +315,19 @@ describe("rules the server hands the screens", () => {
     expect((await s.engagements.get({ engagementId: id })).statusChanges).toEqual([]);
   });
 
+  it("says whether the service target may change: for staff until the engagement is completed or cancelled (the operation's words), never for customers", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    expect((await s.engagements.get({ engagementId: id })).targetChange).toEqual({ allowed: true, reason: null });
+    expect((await callerAs(t.db, p.customerA).engagements.get({ engagementId: id })).targetChange).toEqual({ allowed: false, reason: "Only support staff choose service targets." });
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    expect((await s.engagements.get({ engagementId: id })).targetChange.allowed).toBe(true);
+    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reason: "Customer withdrew" });
+    const cancelled = (await s.engagements.get({ engagementId: id })).targetChange;
+    expect(cancelled).toEqual({ allowed: false, reason: "The engagement is cancelled; its service target can no longer change." });
+    expect(await trpcError(s.targets.assign({ engagementId: id, serviceTargetId: "any-target" }))).toMatchObject({ code: "PRECONDITION_FAILED", message: cancelled.reason });
+  });
+
   it("names the platform in the creation event of the timeline", async () => {
     const { id } = await newEngagement("vxvy");
     const timeline = await support().engagements.timeline({ engagementId: id });

@@ -148,7 +148,7 @@ describe("the report's companies", () => {
     });
     expect(reauth!.reason).toContain("invalid_grant");
     expect(reauth!.customerAction).toContain("reconnect through the service's link flow");
-    expect(failed!.error).toMatchObject({ status: 500, text: "Internal server error", correlationId: expect.stringMatching(/^corr-/) });
+    expect(failed!.error).toMatchObject({ status: 500, error: "Internal server error", correlationId: expect.stringMatching(/^corr-/) });
     expect(failed!.reason).toContain("500 Internal server error");
     expect(aside).toMatchObject({ state: "set_aside", companyId: null, reason: "Set aside by support: The customer closed this company last month." });
   });

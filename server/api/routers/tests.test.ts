@@ -154,3 +154,103 @@ describe("reading runs", () => {
     }
   });
 });
+
+describe("the controls step 5 offers", () => {
+  /** Each control as the panel gets it, beside what the operation answers (checked with nothing written). */
+  async function controlsAndStarts(engagementId: string) {
+    const s = support();
+    const controls = await s.tests.controls({ engagementId });
+    const answer = async (kind: "pilot" | "rehearsal") => {
+      if (controls[kind].allowed) return null;
+      return (await refused(s.tests.start({ engagementId, kind }))).message;
+    };
+    return { controls, pilot: await answer("pilot"), rehearsal: await answer("rehearsal") };
+  }
+
+  it("offers both on an engagement ready for the test; while one runs, neither, but cancelling it; then both again", async () => {
+    const eng = await ready([{ name: "Ready Co", records: 5 }]);
+    const s = support();
+    expect(await s.tests.controls({ engagementId: eng.engagementId })).toEqual({
+      pilot: { allowed: true, reason: null },
+      rehearsal: { allowed: true, reason: null },
+      cancel: { allowed: false, reason: "No test or rehearsal is under way." },
+    });
+    const { runId } = await s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" });
+    const busy = "A rehearsal is already waiting for the worker: wait for it to end or cancel it.";
+    const during = await controlsAndStarts(eng.engagementId);
+    expect(during.controls).toEqual({ pilot: { allowed: false, reason: busy }, rehearsal: { allowed: false, reason: busy }, cancel: { allowed: true, reason: null } });
+    expect([during.pilot, during.rehearsal]).toEqual([busy, busy]);
+
+    await s.tests.cancel({ engagementId: eng.engagementId, runId });
+    expect(await s.tests.controls({ engagementId: eng.engagementId })).toMatchObject({ pilot: { allowed: true }, rehearsal: { allowed: true }, cancel: { allowed: false } });
+  });
+
+  it("refuses the test before steps 1–4 are done (naming them) but offers the rehearsal; the words are the operation's", async () => {
+    const eng = await ready([{ name: "Early Co", records: 5 }], { stopAfterStep1: true });
+    const { controls, pilot } = await controlsAndStarts(eng.engagementId);
+    expect(controls.pilot.allowed).toBe(false);
+    expect(controls.pilot.reason).toContain("step 2 (Time agreed), step 3 (Callback URL added), step 4 (Syncing disabled)");
+    expect(pilot).toBe(controls.pilot.reason);
+    expect(controls.rehearsal).toEqual({ allowed: true, reason: null });
+  });
+
+  it("refuses the test without a usable target, and once step 5 is done, while the rehearsal stays on offer", async () => {
+    const s = support();
+    const noTarget = await ready([{ name: "Untargeted Co", records: 5 }]);
+    bed.t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId)).run();
+    const foreign = await ready([{ name: "Foreign Co", records: 5 }]);
+    // Each ready engagement is a new organisation's, with that organisation's own target.
+    const otherOrgs = await ready([{ name: "Other Co", records: 5 }]);
+    bed.t.db.update(engagements).set({ serviceTargetId: otherOrgs.serviceTargetId }).where(eq(engagements.id, foreign.engagementId)).run();
+    const passed = await ready([{ name: "Passed Co", records: 5 }]);
+    bed.t.db.transaction((tx) =>
+      applyStepAction(tx, bed.people.support, {
+        engagementId: passed.engagementId,
+        step: 5,
+        action: "complete",
+        via: "flow",
+        evidence: { kind: "test_passed", runId: "r", itemId: passed.items[0]!.id, companyId: "c", connectionId: "k" },
+      }),
+    );
+    for (const [eng, words] of [
+      [noTarget, /^Choose the engagement's service target before running the single-company test\.$/],
+      [foreign, /is another organisation's account on the service/],
+      [passed, /^Step 5 \(Single-company test\) is already done\.$/],
+    ] as const) {
+      const { controls, pilot } = await controlsAndStarts(eng.engagementId);
+      expect(controls.pilot).toEqual({ allowed: false, reason: expect.stringMatching(words) as string });
+      expect(pilot).toBe(controls.pilot.reason);
+      expect(controls.rehearsal).toEqual({ allowed: true, reason: null });
+    }
+    expect((await s.tests.controls({ engagementId: passed.engagementId })).cancel.allowed).toBe(false);
+  });
+
+  it("refuses both on an engagement on hold, and on one without companies", async () => {
+    const s = support();
+    const held = await ready([{ name: "Held Co", records: 5 }]);
+    await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold" });
+    const onHold = await controlsAndStarts(held.engagementId);
+    expect(onHold.controls.pilot).toEqual({ allowed: false, reason: "The engagement is on hold; steps can change only while it is active." });
+    expect(onHold.controls.rehearsal).toEqual({ allowed: false, reason: "A rehearsal runs only while the engagement is active." });
+    expect([onHold.pilot, onHold.rehearsal]).toEqual([onHold.controls.pilot.reason, onHold.controls.rehearsal.reason]);
+
+    const empty = await s.engagements.create({ organizationId: bed.people.orgB, platformKey: "vxvy" });
+    const none = await controlsAndStarts(empty.id);
+    expect(none.controls.rehearsal).toEqual({ allowed: false, reason: "There are no companies to test yet: they come from the token file accepted in step 1." });
+    expect(none.rehearsal).toBe(none.controls.rehearsal.reason);
+    expect(none.controls.pilot.allowed).toBe(false);
+  });
+
+  it("customers read every control refused; another organisation's engagement is not found", async () => {
+    const mine = await ready([{ name: "Portal Controls Co", records: 5 }], { organizationId: bed.people.orgA, platformKey: "pbtz" });
+    await support().tests.start({ engagementId: mine.engagementId, kind: "pilot" });
+    expect(await callerAs(bed.t.db, bed.people.customerA).tests.controls({ engagementId: mine.engagementId })).toEqual({
+      pilot: { allowed: false, reason: "Only support staff run tests." },
+      rehearsal: { allowed: false, reason: "Only support staff run tests." },
+      cancel: { allowed: false, reason: "Only support staff cancel tests." },
+    });
+    for (const engagementId of [mine.engagementId, "no-such-engagement"]) {
+      expect(await trpcError(callerAs(bed.t.db, bed.people.customerB).tests.controls({ engagementId }))).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * too: the runs of their own organisation's engagements, read only.
  */
 import { cancelTestRun } from "@/server/migration/test-run/cancel-test-run";
-import { getTestRun, listTestableItems, listTestRuns } from "@/server/migration/test-run/get-test-runs";
+import { getTestControls, getTestRun, listTestableItems, listTestRuns } from "@/server/migration/test-run/get-test-runs";
 import { requestTestRun } from "@/server/migration/test-run/request-test-run";
 import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import { OK, ZOk } from "./shared.types";
@@ -12,6 +12,7 @@ import {
   ZCancelTestRequest,
   ZStartTestRequest,
   ZStartTestResponse,
+  ZTestControlsResponse,
   ZTestableItemsRequest,
   ZTestableItemsResponse,
   ZTestRunRequest,
@@ -37,6 +38,8 @@ export const testsRouter = createTRPCRouter({
     .input(ZTestRunRequest)
     .output(ZTestRunResponse)
     .query(({ ctx, input }) => getTestRun(ctx.db, ctx.actor, input)),
+  /** What step 5 offers the viewer now (test, rehearsal, cancel), each allowed or why not; customers get every one refused. */
+  controls: engagementProcedure.output(ZTestControlsResponse).query(({ ctx, input }) => getTestControls(ctx.db, ctx.actor, input.engagementId)),
   /** Cancels a test or rehearsal that has not ended. */
   cancel: staffEngagementProcedure
     .input(ZCancelTestRequest)

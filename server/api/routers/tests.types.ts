@@ -1,6 +1,6 @@
 /** Request and response schemas of the single-company test procedures (step 5 and its rehearsal). */
 import { z } from "zod";
-import { ZTestableItem, ZTestRunDetail, ZTestRunKind, ZTestRunSummary } from "@/core/migration/test-run-schemas";
+import { ZTestableItem, ZTestControls, ZTestRunDetail, ZTestRunKind, ZTestRunSummary } from "@/core/migration/test-run-schemas";
 
 export const ZTestableItemsRequest = z.object({ search: z.string().trim().max(200).optional() });
 export const ZTestableItemsResponse = z.array(ZTestableItem);
@@ -18,3 +18,5 @@ export const ZTestRunRequest = z.object({ runId: z.string().min(1).max(64) });
 export const ZTestRunResponse = ZTestRunDetail;
 
 export const ZCancelTestRequest = ZTestRunRequest.extend({ reason: z.string().trim().max(2000).optional() });
+
+export const ZTestControlsResponse = ZTestControls;

@@ -6,12 +6,12 @@
 import type { Db } from "@/db/client";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
-import { isStaff } from "@/server/engagements/checklist";
+import { isStaff, toControl } from "@/server/engagements/checklist";
 import type { Actor } from "@/core/accounts/actor";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import { pageOfReportItems } from "../handover/handover-repository";
-import type { StoredError } from "../engine/pipeline";
+import { readFailure } from "../engine/stored-failure";
 import { FINAL_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
 import { loadBulkContext } from "./bulk-controls";
@@ -24,7 +24,6 @@ import {
   retryFailedRefusal,
   RETRY_FROM,
   startRefusal,
-  toControl,
 } from "./rules";
 import type { BulkItemsPageView, BulkOverviewView, BulkRunView } from "@/core/migration/bulk-schemas";
 
@@ -126,7 +125,6 @@ export function listBulkItems(
   const { rows, total } = pageOfReportItems(db, filter);
   return {
     rows: rows.map((r) => {
-      const e = r.lastError as StoredError | null;
       return {
         id: r.id,
         name: r.name,
@@ -135,7 +133,7 @@ export function listBulkItems(
         companyId: r.companyId,
         connectionId: r.connectionId,
         attempts: r.attempts,
-        lastError: e ? { kind: e.kind, status: e.status ?? null, error: e.error, correlationId: e.correlationId ?? null, at: e.at ?? null } : null,
+        lastError: readFailure(r.lastError),
         outcomeReason: r.outcomeReason,
         pilot: r.id === pilotItemId,
         canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",

@@ -123,5 +123,3 @@ export function runStatusWords(status: RunStatus): string {
       return status;
   }
 }
-
-export const toControl = (refusal: Refusal | null) => ({ allowed: refusal === null, reason: refusal?.reason ?? null });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { customerOutcome, type OutcomeInput } from "./customer-actions";
-import { describeChecks, readChecks, readLastError } from "./item-results";
-import { type ItemError } from "@/core/migration/item-results";
+import { describeChecks, readChecks } from "./item-results";
+import type { Failure } from "@/core/migration/failure";
 
 const base: OutcomeInput = { state: "failed", outcomeReason: null, lastError: null, checks: null, attempts: 1 };
-const error = (e: Partial<ItemError>): ItemError => ({ kind: null, status: null, text: "", correlationId: null, validation: [], ...e });
+const error = (e: Partial<Failure>): Failure => ({ operation: null, kind: null, status: null, service: null, error: "", correlationId: null, validation: [], at: null, ...e });
 const RECONNECT = "reconnect through the service's link flow";
 
 describe("what the customer must do", () => {
@@ -25,7 +25,7 @@ describe("what the customer must do", () => {
   });
 
   it("reauthorization required without a stored reason falls back to the service's error", () => {
-    const out = customerOutcome({ ...base, state: "reauth_required", lastError: error({ status: 200, text: "Connection Deauthorized" }) });
+    const out = customerOutcome({ ...base, state: "reauth_required", lastError: error({ status: 200, error: "Connection Deauthorized" }) });
     expect(out.reason).toBe("200 Connection Deauthorized.");
   });
 
@@ -39,13 +39,13 @@ describe("what the customer must do", () => {
     ["server_error", 500, "Internal server error", /did not complete the migration after 5 attempts: 500 Internal server error/, /quote the correlationId/],
     ["timeout", null, "No answer within 30 s", /did not complete the migration after 5 attempts: No answer within 30 s/, new RegExp(RECONNECT)],
   ])("failed with %s: the reason in the service's words and a way forward", (kind, status, text, reason, action) => {
-    const out = customerOutcome({ ...base, attempts: 5, lastError: error({ kind, status, text, correlationId: "corr-1" }) });
+    const out = customerOutcome({ ...base, attempts: 5, lastError: error({ kind, status, error: text, correlationId: "corr-1" }) });
     expect(out.reason).toMatch(reason);
     expect(out.action).toMatch(action);
   });
 
   it("failed on a refused row names the fields", () => {
-    const out = customerOutcome({ ...base, lastError: error({ kind: "bad_request", status: 400, text: "Bad request", validation: ["realmId: must be digits"] }) });
+    const out = customerOutcome({ ...base, lastError: error({ kind: "bad_request", status: 400, error: "Bad request", validation: [{ itemId: "realmId", message: "must be digits" }] }) });
     expect(out.reason).toBe("The service refused the company's details: 400 Bad request (realmId: must be digits).");
     expect(out.action).toMatch(/^Correct this company's row in your token file/);
   });
@@ -82,7 +82,7 @@ describe("what the customer must do", () => {
   });
 });
 
-describe("reading what the engine stored", () => {
+describe("reading the checks the engine stored", () => {
   it("reads the checks the engine stores, and says them in one line", () => {
     const at = "2026-11-24T10:00:00.000Z";
     const checks = readChecks({
@@ -106,19 +106,5 @@ describe("reading what the engine stored", () => {
   it("reads a malformed or empty value as absent, never failing the report", () => {
     for (const raw of [null, undefined, "Linked", 42, { sync: { dataTypes: "all" } }, { connection: "Linked" }, {}]) expect(readChecks(raw)).toBeNull();
     expect(describeChecks(null)).toBe("Not checked");
-    for (const raw of [null, "boom", { status: "500" }, {}]) expect(readLastError(raw)).toBeNull();
-  });
-
-  it("keeps the service's status, text, correlationId and validation of an error", () => {
-    expect(
-      readLastError({
-        kind: "bad_request",
-        status: 400,
-        error: "Bad request",
-        correlationId: "c-1",
-        validation: { errors: [{ itemId: "realmId", message: "must be digits", validatorName: "x" }, { message: "general" }], warnings: [] },
-        service: "PublicApi",
-      }),
-    ).toEqual({ kind: "bad_request", status: 400, text: "Bad request", correlationId: "c-1", validation: ["realmId: must be digits", "general"] });
   });
 });

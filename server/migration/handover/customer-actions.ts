@@ -6,7 +6,8 @@
  */
 import type { MigrationItemState } from "@/core/migration/states";
 import { failingDataTypes } from "./item-results";
-import { type ItemChecks, type ItemError } from "@/core/migration/item-results";
+import { failureWords, type Failure } from "@/core/migration/failure";
+import type { ItemChecks } from "@/core/migration/item-results";
 
 export type CustomerOutcome = {
   /** Why the company is not migrated (null for a verified one). */
@@ -18,7 +19,7 @@ export type CustomerOutcome = {
 export type OutcomeInput = {
   state: MigrationItemState;
   outcomeReason: string | null;
-  lastError: ItemError | null;
+  lastError: Failure | null;
   checks: ItemChecks | null;
   attempts: number;
 };
@@ -32,16 +33,11 @@ const OR_NEW_FILE = "or send the company's current tokens in a new token file fo
 const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
 
 /** The service's own words for an error: "409 Company … already has an active … connection". */
-function errorWords(e: ItemError | null): string {
-  if (!e) return "";
-  const status = e.status !== null ? `${e.status} ` : "";
-  const validation = e.validation.length ? ` (${e.validation.join("; ")})` : "";
-  return `${status}${e.text}${validation}`.trim();
-}
+const errorWords = (e: Failure | null): string => (e ? failureWords(e) : "");
 
 /** Why the platform refused the migrated tokens, and what follows from it. */
 function reauthOutcome(input: OutcomeInput): CustomerOutcome {
-  const said = [input.outcomeReason, input.lastError?.text].filter(Boolean).join(" ");
+  const said = [input.outcomeReason, input.lastError?.error].filter(Boolean).join(" ");
   const reason = sentence(input.outcomeReason ?? (errorWords(input.lastError) || "The platform did not accept the migrated tokens"));
   if (/invalid_grant|\b400\b|rotated|already exchanged|refresh/i.test(said)) {
     return {

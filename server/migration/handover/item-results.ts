@@ -1,13 +1,12 @@
 /**
- * Reading what the engine stored on a migration item — its checks and its last error — for the
- * handover report. Both are JSON the engine writes (`checks: {connection: {status}, sync:
- * {dataTypes: {type: status}}, read: {dataType, records}}`, `lastError: {kind, status, error,
- * correlationId, …}`: pipeline.ts's ItemChecks and StoredError); they are read
- * leniently (unknown fields kept out, a malformed value read as absent) so one odd row never
- * breaks a report of thousands. Pure: the browser imports the types.
+ * Reading the checks the engine stored on a migration item for the handover report (its last
+ * error is read by server/migration/engine/stored-failure.ts). They are JSON the engine writes
+ * (`checks: {connection: {status}, sync: {dataTypes: {type: status}}, read: {dataType, records}}`:
+ * pipeline.ts's ItemChecks), read leniently (unknown fields kept out, a malformed value read as
+ * absent) so one odd row never breaks a report of thousands.
  */
 import { z } from "zod";
-import type { ItemChecks, ItemError } from "@/core/migration/item-results";
+import type { ItemChecks } from "@/core/migration/item-results";
 import { PASSING_PULL_STATUSES } from "@/server/migration/engine/pipeline";
 
 /**
@@ -19,17 +18,6 @@ const ZStoredChecks = z.object({
   connection: z.object({ status: z.string() }).loose().nullish(),
   sync: z.object({ dataTypes: z.record(z.string(), z.string()) }).loose().nullish(),
   read: z.object({ dataType: z.string(), records: z.number().nullish() }).loose().nullish(),
-});
-
-const ZStoredError = z.object({
-  kind: z.string().nullish(),
-  status: z.number().int().nullish(),
-  error: z.string().nullish(),
-  correlationId: z.string().nullish(),
-  validation: z
-    .object({ errors: z.array(z.object({ itemId: z.string().nullish(), message: z.string() }).loose()).nullish() })
-    .loose()
-    .nullish(),
 });
 
 /** The stored checks, or null when there are none or they cannot be read. */
@@ -46,22 +34,6 @@ export function readChecks(raw: unknown): ItemChecks | null {
   if (!connection && !dataTypes.length) return null;
   return { connection: connection?.status ?? null, dataTypes };
 }
-
-/** The stored last error, or null when there is none or it cannot be read. */
-export function readLastError(raw: unknown): ItemError | null {
-  const parsed = ZStoredError.safeParse(raw);
-  if (!parsed.success || raw === null) return null;
-  const e = parsed.data;
-  if (!e.error && !e.kind && e.status == null) return null;
-  return {
-    kind: e.kind ?? null,
-    status: e.status ?? null,
-    text: e.error ?? "",
-    correlationId: e.correlationId ?? null,
-    validation: (e.validation?.errors ?? []).map((v) => (v.itemId ? `${v.itemId}: ${v.message}` : v.message)),
-  };
-}
-
 
 /** The data types that did not pass, by status ("FetchError" → ["invoices", …]). */
 export function failingDataTypes(checks: ItemChecks | null): Map<string, string[]> {

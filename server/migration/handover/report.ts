@@ -8,14 +8,16 @@ import { stringify } from "csv-stringify/sync";
 import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
 import { customerOutcome } from "./customer-actions";
 import type { ReportItem } from "./handover-repository";
-import { describeChecks, readChecks, readLastError } from "./item-results";
+import { readFailure } from "../engine/stored-failure";
+import { describeChecks, readChecks } from "./item-results";
+import { validationLines } from "@/core/migration/failure";
 import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { itemStateLabel } from "@/core/migration/state-words";
 
 /** An item as a report row. */
 export function toReportRow(item: ReportItem): HandoverRow {
   const checks = readChecks(item.checks);
-  const error = readLastError(item.lastError);
+  const error = readFailure(item.lastError);
   const outcome = customerOutcome({ state: item.state, outcomeReason: item.outcomeReason, lastError: error, checks, attempts: item.attempts });
   return {
     id: item.id,
@@ -49,7 +51,7 @@ const COLUMNS: readonly [heading: string, value: (r: HandoverRow) => string | nu
   ["Reason", (r) => r.reason],
   ["What you need to do", (r) => r.customerAction],
   ["Error status", (r) => r.error?.status ?? null],
-  ["Error", (r) => (r.error ? [r.error.text, ...r.error.validation].filter(Boolean).join("; ") : null)],
+  ["Error", (r) => (r.error ? [r.error.error, ...validationLines(r.error)].filter(Boolean).join("; ") : null)],
   ["Correlation ID", (r) => r.error?.correlationId ?? null],
   ["Attempts", (r) => r.attempts],
 ];

@@ -9,25 +9,28 @@ import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { findRun, cancelRunRow } from "../engine/run-repository";
-import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS, type TestRunKind } from "@/core/migration/states";
+import { TEST_RUN_KINDS, type TestRunKind } from "@/core/migration/states";
+import { isStaff } from "@/core/accounts/roles";
+import { refuse } from "@/server/engagements/access";
 import { findItem } from "../engine/item-repository";
+import { cancelRefusal } from "./rules";
 import { snapshotOf, testChecks, type TestRunOutcome } from "./test-run-report";
 
-function check(tx: DbOrTx, input: { engagementId: string; runId: string }) {
-  const run = findRun(tx, input.runId);
-  if (!run || run.engagementId !== input.engagementId || !(TEST_RUN_KINDS as readonly string[]).includes(run.kind)) {
-    throw new AppError("NOT_FOUND", "No such test run on this engagement.");
-  }
-  if (!(ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status)) throw new AppError("PRECONDITION_FAILED", `The run has already ended (${run.status}).`);
-  return run;
+function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: string }) {
+  const found = findRun(tx, input.runId);
+  const run = found && found.engagementId === input.engagementId && (TEST_RUN_KINDS as readonly string[]).includes(found.kind) ? found : undefined;
+  // Who may cancel comes first; then a run that is not this engagement's test is not found.
+  if (!run && isStaff(actor.role)) throw new AppError("NOT_FOUND", "No such test run on this engagement.");
+  const refusal = cancelRefusal({ role: actor.role, run: run ?? null });
+  if (refusal) refuse(refusal);
+  return run!;
 }
 
 /** Cancels a queued or running test run, with a reason for the timeline. */
 export function cancelTestRun(db: Db, actor: Actor, input: { engagementId: string; runId: string; reason?: string }): void {
-  if (actor.role !== "support" && actor.role !== "admin") throw new AppError("FORBIDDEN", "Only support staff cancel tests.");
-  check(db, input);
+  check(db, actor, input);
   db.transaction((tx) => {
-    const run = check(tx, input);
+    const run = check(tx, actor, input);
     const now = new Date();
     const reason = input.reason?.trim() || "Cancelled by support.";
     const previous = (run.outcome ?? {}) as TestRunOutcome;

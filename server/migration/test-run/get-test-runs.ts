@@ -1,19 +1,23 @@
 /**
  * The engagement's test runs as the screens show them (console and portal): the list, one run in
- * full — live while it runs, from its stored outcome once it has ended — and the companies support
- * may pick for a test.
+ * full — live while it runs, from its stored outcome once it has ended — the companies support
+ * may pick for a test, and the controls step 5 offers (rules.ts).
  */
 import type { Db } from "@/db/client";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
+import { toControl } from "@/server/engagements/checklist";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { findServiceTarget } from "@/server/targets/targets";
 import { findItem, searchRealItems } from "../engine/item-repository";
-import type { ItemChecks, StoredError } from "../engine/pipeline";
+import type { ItemChecks } from "../engine/pipeline";
+import { readFailure } from "../engine/stored-failure";
 import { findRun, listCallRows, listRunRows, type RunRow } from "../engine/run-repository";
-import type { ServiceFailureView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
+import type { TestControlsView, TestRunDetailView, TestRunSummaryView } from "@/core/migration/test-run-schemas";
 import { ACTIVE_RUN_STATUSES, FINAL_ITEM_STATES, TEST_RUN_KINDS, type MigrationItemState, type TestRunKind } from "@/core/migration/states";
+import { loadTestRunContext } from "./request-test-run";
+import { cancelRefusal, pilotRefusal, rehearsalRefusal } from "./rules";
 import { NO_ITEM, snapshotOf, testChecks, type ItemSnapshot, type TestRunOutcome } from "./test-run-report";
 
 /** How many runs the list shows (newest first). */
@@ -21,19 +25,6 @@ const RUNS_LISTED = 50;
 
 const isActive = (run: RunRow) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status);
 const outcomeOf = (run: RunRow) => (run.outcome ?? {}) as TestRunOutcome;
-
-function failureView(error: StoredError | null | undefined): ServiceFailureView | null {
-  if (!error) return null;
-  return {
-    operation: error.operation,
-    kind: error.kind,
-    status: error.status,
-    service: error.service,
-    error: error.error,
-    correlationId: error.correlationId,
-    validation: (error.validation?.errors ?? []).map((v) => ({ itemId: v.itemId, message: v.message })),
-  };
-}
 
 function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestRunSummaryView {
   const outcome = outcomeOf(run);
@@ -125,12 +116,12 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
           companyId: item.companyId,
           connectionId: item.connectionId,
           attempts: item.attempts,
-          lastError: failureView(item.lastError),
+          lastError: readFailure(item.lastError),
         }
       : null,
     checks: outcome.checks ?? testChecks(row ?? NO_ITEM, active),
     dataTypes: item?.dataTypes ?? [],
-    failure: failureView(outcome.failure),
+    failure: readFailure(outcome.failure),
     advice: outcome.advice ?? null,
     stepEffect: outcome.stepEffect ?? null,
     durations: {
@@ -165,4 +156,18 @@ export function listTestableItems(db: Db, actor: Actor, input: { engagementId: s
     records: i.recordsHint,
     state: i.state,
   }));
+}
+
+/**
+ * What step 5 offers the viewer now: the single-company test, the rehearsal, cancelling the run
+ * under way — each allowed, or not with the reason the operation would refuse with.
+ */
+export function getTestControls(db: Db, actor: Actor, engagementId: string): TestControlsView {
+  assertCanView(db, actor, engagementId);
+  const c = loadTestRunContext(db, actor, engagementId);
+  return {
+    pilot: toControl(pilotRefusal(c)),
+    rehearsal: toControl(rehearsalRefusal(c)),
+    cancel: toControl(cancelRefusal({ role: actor.role, run: c.running })),
+  };
 }

@@ -8,6 +8,7 @@ import type { Advice } from "../advice";
 import type { CheckResult, TestCheckKey } from "@/core/migration/test-run-checks";
 import { TERMINAL_PULL_STATUSES, type PullStatus } from "@/server/platforms";
 import { PASSING_PULL_STATUSES, type ItemChecks, type StoredError } from "../engine/pipeline";
+import { readFailure } from "../engine/stored-failure";
 import type { MigrationItemState } from "@/core/migration/states";
 
 
@@ -63,7 +64,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
   const waiting: CheckResult = active ? "running" : "not_reached";
   const c = (item.checks ?? {}) as ItemChecks;
-  const lastError = (item.lastError ?? null) as StoredError | null;
+  const lastError = readFailure(item.lastError);
   const check = (key: TestCheckKey, result: CheckResult, detail: string): TestCheck => ({ key, label: CHECK_LABELS[key], result, detail });
 
   let connection: TestCheck;
@@ -88,7 +89,7 @@ export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
         ? ` ${read.dataType} is not offered by the platform, so no data was read back.`
         : ` Read back ${read.dataType}: ${read.records === null ? "records present" : plural(read.records, "record")}.`;
     data = check("data_synced", "passed", `${plural(statuses.length, "data type")} synced (${passing} Complete or NotSupported).${readText}`);
-  } else if (lastError && ["sync_failed", "sync_timeout", "auth_error_during_sync"].includes(lastError.kind)) {
+  } else if (lastError?.kind && ["sync_failed", "sync_timeout", "auth_error_during_sync"].includes(lastError.kind)) {
     data = check("data_synced", "failed", item.outcomeReason ?? lastError.error);
   } else if (c.sync && item.state === "failed") {
     data = check("data_synced", "failed", item.outcomeReason ?? "The sync could not be checked.");

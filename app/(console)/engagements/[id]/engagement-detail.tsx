@@ -48,7 +48,7 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
         </Notice>
       ) : null}
 
-      <div className="grid gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+      <div className="grid grid-cols-1 gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <section aria-labelledby="checklist-title" className="space-y-4">
           <div className="flex flex-wrap items-end justify-between gap-3">
             <h2 id="checklist-title" className="text-lg font-semibold text-slate-900">
@@ -103,7 +103,7 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
         <Item term="Service target">
           <span className="inline-flex flex-wrap items-center gap-2">
             {e.serviceTarget ? `${e.serviceTarget.name} (${e.serviceTarget.builtIn ? "built-in sandbox" : e.serviceTarget.kind})` : "Not set"}
-            {e.status === "active" || e.status === "on_hold" ? (
+            {e.targetChange.allowed ? (
               <Button
                 variant="ghost"
                 size="sm"

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useDeferredValue, useEffect, useId, useRef, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useId, useRef, useState } from "react";
 import { TestRunList, TestRunView } from "@/app/_components/migration/test-run-view";
 import type { Announce } from "@/app/_components/use-announcement";
 import { Button, Field, Form, Input, Notice, ProgressBar, Select } from "@/app/_components/ui";
@@ -18,11 +18,12 @@ const ZStartForm = ZStartTestRequest.pick({ itemId: true });
 
 /**
  * Step 5: support picks a company (or lets Ferry pick the smallest) and runs the single-company
- * test against the engagement's service target, or rehearses on the built-in sandbox. A worker
+ * test against the engagement's service target, or rehearses on the built-in sandbox; which of
+ * them (and cancelling) is on offer, and why not, is the server's answer (tests.controls). A worker
  * carries the run out; this panel shows it call by call while it runs, then its checks, the
  * advice on a failure, and the engagement's earlier runs.
  */
-export function Step5Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
+export function Step5Panel({ engagement, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const invalidateEngagement = useEngagementInvalidation(engagement.id);
@@ -33,6 +34,17 @@ export function Step5Panel({ engagement, step, announce }: { engagement: Engagem
   const [selectedId, setSelectedId] = useState<string | null>(null);
 
   const items = useQuery(trpc.tests.items.queryOptions({ engagementId, search: deferredSearch || undefined }));
+  // What the server offers now (test, rehearsal, cancel) and why not: read again whenever the
+  // engagement changes (its steps, status or target decide it), when a run starts, and while one
+  // is under way (cancelling it is on offer), so its end frees the buttons.
+  const controls = useQuery(trpc.tests.controls.queryOptions({ engagementId }, { refetchInterval: (q) => (q.state.data?.cancel.allowed ? POLL_MS : false) }));
+  const refreshControls = useCallback(() => queryClient.invalidateQueries({ queryKey: trpc.tests.controls.queryKey({ engagementId }) }), [queryClient, trpc, engagementId]);
+  const seenEngagement = useRef(engagement);
+  useEffect(() => {
+    if (seenEngagement.current === engagement) return;
+    seenEngagement.current = engagement;
+    void refreshControls();
+  }, [engagement, refreshControls]);
   const runs = useQuery(
     trpc.tests.list.queryOptions({ engagementId }, { refetchInterval: (q) => (q.state.data?.some((r) => r.active) ? POLL_MS : false) }),
   );
@@ -51,6 +63,7 @@ export function Step5Panel({ engagement, step, announce }: { engagement: Engagem
     wasActive.current = { id: data.id, active: data.active };
     if (before?.id === data.id && before.active && !data.active) {
       void invalidateEngagement();
+      void refreshControls();
       void queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) });
       const what = data.kind === "rehearsal" ? "The rehearsal" : "The single-company test";
       announce(
@@ -59,19 +72,18 @@ export function Step5Panel({ engagement, step, announce }: { engagement: Engagem
           : { tone: "error", text: `${what} on ${data.company ?? "the company"} ${data.status === "cancelled" ? "was cancelled" : `failed: ${data.advice?.text ?? data.statusReason ?? ""}`}` },
       );
     }
-  }, [run.data, announce, invalidateEngagement, queryClient, trpc, engagementId]);
+  }, [run.data, announce, invalidateEngagement, refreshControls, queryClient, trpc, engagementId]);
 
   const form = useZodForm(ZStartForm, { defaultValues: { itemId: "" } });
   const start = useMutation(trpc.tests.start.mutationOptions());
   const cancel = useMutation(trpc.tests.cancel.mutationOptions());
-  const active = runs.data?.find((r) => r.active) ?? null;
 
   const submit = (kind: "pilot" | "rehearsal") =>
     form.handleSubmit(async ({ itemId }) => {
       try {
         const { runId } = await start.mutateAsync({ engagementId, kind, itemId: itemId || null });
         setSelectedId(runId);
-        await Promise.all([invalidateEngagement(), queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) })]);
+        await Promise.all([invalidateEngagement(), refreshControls(), queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) })]);
         announce({
           tone: "success",
           text: kind === "rehearsal" ? "Rehearsal asked for: a worker sets up simulated companies on the sandbox and tests one." : "Single-company test asked for: a worker takes it up now.",
@@ -81,14 +93,12 @@ export function Step5Panel({ engagement, step, announce }: { engagement: Engagem
       }
     });
 
-  const pilotBlocked =
-    step.state === "done"
-      ? "Step 5 is done. Reopen it to run the test again."
-      : step.displayState === "locked"
-        ? "The test can run once steps 1–4 are done; a rehearsal can run now."
-        : engagement.status !== "active"
-          ? "The engagement is not active."
-          : null;
+  const pilot = controls.data?.pilot;
+  const rehearsal = controls.data?.rehearsal;
+  // The server's words for what is not on offer; the rehearsal's only when it says something more.
+  const refusals = [pilot?.reason, rehearsal?.allowed ? (pilot?.reason ? "A rehearsal can run now." : null) : rehearsal?.reason].filter(
+    (r, i, all): r is string => !!r && all.indexOf(r) === i,
+  );
   const noCompanies = items.isSuccess && !deferredSearch && items.data.length === 0;
 
   return (
@@ -122,25 +132,28 @@ export function Step5Panel({ engagement, step, announce }: { engagement: Engagem
             </Field>
           </div>
           <div className="flex flex-wrap items-center gap-2">
-            <Button type="submit" disabled={!!pilotBlocked || !!active} pending={start.isPending && start.variables?.kind === "pilot"}>
+            <Button type="submit" disabled={!pilot?.allowed} pending={start.isPending && start.variables?.kind === "pilot"}>
               Run the single-company test
             </Button>
-            <Button variant="secondary" disabled={!!active || engagement.status !== "active"} pending={start.isPending && start.variables?.kind === "rehearsal"} onClick={submit("rehearsal")}>
+            <Button variant="secondary" disabled={!rehearsal?.allowed} pending={start.isPending && start.variables?.kind === "rehearsal"} onClick={submit("rehearsal")}>
               Rehearse on the sandbox
             </Button>
           </div>
-          <p className="text-sm text-slate-600">
-            {active
-              ? `A ${active.kind === "rehearsal" ? "rehearsal" : "test"} is under way; wait for it to end or cancel it.`
-              : (pilotBlocked ??
-                `The test runs against ${engagement.serviceTarget ? `${engagement.serviceTarget.name}` : "the engagement's service target"}; the rehearsal uses simulated companies on the built-in sandbox and touches nothing real.`)}
-          </p>
+          {controls.data ? (
+            <p className="text-sm text-slate-600">
+              {refusals.length
+                ? refusals.join(" ")
+                : `The test runs against ${engagement.serviceTarget ? `${engagement.serviceTarget.name}` : "the engagement's service target"}; the rehearsal uses simulated companies on the built-in sandbox and touches nothing real.`}
+            </p>
+          ) : controls.error ? (
+            <Notice tone="error">{toFormError(controls.error).message}</Notice>
+          ) : null}
         </Form>
       )}
 
       {run.data ? (
         <div className="space-y-3">
-          {run.data.active ? (
+          {run.data.active && controls.data?.cancel.allowed ? (
             <Button
               variant="secondary"
               size="sm"
@@ -153,6 +166,7 @@ export function Step5Panel({ engagement, step, announce }: { engagement: Engagem
                       Promise.all([
                         queryClient.invalidateQueries({ queryKey: trpc.tests.get.queryKey({ engagementId, runId: run.data.id }) }),
                         queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) }),
+                        refreshControls(),
                         invalidateEngagement(),
                       ]),
                     onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
