@@ -17,7 +17,7 @@ import { findHandover } from "../handover/handover-repository";
 import { findRealItem } from "../engine/item-repository";
 import { insertRun, type RunRow } from "../engine/run-repository";
 import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
-import { attachToRun, latestBulkRun, realCountsByState, setBulkStatus, setItemAside } from "./bulk-repository";
+import { attachToRun, latestBulkRun, realCountsByState, reopenRun, setBulkStatus, setItemAside } from "./bulk-repository";
 import {
   cancelRefusal,
   itemActionsRefusal,
@@ -144,12 +144,6 @@ export function cancelBulkRun(db: Db, actor: Actor, input: { engagementId: strin
   });
 }
 
-/** Puts the run (the latest) back to work on `attach`'s companies: reopened when it had ended. */
-function reopenWith(tx: DbOrTx, run: RunRow, now: Date): void {
-  if (run.status === "completed" || run.status === "cancelled" || run.status === "failed") {
-    setBulkStatus(tx, { runId: run.id, from: [run.status], to: "queued", reason: null, now });
-  }
-}
 
 /** Retries every failed company in the latest run (reopened if it had ended). */
 export function retryFailedItems(db: Db, actor: Actor, input: { engagementId: string }): { count: number } {
@@ -160,7 +154,7 @@ export function retryFailedItems(db: Db, actor: Actor, input: { engagementId: st
     const now = new Date();
     const run = c.latest!;
     const n = attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: ["failed"], now });
-    reopenWith(tx, run, now);
+    reopenRun(tx, run, now);
     recordAudit(tx, { actor, action: "migration.bulk_retry_failed", targetId: run.id, engagementId: c.eng.id, organizationId: c.eng.organizationId, after: { companies: n }, at: now });
     return { count: n };
   });
@@ -213,7 +207,7 @@ export function retryItemControl(db: Db, actor: Actor, input: { engagementId: st
     const now = new Date();
     const run = c.latest!;
     attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: [item.state], itemId: item.id, now });
-    reopenWith(tx, run, now);
+    reopenRun(tx, run, now);
     recordAudit(tx, {
       actor,
       action: "migration_item.retried",

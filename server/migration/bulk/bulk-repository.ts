@@ -58,6 +58,33 @@ export function attachToRun(tx: DbOrTx, params: { engagementId: string; runId: s
     .run().changes;
 }
 
+/** Puts a run (the engagement's latest bulk run) back to work on companies attached to it: reopened when it had ended. */
+export function reopenRun(tx: DbOrTx, run: RunRow, now: Date): void {
+  if (run.status === "completed" || run.status === "cancelled" || run.status === "failed") {
+    setBulkStatus(tx, { runId: run.id, from: [run.status], to: "queued", reason: null, now });
+  }
+}
+
+/**
+ * Carries companies on after the bulk run, in the engagement's latest bulk run (reopened when it
+ * had ended): a company its end customer reconnected goes on at `authorized` (sync, then verify),
+ * one with fresh tokens from a supplementary file at `connection_created` (authorize again). Each
+ * forgets its previous attempt; returns the run, or null when the engagement has no bulk run.
+ */
+export function requeueIntoBulkRun(
+  tx: DbOrTx,
+  params: { engagementId: string; itemIds: readonly string[]; state: Extract<MigrationItemState, "authorized" | "connection_created">; now: Date },
+): RunRow | null {
+  const run = latestBulkRun(tx, params.engagementId);
+  if (!run || !params.itemIds.length) return run ?? null;
+  tx.update(migrationItems)
+    .set({ ...freshAttempt(run.id, params.now), state: params.state })
+    .where(realItems(params.engagementId, inArray(migrationItems.id, [...params.itemIds])))
+    .run();
+  reopenRun(tx, run, params.now);
+  return run;
+}
+
 /** Sets one company aside with its reason; a worker driving it loses its lease and lets it go. */
 export function setItemAside(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): void {
   tx.update(migrationItems)
