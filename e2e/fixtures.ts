@@ -206,6 +206,8 @@ export function e2eSandbox(): { url: string; control: SandboxControl } {
 
 /** The e2e sandbox's default limit per client (10,000 requests a second), as a target's known per-minute limit. */
 export const SANDBOX_CLIENT_REQUESTS_PER_MINUTE = 600_000;
+/** The sandbox keeps no daily quota: the target's known quota is far above anything a test spends. */
+export const SANDBOX_CLIENT_DAILY_QUOTA = 100_000_000;
 
 /** A company of an engagement made ready for its single-company test: a simulated tenant on the e2e sandbox. */
 export type ReadyCompany = {
@@ -280,6 +282,7 @@ export const test = base.extend<Fixtures>({
           kind: "sandbox",
           organizationId: organization.id,
           requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE,
+          dailyQuota: SANDBOX_CLIENT_DAILY_QUOTA,
         });
         const engagement = await supportApi.mutation<Engagement>("engagements.create", { organizationId: organization.id, platformKey });
         await supportApi.mutation("targets.assign", { engagementId: engagement.id, serviceTargetId: target.id });

@@ -14,3 +14,24 @@ export type WindowStatus = (typeof WINDOW_STATUSES)[number];
 /** Whose move it is on an engagement (null: nobody's, e.g. on hold or completed). */
 export const WAITING_PARTIES = ["customer", "support"] as const;
 export type WaitingParty = (typeof WAITING_PARTIES)[number];
+
+/**
+ * What a party's next move is, as a key the screens turn into a button: each names the place (or
+ * the action) where the move is made.
+ */
+export const NEXT_MOVE_ACTIONS = [
+  "submit_file",
+  "fix_file",
+  "review_submission",
+  "propose_window",
+  "accept_window",
+  "confirm_callback",
+  "confirm_syncing",
+  "run_test",
+  "run_bulk",
+  "produce_report",
+  "acknowledge_report",
+  "send_reconnect_links",
+  "review_supplementary",
+] as const;
+export type NextMoveAction = (typeof NEXT_MOVE_ACTIONS)[number];

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { PLATFORM_CATEGORIES } from "../platforms/categories";
 import { SERVICE_TARGET_KINDS } from "../targets/kinds";
 import { ZStepEvidence } from "./evidence";
-import { WAITING_PARTIES } from "./flow-states";
+import { NEXT_MOVE_ACTIONS, WAITING_PARTIES } from "./flow-states";
 import { ZAllowed } from "./intake-schemas";
 import { DISPLAY_STATES, ENGAGEMENT_STATUSES, RESPONSIBLE_PARTIES, STEP_ACTIONS, STEP_NUMBERS, STEP_STATES } from "./states";
 
@@ -61,7 +61,17 @@ export const ZPlatformSummary = z.object({
 export const ZWaitingParty = z.enum(WAITING_PARTIES);
 
 /** Whose move it is (null: nobody's), since when, and what they are to do. */
-export const ZWaitingView = z.object({ party: ZWaitingParty.nullable(), since: z.date().nullable(), next: z.string() });
+/** One side's next move: what to do, where (a step) and which action the screens offer for it. */
+export const ZMove = z.object({ action: z.enum(NEXT_MOVE_ACTIONS), text: z.string(), step: z.literal(STEP_NUMBERS) });
+export type MoveView = z.infer<typeof ZMove>;
+
+export const ZWaitingView = z.object({
+  party: ZWaitingParty.nullable(),
+  since: z.date().nullable(),
+  next: z.string(),
+  /** Each side's own next move, whether or not it is the one the engagement waits on. */
+  moves: z.object({ customer: ZMove.nullable(), support: ZMove.nullable() }),
+});
 
 export const ZServiceTargetRef = z.object({
   id: z.string(),

@@ -32,6 +32,12 @@ export const ZHandoverRow = z.object({
   reason: z.string().nullable(),
   /** What the customer must do about it (null when nothing). */
   customerAction: z.string().nullable(),
+  /** The service's Link URL where the company's end customer authorizes again (shown for companies waiting for them). */
+  linkUrl: z.string().nullable(),
+  /** Verified again after its end customer reconnected it, or fresh tokens came for it. */
+  reconnectedAt: z.date().nullable(),
+  /** Its connection dropped after its migration (found by the watch). */
+  droppedAt: z.date().nullable(),
 });
 export type HandoverRow = z.infer<typeof ZHandoverRow>;
 

@@ -86,6 +86,10 @@ const TABLE: Record<string, Row> = {
   "handover.confirm": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "handover.acknowledge": { audience: "customer", input: (f) => ({ engagementId: f.engA }) },
   "handover.acknowledgeOnBehalf": { audience: "staff", input: (f) => ({ engagementId: f.engA, note: "By email." }) },
+  "lastMile.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "lastMile.setHypercareDays": { audience: "staff", input: (f) => ({ engagementId: f.engA, days: 7 }) },
+  // Nothing is watched on engA: refused past the access check.
+  "lastMile.checkNow": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "tests.items": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   // engA has no companies yet: refused past the access check.
   "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },

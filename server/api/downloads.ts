@@ -3,7 +3,9 @@
  * refusals turned into HTTP statuses, and the headers a download needs.
  */
 import { AppError, type AppErrorCode } from "@/server/errors";
+import type { Actor } from "@/core/accounts/actor";
 import { handoverReportCsv } from "@/server/migration/handover/report-csv";
+import { reconnectLinksCsv } from "@/server/migration/watch/last-mile";
 import { engagementInput } from "./routers/shared.types";
 import type { Context } from "./trpc";
 
@@ -39,18 +41,32 @@ export function downloadResponse(params: { fileName: string; contentType: string
 }
 
 /**
- * GET the handover report of an engagement as CSV: 401 without a session, 404 for an unknown id
- * (and for a customer, another organisation's), 409 until the report is produced.
+ * GET a CSV of an engagement: 401 without a session, 404 for an unknown id (and for a customer,
+ * another organisation's), the domain's refusal as its status (409 when there is nothing yet).
  */
-export function handoverCsvResponse(ctx: Pick<Context, "db" | "actor">, engagementId: string): Response {
+function engagementCsvResponse(
+  ctx: Pick<Context, "db" | "actor">,
+  engagementId: string,
+  build: (db: Context["db"], actor: Actor, engagementId: string) => { fileName: string; body: BodyInit },
+): Response {
   if (!ctx.actor) return text(401, "Sign in to continue.");
   const id = engagementInput.safeParse({ engagementId });
   if (!id.success) return text(404, "No engagement with that id.");
   try {
-    const { fileName, body } = handoverReportCsv(ctx.db, ctx.actor, id.data.engagementId);
+    const { fileName, body } = build(ctx.db, ctx.actor, id.data.engagementId);
     return downloadResponse({ fileName, contentType: "text/csv; charset=utf-8", body });
   } catch (error) {
     if (error instanceof AppError) return text(HTTP_STATUS[error.code], error.message);
     throw error;
   }
+}
+
+/** The handover report as CSV (409 until it is produced). */
+export function handoverCsvResponse(ctx: Pick<Context, "db" | "actor">, engagementId: string): Response {
+  return engagementCsvResponse(ctx, engagementId, handoverReportCsv);
+}
+
+/** The reconnect links of the companies waiting for their end customers, as CSV (409 when none waits). */
+export function reconnectLinksCsvResponse(ctx: Pick<Context, "db" | "actor">, engagementId: string): Response {
+  return engagementCsvResponse(ctx, engagementId, reconnectLinksCsv);
 }

@@ -6,6 +6,7 @@ import { bulkRouter } from "./routers/bulk";
 import { confirmationsRouter } from "./routers/confirmations";
 import { handoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
+import { lastMileRouter } from "./routers/last-mile";
 import { platformsRouter } from "./routers/platforms";
 import { targetsRouter } from "./routers/targets";
 import { testsRouter } from "./routers/tests";
@@ -24,6 +25,7 @@ export const appRouter = createTRPCRouter({
   windows: windowsRouter,
   confirmations: confirmationsRouter,
   handover: handoverRouter,
+  lastMile: lastMileRouter,
   tests: testsRouter,
   bulk: bulkRouter,
 });

@@ -19,10 +19,9 @@ import {
 } from "./checklist";
 import { STEPS } from "@/core/engagements/steps";
 import { loadEngagementDetail } from "./engagement-repository";
-import { findCurrentSubmission } from "./intake/intake-repository";
 import type { EngagementDetail, StepView } from "@/core/engagements/schemas";
 import { whoseMove } from "./waiting/waiting-rule";
-import { countProposedWindows } from "./window/window-repository";
+import { loadWaitingInput } from "./waiting/waiting-input";
 
 /** The engagement with its steps, each offering the viewer its actions (allowed or with the reason why not). */
 export function getEngagement(db: Db, actor: Actor, engagementId: string): EngagementDetail {
@@ -32,12 +31,7 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
   assertOrganization(actor, e.organizationId);
   const platform = getManagedPlatform(e.platformKey);
   // Decided afresh (the stored party is the same after every change; `since` comes from it).
-  const waiting = whoseMove({
-    status: e.status,
-    states,
-    submission: findCurrentSubmission(db, e.id)?.status ?? null,
-    proposedWindows: countProposedWindows(db, e.id),
-  });
+  const waiting = whoseMove(loadWaitingInput(db, e, states));
 
   const steps: StepView[] = STEPS.map((def) => {
     const s = stepRows.find((r) => r.step === def.number);
@@ -98,7 +92,7 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
     steps,
-    waiting: { party: waiting.party, since: waiting.party && waiting.party === e.waitingOn ? e.waitingSince : null, next: waiting.next },
+    waiting: { party: waiting.party, since: waiting.party && waiting.party === e.waitingOn ? e.waitingSince : null, next: waiting.next, moves: waiting.moves },
     statusChanges: statusChangeOptions(actor.role, e.status),
   };
 }

@@ -6,7 +6,7 @@ import { finalCountsInWords } from "@/core/migration/state-words";
 import { statusWords } from "./checklist";
 import { stepDefinition } from "@/core/engagements/steps";
 import type { StepNumber } from "@/core/engagements/states";
-import { companiesText, warningsText } from "@/core/words";
+import { companiesText, countOf, warningsText } from "@/core/words";
 
 const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 
@@ -149,6 +149,18 @@ function describe(ev: AuditEvent): string {
       return `Set ${ev.after.company} aside: ${clause(ev.after.reason)}`;
     case "migration_item.retried":
       return `Retrying ${ev.after.company} (was ${ev.before.state.replace(/_/g, " ")})`;
+    case "migration.reconnect_pending":
+      return `Handed ${companiesText(ev.after.companies)} that failed on their tokens to their end customers: each has a reconnect link, and Ferry watches for them to reconnect`;
+    case "migration_item.reconnected":
+      return `${ev.after.company} was reconnected by its end customer: syncing and verifying it again`;
+    case "migration_item.dropped":
+      return `${ev.after.company}'s connection dropped after its migration: ${clause(ev.after.reason)}`;
+    case "watch.hypercare_started":
+      return `The hypercare watch began: every migrated connection is checked daily for ${countOf(ev.after.days, "day", "days")}, until ${ev.after.endsAt.slice(0, 16).replace("T", " ")} UTC`;
+    case "watch.hypercare_days_changed":
+      return `Changed the hypercare watch from ${countOf(ev.before.days, "day", "days")} to ${countOf(ev.after.days, "day", "days")}`;
+    case "watch.ended":
+      return `The watch ended: ${companiesText(ev.after.verified)} verified, ${countOf(ev.after.drops, "drop", "drops")} found, ${countOf(ev.after.reconnections, "reconnection", "reconnections")}, ${companiesText(ev.after.stillPending)} still waiting for their end customers (${countOf(ev.after.checks, "check", "checks")}, ${countOf(ev.after.requests, "request", "requests")})`;
     case "migration_item.credentials_decrypted":
       return `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`;
     case "migration.sandbox_key_decrypted":

@@ -288,6 +288,48 @@ export const AUDIT_EVENTS = {
     before: z.object({ state: z.string() }),
     after: z.object({ company: z.string() }),
   },
+  /** After the bulk run, the companies that failed on their tokens are handed to their end customers (reconnect links). */
+  "migration.reconnect_pending": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ companies: z.number().int() }),
+  },
+  /** The watch found a company linked again by its end customer; the bulk run carries it on to verified. */
+  "migration_item.reconnected": {
+    target: "migration_item",
+    before: NONE,
+    after: z.object({ company: z.string() }),
+  },
+  /** The watch found a migrated company's connection no longer authorized (the platform's words). */
+  "migration_item.dropped": {
+    target: "migration_item",
+    before: NONE,
+    after: z.object({ company: z.string(), reason: z.string() }),
+  },
+  /** The hypercare days began (the first check after the handover), and until when, on the service's clock. */
+  "watch.hypercare_started": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ days: z.number().int(), endsAt: z.string() }),
+  },
+  "watch.hypercare_days_changed": {
+    target: "engagement",
+    before: z.object({ days: z.number().int() }),
+    after: z.object({ days: z.number().int() }),
+  },
+  /** The watch ended, with its final report. */
+  "watch.ended": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({
+      checks: z.number().int(),
+      requests: z.number().int(),
+      drops: z.number().int(),
+      reconnections: z.number().int(),
+      stillPending: z.number().int(),
+      verified: z.number().int(),
+    }),
+  },
   "migration_item.credentials_decrypted": {
     target: "migration_item",
     before: NONE,

@@ -339,10 +339,18 @@ export function createServiceClient(options: ServiceClientOptions) {
     createCompany: (params: { name: string; description?: string; tags?: Record<string, string> }, callOptions?: CallOptions) =>
       request<Company>({ operation: "createCompany", method: "POST", path: "/companies", body: params, schema: CompanySchema }, callOptions),
 
-    /** GET /companies, one page (pageSize 1 is the cheapest read that proves a key works). */
-    listCompanies: (params: PageParams = {}, callOptions?: CallOptions) =>
+    /**
+     * GET /companies, one page (pageSize 1 is the cheapest read that proves a key works), with their
+     * connections; `tag` keeps those that carry it (a page of an engagement's companies).
+     */
+    listCompanies: (params: PageParams & { tag?: { name: string; value: string } } = {}, callOptions?: CallOptions) =>
       request<Paged<Company>>(
-        { operation: "listCompanies", method: "GET", path: `/companies${query({ page: params.page, pageSize: params.pageSize })}`, schema: pagedSchema(CompanySchema) },
+        {
+          operation: "listCompanies",
+          method: "GET",
+          path: `/companies${query({ tags: params.tag ? tagFilter(params.tag.name, params.tag.value) : undefined, page: params.page, pageSize: params.pageSize })}`,
+          schema: pagedSchema(CompanySchema),
+        },
         callOptions,
       ),
 

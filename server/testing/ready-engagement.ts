@@ -21,6 +21,8 @@ import { realItems } from "../items/item-scope";
 
 /** The test sandbox's default limit per client (10,000 requests a second), as a target's known per-minute limit. */
 export const SANDBOX_CLIENT_REQUESTS_PER_MINUTE = 600_000;
+/** The test sandbox keeps no daily quota (unless a fault sets one): a target's known quota far above any test's needs. */
+export const SANDBOX_CLIENT_DAILY_QUOTA = 100_000_000;
 
 export type ReadyCompany = {
   name: string;
@@ -82,7 +84,7 @@ export async function readyEngagement(
   // sandbox's headers as on the built-in sandbox, not to the real service's 1,000 a minute.
   const ownTarget = (apiKey: string, name: string) => ({
     apiKey,
-    ...createServiceTarget(db, ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE }),
+    ...createServiceTarget(db, ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE, dailyQuota: SANDBOX_CLIENT_DAILY_QUOTA }),
   });
   let target: { id: string; apiKey: string };
   if (params.target && "id" in params.target) {

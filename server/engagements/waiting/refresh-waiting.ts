@@ -6,8 +6,7 @@
 import type { DbOrTx } from "@/server/security/audit";
 import { loadForChange, updateWaiting } from "../engagement-repository";
 import type { WaitingParty } from "@/core/engagements/flow-states";
-import { findCurrentSubmission } from "../intake/intake-repository";
-import { countProposedWindows } from "../window/window-repository";
+import { loadWaitingInput } from "./waiting-input";
 import { whoseMove, type Waiting } from "./waiting-rule";
 
 /** A change of hands, for the mail to the party that now has the move. */
@@ -21,12 +20,7 @@ export type WaitingChange = Waiting & { engagementId: string; from: WaitingParty
  */
 export function refreshWaiting(tx: DbOrTx, engagementId: string, at: Date, before?: { waitingOn: WaitingParty | null }): WaitingChange | null {
   const { eng, states } = loadForChange(tx, engagementId);
-  const waiting = whoseMove({
-    status: eng.status,
-    states,
-    submission: findCurrentSubmission(tx, engagementId)?.status ?? null,
-    proposedWindows: countProposedWindows(tx, engagementId),
-  });
+  const waiting = whoseMove(loadWaitingInput(tx, eng, states));
   if (waiting.party !== eng.waitingOn) updateWaiting(tx, engagementId, { waitingOn: waiting.party, waitingSince: waiting.party ? at : null });
   const from = before ? before.waitingOn : eng.waitingOn;
   return waiting.party && waiting.party !== from ? { ...waiting, party: waiting.party, engagementId, from } : null;

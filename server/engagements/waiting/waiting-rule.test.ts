@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { initialStates, type StepStates } from "../checklist";
 import type { SubmissionStatus } from "@/core/engagements/flow-states";
 import type { EngagementStatus, StepNumber } from "@/core/engagements/states";
-import { whoseMove, type WaitingInput } from "./waiting-rule";
+import { NO_LAST_MILE, whoseMove, type LastMile, type WaitingInput } from "./waiting-rule";
 
 const done = (...steps: StepNumber[]): StepStates => {
   const s = { ...initialStates() };
@@ -38,5 +38,39 @@ describe("whose move it is", () => {
     for (const [status, party] of Object.entries(by)) {
       expect(whoseMove(input({ submission: status === "none" ? null : (status as SubmissionStatus) })).party).toBe(party);
     }
+  });
+
+  describe("after the bulk run, to the end", () => {
+    const at6 = (lastMile: Partial<LastMile>, status: EngagementStatus = "active", states = done(1, 2, 3, 4, 5)) =>
+      whoseMove(input({ status, states, submission: "accepted", lastMile: { ...NO_LAST_MILE, ...lastMile } }));
+
+    it("while the run is going: support's, and the customer has nothing to do", () => {
+      expect(at6({})).toMatchObject({ party: "support", moves: { customer: null, support: { action: "run_bulk" } } });
+    });
+
+    it("the run ended with companies waiting for their end customers: support produces the report, the customer sends the links", () => {
+      const w = at6({ bulkRunEnded: true, reconnectPending: 3 });
+      expect(w).toMatchObject({ party: "support", step: 6, next: expect.stringMatching(/report.*3 companies/) });
+      expect(w.moves.customer).toMatchObject({ action: "send_reconnect_links", text: expect.stringMatching(/3 companies .*reconnect link.*supplementary file/) });
+    });
+
+    it("after the report: the customer's, to acknowledge it (and the links still named)", () => {
+      const w = at6({ bulkRunEnded: true, handover: { acknowledged: false }, reconnectPending: 2 });
+      expect(w).toMatchObject({ party: "customer", step: 6, moves: { customer: { action: "acknowledge_report" }, support: null } });
+      expect(w.next).toMatch(/acknowledge it.*2 companies/);
+      expect(at6({ bulkRunEnded: true, handover: { acknowledged: false } })).toMatchObject({ party: "customer", next: "Read the handover report and acknowledge it." });
+    });
+
+    it("a supplementary file waits for support's review, before and after the handover", () => {
+      expect(at6({ bulkRunEnded: true, reconnectPending: 2, supplementary: "submitted" })).toMatchObject({ party: "support", moves: { support: { action: "review_supplementary" } } });
+      const completed = at6({ bulkRunEnded: true, handover: { acknowledged: true }, reconnectPending: 2, supplementary: "submitted" }, "completed", done(1, 2, 3, 4, 5, 6));
+      expect(completed).toMatchObject({ party: "support", moves: { support: { action: "review_supplementary" }, customer: { action: "send_reconnect_links" } } });
+    });
+
+    it("handed over and acknowledged: the customer's while companies still wait for their end customers, else nobody's", () => {
+      const closed = (pending: number) => at6({ bulkRunEnded: true, handover: { acknowledged: true }, reconnectPending: pending }, "completed", done(1, 2, 3, 4, 5, 6));
+      expect(closed(1)).toMatchObject({ party: "customer", moves: { customer: { action: "send_reconnect_links", text: expect.stringMatching(/^1 company /) } } });
+      expect(closed(0)).toMatchObject({ party: null, moves: { customer: null, support: null } });
+    });
   });
 });

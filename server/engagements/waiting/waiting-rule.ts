@@ -1,13 +1,32 @@
 /**
- * Whose move it is on an engagement, as one pure rule over its state: the engagement's status,
- * its steps, the current submission's review and the windows awaiting the customer. The first
- * step that is open (not done, its gates done) decides, in step order: the engagement waits on
- * whoever can move that step on. Applied after every change, in the same transaction
- * (refresh-waiting.ts); the party that gets the move is mailed (notify-waiting.ts).
+ * Whose move it is on an engagement, as one pure rule over its state — to the very end: the
+ * engagement's status, its steps, the current submission's review, the windows awaiting the
+ * customer, and after the bulk run the handover report, the companies waiting for their end
+ * customers to reconnect and a supplementary file of fresh tokens. The first step that is open
+ * (not done, its gates done) decides, in step order; at step 6 and after, the last mile does.
+ * Applied after every change, in the same transaction (refresh-waiting.ts); the party that gets the
+ * move is mailed (notify.ts). Beside the party whose move it is, each side's own to-do is named
+ * (`moves`), so a page can show its viewer what is theirs even while the other side has the move.
  */
 import { openGates, type StepStates } from "../checklist";
-import type { SubmissionStatus, WaitingParty } from "@/core/engagements/flow-states";
+import type { NextMoveAction, SubmissionStatus, WaitingParty } from "@/core/engagements/flow-states";
 import { STEP_NUMBERS, type EngagementStatus, type StepNumber } from "@/core/engagements/states";
+import type { SupplementaryStatus } from "@/core/migration/states";
+import { companiesText } from "@/core/words";
+
+/** What happens after the bulk run, as the rule reads it. */
+export type LastMile = {
+  /** The engagement's latest bulk run has ended (completed or cancelled) and none is under way. */
+  bulkRunEnded: boolean;
+  /** The handover report: produced, and acknowledged. Null before it is produced. */
+  handover: { acknowledged: boolean } | null;
+  /** Real companies waiting for their end customers to reconnect. */
+  reconnectPending: number;
+  /** The current (not replaced) supplementary file's status, or null when there is none. */
+  supplementary: SupplementaryStatus | null;
+};
+
+export const NO_LAST_MILE: LastMile = { bulkRunEnded: false, handover: null, reconnectPending: 0, supplementary: null };
 
 export type WaitingInput = {
   status: EngagementStatus;
@@ -16,7 +35,11 @@ export type WaitingInput = {
   submission: SubmissionStatus | null;
   /** Windows support proposed that the customer has not answered yet. */
   proposedWindows: number;
+  lastMile?: LastMile;
 };
+
+/** One party's next move: what to do, in words addressed to them, and where it is done. */
+export type Move = { action: NextMoveAction; text: string; step: StepNumber };
 
 export type Waiting = {
   /** Who has the move; null when nobody has (not active, or every step done). */
@@ -25,16 +48,73 @@ export type Waiting = {
   step: StepNumber | null;
   /** What the party is to do, in words addressed to them. */
   next: string;
+  /** Each side's own next move, whether or not it is the one the engagement waits on. */
+  moves: Record<WaitingParty, Move | null>;
 };
 
-/** Whose move it is, and what they are to do. */
+const NONE: Record<WaitingParty, Move | null> = { customer: null, support: null };
+
+/** The customer's to-do while companies wait for their end customers (null when none do). */
+function reconnectMove(lm: LastMile): Move | null {
+  if (lm.reconnectPending === 0) return null;
+  return {
+    action: "send_reconnect_links",
+    step: 6,
+    text: `${companiesText(lm.reconnectPending)} could not be migrated with the tokens given and wait for their end customers: send each its reconnect link (download them as CSV), or send fresh tokens for them in a supplementary file.`,
+  };
+}
+
+/** Step 6 and what follows it: the bulk run, the report, reconnections, a supplementary file. */
+function lastMileMoves(lm: LastMile, stepDone: boolean): Record<WaitingParty, Move | null> {
+  const reconnect = reconnectMove(lm);
+  const review: Move | null =
+    lm.supplementary === "submitted"
+      ? { action: "review_supplementary", step: 6, text: "Review the supplementary file of fresh tokens, then accept it or send it back." }
+      : null;
+  if (stepDone) return { customer: reconnect, support: review };
+  if (lm.handover && !lm.handover.acknowledged) {
+    const ack: Move = {
+      action: "acknowledge_report",
+      step: 6,
+      text: `Read the handover report and acknowledge it.${reconnect ? ` ${reconnect.text}` : ""}`,
+    };
+    return { customer: ack, support: review };
+  }
+  if (!lm.handover && lm.bulkRunEnded) {
+    const produce: Move = {
+      action: "produce_report",
+      step: 6,
+      text: lm.reconnectPending
+        ? `Produce the handover report: ${companiesText(lm.reconnectPending)} wait for their end customers to reconnect, which the report lists with their links.`
+        : "Produce the handover report.",
+    };
+    return { customer: reconnect, support: review ?? produce };
+  }
+  return { customer: reconnect, support: review ?? { action: "run_bulk", step: 6, text: "Run the bulk migration and hand over." } };
+}
+
+/** The move the engagement waits on, from both sides' moves: support's review or report first, else the customer's. */
+function waitingOn(moves: Record<WaitingParty, Move | null>, prefer: WaitingParty): Waiting {
+  const other: WaitingParty = prefer === "support" ? "customer" : "support";
+  const party = moves[prefer] ? prefer : moves[other] ? other : null;
+  const move = party ? moves[party] : null;
+  return { party, step: move?.step ?? null, next: move?.text ?? "Nothing: every step is done.", moves };
+}
+
+/** Whose move it is, what they are to do, and each side's own next move. */
 export function whoseMove(input: WaitingInput): Waiting {
+  const lm = input.lastMile ?? NO_LAST_MILE;
   switch (input.status) {
     case "on_hold":
-      return { party: null, step: null, next: "Nothing until the engagement is resumed." };
-    case "completed":
+      return { party: null, step: null, next: "Nothing until the engagement is resumed.", moves: NONE };
     case "cancelled":
-      return { party: null, step: null, next: "Nothing: the engagement is closed." };
+      return { party: null, step: null, next: "Nothing: the engagement is closed.", moves: NONE };
+    case "completed": {
+      // Handed over and acknowledged; companies still in their end customers' hands keep it going.
+      const moves = lastMileMoves(lm, true);
+      if (!moves.customer && !moves.support) return { party: null, step: null, next: "Nothing: the engagement is closed.", moves: NONE };
+      return waitingOn(moves, "support");
+    }
     case "active":
       break;
     default: {
@@ -43,19 +123,28 @@ export function whoseMove(input: WaitingInput): Waiting {
     }
   }
   const open = STEP_NUMBERS.find((s) => input.states[s] !== "done" && openGates(input.states, s).length === 0);
-  if (open === undefined) return { party: null, step: null, next: "Nothing: every step is done." };
-  const on = (party: WaitingParty, next: string): Waiting => ({ party, step: open, next });
+  if (open === undefined) {
+    const moves = lastMileMoves(lm, true);
+    if (!moves.customer && !moves.support) return { party: null, step: null, next: "Nothing: every step is done.", moves: NONE };
+    return waitingOn(moves, "support");
+  }
+  const on = (party: WaitingParty, action: NextMoveAction, next: string): Waiting => ({
+    party,
+    step: open,
+    next,
+    moves: { ...NONE, [party]: { action, text: next, step: open } },
+  });
   switch (open) {
     case 1:
       switch (input.submission) {
         case null:
         case "replaced":
-          return on("customer", "Submit the OAuth app's details and the token file.");
+          return on("customer", "submit_file", "Submit the OAuth app's details and the token file.");
         case "returned":
-          return on("customer", "Fix the token file or details support sent back, and submit them again.");
+          return on("customer", "fix_file", "Fix the token file or details support sent back, and submit them again.");
         case "submitted":
         case "accepted":
-          return on("support", "Review the submitted details and token file, then accept them or send them back.");
+          return on("support", "review_submission", "Review the submitted details and token file, then accept them or send them back.");
         default: {
           const never: never = input.submission;
           return never;
@@ -63,16 +152,19 @@ export function whoseMove(input: WaitingInput): Waiting {
       }
     case 2:
       return input.proposedWindows > 0
-        ? on("customer", "Accept one of the proposed migration windows.")
-        : on("support", "Propose a migration window.");
+        ? on("customer", "accept_window", "Accept one of the proposed migration windows.")
+        : on("support", "propose_window", "Propose a migration window.");
     case 3:
-      return on("customer", "Add the callback URL to the OAuth app and confirm it.");
+      return on("customer", "confirm_callback", "Add the callback URL to the OAuth app and confirm it.");
     case 4:
-      return on("customer", "Turn off syncing in the old app for every company in the file, and confirm it.");
+      return on("customer", "confirm_syncing", "Turn off syncing in the old app for every company in the file, and confirm it.");
     case 5:
-      return on("support", "Run the single-company test.");
-    case 6:
-      return on("support", "Run the bulk migration and hand over.");
+      return on("support", "run_test", "Run the single-company test.");
+    case 6: {
+      const moves = lastMileMoves(lm, false);
+      // Before the report support has the move (the run, a review, the report); once it is produced, the customer acknowledges.
+      return waitingOn(moves, moves.customer?.action === "acknowledge_report" ? "customer" : "support");
+    }
     default: {
       const never: never = open;
       return never;

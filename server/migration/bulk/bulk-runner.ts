@@ -24,7 +24,10 @@ import type { KeyRing } from "@/server/security/secrets";
 import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { pacerCeilingPerMinute } from "@/server/targets/limits";
 import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../engine/item-repository";
-import { createPacer, type PacerHold } from "../../service-client/pacer";
+import { createPacer, type PacerHold } from "@/server/service-client/pacer";
+import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
+import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
+import { handToEndCustomers } from "../watch/watch-repository";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
 import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
 import { openRunSession } from "../engine/run-session";
@@ -43,6 +46,8 @@ export type BulkDeps = {
   beforeStore?: (call: PipelineCall) => void;
   /** Companies driven at once at most (default 256). */
   maxItems?: number;
+  /** Mail when the run's end hands companies to their end customers (whose move it then is); none without it. */
+  notify?: NotifyConfig | null;
 };
 
 /** A company that has to wait longer than this is let go and claimed again when due. */
@@ -269,7 +274,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
           if (coordinator) {
             // The last requests are counted before the run is seen finished, so its figures are final then.
             recordPace(Date.now());
-            finish();
+            await finish();
           }
           break;
         }
@@ -311,16 +316,23 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
   }
 
-  function finish(): void {
+  async function finish(): Promise<void> {
     const now = new Date();
-    db.transaction((tx) => {
+    const waiting = db.transaction((tx) => {
       const current = findRun(tx, run.id);
-      if (!current) return;
+      if (!current) return null;
       const counts = runCountsByState(tx, run.id);
       const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
-      if (!done) return;
+      if (!done) return null;
       recordAudit(tx, { actor: null, action: "migration.bulk_finished", targetId: run.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { counts }, at: now });
       log(`bulk run ${run.id} on ${engagement.reference} finished: ${finalCountsInWords(counts)}`);
+      // The companies that failed on their tokens go to their end customers, with their reconnect links.
+      const handed = handToEndCustomers(tx, { engagementId: engagement.id, now });
+      if (handed > 0) {
+        recordAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
+      }
+      return refreshWaiting(tx, engagement.id, now);
     });
+    if (d.notify && waiting) await notifyAfterChange(db, d.notify, { engagementId: engagement.id, waiting });
   }
 }

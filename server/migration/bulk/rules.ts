@@ -101,6 +101,9 @@ export function setAsideItemRefusal(state: MigrationItemState, name: string): Re
 }
 
 export function retryItemRefusal(state: MigrationItemState, name: string, runStatus: RunStatus | null, runTargetRefusal: string | null = null): Refusal | null {
+  if (state === "reconnect_pending") {
+    return refused(`${name} waits for its end customer to reconnect it (its reconnect link), or for fresh tokens in a supplementary file: its migrated tokens would be refused again.`);
+  }
   if (!RETRY_FROM.includes(state)) return refused(`${name} is ${state === "verified" ? "migrated and verified" : "still being migrated"}; only a company that failed, needs reauthorization or was set aside can be retried.`);
   if (!runStatus) return refused("Start the bulk migration first.");
   if (runStatus === "stopped" || runStatus === "paused") return refused(`The bulk run is ${runStatus}: resume it first.`);

@@ -152,7 +152,7 @@ const FINAL: readonly MigrationItemState[] = FINAL_ITEM_STATES;
  */
 export function storeCallResult(
   db: Db,
-  params: { itemId: string; runId: string; owner: string; record: CallRecord; transition: Transition; now: Date },
+  params: { itemId: string; runId: string; owner: string; record: CallRecord; transition: Transition; now: Date; linkUrl?: string | null },
 ): void {
   const { transition: t, now } = params;
   db.transaction((tx) => {
@@ -170,6 +170,9 @@ export function storeCallResult(
         lastErrorAt: t.lastError ? new Date(t.lastError.at) : null,
         outcomeReason: t.outcomeReason,
         finishedAt: FINAL.includes(t.state) ? now : null,
+        ...(params.linkUrl ? { linkUrl: params.linkUrl } : {}),
+        // Verified again after its end customer reconnected it (or fresh tokens came for it).
+        ...(t.state === "verified" ? { reconnectedAt: sql`case when ${migrationItems.reconnectSince} is not null then ${now.getTime()} else ${migrationItems.reconnectedAt} end` } : {}),
         updatedAt: now,
       })
       .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))

@@ -35,6 +35,8 @@ export type PipelineCall = (typeof PIPELINE_CALLS)[number];
 
 /** The tag every company Ferry creates carries: its migration item's id (Stripe-style idempotency key). */
 export const ITEM_TAG = "ferryItem";
+/** And its engagement's id, so the engagement's companies are listed in pages after the migration (the watch). */
+export const ENGAGEMENT_TAG = "ferryEngagement";
 
 /** The data type read per platform category to prove that data arrived (reference §4). */
 export const READ_DATA_TYPE: Record<PlatformCategory, "chartOfAccounts" | "commerce-orders"> = {

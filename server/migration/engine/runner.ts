@@ -20,6 +20,7 @@ import {
   applyResult,
   decideNext,
   DEFAULT_PIPELINE_POLICY,
+  ENGAGEMENT_TAG,
   ITEM_TAG,
   type CallAnswer,
   type CallDecision,
@@ -105,7 +106,7 @@ function openCredentials(ctx: RunnerContext, row: ItemRow): Record<string, strin
 }
 
 /** Makes one call of the pipeline; a ServiceError becomes a failed result (anything else is thrown). */
-async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, decision: CallDecision): Promise<{ result: CallResult; record: CallRecord }> {
+async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, decision: CallDecision): Promise<{ result: CallResult; record: CallRecord; linkUrl?: string | null }> {
   const { client } = ctx;
   const options = { signal: ctx.signal };
   const at = nowOf(ctx);
@@ -126,15 +127,17 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
     switch (decision.call) {
       case "findCompanyByTag": {
         const { data, meta } = await client.findCompaniesByTag({ name: ITEM_TAG, value: item.id }, options);
-        const companyIds = [...data].sort((a, b) => (a.created ?? "").localeCompare(b.created ?? "")).map((c) => c.id);
-        return answered(meta, { call: "findCompanyByTag", companyIds }, { found: companyIds.length, companyIds });
+        const found = [...data].sort((a, b) => (a.created ?? "").localeCompare(b.created ?? ""));
+        const companyIds = found.map((c) => c.id);
+        return { ...answered(meta, { call: "findCompanyByTag", companyIds }, { found: companyIds.length, companyIds }), linkUrl: found[0]?.redirect ?? null };
       }
       case "createCompany": {
         const { data, meta } = await client.createCompany(
-          { name: companyNameFor(row), description: `Migrated by Ferry (${ctx.engagement.reference})`, tags: { [ITEM_TAG]: item.id } },
+          { name: companyNameFor(row), description: `Migrated by Ferry (${ctx.engagement.reference})`, tags: { [ITEM_TAG]: item.id, [ENGAGEMENT_TAG]: ctx.engagement.id } },
           options,
         );
-        return answered(meta, { call: "createCompany", companyId: data.id }, { companyId: data.id });
+        // The company's Link URL, where its end customer can authorize again should its tokens fail.
+        return { ...answered(meta, { call: "createCompany", companyId: data.id }, { companyId: data.id }), linkUrl: data.redirect ?? null };
       }
       case "listConnections": {
         const { data, meta } = await client.listConnections({ companyId: companyId() }, options);
@@ -224,11 +227,11 @@ export async function stepItem(ctx: RunnerContext, itemId: string): Promise<Step
   if (decision.call === "createCompany" || decision.call === "createConnection") {
     markInFlight(ctx.db, { itemId, owner: ctx.owner, call: decision.call, now: nowOf(ctx) });
   }
-  const { result, record } = await execute(ctx, row, item, decision);
+  const { result, record, linkUrl } = await execute(ctx, row, item, decision);
   ctx.beforeStore?.(decision.call);
   const now = nowOf(ctx);
   const transition = applyResult(item, decision, result, now, ctx.policy ?? DEFAULT_PIPELINE_POLICY);
-  storeCallResult(ctx.db, { itemId, runId: ctx.runId, owner: ctx.owner, record, transition, now });
+  storeCallResult(ctx.db, { itemId, runId: ctx.runId, owner: ctx.owner, record, transition, now, linkUrl });
   return { kind: "stored", call: decision.call, transition };
 }
 

@@ -9,6 +9,7 @@
  * minutes), and the rest of server/env.ts.
  */
 import { openDb } from "@/db/client";
+import { appConfig } from "@/server/config";
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
 import { logSafe } from "@/server/security/log-safe";
@@ -20,12 +21,15 @@ const PURGE_EVERY_MS = 10 * 60_000;
 
 function main(): void {
   const e = env();
+  const config = appConfig();
   const db = openDb(e.DATABASE_FILE);
   const worker = createWorker({
     db,
     ring: appKeyRing(),
     sandbox: e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : null,
     log: (line) => console.log(line),
+    // Mail for what the worker changes (companies handed to their end customers, drops, the watch's end).
+    notify: { appUrl: config.appUrl, mail: config.mail },
   });
   console.log(`Migration worker ${worker.owner} started on ${e.DATABASE_FILE}${e.SANDBOX_ADMIN_TOKEN ? "" : " (no SANDBOX_ADMIN_TOKEN: rehearsals will fail)"}`);
   worker.start();

@@ -42,6 +42,8 @@ import { driveItem, sleep } from "./runner";
 import { RUN_KINDS, type RunKind } from "@/core/migration/states";
 import { setBulkStatus, runToHelp } from "../bulk/bulk-repository";
 import { carryOutBulk, type BulkDeps } from "../bulk/bulk-runner";
+import { createWatcher } from "../watch/watcher";
+import type { NotifyConfig } from "@/server/engagements/waiting/notify";
 
 export type WorkerOptions = {
   db: Db;
@@ -62,6 +64,11 @@ export type WorkerOptions = {
   /** Options of every service client the worker makes (timeouts, retries, a fetch). */
   client?: Partial<Omit<ServiceClientOptions, "baseUrl" | "apiKey">>;
   log?: (line: string) => void;
+  /** Mail after the worker's changes (a bulk run handing companies to their end customers, the watch's findings); none without it. */
+  notify?: NotifyConfig | null;
+  /** Whether this worker also checks the watches after bulk runs (default true), and how often it looks for a due one (default 2 s). */
+  watch?: boolean;
+  watchEveryMs?: number;
   /** Tests: called with each answer before it is stored (throw to stop as a crash would). */
   beforeStore?: (call: PipelineCall) => void;
 };
@@ -70,6 +77,8 @@ export type Worker = {
   readonly owner: string;
   /** Claims one run (or help with one) and carries it out to its end; returns it, or null when there was no work. */
   runOnce(): Promise<RunRow | null>;
+  /** Checks every watch that is due now; returns how many it checked. */
+  watchOnce(): Promise<number>;
   /** Looks for work until stopped, carrying out up to `maxRuns` runs at once. */
   start(): void;
   /** Stops: the current call is abandoned, every lease released for another worker; resolves once idle. */
@@ -119,7 +128,11 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.client ? { client: options.client } : {}),
     ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
+    notify: options.notify ?? null,
   };
+  const watcher = createWatcher({ db, ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, ...(options.client ? { client: options.client } : {}) });
+  const watchEveryMs = options.watchEveryMs ?? 2_000;
+  let watchLoop: Promise<void> | null = null;
 
   /** Carries out a claimed run to its end (or until abandoned), by its kind. */
   async function carryOut(run: RunRow, signal: AbortSignal): Promise<void> {
@@ -278,8 +291,18 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     owner,
     runOnce,
+    watchOnce: () => watcher.tick(),
     start() {
       if (loop) return;
+      if (options.watch ?? true) {
+        // The watches after bulk runs: a few list requests per due check, beside the runs.
+        watchLoop = (async () => {
+          while (!stopping.signal.aborted) {
+            await watcher.tick().catch((error: unknown) => log(`watch error: ${error instanceof Error ? error.message : String(error)}`));
+            await sleep(watchEveryMs * (0.75 + Math.random() / 2), stopping.signal).catch(() => {});
+          }
+        })();
+      }
       // Several runs at once (a long bulk run must not hold up another engagement's test), each
       // its own lease and pacer; the loop claims more while it has room and waits otherwise.
       loop = (async () => {
@@ -309,6 +332,7 @@ export function createWorker(options: WorkerOptions): Worker {
     async stop() {
       stopping.abort(new RunAbandoned("stopped"));
       await loop;
+      await watchLoop;
     },
   };
 }

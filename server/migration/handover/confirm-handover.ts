@@ -6,6 +6,8 @@ import { loadForChange } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { activeBulkRunStatus, countRealItems, customerRecipients, findHandover, insertHandover } from "./handover-repository";
+import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
+import { ensureWatch } from "../watch/watch-repository";
 import { mailReportReady, type HandoverMailDeps } from "./handover-mail";
 import { automaticPurgeAt } from "./purge-schedule";
 import { confirmRefusal } from "./rules";
@@ -50,6 +52,9 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
       after: { total, counts },
       at,
     });
+    // The hypercare days begin with the watch's next check (on the target's clock); it is the customer's move now.
+    ensureWatch(tx, { engagementId: eng.id, now: at, dueNow: true });
+    refreshWaiting(tx, eng.id, at);
     return { id, eng, total, counts, recipients: customerRecipients(tx, eng.id, eng.organizationId) };
   });
   await mailReportReady(db, deps, {

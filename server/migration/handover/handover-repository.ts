@@ -88,6 +88,9 @@ const reportColumns = {
   lastError: migrationItems.lastError,
   outcomeReason: migrationItems.outcomeReason,
   checks: migrationItems.checks,
+  linkUrl: migrationItems.linkUrl,
+  reconnectedAt: migrationItems.reconnectedAt,
+  droppedAt: migrationItems.droppedAt,
 };
 export type ReportItem = {
   id: string;
@@ -101,6 +104,9 @@ export type ReportItem = {
   attempts: number;
   lastError: unknown;
   outcomeReason: string | null;
+  linkUrl: string | null;
+  reconnectedAt: Date | null;
+  droppedAt: Date | null;
   checks: unknown;
 };
 

@@ -34,6 +34,9 @@ export function toReportRow(item: ReportItem): HandoverRow {
     error,
     reason: outcome.reason,
     customerAction: outcome.action,
+    linkUrl: item.state === "reconnect_pending" ? item.linkUrl : null,
+    reconnectedAt: item.reconnectedAt,
+    droppedAt: item.droppedAt,
   };
 }
 
@@ -50,6 +53,7 @@ const COLUMNS: readonly [heading: string, value: (r: HandoverRow) => string | nu
   ["Data types", (r) => r.checks?.dataTypes.map((d) => `${d.dataType}: ${d.status}${d.records !== null ? ` (${d.records})` : ""}`).join("; ") ?? null],
   ["Reason", (r) => r.reason],
   ["What you need to do", (r) => r.customerAction],
+  ["Reconnect link", (r) => r.linkUrl],
   ["Error status", (r) => r.error?.status ?? null],
   ["Error", (r) => (r.error ? [r.error.error, ...validationLines(r.error)].filter(Boolean).join("; ") : null)],
   ["Correlation ID", (r) => r.error?.correlationId ?? null],

@@ -109,6 +109,8 @@ export type SandboxControl = {
   setFaults(patch: Partial<Omit<Faults, "rateLimitPerSecond">> & { rateLimitPerSecond?: number | null }): Promise<Faults>;
   getFaults(): Promise<Faults>;
   advanceClock(params: { days?: number; seconds?: number }): Promise<ClockState>;
+  /** The sandbox's clock now (it may have been moved forward). */
+  getClock(): Promise<ClockState>;
   reset(): Promise<void>;
   state(): Promise<unknown>;
 };
@@ -158,6 +160,7 @@ export function createControlClient(params: { url: string; adminToken: string })
         ...(days === undefined ? {} : { advanceDays: days }),
         ...(seconds === undefined ? {} : { advanceSeconds: seconds }),
       }),
+    getClock: () => call("GET", "/_sandbox/clock"),
     reset: async () => {
       await call("POST", "/_sandbox/reset");
     },

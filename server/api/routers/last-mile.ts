@@ -1,0 +1,26 @@
+/**
+ * Thin router for the last mile: the companies waiting for their end customers with their
+ * reconnect links and the watch (both sides read it), support's hypercare days and "check now".
+ */
+import { checkWatchNow, getLastMile, setHypercareDays } from "@/server/migration/watch/last-mile";
+import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
+import { ZLastMileResponse, ZSetHypercareDaysRequest } from "./last-mile.types";
+import { OK, ZOk } from "./shared.types";
+
+export const lastMileRouter = createTRPCRouter({
+  /** The companies waiting for their end customers (with their links), the watch, what the viewer may do. */
+  get: engagementProcedure.output(ZLastMileResponse).query(({ ctx, input }) => getLastMile(ctx.db, ctx.actor, input.engagementId)),
+  /** How many days after the handover the migrated connections are checked daily. */
+  setHypercareDays: staffEngagementProcedure
+    .input(ZSetHypercareDaysRequest)
+    .output(ZOk)
+    .mutation(({ ctx, input }) => {
+      setHypercareDays(ctx.db, ctx.actor, input);
+      return OK;
+    }),
+  /** A check at the next worker's look, instead of at its time. */
+  checkNow: staffEngagementProcedure.output(ZOk).mutation(({ ctx, input }) => {
+    checkWatchNow(ctx.db, ctx.actor, input);
+    return OK;
+  }),
+});

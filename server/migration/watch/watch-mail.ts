@@ -1,0 +1,79 @@
+/**
+ * The watch's mail, to the customer's people and the engagement's owner alike: connections that
+ * dropped after their migration (with each company's reconnect link), and the final report when
+ * the watch ends. Sent after the check's transaction has committed; a mail that fails stays in the
+ * outbox with its error and never undoes what the check found.
+ */
+import type { Db } from "@/db/client";
+import { companiesText } from "@/core/words";
+import { findRecipients } from "@/server/engagements/waiting/recipients-repository";
+import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import { getManagedPlatform } from "@/server/platforms";
+
+export type WatchMailDeps = { mail: MailConfig; appUrl: string };
+
+/** Everyone on the engagement: the organisation's people and contacts, and its owner. */
+function everyone(db: Db, engagementId: string) {
+  const r = findRecipients(db, engagementId);
+  if (!r) return null;
+  const seen = new Set<string>();
+  const to = [...r.customers.map((c) => ({ ...c, portal: true })), { ...r.owner, portal: false }].filter((p) => !seen.has(p.email) && seen.add(p.email));
+  return { r, to, platform: getManagedPlatform(r.platformKey)?.name ?? r.platformKey };
+}
+
+const pageOf = (appUrl: string, engagementId: string, portal: boolean) =>
+  `${appUrl.replace(/\/$/, "")}/${portal ? "portal/" : ""}engagements/${engagementId}`;
+
+/** Tells everyone which migrated connections dropped, and where each company's end customer reconnects it. */
+export async function mailDrops(
+  db: Db,
+  deps: WatchMailDeps,
+  params: { engagementId: string; dropped: readonly { name: string; reason: string; linkUrl: string | null }[] },
+): Promise<void> {
+  const who = everyone(db, params.engagementId);
+  if (!who || !params.dropped.length) return;
+  const lines = params.dropped.map((d) => `- ${d.name}: ${d.reason}\n  Reconnect link: ${d.linkUrl ?? "(listed on the engagement page once the service gives it)"}`);
+  for (const p of who.to) {
+    await sendMail(db, deps.mail, {
+      to: p.email,
+      subject: `[${who.r.reference}] ${params.dropped.length === 1 ? "A migrated connection dropped" : `${params.dropped.length} migrated connections dropped`}`,
+      text: [
+        `Hello ${p.name},`,
+        "",
+        `The daily check of ${who.r.reference} (${who.platform}) found ${companiesText(params.dropped.length)} no longer connected: the platform stopped accepting ${params.dropped.length === 1 ? "its" : "their"} access, in ${params.dropped.length === 1 ? "its" : "their"} words below.`,
+        "Only each company's end customer can connect it again: send them the reconnect link. Ferry notices when they do, syncs and verifies the company again.",
+        "",
+        ...lines,
+        "",
+        `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,
+      ].join("\n"),
+    });
+  }
+}
+
+/** The watch's final report, to everyone. */
+export async function mailWatchEnded(
+  db: Db,
+  deps: WatchMailDeps,
+  params: { engagementId: string; days: number; checks: number; requests: number; drops: number; reconnections: number; verified: number; pending: readonly { name: string; linkUrl: string | null }[] },
+): Promise<void> {
+  const who = everyone(db, params.engagementId);
+  if (!who) return;
+  for (const p of who.to) {
+    await sendMail(db, deps.mail, {
+      to: p.email,
+      subject: `[${who.r.reference}] The hypercare watch has ended`,
+      text: [
+        `Hello ${p.name},`,
+        "",
+        `Ferry watched the migrated ${who.platform} connections of ${who.r.reference} for ${params.days === 1 ? "1 day" : `${params.days} days`} after the handover (${params.checks === 1 ? "1 check" : `${params.checks} checks`}, ${params.requests === 1 ? "1 request" : `${params.requests} requests`} to the service).`,
+        `${companiesText(params.verified)} verified and connected; ${params.drops === 1 ? "1 drop" : `${params.drops} drops`} found; ${params.reconnections === 1 ? "1 reconnection" : `${params.reconnections} reconnections`}.`,
+        params.pending.length
+          ? `${companiesText(params.pending.length)} still ${params.pending.length === 1 ? "waits" : "wait"} for their end customers; Ferry no longer watches ${params.pending.length === 1 ? "it" : "them"}:\n${params.pending.map((c) => `- ${c.name}: ${c.linkUrl ?? "no link"}`).join("\n")}`
+          : "No company waits for its end customer.",
+        "",
+        `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,
+      ].join("\n"),
+    });
+  }
+}

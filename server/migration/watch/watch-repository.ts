@@ -1,0 +1,221 @@
+/**
+ * The one module of the watch that touches drizzle: an engagement's watch row (claimed under a
+ * lease, as runs are), the companies it looks at, and what a check changes on them. Synchronous
+ * (better-sqlite3): callers run it inside their transactions.
+ */
+import { and, count, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { engagements, handovers, migrationItems, watches } from "@/db/schema";
+import type { Db } from "@/db/client";
+import type { DbOrTx } from "@/server/security/audit";
+import { realItems } from "@/server/items/item-scope";
+import type { WatchedItem } from "./watch-rules";
+
+export type WatchRow = typeof watches.$inferSelect;
+
+/** The failure kinds that mean the tokens were the problem (the company can come back by its end customer or fresh tokens). */
+export const TOKEN_FAILURE_KINDS = ["reauthorization_required", "auth_error_during_sync"] as const;
+
+/** The engagement's watch, if one was started. */
+export function findWatch(tx: DbOrTx, engagementId: string): WatchRow | undefined {
+  return tx.select().from(watches).where(eq(watches.engagementId, engagementId)).get();
+}
+
+/**
+ * Starts the engagement's watch (or wakes an ended one) with a check due at once; the worker that
+ * takes it sets its clock. A watch that runs already is only made due now when `dueNow`.
+ */
+export function ensureWatch(tx: DbOrTx, params: { engagementId: string; now: Date; dueNow?: boolean }): void {
+  const existing = findWatch(tx, params.engagementId);
+  if (!existing) {
+    tx.insert(watches).values({ engagementId: params.engagementId, status: "watching", startedAt: params.now, nextCheckAt: new Date(0) }).run();
+    return;
+  }
+  if (existing.status === "ended" || params.dueNow) {
+    tx.update(watches).set({ status: "watching", endedAt: null, nextCheckAt: new Date(0) }).where(eq(watches.engagementId, params.engagementId)).run();
+  }
+}
+
+/**
+ * After a bulk run ends: every real company that failed on its tokens (refused by the platform, or
+ * refused during its sync) is handed to its end customer — `reconnect_pending` with its Link URL —
+ * and the watch starts. Returns how many were handed over.
+ */
+export function handToEndCustomers(tx: DbOrTx, params: { engagementId: string; now: Date }): number {
+  const failedOnTokens = and(
+    eq(migrationItems.state, "failed"),
+    inArray(sql`json_extract(${migrationItems.lastError}, '$.kind')`, [...TOKEN_FAILURE_KINDS]),
+  );
+  const changed = tx
+    .update(migrationItems)
+    .set({ state: "reconnect_pending", reconnectSince: params.now, updatedAt: params.now })
+    .where(realItems(params.engagementId, isNotNull(migrationItems.companyId), or(eq(migrationItems.state, "reauth_required"), failedOnTokens)))
+    .run().changes;
+  const pending = countPending(tx, params.engagementId);
+  if (changed > 0 || pending > 0) ensureWatch(tx, { engagementId: params.engagementId, now: params.now });
+  return changed;
+}
+
+/** Real companies waiting for their end customers. */
+export function countPending(tx: DbOrTx, engagementId: string): number {
+  return tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))).get()?.n ?? 0;
+}
+
+/** Watches that may be checked now by some worker: watching, with no live lease. */
+export function watchesToConsider(db: Db, now: Date): WatchRow[] {
+  return db
+    .select()
+    .from(watches)
+    .where(and(eq(watches.status, "watching"), or(isNull(watches.leaseExpiresAt), lt(watches.leaseExpiresAt, now))))
+    .all();
+}
+
+/**
+ * Takes a watch for one check, if no other worker took or checked it since it was read (its next
+ * check is still the one read): one atomic statement.
+ */
+export function claimWatch(db: Db, params: { engagementId: string; owner: string; leaseMs: number; now: Date; nextCheckAt: Date }): boolean {
+  return (
+    db
+      .update(watches)
+      .set({ leaseOwner: params.owner, leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
+      .where(
+        and(
+          eq(watches.engagementId, params.engagementId),
+          eq(watches.status, "watching"),
+          eq(watches.nextCheckAt, params.nextCheckAt),
+          or(isNull(watches.leaseExpiresAt), lt(watches.leaseExpiresAt, params.now)),
+        ),
+      )
+      .run().changes > 0
+  );
+}
+
+/** Keeps a watch's lease while its check goes on. */
+export function renewWatchLease(db: Db, params: { engagementId: string; owner: string; leaseMs: number; now: Date }): boolean {
+  return (
+    db
+      .update(watches)
+      .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
+      .where(and(eq(watches.engagementId, params.engagementId), eq(watches.leaseOwner, params.owner)))
+      .run().changes > 0
+  );
+}
+
+/** Lets a watch go without a check (e.g. the worker stops). */
+export function releaseWatch(db: Db, params: { engagementId: string; owner: string }): void {
+  db.update(watches)
+    .set({ leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(watches.engagementId, params.engagementId), eq(watches.leaseOwner, params.owner)))
+    .run();
+}
+
+/** The companies a check looks at: the engagement's real companies waiting for their end customers, and the migrated ones. */
+export function watchedItems(tx: DbOrTx, engagementId: string): WatchedItem[] {
+  return tx
+    .select({
+      id: migrationItems.id,
+      name: migrationItems.name,
+      state: migrationItems.state,
+      companyId: migrationItems.companyId,
+      connectionId: migrationItems.connectionId,
+      linkUrl: migrationItems.linkUrl,
+    })
+    .from(migrationItems)
+    .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, ["reconnect_pending", "verified"])))
+    .all()
+    .map((r) => ({ ...r, state: r.state as WatchedItem["state"], companyId: r.companyId! }));
+}
+
+/** What the check found, stored on the watch: counters, the next check, the failure (or none). */
+export function recordCheck(
+  tx: DbOrTx,
+  params: {
+    engagementId: string;
+    owner: string;
+    at: Date;
+    nextCheckAt: Date;
+    requests: number;
+    drops: number;
+    reconnections: number;
+    failure: Record<string, unknown> | null;
+    hypercareEndsAt?: Date;
+  },
+): boolean {
+  const w = watches;
+  const dayMs = 86_400_000;
+  return (
+    tx
+      .update(w)
+      .set({
+        lastCheckAt: params.at,
+        nextCheckAt: params.nextCheckAt,
+        checks: sql`${w.checks} + 1`,
+        requests: sql`${w.requests} + ${params.requests}`,
+        // The day's count starts again once a day has passed on the target's clock.
+        requestsToday: sql`case when ${w.dayStartedAt} is null or ${params.at.getTime()} - ${w.dayStartedAt} >= ${dayMs} then ${params.requests} else ${w.requestsToday} + ${params.requests} end`,
+        dayStartedAt: sql`case when ${w.dayStartedAt} is null or ${params.at.getTime()} - ${w.dayStartedAt} >= ${dayMs} then ${params.at.getTime()} else ${w.dayStartedAt} end`,
+        drops: sql`${w.drops} + ${params.drops}`,
+        reconnections: sql`${w.reconnections} + ${params.reconnections}`,
+        lastFailure: params.failure,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        ...(params.hypercareEndsAt ? { hypercareEndsAt: params.hypercareEndsAt } : {}),
+      })
+      .where(and(eq(w.engagementId, params.engagementId), eq(w.leaseOwner, params.owner)))
+      .run().changes > 0
+  );
+}
+
+/** Ends the watch (its final report is the caller's audit event and mail). */
+export function endWatch(tx: DbOrTx, params: { engagementId: string; at: Date }): void {
+  tx.update(watches).set({ status: "ended", endedAt: params.at, leaseOwner: null, leaseExpiresAt: null }).where(eq(watches.engagementId, params.engagementId)).run();
+}
+
+/** Support asks for a check now (the next time a worker looks). */
+export function makeWatchDue(tx: DbOrTx, engagementId: string): boolean {
+  return tx.update(watches).set({ nextCheckAt: new Date(0) }).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))).run().changes > 0;
+}
+
+/** Moves the end of the hypercare days (their number changed) and makes a check due, so an end now past ends the watch at once. */
+export function moveHypercareEnd(tx: DbOrTx, params: { engagementId: string; endsAt: Date }): void {
+  tx.update(watches)
+    .set({ hypercareEndsAt: params.endsAt, nextCheckAt: new Date(0) })
+    .where(and(eq(watches.engagementId, params.engagementId), eq(watches.status, "watching")))
+    .run();
+}
+
+/** The company found linked again: it goes on with that connection (the bulk run syncs and verifies it). */
+export function setReconnectedConnection(tx: DbOrTx, params: { itemId: string; connectionId: string }): void {
+  tx.update(migrationItems).set({ connectionId: params.connectionId }).where(eq(migrationItems.id, params.itemId)).run();
+}
+
+/** A migrated company whose connection dropped: back in its end customer's hands, with the platform's words. */
+export function markDropped(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): void {
+  tx.update(migrationItems)
+    .set({ state: "reconnect_pending", droppedAt: params.now, reconnectSince: params.now, outcomeReason: params.reason, updatedAt: params.now })
+    .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.state, "verified")))
+    .run();
+}
+
+/** Link URLs the listing told. */
+export function storeLinkUrls(tx: DbOrTx, links: readonly { itemId: string; linkUrl: string }[]): void {
+  for (const l of links) tx.update(migrationItems).set({ linkUrl: l.linkUrl }).where(eq(migrationItems.id, l.itemId)).run();
+}
+
+/** The handover as the watch needs it (produced, and when), and the engagement's hypercare days. */
+export function hypercareOf(tx: DbOrTx, engagementId: string): { producedAt: Date | null; days: number } {
+  const h = tx.select({ at: handovers.confirmedAt }).from(handovers).where(eq(handovers.engagementId, engagementId)).get();
+  const e = tx.select({ days: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, engagementId)).get();
+  return { producedAt: h?.at ?? null, days: e?.days ?? 7 };
+}
+
+/** Real companies per state of interest for the final report. */
+export function finalTally(tx: DbOrTx, engagementId: string): { verified: number; pending: number } {
+  const rows = tx
+    .select({ state: migrationItems.state, n: count() })
+    .from(migrationItems)
+    .where(realItems(engagementId, inArray(migrationItems.state, ["verified", "reconnect_pending"])))
+    .groupBy(migrationItems.state)
+    .all();
+  return { verified: rows.find((r) => r.state === "verified")?.n ?? 0, pending: rows.find((r) => r.state === "reconnect_pending")?.n ?? 0 };
+}

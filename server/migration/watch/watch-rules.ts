@@ -1,0 +1,109 @@
+/**
+ * The watch after a bulk run, as pure rules: how often an engagement's companies are checked
+ * within the watch's share of the service's daily quota, and what one check's listing means for
+ * each watched company — linked again by its end customer (carried on to verified), or dropped
+ * after its migration (handed back to its end customer with its reconnect link).
+ *
+ * One check lists the engagement's companies (their connections come with them), a page of up to
+ * WATCH_PAGE_SIZE companies per request: never one request per company. While companies wait for
+ * their end customers it checks every `reconnectEveryMs`; otherwise once a day (the hypercare
+ * watch). Either way never more than WATCH_QUOTA_SHARE of the daily quota a day.
+ */
+import type { ConnectionStatus } from "@/server/platforms";
+import { platformErrorText, type PlatformError } from "../engine/pipeline";
+
+/** The share of the service's daily quota the watch may spend (1 %). */
+export const WATCH_QUOTA_SHARE = 0.01;
+/** Companies per list request (the service's largest page). */
+export const WATCH_PAGE_SIZE = 5_000;
+export const DAY_MS = 86_400_000;
+/** How often companies waiting for their end customers are looked at: the real service, and a sandbox (whose clock may be moved). */
+export const RECONNECT_EVERY_MS = { service: 5 * 60_000, sandbox: 10_000 } as const;
+/** How soon a check that could not be made is tried again (at most; a daily watch tries again sooner). */
+export const RETRY_AFTER_FAILURE_MS = 15 * 60_000;
+
+/** List requests one check makes for `companies` companies (at least one: an empty list is an answer too). */
+export function pagesFor(companies: number): number {
+  return Math.max(1, Math.ceil(companies / WATCH_PAGE_SIZE));
+}
+
+/** The requests the watch may make in one day on the target's quota (null: no quota known, nothing to keep under). */
+export function dailyBudget(dailyQuota: number | null): number | null {
+  return dailyQuota === null ? null : Math.floor(dailyQuota * WATCH_QUOTA_SHARE);
+}
+
+/**
+ * How long after this check the next one is due: every `reconnectEveryMs` while companies wait for
+ * their end customers, else daily — and never sooner than the quota share allows for the pages a
+ * check takes. Null when the budget cannot afford even one check a day (the check is made daily
+ * anyway, and the screens say why it is slow).
+ */
+export function nextCheckDelayMs(p: { pending: number; companies: number; dailyQuota: number | null; reconnectEveryMs: number }): number {
+  const base = p.pending > 0 ? p.reconnectEveryMs : DAY_MS;
+  const budget = dailyBudget(p.dailyQuota);
+  if (budget === null) return base;
+  const pages = pagesFor(p.companies);
+  if (budget < pages) return DAY_MS;
+  return Math.max(base, Math.ceil((DAY_MS * pages) / budget));
+}
+
+/** A company the watch looks at: one waiting for its end customer, or one migrated. */
+export type WatchedItem = {
+  id: string;
+  name: string;
+  state: "reconnect_pending" | "verified";
+  companyId: string;
+  connectionId: string | null;
+  linkUrl: string | null;
+};
+
+/** A company as the service listed it. */
+export type ListedCompany = {
+  id: string;
+  redirect: string | null;
+  connections: { id: string; integrationKey: string | null; status: ConnectionStatus; errors: PlatformError[] }[];
+};
+
+export type WatchFindings = {
+  /** Waiting companies whose connection is Linked again: carry them on (sync, verify) on that connection. */
+  reconnected: { itemId: string; connectionId: string }[];
+  /** Migrated companies whose connection is no longer authorized, with the platform's words. */
+  dropped: { itemId: string; reason: string }[];
+  /** Link URLs learned or changed (the company's `redirect`). */
+  links: { itemId: string; linkUrl: string }[];
+  /** Watched companies the listing did not hold (deleted on the service, or listed under another tag). */
+  missing: string[];
+};
+
+/** The connection that stands for the item: its own, else the company's connection to the same platform. */
+function connectionOf(item: WatchedItem, company: ListedCompany, platformKey: string): ListedCompany["connections"][number] | undefined {
+  return company.connections.find((c) => c.id === item.connectionId) ?? company.connections.find((c) => c.integrationKey === platformKey);
+}
+
+/** What one check's listing means for each watched company (see the module comment). */
+export function decideWatch(items: readonly WatchedItem[], listed: ReadonlyMap<string, ListedCompany>, platformKey: string): WatchFindings {
+  const findings: WatchFindings = { reconnected: [], dropped: [], links: [], missing: [] };
+  for (const item of items) {
+    const company = listed.get(item.companyId);
+    if (!company) {
+      findings.missing.push(item.id);
+      continue;
+    }
+    if (company.redirect && company.redirect !== item.linkUrl) findings.links.push({ itemId: item.id, linkUrl: company.redirect });
+    const connection = connectionOf(item, company, platformKey);
+    if (!connection) continue;
+    if (item.state === "reconnect_pending") {
+      // The end customer may have linked the same connection again, or a new one to the platform.
+      const linked = connection.status === "Linked" ? connection : company.connections.find((c) => c.integrationKey === platformKey && c.status === "Linked");
+      if (linked) findings.reconnected.push({ itemId: item.id, connectionId: linked.id });
+    } else if (connection.status === "Deauthorized") {
+      findings.dropped.push({ itemId: item.id, reason: platformErrorText(connection.errors) });
+    }
+  }
+  return findings;
+}
+
+/** The hypercare days are over at `now` (they began at the handover's first check). */
+export function hypercareOver(hypercareEndsAt: Date | null, now: Date): boolean {
+  return hypercareEndsAt !== null && now.getTime() >= hypercareEndsAt.getTime();
+}

@@ -1,0 +1,287 @@
+/**
+ * The watch after a bulk run, as a worker carries it out: it takes an engagement's watch when its
+ * check is due (under a lease, as runs are taken), lists the engagement's companies in pages
+ * through a slow pacer, and applies what the listing shows (watch-rules.ts): a company its end
+ * customer linked again goes back into the engagement's bulk run to be synced and verified; a
+ * migrated company whose connection dropped goes back to its end customer with its reconnect link,
+ * and everyone is told. For `hypercareDays` after the handover report the migrated connections are
+ * checked daily; then the watch ends with its final report.
+ *
+ * Time is the target's: the built-in sandbox's clock can be moved forward (its controls tell it,
+ * for free), so a test or a bench can live through a week of hypercare in seconds; the real
+ * service's is this machine's.
+ */
+import type { Db } from "@/db/client";
+import { findEngagement } from "@/server/engagements/engagement-repository";
+import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
+import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
+import { createControlClient } from "@/server/sandbox/controls/control-client";
+import { recordAudit } from "@/server/security/audit";
+import { logSafe } from "@/server/security/log-safe";
+import type { KeyRing } from "@/server/security/secrets";
+import { createPacer } from "@/server/service-client/pacer";
+import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
+import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
+import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
+import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
+import { openRunSession } from "../engine/run-session";
+import { mailDrops, mailWatchEnded } from "./watch-mail";
+import {
+  claimWatch,
+  countPending,
+  endWatch,
+  finalTally,
+  hypercareOf,
+  markDropped,
+  recordCheck,
+  releaseWatch,
+  setReconnectedConnection,
+  storeLinkUrls,
+  watchedItems,
+  watchesToConsider,
+  type WatchRow,
+} from "./watch-repository";
+import {
+  DAY_MS,
+  decideWatch,
+  hypercareOver,
+  nextCheckDelayMs,
+  RECONNECT_EVERY_MS,
+  RETRY_AFTER_FAILURE_MS,
+  WATCH_PAGE_SIZE,
+  type ListedCompany,
+  type WatchFindings,
+} from "./watch-rules";
+
+export type WatcherDeps = {
+  db: Db;
+  ring: KeyRing;
+  owner: string;
+  /** How long a check may hold its watch without renewing (default 60 s: a check is a few requests). */
+  leaseMs?: number;
+  /** The built-in sandbox's controls: its clock, for every target on the sandbox's server. */
+  sandbox?: { url: string; adminToken: string } | null;
+  /** Mail after a check (drops, the final report, a change of whose move it is); none without it. */
+  notify?: NotifyConfig | null;
+  /** Options of the service clients (timeouts, a fetch). */
+  client?: Partial<Omit<ServiceClientOptions, "baseUrl" | "apiKey">>;
+  log: (line: string) => void;
+};
+
+export type Watcher = {
+  /** Checks every watch that is due now (each taken under a lease); returns how many it checked. */
+  tick(): Promise<number>;
+};
+
+/** What one check did, for its log line and the tests. */
+export type CheckReport = { engagementId: string; requests: number; findings: WatchFindings | null; failure: string | null; ended: boolean };
+
+const sameBase = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
+
+/** A listed company as the rules read it: its Link URL and its connections' live (unresolved) errors. */
+function toListed(c: { id: string; redirect?: string | null; dataConnections: { id: string; integrationKey?: string | null; status: ListedCompany["connections"][number]["status"]; dataConnectionErrors?: { statusCode?: string | null; statusText?: string | null; errorMessage?: string | null; status?: string | null }[] | null }[] }): ListedCompany {
+  return {
+    id: c.id,
+    redirect: c.redirect ?? null,
+    connections: c.dataConnections.map((d) => ({
+      id: d.id,
+      integrationKey: d.integrationKey ?? null,
+      status: d.status,
+      errors: (d.dataConnectionErrors ?? [])
+        .filter((e) => e.status !== "Resolved")
+        .map((e): PlatformError => ({ statusCode: e.statusCode ?? null, statusText: e.statusText ?? null, errorMessage: e.errorMessage ?? null })),
+    })),
+  };
+}
+
+export function createWatcher(deps: WatcherDeps): Watcher {
+  const { db, owner, log } = deps;
+  const leaseMs = deps.leaseMs ?? 60_000;
+  const control = deps.sandbox ? createControlClient(deps.sandbox) : null;
+  /** A service client per engagement and target, kept while this worker lives (its key decrypted once). */
+  const sessions = new Map<string, { targetId: string; client: ServiceClient }>();
+
+  const onSandbox = (target: ServiceTargetRecord) => !!deps.sandbox && sameBase(target.baseUrl, deps.sandbox.url);
+
+  /** Now on the target's clock. */
+  async function clockOf(target: ServiceTargetRecord): Promise<Date> {
+    if (control && onSandbox(target)) return new Date((await control.getClock()).now);
+    return new Date();
+  }
+
+  function clientFor(engagementId: string, run: NonNullable<ReturnType<typeof latestBulkRun>>, target: ServiceTargetRecord): ServiceClient | string {
+    const cached = sessions.get(engagementId);
+    if (cached?.targetId === target.id) return cached.client;
+    const session = openRunSession({
+      db,
+      ring: deps.ring,
+      run,
+      purpose: (reference) => `watch the migrated connections of ${reference}`,
+      connect: (t, apiKey) => {
+        // Slow on purpose: a check is a few list requests, never a burst.
+        const pacer = createPacer({ initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
+        return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch });
+      },
+    });
+    if (!session.ok) return session.refusal.kind === "no_target" ? "The engagement's bulk run has no service target." : session.refusal.reason;
+    sessions.set(engagementId, { targetId: target.id, client: session.connection });
+    return session.connection;
+  }
+
+  /** Lists the engagement's companies (by their engagement tag), in pages; companies made before the tag are looked for among all. */
+  async function listCompanies(client: ServiceClient, engagementId: string, wanted: ReadonlySet<string>): Promise<{ listed: Map<string, ListedCompany>; requests: number }> {
+    const listed = new Map<string, ListedCompany>();
+    let requests = 0;
+    const pages = async (tag?: { name: string; value: string }) => {
+      for (let page = 1; ; page++) {
+        const { data } = await client.listCompanies({ tag, page, pageSize: WATCH_PAGE_SIZE });
+        requests += 1;
+        for (const c of data.results) listed.set(c.id, toListed(c));
+        if (data.results.length === 0 || page * data.pageSize >= data.totalResults) return;
+      }
+    };
+    await pages({ name: ENGAGEMENT_TAG, value: engagementId });
+    if ([...wanted].some((id) => !listed.has(id))) await pages();
+    return { listed, requests };
+  }
+
+  async function check(row: WatchRow, target: ServiceTargetRecord, client: ServiceClient, now: Date): Promise<CheckReport> {
+    const engagementId = row.engagementId;
+    const engagement = findEngagement(db, engagementId);
+    if (!engagement) throw new Error(`The engagement of watch ${engagementId} no longer exists.`);
+    const items = watchedItems(db, engagementId);
+    const hypercare = hypercareOf(db, engagementId);
+    const startHypercare = !row.hypercareEndsAt && hypercare.producedAt ? new Date(now.getTime() + hypercare.days * DAY_MS) : undefined;
+    const hypercareEndsAt = row.hypercareEndsAt ?? startHypercare ?? null;
+
+    let findings: WatchFindings | null = null;
+    let failure: { status: number | null; error: string; correlationId: string | null; kind: string } | null = null;
+    let requests = 0;
+    try {
+      const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)));
+      requests = listing.requests;
+      findings = decideWatch(items, listing.listed, engagement.platformKey);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      requests = Math.max(requests, 1);
+      failure = { status: error.status, error: error.error, correlationId: error.correlationId, kind: error.kind };
+    }
+
+    const rule = limitsOfTarget(target);
+    const verified = items.filter((i) => i.state === "verified").length;
+    const dailyQuota = rule.kind === "service" ? rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * verified : null;
+    const byId = new Map(items.map((i) => [i.id, i]));
+    const dropped = (findings?.dropped ?? []).map((d) => ({ ...d, name: byId.get(d.itemId)?.name ?? d.itemId, linkUrl: byId.get(d.itemId)?.linkUrl ?? null }));
+
+    const outcome = db.transaction((tx) => {
+      const at = new Date();
+      if (findings) {
+        storeLinkUrls(tx, findings.links);
+        for (const l of findings.links) {
+          const item = byId.get(l.itemId);
+          if (item) item.linkUrl = l.linkUrl;
+        }
+        for (const r of findings.reconnected) {
+          setReconnectedConnection(tx, r);
+          recordAudit(tx, { actor: null, action: "migration_item.reconnected", targetId: r.itemId, engagementId, organizationId: engagement.organizationId, after: { company: byId.get(r.itemId)?.name ?? r.itemId }, at });
+        }
+        requeueIntoBulkRun(tx, { engagementId, itemIds: findings.reconnected.map((r) => r.itemId), state: "authorized", now: at });
+        for (const d of dropped) {
+          markDropped(tx, { itemId: d.itemId, reason: d.reason, now: at });
+          recordAudit(tx, { actor: null, action: "migration_item.dropped", targetId: d.itemId, engagementId, organizationId: engagement.organizationId, after: { company: d.name, reason: d.reason }, at });
+        }
+      }
+      const pending = countPending(tx, engagementId);
+      const base = nextCheckDelayMs({ pending, companies: items.length, dailyQuota, reconnectEveryMs: onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service });
+      let next = now.getTime() + (failure ? Math.min(base, RETRY_AFTER_FAILURE_MS) : base);
+      // The last check falls on the hypercare's end, not a day after it.
+      if (hypercareEndsAt && next > hypercareEndsAt.getTime()) next = Math.max(now.getTime(), hypercareEndsAt.getTime());
+      const stored = recordCheck(tx, {
+        engagementId,
+        owner,
+        at: now,
+        nextCheckAt: new Date(next),
+        requests,
+        drops: dropped.length,
+        reconnections: findings?.reconnected.length ?? 0,
+        failure,
+        ...(startHypercare ? { hypercareEndsAt: startHypercare } : {}),
+      });
+      if (!stored) return null;
+      if (startHypercare) {
+        recordAudit(tx, { actor: null, action: "watch.hypercare_started", targetId: engagementId, engagementId, organizationId: engagement.organizationId, after: { days: hypercare.days, endsAt: startHypercare.toISOString() }, at });
+      }
+      const closed = engagement.status === "cancelled";
+      const ended = closed || (!failure && hypercareOver(hypercareEndsAt, now));
+      let report: Parameters<typeof mailWatchEnded>[2] | null = null;
+      if (ended) {
+        endWatch(tx, { engagementId, at });
+        const tally = finalTally(tx, engagementId);
+        const totals = { checks: row.checks + 1, requests: row.requests + requests, drops: row.drops + dropped.length, reconnections: row.reconnections + (findings?.reconnected.length ?? 0) };
+        recordAudit(tx, {
+          actor: null,
+          action: "watch.ended",
+          targetId: engagementId,
+          engagementId,
+          organizationId: engagement.organizationId,
+          after: { ...totals, stillPending: tally.pending, verified: tally.verified },
+          at,
+        });
+        const pendingItems = watchedItems(tx, engagementId).filter((i) => i.state === "reconnect_pending");
+        report = { engagementId, days: hypercare.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, linkUrl: i.linkUrl })) };
+      }
+      const waiting: WaitingChange | null = refreshWaiting(tx, engagementId, at);
+      return { ended, report, waiting };
+    });
+    if (!outcome) {
+      log(`watch of ${engagement.reference}: lost its lease; another worker checks it`);
+      return { engagementId, requests, findings, failure: failure?.error ?? null, ended: false };
+    }
+    if (deps.notify) {
+      await mailDrops(db, deps.notify, { engagementId, dropped });
+      if (outcome.report) await mailWatchEnded(db, deps.notify, outcome.report);
+      await notifyAfterChange(db, deps.notify, { engagementId, waiting: outcome.waiting });
+    }
+    log(
+      `watch of ${engagement.reference}: ${requests} request(s)` +
+        (failure ? `, the check failed (${failure.status ?? failure.kind}: ${failure.error})` : `, ${findings?.reconnected.length ?? 0} reconnected, ${dropped.length} dropped`) +
+        (outcome.ended ? "; the watch ended" : ""),
+    );
+    return { engagementId, requests, findings, failure: failure?.error ?? null, ended: outcome.ended };
+  }
+
+  async function tick(): Promise<number> {
+    let checked = 0;
+    for (const row of watchesToConsider(db, new Date())) {
+      try {
+        const run = latestBulkRun(db, row.engagementId);
+        const target = run?.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+        if (!run || !target) continue;
+        const now = await clockOf(target);
+        if (row.nextCheckAt.getTime() > now.getTime()) continue;
+        if (!claimWatch(db, { engagementId: row.engagementId, owner, leaseMs, now: new Date(), nextCheckAt: row.nextCheckAt })) continue;
+        try {
+          const client = clientFor(row.engagementId, run, target);
+          if (typeof client === "string") {
+            // No usable target: say so on the watch and look again in an hour.
+            db.transaction((tx) =>
+              recordCheck(tx, { engagementId: row.engagementId, owner, at: now, nextCheckAt: new Date(now.getTime() + 3_600_000), requests: 0, drops: 0, reconnections: 0, failure: { status: null, error: client, correlationId: null, kind: "no_service_target" } }),
+            );
+            continue;
+          }
+          await check(row, target, client, now);
+          checked += 1;
+        } catch (error) {
+          releaseWatch(db, { engagementId: row.engagementId, owner });
+          throw error;
+        }
+      } catch (error) {
+        log(`watch of engagement ${row.engagementId} failed: ${logSafe(error)}`);
+      }
+    }
+    return checked;
+  }
+
+  return { tick };
+}
