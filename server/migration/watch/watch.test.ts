@@ -7,7 +7,7 @@
  */
 import { and, eq, like } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { auditEvents, engagements, mailOutbox, migrationItems, watches } from "@/db/schema";
+import { auditEvents, mailOutbox, migrationItems, watches } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
