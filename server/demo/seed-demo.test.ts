@@ -62,6 +62,20 @@ describe("the demo seed with a sandbox", () => {
     expect(rotated.sort()).toEqual([...ACME_QBO_ROTATED].sort());
   });
 
+  it("hands over Bluebird's Zoho Books engagement through the real engine, one company waiting for its end customer with its reconnect link", () => {
+    const e = byPlatform(t)["Bluebird Commerce/Zoho Books"]!;
+    expect(e.steps.map((s) => s.state)).toEqual(["done", "done", "done", "done", "done", "in_progress"]);
+    expect(e.waiting).toMatchObject({ party: "customer", moves: { customer: { action: "acknowledge_report" } } });
+    const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, e.id)).orderBy(migrationItems.position).all();
+    expect(items.map((i) => [i.name, i.state])).toEqual([
+      ["Bluebird Home", "verified"],
+      ["Bluebird Garden", "verified"],
+      ["Bluebird Café Société", "verified"],
+      ["Bluebird Repairs", "reconnect_pending"],
+    ]);
+    expect(items[3]!.linkUrl).toBe(`${sandbox.url}/link/company/${items[3]!.companyId}`);
+  });
+
   it("registers the sandbox as the built-in target, which every organisation's engagements start on and no organisation owns", () => {
     const builtIn = t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true)).all();
     expect(builtIn).toMatchObject([{ name: "Ferry sandbox", baseUrl: sandbox.url, kind: "sandbox", organizationId: null }]);

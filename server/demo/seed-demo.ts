@@ -10,7 +10,9 @@
  * exported (their tokens in the file are dead): the single-company test and the bulk migration
  * run against it. Without one, the companies' credentials are well-formed stand-ins.
  */
+import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { migrationItems } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { Role } from "@/core/accounts/roles";
 import { createUserWithPassword, hasAdmin } from "@/server/accounts/users";
@@ -34,6 +36,11 @@ import { createControlClient, type SandboxControl } from "@/server/sandbox/contr
 import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { ensureBuiltInSandbox } from "@/server/targets/targets";
+import type { MailConfig } from "@/server/mail/mailer";
+import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
+import { createWorker } from "@/server/migration/engine/worker";
+import { confirmHandover } from "@/server/migration/handover/confirm-handover";
+import { requestTestRun } from "@/server/migration/test-run/request-test-run";
 import demoLogins from "./demo-logins.json";
 
 export type DemoLogin = { role: Role; name: string; email: string; password: string; organization?: string };
@@ -122,6 +129,50 @@ async function submit(s: Seeding, customer: Actor, input: { engagementId: string
   if (!result.ok) throw new Error(`Demo seed: the ${fileName} file was refused: ${result.check.problems.map((p) => p.message).join("; ")}`);
   await s.notify(engagementId, result);
   return result.submissionId;
+}
+
+/** The Bluebird Zoho Books companies: four small ones, the last refreshed by Bluebird's old app after the export. */
+export const BLUEBIRD_ZOHO_COMPANIES: readonly { name: string; records: number }[] = [
+  { name: "Bluebird Home", records: 20 },
+  { name: "Bluebird Garden", records: 12 },
+  { name: "Bluebird Café Société", records: 8 },
+  { name: "Bluebird Repairs", records: 5 },
+];
+export const BLUEBIRD_ZOHO_ROTATED = "Bluebird Repairs";
+
+/**
+ * An engagement taken through all six steps by the real engine in this process — the single-
+ * company test and the bulk run make their calls to the sandbox — and handed over: one company
+ * refused for its tokens waits for its end customer with its reconnect link, so the demo shows the
+ * last mile (the link, the watch, the acknowledgement the customer owes).
+ */
+async function handedOverWithReconnection(
+  s: Seeding,
+  p: { support: Actor; customer: Actor; organizationId: string; sandbox: SandboxAccess; mail: { appUrl: string; mail: MailConfig } },
+): Promise<void> {
+  const { db } = s;
+  const zoho = createEngagement(db, p.support, { organizationId: p.organizationId, platformKey: "rwuv" });
+  await s.notify(zoho.id, zoho);
+  const file = await companiesFor(s, "rwuv", BLUEBIRD_ZOHO_COMPANIES);
+  const submissionId = await submit(s, p.customer, { engagementId: zoho.id, platformKey: "rwuv", companies: file.companies, fileName: "bluebird-zoho-organisations.csv" });
+  await s.notify(zoho.id, acceptSubmission(db, p.support, { engagementId: zoho.id, submissionId }));
+  const startsAt = new Date(Date.now() + 60_000);
+  const proposed = await proposeWindow(db, { sandbox: p.sandbox }, p.support, { engagementId: zoho.id, windows: [{ startsAt, endsAt: new Date(startsAt.getTime() + 8 * 3_600_000) }] });
+  await s.notify(zoho.id, proposed);
+  await s.notify(zoho.id, acceptWindow(db, p.customer, { engagementId: zoho.id, windowId: proposed.windowIds[0]! }));
+  await s.notify(zoho.id, confirmCallbackUrl(db, p.customer, { engagementId: zoho.id }));
+  await s.notify(zoho.id, confirmSyncingDisabled(db, p.customer, { engagementId: zoho.id }));
+  const rotated = file.tenants.find((t) => t.name === BLUEBIRD_ZOHO_ROTATED);
+  if (rotated && s.control) await s.control.rotate("rwuv", rotated.tenantId);
+
+  const worker = createWorker({ db, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
+  // The test on a company whose tokens are good (Ferry's own pick, the smallest, is the refreshed one).
+  const pilot = db.select({ id: migrationItems.id }).from(migrationItems).where(and(eq(migrationItems.engagementId, zoho.id), eq(migrationItems.name, "Bluebird Garden"))).get();
+  requestTestRun(db, p.support, { engagementId: zoho.id, kind: "pilot", itemId: pilot?.id ?? null });
+  await worker.runOnce();
+  startBulkRun(db, p.support, { engagementId: zoho.id });
+  await worker.runOnce();
+  await confirmHandover(db, p.support, { ...p.mail, purgeAfterDays: 14 }, { engagementId: zoho.id });
 }
 
 /**
@@ -229,6 +280,9 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   const waveSubmission = await submit(s, dan, { engagementId: wave, platformKey: "pbtz", companies: waveFile.companies, fileName: "wave-businesses.csv" });
   await s.notify(wave, acceptSubmission(db, sam, { engagementId: wave, submissionId: waveSubmission }));
   await s.notify(wave, changeStatus(db, sam, { engagementId: wave, status: "on_hold", reason: "Customer is re-registering its Wave app." }));
+
+  // Bluebird on Zoho Books: migrated and handed over, one company still waiting for its end customer.
+  if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail });
 
   return { seeded: true };
 }

@@ -30,10 +30,11 @@ function StepCard({ step, actions, panel }: { step: StepView; actions: ReactNode
   const done = step.state === "done";
   return (
     <section
+      id={`step-${step.number}`}
       aria-labelledby={titleId}
       data-step={step.number}
       data-state={step.displayState}
-      className="rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5"
+      className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5"
     >
       <div className="flex gap-4">
         <span

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { CopyableId, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { FailureDetails } from "@/app/_components/migration/failure-details";
+import { formatDateTime } from "@/app/_lib/labels";
 import { ItemStateBadge } from "./item-state-badge";
 
 /** One labelled line of the outcome column. */
@@ -50,6 +51,13 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
               <Line term="Checks">{r.checksSummary}</Line>
               {r.reason ? <Line term="Why">{r.reason}</Line> : null}
               {r.customerAction ? <Line term="What to do">{r.customerAction}</Line> : null}
+              {r.linkUrl ? (
+                <Line term="Reconnect link">
+                  <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} />
+                </Line>
+              ) : null}
+              {r.reconnectedAt ? <Line term="Came back">Verified again {formatDateTime(r.reconnectedAt)}</Line> : null}
+              {r.droppedAt && r.state === "reconnect_pending" ? <Line term="Dropped">Its connection dropped {formatDateTime(r.droppedAt)}, after its migration</Line> : null}
               {r.error ? (
                 <Line term="Last error">
                   <FailureDetails failure={r.error} subject={`${r.name}'s last error`} />

@@ -4,6 +4,7 @@ import { useState, type ReactNode } from "react";
 import { z } from "zod";
 import { Checklist } from "@/app/_components/engagement/checklist";
 import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
+import { NextMovePanel } from "@/app/_components/engagement/next-move";
 import { Waiting } from "@/app/_components/engagement/waiting";
 import { Timeline } from "@/app/_components/engagement/timeline";
 import { useAnnouncement, type Announce } from "@/app/_components/use-announcement";
@@ -37,6 +38,8 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
         description={`${e.organization.name} · ${e.platform.name}`}
         actions={<StatusActions engagement={e} onChanged={announce} />}
       />
+
+      <NextMovePanel engagement={e} viewer="console" />
 
       <Summary engagement={e} />
 

@@ -2,6 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Checklist } from "@/app/_components/engagement/checklist";
 import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
+import { NextMovePanel } from "@/app/_components/engagement/next-move";
 import { Waiting } from "@/app/_components/engagement/waiting";
 import { Timeline } from "@/app/_components/engagement/timeline";
 import { Card, CopyButton, Notice, ProgressBar } from "@/app/_components/ui";
@@ -24,6 +25,7 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
   return (
     <div className="space-y-8">
       <EngagementHeader engagement={e} back={{ href: "/portal", label: "Your engagements" }} description={`${e.platform.name} migration for ${e.organization.name}`} />
+      <NextMovePanel engagement={e} viewer="portal" />
       <Card aria-label="Engagement details">
         <dl className="grid gap-4 text-sm sm:grid-cols-2 lg:grid-cols-5">
           <div>

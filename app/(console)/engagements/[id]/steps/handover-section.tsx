@@ -43,7 +43,7 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
   if (locked && !v.handover) return null;
 
   return (
-    <section aria-labelledby="handover-title" className="space-y-4 rounded-md border border-slate-200 p-4">
+    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-4 space-y-4 rounded-md border border-slate-200 p-4">
       <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
         Handover report
       </h4>

@@ -1,6 +1,7 @@
 "use client";
 import type { Announce } from "@/app/_components/use-announcement";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { Reconnections } from "@/app/_components/migration/reconnections";
 import { BulkSection } from "./bulk-section";
 import { HandoverSection } from "./handover-section";
 
@@ -12,6 +13,7 @@ export function Step6Panel({ engagement, step, announce }: { engagement: Engagem
   return (
     <div className="space-y-4">
       <BulkSection engagement={engagement} announce={announce} />
+      <Reconnections engagementId={engagement.id} announce={announce} />
       <HandoverSection engagement={engagement} locked={step.displayState === "locked"} announce={announce} />
     </div>
   );

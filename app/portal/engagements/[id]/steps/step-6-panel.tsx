@@ -5,6 +5,7 @@ import { HandoverCounts } from "@/app/_components/handover/handover-counts";
 import { HandoverItems } from "@/app/_components/handover/handover-items";
 import { HandoverRecord } from "@/app/_components/handover/handover-record";
 import { BulkItems } from "@/app/_components/migration/bulk-items";
+import { Reconnections } from "@/app/_components/migration/reconnections";
 import { BulkRunView, useBulkOverview } from "@/app/_components/migration/bulk-run-view";
 import type { Announce } from "@/app/_components/use-announcement";
 import { ConfirmDialog } from "@/app/_components/confirm-dialog";
@@ -25,6 +26,7 @@ export function Step6Panel({ engagement, step, announce }: { engagement: Engagem
   return (
     <div className="space-y-4">
       <BulkProgress engagementId={engagement.id} />
+      <Reconnections engagementId={engagement.id} announce={announce} />
       <Handover engagement={engagement} step={step} announce={announce} />
     </div>
   );
@@ -59,7 +61,7 @@ function Handover({ engagement, step, announce }: { engagement: EngagementDetail
   }
   const h = v.handover;
   return (
-    <section aria-labelledby="handover-title" className="space-y-4 rounded-md border border-slate-200 p-4">
+    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-4 space-y-4 rounded-md border border-slate-200 p-4">
       <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
         Handover report
       </h4>

@@ -1,0 +1,88 @@
+"use client";
+import type { NextMoveAction } from "@/core/engagements/flow-states";
+import { buttonClasses } from "@/app/_components/ui";
+import type { EngagementDetail } from "@/app/_lib/types";
+
+type Viewer = "console" | "portal";
+
+/** The words of each move's button, and where it goes: a step on the page, or a place inside one. */
+function moveLink(action: NextMoveAction, engagementId: string, step: number): { label: string; href: string; download?: boolean } {
+  switch (action) {
+    case "submit_file":
+      return { label: "Submit the details and token file", href: `#step-${step}` };
+    case "fix_file":
+      return { label: "Fix the token file", href: `#step-${step}` };
+    case "review_submission":
+      return { label: "Review the submission", href: `#step-${step}` };
+    case "propose_window":
+      return { label: "Propose a window", href: `#step-${step}` };
+    case "accept_window":
+      return { label: "Choose a window", href: `#step-${step}` };
+    case "confirm_callback":
+      return { label: "Confirm the callback URL", href: `#step-${step}` };
+    case "confirm_syncing":
+      return { label: "Confirm syncing is off", href: `#step-${step}` };
+    case "run_test":
+      return { label: "Run the single-company test", href: `#step-${step}` };
+    case "run_bulk":
+      return { label: "Go to the bulk migration", href: `#step-${step}` };
+    case "produce_report":
+      return { label: "Produce the handover report", href: "#handover" };
+    case "acknowledge_report":
+      return { label: "Read and acknowledge the report", href: "#handover" };
+    case "send_reconnect_links":
+      return { label: "Download the reconnect links (CSV)", href: `/api/engagements/${engagementId}/reconnect-links`, download: true };
+    case "review_supplementary":
+      return { label: "Review the fresh tokens", href: "#supplementary" };
+    default: {
+      const never: never = action;
+      return never;
+    }
+  }
+}
+
+/**
+ * The first thing on an engagement's page: the viewer's own next move with its button, or, when
+ * the engagement waits on the other side, what they are doing; nothing to do said plainly.
+ */
+export function NextMovePanel({ engagement: e, viewer }: { engagement: EngagementDetail; viewer: Viewer }) {
+  const mine = viewer === "portal" ? "customer" : "support";
+  const other = mine === "customer" ? "support" : "customer";
+  const move = e.waiting.moves[mine];
+  const theirs = e.waiting.moves[other];
+  const otherName = other === "customer" ? e.organization.name : "Ferry support";
+  const waitingOnMe = e.waiting.party === mine;
+  return (
+    <section
+      aria-labelledby="next-move-title"
+      className={
+        move
+          ? "rounded-lg border border-amber-300 bg-amber-50 p-4 shadow-xs sm:flex sm:items-center sm:justify-between sm:gap-6"
+          : "rounded-lg border border-slate-200 bg-white p-4 shadow-xs"
+      }
+    >
+      <div className="min-w-0 space-y-1">
+        <h2 id="next-move-title" className="text-sm font-semibold text-slate-900">
+          {move ? (waitingOnMe ? "Your move" : "Also for you") : e.waiting.party ? `Waiting on ${otherName}` : "Nothing to do"}
+        </h2>
+        {move ? <p className="text-sm text-slate-800">{move.text}</p> : null}
+        {!waitingOnMe && theirs ? (
+          <p className="text-sm text-slate-600">
+            {move ? `${otherName}: ` : ""}
+            {theirs.text.replace(/^\w/, (c) => c.toLowerCase()).replace(/^/, move ? "" : `${other === "customer" ? "The customer is to" : "Support is to"} `)}
+          </p>
+        ) : null}
+        {!move && !theirs ? <p className="text-sm text-slate-600">{e.waiting.next}</p> : null}
+      </div>
+      {move ? <MoveButton link={moveLink(move.action, e.id, move.step)} /> : null}
+    </section>
+  );
+}
+
+function MoveButton({ link }: { link: { label: string; href: string; download?: boolean } }) {
+  return (
+    <a href={link.href} {...(link.download ? { download: "" } : {})} className={buttonClasses({ className: "mt-3 shrink-0 sm:mt-0" })}>
+      {link.label}
+    </a>
+  );
+}
