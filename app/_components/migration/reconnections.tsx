@@ -82,7 +82,6 @@ function PendingTable({ rows, total }: { rows: LastMile["pending"]; total: numbe
             <Th className="sticky left-0 bg-slate-50">Company</Th>
             <Th>Reconnect link</Th>
             <Th>Why</Th>
-            <Th>Since</Th>
           </Tr>
         </THead>
         <TBody>
@@ -91,13 +90,13 @@ function PendingTable({ rows, total }: { rows: LastMile["pending"]; total: numbe
               <Td className="sticky left-0 bg-white">
                 <span className="block font-medium whitespace-nowrap">{r.name}</span>
                 {r.externalRef ? <span className="block text-xs text-slate-500">{r.externalRef}</span> : null}
+                {r.since ? <span className="block text-xs whitespace-nowrap text-slate-500">since {formatDateTime(r.since)}</span> : null}
                 {r.dropped ? <Badge tone="warning">Dropped after its migration</Badge> : null}
               </Td>
               <Td className="max-w-[18rem]">
                 {r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>}
               </Td>
               <Td className="min-w-[16rem] text-xs text-slate-700">{r.reason ?? "—"}</Td>
-              <Td className="text-xs whitespace-nowrap">{r.since ? formatDateTime(r.since) : "—"}</Td>
             </Tr>
           ))}
         </TBody>

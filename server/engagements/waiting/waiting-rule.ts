@@ -56,11 +56,13 @@ const NONE: Record<WaitingParty, Move | null> = { customer: null, support: null 
 
 /** The customer's to-do while companies wait for their end customers (null when none do). */
 function reconnectMove(lm: LastMile): Move | null {
-  if (lm.reconnectPending === 0) return null;
+  const n = lm.reconnectPending;
+  if (n === 0) return null;
+  const one = n === 1;
   return {
     action: "send_reconnect_links",
     step: 6,
-    text: `${companiesText(lm.reconnectPending)} could not be migrated with the tokens given and wait for their end customers: send each its reconnect link (download them as CSV), or send fresh tokens for them in a supplementary file.`,
+    text: `${companiesText(n)} ${one ? "was" : "were"} not migrated with the tokens given and ${one ? "waits for its end customer" : "wait for their end customers"}: send ${one ? "it its" : "each its"} reconnect link (download ${one ? "it" : "them"} as CSV), or send fresh tokens for ${one ? "it" : "them"} in a supplementary file.`,
   };
 }
 
@@ -85,7 +87,7 @@ function lastMileMoves(lm: LastMile, stepDone: boolean): Record<WaitingParty, Mo
       action: "produce_report",
       step: 6,
       text: lm.reconnectPending
-        ? `Produce the handover report: ${companiesText(lm.reconnectPending)} wait for their end customers to reconnect, which the report lists with their links.`
+        ? `Produce the handover report: ${companiesText(lm.reconnectPending)} ${lm.reconnectPending === 1 ? "waits for its end customer" : "wait for their end customers"} to reconnect, which the report lists with ${lm.reconnectPending === 1 ? "its link" : "their links"}.`
         : "Produce the handover report.",
     };
     return { customer: reconnect, support: review ?? produce };

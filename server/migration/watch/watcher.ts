@@ -243,8 +243,11 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       if (outcome.report) await mailWatchEnded(db, deps.notify, outcome.report);
       await notifyAfterChange(db, deps.notify, { engagementId, waiting: outcome.waiting });
     }
-    log(
-      `watch of ${engagement.reference}: ${requests} request(s)` +
+    // A quiet check says nothing: the log tells what changed, failed or ended.
+    const quiet = !failure && !outcome.ended && !dropped.length && !findings?.reconnected.length && !startHypercare;
+    if (!quiet)
+      log(
+        `watch of ${engagement.reference}: ${requests} request(s)` +
         (failure ? `, the check failed (${failure.status ?? failure.kind}: ${failure.error})` : `, ${findings?.reconnected.length ?? 0} reconnected, ${dropped.length} dropped`) +
         (outcome.ended ? "; the watch ended" : ""),
     );

@@ -128,7 +128,7 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
           <StepsDoneBar stepsDone={e.stepsDone} size="sm" className="mt-1 w-40" />
         </Item>
         <Item term="Whose move">
-          <Waiting party={e.waiting.party} since={e.waiting.since} next={e.waiting.party ? e.waiting.next : undefined} viewer="console" />
+          <Waiting party={e.waiting.party} since={e.waiting.since} viewer="console" />
         </Item>
         <Item term="Engagement id">
           <span className="inline-flex items-center gap-1">

@@ -1,0 +1,116 @@
+/**
+ * The last mile across both roles on the e2e sandbox: a bulk run in which two tenants were
+ * refreshed by the customer's old app after the export hands those companies to their end
+ * customers; the customer is told on the first screen, downloads the reconnect links, and one end
+ * customer connects through the sandbox's Link page; Ferry notices, syncs and verifies it. Support
+ * produces the report; the customer, told it is their move at the top of the page, acknowledges
+ * it. During the hypercare watch a connection drops; a check finds it and both sides see it with
+ * its link. axe over the new states.
+ */
+import fs from "node:fs";
+import { expectAccessible } from "./axe";
+import { DEMO, e2eSandbox, expect, signIn, test, type TrpcApi } from "./fixtures";
+
+async function passStep5(api: TrpcApi, engagementId: string, itemId: string): Promise<void> {
+  const { runId } = await api.mutation<{ runId: string }>("tests.start", { engagementId, kind: "pilot", itemId });
+  await expect.poll(async () => (await api.query<{ status: string }>("tests.get", { engagementId, runId })).status, { timeout: 45_000 }).toBe("passed");
+}
+
+type Item = { id: string; name: string; state: string; companyId: string | null; connectionId: string | null };
+
+async function items(api: TrpcApi, engagementId: string): Promise<Item[]> {
+  return (await api.query<{ rows: Item[] }>("bulk.items", { engagementId, page: 1, pageSize: 50 })).rows;
+}
+
+test("companies that failed on their tokens go to their end customers with links; one reconnects and is verified; the customer acknowledges; a drop during the watch is reported", async ({ browser, factory, supportApi }) => {
+  test.setTimeout(180_000);
+  const sandbox = e2eSandbox();
+  const org = await factory.organization("Last Mile Org");
+  const eng = await factory.readyForSingleCompanyTest({
+    organization: org,
+    companies: [
+      { name: "Linden Books", records: 3, externalRef: "LM-1" },
+      { name: "Maple Dental", records: 3, externalRef: "LM-2" },
+      { name: "Nettle Nursery", records: 3, externalRef: "LM-3", rotatedAfterExport: true },
+      { name: "Osier Optics", records: 3, externalRef: "LM-4", rotatedAfterExport: true },
+    ],
+  });
+  const first = (await items(supportApi, eng.id)).find((i) => i.name === "Linden Books")!;
+  await passStep5(supportApi, eng.id, first.id);
+  await supportApi.mutation("bulk.start", { engagementId: eng.id, reason: "The customer asked to run before the agreed window." });
+  await expect.poll(async () => (await supportApi.query<{ run: { status: string } | null }>("bulk.overview", { engagementId: eng.id })).run?.status, { timeout: 60_000 }).toBe("completed");
+
+  // The customer's first screen: what is theirs to do, with the links to send on.
+  const customerContext = await browser.newContext({ acceptDownloads: true });
+  const portal = await customerContext.newPage();
+  await signIn(portal, eng.customer);
+  await portal.goto(`/portal/engagements/${eng.id}`);
+  const nextMove = portal.getByRole("region", { name: /Your move|Also for you/ });
+  await expect(nextMove).toContainText("2 companies were not migrated with the tokens given");
+  await expect(nextMove).toBeInViewport();
+  const download = portal.waitForEvent("download");
+  await nextMove.getByRole("link", { name: "Download the reconnect links (CSV)" }).click();
+  const csv = fs.readFileSync(await (await download).path(), "utf8");
+  const after = await items(supportApi, eng.id);
+  const nettle = after.find((i) => i.name === "Nettle Nursery")!;
+  const osier = after.find((i) => i.name === "Osier Optics")!;
+  expect(nettle.state).toBe("reconnect_pending");
+  expect(csv).toContain(`Nettle Nursery,LM-3,${sandbox.url}/link/company/${nettle.companyId}`);
+  expect(csv).toContain(`Osier Optics,LM-4,${sandbox.url}/link/company/${osier.companyId}`);
+  expect(csv).not.toContain("Linden Books");
+
+  const reconnections = portal.getByRole("region", { name: "Reconnections and hypercare" });
+  await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).toContainText("Nettle Nursery");
+  await expect(reconnections.getByRole("button", { name: "Copy reconnect link of Nettle Nursery" })).toBeVisible();
+  await expect(reconnections.getByRole("button", { name: "Check now" })).toHaveCount(0);
+  await expectAccessible(portal, "the portal with companies waiting for their end customers");
+
+  // Nettle's end customer opens its link and connects on the sandbox's Link page.
+  const endCustomer = await browser.newPage();
+  await endCustomer.goto(`${sandbox.url}/link/company/${nettle.companyId}`);
+  await expect(endCustomer.getByRole("heading", { level: 1 })).toContainText("Nettle Nursery");
+  await endCustomer.getByRole("button", { name: /Connect/ }).first().click();
+  await expect(endCustomer.getByText(/Connected/).first()).toBeVisible();
+  await endCustomer.close();
+
+  // Ferry notices, syncs and verifies it; the portal says so without a reload.
+  await expect(reconnections).toContainText("1 company came back and was verified", { timeout: 60_000 });
+  await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).not.toContainText("Nettle Nursery");
+  expect((await items(supportApi, eng.id)).find((i) => i.name === "Nettle Nursery")!.state).toBe("verified");
+
+  // Support produces the report from the console's next-move panel.
+  const supportContext = await browser.newContext();
+  const consolePage = await supportContext.newPage();
+  await signIn(consolePage, DEMO.sam);
+  await consolePage.goto(`/engagements/${eng.id}`);
+  const supportMove = consolePage.getByRole("region", { name: "Your move" });
+  await expect(supportMove).toContainText("Produce the handover report: 1 company waits for its end customer");
+  await supportMove.getByRole("link", { name: "Produce the handover report" }).click();
+  await consolePage.getByRole("button", { name: "Produce handover report" }).click();
+  await consolePage.getByRole("dialog").getByRole("button", { name: "Produce report" }).click();
+  await expect(consolePage.getByRole("region", { name: `Waiting on ${org.name}` })).toContainText("The customer is to read the handover report and acknowledge it", { timeout: 15_000 });
+
+  // The customer is told it is their move, at the top of the page, and acknowledges.
+  await portal.reload();
+  const move = portal.getByRole("region", { name: "Your move" });
+  await expect(move).toContainText("Read the handover report and acknowledge it.");
+  await expect(move).toBeInViewport();
+  await move.getByRole("link", { name: "Read and acknowledge the report" }).click();
+  await portal.getByRole("button", { name: "Acknowledge the handover report" }).click();
+  await portal.getByRole("dialog").getByRole("button", { name: "Acknowledge and delete credentials" }).click();
+  await expect(portal.getByRole("region", { name: "Also for you" }).or(portal.getByRole("region", { name: "Your move" }))).toContainText("1 company was not migrated", { timeout: 15_000 });
+
+  // During the hypercare watch Linden's end customer revokes access; support asks for a check now.
+  const linden = after.find((i) => i.name === "Linden Books")!;
+  await sandbox.control.deauthorize(linden.companyId!, linden.connectionId!, { reason: "revoked" });
+  await consolePage.reload();
+  const consoleRecon = consolePage.getByRole("region", { name: "Reconnections and hypercare" });
+  await consoleRecon.getByRole("button", { name: "Check now" }).click();
+  await expect(consoleRecon.getByRole("table", { name: "Companies waiting for their end customers" })).toContainText("Linden Books", { timeout: 30_000 });
+  await expect(consoleRecon).toContainText("Dropped after its migration");
+  await expect(consolePage.getByRole("list", { name: "Audit events, newest first" })).toContainText("Linden Books's connection dropped after its migration", { timeout: 15_000 });
+  await expect(reconnections).toContainText("Linden Books", { timeout: 15_000 });
+  await expectAccessible(consolePage, "the console after a drop during the watch");
+  await supportContext.close();
+  await customerContext.close();
+});
