@@ -4,7 +4,7 @@
  * customer exports into a token file (some of them rotated after the export, as when the customer's
  * old app refreshed them), and steps 1–4 done through the real flows
  * (server/testing/engagement-flows.ts): the customer submits the file, support accepts it, a window
- * is proposed and accepted, the customer confirms steps 3 and 4.
+ * is proposed and accepted (one under way now), the customer confirms steps 3 and 4.
  */
 import type { Db } from "@/db/client";
 import { asc, eq } from "drizzle-orm";
@@ -129,6 +129,9 @@ export async function readyEngagement(
     platformKey: platform.key,
     serviceTargetId: target.id,
     upTo: params.stopAfterStep1 ? 1 : 4,
+    // The engagement is readied for its migration now: the agreed window is under way (proposed
+    // the day before, started an hour ago, a week long), so a bulk run starts inside it.
+    window: { proposedAt: new Date(Date.now() - 86_400_000), startsAt: new Date(Date.now() - 3_600_000), endsAt: new Date(Date.now() + 7 * 86_400_000) },
     companies: exported.map(({ company, credentials }) => ({
       name: company.name,
       credentials,
