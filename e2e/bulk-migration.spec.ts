@@ -127,7 +127,7 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await startDialog.getByRole("button", { name: "Start bulk migration" }).click();
   const why = startDialog.getByLabel("Why start outside the agreed window?");
   await expect(why).toHaveAttribute("aria-invalid", "true");
-  await expect(startDialog).toContainText("say why the bulk migration starts before it");
+  await expect(startDialog).toContainText(/Say why the bulk migration starts .+ before the agreed window: the reason is recorded and the customer is told\./);
   await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveCount(0);
   await why.fill("Erin asked to start today: their finance team is ready early.");
   await startDialog.getByRole("button", { name: "Start bulk migration" }).click();

@@ -53,12 +53,13 @@ function windowFact(w: BulkWindow): string {
 function OverrunNotice({ window: w, run }: { window: BulkWindow | null; run: BulkRun }) {
   if (!w?.overrun) return null;
   const unfinished = run.progress.total - run.progress.finished;
+  const held = run.status === "paused" || run.status === "stopped";
   return (
-    <Notice tone="warning" title="The run will overrun the agreed window">
+    <Notice tone="warning" title={w.overrun.kind === "pace" ? "The run will overrun the agreed window" : "The agreed window has ended"}>
       {w.overrun.kind === "pace"
         ? `At the recent pace the remaining ${companies(unfinished)} need about ${formatDuration(run.pace.etaSeconds ?? 0)}, ${formatDuration(w.overrun.seconds)} more than is left of the window (it ends ${formatDateTime(w.endsAt)}).`
         : `The window ended ${formatDuration(w.overrun.seconds)} ago (${formatDateTime(w.endsAt)}) with ${companies(unfinished)} not yet final.`}{" "}
-      Agree the extra time with the customer, or pause the run.
+      {held ? "Agree the extra time with the customer before resuming the run." : "Agree the extra time with the customer, or pause the run."}
     </Notice>
   );
 }

@@ -19,7 +19,12 @@ describe("starting the bulk run outside the agreed window", () => {
     const now = at("2031-02-26T20:00:00Z");
     const words = "The agreed window (Sat, 1 Mar 2031, 22:00 – Sun, 2 Mar 2031, 04:00 UTC) starts in 3 d 2 h: say why the bulk migration starts before it. The reason is recorded and the customer is told.";
     expect(outsideWindowWords(window, now)).toBe(words);
-    expect(startReasonRefusal({ window, now }, undefined)).toEqual({ ok: false, code: "BAD_INPUT", field: "reason", reason: words });
+    expect(startReasonRefusal({ window, now }, undefined)).toEqual({
+      ok: false,
+      code: "BAD_INPUT",
+      field: "reason",
+      reason: "Say why the bulk migration starts 3 d 2 h before the agreed window: the reason is recorded and the customer is told.",
+    });
     expect(startReasonRefusal({ window, now }, " \n ")).toMatchObject({ field: "reason" });
     expect(startReasonRefusal({ window, now }, "The customer asked to start early")).toBeNull();
   });
@@ -36,7 +41,7 @@ describe("starting the bulk run outside the agreed window", () => {
     expect(outsideWindowWords(window, now)).toBe(
       "The agreed window (Sat, 1 Mar 2031, 22:00 – Sun, 2 Mar 2031, 04:00 UTC) ended 2 h 30 min ago: say why the bulk migration starts after it. The reason is recorded and the customer is told.",
     );
-    expect(startReasonRefusal({ window, now }, undefined)).toMatchObject({ code: "BAD_INPUT", field: "reason" });
+    expect(startReasonRefusal({ window, now }, undefined)).toMatchObject({ code: "BAD_INPUT", field: "reason", reason: expect.stringMatching(/^Say why the bulk migration starts 2 h 30 min after the agreed window:/) as string });
   });
 
   it("no window agreed: nothing to hold, so no reason", () => {

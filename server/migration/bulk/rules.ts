@@ -71,11 +71,18 @@ export function outsideWindowWords(window: AgreedWindow | null, now: Date): stri
   }
 }
 
-/** Starting outside the agreed window without a reason: refused on the reason field, in the words above. */
+/** Starting outside the agreed window without a reason: refused on the reason field, saying by how much. */
 export function startReasonRefusal(c: Pick<BulkContext, "window" | "now">, reason: string | undefined): Refusal | null {
-  const words = outsideWindowWords(c.window, c.now);
-  if (!words || reason?.trim()) return null;
-  return { ok: false, code: "BAD_INPUT", field: "reason", reason: words };
+  if (!c.window || reason?.trim()) return null;
+  const position = windowPosition(c.window, c.now);
+  if (position === "inside") return null;
+  const bySeconds = Math.abs((position === "before" ? c.window.startsAt : c.window.endsAt).getTime() - c.now.getTime()) / 1000;
+  return {
+    ok: false,
+    code: "BAD_INPUT",
+    field: "reason",
+    reason: `Say why the bulk migration starts ${formatDuration(bySeconds)} ${position} the agreed window: the reason is recorded and the customer is told.`,
+  };
 }
 
 function common(c: BulkContext): Refusal | null {
