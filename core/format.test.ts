@@ -11,6 +11,12 @@ describe("formatDuration", () => {
     [12_000, "3 h 20 min"],
     [172_800, "2 d"],
     [190_800, "2 d 5 h"],
+    // A remainder that rounds to a whole larger unit carries into it.
+    [7_199, "2 h"],
+    [86_399, "1 d"],
+    [604_799, "7 d"],
+    [86_400 + 23 * 3_600 + 1_799, "1 d 23 h"],
+    [86_400 + 23 * 3_600 + 1_800, "2 d"],
   ])("%d s → %s", (seconds, text) => {
     expect(formatDuration(seconds)).toBe(text);
   });

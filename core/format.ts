@@ -13,10 +13,14 @@ export function formatDuration(seconds: number, options: { fine?: boolean } = {}
   const s = Math.round(seconds);
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
-  if (s < DAY_SECONDS) {
-    const m = Math.round((s % 3600) / 60);
-    return `${Math.floor(s / 3600)} h${m ? ` ${m} min` : ""}`;
+  // Rounded to the smaller unit first, so a remainder never rounds up to a whole larger unit
+  // ("2 h 60 min", "6 d 24 h").
+  if (s < DAY_SECONDS - 30) {
+    const minutes = Math.round(s / 60);
+    const m = minutes % 60;
+    return `${Math.floor(minutes / 60)} h${m ? ` ${m} min` : ""}`;
   }
-  const h = Math.round((s % DAY_SECONDS) / 3600);
-  return `${Math.floor(s / DAY_SECONDS)} d${h ? ` ${h} h` : ""}`;
+  const hours = Math.round(s / 3600);
+  const h = hours % 24;
+  return `${Math.floor(hours / 24)} d${h ? ` ${h} h` : ""}`;
 }

@@ -150,12 +150,20 @@ test("step 6 with a bulk run, in the console and in the portal", async ({ page, 
   await expect
     .poll(async () => (await supportApi.query<{ status: string }>("tests.get", { engagementId: eng.id, runId })).status, { timeout: 120_000 })
     .toBe("passed");
-  await supportApi.mutation("bulk.start", { engagementId: eng.id });
 
   await signIn(page, DEMO.sam);
   await page.goto(`/engagements/${eng.id}`);
   await settled(page);
   const bulk = page.getByRole("region", { name: "Step 6: Bulk migration and handover" }).getByRole("region", { name: "Bulk migration" });
+  // The agreed window is a week on: the start dialog asks why the run starts before it.
+  await bulk.getByRole("button", { name: "Start bulk migration", exact: true }).click();
+  const startDialog = page.getByRole("dialog", { name: /Start the bulk migration of/ });
+  await expect(startDialog.getByLabel("Why start outside the agreed window?")).toBeVisible();
+  await expectAccessible(page, "the start dialog outside the agreed window");
+  await startDialog.getByRole("button", { name: "Not yet" }).click();
+  await supportApi.mutation("bulk.start", { engagementId: eng.id, reason: "Checking the screens ahead of the window." });
+  await page.reload();
+  await settled(page);
   await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toBeVisible();
   await expect(bulk.getByRole("table", { name: "Companies of the bulk migration" })).toBeVisible();
   await expectAccessible(page, "the console's step 6 with a bulk run");

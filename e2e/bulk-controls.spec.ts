@@ -31,13 +31,17 @@ async function openBulk(page: Page, engagementId: string) {
   };
 }
 
-/** Starts the bulk run through its button and confirmation. */
+/**
+ * Starts the bulk run through its button and dialog. The engagements here agreed a window a week
+ * on, so the dialog asks why the run starts before it.
+ */
 async function startBulk(page: Page, bulk: ReturnType<Page["getByRole"]>, companies: number): Promise<void> {
   await bulk.getByRole("button", { name: "Start bulk migration", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: /Start the bulk migration of/ });
   await expect(dialog).toContainText(`${companies} companies not yet migrated`);
+  await dialog.getByLabel("Why start outside the agreed window?").fill("Testing the controls ahead of the window.");
   await dialog.getByRole("button", { name: "Start bulk migration" }).click();
-  await expect(page.getByText("The bulk migration is started: a worker takes it up now.")).toBeVisible();
+  await expect(page.getByText("The bulk migration is started outside the agreed window: the customer is told why, and a worker takes it up now.")).toBeVisible();
 }
 
 /** The bulk run's status line, which starts with its status badge ("Paused", "Running"…) and goes on with its target. */

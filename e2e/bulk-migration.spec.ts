@@ -122,8 +122,16 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await bulk.getByRole("button", { name: "Start bulk migration" }).click();
   const startDialog = support.getByRole("dialog", { name: /Start the bulk migration of/ });
   await expect(startDialog).toContainText("24 companies not yet migrated");
+  // The window the customer accepted starts later: starting now needs a reason, which the customer is told.
+  await expect(startDialog.getByRole("status").filter({ hasText: "Outside the agreed window" })).toContainText(/The agreed window \(.+ UTC\) starts in .+: say why the bulk migration starts before it/);
   await startDialog.getByRole("button", { name: "Start bulk migration" }).click();
-  await expect(support.getByText("The bulk migration is started: a worker takes it up now.")).toBeVisible();
+  const why = startDialog.getByLabel("Why start outside the agreed window?");
+  await expect(why).toHaveAttribute("aria-invalid", "true");
+  await expect(startDialog).toContainText(/Say why the bulk migration starts .+ before the agreed window: the reason is recorded and the customer is told\./);
+  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveCount(0);
+  await why.fill("Erin asked to start today: their finance team is ready early.");
+  await startDialog.getByRole("button", { name: "Start bulk migration" }).click();
+  await expect(support.getByText("The bulk migration is started outside the agreed window: the customer is told why, and a worker takes it up now.")).toBeVisible();
   const progress = bulk.getByRole("progressbar", { name: "Companies finished" });
   await expect(progress).toHaveAttribute("aria-valuemax", "24");
   await expect(progress).toHaveAttribute("aria-valuenow", "24", RUN_TIMEOUT);
@@ -166,6 +174,10 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   const portalBulk = portal6.getByRole("region", { name: "Bulk migration" });
   await expect(portalBulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "24");
   await expect(portalBulk.getByRole("button", { name: "Start bulk migration" })).toHaveCount(0);
+  // The customer is told the run started before the window they accepted, and why.
+  await expect(page.getByRole("list", { name: "Audit events, newest first" })).toContainText(
+    /Started the bulk migration of 24 companies on .+, .+ before the agreed window .+ UTC: Erin asked to start today: their finance team is ready early/,
+  );
   await expect(portalBulk.getByRole("button", { name: /Set .* aside/ })).toHaveCount(0);
   await portal6.getByRole("button", { name: "Acknowledge the handover report" }).click();
   await page.getByRole("dialog", { name: "Acknowledge the handover report" }).getByRole("button", { name: "Acknowledge and delete credentials" }).click();

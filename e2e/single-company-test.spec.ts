@@ -96,7 +96,8 @@ test("a company whose tenant was rotated after the export fails with the advice,
   await step5.getByRole("button", { name: "Run the single-company test" }).click();
 
   const run = step5.getByRole("article", { name: "Single-company test on Refreshed Ltd" });
-  const advice = "The old app probably refreshed this token after the file was exported: ask the customer to confirm syncing is off and export a new file.";
+  const advice =
+    "The platform says this company's tokens were replaced (already used: the old app refreshed them after the export). Ask the customer to confirm syncing is off in the old app: while it runs, it replaces the tokens of every company in the file. This company can come back by its reconnect link or by fresh tokens in a supplementary file.";
   const failed = run.getByRole("alert").filter({ hasText: "Failed: what to do next" });
   await expect(failed).toBeVisible(RUN_TIMEOUT);
   await expect(failed).toContainText(advice);

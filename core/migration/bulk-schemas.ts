@@ -63,6 +63,27 @@ export const ZBulkRun = z.object({
 });
 export type BulkRunView = z.infer<typeof ZBulkRun>;
 
+/**
+ * The window agreed in step 2, as the bulk run sees it now: where the present stands against it,
+ * whether starting now asks for a reason, and whether the run's pace says it will overrun.
+ */
+export const ZBulkWindow = z.object({
+  startsAt: z.date(),
+  endsAt: z.date(),
+  position: z.enum(["before", "inside", "after"]),
+  /** Seconds until it starts (before), until it ends (inside: the time left), since it ended (after). */
+  seconds: z.number().int(),
+  /** Why starting the bulk migration now needs a reason, in words; null inside the window. */
+  startNeedsReason: z.string().nullable(),
+  /**
+   * An active run the recent pace says will not be done in time: seconds beyond the window's end
+   * (inside it, from the ETA), or the window has ended with companies unfinished (after it: since
+   * when). Null when the run keeps to the window, or the pace is not known yet.
+   */
+  overrun: z.object({ kind: z.enum(["pace", "ended"]), seconds: z.number().int() }).nullable(),
+});
+export type BulkWindowView = z.infer<typeof ZBulkWindow>;
+
 /** Step 6's bulk migration as a screen shows it. */
 export const ZBulkOverview = z.object({
   /** The latest bulk run, or null before the first. */
@@ -74,6 +95,8 @@ export const ZBulkOverview = z.object({
   pilot: z.object({ name: z.string(), state: z.enum(MIGRATION_ITEM_STATES) }).nullable(),
   /** The service's limit the run plans around (step 2's model), in words. */
   limitText: z.string().nullable(),
+  /** The agreed window, or null when none is agreed. */
+  window: ZBulkWindow.nullable(),
   controls: z.object({
     start: ZControl,
     pause: ZControl,

@@ -29,3 +29,17 @@ describe("timeline wording of typed events", () => {
     ).toBe("Created the engagement for Acme on Wave, owned by Sam");
   });
 });
+
+describe("the bulk migration's start", () => {
+  it("says a start outside the agreed window, by how much and why; a start inside it as before", () => {
+    const after = { companies: 24, target: "Acme sandbox" };
+    expect(describeAuditEvent({ action: "migration.bulk_started", before: null, after })).toBe("Started the bulk migration of 24 companies on Acme sandbox");
+    expect(
+      describeAuditEvent({
+        action: "migration.bulk_started",
+        before: null,
+        after: { ...after, outsideWindow: { position: "before", startsAt: "2031-03-01T22:00:00.000Z", endsAt: "2031-03-02T04:00:00.000Z", bySeconds: 266_400, reason: "The customer asked to start early." } },
+      }),
+    ).toBe("Started the bulk migration of 24 companies on Acme sandbox, 3 d 2 h before the agreed window 1 Mar 2031, 22:00 – 2 Mar 2031, 04:00 UTC: The customer asked to start early");
+  });
+});

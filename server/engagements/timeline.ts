@@ -131,8 +131,11 @@ function describe(ev: AuditEvent): string {
     }
     case "migration.test_cancelled":
       return `Cancelled the ${ev.after.kind === "rehearsal" ? "rehearsal on the sandbox" : "single-company test"} on ${ev.after.company}: ${clause(ev.after.reason)}`;
-    case "migration.bulk_started":
-      return `Started the bulk migration of ${companiesText(ev.after.companies)} on ${ev.after.target}`;
+    case "migration.bulk_started": {
+      const started = `Started the bulk migration of ${companiesText(ev.after.companies)} on ${ev.after.target}`;
+      const o = ev.after.outsideWindow;
+      return o ? `${started}, ${formatDuration(o.bySeconds)} ${o.position} the agreed window ${windowWords(o)}: ${clause(o.reason)}` : started;
+    }
     case "migration.bulk_paused":
       return `Paused the bulk migration${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`;
     case "migration.bulk_resumed":

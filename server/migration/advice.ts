@@ -5,6 +5,7 @@
  */
 import type { AdviceCode } from "@/core/migration/advice-codes";
 import type { PlatformError, StoredErrorKind } from "./engine/pipeline";
+import { readTokenRefusal } from "./token-refusal-words";
 
 
 export type Advice = {
@@ -13,7 +14,8 @@ export type Advice = {
   text: string;
   /**
    * A checklist step whose promise the failure shows broken: step 4 (syncing disabled) when the
-   * old app refreshed the tokens after the file was exported. The test reopens it with the text.
+   * old app replaced the tokens after the file was exported (the rotated family, or an AuthError
+   * during the sync). The single-company test reopens it with the text.
    */
   reopenStep: 4 | null;
 };
@@ -31,27 +33,49 @@ export type AdviceInput = {
 
 const advice = (code: AdviceCode, text: string, reopenStep: 4 | null = null): Advice => ({ code, text, reopenStep });
 
-/** The words for a refused authorization, from the platform's own status and text. */
+/** The way back for a company whose tokens the platform refused, once the migration has started. */
+const WAY_BACK = "This company can come back by its reconnect link or by fresh tokens in a supplementary file.";
+
+/**
+ * The words for a refused authorization, by the family the platform's words name. Only tokens the
+ * old app replaced break step 4's promise (syncing off), so only they reopen it; tokens that were
+ * never valid blame the file's row, revoked ones the end customer's consent.
+ *
+ * None of them says "export a new file": a token refusal comes from authorizing the company on
+ * the service, which only a single-company test or the bulk run does, and from the first of them
+ * the portal refuses to replace the token file (the migration has started). The ways back named
+ * instead are the company's reconnect link and a supplementary file of fresh tokens.
+ */
 function reauthorizationAdvice(input: AdviceInput): Advice {
   const last = input.platformErrors?.[input.platformErrors.length - 1];
-  const text = [last?.statusText, last?.errorMessage, input.error].filter(Boolean).join(" ");
-  if (/invalid_grant/i.test(text) || last?.statusCode === "400") {
-    return advice(
-      "token_refreshed_after_export",
-      "The old app probably refreshed this token after the file was exported: ask the customer to confirm syncing is off and export a new file.",
-      4,
-    );
+  const refusal = readTokenRefusal([last?.errorMessage, input.error]);
+  switch (refusal.family) {
+    case "never_valid":
+      return advice(
+        "tokens_never_valid",
+        `The platform never accepted this company's tokens (${refusal.case}): the token file's row is wrong, not the old app's syncing. Ask the customer for this company's tokens from the right OAuth app and account in a supplementary file, or to send its end customer the company's reconnect link.`,
+      );
+    case "rotated":
+      return advice(
+        "tokens_rotated",
+        `The platform says this company's tokens were replaced (${refusal.case}). Ask the customer to confirm syncing is off in the old app: while it runs, it replaces the tokens of every company in the file. ${WAY_BACK}`,
+        4,
+      );
+    case "revoked":
+      return advice(
+        "tokens_revoked",
+        `The platform no longer grants access to this company (${refusal.case}): only the end customer can grant it again, through the company's reconnect link. Neither the token file nor the old app's syncing is at fault.`,
+      );
+    case null:
+      return advice(
+        "tokens_refused",
+        `The platform refused this company's tokens without saying why in words Ferry recognises (its answer is below): check with the customer that syncing is off in the old app. ${WAY_BACK}`,
+      );
+    default: {
+      const never: never = refusal.family;
+      return never;
+    }
   }
-  if (last?.statusCode === "403") {
-    return advice(
-      "tokens_of_another_account",
-      "The tokens belong to another account than the one this company's row names: ask the customer to check the row (its account id) and export a new file.",
-    );
-  }
-  return advice(
-    "token_revoked",
-    "The platform no longer accepts this company's access token (revoked, or the app was uninstalled): ask the customer for a new file with live tokens for it, or set the company aside for reconnection through the service's link flow.",
-  );
 }
 
 /** What to do about a failure (see the module comment). */
@@ -62,7 +86,7 @@ export function adviceFor(input: AdviceInput): Advice {
     case "auth_error_during_sync":
       return advice(
         "syncing_still_on",
-        "The platform stopped accepting the tokens during the sync: the old app is probably still syncing and refreshed them. Ask the customer to confirm syncing is off and export a new file.",
+        `The platform stopped accepting the tokens during the sync: the old app is probably still syncing and refreshed them. Ask the customer to confirm syncing is off in the old app. ${WAY_BACK}`,
         4,
       );
     case "company_limit":

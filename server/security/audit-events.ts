@@ -245,7 +245,14 @@ export const AUDIT_EVENTS = {
   "migration.bulk_started": {
     target: "migration_run",
     before: NONE,
-    after: z.object({ companies: z.number().int(), target: z.string() }),
+    after: z.object({
+      companies: z.number().int(),
+      target: z.string(),
+      /** Started outside the agreed window: where, by how much, and support's reason. */
+      outsideWindow: z
+        .object({ position: z.enum(["before", "after"]), startsAt: z.string(), endsAt: z.string(), bySeconds: z.number().int(), reason: z.string() })
+        .optional(),
+    }),
   },
   "migration.bulk_paused": {
     target: "migration_run",

@@ -79,13 +79,17 @@ export async function completeIntake(
   return { submissionId: submitted.submissionId };
 }
 
-/** Step 2 on an engagement whose step 1 is done: support proposes a window, the customer accepts it. */
-export async function agreeWindow(deps: FlowDeps, params: { engagementId: string; startsAt?: Date; endsAt?: Date }): Promise<{ windowId: string }> {
+/**
+ * Step 2 on an engagement whose step 1 is done: support proposes a window, the customer accepts it.
+ * `proposedAt` is when support proposed it (default now): a window must start after its proposal,
+ * so one already under way is agreed as proposed earlier.
+ */
+export async function agreeWindow(deps: FlowDeps, params: { engagementId: string; startsAt?: Date; endsAt?: Date; proposedAt?: Date }): Promise<{ windowId: string }> {
   const { db, config, support, customer } = deps;
   const { engagementId } = params;
   const startsAt = params.startsAt ?? new Date(Date.now() + 7 * 86_400_000);
   const endsAt = params.endsAt ?? new Date(startsAt.getTime() + 8 * 3_600_000);
-  const proposed = await proposeWindow(db, { sandbox: config.sandbox }, support, { engagementId, windows: [{ startsAt, endsAt }] });
+  const proposed = await proposeWindow(db, { sandbox: config.sandbox }, support, { engagementId, windows: [{ startsAt, endsAt }], now: params.proposedAt });
   await notifyAfterChange(db, config, { engagementId, ...proposed });
   const windowId = proposed.windowIds[0]!;
   await notifyAfterChange(db, config, { engagementId, ...acceptWindow(db, customer, { engagementId, windowId }) });
@@ -109,7 +113,8 @@ export async function engagementThroughFlows(params: {
   /** Points the engagement at this service target before anything else (e.g. a test sandbox's). */
   serviceTargetId?: string;
   upTo?: 1 | 2 | 3 | 4;
-  window?: { startsAt: Date; endsAt: Date };
+  /** The window agreed in step 2 (default: 7 days on, 8 hours long); see agreeWindow for `proposedAt`. */
+  window?: { startsAt: Date; endsAt: Date; proposedAt?: Date };
   fileName?: string;
   /** The contacts for the migration window the customer names (default: the customer). */
   contacts?: readonly { name: string; email: string }[];

@@ -145,7 +145,9 @@ export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): vo
       ? { checks: passingChecks() }
       : spec.state === "reauth_required"
         ? {
-            outcomeReason: "Deauthorized: 400 invalid_grant — the refresh token is invalid, expired or revoked.",
+            // The pipeline's account of a refusal, in the sandbox's words for tokens the old app refreshed after the export.
+            outcomeReason:
+              "400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used. The customer's own application refreshed the tokens after they were handed over, which retired every earlier token. Intuit answered {\"error\":\"invalid_grant\"}. Reauthorization is required.",
             checks: { connection: { status: "Deauthorized", at: new Date().toISOString() } },
           }
         : spec.state === "failed"

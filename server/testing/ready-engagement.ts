@@ -4,7 +4,7 @@
  * customer exports into a token file (some of them rotated after the export, as when the customer's
  * old app refreshed them), and steps 1–4 done through the real flows
  * (server/testing/engagement-flows.ts): the customer submits the file, support accepts it, a window
- * is proposed and accepted, the customer confirms steps 3 and 4.
+ * is proposed and accepted (one under way now), the customer confirms steps 3 and 4.
  */
 import type { Db } from "@/db/client";
 import { asc, eq } from "drizzle-orm";
@@ -12,7 +12,7 @@ import { migrationItems, users } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { AppConfig } from "@/server/config";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
-import type { SandboxControl, Tenant } from "@/server/sandbox/controls/control-client";
+import type { CredentialKind, SandboxControl, Tenant } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget } from "@/server/targets/targets";
@@ -33,6 +33,11 @@ export type ReadyCompany = {
   rotatedAfterExport?: boolean;
   /** Data types whose syncs end FetchError on this tenant. */
   fetchErrorDataTypes?: string[];
+  /**
+   * Wrong tokens in the file for this tenant, of the sandbox's kind (never issued, another app's,
+   * revoked…); by default the file holds the tenant's own tokens.
+   */
+  tokens?: Exclude<CredentialKind, "valid">;
 };
 
 export type ReadyEngagement = {
@@ -97,14 +102,15 @@ export async function readyEngagement(
   }
 
   // The customer's export: each tenant's credentials as they were when the file was made.
-  const exported: { company: ReadyCompany; tenant: Tenant }[] = [];
+  const exported: { company: ReadyCompany; tenant: Tenant; credentials: Record<string, string> }[] = [];
   for (const company of params.companies) {
     const tenant = await sandbox.control.createTenant(platform.key, {
       name: company.name,
       ...(company.records === undefined ? {} : { records: company.records }),
       ...(company.fetchErrorDataTypes ? { fetchErrorDataTypes: company.fetchErrorDataTypes } : {}),
     });
-    exported.push({ company, tenant });
+    const credentials = company.tokens ? (await sandbox.control.issueCredentials(platform.key, tenant.tenantId, company.tokens)).credentials : tenant.credentials;
+    exported.push({ company, tenant, credentials });
   }
   for (const { company, tenant } of exported) {
     if (company.rotatedAfterExport) await sandbox.control.rotate(platform.key, tenant.tenantId);
@@ -125,9 +131,12 @@ export async function readyEngagement(
     platformKey: platform.key,
     serviceTargetId: target.id,
     upTo: params.stopAfterStep1 ? 1 : 4,
-    companies: exported.map(({ company, tenant }) => ({
+    // The engagement is readied for its migration now: the agreed window is under way (proposed
+    // the day before, started an hour ago, a week long), so a bulk run starts inside it.
+    window: { proposedAt: new Date(Date.now() - 86_400_000), startsAt: new Date(Date.now() - 3_600_000), endsAt: new Date(Date.now() + 7 * 86_400_000) },
+    companies: exported.map(({ company, credentials }) => ({
       name: company.name,
-      credentials: tenant.credentials,
+      credentials,
       externalRef: company.externalRef ?? null,
       records: company.records ?? null,
     })),

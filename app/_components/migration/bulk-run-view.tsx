@@ -30,6 +30,40 @@ function paceText(pace: BulkRun["pace"]): string {
   return `${now} against the limit of ${numberText(pace.limit.requests)} requests per ${pace.limit.perSeconds === 1 ? "second" : formatDuration(pace.limit.perSeconds)}${share}`;
 }
 
+type BulkWindow = NonNullable<BulkOverview["window"]>;
+
+/** The agreed window and where now stands against it: "8 Dec 2026, 09:00 UTC – 8 Dec 2026, 17:00 UTC · 5 h 10 min left". */
+function windowFact(w: BulkWindow): string {
+  const span = `${formatDateTime(w.startsAt)} – ${formatDateTime(w.endsAt)}`;
+  switch (w.position) {
+    case "before":
+      return `${span} · starts in ${formatDuration(w.seconds)}`;
+    case "inside":
+      return `${span} · ${formatDuration(w.seconds)} left`;
+    case "after":
+      return `${span} · ended ${formatDuration(w.seconds)} ago`;
+    default: {
+      const never: never = w.position;
+      return never;
+    }
+  }
+}
+
+/** The warning when the run will not be done within the agreed window, or null. */
+function OverrunNotice({ window: w, run }: { window: BulkWindow | null; run: BulkRun }) {
+  if (!w?.overrun) return null;
+  const unfinished = run.progress.total - run.progress.finished;
+  const held = run.status === "paused" || run.status === "stopped";
+  return (
+    <Notice tone="warning" title={w.overrun.kind === "pace" ? "The run will overrun the agreed window" : "The agreed window has ended"}>
+      {w.overrun.kind === "pace"
+        ? `At the recent pace the remaining ${companies(unfinished)} need about ${formatDuration(run.pace.etaSeconds ?? 0)}, ${formatDuration(w.overrun.seconds)} more than is left of the window (it ends ${formatDateTime(w.endsAt)}).`
+        : `The window ended ${formatDuration(w.overrun.seconds)} ago (${formatDateTime(w.endsAt)}) with ${companies(unfinished)} not yet final.`}{" "}
+      {held ? "Agree the extra time with the customer before resuming the run." : "Agree the extra time with the customer, or pause the run."}
+    </Notice>
+  );
+}
+
 function etaText(run: BulkRun): string {
   if (!run.active) return run.finishedAt ? `Finished ${formatDateTime(run.finishedAt)}` : "—";
   if (run.pace.etaSeconds === null) return "Not known yet (it is told once companies finish at a steady pace)";
@@ -79,7 +113,8 @@ function RunState({ run, stoppedHint }: { run: BulkRun; stoppedHint: string }) {
 
 /**
  * The bulk run as it stands, read-only: its status and why, a progress bar, the companies per
- * state, the pace against the service's limit, the requests and 429s, and the time left. The
+ * state, the pace against the service's limit, the requests and 429s, the time left beside the
+ * agreed window's (with a warning when the pace says the run will overrun it). The
  * console puts its controls beside it; the portal shows it as is. A stopped run's notice ends
  * with `stoppedHint`, the page's words for what happens next.
  */
@@ -93,6 +128,7 @@ export function BulkRunView({ overview, stoppedHint }: { overview: BulkOverview;
           No bulk run yet. {companies(overview.total)} in this engagement. {pilot}
         </p>
         <HandoverCounts counts={overview.counts} total={overview.total} label="Companies per state" />
+        {overview.window ? <Facts rows={[{ term: "Agreed window", detail: windowFact(overview.window) }]} /> : null}
       </div>
     );
   }
@@ -106,8 +142,9 @@ export function BulkRunView({ overview, stoppedHint }: { overview: BulkOverview;
           {run.target ? `on ${run.target.name} · ` : ""}started by {run.requestedBy ?? "someone"} · {formatDateTime(run.requestedAt)}
         </span>
       </div>
-      <div aria-live="polite">
+      <div aria-live="polite" className="space-y-2">
         <RunState run={run} stoppedHint={stoppedHint} />
+        <OverrunNotice window={overview.window} run={run} />
       </div>
       <div className="space-y-1.5">
         <ProgressBar label="Companies finished" value={finished} max={Math.max(total, 1)} valueText={`${numberText(finished)} of ${companies(total)} finished`} />
@@ -124,6 +161,7 @@ export function BulkRunView({ overview, stoppedHint }: { overview: BulkOverview;
             detail: `${numberText(run.pace.requests)}, of which ${numberText(run.pace.rateLimited)} answered 429${run.pace.requests ? ` (${((run.pace.rateLimited / run.pace.requests) * 100).toFixed(1)}%)` : ""}`,
           },
           { term: "Time left", detail: etaText(run) },
+          ...(overview.window ? [{ term: "Agreed window", detail: windowFact(overview.window) }] : []),
           ...(overview.limitText ? [{ term: "The limit", detail: overview.limitText }] : []),
         ]}
       />

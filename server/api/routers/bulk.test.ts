@@ -6,7 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { auditEvents, engagements, migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
+import { auditEvents, engagements, mailOutbox, migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
@@ -34,7 +34,18 @@ beforeEach(async () => {
   });
   engagementId = flows.engagementId;
   itemIds = flows.itemIds;
+  // The flows can only agree a window in the future (7 days on); most tests here start the run
+  // inside it, as support normally does. "the agreed window" below puts it elsewhere.
+  agreedWindow(-HOUR, 8 * HOUR);
 });
+
+const HOUR = 3_600_000;
+/** The engagement's agreed window, from `startMs` to `endMs` after now (negative: before now). */
+const agreedWindow = (startMs: number, endMs: number) => {
+  const now = Date.now();
+  t.db.update(engagements).set({ windowStartsAt: new Date(now + startMs), windowEndsAt: new Date(now + endMs) }).where(eq(engagements.id, engagementId)).run();
+};
+const mailsTo = (to: string) => t.db.select().from(mailOutbox).where(eq(mailOutbox.to, to)).all();
 
 const run = () => t.db.select().from(migrationRuns).where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk"))).get();
 const item = (i: number) => t.db.select().from(migrationItems).where(eq(migrationItems.id, itemIds[i]!)).get()!;
@@ -62,6 +73,73 @@ describe("starting", () => {
     const overview = await support().bulk.overview({ engagementId });
     expect(overview.run).toMatchObject({ status: "queued", active: true, progress: { total: 4, finished: 0, counts: { pending: 4 } } });
     expect(overview.controls).toMatchObject({ start: { allowed: false }, pause: { allowed: true }, cancel: { allowed: true }, resume: { allowed: false } });
+  });
+});
+
+describe("the agreed window", () => {
+  beforeEach(() => {
+    passSingleCompanyTest(t.db, p.support, engagementId);
+  });
+
+  it("before it: refused without a reason, on the reason field, in words that say when it starts; nothing changes", async () => {
+    agreedWindow(3 * 24 * HOUR + 10 * 60_000, 3 * 24 * HOUR + 8 * HOUR);
+    const mailsBefore = mailsTo(p.customerA.email).length;
+    for (const reason of [undefined, "   "]) {
+      const refused = await trpcError(support().bulk.start({ engagementId, reason }));
+      expect(refused.code).toBe("BAD_REQUEST");
+      expect(refused.message).toBe("Say why the bulk migration starts 3 d before the agreed window: the reason is recorded and the customer is told.");
+      expect(refused.cause).toMatchObject({ fields: { reason: refused.message } });
+    }
+    expect(run()).toBeUndefined();
+    expect((await support().engagements.get({ engagementId })).steps[5]!.state).toBe("pending");
+    expect(audits("migration.bulk_started")).toHaveLength(0);
+    expect(mailsTo(p.customerA.email)).toHaveLength(mailsBefore);
+    // The start stays on offer: the dialog asks for the reason.
+    const overview = await support().bulk.overview({ engagementId });
+    expect(overview.controls.start).toEqual({ allowed: true, reason: null });
+    expect(overview.window).toMatchObject({ position: "before", startNeedsReason: expect.stringContaining("starts in 3 d") as string, overrun: null });
+  });
+
+  it("before it with a reason: started, the reason audited and in the timeline, and the customer mailed it", async () => {
+    agreedWindow(3 * 24 * HOUR + 10 * 60_000, 3 * 24 * HOUR + 8 * HOUR);
+    const { runId } = await support().bulk.start({ engagementId, reason: "  The customer's finance team asked to start early.  " });
+    expect(run()).toMatchObject({ id: runId, status: "queued" });
+    const [audit] = audits("migration.bulk_started");
+    expect(audit!.after).toMatchObject({
+      companies: 4,
+      outsideWindow: { position: "before", reason: "The customer's finance team asked to start early.", bySeconds: expect.any(Number) as number },
+    });
+    const summary = (await customer().engagements.timeline({ engagementId }))[0]!.summary;
+    expect(summary).toMatch(/^Started the bulk migration of 4 companies on Sandbox target, 3 d before the agreed window .+ UTC: The customer's finance team asked to start early$/);
+    const mail = mailsTo(p.customerA.email).at(-1)!;
+    expect(mail.subject).toMatch(/\] The bulk migration started before the agreed window$/);
+    expect(mail.text).toContain("Support One started the bulk migration of 4 companies 3 d before the agreed window");
+    expect(mail.text).toContain("The customer's finance team asked to start early.");
+    expect(mail.text).toContain(`http://ferry.test/portal/engagements/${engagementId}`);
+  });
+
+  it("after it: the reason is asked for the same way, and the customer told the run started after the window", async () => {
+    agreedWindow(-2 * 24 * HOUR, -2 * 24 * HOUR + 8 * HOUR);
+    const refused = await trpcError(support().bulk.start({ engagementId }));
+    expect(refused.message).toBe("Say why the bulk migration starts 1 d 16 h after the agreed window: the reason is recorded and the customer is told.");
+    await support().bulk.start({ engagementId, reason: "The window was missed; the customer agreed by phone." });
+    expect(audits("migration.bulk_started")[0]!.after).toMatchObject({ outsideWindow: { position: "after" } });
+    expect(mailsTo(p.customerA.email).at(-1)!.subject).toMatch(/started after the agreed window$/);
+  });
+
+  it("inside it: no reason asked, none recorded, no mail about it", async () => {
+    const mailsBefore = mailsTo(p.customerA.email).length;
+    expect((await support().bulk.overview({ engagementId })).window).toMatchObject({ position: "inside", startNeedsReason: null });
+    await support().bulk.start({ engagementId });
+    expect(audits("migration.bulk_started")[0]!.after).toEqual({ companies: 4, target: "Sandbox target" });
+    expect(mailsTo(p.customerA.email)).toHaveLength(mailsBefore);
+  });
+
+  it("no window agreed (data from before windows): nothing to hold, so no reason", async () => {
+    t.db.update(engagements).set({ windowStartsAt: null, windowEndsAt: null }).where(eq(engagements.id, engagementId)).run();
+    expect((await support().bulk.overview({ engagementId })).window).toBeNull();
+    await support().bulk.start({ engagementId });
+    expect(run()).toMatchObject({ status: "queued" });
   });
 });
 

@@ -4,6 +4,7 @@
  * which offer them no controls.
  * A worker process carries the run out (server/migration/engine/worker.ts).
  */
+import { notifyAfterChange } from "@/server/engagements/flows";
 import {
   cancelBulkRun,
   pauseBulkRun,
@@ -24,6 +25,7 @@ import {
   ZRetryFailedResponse,
   ZRetryItemRequest,
   ZSetAsideRequest,
+  ZStartBulkRequest,
   ZStartBulkResponse,
 } from "./bulk.types";
 import { OK, ZOk } from "./shared.types";
@@ -36,8 +38,18 @@ export const bulkRouter = createTRPCRouter({
     .input(ZBulkItemsRequest)
     .output(ZBulkItemsResponse)
     .query(({ ctx, input }) => listBulkItems(ctx.db, ctx.actor, input)),
-  /** Starts the bulk migration of every company not yet final (step 5 passed); starts step 6. */
-  start: staffEngagementProcedure.output(ZStartBulkResponse).mutation(({ ctx, input }) => startBulkRun(ctx.db, ctx.actor, input)),
+  /**
+   * Starts the bulk migration of every company not yet final (step 5 passed); starts step 6.
+   * Outside the agreed window only with a reason, which the customer is mailed.
+   */
+  start: staffEngagementProcedure
+    .input(ZStartBulkRequest)
+    .output(ZStartBulkResponse)
+    .mutation(async ({ ctx, input }) => {
+      const { runId, notice } = startBulkRun(ctx.db, ctx.actor, { engagementId: input.engagementId, reason: input.reason });
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, notice });
+      return { runId };
+    }),
   pause: staffEngagementProcedure
     .input(ZPauseBulkRequest)
     .output(ZOk)

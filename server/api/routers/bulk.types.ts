@@ -7,6 +7,8 @@ export const ZBulkOverviewResponse = ZBulkOverview;
 export const ZBulkItemsRequest = engagementInput.extend(ZBulkItemsFilter.shape);
 export const ZBulkItemsResponse = ZBulkItemsPage;
 
+/** Starting outside the agreed window must say why (the server's rule: refused on `reason` without one). */
+export const ZStartBulkRequest = engagementInput.extend(ZBulkOptionalReason.shape);
 export const ZStartBulkResponse = z.object({ runId: z.string() });
 /** Pausing may say why (shown on the run); cancelling must. */
 export const ZPauseBulkRequest = engagementInput.extend(ZBulkOptionalReason.shape);

@@ -147,7 +147,7 @@ describe("the report's companies", () => {
       error: null,
     });
     expect(reauth!.reason).toContain("invalid_grant");
-    expect(reauth!.customerAction).toContain("reconnect through the service's link flow");
+    expect(reauth!.customerAction).toContain("check that syncing in your old app is off, then send the end customer the company's reconnect link, or send fresh tokens for it in a supplementary file");
     expect(failed!.error).toMatchObject({ status: 500, error: "Internal server error", correlationId: expect.stringMatching(/^corr-/) });
     expect(failed!.reason).toContain("500 Internal server error");
     expect(aside).toMatchObject({ state: "set_aside", companyId: null, reason: "Set aside by support: The customer closed this company last month." });

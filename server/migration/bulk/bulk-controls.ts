@@ -27,14 +27,26 @@ import {
   retryFailedRefusal,
   retryItemRefusal,
   setAsideItemRefusal,
+  startReasonRefusal,
   startRefusal,
+  windowPosition,
+  type AgreedWindow,
   type BulkContext,
 } from "./rules";
+import type { FlowNotice } from "@/server/engagements/waiting/notify";
+import { windowText } from "@/server/engagements/window/propose-window";
+import { formatDuration } from "@/core/format";
+import { companiesText } from "@/core/words";
 
 const UNFINISHED: readonly MigrationItemState[] = MIGRATION_ITEM_STATES.filter((s) => !(FINAL_ITEM_STATES as readonly string[]).includes(s));
 
-/** What the rules need, read as things stand. */
-export function loadBulkContext(tx: DbOrTx, actor: Actor, engagementId: string): BulkContext & { eng: ReturnType<typeof loadForChange>["eng"]; latest: RunRow | undefined; counts: Record<MigrationItemState, number> } {
+/** What the rules need, read as things stand (at `now`). */
+export function loadBulkContext(
+  tx: DbOrTx,
+  actor: Actor,
+  engagementId: string,
+  now: Date = new Date(),
+): BulkContext & { eng: ReturnType<typeof loadForChange>["eng"]; latest: RunRow | undefined; counts: Record<MigrationItemState, number> } {
   const { eng, states } = loadForChange(tx, engagementId);
   const latest = latestBulkRun(tx, engagementId);
   const counts = realCountsByState(tx, engagementId);
@@ -51,6 +63,8 @@ export function loadBulkContext(tx: DbOrTx, actor: Actor, engagementId: string):
     unfinished: UNFINISHED.reduce((n, s) => n + counts[s], 0),
     failed: counts.failed,
     handoverProduced: findHandover(tx, engagementId) !== undefined,
+    window: eng.windowStartsAt && eng.windowEndsAt ? { startsAt: eng.windowStartsAt, endsAt: eng.windowEndsAt } : null,
+    now,
   };
 }
 
@@ -64,29 +78,54 @@ const check = (refusal: ReturnType<typeof startRefusal>) => {
   if (refusal) refuse(refusal);
 };
 
-/** Starts the bulk migration of every real company not yet in a final state; starts step 6. */
-export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string }): { runId: string } {
-  check(startRefusal(loadBulkContext(db, actor, input.engagementId)));
+/**
+ * Starts the bulk migration of every real company not yet in a final state; starts step 6.
+ * Outside the agreed window it needs a reason: recorded with the start, and the customer is told
+ * (the returned notice, mailed by the caller once the transaction has committed).
+ */
+export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string; reason?: string; now?: Date }): { runId: string; notice: FlowNotice | null } {
+  const first = loadBulkContext(db, actor, input.engagementId, input.now);
+  check(startRefusal(first));
+  check(startReasonRefusal(first, input.reason));
   const runId = crypto.randomUUID();
-  db.transaction((tx) => {
-    const c = loadBulkContext(tx, actor, input.engagementId);
+  return db.transaction((tx) => {
+    const now = input.now ?? new Date();
+    const c = loadBulkContext(tx, actor, input.engagementId, now);
     check(startRefusal(c));
-    const now = new Date();
+    check(startReasonRefusal(c, input.reason));
     const target = findServiceTarget(tx, c.eng.serviceTargetId!);
     insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
     const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
     if (c.states[6] === "pending") applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now });
+    const outside = outsideWindowStart(c.window, now, input.reason);
     recordAudit(tx, {
       actor,
       action: "migration.bulk_started",
       targetId: runId,
       engagementId: c.eng.id,
       organizationId: c.eng.organizationId,
-      after: { companies, target: target?.name ?? "the service target" },
+      after: { companies, target: target?.name ?? "the service target", ...(outside ? { outsideWindow: outside.audit } : {}) },
       at: now,
     });
+    return { runId, notice: outside ? outside.notice(actor, companies) : null };
   });
-  return { runId };
+}
+
+/** A start outside the agreed window: what the audit keeps and what the customer is told; null inside it or without one. */
+function outsideWindowStart(window: AgreedWindow | null, now: Date, reason: string | undefined) {
+  if (!window || !reason?.trim()) return null;
+  const position = windowPosition(window, now);
+  if (position === "inside") return null;
+  const bySeconds = Math.round(Math.abs((position === "before" ? window.startsAt : window.endsAt).getTime() - now.getTime()) / 1000);
+  const text = reason.trim();
+  return {
+    audit: { position, startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString(), bySeconds, reason: text },
+    notice: (actor: Actor, companies: number): FlowNotice => ({
+      to: "customer",
+      subject: position === "before" ? "The bulk migration started before the agreed window" : "The bulk migration started after the agreed window",
+      text: `${actor.name} started the bulk migration of ${companiesText(companies)} ${formatDuration(bySeconds)} ${position} the agreed window ${windowText(window)}, saying why:\n\n${text}\n\nYou can follow it on the engagement's page.`,
+    }),
+  };
 }
 
 /** Pauses the run: the worker lets go within a second; the companies keep their states. */

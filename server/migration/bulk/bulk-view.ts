@@ -22,10 +22,13 @@ import {
   pauseRefusal,
   resumeRefusal,
   retryFailedRefusal,
+  outsideWindowWords,
   RETRY_FROM,
   startRefusal,
+  windowPosition,
+  type AgreedWindow,
 } from "./rules";
-import type { BulkItemsPageView, BulkOverviewView, BulkRunView } from "@/core/migration/bulk-schemas";
+import type { BulkItemsPageView, BulkOverviewView, BulkRunView, BulkWindowView } from "@/core/migration/bulk-schemas";
 
 const FINAL = new Set<string>(FINAL_ITEM_STATES);
 const finishedOf = (counts: Record<MigrationItemState, number>) => Object.entries(counts).reduce((n, [s, k]) => (FINAL.has(s) ? n + k : n), 0);
@@ -40,6 +43,30 @@ export function paceFromSamples(samples: readonly [number, number, number][], no
   // A sample older than 10 s means the run is not moving now (paused, held, no worker).
   const stale = now - last[0] > 10_000;
   return stale ? { perSecond: 0, finishedPerSecond: 0 } : { perSecond: (last[1] - first[1]) / seconds, finishedPerSecond: (last[2] - first[2]) / seconds };
+}
+
+/**
+ * The agreed window beside the run: the time left (or until it starts, or since it ended), the
+ * reason a start would need now, and an overrun the run's pace foresees — inside the window when
+ * the ETA reaches past its end, after it when companies are still unfinished. `run`: the latest
+ * run's activity and ETA (null before the first). Pure.
+ */
+export function windowOutlook(params: {
+  window: AgreedWindow;
+  now: Date;
+  /** `active`: the run still has something to follow (queued, running, paused, stopped); `etaSeconds` is known only while it runs. */
+  run: { active: boolean; etaSeconds: number | null; unfinished: number } | null;
+}): BulkWindowView {
+  const { window, now, run } = params;
+  const position = windowPosition(window, now);
+  const at = now.getTime();
+  const seconds = Math.round(Math.max(0, position === "before" ? window.startsAt.getTime() - at : position === "inside" ? window.endsAt.getTime() - at : at - window.endsAt.getTime()) / 1000);
+  let overrun: BulkWindowView["overrun"] = null;
+  if (run?.active && run.unfinished > 0) {
+    if (position === "inside" && run.etaSeconds !== null && run.etaSeconds > seconds) overrun = { kind: "pace", seconds: run.etaSeconds - seconds };
+    if (position === "after") overrun = { kind: "ended", seconds };
+  }
+  return { startsAt: window.startsAt, endsAt: window.endsAt, position, seconds, startNeedsReason: outsideWindowWords(window, now), overrun };
 }
 
 function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["latest"]>, now: Date): BulkRunView {
@@ -73,11 +100,10 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
   };
 }
 
-/** The bulk migration of an engagement as a screen shows it (controls only for staff). */
-export function getBulkOverview(db: Db, actor: Actor, engagementId: string): BulkOverviewView {
+/** The bulk migration of an engagement as a screen shows it (controls only for staff), at `now`. */
+export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now: Date = new Date()): BulkOverviewView {
   assertCanView(db, actor, engagementId);
-  const c = loadBulkContext(db, actor, engagementId);
-  const now = new Date();
+  const c = loadBulkContext(db, actor, engagementId, now);
   const pilot = passedPilotItem(db, engagementId);
   const staff = isStaff(actor.role);
   const refusedForCustomers = { allowed: false, reason: "Support staff control the bulk migration." };
@@ -94,12 +120,20 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string): Bul
             ? `${rule.source.charAt(0).toUpperCase()}${rule.source.slice(1)}: the run keeps under ${rule.requestsPerMinute.toLocaleString("en-GB")} requests a minute, paces to the X-Rate-Limit headers of every answer and waits for a spent quota's reset.`
             : "The built-in sandbox's configured limit, as its X-Rate-Limit headers report it on every answer; the run paces to them.";
         })();
+  const run = c.latest ? runView(db, c.latest, now) : null;
   return {
-    run: c.latest ? runView(db, c.latest, now) : null,
+    run,
     counts: c.counts,
     total,
     pilot: pilot ? { name: pilot.name, state: pilot.state } : null,
     limitText,
+    window: c.window
+      ? windowOutlook({
+          window: c.window,
+          now,
+          run: run && { active: run.active, etaSeconds: run.pace.etaSeconds, unfinished: run.progress.total - run.progress.finished },
+        })
+      : null,
     controls: {
       start: control(startRefusal(c)),
       pause: control(pauseRefusal(c)),

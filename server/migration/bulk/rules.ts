@@ -7,6 +7,8 @@ import type { Role } from "@/core/accounts/roles";
 import { isStaff, statusWords, type Refusal, type StepStates } from "@/server/engagements/checklist";
 import type { EngagementStatus } from "@/core/engagements/states";
 import type { MigrationItemState, RunStatus } from "@/core/migration/states";
+import { formatDuration } from "@/core/format";
+import { windowText } from "@/server/engagements/window/propose-window";
 
 const refused = (reason: string, code: Refusal["code"] = "PRECONDITION_FAILED"): Refusal => ({ ok: false, code, reason });
 
@@ -29,7 +31,59 @@ export type BulkContext = {
   unfinished: number;
   failed: number;
   handoverProduced: boolean;
+  /** The window the customer accepted in step 2, or null when none is agreed. */
+  window: AgreedWindow | null;
+  /** The time the rules decide at (injected, so tests do not depend on the clock). */
+  now: Date;
 };
+
+/** The migration window agreed in step 2. */
+export type AgreedWindow = { startsAt: Date; endsAt: Date };
+export type WindowPosition = "before" | "inside" | "after";
+
+/** Where `now` stands against the window: its start belongs to it, its end does not. */
+export function windowPosition(window: AgreedWindow, now: Date): WindowPosition {
+  if (now.getTime() < window.startsAt.getTime()) return "before";
+  if (now.getTime() >= window.endsAt.getTime()) return "after";
+  return "inside";
+}
+
+/**
+ * Why starting the bulk migration now needs a reason, in words (the start dialog says it), or
+ * null: inside the agreed window, or when none is agreed. The customer agreed to the window, so
+ * starting outside it is support's decision to explain; without an agreed window (step 2 is done
+ * only by accepting one, so only data from before windows lacks it) there is nothing to hold.
+ */
+export function outsideWindowWords(window: AgreedWindow | null, now: Date): string | null {
+  if (!window) return null;
+  const position = windowPosition(window, now);
+  switch (position) {
+    case "inside":
+      return null;
+    case "before":
+      return `The agreed window (${windowText(window)}) starts in ${formatDuration((window.startsAt.getTime() - now.getTime()) / 1000)}: say why the bulk migration starts before it. The reason is recorded and the customer is told.`;
+    case "after":
+      return `The agreed window (${windowText(window)}) ended ${formatDuration((now.getTime() - window.endsAt.getTime()) / 1000)} ago: say why the bulk migration starts after it. The reason is recorded and the customer is told.`;
+    default: {
+      const never: never = position;
+      return never;
+    }
+  }
+}
+
+/** Starting outside the agreed window without a reason: refused on the reason field, saying by how much. */
+export function startReasonRefusal(c: Pick<BulkContext, "window" | "now">, reason: string | undefined): Refusal | null {
+  if (!c.window || reason?.trim()) return null;
+  const position = windowPosition(c.window, c.now);
+  if (position === "inside") return null;
+  const bySeconds = Math.abs((position === "before" ? c.window.startsAt : c.window.endsAt).getTime() - c.now.getTime()) / 1000;
+  return {
+    ok: false,
+    code: "BAD_INPUT",
+    field: "reason",
+    reason: `Say why the bulk migration starts ${formatDuration(bySeconds)} ${position} the agreed window: the reason is recorded and the customer is told.`,
+  };
+}
 
 function common(c: BulkContext): Refusal | null {
   if (!isStaff(c.role)) return refused("Only support staff control the bulk migration.", "FORBIDDEN");

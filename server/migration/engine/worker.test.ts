@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { auditEvents, engagementSteps, migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
+import { migrationHasStarted } from "@/server/engagements/intake/intake-repository";
 import { createServiceClient } from "@/server/service-client";
 import { decryptSecret } from "@/server/security/secrets";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
@@ -98,13 +99,13 @@ describe("the single-company test", () => {
     await worker().runOnce();
     const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     const advice =
-      "The old app probably refreshed this token after the file was exported: ask the customer to confirm syncing is off and export a new file.";
+      "The platform says this company's tokens were replaced (already used: the old app refreshed them after the export). Ask the customer to confirm syncing is off in the old app: while it runs, it replaces the tokens of every company in the file. This company can come back by its reconnect link or by fresh tokens in a supplementary file.";
     expect(run).toMatchObject({
       status: "failed",
       result: "failed",
       pickedBy: "support",
       statusReason: advice,
-      advice: { code: "token_refreshed_after_export", text: advice, reopenStep: 4 },
+      advice: { code: "tokens_rotated", text: advice, reopenStep: 4 },
       failure: { kind: "reauthorization_required", operation: "authorizeConnection" },
       stepEffect: { kind: "reopened", step: 4 },
     });
@@ -118,6 +119,30 @@ describe("the single-company test", () => {
     expect([s[4]!.state, s[5]!.state]).toEqual(["pending", "pending"]);
     expect(s[4]!.reopenedReason).toBe(`Single-company test on Rotated Books: ${advice}`);
     expect(s[5]!.reopenedReason).toBe(`Step 4 was reopened: Single-company test on Rotated Books: ${advice}`);
+    // Why the advice names no new token file: after this test the portal refuses one.
+    expect(migrationHasStarted(bed.t.db, eng.engagementId)).toBe(true);
+  });
+
+  it.each([
+    ["otherApp", "tokens_never_valid", "issued to another OAuth app"],
+    ["unknown", "tokens_never_valid", "not issued by the platform"],
+    ["revoked", "tokens_revoked", "the end customer disconnected the app"],
+  ] as const)("tokens of the kind %s fail with their own advice (%s) and leave step 4 done", async (tokens, code, words) => {
+    const eng = await ready([{ name: "Wrong Tokens Ltd", records: 3, tokens }]);
+    const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot", itemId: eng.items[0]!.id });
+    await worker().runOnce();
+    const run = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
+    expect(run).toMatchObject({
+      result: "failed",
+      advice: { code, reopenStep: null },
+      failure: { kind: "reauthorization_required", operation: "authorizeConnection" },
+      stepEffect: { kind: "none", reason: "The test failed; the checklist stays as it is." },
+    });
+    expect(run.advice!.text).toContain(`(${words})`);
+    expect(run.advice!.text).toContain("reconnect link");
+    const s = steps(eng.engagementId);
+    expect([s[4]!.state, s[5]!.state]).toEqual(["done", "in_progress"]);
+    expect(getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId)[0]!.summary).toBe(`Single-company test on Wrong Tokens Ltd failed: ${run.advice!.text.replace(/\.$/, "")}`);
   });
 
   it("a wrong API key fails the test saying so, with the service's status, text and correlationId", async () => {

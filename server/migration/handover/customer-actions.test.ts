@@ -13,15 +13,43 @@ describe("what the customer must do", () => {
   });
 
   it.each([
-    ["Deauthorized: 400 invalid_grant — the refresh token is invalid, expired or revoked.", /refreshed it after the file was exported/],
-    ["Deauthorized: 401 the access token was revoked", /token revoked/],
-    ["Deauthorized: 403 the tokens belong to another account", /account id in your token file belongs to this company/],
-    ["Deauthorized", /^Ask the end customer to reconnect through the service's link flow\.$/],
-  ])("reauthorization required (%s): reconnect through the link flow, saying why", (outcomeReason, detail) => {
-    const out = customerOutcome({ ...base, state: "reauth_required", outcomeReason });
-    expect(out.reason).toBe(outcomeReason.endsWith(".") ? outcomeReason : `${outcomeReason}.`);
-    expect(out.action).toContain(RECONNECT);
-    expect(out.action).toMatch(detail);
+    [
+      "400 Bad Request: Xero-like rejected the credentials: invalid_grant: the refresh token is not one this platform issued. Reauthorization is required.",
+      "The platform never accepted the tokens in your file for this company (not issued by the platform): send its tokens from the right OAuth app and account in a supplementary file, or send the end customer the company's reconnect link.",
+    ],
+    [
+      "403 Forbidden: QuickBooks Online rejected the credentials: the tokens belong to another company than realmId 123. Reauthorization is required.",
+      "The platform never accepted the tokens in your file for this company (of another account than the row names): send its tokens from the right OAuth app and account in a supplementary file, or send the end customer the company's reconnect link.",
+    ],
+    [
+      "400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used. Reauthorization is required.",
+      "The platform says the tokens in your file were replaced (already used: the old app refreshed them after the export): check that syncing in your old app is off, then send the end customer the company's reconnect link, or send fresh tokens for it in a supplementary file.",
+    ],
+    [
+      "401 Unauthorized: Shopify rejected the credentials: [API] Invalid API key or access token (unrecognized login or wrong password). The access token was revoked: the end customer uninstalled the app from their shop. Reauthorization is required.",
+      "The platform no longer grants access to this company (the end customer uninstalled the app): only the end customer can grant it again. Send them the company's reconnect link.",
+    ],
+    ["Deauthorized", "Send the end customer the company's reconnect link, or send fresh tokens for it in a supplementary file."],
+  ])("reauthorization required (%s): what the customer does, by the family of the platform's words", (outcomeReason, action) => {
+    for (const state of ["reauth_required", "reconnect_pending"] as const) {
+      const out = customerOutcome({ ...base, state, outcomeReason });
+      expect(out.reason).toBe(outcomeReason.endsWith(".") ? outcomeReason : `${outcomeReason}.`);
+      expect(out.action).toBe(action);
+      // Never the token file: once the migration has started the portal no longer replaces it.
+      expect(out.action).not.toMatch(/token file|new file/);
+    }
+  });
+
+  it("reauthorization required after an AuthError during the sync: the old app, so syncing off first", () => {
+    const out = customerOutcome({
+      ...base,
+      state: "reauth_required",
+      outcomeReason: "The platform refused the tokens during the sync (AuthError on invoices): the connection needs reauthorization.",
+      lastError: error({ kind: "auth_error_during_sync", error: "The platform refused the tokens during the sync (AuthError on invoices): the connection needs reauthorization." }),
+    });
+    expect(out.action).toBe(
+      "The platform says the tokens in your file were replaced (refused during the sync, probably refreshed by your old app): check that syncing in your old app is off, then send the end customer the company's reconnect link, or send fresh tokens for it in a supplementary file.",
+    );
   });
 
   it("reauthorization required without a stored reason falls back to the service's error", () => {
@@ -52,7 +80,11 @@ describe("what the customer must do", () => {
 
   it("failed data checks: AuthError means reconnecting, FetchError syncing again", () => {
     const auth = customerOutcome({ ...base, checks: { connection: "Linked", dataTypes: [{ dataType: "invoices", status: "AuthError", records: null }] } });
-    expect(auth).toEqual({ reason: "The platform refused the migrated tokens when syncing invoices.", action: "Ask the end customer to reconnect through the service's link flow." });
+    expect(auth).toEqual({
+      reason: "The platform refused the migrated tokens when syncing invoices.",
+      action:
+        "The platform says the tokens in your file were replaced (refused during the sync, probably refreshed by your old app): check that syncing in your old app is off, then send the end customer the company's reconnect link, or send fresh tokens for it in a supplementary file.",
+    });
     const fetch = customerOutcome({
       ...base,
       checks: {

@@ -8,6 +8,7 @@ import type { MigrationItemState } from "@/core/migration/states";
 import { failingDataTypes } from "./item-results";
 import { failureWords, type Failure } from "@/core/migration/failure";
 import type { ItemChecks } from "@/core/migration/item-results";
+import { readTokenRefusal } from "../token-refusal-words";
 
 export type CustomerOutcome = {
   /** Why the company is not migrated (null for a verified one). */
@@ -24,7 +25,10 @@ export type OutcomeInput = {
   attempts: number;
 };
 
-/** The way back for any company Ferry could not migrate: the service's own connection flow. */
+/**
+ * The way back for a company that failed for another reason than its tokens (it may not exist on
+ * the service, so it may have no reconnect link): the service's own connection flow.
+ */
 const reconnect = "ask the end customer to reconnect through the service's link flow";
 const RECONNECT = `A${reconnect.slice(1)}`;
 /** …or another managed migration with fresh tokens (Ferry deletes these ones at the handover). */
@@ -35,26 +39,41 @@ const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim(
 /** The service's own words for an error: "409 Company … already has an active … connection". */
 const errorWords = (e: Failure | null): string => (e ? failureWords(e) : "");
 
+/** Fresh tokens or the end customer's consent: the two ways back for a company refused on its tokens. */
+const LINK = "send the end customer the company's reconnect link";
+const OR_FRESH = "or send fresh tokens for it in a supplementary file";
+
+/**
+ * What the customer does about tokens the platform refused, by the family its words name (the
+ * same reading as support's advice, token-refusal-words.ts): tokens never valid call for the right
+ * ones, tokens the old app replaced for syncing off and then new ones or the end customer's
+ * consent, revoked ones for the end customer's consent only.
+ */
+function tokenAction(input: { texts: readonly (string | null | undefined)[]; duringSync: boolean }): string {
+  const refusal = input.duringSync ? { family: "rotated" as const, case: "refused during the sync, probably refreshed by your old app" } : readTokenRefusal(input.texts);
+  switch (refusal.family) {
+    case "never_valid":
+      return `The platform never accepted the tokens in your file for this company (${refusal.case}): send its tokens from the right OAuth app and account in a supplementary file, or ${LINK}.`;
+    case "rotated":
+      return `The platform says the tokens in your file were replaced (${refusal.case}): check that syncing in your old app is off, then ${LINK}, ${OR_FRESH}.`;
+    case "revoked":
+      return `The platform no longer grants access to this company (${refusal.case}): only the end customer can grant it again. Send them the company's reconnect link.`;
+    case null:
+      return `${LINK.charAt(0).toUpperCase()}${LINK.slice(1)}, ${OR_FRESH}.`;
+    default: {
+      const never: never = refusal.family;
+      return never;
+    }
+  }
+}
+
 /** Why the platform refused the migrated tokens, and what follows from it. */
 function reauthOutcome(input: OutcomeInput): CustomerOutcome {
-  const said = [input.outcomeReason, input.lastError?.error].filter(Boolean).join(" ");
   const reason = sentence(input.outcomeReason ?? (errorWords(input.lastError) || "The platform did not accept the migrated tokens"));
-  if (/invalid_grant|\b400\b|rotated|already exchanged|refresh/i.test(said)) {
-    return {
-      reason,
-      action: `${RECONNECT}: the platform no longer accepts the exported refresh token (your old app probably refreshed it after the file was exported).`,
-    };
-  }
-  if (/\b401\b|revoked|uninstall/i.test(said)) {
-    return { reason, action: `${RECONNECT}: the platform reports the token revoked (for example the app was uninstalled).` };
-  }
-  if (/\b403\b|another account|does not belong|mismatch/i.test(said)) {
-    return {
-      reason,
-      action: `Check that the account id in your token file belongs to this company, then ${reconnect}.`,
-    };
-  }
-  return { reason, action: `${RECONNECT}.` };
+  return {
+    reason,
+    action: tokenAction({ texts: [input.outcomeReason, input.lastError?.error], duringSync: input.lastError?.kind === "auth_error_during_sync" }),
+  };
 }
 
 /** A failed company: by what failed — the service's answer, or the data checks. */
@@ -101,7 +120,7 @@ function failedOutcome(input: OutcomeInput): CustomerOutcome {
   if (authErrors?.length) {
     return {
       reason: sentence(input.outcomeReason ?? `The platform refused the migrated tokens when syncing ${authErrors.join(", ")}`),
-      action: `${RECONNECT}.`,
+      action: tokenAction({ texts: [], duringSync: true }),
     };
   }
   const fetchErrors = failing.get("FetchError");

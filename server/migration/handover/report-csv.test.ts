@@ -85,7 +85,7 @@ describe("the handover report as CSV", () => {
       Attempts: "1",
     });
     expect(byName["Rotated Co"]).toMatchObject({ "Final state": "Reauthorization required", "Connection status": "Deauthorized" });
-    expect(byName["Rotated Co"]!["What you need to do"]).toMatch(/^Ask the end customer to reconnect through the service's link flow/);
+    expect(byName["Rotated Co"]!["What you need to do"]).toMatch(/^The platform says the tokens in your file were replaced \(already used: the old app refreshed them after the export\): check that syncing in your old app is off, then send the end customer the company's reconnect link/);
     expect(byName["Limit Co"]).toMatchObject({ "Error status": "402", Error: "Company limit exceeded", "Correlation ID": "corr-402-abc" });
     expect(byName["Limit Co"]!["What you need to do"]).toMatch(/^Upgrade the service account/);
     expect(byName["Closed Co"]).toMatchObject({ "Company ID": "", Reason: "Set aside by support: Closed by the end customer." });

@@ -160,27 +160,64 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
 
 type DialogProps = { onClose: () => void; onDone: (text: string) => void; invalidate: () => Promise<unknown> };
 
+/**
+ * Starting the run: a confirmation inside the agreed window; outside it (before or after), the
+ * reason the server requires, which it records and mails to the customer.
+ */
 function StartDialog({ engagement, overview, onClose, onDone, invalidate }: DialogProps & { engagement: EngagementDetail; overview: BulkOverview }) {
   const trpc = useTRPC();
   const start = useMutation(trpc.bulk.start.mutationOptions());
   const unfinished = overview.total - FINAL_ITEM_STATES.reduce((n, state) => n + overview.counts[state], 0);
+  const title = `Start the bulk migration of ${engagement.reference}`;
+  const description = `${companies(unfinished)} not yet migrated, on ${engagement.serviceTarget?.name ?? "the engagement's service target"}.`;
+  const what = (
+    <>
+      <p>A worker migrates every company not yet final at the pace the service allows, and verifies each with the same checks as step 5.</p>
+      <p>You can pause, resume or cancel it, retry failed companies and set companies aside while it runs.</p>
+    </>
+  );
+  const started = async (reason: string | undefined) => {
+    await start.mutateAsync({ engagementId: engagement.id, reason });
+    await invalidate();
+    onDone(reason ? "The bulk migration is started outside the agreed window: the customer is told why, and a worker takes it up now." : "The bulk migration is started: a worker takes it up now.");
+  };
+  const outside = overview.window?.startNeedsReason;
+  if (outside) {
+    return (
+      <TextDialog
+        title={title}
+        description={description}
+        label="Why start outside the agreed window?"
+        required
+        hint="Recorded in the timeline and mailed to the customer."
+        field="reason"
+        submitLabel="Start bulk migration"
+        cancelLabel="Not yet"
+        pending={start.isPending}
+        onClose={onClose}
+        submit={started}
+      >
+        <div className="space-y-3 text-sm text-slate-700">
+          <Notice tone="warning" title="Outside the agreed window">
+            {outside}
+          </Notice>
+          {what}
+        </div>
+      </TextDialog>
+    );
+  }
   return (
     <ConfirmDialog
-      title={`Start the bulk migration of ${engagement.reference}`}
-      description={`${companies(unfinished)} not yet migrated, on ${engagement.serviceTarget?.name ?? "the engagement's service target"}.`}
+      title={title}
+      description={description}
       confirmLabel="Start bulk migration"
       cancelLabel="Not yet"
       pending={start.isPending}
       error={start.error}
       onClose={onClose}
-      confirm={async () => {
-        await start.mutateAsync({ engagementId: engagement.id });
-        await invalidate();
-        onDone("The bulk migration is started: a worker takes it up now.");
-      }}
+      confirm={() => started(undefined)}
     >
-      <p>A worker migrates every company not yet final at the pace the service allows, and verifies each with the same checks as step 5.</p>
-      <p>You can pause, resume or cancel it, retry failed companies and set companies aside while it runs.</p>
+      {what}
     </ConfirmDialog>
   );
 }

@@ -1,0 +1,98 @@
+/**
+ * The agreed window beside the bulk run: the time left, and the warning when the pace says the
+ * run will overrun it — as a pure outlook, and through the overview on a real temporary database
+ * at an injected time.
+ */
+import { eq, inArray } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { engagements, migrationItems, migrationRuns } from "@/db/schema";
+import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
+import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { testConfig } from "@/server/testing/caller";
+import { createServiceTarget } from "@/server/targets/targets";
+import { startBulkRun } from "./bulk-controls";
+import { getBulkOverview, windowOutlook } from "./bulk-view";
+
+const window = { startsAt: new Date("2031-03-01T22:00:00Z"), endsAt: new Date("2031-03-02T04:00:00Z") };
+const at = (iso: string) => new Date(iso);
+const running = (etaSeconds: number | null, unfinished = 10) => ({ active: true, etaSeconds, unfinished });
+
+describe("the window's outlook", () => {
+  it("before it: the time until it starts (a run started early does not overrun it)", () => {
+    expect(windowOutlook({ window, now: at("2031-03-01T20:00:00Z"), run: null })).toMatchObject({ position: "before", seconds: 7_200, overrun: null, startNeedsReason: expect.stringContaining("starts in 2 h") as string });
+    expect(windowOutlook({ window, now: at("2031-03-01T20:00:00Z"), run: running(36_000) }).overrun).toBeNull();
+  });
+
+  it("inside it: the time left; an overrun when the ETA reaches past the end, by how much", () => {
+    const now = at("2031-03-02T01:00:00Z");
+    expect(windowOutlook({ window, now, run: running(3_600) })).toMatchObject({ position: "inside", seconds: 10_800, startNeedsReason: null, overrun: null });
+    expect(windowOutlook({ window, now, run: running(10_800) }).overrun).toBeNull();
+    expect(windowOutlook({ window, now, run: running(14_400) }).overrun).toEqual({ kind: "pace", seconds: 3_600 });
+    // No pace yet (or a paused run): nothing to foresee.
+    expect(windowOutlook({ window, now, run: running(null) }).overrun).toBeNull();
+    expect(windowOutlook({ window, now, run: null }).overrun).toBeNull();
+  });
+
+  it("after it: how long ago it ended, an overrun while companies are still unfinished in an open run", () => {
+    const now = at("2031-03-02T05:30:00Z");
+    expect(windowOutlook({ window, now, run: running(null, 3) })).toMatchObject({ position: "after", seconds: 5_400, overrun: { kind: "ended", seconds: 5_400 } });
+    expect(windowOutlook({ window, now, run: running(null, 0) }).overrun).toBeNull();
+    expect(windowOutlook({ window, now, run: { active: false, etaSeconds: null, unfinished: 3 } }).overrun).toBeNull();
+  });
+});
+
+describe("the overview at an injected time", () => {
+  let t: TestDb;
+  let p: People;
+  let engagementId: string;
+  let itemIds: string[];
+
+  beforeEach(async () => {
+    t = createTestDb();
+    p = await seedPeople(t.db);
+    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox target", baseUrl: "http://127.0.0.1:9", apiKey: "sandbox-key-for-view-tests", kind: "sandbox", organizationId: p.orgA });
+    const flows = await engagementThroughFlows({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA, serviceTargetId: target.id, companies: sampleCompanies("qhyg", 4), window });
+    engagementId = flows.engagementId;
+    itemIds = flows.itemIds;
+    passSingleCompanyTest(t.db, p.support, engagementId);
+  });
+  afterEach(() => t.close());
+
+  /** The worker's progress as it stores it: half the companies verified, and the pace samples of the last 18 s. */
+  function halfDone(runId: string, now: Date) {
+    t.db.update(migrationItems).set({ state: "verified" }).where(inArray(migrationItems.id, itemIds.slice(0, 2))).run();
+    const ms = now.getTime();
+    const samples = [
+      [ms - 20_000, 0, 0],
+      [ms - 2_000, 90, 2],
+    ];
+    t.db.update(migrationRuns).set({ status: "running", outcome: { requests: 90, samples } }).where(eq(migrationRuns.id, runId)).run();
+  }
+
+  it("inside the window: the time left beside the ETA; the overrun when the pace says so", () => {
+    const startedAt = at("2031-03-02T03:00:00Z");
+    const { runId } = startBulkRun(t.db, p.support, { engagementId, now: startedAt });
+    // Two companies left at two per 18 s: an ETA of 18 s.
+    const early = at("2031-03-02T03:30:00Z");
+    halfDone(runId, early);
+    const roomy = getBulkOverview(t.db, p.support, engagementId, early);
+    expect(roomy.run!.pace.etaSeconds).toBe(18);
+    expect(roomy.window).toMatchObject({ position: "inside", seconds: 1_800, overrun: null });
+
+    const late = at("2031-03-02T03:59:50Z");
+    halfDone(runId, late);
+    const tight = getBulkOverview(t.db, p.support, engagementId, late);
+    expect(tight.window).toMatchObject({ position: "inside", seconds: 10, overrun: { kind: "pace", seconds: 8 } });
+    // The customer sees the same (they agreed the window).
+    expect(getBulkOverview(t.db, p.customerA, engagementId, late).window).toEqual(tight.window);
+  });
+
+  it("the window ended with companies unfinished: said so; no window agreed: nothing shown", () => {
+    const { runId } = startBulkRun(t.db, p.support, { engagementId, now: at("2031-03-02T03:00:00Z") });
+    const after = at("2031-03-02T05:00:00Z");
+    halfDone(runId, after);
+    expect(getBulkOverview(t.db, p.support, engagementId, after).window).toMatchObject({ position: "after", seconds: 3_600, overrun: { kind: "ended", seconds: 3_600 } });
+    t.db.update(engagements).set({ windowStartsAt: null, windowEndsAt: null }).where(eq(engagements.id, engagementId)).run();
+    expect(getBulkOverview(t.db, p.support, engagementId, after).window).toBeNull();
+  });
+});
