@@ -96,7 +96,9 @@ export const ZBulkItemsFilter = ZHandoverItemsFilter.extend({
 
 export const ZBulkItem = z.object({
   id: z.string(),
+  /** The company's name in the token file, and the name it has on the service. */
   name: z.string(),
+  serviceName: z.string(),
   externalRef: z.string().nullable(),
   state: z.enum(MIGRATION_ITEM_STATES),
   companyId: z.string().nullable(),

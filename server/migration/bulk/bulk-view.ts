@@ -8,6 +8,7 @@ import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { isStaff, toControl } from "@/server/engagements/checklist";
 import type { Actor } from "@/core/accounts/actor";
+import { serviceNameOf } from "@/server/platforms";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import { pageOfReportItems } from "../handover/handover-repository";
@@ -128,6 +129,7 @@ export function listBulkItems(
       return {
         id: r.id,
         name: r.name,
+        serviceName: serviceNameOf(r),
         externalRef: r.externalRef,
         state: r.state,
         companyId: r.companyId,

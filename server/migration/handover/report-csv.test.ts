@@ -34,6 +34,7 @@ async function readAll(body: ReadableStream<Uint8Array>): Promise<{ text: string
 
 const HEADER = [
   "Company name",
+  "Name on the service",
   "External reference",
   "Row in token file",
   "Final state",
@@ -55,6 +56,7 @@ describe("the handover report as CSV", () => {
     const f = await produced([
       { state: "verified", name: "Café Ünïcode, Ltd", externalRef: "EXT-1" },
       { state: "reauth_required", name: "Rotated Co" },
+      { state: "verified", name: "株式会社テスト", externalRef: "JP-7" },
       {
         state: "failed",
         name: "Limit Co",
@@ -69,9 +71,10 @@ describe("the handover report as CSV", () => {
     expect(text).toContain("\r\n");
     const records: string[][] = parse(text, { bom: true });
     expect(records[0]).toEqual(HEADER);
-    expect(records).toHaveLength(5);
+    expect(records).toHaveLength(6);
     const byName = Object.fromEntries(records.slice(1).map((r) => [r[0], Object.fromEntries(HEADER.map((h, i) => [h, r[i]]))]));
     expect(byName["Café Ünïcode, Ltd"]).toMatchObject({
+      "Name on the service": "Cafe Unicode, Ltd",
       "External reference": "EXT-1",
       "Row in token file": "line 2",
       "Final state": "Verified",
@@ -84,7 +87,9 @@ describe("the handover report as CSV", () => {
       "What you need to do": "",
       Attempts: "1",
     });
-    expect(byName["Rotated Co"]).toMatchObject({ "Final state": "Reauthorization required", "Connection status": "Deauthorized" });
+    expect(byName["Rotated Co"]).toMatchObject({ "Name on the service": "Rotated Co", "Final state": "Reauthorization required", "Connection status": "Deauthorized" });
+    // A name the service could not keep at all: the company's stand-in beside the file's name.
+    expect(byName["株式会社テスト"]).toMatchObject({ "Name on the service": "Company JP-7", "External reference": "JP-7" });
     expect(byName["Rotated Co"]!["What you need to do"]).toMatch(/^Ask the end customer to reconnect through the service's link flow/);
     expect(byName["Limit Co"]).toMatchObject({ "Error status": "402", Error: "Company limit exceeded", "Correlation ID": "corr-402-abc" });
     expect(byName["Limit Co"]!["What you need to do"]).toMatch(/^Upgrade the service account/);
@@ -107,9 +112,9 @@ describe("the handover report as CSV", () => {
     const names = records.slice(1).map((r) => r[0]);
     for (const name of dangerous) expect(names).toContain(`'${name}`);
     const reasoned = records.find((r) => r[0] === "Reasoned Co")!;
-    expect(reasoned[9]).toBe("Set aside by support: =cmd|' /C calc'!A0.");
+    expect(reasoned[HEADER.indexOf("Reason")]).toBe("Set aside by support: =cmd|' /C calc'!A0.");
     const erring = records.find((r) => r[0] === "Erring Co")!;
-    expect([erring[12], erring[13]]).toEqual(["'@SUM(1)", "'=corr"]);
+    expect([erring[HEADER.indexOf("Error")], erring[HEADER.indexOf("Correlation ID")]]).toEqual(["'@SUM(1)", "'=corr"]);
   });
 
   it("streams thousands of companies in chunks, each once and in file order", async () => {

@@ -13,6 +13,7 @@ import { describeChecks, readChecks } from "./item-results";
 import { validationLines } from "@/core/migration/failure";
 import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { itemStateLabel } from "@/core/migration/state-words";
+import { serviceNameOf } from "@/server/platforms";
 
 /** An item as a report row. */
 export function toReportRow(item: ReportItem): HandoverRow {
@@ -24,6 +25,7 @@ export function toReportRow(item: ReportItem): HandoverRow {
     position: item.position,
     sourceRef: item.sourceRef,
     name: item.name,
+    serviceName: serviceNameOf(item),
     externalRef: item.externalRef,
     state: item.state,
     companyId: item.companyId,
@@ -40,6 +42,7 @@ export function toReportRow(item: ReportItem): HandoverRow {
 /** The CSV's columns: heading and value. */
 const COLUMNS: readonly [heading: string, value: (r: HandoverRow) => string | number | null][] = [
   ["Company name", (r) => r.name],
+  ["Name on the service", (r) => r.serviceName],
   ["External reference", (r) => r.externalRef],
   ["Row in token file", (r) => r.sourceRef],
   ["Final state", (r) => itemStateLabel(r.state)],
