@@ -7,6 +7,7 @@ import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES } from "./states";
 import { ZFailure } from "./failure";
 import { ZItemChecks } from "./item-results";
 import { PURGE_TRIGGERS } from "./handover-states";
+import { ZReconciliation } from "./reconciliation";
 
 const ZPerson = z.object({ id: z.string(), name: z.string() });
 const ZCounts = z.record(z.string(), z.number().int());
@@ -68,6 +69,8 @@ export const ZHandoverView = z.object({
   /** The real companies now, per state (live; rehearsal companies are never counted). */
   total: z.number().int(),
   counts: ZCounts,
+  /** The engagement's reconciliation now (live, as the report's rows are). */
+  reconciliation: ZReconciliation,
   /** A bulk run still queued, running or paused, in words (null when none). */
   activeBulkRun: z.string().nullable(),
   /** Real companies whose credentials Ferry still holds (encrypted). */

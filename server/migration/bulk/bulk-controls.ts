@@ -30,6 +30,7 @@ import {
   startRefusal,
   type BulkContext,
 } from "./rules";
+import { reconcile } from "../reconciliation";
 
 const UNFINISHED: readonly MigrationItemState[] = MIGRATION_ITEM_STATES.filter((s) => !(FINAL_ITEM_STATES as readonly string[]).includes(s));
 
@@ -75,6 +76,7 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
     const target = findServiceTarget(tx, c.eng.serviceTargetId!);
     insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
     const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
+    const reconciliation = reconcile(tx, c.eng.id);
     if (c.states[6] === "pending") applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now });
     recordAudit(tx, {
       actor,
@@ -82,7 +84,7 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
       targetId: runId,
       engagementId: c.eng.id,
       organizationId: c.eng.organizationId,
-      after: { companies, target: target?.name ?? "the service target" },
+      after: { companies, target: target?.name ?? "the service target", supplied: reconciliation.supplied, pilot: reconciliation.pilot?.name ?? null },
       at: now,
     });
   });

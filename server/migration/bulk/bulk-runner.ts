@@ -29,7 +29,8 @@ import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type S
 import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
 import { openRunSession } from "../engine/run-session";
 import { sleep, stepItem, type RunnerContext } from "../engine/runner";
-import { finalCountsInWords } from "@/core/migration/state-words";
+import { reconciliationInWords } from "@/core/migration/reconciliation";
+import { reconcile } from "../reconciliation";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
 
 export type BulkDeps = {
@@ -319,8 +320,17 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       const counts = runCountsByState(tx, run.id);
       const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
       if (!done) return;
-      recordAudit(tx, { actor: null, action: "migration.bulk_finished", targetId: run.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { counts }, at: now });
-      log(`bulk run ${run.id} on ${engagement.reference} finished: ${finalCountsInWords(counts)}`);
+      const reconciliation = reconcile(tx, engagement.id);
+      recordAudit(tx, {
+        actor: null,
+        action: "migration.bulk_finished",
+        targetId: run.id,
+        engagementId: engagement.id,
+        organizationId: engagement.organizationId,
+        after: { counts, reconciliation },
+        at: now,
+      });
+      log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(reconciliation)}`);
     });
   }
 }

@@ -15,6 +15,7 @@ import { pageOfReportItems } from "../handover/handover-repository";
 import { readFailure } from "../engine/stored-failure";
 import { FINAL_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
+import { reconcile } from "../reconciliation";
 import { loadBulkContext } from "./bulk-controls";
 import {
   cancelRefusal,
@@ -100,6 +101,7 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string): Bul
     counts: c.counts,
     total,
     pilot: pilot ? { name: pilot.name, state: pilot.state } : null,
+    reconciliation: reconcile(db, engagementId),
     limitText,
     controls: {
       start: control(startRefusal(c)),

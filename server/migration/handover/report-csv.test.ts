@@ -32,6 +32,13 @@ async function readAll(body: ReadableStream<Uint8Array>): Promise<{ text: string
   return { text: Buffer.concat(parts).toString("utf8"), chunks };
 }
 
+/** The CSV's records, split into the reconciliation above the table and the table (header first). */
+function csvParts(text: string, options: { relax_quotes?: boolean } = {}): { top: string[][]; table: string[][] } {
+  const records: string[][] = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: false, ...options });
+  const header = records.findIndex((r) => r[0] === "Company name");
+  return { top: records.slice(0, header), table: records.slice(header) };
+}
+
 const HEADER = [
   "Company name",
   "Name on the service",
@@ -69,9 +76,25 @@ describe("the handover report as CSV", () => {
     const { text } = await readAll(body);
     expect(text.startsWith("\ufeff")).toBe(true);
     expect(text).toContain("\r\n");
-    const records: string[][] = parse(text, { bom: true });
+    const { top, table: records } = csvParts(text);
     expect(records[0]).toEqual(HEADER);
     expect(records).toHaveLength(6);
+    // The reconciliation at the top, one count a row, then an empty row before the table.
+    expect(top).toEqual([
+      ["Reconciliation", `${f.reference}: 5 companies supplied: 4 created on the service, 2 linked, 2 synced; 2 verified, 1 reauthorization required, 1 set aside, 1 failed`],
+      ["Supplied", "5"],
+      ["Created on the service", "4"],
+      ["Linked", "2"],
+      ["Synced", "2"],
+      ["Verified", "2"],
+      ["Reconnection pending", "0"],
+      ["Reauthorization required", "1"],
+      ["Set aside", "1"],
+      ["Failed", "1"],
+      ["Still on their way", "0"],
+      ["Single-company test's company", ""],
+      [""],
+    ]);
     const byName = Object.fromEntries(records.slice(1).map((r) => [r[0], Object.fromEntries(HEADER.map((h, i) => [h, r[i]]))]));
     expect(byName["Café Ünïcode, Ltd"]).toMatchObject({
       "Name on the service": "Cafe Unicode, Ltd",
@@ -103,8 +126,8 @@ describe("the handover report as CSV", () => {
       { state: "set_aside", name: "Reasoned Co", outcomeReason: "=cmd|' /C calc'!A0" },
       { state: "failed", name: "Erring Co", lastError: { kind: "bad_request", status: 400, error: "@SUM(1)", correlationId: "=corr" } },
     ]);
-    const records: string[][] = parse((await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body)).text, { bom: true, relax_quotes: true });
-    const cells = records.slice(1).flat();
+    const { top, table: records } = csvParts((await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body)).text, { relax_quotes: true });
+    const cells = [...top, ...records.slice(1)].flat();
     // No cell starts a formula, and each dangerous value is still there, behind one quote mark.
     for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
     // Each dangerous name is still there, behind one quote mark (the intake keeps names as given;
@@ -121,7 +144,7 @@ describe("the handover report as CSV", () => {
     const f = await produced(Array.from({ length: 2345 }, (_, i) => ({ state: "verified" as const, name: `Company ${i}` })));
     const { text, chunks } = await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body);
     expect(chunks).toBe(3);
-    const records: string[][] = parse(text, { bom: true });
+    const { table: records } = csvParts(text);
     expect(records).toHaveLength(2346);
     expect(records.slice(1).map((r) => r[0])).toEqual(Array.from({ length: 2345 }, (_, i) => `Company ${i}`));
     expect(records.filter((r) => r[0] === "Company name")).toHaveLength(1);
@@ -141,7 +164,9 @@ describe("the CSV download", () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     // A UTF-8 byte-order mark first, so spreadsheet programs read accented names right.
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(bytes.subarray(3).toString("utf8").split("\r\n")[0]).toBe(HEADER.join(","));
+    const lines = bytes.subarray(3).toString("utf8").split("\r\n");
+    expect(lines[0]).toMatch(/^Reconciliation,/);
+    expect(lines[lines.indexOf("") + 1]).toBe(HEADER.join(","));
   });
 
   it("refuses without a session, for another organisation (as for an unknown id), and before the report exists", async () => {
