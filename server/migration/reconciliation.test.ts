@@ -7,6 +7,9 @@
  * company counted and named — for support and for the customer alike.
  */
 import { parse } from "csv-parse/sync";
+import { eq } from "drizzle-orm";
+import { migrationItems } from "@/db/schema";
+import { seedHandover } from "@/server/testing/handover-fixture";
 import { afterEach, describe, expect, it } from "vitest";
 import { callerAs } from "@/server/testing/caller";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
@@ -46,6 +49,51 @@ describe("toReconciliation", () => {
       setAside: 0,
       failed: 0,
       inProgress: 0,
+      pilot: null,
+    });
+  });
+});
+
+describe("how far each company got, read from what the engine stored", () => {
+  it("counts a company linked or synced on the way even where it ended elsewhere, and one the watch found dropped as having been verified", async () => {
+    const at = new Date().toISOString();
+    const f = await seedHandover(bed.t.db, bed.people, {
+      companies: [
+        { state: "verified" },
+        // Linked, then the platform refused the tokens during the sync (AuthError).
+        {
+          state: "reauth_required",
+          checks: { connection: { status: "Linked", at }, sync: { requestedAt: at, polls: 2, dataTypes: { invoices: "AuthError" }, finishedAt: at } },
+          lastError: { kind: "auth_error_during_sync", status: null, error: "AuthError on invoices", correlationId: null, operation: "getDataStatus" },
+        },
+        // The sync finished and passed; reading the data back failed.
+        {
+          state: "failed",
+          checks: { connection: { status: "Linked", at }, sync: { requestedAt: at, polls: 2, dataTypes: { invoices: "Complete" }, finishedAt: at } },
+          lastError: { kind: "server_error", status: 500, error: "Internal server error", correlationId: "c-1", operation: "readData" },
+        },
+        // Never linked: refused at the authorization.
+        { state: "reauth_required" },
+        // Verified, then found Deauthorized by the watch: waiting for its end customer again.
+        { state: "reconnect_pending", checks: {} },
+        // Set aside before anything was sent.
+        { state: "set_aside" },
+        // Still on its way.
+        { state: "pending" },
+      ],
+    });
+    bed.t.db.update(migrationItems).set({ droppedAt: new Date() }).where(eq(migrationItems.id, f.items[4]!.id)).run();
+    expect(reconcile(bed.t.db, f.engagementId)).toEqual({
+      supplied: 7,
+      created: 5,
+      linked: 4,
+      synced: 3,
+      verified: 1,
+      reconnectPending: 1,
+      reauthRequired: 2,
+      setAside: 1,
+      failed: 1,
+      inProgress: 1,
       pilot: null,
     });
   });
