@@ -57,7 +57,9 @@ describe("toReconciliation", () => {
 describe("how far each company got, read from what the engine stored", () => {
   it("counts a company linked or synced on the way even where it ended elsewhere, and one the watch found dropped as having been verified", async () => {
     const at = new Date().toISOString();
+    // Org B: the file's other test makes Org A's QuickBooks Online engagement (one open per platform).
     const f = await seedHandover(bed.t.db, bed.people, {
+      organizationId: bed.people.orgB,
       companies: [
         { state: "verified" },
         // Linked, then the platform refused the tokens during the sync (AuthError).
