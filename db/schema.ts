@@ -292,7 +292,11 @@ export const migrationItems = sqliteTable(
     sourceRef: text("source_ref").notNull(),
     /** The company's name as the file gives it (kept in the company's description on the service). */
     name: text("name").notNull(),
-    /** The name sent to the service: accents folded, the characters it drops removed (null: the file's name as it is). */
+    /**
+     * The name sent to the service: accents folded, the characters it drops removed, or a stand-in
+     * when nothing is left (server/platforms/company-name.ts). Null on items stored before it was
+     * recorded: the same rule gives it from `name`.
+     */
     serviceName: text("service_name"),
     externalRef: text("external_ref"),
     recordsHint: integer("records_hint"),

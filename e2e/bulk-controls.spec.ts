@@ -97,10 +97,12 @@ test("a full free trial stops the run in words, failing no company, and Resume c
   await expect(page.getByText("The bulk migration resumes.")).toBeVisible();
   await expect(timeline.filter({ hasText: "Resumed the bulk migration after it stopped (Free-trial company limit of 50 reached" })).toHaveCount(1);
   await expect(stop).toHaveCount(0);
-  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "5", { timeout: 45_000 });
-  await expect(page.getByText("The bulk migration has finished: 5 verified.")).toBeVisible();
+  // The bar and the counts cover every company, step 5's included (the run itself took five).
+  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "6", { timeout: 45_000 });
+  const reconciled = "6 companies supplied: 6 created on the service, 6 linked, 6 synced; 6 verified (the single-company test's company, Free Pilot Ltd, included)";
+  await expect(page.getByText(`The bulk migration has finished: ${reconciled}.`)).toBeVisible();
   await expect(run).toHaveText(runStatus("Completed"));
-  await expect(timeline.filter({ hasText: "The bulk migration finished: 5 verified" })).toHaveCount(1);
+  await expect(timeline.filter({ hasText: `The bulk migration finished: ${reconciled}` })).toHaveCount(1);
   await expect(table.getByRole("row").filter({ hasText: "Free Co" }).filter({ hasText: "Verified" })).toHaveCount(5);
 });
 
@@ -127,7 +129,8 @@ test("support pauses the run with a reason, resumes it, and cancels it (a cancel
   await expect(bulk.getByRole("status").filter({ hasText: "Paused" })).toContainText(": The customer asked to wait for their month-end");
   await expect(timeline.filter({ hasText: "Paused the bulk migration: The customer asked to wait for their month-end" })).toHaveCount(1);
   await expect(bulk.getByRole("button", { name: "Pause", exact: true })).toHaveCount(0);
-  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "0");
+  // Only step 5's company is final yet.
+  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "1");
 
   // Resume: running again.
   await bulk.getByRole("button", { name: "Resume", exact: true }).click();
@@ -186,8 +189,8 @@ test("support sets a company aside from the table with a reason, and retries it 
   await expect(timeline.filter({ hasText: "Set Lagging Books Ltd aside: The customer closed this company last month" })).toHaveCount(1);
 
   // The run finishes without it, and it stays set aside.
-  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "3", { timeout: 30_000 });
-  await expect(page.getByText("The bulk migration has finished: 2 verified, 1 set aside.")).toBeVisible();
+  await expect(bulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "4", { timeout: 30_000 });
+  await expect(page.getByText(/^The bulk migration has finished: 4 companies supplied: .*; 3 verified, 1 set aside \(the single-company test's company, Aside Pilot Ltd, included\)\./)).toBeVisible();
   await expect(state).toHaveText("Set aside");
   await expect(table.getByRole("row").filter({ hasText: "Quick Co" }).filter({ hasText: "Verified" })).toHaveCount(2);
 
@@ -199,5 +202,5 @@ test("support sets a company aside from the table with a reason, and retries it 
   await expect(row).not.toContainText("The customer closed this company last month");
   await expect(state).toHaveText("Verified", { timeout: 45_000 });
   await expect(run).toHaveText(runStatus("Completed"));
-  await expect(page.getByText("The bulk migration has finished: 3 verified.")).toBeVisible();
+  await expect(page.getByText(/^The bulk migration has finished: 4 companies supplied: 4 created on the service, 4 linked, 4 synced; 4 verified \(/)).toBeVisible();
 });

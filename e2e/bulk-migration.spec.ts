@@ -132,10 +132,14 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await why.fill("Erin asked to start today: their finance team is ready early.");
   await startDialog.getByRole("button", { name: "Start bulk migration" }).click();
   await expect(support.getByText("The bulk migration is started outside the agreed window: the customer is told why, and a worker takes it up now.")).toBeVisible();
+  // The bar and the counts cover all 25 companies, step 5's included, as the handover card and the report do.
   const progress = bulk.getByRole("progressbar", { name: "Companies finished" });
-  await expect(progress).toHaveAttribute("aria-valuemax", "24");
-  await expect(progress).toHaveAttribute("aria-valuenow", "24", RUN_TIMEOUT);
-  await expect(support.getByText(/The bulk migration has finished: 21 verified, 3 reauthorization required/)).toBeVisible();
+  await expect(progress).toHaveAttribute("aria-valuemax", "25");
+  await expect(progress).toHaveAttribute("aria-valuenow", "25", RUN_TIMEOUT);
+  const reconciled = `25 companies supplied: 25 created on the service, 22 linked, 22 synced; 22 verified, 3 reauthorization required (the single-company test's company, ${PILOT.name}, included)`;
+  await expect(support.getByText(`The bulk migration has finished: ${reconciled}.`)).toBeVisible();
+  const verifiedIn = (region: ReturnType<typeof bulk.getByRole>) => region.getByRole("region", { name: "Reconciliation" }).getByText("Verified", { exact: true }).locator("xpath=following-sibling::dd");
+  await expect(verifiedIn(bulk)).toHaveText("22");
   await expect(bulk.getByRole("article", { name: "Bulk run" })).toContainText("Requests made");
 
   // The table: every company, the pilot marked; the three rotated ones need reauthorization, with the reason shown.
@@ -160,8 +164,13 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await handover.getByRole("button", { name: "Produce handover report" }).click();
   await support.getByRole("dialog", { name: /Produce the handover report/ }).getByRole("button", { name: "Produce report" }).click();
   await expect(support.getByText("The handover report is produced and the customer has been mailed.")).toBeVisible();
+  await expect(verifiedIn(handover)).toHaveText("22");
+  await expect(support.getByRole("list", { name: "Audit events, newest first" }).getByRole("listitem").filter({ hasText: `Produced the handover report: ${reconciled}` })).toHaveCount(1);
   const [download] = await Promise.all([support.waitForEvent("download"), handover.getByRole("link", { name: "Download report (CSV)" }).click()]);
-  const rows = parse(fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, ""), { columns: true }) as Record<string, string>[];
+  // The reconciliation heads the file; the table starts after the first empty line.
+  const [top, tableText] = fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, "").split("\r\n\r\n");
+  expect(top!.split("\r\n")[0]).toContain(reconciled);
+  const rows = parse(tableText!, { columns: true }) as Record<string, string>[];
   expect(rows).toHaveLength(25);
   for (const r of rows) {
     expect(r["Final state"], r["Company name"]).toBe(ROTATED.has(r["Company name"]!) ? "Reauthorization required" : "Verified");
@@ -172,7 +181,9 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await page.reload();
   const portal6 = portalStep(6, "Bulk migration and handover");
   const portalBulk = portal6.getByRole("region", { name: "Bulk migration" });
-  await expect(portalBulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "24");
+  await expect(portalBulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "25");
+  await expect(verifiedIn(portalBulk)).toHaveText("22");
+  await expect(verifiedIn(portal6.getByRole("region", { name: "Handover report" }))).toHaveText("22");
   await expect(portalBulk.getByRole("button", { name: "Start bulk migration" })).toHaveCount(0);
   // The customer is told the run started before the window they accepted, and why.
   await expect(page.getByRole("list", { name: "Audit events, newest first" })).toContainText(

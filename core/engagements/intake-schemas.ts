@@ -52,7 +52,14 @@ export const ZIntakeProblem = z.object({
 /** The first rows of a file: every secret masked, every value neutralised for spreadsheets. */
 export const ZIntakePreview = z.object({
   columns: z.array(z.string()),
-  rows: z.array(z.object({ sourceRef: z.string(), values: z.record(z.string(), z.string()) })),
+  rows: z.array(
+    z.object({
+      sourceRef: z.string(),
+      values: z.record(z.string(), z.string()),
+      /** The name the company gets on the service, when it is not the file's (accents folded, signs removed, or a stand-in). */
+      becomes: z.string().optional(),
+    }),
+  ),
 });
 export type IntakePreview = z.infer<typeof ZIntakePreview>;
 

@@ -26,13 +26,13 @@ export const PROBLEM_KINDS = [
   "extra_values",
   "lossy_number",
   "value_too_long",
-  "company_name_unusable",
   "access_token_expired",
   // Across rows.
   "duplicate_credential",
   "duplicate_identity",
   // Warnings.
   "company_name_altered",
+  "company_name_replaced",
   "duplicate_company_name",
   "expires_at_missing",
   "extension_mismatch",
@@ -47,6 +47,7 @@ export type Severity = "error" | "warning";
 export function severityOf(kind: ProblemKind): Severity {
   switch (kind) {
     case "company_name_altered":
+    case "company_name_replaced":
     case "duplicate_company_name":
     case "expires_at_missing":
     case "extension_mismatch":
@@ -69,7 +70,6 @@ export function severityOf(kind: ProblemKind): Severity {
     case "extra_values":
     case "lossy_number":
     case "value_too_long":
-    case "company_name_unusable":
     case "access_token_expired":
     case "duplicate_credential":
     case "duplicate_identity":
@@ -94,6 +94,6 @@ export type IntakeProblem = {
   column?: string;
   /** The value concerned: masked to the last four characters when the column is secret. */
   value?: string;
-  /** company_name_altered: the name the service will store. */
+  /** company_name_altered, company_name_replaced: the name the service will store. */
   becomes?: string;
 };

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ZFailure } from "./failure";
+import { ZReconciliation } from "./reconciliation";
 import { ZHandoverItemsFilter } from "./handover-schemas";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES } from "./states";
 
@@ -93,6 +94,8 @@ export const ZBulkOverview = z.object({
   total: z.number().int(),
   /** The company the single-company test migrated (counts as migrated). */
   pilot: z.object({ name: z.string(), state: z.enum(MIGRATION_ITEM_STATES) }).nullable(),
+  /** The engagement's reconciliation: what the panel shows, as every other surface does. */
+  reconciliation: ZReconciliation,
   /** The service's limit the run plans around (step 2's model), in words. */
   limitText: z.string().nullable(),
   /** The agreed window, or null when none is agreed. */
@@ -119,7 +122,9 @@ export const ZBulkItemsFilter = ZHandoverItemsFilter.extend({
 
 export const ZBulkItem = z.object({
   id: z.string(),
+  /** The company's name in the token file, and the name it has on the service. */
   name: z.string(),
+  serviceName: z.string(),
   externalRef: z.string().nullable(),
   state: z.enum(MIGRATION_ITEM_STATES),
   companyId: z.string().nullable(),

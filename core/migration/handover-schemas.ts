@@ -7,6 +7,7 @@ import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES } from "./states";
 import { ZFailure } from "./failure";
 import { ZItemChecks } from "./item-results";
 import { PURGE_TRIGGERS } from "./handover-states";
+import { ZReconciliation } from "./reconciliation";
 
 const ZPerson = z.object({ id: z.string(), name: z.string() });
 const ZCounts = z.record(z.string(), z.number().int());
@@ -17,7 +18,9 @@ export const ZHandoverRow = z.object({
   /** Row order in the accepted token file (0-based), and where the row was ("line 12", "cell A12"). */
   position: z.number().int(),
   sourceRef: z.string(),
+  /** The company's name in the token file, and the name it has on the service (the same unless the service could not keep it). */
   name: z.string(),
+  serviceName: z.string(),
   externalRef: z.string().nullable(),
   state: z.enum(MIGRATION_ITEM_STATES),
   companyId: z.string().nullable(),
@@ -47,7 +50,7 @@ export const HANDOVER_MAX_PAGE_SIZE = 1000;
 export const ZHandoverItemsFilter = z.object({
   /** Only companies that ended in this state. */
   state: z.enum(FINAL_ITEM_STATES).optional(),
-  /** Part of a name, an external reference, a companyId or a connectionId. */
+  /** Part of a name (the file's or the service's), an external reference, a companyId or a connectionId. */
   search: z.string().trim().max(100).optional(),
   page: z.number().int().min(1).default(1),
   pageSize: z.number().int().min(1).max(HANDOVER_MAX_PAGE_SIZE).default(25),
@@ -72,6 +75,8 @@ export const ZHandoverView = z.object({
   /** The real companies now, per state (live; rehearsal companies are never counted). */
   total: z.number().int(),
   counts: ZCounts,
+  /** The engagement's reconciliation now (live, as the report's rows are). */
+  reconciliation: ZReconciliation,
   /** A bulk run still queued, running or paused, in words (null when none). */
   activeBulkRun: z.string().nullable(),
   /** Real companies whose credentials Ferry still holds (encrypted). */

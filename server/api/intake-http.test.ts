@@ -201,12 +201,33 @@ describe("submitting a file", () => {
     const rows = [header, ["Zoë's Café & Bar", ...rowFor(qbo, 1).slice(1)], ["Øresund Trading ApS", ...rowFor(qbo, 2).slice(1)], ["株式会社テスト Ltd", ...rowFor(qbo, 3).slice(1)]];
     const res = await post("submit", p.customerA, upload({ name: "intl.csv", bytes: csvBytes(rows, { bom: true, delimiter: ";", eol: "\r\n" }) }));
     expect(res.status).toBe(200);
-    const names = t.db.select({ name: migrationItems.name }).from(migrationItems).orderBy(migrationItems.position).all().map((r) => r.name);
-    expect(names).toEqual(["Zoë's Café & Bar", "Øresund Trading ApS", "株式会社テスト Ltd"]);
+    const names = t.db.select({ name: migrationItems.name, serviceName: migrationItems.serviceName }).from(migrationItems).orderBy(migrationItems.position).all();
+    expect(names).toEqual([
+      { name: "Zoë's Café & Bar", serviceName: "Zoe's Cafe & Bar" },
+      { name: "Øresund Trading ApS", serviceName: "Oresund Trading ApS" },
+      { name: "株式会社テスト Ltd", serviceName: "Ltd" },
+    ]);
     const { check } = (await res.json()) as { check: { problems: { kind: string; becomes?: string; line: number }[] } };
     expect(check.problems).toEqual(
-      expect.arrayContaining([expect.objectContaining({ kind: "company_name_altered", line: 2, becomes: "Zo's Caf & Bar" }), expect.objectContaining({ kind: "company_name_altered", line: 4, becomes: "Ltd" })]),
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "company_name_altered", line: 2, becomes: "Zoe's Cafe & Bar" }),
+        expect.objectContaining({ kind: "company_name_altered", line: 3, becomes: "Oresund Trading ApS" }),
+        expect.objectContaining({ kind: "company_name_altered", line: 4, becomes: "Ltd" }),
+      ]),
     );
+  });
+
+  it("accepts a name in another script, with a warning and a stand-in named after its externalRef", async () => {
+    const other = rowFor(qbo, 2);
+    other[0] = "株式会社テスト";
+    other[header.indexOf("externalRef")] = "JP-001";
+    const res = await post("submit", p.customerA, upload({ name: "jp.csv", bytes: csvBytes([header, rowFor(qbo, 1), other]) }));
+    expect(res.status).toBe(200);
+    const { check } = (await res.json()) as { check: { ok: boolean; problems: { kind: string; severity: string; becomes?: string; line: number }[] } };
+    expect(check.ok).toBe(true);
+    expect(check.problems).toEqual([expect.objectContaining({ kind: "company_name_replaced", severity: "warning", line: 3, becomes: "Company JP-001" })]);
+    const stored = t.db.select({ name: migrationItems.name, serviceName: migrationItems.serviceName }).from(migrationItems).orderBy(migrationItems.position).all();
+    expect(stored[1]).toEqual({ name: "株式会社テスト", serviceName: "Company JP-001" });
   });
 });
 

@@ -43,3 +43,45 @@ describe("the bulk migration's start", () => {
     ).toBe("Started the bulk migration of 24 companies on Acme sandbox, 3 d 2 h before the agreed window 1 Mar 2031, 22:00 – 2 Mar 2031, 04:00 UTC: The customer asked to start early");
   });
 });
+
+describe("timeline wording of the bulk run and the handover", () => {
+  const reconciliation = {
+    supplied: 25,
+    created: 25,
+    linked: 23,
+    synced: 23,
+    verified: 23,
+    reconnectPending: 0,
+    reauthRequired: 2,
+    setAside: 0,
+    failed: 0,
+    inProgress: 0,
+    pilot: { name: "Harbour Books Ltd", state: "verified" },
+  };
+  const words =
+    "25 companies supplied: 25 created on the service, 23 linked, 23 synced; 23 verified, 2 reauthorization required (the single-company test's company, Harbour Books Ltd, included)";
+
+  it("says the engagement's reconciliation where the event recorded it", () => {
+    expect(describeAuditEvent({ action: "migration.bulk_finished", before: null, after: { counts: { verified: 22, reauth_required: 2 }, reconciliation } })).toBe(
+      `The bulk migration finished: ${words}`,
+    );
+    expect(describeAuditEvent({ action: "handover.confirmed", before: null, after: { total: 25, counts: { verified: 23, reauth_required: 2 }, reconciliation } })).toBe(
+      `Produced the handover report: ${words}`,
+    );
+    expect(
+      describeAuditEvent({ action: "migration.bulk_started", before: null, after: { companies: 24, target: "Acme's account", supplied: 25, pilot: "Harbour Books Ltd" } }),
+    ).toBe("Started the bulk migration of 24 companies on Acme's account (of 25 companies supplied; Harbour Books Ltd was migrated by the single-company test)");
+  });
+
+  it("keeps the words of older events, recorded before the reconciliation", () => {
+    expect(describeAuditEvent({ action: "migration.bulk_finished", before: null, after: { counts: { verified: 22, reauth_required: 2 } } })).toBe(
+      "The bulk migration finished: 22 verified, 2 reauthorization required",
+    );
+    expect(describeAuditEvent({ action: "handover.confirmed", before: null, after: { total: 25, counts: { verified: 23, reauth_required: 2 } } })).toBe(
+      "Produced the handover report for 25 companies (23 verified, 2 reauthorization required)",
+    );
+    expect(describeAuditEvent({ action: "migration.bulk_started", before: null, after: { companies: 24, target: "Acme's account" } })).toBe(
+      "Started the bulk migration of 24 companies on Acme's account",
+    );
+  });
+});

@@ -3,6 +3,7 @@ import { parseAuditEvent, type AuditEvent } from "@/server/security/audit-events
 import { formatDuration } from "@/core/format";
 import { getManagedPlatform } from "@/server/platforms";
 import { finalCountsInWords } from "@/core/migration/state-words";
+import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { statusWords } from "./checklist";
 import { stepDefinition } from "@/core/engagements/steps";
 import type { StepNumber } from "@/core/engagements/states";
@@ -103,7 +104,9 @@ function describe(ev: AuditEvent): string {
     case "window.rescheduled":
       return `Rescheduled the migration window ${windowWords(ev.after)}: ${clause(ev.after.reason)}`;
     case "handover.confirmed":
-      return `Produced the handover report for ${companies(ev.after.total)} (${finalCountsInWords(ev.after.counts)})`;
+      return ev.after.reconciliation
+        ? `Produced the handover report: ${reconciliationInWords(ev.after.reconciliation)}`
+        : `Produced the handover report for ${companies(ev.after.total)} (${finalCountsInWords(ev.after.counts)})`;
     case "handover.acknowledged":
       return ev.after.onBehalfOfCustomer
         ? `Recorded the customer's acknowledgement of the handover report${ev.after.note ? `: ${clause(ev.after.note)}` : ""}`
@@ -132,7 +135,12 @@ function describe(ev: AuditEvent): string {
     case "migration.test_cancelled":
       return `Cancelled the ${ev.after.kind === "rehearsal" ? "rehearsal on the sandbox" : "single-company test"} on ${ev.after.company}: ${clause(ev.after.reason)}`;
     case "migration.bulk_started": {
-      const started = `Started the bulk migration of ${companiesText(ev.after.companies)} on ${ev.after.target}`;
+      const { supplied, pilot } = ev.after;
+      const rest =
+        supplied !== undefined && supplied > ev.after.companies
+          ? ` (of ${companiesText(supplied)} supplied${pilot ? `; ${pilot} was migrated by the single-company test` : ""})`
+          : "";
+      const started = `Started the bulk migration of ${companiesText(ev.after.companies)} on ${ev.after.target}${rest}`;
       const o = ev.after.outsideWindow;
       return o ? `${started}, ${formatDuration(o.bySeconds)} ${o.position} the agreed window ${windowWords(o)}: ${clause(o.reason)}` : started;
     }
@@ -145,7 +153,7 @@ function describe(ev: AuditEvent): string {
     case "migration.bulk_stopped":
       return `The bulk migration stopped: ${clause(ev.after.reason)}${ev.after.status ? ` (${ev.after.status}${ev.after.correlationId ? `, correlationId ${ev.after.correlationId}` : ""})` : ""}`;
     case "migration.bulk_finished":
-      return `The bulk migration finished: ${finalCountsInWords(ev.after.counts)}`;
+      return `The bulk migration finished: ${ev.after.reconciliation ? reconciliationInWords(ev.after.reconciliation) : finalCountsInWords(ev.after.counts)}`;
     case "migration.bulk_retry_failed":
       return `Retrying the ${companiesText(ev.after.companies)} that failed`;
     case "migration_item.set_aside":

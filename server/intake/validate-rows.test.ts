@@ -63,10 +63,14 @@ function casesFor(platform: ManagedPlatform): Case[] {
       },
     },
     {
+      // A warning now, not a refusal: the company gets a stand-in name and keeps this one in its description.
       name: "company name the service empties",
       apply: (rows) => {
         rows[2]![0] = "((( ))) [] ~";
-        return { expected: { kind: "company_name_unusable", severity: "error", column: "companyName", value: "((( ))) [] ~" }, at: { line: 3, column: 0 } };
+        return {
+          expected: { kind: "company_name_replaced", severity: "warning", column: "companyName", value: "((( ))) [] ~", becomes: "Company REF-2" },
+          at: { line: 3, column: 0 },
+        };
       },
     },
     {
@@ -74,7 +78,14 @@ function casesFor(platform: ManagedPlatform): Case[] {
       apply: (rows) => {
         rows[3]![0] = "Company (Codat[1])";
         return {
-          expected: { kind: "company_name_altered", severity: "warning", column: "companyName", value: "Company (Codat[1])", becomes: "Company Codat1", message: "The service will store this name as “Company Codat1”: it removes “(”, “[”, “]”, “)”." },
+          expected: {
+            kind: "company_name_altered",
+            severity: "warning",
+            column: "companyName",
+            value: "Company (Codat[1])",
+            becomes: "Company Codat1",
+            message: "The service will store this name as “Company Codat1”: it removes “(”, “[”, “]”, “)”. This name is kept in the company's description there.",
+          },
           at: { line: 4, column: 0 },
         };
       },
@@ -327,9 +338,48 @@ describe("company names", () => {
     const result = await parseRows(qbo, rows, format);
     expect(result.ok).toBe(true);
     expect(result.rows.map((r) => r.name)).toEqual(["O'Brien & Sons, Ltd. - Est. 1999? Yes!", "Société Générale", "  Müller\tGmbH  "]);
+    expect(result.rows.map((r) => r.serviceName)).toEqual(["O'Brien & Sons, Ltd. - Est. 1999? Yes!", "Societe Generale", "Muller GmbH"]);
+    const kept = " This name is kept in the company's description there.";
     expect(result.problems.map((p) => [p.line, p.becomes, p.message])).toEqual([
-      [3, "Socit Gnrale", "The service will store this name as “Socit Gnrale”: it removes “é”."],
-      [4, "Mller GmbH", "The service will store this name as “Mller GmbH”: it removes “ü”, it turns line breaks and tabs into spaces, it collapses repeated spaces, it trims spaces at the ends."],
+      [3, "Societe Generale", `The service will store this name as “Societe Generale”: it folds “é” into “e”.${kept}`],
+      [4, "Muller GmbH", `The service will store this name as “Muller GmbH”: it folds “ü” into “u”, it turns line breaks and tabs into spaces, it collapses repeated spaces, it trims spaces at the ends.${kept}`],
+    ]);
+    expect(result.preview.rows.map((r) => r.becomes)).toEqual([undefined, "Societe Generale", "Muller GmbH"]);
+  });
+
+  it.each(["csv", "xlsx"] as const)("folds letters, removes emoji, and names it where nothing is left — a warning each, never a refusal (%s)", async (format) => {
+    const rows = baseRows(qbo);
+    rows[1]![0] = "Straße Café ☕ Ørsted";
+    rows[2]![0] = "株式会社テスト";
+    rows[3]![0] = "🎉🎉";
+    rows[3]![col(qbo, "externalRef")] = "";
+    const result = await parseRows(qbo, rows, format);
+    expect(result).toMatchObject({ ok: true, errorCount: 0, warningCount: 3 });
+    const where = format === "csv" ? "line" : "row";
+    expect(result.rows.map((r) => [r.name, r.serviceName])).toEqual([
+      ["Straße Café ☕ Ørsted", "Strasse Cafe Orsted"],
+      ["株式会社テスト", "Company REF-2"],
+      ["🎉🎉", `Company ${where} 4`],
+    ]);
+    expect(result.problems.map((p) => [p.kind, p.severity, p.line, p.becomes])).toEqual([
+      ["company_name_altered", "warning", 2, "Strasse Cafe Orsted"],
+      ["company_name_replaced", "warning", 3, "Company REF-2"],
+      ["company_name_replaced", "warning", 4, `Company ${where} 4`],
+    ]);
+    expect(result.problems[0]!.message).toBe(
+      "The service will store this name as “Strasse Cafe Orsted”: it folds “ß” into “ss”, “é” into “e”, “Ø” into “O”, it removes “☕”, it collapses repeated spaces. This name is kept in the company's description there.",
+    );
+    expect(result.problems[1]!.message).toMatch(/nothing of this one would be left: the company is named “Company REF-2” on the service, and this name is kept in its description there/);
+  });
+
+  it("compares names for duplicates as the service keeps them", async () => {
+    const rows = baseRows(qbo);
+    rows[1]![0] = "Café Olé";
+    rows[2]![0] = "CAFE OLE";
+    const result = await parseRows(qbo, rows, "csv");
+    expect(result.problems.map((p) => [p.kind, p.line])).toEqual([
+      ["company_name_altered", 2],
+      ["duplicate_company_name", 3],
     ]);
   });
 });

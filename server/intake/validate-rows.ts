@@ -20,8 +20,10 @@
 import { maskSecret } from "@/server/security/secrets";
 import {
   checkCredentials,
+  companyNameOnService,
   COMPANY_NAME_FORBIDDEN,
-  serviceCompanyName,
+  fileWhere,
+  foldAccents,
   type CredentialField,
   type ManagedPlatform,
 } from "@/server/platforms";
@@ -40,6 +42,8 @@ export type TokenRow = {
   cell?: string;
   /** The company name exactly as in the file (the service may alter it: see the problems). */
   name: string;
+  /** The name Ferry sends the service: the file's folded and stripped as the service keeps it, or a stand-in (companyNameOnService). */
+  serviceName: string;
   externalRef: string | null;
   records: number | null;
   /** The platform's credential fields that have a value, exactly as in the file. */
@@ -51,6 +55,8 @@ export type PreviewRow = {
   line: number;
   cell?: string;
   values: Record<string, string>;
+  /** The name the company gets on the service, when it is not the file's. */
+  becomes?: string;
 };
 
 type Located = { line: number; cell?: string };
@@ -63,12 +69,26 @@ function shown(value: string): string {
 }
 
 
-/** How the service's renaming changes `name`, in words (e.g. "it removes “é”, “ü”"). */
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+const FORBIDDEN_ONE = new RegExp(COMPANY_NAME_FORBIDDEN.source);
+
+/**
+ * How the name rule changes `name`, in words (e.g. "it folds “é” into “e”, it removes “☕”"),
+ * character by character as a reader sees them (a letter with its accents is one).
+ */
 function renamingDetail(name: string): string {
-  const removed = [...new Set(name.match(COMPANY_NAME_FORBIDDEN) ?? [])];
+  const folded = new Map<string, string>();
+  const removed = new Set<string>();
+  for (const { segment } of graphemes.segment(name)) {
+    const plain = foldAccents(segment);
+    const kept = plain.replace(COMPANY_NAME_FORBIDDEN, "");
+    if (plain === segment ? FORBIDDEN_ONE.test(segment) : !kept) removed.add(segment);
+    else if (plain !== segment) folded.set(segment, kept);
+  }
   const parts: string[] = [];
-  if (removed.length) parts.push(`it removes ${removed.map((c) => `“${c}”`).join(", ")}`);
-  const kept = name.replace(COMPANY_NAME_FORBIDDEN, "");
+  if (folded.size) parts.push(`it folds ${[...folded].map(([from, to]) => `“${from}” into “${to}”`).join(", ")}`);
+  if (removed.size) parts.push(`it removes ${[...removed].map((c) => `“${c}”`).join(", ")}`);
+  const kept = foldAccents(name).replace(COMPANY_NAME_FORBIDDEN, "");
   if (/[^\S ]/.test(kept)) parts.push("it turns line breaks and tabs into spaces");
   if (/ {2}/.test(kept)) parts.push("it collapses repeated spaces");
   if (kept.trim() !== kept) parts.push("it trims spaces at the ends");
@@ -124,7 +144,7 @@ export class RowValidator {
     return this.xlsx ? `row ${line}` : `line ${line}`;
   }
 
-  private addPreview(row: SheetRow, shifted: boolean): void {
+  private addPreview(row: SheetRow, shifted: boolean, becomes: string | null): void {
     if (this.preview.length >= PREVIEW_ROWS) return;
     const values: Record<string, string> = {};
     const put = (column: string, position: number | null, secret: boolean) => {
@@ -137,7 +157,7 @@ export class RowValidator {
     for (const { field, position } of this.present) put(field.name, position, shifted || field.secret);
     put("externalRef", this.columns.externalRef, shifted);
     put("records", this.columns.records, shifted);
-    this.preview.push({ ...this.at(row.line, this.columns.companyName), values });
+    this.preview.push({ ...this.at(row.line, this.columns.companyName), values, ...(becomes !== null && becomes !== row.cells[this.columns.companyName ?? -1] ? { becomes: neutraliseSpreadsheetCell(becomes) } : {}) });
   }
 
   /** Values in columns that have no header name (once per column), or beyond the header in a CSV. */
@@ -170,38 +190,42 @@ export class RowValidator {
     return true;
   }
 
-  private checkName(line: number, name: string): void {
+  /**
+   * The name the company gets on the service (null when the row has none): a warning when it is
+   * not the file's, and one when the same name is on an earlier row.
+   */
+  private checkName(line: number, name: string, externalRef: string): string | null {
     const at = this.at(line, this.columns.companyName);
     if (!name.trim()) {
       this.problems.add({ kind: "required_value_missing", ...at, column: "companyName", message: "companyName is empty; every row needs the company's name." });
-      return;
+      return null;
     }
-    const becomes = serviceCompanyName(name);
-    if (!becomes) {
+    const onService = companyNameOnService({ name, externalRef: externalRef || null, where: fileWhere({ line, workbook: this.xlsx }) });
+    const becomes = onService.name;
+    if (onService.standIn) {
       this.problems.add({
-        kind: "company_name_unusable",
+        kind: "company_name_replaced",
         ...at,
         column: "companyName",
         value: shown(name),
-        message: `The service removes every character of this name (it keeps letters A–Z, digits, spaces and - ' , & @ . ? !), which leaves no name. Add some of those characters.`,
+        becomes,
+        message: `The service keeps only letters A–Z, digits, spaces and - ' , & @ . ? ! in a name, and nothing of this one would be left: the company is named “${becomes}” on the service, and this name is kept in its description there.`,
       });
-      return;
-    }
-    if (becomes !== name) {
+    } else if (becomes !== name) {
       this.problems.add({
         kind: "company_name_altered",
         ...at,
         column: "companyName",
         value: shown(name),
         becomes,
-        message: `The service will store this name as “${becomes}”: ${renamingDetail(name)}.`,
+        message: `The service will store this name as “${becomes}”: ${renamingDetail(name)}. This name is kept in the company's description there.`,
       });
     }
     const key = becomes.toLowerCase();
     const first = this.names.get(key);
     if (first === undefined) {
       this.names.set(key, line);
-      return;
+      return becomes;
     }
     this.problems.add({
       kind: "duplicate_company_name",
@@ -210,6 +234,7 @@ export class RowValidator {
       value: shown(name),
       message: `The service would store the same name as on ${this.ref(first)} (“${becomes}”). It allows this, but check it is not the same company twice; externalRef can tell them apart.`,
     });
+    return becomes;
   }
 
   private checkRecords(line: number, raw: string): number | null {
@@ -354,7 +379,6 @@ export class RowValidator {
     const shifted = this.checkUnnamed(row);
     const over = shifted ? new Set<number>() : this.checkLengths(row);
     const cell = (position: number | null) => (position === null || over.has(position) ? "" : (row.cells[position] ?? ""));
-    this.addPreview(row, shifted);
     const input: Record<string, string> = {};
     for (const { field, position } of this.present) {
       const value = cell(position);
@@ -363,16 +387,18 @@ export class RowValidator {
     const name = cell(this.columns.companyName);
     const externalRef = cell(this.columns.externalRef).trim();
     let records: number | null = null;
+    let serviceName: string | null = null;
     if (!shifted) {
-      if (this.columns.companyName !== null && !over.has(this.columns.companyName)) this.checkName(row.line, name);
+      if (this.columns.companyName !== null && !over.has(this.columns.companyName)) serviceName = this.checkName(row.line, name, externalRef);
       records = this.checkRecords(row.line, cell(this.columns.records));
       this.checkLossy(row);
       this.checkCredentialValues(row.line, input, over);
       this.checkExpiry(row.line, input, over);
       this.checkDuplicates(row.line, input);
     }
+    this.addPreview(row, shifted, serviceName);
     if (this.problems.errorCount > 0) return;
-    const kept: TokenRow = { line: row.line, name, externalRef: externalRef || null, records, credentials: input };
+    const kept: TokenRow = { line: row.line, name, serviceName: serviceName ?? name, externalRef: externalRef || null, records, credentials: input };
     if (this.xlsx && this.columns.companyName !== null) kept.cell = `${columnLetters(this.columns.companyName + 1)}${row.line}`;
     this.rows.push(kept);
   }

@@ -11,7 +11,7 @@
 import { sql } from "drizzle-orm";
 import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
-import type { ManagedPlatform } from "@/server/platforms";
+import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { accessTokenExpiry, maskCredentials, sealItemCredentials } from "./item-credentials";
@@ -29,6 +29,7 @@ function prepareInsert(tx: DbOrTx) {
       position: p("position"),
       sourceRef: p("sourceRef"),
       name: p("name"),
+      serviceName: p("serviceName"),
       externalRef: p("externalRef"),
       recordsHint: p("recordsHint"),
       credentialsCipher: p("credentialsCipher"),
@@ -57,6 +58,8 @@ export function insertMigrationItems(
       /** Where the row was, when it is not the row's index in `rows` (a rehearsal's twins keep their real item's). */
       position?: number;
       sourceRef?: string;
+      /** The name sent to the service; by default the name rule's for the row (a token file's rows carry it from their check). */
+      serviceName?: string;
     })[];
     at: Date;
     /** A rehearsal's simulated items: the run that made them (see item-scope.ts). */
@@ -69,13 +72,15 @@ export function insertMigrationItems(
   const rehearsalRunId = params.rehearsalRunId ?? null;
   params.rows.forEach((row, index) => {
     const id = crypto.randomUUID();
+    const sourceRef = row.sourceRef ?? (row.cell ? `cell ${row.cell}` : `line ${row.line}`);
     insert.run({
       id,
       engagementId,
       submissionId,
       position: row.position ?? index,
-      sourceRef: row.sourceRef ?? (row.cell ? `cell ${row.cell}` : `line ${row.line}`),
+      sourceRef,
       name: row.name,
+      serviceName: row.serviceName ?? companyNameOnService({ name: row.name, externalRef: row.externalRef, where: fileWhereOfSourceRef(sourceRef) }).name,
       externalRef: row.externalRef,
       recordsHint: row.records,
       credentialsCipher: sealItemCredentials(ring, { engagementId, itemId: id }, row.credentials),

@@ -11,6 +11,7 @@ import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/core/engagemen
 import { SERVICE_TARGET_KINDS } from "@/core/targets/kinds";
 import { PURGE_TRIGGERS } from "@/core/migration/handover-states";
 import { TEST_RUN_KINDS } from "@/core/migration/states";
+import { ZReconciliation } from "@/core/migration/reconciliation";
 
 export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window", "migration_run", "migration_item"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
@@ -204,7 +205,12 @@ export const AUDIT_EVENTS = {
   "handover.confirmed": {
     target: "engagement",
     before: NONE,
-    after: z.object({ total: z.number().int(), counts: z.record(z.string(), z.number().int()) }),
+    after: z.object({
+      total: z.number().int(),
+      counts: z.record(z.string(), z.number().int()),
+      /** The engagement's reconciliation when the report was produced (absent in older events). */
+      reconciliation: ZReconciliation.optional(),
+    }),
   },
   "handover.acknowledged": {
     target: "engagement",
@@ -246,8 +252,12 @@ export const AUDIT_EVENTS = {
     target: "migration_run",
     before: NONE,
     after: z.object({
+      /** The companies the run covers. */
       companies: z.number().int(),
       target: z.string(),
+      /** Every company supplied, and the single-company test's company among them (absent in older events). */
+      supplied: z.number().int().optional(),
+      pilot: z.string().nullable().optional(),
       /** Started outside the agreed window: where, by how much, and support's reason. */
       outsideWindow: z
         .object({ position: z.enum(["before", "after"]), startsAt: z.string(), endsAt: z.string(), bySeconds: z.number().int(), reason: z.string() })
@@ -278,7 +288,12 @@ export const AUDIT_EVENTS = {
   "migration.bulk_finished": {
     target: "migration_run",
     before: NONE,
-    after: z.object({ counts: z.record(z.string(), z.number().int()) }),
+    after: z.object({
+      /** The run's companies per state. */
+      counts: z.record(z.string(), z.number().int()),
+      /** The engagement's reconciliation when the run finished (absent in older events). */
+      reconciliation: ZReconciliation.optional(),
+    }),
   },
   "migration.bulk_retry_failed": {
     target: "migration_run",

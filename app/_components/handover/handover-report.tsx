@@ -3,15 +3,16 @@ import { Notice } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { companies } from "@/core/migration/state-words";
+import { ReconciliationView } from "@/app/_components/migration/reconciliation-view";
+import { reconciliationInWords } from "@/core/migration/reconciliation";
 import type { HandoverItemsPage, HandoverView } from "@/core/migration/handover-schemas";
-import { HandoverCounts } from "./handover-counts";
 import { HandoverRecord } from "./handover-record";
 import { HandoverTable } from "./handover-table";
 import { PrintButton } from "./print-button";
 
 /**
- * The printable handover report (staff and customer pages alike): the engagement, where the
- * handover stands, the counts per final state and every company of this part in a table. A
+ * The printable handover report (staff and customer pages alike): the engagement, the
+ * reconciliation first, where the handover stands, and every company of this part in a table. A
  * report of more companies than a part holds prints in parts; the CSV holds them all.
  */
 export function HandoverReport(props: {
@@ -56,8 +57,12 @@ export function HandoverReport(props: {
           {formatDateTime(new Date())}
         </p>
       </header>
+      <div className="space-y-2">
+        <h2 className="text-lg font-semibold text-slate-900">Reconciliation</h2>
+        <p className="text-sm text-slate-700">{reconciliationInWords(view.reconciliation)}.</p>
+        <ReconciliationView reconciliation={view.reconciliation} />
+      </div>
       <HandoverRecord view={{ ...view, handover: view.handover }} printHref={null} />
-      <HandoverCounts counts={view.handover.counts} total={view.handover.total} label="Report counts" />
       {parts > 1 ? (
         <nav aria-label="Report parts" className="space-y-2 text-sm">
           <p>

@@ -3,6 +3,7 @@ import { CopyableId, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/u
 import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { FailureDetails } from "@/app/_components/migration/failure-details";
 import { formatDateTime } from "@/app/_lib/labels";
+import { NameOnService } from "@/app/_components/migration/name-on-service";
 import { ItemStateBadge } from "./item-state-badge";
 
 /** One labelled line of the outcome column. */
@@ -35,6 +36,7 @@ export function HandoverTable({ rows, caption, captionVisible = false }: { rows:
           <Tr key={r.id} className="break-inside-avoid">
             <Td className="max-w-52 min-w-32 space-y-1">
               <span className="block font-medium break-words text-slate-900">{r.name}</span>
+              <NameOnService name={r.name} serviceName={r.serviceName} />
               <span className="block text-xs text-slate-600">
                 {r.externalRef ? `${r.externalRef} · ` : ""}
                 {r.sourceRef}

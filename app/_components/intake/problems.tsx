@@ -24,11 +24,11 @@ export const PROBLEM_KIND_LABELS: Record<ProblemKind, string> = {
   extra_values: "Values beyond the columns",
   lossy_number: "Number changed by the spreadsheet",
   value_too_long: "Value too long",
-  company_name_unusable: "Company name unusable",
   access_token_expired: "Access token expired",
   duplicate_credential: "Same token twice",
   duplicate_identity: "Same company twice",
   company_name_altered: "Name the service changes",
+  company_name_replaced: "Name the service cannot keep",
   duplicate_company_name: "Same name twice",
   expires_at_missing: "No expiry given",
   extension_mismatch: "Wrong file extension",
@@ -119,11 +119,22 @@ export function PreviewTable({ preview, caption }: { preview: TokenFileCheck["pr
         {preview.rows.map((r) => (
           <Tr key={r.sourceRef}>
             <Td className="whitespace-nowrap text-slate-600">{r.sourceRef}</Td>
-            {preview.columns.map((c) => (
-              <Td key={c} className="max-w-56 truncate font-mono text-xs" title={r.values[c]}>
-                {r.values[c] ?? ""}
-              </Td>
-            ))}
+            {preview.columns.map((c) =>
+              c === "companyName" && r.becomes !== undefined ? (
+                <Td key={c} className="max-w-56 font-mono text-xs">
+                  <span className="block truncate" title={r.values[c]}>
+                    {r.values[c] ?? ""}
+                  </span>
+                  <span className="block truncate font-sans text-amber-800" title={r.becomes}>
+                    becomes {r.becomes}
+                  </span>
+                </Td>
+              ) : (
+                <Td key={c} className="max-w-56 truncate font-mono text-xs" title={r.values[c]}>
+                  {r.values[c] ?? ""}
+                </Td>
+              ),
+            )}
           </Tr>
         ))}
       </TBody>

@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { ItemStateBadge } from "@/app/_components/handover/item-state-badge";
 import { FailureDetails } from "@/app/_components/migration/failure-details";
+import { NameOnService } from "@/app/_components/migration/name-on-service";
 import { ItemsFilterForm, useItemsFilter } from "@/app/_components/migration/items-filter";
 import { Badge, CopyableId, EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import type { RouterOutputs } from "@/app/_lib/types";
@@ -64,6 +65,7 @@ export function BulkItems({ engagementId, live, actions }: { engagementId: strin
                         Pilot
                       </Badge>
                     ) : null}
+                    <NameOnService name={r.name} serviceName={r.serviceName} />
                   </Td>
                   <Td className="text-sm">{r.externalRef ?? <span className="text-slate-400">—</span>}</Td>
                   <Td>

@@ -1,12 +1,13 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { HandoverCounts } from "@/app/_components/handover/handover-counts";
+import { ReconciliationView } from "@/app/_components/migration/reconciliation-view";
 import { Facts, RunStatusBadge } from "@/app/_components/migration/test-run-view";
 import { Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime, formatDuration } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { companies } from "@/core/migration/state-words";
+import { finishedOf } from "@/core/migration/reconciliation";
 
 export type BulkOverview = RouterOutputs["bulk"]["overview"];
 export type BulkRun = NonNullable<BulkOverview["run"]>;
@@ -112,28 +113,30 @@ function RunState({ run, stoppedHint }: { run: BulkRun; stoppedHint: string }) {
 }
 
 /**
- * The bulk run as it stands, read-only: its status and why, a progress bar, the companies per
- * state, the pace against the service's limit, the requests and 429s, the time left beside the
- * agreed window's (with a warning when the pace says the run will overrun it). The
- * console puts its controls beside it; the portal shows it as is. A stopped run's notice ends
- * with `stoppedHint`, the page's words for what happens next.
+ * The bulk run as it stands, read-only: its status and why, a progress bar over every company of
+ * the engagement, the reconciliation (the same counts as the handover and the report), the pace
+ * against the service's limit, the requests and 429s, the time left beside the agreed window's
+ * (with a warning when the pace says the run will overrun it). The console puts its controls
+ * beside it; the portal shows it as is. A stopped run's notice ends with `stoppedHint`, the
+ * page's words for what happens next.
  */
 export function BulkRunView({ overview, stoppedHint }: { overview: BulkOverview; stoppedHint: string }) {
   const run = overview.run;
-  const pilot = overview.pilot ? `The single-company test's company, ${overview.pilot.name}, counts as migrated.` : null;
+  const r = overview.reconciliation;
   if (!run) {
     return (
       <div className="space-y-3">
-        <p className="text-sm text-slate-700">
-          No bulk run yet. {companies(overview.total)} in this engagement. {pilot}
-        </p>
-        <HandoverCounts counts={overview.counts} total={overview.total} label="Companies per state" />
+        <p className="text-sm text-slate-700">No bulk run yet. {companies(r.supplied)} in this engagement.</p>
+        <ReconciliationView reconciliation={r} />
         {overview.window ? <Facts rows={[{ term: "Agreed window", detail: windowFact(overview.window) }]} /> : null}
       </div>
     );
   }
-  const { total, finished, counts } = run.progress;
+  // The bar covers every company supplied, the single-company test's included, as the counts below do.
+  const total = r.supplied;
+  const finished = finishedOf(r);
   const percent = total ? Math.floor((finished / total) * 100) : 100;
+  const covered = run.progress.total < total ? ` This run covers ${numberText(run.progress.total)} of them.` : "";
   return (
     <article className="space-y-4" aria-label="Bulk run">
       <div className="flex flex-wrap items-center gap-2" aria-live="polite">
@@ -149,10 +152,10 @@ export function BulkRunView({ overview, stoppedHint }: { overview: BulkOverview;
       <div className="space-y-1.5">
         <ProgressBar label="Companies finished" value={finished} max={Math.max(total, 1)} valueText={`${numberText(finished)} of ${companies(total)} finished`} />
         <p className="text-sm text-slate-700">
-          {numberText(finished)} of {companies(total)} finished ({percent}%). {pilot}
+          {numberText(finished)} of {companies(total)} finished ({percent}%).{covered}
         </p>
       </div>
-      <HandoverCounts counts={counts} total={total} label="Companies of the run per state" />
+      <ReconciliationView reconciliation={r} />
       <Facts
         rows={[
           { term: "Pace", detail: paceText(run.pace) },

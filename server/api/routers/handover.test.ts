@@ -115,14 +115,17 @@ describe("producing the handover report", () => {
     const eng = await support().engagements.get({ engagementId: f.engagementId });
     expect(eng.steps[5]!.state).toBe("in_progress");
     const timeline = await support().engagements.timeline({ engagementId: f.engagementId });
-    expect(timeline.map((e) => e.summary)).toContain("Produced the handover report for 6 companies (3 verified, 1 reauthorization required, 1 failed, 1 set aside)");
+    // The reconciliation, in the words every surface uses (the fixture's failed company had a companyId but never linked).
+    const words = "6 companies supplied: 5 created on the service, 3 linked, 3 synced; 3 verified, 1 reauthorization required, 1 set aside, 1 failed";
+    expect(view.reconciliation).toMatchObject({ supplied: 6, created: 5, linked: 3, synced: 3, verified: 3, reauthRequired: 1, setAside: 1, failed: 1, inProgress: 0 });
+    expect(timeline.map((e) => e.summary)).toContain(`Produced the handover report: ${words}`);
     expect(timeline.map((e) => e.summary)).toContain("Started step 6 (Bulk migration and handover)");
 
     // (The set-up's flows mailed too; this is the report's mail.)
     const mail = t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%handover report is ready")).all();
     expect(mail.map((m) => m.to).sort()).toEqual(["a@org-a.test", "ops@org-a.test"]);
     expect(mail[0]!.subject).toBe(`${f.reference}: your handover report is ready`);
-    expect(mail[0]!.text).toContain("6 companies (3 verified, 1 reauthorization required, 1 failed, 1 set aside)");
+    expect(mail[0]!.text).toContain(`its handover report is ready: ${words}.`);
     expect(mail[0]!.text).toContain(`http://ferry.test/portal/engagements/${f.engagementId}`);
     expect(mail[0]!.text).toMatch(/deleted automatically on \d{4}-\d\d-\d\d/);
   });

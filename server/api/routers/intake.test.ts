@@ -65,7 +65,7 @@ describe("support's review", () => {
       submittedBy: { name: "Customer A" },
     });
     expect(seen.current!.warnings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ kind: "company_name_altered", line: 4, becomes: "Caf Ol" }), expect.objectContaining({ kind: "expires_at_missing", line: 4 })]),
+      expect.arrayContaining([expect.objectContaining({ kind: "company_name_altered", line: 4, becomes: "Cafe Ole" }), expect.objectContaining({ kind: "expires_at_missing", line: 4 })]),
     );
     expect(seen.current!.preview.rows[0]).toMatchObject({ sourceRef: "line 2", values: { companyName: "Company 1 Ltd", accessToken: expect.stringMatching(/^••••.{4}$/) } });
     expect(seen.accept).toEqual({ allowed: true, reason: null });

@@ -38,7 +38,10 @@ export function toCheck(result: TokenFileResult, fileName: string): TokenFileChe
 
 /** The masked preview of a parse result. */
 export function previewOf(result: TokenFileResult): IntakePreview {
-  return { columns: result.preview.columns, rows: result.preview.rows.map((r) => ({ sourceRef: sourceRefOf(r), values: r.values })) };
+  return {
+    columns: result.preview.columns,
+    rows: result.preview.rows.map((r) => ({ sourceRef: sourceRefOf(r), values: r.values, ...(r.becomes ? { becomes: r.becomes } : {}) })),
+  };
 }
 
 /** A file name fit to store and show: no path, no control characters, at most 200 characters. */

@@ -29,8 +29,9 @@ function view(row: SubmissionRow, people: Map<string, { id: string; name: string
     countsByKind: row.countsByKind,
     warnings: row.warnings,
     preview: {
-      columns: [...new Set(row.preview.flatMap((r) => Object.keys(r)).filter((k) => k !== "sourceRef"))],
-      rows: row.preview.map(({ sourceRef, ...values }) => ({ sourceRef: sourceRef ?? "", values })),
+      // `sourceRef` and `becomes` are stored beside the columns' values (see submit-intake.ts).
+      columns: [...new Set(row.preview.flatMap((r) => Object.keys(r)).filter((k) => k !== "sourceRef" && k !== "becomes"))],
+      rows: row.preview.map(({ sourceRef, becomes, ...values }) => ({ sourceRef: sourceRef ?? "", values, ...(becomes ? { becomes } : {}) })),
     },
     submittedBy: person(row.submittedById),
     submittedAt: row.submittedAt,

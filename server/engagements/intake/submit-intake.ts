@@ -101,7 +101,7 @@ export async function submitIntake(
       rowCount: parsed.rows.length,
       warningCount: parsed.warningCount,
       countsByKind: { ...parsed.countsByKind } as Record<string, number>,
-      preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...r.values })),
+      preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
       warnings,
       submittedById: actor.id,
       submittedAt: now,

@@ -37,6 +37,7 @@ import type { FlowNotice } from "@/server/engagements/waiting/notify";
 import { windowText } from "@/server/engagements/window/propose-window";
 import { formatDuration } from "@/core/format";
 import { companiesText } from "@/core/words";
+import { reconcile } from "../reconciliation";
 
 const UNFINISHED: readonly MigrationItemState[] = MIGRATION_ITEM_STATES.filter((s) => !(FINAL_ITEM_STATES as readonly string[]).includes(s));
 
@@ -96,6 +97,7 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
     const target = findServiceTarget(tx, c.eng.serviceTargetId!);
     insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
     const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
+    const reconciliation = reconcile(tx, c.eng.id);
     if (c.states[6] === "pending") applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now });
     const outside = outsideWindowStart(c.window, now, input.reason);
     recordAudit(tx, {
@@ -104,7 +106,13 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
       targetId: runId,
       engagementId: c.eng.id,
       organizationId: c.eng.organizationId,
-      after: { companies, target: target?.name ?? "the service target", ...(outside ? { outsideWindow: outside.audit } : {}) },
+      after: {
+        companies,
+        target: target?.name ?? "the service target",
+        supplied: reconciliation.supplied,
+        pilot: reconciliation.pilot?.name ?? null,
+        ...(outside ? { outsideWindow: outside.audit } : {}),
+      },
       at: now,
     });
     return { runId, notice: outside ? outside.notice(actor, companies) : null };

@@ -32,7 +32,8 @@ import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type S
 import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
 import { openRunSession } from "../engine/run-session";
 import { sleep, stepItem, type RunnerContext } from "../engine/runner";
-import { finalCountsInWords } from "@/core/migration/state-words";
+import { reconciliationInWords } from "@/core/migration/reconciliation";
+import { reconcile } from "../reconciliation";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
 
 export type BulkDeps = {
@@ -324,10 +325,19 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       const counts = runCountsByState(tx, run.id);
       const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
       if (!done) return null;
-      recordAudit(tx, { actor: null, action: "migration.bulk_finished", targetId: run.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { counts }, at: now });
-      log(`bulk run ${run.id} on ${engagement.reference} finished: ${finalCountsInWords(counts)}`);
       // The companies that failed on their tokens go to their end customers, with their reconnect links.
       const handed = handToEndCustomers(tx, { engagementId: engagement.id, now });
+      const reconciliation = reconcile(tx, engagement.id);
+      recordAudit(tx, {
+        actor: null,
+        action: "migration.bulk_finished",
+        targetId: run.id,
+        engagementId: engagement.id,
+        organizationId: engagement.organizationId,
+        after: { counts, reconciliation },
+        at: now,
+      });
+      log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(reconciliation)}`);
       if (handed > 0) {
         recordAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
       }

@@ -8,12 +8,14 @@ import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { isStaff, toControl } from "@/server/engagements/checklist";
 import type { Actor } from "@/core/accounts/actor";
+import { serviceNameOf } from "@/server/platforms";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import { pageOfReportItems } from "../handover/handover-repository";
 import { readFailure } from "../engine/stored-failure";
 import { FINAL_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
+import { reconcile } from "../reconciliation";
 import { loadBulkContext } from "./bulk-controls";
 import {
   cancelRefusal,
@@ -126,6 +128,7 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now:
     counts: c.counts,
     total,
     pilot: pilot ? { name: pilot.name, state: pilot.state } : null,
+    reconciliation: reconcile(db, engagementId),
     limitText,
     window: c.window
       ? windowOutlook({
@@ -162,6 +165,7 @@ export function listBulkItems(
       return {
         id: r.id,
         name: r.name,
+        serviceName: serviceNameOf(r),
         externalRef: r.externalRef,
         state: r.state,
         companyId: r.companyId,

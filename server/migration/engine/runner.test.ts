@@ -210,3 +210,42 @@ describe("outcomes a company can have", () => {
     expect(findItem(bed.t.db, itemId)).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
   });
 });
+
+describe("the name the service keeps", () => {
+  it("creates each company with the name the service keeps, and the token file's name in its description when they differ", async () => {
+    const eng = await ready([
+      { name: "Société Générale Café", records: 3, externalRef: "SG-1" },
+      { name: "株式会社テスト", records: 3, externalRef: "JP-1" },
+      { name: "Harbour Books Ltd", records: 3, externalRef: "HB-1" },
+    ]);
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    const created: { name: string; description: string | null | undefined }[] = [];
+    for (const [i, { id: itemId }] of eng.items.entries()) {
+      const ctx = runnerFor(eng, itemId, `worker-n${i}`, client);
+      claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: `worker-n${i}`, leaseMs: LEASE_MS, now: new Date() });
+      expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
+      const item = findItem(bed.t.db, itemId)!;
+      const { data } = await client.getCompany({ companyId: item.companyId! });
+      created.push({ name: data.name, description: data.description });
+      // The item keeps the file's name and the name sent.
+      expect([item.name, item.serviceName]).toEqual([eng.items[i]!.name, data.name]);
+    }
+    expect(created).toEqual([
+      { name: "Societe Generale Cafe", description: `Migrated by Ferry (${eng.reference}). Name in the token file: Société Générale Café` },
+      { name: "Company JP-1", description: `Migrated by Ferry (${eng.reference}). Name in the token file: 株式会社テスト` },
+      { name: "Harbour Books Ltd", description: `Migrated by Ferry (${eng.reference}).` },
+    ]);
+  });
+
+  it("works the name out by the same rule for an item stored before the name sent was recorded", async () => {
+    const eng = await ready([{ name: "Zoë's Café & Bar", records: 3 }]);
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    const itemId = eng.items[0]!.id;
+    bed.t.db.update(migrationItems).set({ serviceName: null }).where(eq(migrationItems.id, itemId)).run();
+    const ctx = runnerFor(eng, itemId, "worker-old", client);
+    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-old", leaseMs: LEASE_MS, now: new Date() });
+    expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
+    const { data } = await client.getCompany({ companyId: findItem(bed.t.db, itemId)!.companyId! });
+    expect(data).toMatchObject({ name: "Zoe's Cafe & Bar", description: `Migrated by Ferry (${eng.reference}). Name in the token file: Zoë's Café & Bar` });
+  });
+});

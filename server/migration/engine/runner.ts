@@ -9,7 +9,7 @@
  * decryption is an audit event. Every write is fenced by the worker's lease on the item.
  */
 import type { Db } from "@/db/client";
-import { serviceCompanyName, type ManagedPlatform } from "@/server/platforms";
+import { companyDescription, serviceNameOf, type ManagedPlatform } from "@/server/platforms";
 import { ServiceError, type CallMeta, type ServiceClient } from "@/server/service-client";
 import { redact } from "@/server/service-client/service-error";
 import { recordAudit } from "@/server/security/audit";
@@ -84,10 +84,14 @@ function okRecord(at: Date, meta: CallMeta, detail: Record<string, unknown>): Ca
   };
 }
 
-/** The company name sent: the file's (the service strips what it does not allow), or a stand-in when nothing would be left. */
-function companyNameFor(row: ItemRow): string {
-  if (serviceCompanyName(row.name)) return row.name;
-  return `Company ${row.externalRef && serviceCompanyName(row.externalRef) ? row.externalRef : row.position + 1}`;
+/**
+ * The company as created on the service: the name it keeps (stored with the item at intake;
+ * worked out by the same rule for items stored before that), and the description, which keeps
+ * the file's name when the service's differs.
+ */
+function companyFieldsFor(row: ItemRow, reference: string): { name: string; description: string } {
+  const name = serviceNameOf(row);
+  return { name, description: companyDescription({ reference, fileName: row.name, serviceName: name }) };
 }
 
 /** Decrypts an item's credentials in memory for the authorization call, and records that it did. */
@@ -133,7 +137,7 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
       }
       case "createCompany": {
         const { data, meta } = await client.createCompany(
-          { name: companyNameFor(row), description: `Migrated by Ferry (${ctx.engagement.reference})`, tags: { [ITEM_TAG]: item.id, [ENGAGEMENT_TAG]: ctx.engagement.id } },
+          { ...companyFieldsFor(row, ctx.engagement.reference), tags: { [ITEM_TAG]: item.id, [ENGAGEMENT_TAG]: ctx.engagement.id } },
           options,
         );
         // The company's Link URL, where its end customer can authorize again should its tokens fail.

@@ -11,6 +11,7 @@ import { ensureWatch } from "../watch/watch-repository";
 import { mailReportReady, type HandoverMailDeps } from "./handover-mail";
 import { automaticPurgeAt } from "./purge-schedule";
 import { confirmRefusal } from "./rules";
+import { reconcile } from "../reconciliation";
 
 export type HandoverDeps = HandoverMailDeps & { purgeAfterDays: number };
 
@@ -43,25 +44,25 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
     const { eng, states, total, counts } = decide(tx, actor, input.engagementId);
     if (states[6] === "pending") applyStepAction(tx, actor, { engagementId: eng.id, step: 6, action: "start", via: "flow", at });
     const { id } = insertHandover(tx, { engagementId: eng.id, confirmedById: actor.id, confirmedAt: at, counts, total });
+    const reconciliation = reconcile(tx, eng.id);
     recordAudit(tx, {
       actor,
       action: "handover.confirmed",
       targetId: eng.id,
       engagementId: eng.id,
       organizationId: eng.organizationId,
-      after: { total, counts },
+      after: { total, counts, reconciliation },
       at,
     });
     // The hypercare days begin with the watch's next check (on the target's clock); it is the customer's move now.
     ensureWatch(tx, { engagementId: eng.id, now: at, dueNow: true });
     refreshWaiting(tx, eng.id, at);
-    return { id, eng, total, counts, recipients: customerRecipients(tx, eng.id, eng.organizationId) };
+    return { id, eng, reconciliation, recipients: customerRecipients(tx, eng.id, eng.organizationId) };
   });
   await mailReportReady(db, deps, {
     engagement: done.eng,
     recipients: done.recipients,
-    total: done.total,
-    counts: done.counts,
+    reconciliation: done.reconciliation,
     automaticPurgeAt: automaticPurgeAt(at, deps.purgeAfterDays),
   });
   return { handoverId: done.id };

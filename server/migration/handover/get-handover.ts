@@ -7,6 +7,7 @@ import { loadForChange } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
 import { activeBulkRunStatus, countHeldCredentials, countRealItems, findHandover, namesOf } from "./handover-repository";
 import { automaticPurgeAt } from "./purge-schedule";
+import { reconcile } from "../reconciliation";
 import { acknowledgementNeedsNote, acknowledgeRefusal, confirmRefusal } from "./rules";
 import type { HandoverView } from "@/core/migration/handover-schemas";
 
@@ -29,6 +30,7 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
     reference: eng.reference,
     total,
     counts,
+    reconciliation: reconcile(db, eng.id),
     activeBulkRun,
     credentialsHeld: countHeldCredentials(db, eng.id),
     handover: h

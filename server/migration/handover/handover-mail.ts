@@ -6,7 +6,8 @@
 import type { Db } from "@/db/client";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
-import { companies, finalCountsInWords } from "@/core/migration/state-words";
+import { companies } from "@/core/migration/state-words";
+import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 
 export type HandoverMailDeps = { mail: MailConfig; appUrl: string };
 
@@ -19,11 +20,11 @@ const base = (appUrl: string) => appUrl.replace(/\/$/, "");
 export async function mailReportReady(
   db: Db,
   deps: HandoverMailDeps,
-  params: { engagement: EngagementRef; recipients: readonly { name: string; email: string }[]; total: number; counts: Record<string, number>; automaticPurgeAt: Date },
+  params: { engagement: EngagementRef; recipients: readonly { name: string; email: string }[]; reconciliation: Reconciliation; automaticPurgeAt: Date },
 ): Promise<void> {
-  const { engagement: e, total, counts } = params;
+  const { engagement: e, reconciliation } = params;
   const platform = getManagedPlatform(e.platformKey)?.name ?? e.platformKey;
-  const notMigrated = total - (counts.verified ?? 0);
+  const notMigrated = reconciliation.supplied - reconciliation.verified;
   for (const r of params.recipients) {
     await sendMail(db, deps.mail, {
       to: r.email,
@@ -31,7 +32,7 @@ export async function mailReportReady(
       text: [
         `Hello ${r.name},`,
         "",
-        `The migration of your ${platform} companies (${e.reference}) is finished and its handover report is ready: ${companies(total)} (${finalCountsInWords(counts)}).`,
+        `The migration of your ${platform} companies (${e.reference}) is finished and its handover report is ready: ${reconciliationInWords(reconciliation)}.`,
         notMigrated > 0 ? `For the ${companies(notMigrated)} not migrated, the report says why and what to do.` : "Every company was migrated and verified.",
         "",
         "Read it, download it as CSV and acknowledge it in the portal:",

@@ -80,6 +80,7 @@ const reportColumns = {
   position: migrationItems.position,
   sourceRef: migrationItems.sourceRef,
   name: migrationItems.name,
+  serviceName: migrationItems.serviceName,
   externalRef: migrationItems.externalRef,
   state: migrationItems.state,
   companyId: migrationItems.companyId,
@@ -97,6 +98,8 @@ export type ReportItem = {
   position: number;
   sourceRef: string;
   name: string;
+  /** Null on items stored before the name sent was recorded (server/platforms: serviceNameOf). */
+  serviceName: string | null;
   externalRef: string | null;
   state: MigrationItemState;
   companyId: string | null;
@@ -121,6 +124,7 @@ export function pageOfReportItems(
     const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     match = or(
       sql`${migrationItems.name} like ${pattern} escape '\\'`,
+      sql`${migrationItems.serviceName} like ${pattern} escape '\\'`,
       sql`${migrationItems.externalRef} like ${pattern} escape '\\'`,
       sql`${migrationItems.companyId} like ${pattern} escape '\\'`,
       sql`${migrationItems.connectionId} like ${pattern} escape '\\'`,

@@ -32,8 +32,16 @@ async function readAll(body: ReadableStream<Uint8Array>): Promise<{ text: string
   return { text: Buffer.concat(parts).toString("utf8"), chunks };
 }
 
+/** The CSV's records, split into the reconciliation above the table and the table (header first). */
+function csvParts(text: string, options: { relax_quotes?: boolean } = {}): { top: string[][]; table: string[][] } {
+  const records: string[][] = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: false, ...options });
+  const header = records.findIndex((r) => r[0] === "Company name");
+  return { top: records.slice(0, header), table: records.slice(header) };
+}
+
 const HEADER = [
   "Company name",
+  "Name on the service",
   "External reference",
   "Row in token file",
   "Final state",
@@ -55,6 +63,7 @@ describe("the handover report as CSV", () => {
     const f = await produced([
       { state: "verified", name: "Café Ünïcode, Ltd", externalRef: "EXT-1" },
       { state: "reauth_required", name: "Rotated Co" },
+      { state: "verified", name: "株式会社テスト", externalRef: "JP-7" },
       {
         state: "failed",
         name: "Limit Co",
@@ -67,11 +76,28 @@ describe("the handover report as CSV", () => {
     const { text } = await readAll(body);
     expect(text.startsWith("\ufeff")).toBe(true);
     expect(text).toContain("\r\n");
-    const records: string[][] = parse(text, { bom: true });
+    const { top, table: records } = csvParts(text);
     expect(records[0]).toEqual(HEADER);
-    expect(records).toHaveLength(5);
+    expect(records).toHaveLength(6);
+    // The reconciliation at the top, one count a row, then an empty row before the table.
+    expect(top).toEqual([
+      ["Reconciliation", `${f.reference}: 5 companies supplied: 4 created on the service, 2 linked, 2 synced; 2 verified, 1 reauthorization required, 1 set aside, 1 failed`],
+      ["Supplied", "5"],
+      ["Created on the service", "4"],
+      ["Linked", "2"],
+      ["Synced", "2"],
+      ["Verified", "2"],
+      ["Reconnection pending", "0"],
+      ["Reauthorization required", "1"],
+      ["Set aside", "1"],
+      ["Failed", "1"],
+      ["Still on their way", "0"],
+      ["Single-company test's company", ""],
+      [""],
+    ]);
     const byName = Object.fromEntries(records.slice(1).map((r) => [r[0], Object.fromEntries(HEADER.map((h, i) => [h, r[i]]))]));
     expect(byName["Café Ünïcode, Ltd"]).toMatchObject({
+      "Name on the service": "Cafe Unicode, Ltd",
       "External reference": "EXT-1",
       "Row in token file": "line 2",
       "Final state": "Verified",
@@ -84,7 +110,9 @@ describe("the handover report as CSV", () => {
       "What you need to do": "",
       Attempts: "1",
     });
-    expect(byName["Rotated Co"]).toMatchObject({ "Final state": "Reauthorization required", "Connection status": "Deauthorized" });
+    expect(byName["Rotated Co"]).toMatchObject({ "Name on the service": "Rotated Co", "Final state": "Reauthorization required", "Connection status": "Deauthorized" });
+    // A name the service could not keep at all: the company's stand-in beside the file's name.
+    expect(byName["株式会社テスト"]).toMatchObject({ "Name on the service": "Company JP-7", "External reference": "JP-7" });
     expect(byName["Rotated Co"]!["What you need to do"]).toMatch(/^The platform says the tokens in your file were replaced \(already used: the old app refreshed them after the export\): check that syncing in your old app is off, then send the end customer the company's reconnect link/);
     expect(byName["Limit Co"]).toMatchObject({ "Error status": "402", Error: "Company limit exceeded", "Correlation ID": "corr-402-abc" });
     expect(byName["Limit Co"]!["What you need to do"]).toMatch(/^Upgrade the service account/);
@@ -98,8 +126,8 @@ describe("the handover report as CSV", () => {
       { state: "set_aside", name: "Reasoned Co", outcomeReason: "=cmd|' /C calc'!A0" },
       { state: "failed", name: "Erring Co", lastError: { kind: "bad_request", status: 400, error: "@SUM(1)", correlationId: "=corr" } },
     ]);
-    const records: string[][] = parse((await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body)).text, { bom: true, relax_quotes: true });
-    const cells = records.slice(1).flat();
+    const { top, table: records } = csvParts((await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body)).text, { relax_quotes: true });
+    const cells = [...top, ...records.slice(1)].flat();
     // No cell starts a formula, and each dangerous value is still there, behind one quote mark.
     for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
     // Each dangerous name is still there, behind one quote mark (the intake keeps names as given;
@@ -107,16 +135,16 @@ describe("the handover report as CSV", () => {
     const names = records.slice(1).map((r) => r[0]);
     for (const name of dangerous) expect(names).toContain(`'${name}`);
     const reasoned = records.find((r) => r[0] === "Reasoned Co")!;
-    expect(reasoned[9]).toBe("Set aside by support: =cmd|' /C calc'!A0.");
+    expect(reasoned[HEADER.indexOf("Reason")]).toBe("Set aside by support: =cmd|' /C calc'!A0.");
     const erring = records.find((r) => r[0] === "Erring Co")!;
-    expect([erring[12], erring[13]]).toEqual(["'@SUM(1)", "'=corr"]);
+    expect([erring[HEADER.indexOf("Error")], erring[HEADER.indexOf("Correlation ID")]]).toEqual(["'@SUM(1)", "'=corr"]);
   });
 
   it("streams thousands of companies in chunks, each once and in file order", async () => {
     const f = await produced(Array.from({ length: 2345 }, (_, i) => ({ state: "verified" as const, name: `Company ${i}` })));
     const { text, chunks } = await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body);
     expect(chunks).toBe(3);
-    const records: string[][] = parse(text, { bom: true });
+    const { table: records } = csvParts(text);
     expect(records).toHaveLength(2346);
     expect(records.slice(1).map((r) => r[0])).toEqual(Array.from({ length: 2345 }, (_, i) => `Company ${i}`));
     expect(records.filter((r) => r[0] === "Company name")).toHaveLength(1);
@@ -136,7 +164,9 @@ describe("the CSV download", () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     // A UTF-8 byte-order mark first, so spreadsheet programs read accented names right.
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(bytes.subarray(3).toString("utf8").split("\r\n")[0]).toBe(HEADER.join(","));
+    const lines = bytes.subarray(3).toString("utf8").split("\r\n");
+    expect(lines[0]).toMatch(/^Reconciliation,/);
+    expect(lines[lines.indexOf("") + 1]).toBe(HEADER.join(","));
   });
 
   it("refuses without a session, for another organisation (as for an unknown id), and before the report exists", async () => {

@@ -6,6 +6,7 @@ import { loadForChange } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
 import { findHandover, reportItemsAfter } from "./handover-repository";
 import { reportCsvChunk, reportFileName, toReportRow } from "./report";
+import { reconcile } from "../reconciliation";
 
 /** Rows read and written per chunk. */
 const CHUNK = 1000;
@@ -20,14 +21,16 @@ export function handoverReportCsv(db: Db, actor: Actor, engagementId: string): {
   if (!findHandover(db, eng.id)) throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
   const encoder = new TextEncoder();
   let after: { position: number; id: string } | null = null;
-  let first = true;
+  let started = false;
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
       // Each chunk is its own query (keyset on the file position), so no statement stays open
       // on the shared connection between pulls.
+      // The reconciliation is read with the first chunk's rows, so the two agree.
+      const head = started ? null : { reconciliation: reconcile(db, eng.id), reference: eng.reference };
       const items = reportItemsAfter(db, eng.id, after, CHUNK);
-      if (items.length || first) controller.enqueue(encoder.encode(reportCsvChunk(items.map(toReportRow), first)));
-      first = false;
+      if (items.length || head) controller.enqueue(encoder.encode(reportCsvChunk(items.map(toReportRow), head)));
+      started = true;
       if (items.length < CHUNK) controller.close();
       else after = items[items.length - 1]!;
     },

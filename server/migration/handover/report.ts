@@ -1,8 +1,9 @@
 /**
  * The handover report's rows and its CSV. A row is an item as the customer reads it: its ids, its
- * final state, its checks, and for the ones not migrated why and what to do. The CSV holds every
- * row, each cell neutralised against formula injection (the spreadsheet guard the intake's
- * exports use), written with csv-stringify.
+ * final state, its checks, and for the ones not migrated why and what to do. The CSV states the
+ * reconciliation at the top (one count a row, then an empty row) and then holds every row under
+ * its header; each cell is neutralised against formula injection (the spreadsheet guard the
+ * intake's exports use), written with csv-stringify.
  */
 import { stringify } from "csv-stringify/sync";
 import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
@@ -13,6 +14,8 @@ import { describeChecks, readChecks } from "./item-results";
 import { validationLines } from "@/core/migration/failure";
 import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { itemStateLabel } from "@/core/migration/state-words";
+import { RECONCILIATION_LINES, reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
+import { serviceNameOf } from "@/server/platforms";
 
 /** An item as a report row. */
 export function toReportRow(item: ReportItem): HandoverRow {
@@ -24,6 +27,7 @@ export function toReportRow(item: ReportItem): HandoverRow {
     position: item.position,
     sourceRef: item.sourceRef,
     name: item.name,
+    serviceName: serviceNameOf(item),
     externalRef: item.externalRef,
     state: item.state,
     companyId: item.companyId,
@@ -43,6 +47,7 @@ export function toReportRow(item: ReportItem): HandoverRow {
 /** The CSV's columns: heading and value. */
 const COLUMNS: readonly [heading: string, value: (r: HandoverRow) => string | number | null][] = [
   ["Company name", (r) => r.name],
+  ["Name on the service", (r) => r.serviceName],
   ["External reference", (r) => r.externalRef],
   ["Row in token file", (r) => r.sourceRef],
   ["Final state", (r) => itemStateLabel(r.state)],
@@ -68,13 +73,32 @@ export function reportCsvRecord(row: HandoverRow): string[] {
   });
 }
 
+/** The heading of the CSV's first cell, which says the reconciliation follows. */
+export const RECONCILIATION_CSV_HEADING = "Reconciliation";
+
+/**
+ * The records above the table: the engagement, the reconciliation in words and one count a row
+ * (as the report's screens show them), the single-company test's company, and an empty record
+ * before the table's header, so a reader (or a script) finds the table after the first empty line.
+ */
+export function reconciliationCsvRecords(r: Reconciliation, reference: string): string[][] {
+  const cell = (v: string) => neutraliseSpreadsheetCell(v);
+  return [
+    [RECONCILIATION_CSV_HEADING, cell(`${reference}: ${reconciliationInWords(r)}`)],
+    ...RECONCILIATION_LINES.map((l) => [l.label, String(r[l.key])]),
+    ["Single-company test's company", r.pilot ? cell(r.pilot.name) : ""],
+    [],
+  ];
+}
+
 /**
  * CSV text for a chunk of rows; the first chunk starts with a byte-order mark (so spreadsheet
- * programs read UTF-8 names right) and the header row.
+ * programs read UTF-8 names right), the reconciliation and the header row.
  */
-export function reportCsvChunk(rows: readonly HandoverRow[], first: boolean): string {
+export function reportCsvChunk(rows: readonly HandoverRow[], first: { reconciliation: Reconciliation; reference: string } | null): string {
   const records = rows.map(reportCsvRecord);
-  return stringify(first ? [COLUMNS.map(([heading]) => heading), ...records] : records, { bom: first, record_delimiter: "windows" });
+  const head = first ? [...reconciliationCsvRecords(first.reconciliation, first.reference), COLUMNS.map(([heading]) => heading)] : [];
+  return stringify([...head, ...records], { bom: first !== null, record_delimiter: "windows" });
 }
 
 /** The report's file name: "FER-1042-handover-report.csv". */

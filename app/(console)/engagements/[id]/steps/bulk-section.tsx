@@ -10,7 +10,8 @@ import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies, finalCountsInWords } from "@/core/migration/state-words";
+import { companies } from "@/core/migration/state-words";
+import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { useHandoverInvalidation } from "./handover-section";
 
@@ -49,16 +50,17 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
   // The end of the run is announced; a stop or a cancellation is already said by the run's notice (a live region).
   const was = useRef<{ id: string; status: BulkRun["status"]; active: boolean } | null | undefined>(undefined);
   const run = overview.data?.run;
+  const reconciliation = overview.data?.reconciliation;
   useEffect(() => {
     if (run === undefined) return;
     const before = was.current;
     was.current = run && { id: run.id, status: run.status, active: run.active };
     if (before === undefined || !run || (before?.id === run.id && before.status === run.status)) return;
     void invalidate();
-    if (before?.id === run.id && before.active && !run.active && run.status !== "cancelled") {
-      announce({ tone: "success", text: `The bulk migration has finished: ${finalCountsInWords(run.progress.counts)}. The handover report can be produced.` });
+    if (before?.id === run.id && before.active && !run.active && run.status !== "cancelled" && reconciliation) {
+      announce({ tone: "success", text: `The bulk migration has finished: ${reconciliationInWords(reconciliation)}. The handover report can be produced.` });
     }
-  }, [run, announce, invalidate]);
+  }, [run, reconciliation, announce, invalidate]);
 
   const v = overview.data;
   if (!v) return overview.error ? <Notice tone="error">{toFormError(overview.error).message}</Notice> : <ProgressBar label="Loading the bulk migration" size="sm" />;

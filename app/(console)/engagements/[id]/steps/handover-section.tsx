@@ -1,9 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { HandoverCounts } from "@/app/_components/handover/handover-counts";
 import { HandoverItems } from "@/app/_components/handover/handover-items";
 import { HandoverRecord } from "@/app/_components/handover/handover-record";
+import { ReconciliationView } from "@/app/_components/migration/reconciliation-view";
 import { TextDialog } from "@/app/_components/text-dialog";
 import type { Announce } from "@/app/_components/use-announcement";
 import { ConfirmDialog } from "@/app/_components/confirm-dialog";
@@ -11,7 +11,8 @@ import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies, finalCountsInWords } from "@/core/migration/state-words";
+import { companies } from "@/core/migration/state-words";
+import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 import { useEngagementInvalidation } from "../use-engagement-invalidation";
 
 /** Marks stale what a handover change affects: the handover, its companies, and the engagement. */
@@ -49,8 +50,8 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
       </h4>
       {v.handover ? (
         <>
+          <ReconciliationView reconciliation={v.reconciliation} />
           <HandoverRecord view={{ ...v, handover: v.handover }} printHref={`/engagements/${engagement.id}/handover`} />
-          <HandoverCounts counts={v.handover.counts} total={v.handover.total} label="Report counts" />
           {v.actions.acknowledge.allowed ? (
             <Button variant="secondary" size="sm" onClick={() => setDialog("acknowledge")}>
               Record the customer&apos;s acknowledgement
@@ -60,7 +61,7 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
         </>
       ) : (
         <>
-          <HandoverCounts counts={v.counts} total={v.total} label="Current counts" />
+          <ReconciliationView reconciliation={v.reconciliation} />
           <div className="space-y-2">
             <Button
               disabled={!v.actions.confirm.allowed}
@@ -81,8 +82,7 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
       {dialog === "confirm" ? (
         <ProduceDialog
           engagement={engagement}
-          total={v.total}
-          counts={v.counts}
+          reconciliation={v.reconciliation}
           onClose={() => setDialog(null)}
           onDone={(text) => {
             setDialog(null);
@@ -106,8 +106,7 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
 
 function ProduceDialog(props: {
   engagement: EngagementDetail;
-  total: number;
-  counts: Record<string, number>;
+  reconciliation: Reconciliation;
   onClose: () => void;
   onDone: (text: string) => void;
 }) {
@@ -117,7 +116,7 @@ function ProduceDialog(props: {
   return (
     <ConfirmDialog
       title={`Produce the handover report of ${props.engagement.reference}`}
-      description={`${companies(props.total)}: ${finalCountsInWords(props.counts)}.`}
+      description={`${reconciliationInWords(props.reconciliation)}.`}
       confirmLabel="Produce report"
       cancelLabel="Not yet"
       pending={confirm.isPending}

@@ -1,12 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { HandoverCounts } from "@/app/_components/handover/handover-counts";
 import { HandoverItems } from "@/app/_components/handover/handover-items";
 import { HandoverRecord } from "@/app/_components/handover/handover-record";
 import { BulkItems } from "@/app/_components/migration/bulk-items";
 import { Reconnections } from "@/app/_components/migration/reconnections";
 import { BulkRunView, useBulkOverview } from "@/app/_components/migration/bulk-run-view";
+import { ReconciliationView } from "@/app/_components/migration/reconciliation-view";
 import type { Announce } from "@/app/_components/use-announcement";
 import { ConfirmDialog } from "@/app/_components/confirm-dialog";
 import { Button, Notice, ProgressBar } from "@/app/_components/ui";
@@ -65,8 +65,8 @@ function Handover({ engagement, step, announce }: { engagement: EngagementDetail
       <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
         Handover report
       </h4>
+      <ReconciliationView reconciliation={v.reconciliation} />
       <HandoverRecord view={{ ...v, handover: h }} printHref={`/portal/engagements/${engagement.id}/handover`} />
-      <HandoverCounts counts={h.counts} total={h.total} label="Report counts" />
       {v.actions.acknowledge.allowed ? (
         <div className="space-y-2 rounded-md bg-slate-50 p-3">
           <p className="text-sm text-slate-700">

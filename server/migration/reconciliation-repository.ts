@@ -1,0 +1,69 @@
+/**
+ * The reconciliation's one query (the only part of it that touches drizzle): every count of an
+ * engagement's real companies in one pass over its items, and the single-company test's company.
+ *
+ * How far a company got is read from what the engine stored, not only from its state now, since a
+ * company that ended reauthorization required, failed or set aside may have been linked or synced
+ * on the way (and one the watch found dropped was verified before):
+ * - created: it has a companyId;
+ * - linked: it is authorized or further on, its stored connection check says Linked, or it was
+ *   dropped or reconnected after a verification;
+ * - synced: it is verified (or was: dropped, reconnected), or its sync finished and did not fail
+ *   it (a data type in error fails it at getDataStatus; an AuthError there needs reauthorization).
+ */
+import { sql, type SQL } from "drizzle-orm";
+import { migrationItems } from "@/db/schema";
+import type { DbOrTx } from "@/server/security/audit";
+import { realItems } from "@/server/items/item-scope";
+import { passedPilotItem } from "./bulk/bulk-repository";
+import type { MigrationItemState } from "@/core/migration/states";
+
+const i = migrationItems;
+
+/** 1 for each item the condition holds for; 0 on an engagement without items. */
+const countWhere = (condition: SQL) => sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`.mapWith(Number);
+const inState = (...states: MigrationItemState[]) => sql.join(states.map((s) => sql`${i.state} = ${s}`), sql` or `);
+const wasVerified = sql`(${i.droppedAt} is not null or ${i.reconnectedAt} is not null)`;
+
+export type ReconciliationCounts = {
+  supplied: number;
+  created: number;
+  linked: number;
+  synced: number;
+  verified: number;
+  reconnectPending: number;
+  reauthRequired: number;
+  setAside: number;
+  failed: number;
+};
+
+/** Every count of the engagement's real companies, in one statement. */
+export function reconciliationCounts(tx: DbOrTx, engagementId: string): ReconciliationCounts {
+  const row = tx
+    .select({
+      supplied: sql<number>`count(*)`.mapWith(Number),
+      created: countWhere(sql`${i.companyId} is not null`),
+      // The cheap tests first: most companies are verified, and their checks need not be read.
+      linked: countWhere(
+        sql`${inState("authorized", "sync_requested", "verified")} or ${wasVerified} or json_extract(${i.checks}, '$.connection.status') = 'Linked'`,
+      ),
+      synced: countWhere(
+        sql`${inState("verified")} or ${wasVerified} or (json_extract(${i.checks}, '$.sync.finishedAt') is not null and not ((${inState("failed", "reauth_required", "reconnect_pending")}) and json_extract(${i.lastError}, '$.operation') = 'getDataStatus'))`,
+      ),
+      verified: countWhere(inState("verified")),
+      reconnectPending: countWhere(inState("reconnect_pending")),
+      reauthRequired: countWhere(inState("reauth_required")),
+      setAside: countWhere(inState("set_aside")),
+      failed: countWhere(inState("failed")),
+    })
+    .from(migrationItems)
+    .where(realItems(engagementId))
+    .get();
+  return row ?? { supplied: 0, created: 0, linked: 0, synced: 0, verified: 0, reconnectPending: 0, reauthRequired: 0, setAside: 0, failed: 0 };
+}
+
+/** The company of the engagement's passed single-company test, if there is one. */
+export function reconciliationPilot(tx: DbOrTx, engagementId: string): { name: string; state: MigrationItemState } | null {
+  const pilot = passedPilotItem(tx, engagementId);
+  return pilot ? { name: pilot.name, state: pilot.state } : null;
+}

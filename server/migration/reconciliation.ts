@@ -1,0 +1,20 @@
+/**
+ * The one reconciliation of an engagement's migration (see core/migration/reconciliation.ts):
+ * what the bulk panel, the handover card, the timeline's bulk and handover entries and the
+ * handover report all show. Synchronous (better-sqlite3): callers that record it with a change
+ * read it inside their transaction.
+ */
+import type { DbOrTx } from "@/server/security/audit";
+import type { Reconciliation } from "@/core/migration/reconciliation";
+import { reconciliationCounts, reconciliationPilot, type ReconciliationCounts } from "./reconciliation-repository";
+
+/** The reconciliation from its counts: the companies not in a final state are what is left of those supplied. */
+export function toReconciliation(counts: ReconciliationCounts, pilot: Reconciliation["pilot"]): Reconciliation {
+  const final = counts.verified + counts.reconnectPending + counts.reauthRequired + counts.setAside + counts.failed;
+  return { ...counts, inProgress: counts.supplied - final, pilot };
+}
+
+/** The engagement's reconciliation now. */
+export function reconcile(tx: DbOrTx, engagementId: string): Reconciliation {
+  return toReconciliation(reconciliationCounts(tx, engagementId), reconciliationPilot(tx, engagementId));
+}
