@@ -7,6 +7,7 @@ import { confirmationsRouter } from "./routers/confirmations";
 import { handoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
 import { platformsRouter } from "./routers/platforms";
+import { supplementaryRouter } from "./routers/supplementary";
 import { targetsRouter } from "./routers/targets";
 import { testsRouter } from "./routers/tests";
 import { windowsRouter } from "./routers/windows";
@@ -26,6 +27,7 @@ export const appRouter = createTRPCRouter({
   handover: handoverRouter,
   tests: testsRouter,
   bulk: bulkRouter,
+  supplementary: supplementaryRouter,
 });
 
 export type AppRouter = typeof appRouter;
