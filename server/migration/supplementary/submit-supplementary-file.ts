@@ -102,7 +102,7 @@ export async function submitSupplementaryFile(
     const notice: FlowNotice = {
       to: "support",
       subject: replaces ? "New fresh tokens to review" : "Fresh tokens to review",
-      text: `${actor.name} sent fresh tokens for ${companiesText(matched.length)} that failed on their tokens (${fileName}, ${warningsText(check.warningCount)}).${replaces ? ` They replace the file awaiting review (${companiesText(replaces.rowCount)}).` : ""} Review them, then accept them (those companies are retried in the bulk migration) or send them back.`,
+      text: `${actor.name} sent fresh tokens for ${companiesText(matched.length)} that failed on ${matched.length === 1 ? "its" : "their"} tokens (${fileName}, ${warningsText(check.warningCount)}).${replaces ? ` They replace the file awaiting review (${companiesText(replaces.rowCount)}).` : ""} Review them, then accept them (those companies are retried in the bulk migration) or send them back.`,
     };
     return { ok: true, check, fileId, companies: matched.length, replacedCompanies: replaces?.rowCount ?? 0, waiting, notice };
   });
