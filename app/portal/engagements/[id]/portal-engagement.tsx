@@ -65,7 +65,7 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
         </dl>
         <p className="mt-4 text-xs text-slate-500">Opened {formatDateTime(e.createdAt)} · last change {formatDateTime(e.updatedAt)}</p>
       </Card>
-      <div className="grid gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+      <div className="grid grid-cols-1 gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <section aria-labelledby="checklist-title" className="space-y-4">
           <h2 id="checklist-title" className="text-lg font-semibold text-slate-900">
             Checklist
