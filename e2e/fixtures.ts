@@ -219,8 +219,11 @@ export type ReadyCompany = {
   rotatedAfterExport?: boolean;
 };
 
-/** `sandboxApiKey`: the API key of the engagement's sandbox client, for tests that act on its account through the service API. */
-export type ReadyEngagement = Engagement & { customer: CustomerUser; serviceTargetId: string; sandboxApiKey: string };
+/**
+ * `sandboxApiKey`: the API key of the engagement's sandbox client, for tests that act on its account through the service API;
+ * `tenants`: each company's simulated tenant, in file order (to issue it fresh tokens, say).
+ */
+export type ReadyEngagement = Engagement & { customer: CustomerUser; serviceTargetId: string; sandboxApiKey: string; tenants: Tenant[] };
 
 export const test = base.extend<Fixtures>({
   adminApi: async ({ baseURL }, use) => {
@@ -308,7 +311,7 @@ export const test = base.extend<Fixtures>({
           await context.dispose();
         }
         for (const [i, c] of companies.entries()) if (c.rotatedAfterExport) await sandbox.control.rotate(platformKey as never, tenants[i]!.tenantId);
-        return { ...engagement, customer, serviceTargetId: target.id, sandboxApiKey: apiKey };
+        return { ...engagement, customer, serviceTargetId: target.id, sandboxApiKey: apiKey, tenants };
       },
       supportUser: async () => {
         const suffix = uniqueSuffix();

@@ -23,3 +23,8 @@ export type EstimateView = NonNullable<WindowPlan["estimate"]>;
 export type ConfirmationsView = RouterOutputs["confirmations"]["get"];
 /** What the token-file routes answer for a check (it is not a tRPC procedure: files go up to 20 MB). */
 export type { TokenFileCheck } from "@/core/engagements/intake-schemas";
+export type SupplementaryView = RouterOutputs["supplementary"]["get"];
+export type SupplementaryFileView = NonNullable<SupplementaryView["current"]>;
+export type WaitingCompanyView = SupplementaryView["waiting"]["companies"][number];
+/** What the supplementary file's check route answers (the token file's check, and the company each row names). */
+export type { SupplementaryCheck } from "@/core/migration/supplementary-schemas";

@@ -30,6 +30,12 @@ export const PROBLEM_KINDS = [
   // Across rows.
   "duplicate_credential",
   "duplicate_identity",
+  // A supplementary file (fresh tokens after the bulk run): each row must name one company of the
+  // engagement that waits for fresh tokens, once.
+  "company_not_in_engagement",
+  "company_ambiguous",
+  "company_not_waiting",
+  "duplicate_company",
   // Warnings.
   "company_name_altered",
   "company_name_replaced",
@@ -73,6 +79,10 @@ export function severityOf(kind: ProblemKind): Severity {
     case "access_token_expired":
     case "duplicate_credential":
     case "duplicate_identity":
+    case "company_not_in_engagement":
+    case "company_ambiguous":
+    case "company_not_waiting":
+    case "duplicate_company":
       return "error";
     default: {
       const never: never = kind;

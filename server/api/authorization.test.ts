@@ -107,6 +107,10 @@ const TABLE: Record<string, Row> = {
   "bulk.retryFailed": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "bulk.setAside": { audience: "staff", input: (f) => ({ engagementId: f.engA, itemId: "no-such-item", reason: "Customer asked" }) },
   "bulk.retryItem": { audience: "staff", input: (f) => ({ engagementId: f.engA, itemId: "no-such-item" }) },
+  // The supplementary file: read by both sides; engA has no file, so the review is refused past the access check.
+  "supplementary.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "supplementary.accept": { audience: "staff", input: (f) => ({ engagementId: f.engA, fileId: "no-such-file" }) },
+  "supplementary.sendBack": { audience: "staff", input: (f) => ({ engagementId: f.engA, fileId: "no-such-file", note: "Wrong tokens" }) },
 };
 
 /** Procedures a customer may call on an engagement: another organisation's must look exactly like an unknown id. */
@@ -207,6 +211,7 @@ describe("organisation scoping", () => {
       customer.handover.get({ engagementId: f.engB }),
       customer.handover.items({ engagementId: f.engB }),
       customer.handover.acknowledge({ engagementId: f.engB }),
+      customer.supplementary.get({ engagementId: f.engB }),
     ]) {
       const error = await call.catch((e: unknown) => e);
       expect(error).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });

@@ -1,6 +1,7 @@
 /**
  * The intake's HTTP routes beside tRPC (whose 1 MB body cap is too small for token files): checking
- * and submitting a token file (multipart, up to 20 MB), the token-file templates, and a window's
+ * and submitting a token file (multipart, up to 20 MB), checking and sending a supplementary file
+ * (fresh tokens after the bulk run, the same limits), the token-file templates, and a window's
  * calendar invite. The same protections as the tRPC route: a session, the engagement visible to
  * the viewer (another organisation's answers exactly like an unknown id), the same-origin check
  * for posts, and a body read as a stream that stops at the cap, before anything is parsed.
@@ -13,6 +14,8 @@ import { downloadResponse, HTTP_STATUS } from "./downloads";
 import { crossOriginRefusal, readBodyWithin } from "@/server/http/request-guards";
 import { MAX_FILE_BYTES, tokenFileTemplate, type TemplateFormat } from "@/server/intake";
 import { isManagedPlatformKey } from "@/server/platforms";
+import { checkSupplementaryFile } from "@/server/migration/supplementary/check-supplementary-file";
+import { submitSupplementaryFile } from "@/server/migration/supplementary/submit-supplementary-file";
 import type { Actor } from "@/core/accounts/actor";
 import type { Context } from "./trpc";
 
@@ -134,6 +137,30 @@ export function handleTokenFileRequest(req: Request, params: { engagementId: str
     if (!result.ok) return json(422, { error: { code: "BAD_INPUT", message: "The token file has problems to fix; nothing was stored.", fields: null }, check: result.check });
     await notifyAfterChange(ctx.db, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
     return json(200, { submissionId: result.submissionId, companies: result.companies, replacedCompanies: result.replacedCompanies, check: result.check });
+  });
+}
+
+/**
+ * POST /api/engagements/{id}/supplementary-file (mode "submit") and …/supplementary-file/check
+ * (mode "check"): fresh tokens for the companies that failed on theirs. A check answers `{ check }`
+ * and stores nothing. A submission answers `{ fileId, companies, replacedCompanies, check }`, or
+ * 422 `{ check }` when the file has blocking problems, by line or whole (nothing stored).
+ */
+export function handleSupplementaryFileRequest(req: Request, params: { engagementId: string; mode: "check" | "submit" }, deps: Deps): Promise<Response> {
+  return answer(async () => {
+    const crossOrigin = crossOriginRefusal(req, deps.appOrigin);
+    if (crossOrigin) return failure(403, "FORBIDDEN", crossOrigin);
+    const { ctx, actor } = await signedIn(deps);
+    // Who may see the engagement is settled before a byte of the file is read.
+    assertCanView(ctx.db, actor, params.engagementId);
+    const file = await fileOf(await readUpload(req));
+    if (params.mode === "check") {
+      return json(200, { check: await checkSupplementaryFile(ctx.db, actor, { engagementId: params.engagementId, file }) });
+    }
+    const result = await submitSupplementaryFile(ctx.db, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, file });
+    if (!result.ok) return json(422, { error: { code: "BAD_INPUT", message: "The file has problems to fix; nothing was stored.", fields: null }, check: result.check });
+    await notifyAfterChange(ctx.db, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
+    return json(200, { fileId: result.fileId, companies: result.companies, replacedCompanies: result.replacedCompanies, check: result.check });
   });
 }
 

@@ -8,6 +8,7 @@ import { handoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
 import { lastMileRouter } from "./routers/last-mile";
 import { platformsRouter } from "./routers/platforms";
+import { supplementaryRouter } from "./routers/supplementary";
 import { targetsRouter } from "./routers/targets";
 import { testsRouter } from "./routers/tests";
 import { windowsRouter } from "./routers/windows";
@@ -28,6 +29,7 @@ export const appRouter = createTRPCRouter({
   lastMile: lastMileRouter,
   tests: testsRouter,
   bulk: bulkRouter,
+  supplementary: supplementaryRouter,
 });
 
 export type AppRouter = typeof appRouter;

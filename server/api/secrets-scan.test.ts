@@ -1,21 +1,23 @@
 /**
  * Submitted secrets never come back: a customer submits an OAuth client secret and a token file
- * through the upload route, the flows run, and then the answer of every procedure (as every
- * role), the upload route's answers, the audit table, the outbox, the captured server log and the
+ * through the upload route, and after a (recorded) bulk run a supplementary file of fresh tokens
+ * through its route, the flows run, and then the answer of every procedure (as every role), the
+ * upload routes' answers, the audit table, the outbox, the captured server log and the
  * raw SQLite file (after a WAL checkpoint) are scanned for the known secrets. None may be there
  * in plain text; masks show at most the last four characters.
  */
 import fs from "node:fs";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { auditEvents, mailOutbox, migrationItems } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import { auditEvents, mailOutbox, migrationItems, migrationRuns, supplementaryRows } from "@/db/schema";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { csvBytes, headerFor, rowFor, secretsIn } from "@/server/testing/token-files";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { createServiceTarget } from "@/server/targets/targets";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
-import { handleTokenFileRequest } from "./intake-http";
+import { handleSupplementaryFileRequest, handleTokenFileRequest } from "./intake-http";
 import { appRouter } from "./root";
 import { callerAs, testConfig } from "../testing/caller";
 
@@ -26,7 +28,9 @@ const rows = [headerFor(qbo), ...[1, 2, 3].map((i) => rowFor(qbo, 100 + i))];
 const TARGET_KEY = "tk_live_KnownTargetKey_8d1e6b0c3a77";
 const REPLACED_KEY = "tk_live_ReplacementKey_2b9f4e1d6c05";
 const CREATED_KEY = "tk_live_CreatedThroughApi_7a3c5e9b1f28";
-const SECRETS = [CLIENT_SECRET, TARGET_KEY, REPLACED_KEY, CREATED_KEY, ...secretsIn(qbo, rows.slice(1))];
+/** Fresh tokens for the second company, sent in a supplementary file after the bulk run. */
+const freshRows = [headerFor(qbo), rowFor(qbo, 900)].map((r, i) => (i === 1 ? r.map((v, j) => (j === 0 ? rows[2]![0]! : j === r.length - 2 ? rows[2]![j]! : v)) : r));
+const SECRETS = [CLIENT_SECRET, TARGET_KEY, REPLACED_KEY, CREATED_KEY, ...secretsIn(qbo, rows.slice(1)), ...secretsIn(qbo, freshRows.slice(1))];
 
 let t: TestDb;
 let p: People;
@@ -36,7 +40,7 @@ const responses: string[] = [];
 const spies: { mockRestore(): void }[] = [];
 
 /** Every procedure with an input that reaches past its access check on this engagement. */
-function inputs(f: { engagementId: string; submissionId: string; windowId: string; targetId: string }): Record<string, unknown> {
+function inputs(f: { engagementId: string; submissionId: string; windowId: string; targetId: string; fileId: string }): Record<string, unknown> {
   const e = { engagementId: f.engagementId };
   return {
     "me.get": undefined,
@@ -108,6 +112,9 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "bulk.retryFailed": e,
     "bulk.setAside": { ...e, itemId: "none", reason: "Scan" },
     "bulk.retryItem": { ...e, itemId: "none" },
+    "supplementary.get": e,
+    "supplementary.accept": { ...e, fileId: f.fileId },
+    "supplementary.sendBack": { ...e, fileId: f.fileId, note: "Scan" },
   };
 }
 
@@ -155,9 +162,26 @@ beforeAll(async () => {
   const { windowIds } = await support.windows.propose({ engagementId, windows: [{ startsAt: new Date(Date.now() + 86_400_000), endsAt: new Date(Date.now() + 2 * 86_400_000) }] });
   await callerAs(t.db, p.customerA, testConfig(logLines)).windows.accept({ engagementId, windowId: windowIds[0]! });
 
+  // A bulk run (recorded as the runner leaves it) in which the second company's tokens were refused;
+  // the customer sends fresh ones: a check, a refused file (a company twice) and a good one.
+  const runId = t.db.insert(migrationRuns).values({ engagementId, kind: "bulk", status: "completed", requestedAt: new Date(), outcome: {} }).returning().get().id;
+  t.db.update(migrationItems).set({ runId, state: "verified", companyId: "c-1", connectionId: "k-1" }).where(eq(migrationItems.engagementId, engagementId)).run();
+  t.db.update(migrationItems).set({ state: "reauth_required" }).where(eq(migrationItems.name, rows[2]![0]!)).run();
+  const postFresh = async (mode: "check" | "submit", bytes: Uint8Array) => {
+    const body = new FormData();
+    body.set("file", new File([Buffer.from(bytes)], "fresh.csv"));
+    const res = await handleSupplementaryFileRequest(new Request(`http://ferry.test/api/engagements/${engagementId}/supplementary-file`, { method: "POST", body }), { engagementId, mode }, deps);
+    const text = await res.text();
+    responses.push(`supplementary ${mode} ${res.status}: ${text}`);
+    return JSON.parse(text) as { fileId?: string };
+  };
+  await postFresh("check", csvBytes(freshRows));
+  await postFresh("submit", csvBytes([...freshRows, freshRows[1]!]));
+  const { fileId } = await postFresh("submit", csvBytes(freshRows));
+
   // The organisation's own target (nothing listens at its address: its connection test answers "unreachable").
   const targetId = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Scan target", baseUrl: "http://127.0.0.1:9", apiKey: TARGET_KEY, kind: "service", organizationId: p.orgA }).id;
-  const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId };
+  const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId, fileId: fileId! };
   for (const actor of [p.customerA, p.customerB, p.support, p.admin]) await callEverything(actor, f);
 });
 
@@ -172,8 +196,11 @@ function expectNoSecret(where: string, text: string) {
 
 describe("submitted secrets", () => {
   it("were really submitted and stored (encrypted)", () => {
-    expect(SECRETS.length).toBe(10);
+    expect(SECRETS.length).toBe(12);
     expect(t.db.select().from(migrationItems).all().filter((i) => i.credentialsCipher?.startsWith("v1.")).length).toBe(3);
+    // The fresh tokens were accepted (support's call above): sealed for their company, and still held by their row.
+    expect(t.db.select().from(supplementaryRows).all().map((r) => r.credentialsCipher?.startsWith("v1."))).toEqual([true]);
+    expect(t.db.select().from(migrationItems).where(eq(migrationItems.name, rows[2]![0]!)).get()!.supplementaryFileId).not.toBeNull();
     expect(responses.length).toBeGreaterThan(4 * 40);
   });
 

@@ -120,6 +120,7 @@ function describe(ev: AuditEvent): string {
         `the credentials of ${companies(ev.after.items)}`,
         ...(ev.after.rehearsalItems ? [`the simulated credentials of ${companies(ev.after.rehearsalItems)} rehearsed`] : []),
         ...(ev.after.rehearsalKeys ? [ev.after.rehearsalKeys === 1 ? "the rehearsal's sandbox API key" : `${ev.after.rehearsalKeys} rehearsals' sandbox API keys`] : []),
+        ...(ev.after.supplementaryRows ? [`the unused fresh tokens of ${companies(ev.after.supplementaryRows)}`] : []),
         ev.after.submissions === 1 ? "1 OAuth client secret" : `${ev.after.submissions} OAuth client secrets`,
       ];
       return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
@@ -176,6 +177,18 @@ function describe(ev: AuditEvent): string {
       return `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`;
     case "migration.sandbox_key_decrypted":
       return `Decrypted the rehearsal's sandbox API key to ${clause(ev.after.purpose)}`;
+    case "supplementary.submitted": {
+      const replaced = ev.before.replaced ? `, replacing the file awaiting review (${companies(ev.before.companies)})` : "";
+      return `Sent fresh tokens for ${companies(ev.after.companies)} in ${ev.after.fileName} (${warnings(ev.after.warnings)})${replaced}`;
+    }
+    case "supplementary.accepted": {
+      const skipped = ev.after.skipped ? `; ${companies(ev.after.skipped)} no longer waited for tokens and ${ev.after.skipped === 1 ? "was" : "were"} skipped` : "";
+      return `Accepted the fresh tokens of ${ev.after.fileName}: retrying ${companies(ev.after.companies)} in the bulk migration${skipped}`;
+    }
+    case "supplementary.sent_back":
+      return `Sent the fresh tokens of ${ev.after.fileName} back: ${clause(ev.after.note)}`;
+    case "supplementary.tokens_purged":
+      return `Deleted the fresh tokens of ${ev.after.company} once used (${ev.after.state.replace(/_/g, " ")})`;
     default: {
       const never: never = ev;
       return never;

@@ -14,6 +14,9 @@ export type ItemRef = { engagementId: string; itemId: string };
 /** The row a submission's OAuth client secret belongs to. */
 export type SubmissionRef = { engagementId: string; submissionId: string };
 
+/** The row a supplementary file's fresh credentials for one company belong to. */
+export type SupplementaryRowRef = { engagementId: string; fileId: string; rowId: string };
+
 /** Associated data of a migration item's credentials. */
 export function itemCredentialsContext(ref: ItemRef): string {
   return `migration_item:${ref.engagementId}:${ref.itemId}`;
@@ -24,6 +27,11 @@ export function clientSecretContext(ref: SubmissionRef): string {
   return `intake_submission:${ref.engagementId}:${ref.submissionId}`;
 }
 
+/** Associated data of one company's fresh credentials in a supplementary file. */
+export function supplementaryRowContext(ref: SupplementaryRowRef): string {
+  return `supplementary_row:${ref.engagementId}:${ref.fileId}:${ref.rowId}`;
+}
+
 /** Encrypts one company's credential map (JSON) for its migration item. */
 export function sealItemCredentials(ring: KeyRing, ref: ItemRef, credentials: Readonly<Record<string, string>>): string {
   return encryptSecret(ring, JSON.stringify(credentials), itemCredentialsContext(ref));
@@ -31,9 +39,24 @@ export function sealItemCredentials(ring: KeyRing, ref: ItemRef, credentials: Re
 
 /** Decrypts a migration item's credential map (throws SecretDecryptionError on a wrong key or row). */
 export function openItemCredentials(ring: KeyRing, ref: ItemRef, cipher: string): Record<string, string> {
-  const parsed: unknown = JSON.parse(decryptSecret(ring, cipher, itemCredentialsContext(ref)));
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("Migration item credentials are not a map");
+  return credentialMap(decryptSecret(ring, cipher, itemCredentialsContext(ref)), "Migration item credentials");
+}
+
+/** A decrypted credential map's JSON as the map (string values only). */
+function credentialMap(json: string, what: string): Record<string, string> {
+  const parsed: unknown = JSON.parse(json);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`${what} are not a map`);
   return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+/** Encrypts one company's fresh credential map (JSON) for its row of a supplementary file. */
+export function sealSupplementaryCredentials(ring: KeyRing, ref: SupplementaryRowRef, credentials: Readonly<Record<string, string>>): string {
+  return encryptSecret(ring, JSON.stringify(credentials), supplementaryRowContext(ref));
+}
+
+/** Decrypts a supplementary row's credential map (throws SecretDecryptionError on a wrong key or row). */
+export function openSupplementaryCredentials(ring: KeyRing, ref: SupplementaryRowRef, cipher: string): Record<string, string> {
+  return credentialMap(decryptSecret(ring, cipher, supplementaryRowContext(ref)), "Supplementary row credentials");
 }
 
 /** Encrypts a submission's OAuth client secret. */

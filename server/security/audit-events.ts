@@ -13,7 +13,7 @@ import { PURGE_TRIGGERS } from "@/core/migration/handover-states";
 import { TEST_RUN_KINDS } from "@/core/migration/states";
 import { ZReconciliation } from "@/core/migration/reconciliation";
 
-export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window", "migration_run", "migration_item"] as const;
+export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window", "migration_run", "migration_item", "supplementary_file"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const ZStep = z.literal(STEP_NUMBERS);
@@ -228,6 +228,8 @@ export const AUDIT_EVENTS = {
       submissions: z.number().int(),
       /** API keys of the sandbox clients the engagement's rehearsals made (absent in older events). */
       rehearsalKeys: z.number().int().optional(),
+      /** Companies' fresh tokens in supplementary files not yet used (absent in older events). */
+      supplementaryRows: z.number().int().optional(),
       /** The configured wait, for the automatic purge. */
       afterDays: z.number().int().optional(),
     }),
@@ -361,6 +363,30 @@ export const AUDIT_EVENTS = {
     target: "migration_run",
     before: NONE,
     after: z.object({ purpose: z.string() }),
+  },
+  // --- The supplementary token file: fresh tokens for the companies that failed on theirs ---
+  "supplementary.submitted": {
+    target: "supplementary_file",
+    /** The file awaiting review that this one replaced, if any, and its companies. */
+    before: z.object({ replaced: z.string().nullable(), companies: z.number().int() }),
+    after: z.object({ fileName: z.string(), companies: z.number().int(), warnings: z.number().int() }),
+  },
+  "supplementary.accepted": {
+    target: "supplementary_file",
+    before: NONE,
+    /** Companies retried with their fresh tokens, and those skipped (no longer waiting for tokens by then). */
+    after: z.object({ fileName: z.string(), companies: z.number().int(), skipped: z.number().int() }),
+  },
+  "supplementary.sent_back": {
+    target: "supplementary_file",
+    before: NONE,
+    after: z.object({ fileName: z.string(), note: z.string() }),
+  },
+  /** A company's fresh tokens deleted once used: its retry reached a final state. */
+  "supplementary.tokens_purged": {
+    target: "migration_item",
+    before: NONE,
+    after: z.object({ company: z.string(), state: z.string() }),
   },
 } as const satisfies Record<string, EventDefinition>;
 

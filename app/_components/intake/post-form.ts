@@ -6,16 +6,18 @@
  */
 import type { TokenFileCheck } from "@/app/_lib/types";
 
-export type UploadAnswer = {
+export type UploadAnswer<C = TokenFileCheck> = {
   status: number;
   error?: { code: string; message: string; fields: Record<string, string> | null };
-  check?: TokenFileCheck;
+  check?: C;
   submissionId?: string;
+  /** A supplementary file's id once stored. */
+  fileId?: string;
   companies?: number;
 };
 
-/** Posts `form` to `url`; `onProgress` gets the share of the body sent (0–1). */
-export function postForm(url: string, form: FormData, onProgress: (sent: number) => void): Promise<UploadAnswer> {
+/** Posts `form` to `url`; `onProgress` gets the share of the body sent (0–1). `C`: the shape of the route's check. */
+export function postForm<C = TokenFileCheck>(url: string, form: FormData, onProgress: (sent: number) => void): Promise<UploadAnswer<C>> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);
@@ -24,9 +26,9 @@ export function postForm(url: string, form: FormData, onProgress: (sent: number)
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     };
     xhr.onload = () => {
-      let body: Omit<UploadAnswer, "status"> = {};
+      let body: Omit<UploadAnswer<C>, "status"> = {};
       try {
-        body = JSON.parse(xhr.responseText) as Omit<UploadAnswer, "status">;
+        body = JSON.parse(xhr.responseText) as Omit<UploadAnswer<C>, "status">;
       } catch {
         body = { error: { code: "INTERNAL_SERVER_ERROR", message: `The upload failed (HTTP ${xhr.status}). Please try again.`, fields: null } };
       }

@@ -18,4 +18,5 @@ export { PageHeader } from "./page-header";
 export { Pagination } from "./pagination";
 export { ProgressBar } from "./progress-bar";
 export { Spinner } from "./spinner";
+export { ResponsiveTable, type ResponsiveColumn } from "./responsive-table";
 export { Table, TBody, Td, Th, THead, Tr } from "./table";

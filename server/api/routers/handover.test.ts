@@ -229,7 +229,7 @@ describe("acknowledging the report", () => {
     const masksBefore = t.db.select({ id: migrationItems.id, mask: migrationItems.credentialsMask }).from(migrationItems).orderBy(migrationItems.id).all();
 
     const result = await customer().handover.acknowledge({ engagementId: f.engagementId });
-    expect(result).toEqual({ status: "completed", purged: { items: 6, rehearsalItems: 1, submissions: 1, rehearsalKeys: 0 } });
+    expect(result).toEqual({ status: "completed", purged: { items: 6, rehearsalItems: 1, submissions: 1, rehearsalKeys: 0, supplementaryRows: 0 } });
 
     // Ciphertexts gone, masks kept, purge times recorded.
     const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, f.engagementId)).orderBy(migrationItems.id).all();

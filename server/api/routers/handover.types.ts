@@ -17,5 +17,5 @@ export const ZAcknowledgeOnBehalfRequest = engagementInput.extend(ZAcknowledgeIn
 export const ZAcknowledgeResponse = z.object({
   status: ZEngagementStatus,
   /** What was deleted: real companies' credentials, rehearsal companies', submissions' client secrets. */
-  purged: z.object({ items: z.number().int(), rehearsalItems: z.number().int(), submissions: z.number().int(), rehearsalKeys: z.number().int() }),
+  purged: z.object({ items: z.number().int(), rehearsalItems: z.number().int(), submissions: z.number().int(), rehearsalKeys: z.number().int(), supplementaryRows: z.number().int() }),
 });

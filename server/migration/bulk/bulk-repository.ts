@@ -8,6 +8,7 @@ import { migrationItems, migrationRuns } from "@/db/schema";
 import type { Db } from "@/db/client";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "../../items/item-scope";
+import { purgeUsedFreshTokens } from "../../items/fresh-tokens";
 import { freshAttempt } from "../engine/item-repository";
 import type { RunRow } from "../engine/run-repository";
 import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
@@ -85,12 +86,16 @@ export function requeueIntoBulkRun(
   return run;
 }
 
-/** Sets one company aside with its reason; a worker driving it loses its lease and lets it go. */
+/**
+ * Sets one company aside with its reason; a worker driving it loses its lease and lets it go. Fresh
+ * tokens it was being retried with are purged (a final state: see items/fresh-tokens.ts).
+ */
 export function setItemAside(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): void {
   tx.update(migrationItems)
     .set({ state: "set_aside", outcomeReason: params.reason, nextAttemptAt: null, leaseOwner: null, leaseExpiresAt: null, finishedAt: params.now, updatedAt: params.now })
     .where(eq(migrationItems.id, params.itemId))
     .run();
+  purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now });
 }
 
 /** Changes a bulk run's status (from one of `from`), with its reason; false when it was in none of them. */

@@ -13,6 +13,7 @@ import { migrationItems, serviceCalls } from "@/db/schema";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "../../items/item-scope";
+import { checkpointAfterFreshTokenPurge, purgeUsedFreshTokens } from "../../items/fresh-tokens";
 import type { PipelineItem, ItemChecks, StoredError, Transition } from "./pipeline";
 import { FINAL_ITEM_STATES, type InFlightCall, type MigrationItemState } from "@/core/migration/states";
 
@@ -155,7 +156,7 @@ export function storeCallResult(
   params: { itemId: string; runId: string; owner: string; record: CallRecord; transition: Transition; now: Date; linkUrl?: string | null },
 ): void {
   const { transition: t, now } = params;
-  db.transaction((tx) => {
+  const purged = db.transaction((tx) => {
     const changed = tx
       .update(migrationItems)
       .set({
@@ -181,7 +182,10 @@ export function storeCallResult(
     tx.insert(serviceCalls)
       .values({ runId: params.runId, itemId: params.itemId, ...params.record })
       .run();
+    // A retry with fresh tokens from a supplementary file has used them once it ends.
+    return FINAL.includes(t.state) && purgeUsedFreshTokens(tx, { itemId: params.itemId, at: now });
   });
+  if (purged) checkpointAfterFreshTokenPurge(db);
 }
 
 /**
@@ -271,18 +275,23 @@ export function releaseItemLease(db: Db, params: { itemId: string; owner: string
  * meanwhile), fenced by the lease; the others of the run go on.
  */
 export function failItemAlone(db: Db, params: { itemId: string; owner: string; error: StoredError; now: Date }): void {
-  db.update(migrationItems)
-    .set({
-      state: "failed",
-      lastError: params.error as Record<string, unknown>,
-      lastErrorAt: params.now,
-      outcomeReason: params.error.error,
-      nextAttemptAt: null,
-      finishedAt: params.now,
-      updatedAt: params.now,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    })
-    .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
-    .run();
+  const purged = db.transaction((tx) => {
+    const failed = tx
+      .update(migrationItems)
+      .set({
+        state: "failed",
+        lastError: params.error as Record<string, unknown>,
+        lastErrorAt: params.now,
+        outcomeReason: params.error.error,
+        nextAttemptAt: null,
+        finishedAt: params.now,
+        updatedAt: params.now,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      })
+      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
+      .run().changes;
+    return failed > 0 && purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now });
+  });
+  if (purged) checkpointAfterFreshTokenPurge(db);
 }

@@ -4,7 +4,7 @@
  * (better-sqlite3): operations call it inside their transactions.
  */
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import { engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, users } from "@/db/schema";
+import { engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows, users } from "@/db/schema";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
 import type { MigrationItemState } from "@/core/migration/states";
@@ -196,9 +196,29 @@ export function purgeRehearsalKeys(tx: DbOrTx, engagementId: string): number {
     .all().length;
 }
 
-/** True while any item, submission or rehearsal run of the engagement still holds a ciphertext. */
+/**
+ * Deletes the fresh tokens still held in the engagement's supplementary files (files awaiting
+ * review, and rows of accepted ones whose retry has not ended). Returns how many rows held some.
+ */
+export function purgeSupplementaryRows(tx: DbOrTx, engagementId: string, at: Date): number {
+  return tx
+    .update(supplementaryRows)
+    .set({ credentialsCipher: null, credentialsPurgedAt: at })
+    .where(
+      and(
+        isNotNull(supplementaryRows.credentialsCipher),
+        inArray(supplementaryRows.fileId, tx.select({ id: supplementaryFiles.id }).from(supplementaryFiles).where(eq(supplementaryFiles.engagementId, engagementId))),
+      ),
+    )
+    .returning({ id: supplementaryRows.id })
+    .all().length;
+}
+
+/** True while any item, submission, supplementary row or rehearsal run of the engagement still holds a ciphertext. */
 const holdsSecrets = sql`(exists (select 1 from ${migrationItems} where ${migrationItems.engagementId} = ${engagements.id} and ${migrationItems.credentialsCipher} is not null)
   or exists (select 1 from ${intakeSubmissions} where ${intakeSubmissions.engagementId} = ${engagements.id} and ${intakeSubmissions.clientSecretCipher} is not null)
+  or exists (select 1 from ${supplementaryRows} join ${supplementaryFiles} on ${supplementaryFiles.id} = ${supplementaryRows.fileId}
+    where ${supplementaryFiles.engagementId} = ${engagements.id} and ${supplementaryRows.credentialsCipher} is not null)
   or exists (select 1 from ${migrationRuns} where ${migrationRuns.engagementId} = ${engagements.id} and ${migrationRuns.sandboxApiKeyCipher} is not null))`;
 
 /**

@@ -52,7 +52,7 @@ describe("purgeDueCredentials", () => {
     await handedOver(due, 14, now);
     await handedOver(notYet, 13.9, now);
 
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toEqual({ engagements: 1, items: 6, rehearsalItems: 0, submissions: 1, rehearsalKeys: 0 });
+    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toEqual({ engagements: 1, items: 6, rehearsalItems: 0, submissions: 1, rehearsalKeys: 0, supplementaryRows: 0 });
     expect(held(due.engagementId)).toBe(0);
     expect(held(notYet.engagementId)).toBe(7);
     const [event] = purgeEvents();
@@ -121,7 +121,7 @@ describe("purgeDueCredentials", () => {
     await handedOver(f, 30, now);
     expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(1);
     const events = t.db.select({ n: count() }).from(auditEvents).get()!.n;
-    expect(purgeDueCredentials(t.db, { now: new Date(now.getTime() + DAY), afterDays: 14 })).toEqual({ engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0 });
+    expect(purgeDueCredentials(t.db, { now: new Date(now.getTime() + DAY), afterDays: 14 })).toEqual({ engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0, supplementaryRows: 0 });
     expect(t.db.select({ n: count() }).from(auditEvents).get()!.n).toBe(events);
     expect(t.db.select().from(handovers).get()!.purgedAt).toEqual(now);
   });
@@ -138,7 +138,7 @@ describe("purgeDueCredentials", () => {
     await handedOver(f, 15, now);
     purgeDueCredentials(t.db, { now, afterDays: 14 });
     const result = await callerAs(t.db, p.customerA).handover.acknowledge({ engagementId: f.engagementId });
-    expect(result).toEqual({ status: "completed", purged: { items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0 } });
+    expect(result).toEqual({ status: "completed", purged: { items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0, supplementaryRows: 0 } });
     expect(purgeEvents()).toHaveLength(1);
     const eng = await support().engagements.get({ engagementId: f.engagementId });
     expect(eng.steps[5]!.evidence?.flow).toMatchObject({ kind: "handed_over", purgedAt: now });

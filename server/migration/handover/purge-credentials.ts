@@ -1,6 +1,6 @@
 /**
- * Purging an engagement's credentials: every item's credential ciphertext and every submission's
- * OAuth client secret set to NULL — and, with SQLite's secure_delete on (db/client.ts), overwritten
+ * Purging an engagement's credentials: every item's credential ciphertext, every submission's
+ * OAuth client secret and the fresh tokens of its supplementary files set to NULL — and, with SQLite's secure_delete on (db/client.ts), overwritten
  * in the database file — with the masks kept for the screens. It happens when the customer
  * acknowledges the handover report, and automatically a set time after the report was produced
  * (and not acknowledged) or after the engagement was cancelled: `purgeDueCredentials`, which the
@@ -9,12 +9,15 @@
 import type { Db } from "@/db/client";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import type { Actor } from "@/core/accounts/actor";
-import { engagementsDueForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys } from "./handover-repository";
+import { engagementsDueForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys, purgeSupplementaryRows } from "./handover-repository";
 import { purgeCutoff } from "./purge-schedule";
 import type { PurgeTrigger } from "@/core/migration/handover-states";
 
-/** What a purge deleted: real and simulated companies' credentials, client secrets, rehearsals' sandbox keys. */
-export type PurgeCounts = { items: number; rehearsalItems: number; submissions: number; rehearsalKeys: number };
+/**
+ * What a purge deleted: real and simulated companies' credentials, client secrets, rehearsals'
+ * sandbox keys, and supplementary files' fresh tokens not yet used.
+ */
+export type PurgeCounts = { items: number; rehearsalItems: number; submissions: number; rehearsalKeys: number; supplementaryRows: number };
 
 /**
  * Deletes the engagement's credentials inside the caller's transaction, records when on the
@@ -28,19 +31,28 @@ export function purgeEngagementCredentials(
   const { items, rehearsalItems } = purgeItemCredentials(tx, params.engagementId, params.at);
   const submissions = purgeClientSecrets(tx, params.engagementId, params.at);
   const rehearsalKeys = purgeRehearsalKeys(tx, params.engagementId);
+  const supplementaryRows = purgeSupplementaryRows(tx, params.engagementId, params.at);
   markHandoverPurged(tx, params.engagementId, { at: params.at, trigger: params.trigger });
-  if (items + rehearsalItems + submissions + rehearsalKeys > 0) {
+  if (items + rehearsalItems + submissions + rehearsalKeys + supplementaryRows > 0) {
     recordAudit(tx, {
       actor: params.actor,
       action: "credentials.purged",
       targetId: params.engagementId,
       engagementId: params.engagementId,
       organizationId: params.organizationId,
-      after: { trigger: params.trigger, items, rehearsalItems, submissions, rehearsalKeys, ...(params.afterDays !== undefined ? { afterDays: params.afterDays } : {}) },
+      after: {
+        trigger: params.trigger,
+        items,
+        rehearsalItems,
+        submissions,
+        rehearsalKeys,
+        ...(supplementaryRows ? { supplementaryRows } : {}),
+        ...(params.afterDays !== undefined ? { afterDays: params.afterDays } : {}),
+      },
       at: params.at,
     });
   }
-  return { items, rehearsalItems, submissions, rehearsalKeys };
+  return { items, rehearsalItems, submissions, rehearsalKeys, supplementaryRows };
 }
 
 /**
@@ -61,7 +73,7 @@ export function checkpointAfterPurge(db: Db): void {
  */
 export function purgeDueCredentials(db: Db, options: { now: Date; afterDays: number }): { engagements: number } & PurgeCounts {
   const cutoff = purgeCutoff(options.now, options.afterDays);
-  const total = { engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0 };
+  const total = { engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0, supplementaryRows: 0 };
   for (const due of engagementsDueForPurge(db, cutoff)) {
     const counts = db.transaction((tx) => {
       const still = engagementsDueForPurge(tx, cutoff, due.engagementId)[0];
@@ -74,6 +86,7 @@ export function purgeDueCredentials(db: Db, options: { now: Date; afterDays: num
     total.rehearsalItems += counts.rehearsalItems;
     total.submissions += counts.submissions;
     total.rehearsalKeys += counts.rehearsalKeys;
+    total.supplementaryRows += counts.supplementaryRows;
   }
   if (total.engagements) checkpointAfterPurge(db);
   return total;

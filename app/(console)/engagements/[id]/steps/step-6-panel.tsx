@@ -3,17 +3,20 @@ import type { Announce } from "@/app/_components/use-announcement";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { Reconnections } from "@/app/_components/migration/reconnections";
 import { BulkSection } from "./bulk-section";
+import { FreshTokensReview } from "./fresh-tokens-review";
 import { HandoverSection } from "./handover-section";
 
 /**
  * Step 6 in the console: the bulk run (started once step 5 has passed; the Start button says why not
- * before) above the handover (a report already produced still shows).
+ * before), the review of fresh tokens the customer sends for the companies that failed on theirs,
+ * and the handover (a report already produced still shows).
  */
 export function Step6Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   return (
     <div className="space-y-4">
       <BulkSection engagement={engagement} announce={announce} />
       <Reconnections engagementId={engagement.id} announce={announce} />
+      <FreshTokensReview engagementId={engagement.id} announce={announce} />
       <HandoverSection engagement={engagement} locked={step.displayState === "locked"} announce={announce} />
     </div>
   );

@@ -15,9 +15,11 @@ import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { companies } from "@/core/migration/state-words";
+import { FreshTokensPanel } from "./fresh-tokens-panel";
 
 /**
- * Step 6 in the portal: the bulk migration followed live (read-only), and once support has
+ * Step 6 in the portal: the bulk migration followed live (read-only), fresh tokens for the companies
+ * that failed on theirs (a supplementary file), and once support has
  * produced the handover report, the customer reads it (counts, companies, printable page, CSV) and
  * acknowledges it, which deletes the tokens and the client secret Ferry held and completes the
  * engagement.
@@ -27,6 +29,7 @@ export function Step6Panel({ engagement, step, announce }: { engagement: Engagem
     <div className="space-y-4">
       <BulkProgress engagementId={engagement.id} />
       <Reconnections engagementId={engagement.id} announce={announce} />
+      <FreshTokensPanel engagementId={engagement.id} announce={announce} />
       <Handover engagement={engagement} step={step} announce={announce} />
     </div>
   );

@@ -1,0 +1,35 @@
+/**
+ * The supplementary token file's procedures: after the bulk run, the customer's fresh tokens for
+ * the companies that failed on theirs, as each side sees them, and support's review. The file is
+ * checked and sent through /api/engagements/[id]/supplementary-file (files go up to 20 MB).
+ */
+import { notifyAfterChange } from "@/server/engagements/flows";
+import { acceptSupplementaryFile } from "@/server/migration/supplementary/accept-supplementary-file";
+import { getSupplementary } from "@/server/migration/supplementary/get-supplementary";
+import { sendBackSupplementaryFile } from "@/server/migration/supplementary/send-back-supplementary-file";
+import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
+import { ZAcceptSupplementaryResponse, ZGetSupplementaryResponse, ZReviewSupplementaryRequest, ZSendBackSupplementaryRequest } from "./supplementary.types";
+import { OK, ZOk } from "./shared.types";
+
+export const supplementaryRouter = createTRPCRouter({
+  /** The companies waiting for fresh tokens, the current file (masked) and earlier ones, and what the viewer may do. */
+  get: engagementProcedure.output(ZGetSupplementaryResponse).query(({ ctx, input }) => getSupplementary(ctx.db, ctx.actor, input.engagementId)),
+  /** Support accepts the current file: its companies get the fresh tokens and are retried in the bulk run. */
+  accept: staffEngagementProcedure
+    .input(ZReviewSupplementaryRequest)
+    .output(ZAcceptSupplementaryResponse)
+    .mutation(async ({ ctx, input }) => {
+      const { companies, skipped, waiting, notice } = acceptSupplementaryFile(ctx.db, { ring: ctx.config.keyRing }, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting, notice });
+      return { companies, skipped };
+    }),
+  /** Support sends the current file back with a note the customer sees and is mailed; its tokens are deleted. */
+  sendBack: staffEngagementProcedure
+    .input(ZSendBackSupplementaryRequest)
+    .output(ZOk)
+    .mutation(async ({ ctx, input }) => {
+      const result = sendBackSupplementaryFile(ctx.db, ctx.actor, input);
+      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      return OK;
+    }),
+});

@@ -1,0 +1,114 @@
+/**
+ * Support accepts a supplementary file: each company it names that still waits for fresh tokens
+ * gets them — decrypted from the file's row (audited) and sealed again for the company's own
+ * migration item, the file named on the item — and goes back into the engagement's bulk run at
+ * `connection_created`, so the run authorizes its connection again, syncs and verifies it. A
+ * company that no longer waits (reconnected, retried or set aside meanwhile) is skipped and its
+ * row's tokens deleted. The file named must be the current one awaiting review: support accepts
+ * exactly what they reviewed.
+ */
+import type { Db } from "@/db/client";
+import { AppError } from "@/server/errors";
+import type { Actor } from "@/core/accounts/actor";
+import { isStaff } from "@/core/accounts/roles";
+import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import type { KeyRing } from "@/server/security/secrets";
+import { openSupplementaryCredentials, sealItemCredentials } from "@/server/items/item-credentials";
+import { companiesText } from "@/core/words";
+import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
+import type { FlowNotice } from "@/server/engagements/waiting/notify";
+import { requeueIntoBulkRun } from "../bulk/bulk-repository";
+import { loadSupplementaryState } from "./check-supplementary-file";
+import { acceptRule, waitsForFreshTokens, type sendBackRule } from "./rules";
+import { findCurrentFile, giveFreshCredentials, purgeRows, rowsToApply, updateFile } from "./supplementary-repository";
+
+/** The file named, checked to be the current one and reviewable by this rule now. */
+export function reviewedFile(tx: DbOrTx, actor: Actor, input: { engagementId: string; fileId: string }, rule: typeof acceptRule | typeof sendBackRule) {
+  const { eng, state } = loadSupplementaryState(tx, actor, input.engagementId);
+  if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Support reviews files of fresh tokens.");
+  const current = findCurrentFile(tx, eng.id);
+  if (!current || current.id !== input.fileId) {
+    throw new AppError("PRECONDITION_FAILED", "That file is no longer the current one: the customer has sent a newer file, or none. Review the current one.");
+  }
+  const allowed = rule(state);
+  if (!allowed.allowed) throw new AppError("PRECONDITION_FAILED", allowed.reason ?? "Not allowed now.");
+  return { eng, current };
+}
+
+/** Accepts the current file: its companies get their fresh tokens and are retried in the bulk run. */
+export function acceptSupplementaryFile(
+  db: Db,
+  deps: { ring: KeyRing },
+  actor: Actor,
+  input: { engagementId: string; fileId: string },
+): { companies: number; skipped: number; waiting: WaitingChange | null; notice: FlowNotice } {
+  reviewedFile(db, actor, input, acceptRule);
+  return db.transaction((tx) => {
+    const { eng, current } = reviewedFile(tx, actor, input, acceptRule);
+    const now = new Date();
+    const rows = rowsToApply(tx, current.id);
+    const usable = rows.filter((r) => r.cipher && waitsForFreshTokens(r));
+    if (!usable.length) {
+      throw new AppError(
+        "PRECONDITION_FAILED",
+        `None of the companies in ${current.fileName} waits for fresh tokens any more (each was reconnected, retried or set aside since). Send the file back instead.`,
+      );
+    }
+    for (const row of usable) {
+      const credentials = openSupplementaryCredentials(deps.ring, { engagementId: eng.id, fileId: current.id, rowId: row.id }, row.cipher!);
+      recordAudit(tx, {
+        actor,
+        action: "migration_item.credentials_decrypted",
+        targetId: row.itemId,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        after: { purpose: `give the company the fresh tokens of ${current.fileName} for its retry`, company: row.name, rehearsal: false },
+        at: now,
+      });
+      giveFreshCredentials(tx, {
+        itemId: row.itemId,
+        cipher: sealItemCredentials(deps.ring, { engagementId: eng.id, itemId: row.itemId }, credentials),
+        mask: row.mask,
+        accessTokenExpiresAt: row.accessTokenExpiresAt,
+        fileId: current.id,
+        now,
+      });
+    }
+    const usableIds = new Set(usable.map((r) => r.id));
+    const skipped = rows.filter((r) => !usableIds.has(r.id));
+    purgeRows(
+      tx,
+      current.id,
+      now,
+      skipped.map((r) => r.id),
+    );
+    const run = requeueIntoBulkRun(tx, { engagementId: eng.id, itemIds: usable.map((r) => r.itemId), state: "connection_created", now });
+    if (!run) throw new AppError("PRECONDITION_FAILED", "The engagement has no bulk run to retry the companies in.");
+    updateFile(tx, current.id, { status: "accepted", decidedById: actor.id, decidedAt: now });
+    recordAudit(tx, {
+      actor,
+      action: "supplementary.accepted",
+      targetId: current.id,
+      engagementId: eng.id,
+      organizationId: eng.organizationId,
+      after: { fileName: current.fileName, companies: usable.length, skipped: skipped.length },
+      at: now,
+    });
+    const skippedText = skipped.length
+      ? ` ${companiesText(skipped.length)} no longer waited for tokens (${skipped
+          .slice(0, 5)
+          .map((r) => r.name)
+          .join(", ")}${skipped.length > 5 ? ", …" : ""}) and ${skipped.length === 1 ? "was" : "were"} skipped.`
+      : "";
+    return {
+      companies: usable.length,
+      skipped: skipped.length,
+      waiting: refreshWaiting(tx, eng.id, now, eng),
+      notice: {
+        to: "customer",
+        subject: "Your fresh tokens were accepted",
+        text: `${actor.name} accepted the fresh tokens of ${current.fileName}: ${companiesText(usable.length)} ${usable.length === 1 ? "is" : "are"} being migrated again with them.${skippedText} Ferry deletes the fresh tokens once each company's retry has ended; you can follow it in the portal.`,
+      },
+    };
+  });
+}

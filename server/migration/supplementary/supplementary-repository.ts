@@ -1,0 +1,213 @@
+/**
+ * The one module of the supplementary file that touches drizzle: the files and their rows, the
+ * engagement's companies as matching reads them, those waiting for fresh tokens, and an item
+ * given its fresh credentials. Synchronous (better-sqlite3): operations call it inside their
+ * transactions.
+ */
+import { and, asc, count, desc, eq, inArray, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { migrationItems, supplementaryFiles, supplementaryRows, users, watches } from "@/db/schema";
+import { realItems } from "@/server/items/item-scope";
+import type { DbOrTx } from "@/server/security/audit";
+import type { MigrationItemState } from "@/core/migration/states";
+import { TOKEN_FAILURE_KINDS, type CandidateCompany } from "./rules";
+
+export type SupplementaryFileRow = typeof supplementaryFiles.$inferSelect;
+export type NewSupplementaryFile = typeof supplementaryFiles.$inferInsert;
+
+const lastErrorKind = sql<string | null>`json_extract(${migrationItems.lastError}, '$.kind')`;
+
+/**
+ * Companies waiting for fresh tokens, as SQL: the same as `waitsForFreshTokens` (rules.ts), for
+ * lists and counts that must not read every company. A test holds the two together.
+ */
+export const waitingForTokens: SQL = and(
+  isNotNull(migrationItems.connectionId),
+  or(
+    inArray(migrationItems.state, ["reauth_required", "reconnect_pending"]),
+    and(eq(migrationItems.state, "failed"), inArray(lastErrorKind, [...TOKEN_FAILURE_KINDS])),
+  ),
+)!;
+
+/** Every real company of the engagement, as matching reads it. */
+export function candidateCompanies(tx: DbOrTx, engagementId: string): CandidateCompany[] {
+  return tx
+    .select({
+      id: migrationItems.id,
+      name: migrationItems.name,
+      externalRef: migrationItems.externalRef,
+      state: migrationItems.state,
+      lastErrorKind,
+      hasConnection: sql<number>`${migrationItems.connectionId} is not null`,
+    })
+    .from(migrationItems)
+    .where(realItems(engagementId))
+    .orderBy(asc(migrationItems.position))
+    .all()
+    .map((c) => ({ ...c, hasConnection: Boolean(c.hasConnection) }));
+}
+
+/** How many real companies wait for fresh tokens. */
+export function countWaiting(tx: DbOrTx, engagementId: string): number {
+  return tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, waitingForTokens)).get()?.n ?? 0;
+}
+
+/** The first `limit` companies waiting for fresh tokens, in file order, with what the engine recorded of their failure. */
+export function listWaiting(tx: DbOrTx, engagementId: string, limit: number) {
+  return tx
+    .select({
+      id: migrationItems.id,
+      name: migrationItems.name,
+      externalRef: migrationItems.externalRef,
+      state: migrationItems.state,
+      sourceRef: migrationItems.sourceRef,
+      outcomeReason: migrationItems.outcomeReason,
+      lastError: migrationItems.lastError,
+    })
+    .from(migrationItems)
+    .where(realItems(engagementId, waitingForTokens))
+    .orderBy(asc(migrationItems.position))
+    .limit(limit)
+    .all();
+}
+
+/** Whether the engagement's hypercare watch is on. */
+export function isWatching(tx: DbOrTx, engagementId: string): boolean {
+  return !!tx.select({ id: watches.engagementId }).from(watches).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))).get();
+}
+
+/** The engagement's current file: the newest not replaced, or undefined. */
+export function findCurrentFile(tx: DbOrTx, engagementId: string): SupplementaryFileRow | undefined {
+  return tx
+    .select()
+    .from(supplementaryFiles)
+    .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
+    .orderBy(desc(supplementaryFiles.submittedAt), desc(supplementaryFiles.id))
+    .get();
+}
+
+/** Every file of the engagement, newest first, with the people who sent and decided them. */
+export function listFiles(tx: DbOrTx, engagementId: string) {
+  const rows = tx
+    .select()
+    .from(supplementaryFiles)
+    .where(eq(supplementaryFiles.engagementId, engagementId))
+    .orderBy(desc(supplementaryFiles.submittedAt), desc(supplementaryFiles.id))
+    .all();
+  const ids = [...new Set(rows.flatMap((r) => [r.submittedById, r.decidedById]).filter((x): x is string => !!x))];
+  const people = new Map(ids.length ? tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids)).all().map((p) => [p.id, p]) : []);
+  return { rows, people };
+}
+
+export function insertFile(tx: DbOrTx, values: NewSupplementaryFile): void {
+  tx.insert(supplementaryFiles).values(values).run();
+}
+
+/** Changes a file's status and who decided it when (and the note when sent back). */
+export function updateFile(tx: DbOrTx, fileId: string, set: Partial<Pick<SupplementaryFileRow, "status" | "decidedById" | "decidedAt" | "note">>): void {
+  tx.update(supplementaryFiles).set(set).where(eq(supplementaryFiles.id, fileId)).run();
+}
+
+const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
+
+/** One company's fresh tokens, sealed for its row. */
+export type NewRow = {
+  id: string;
+  itemId: string;
+  position: number;
+  sourceRef: string;
+  credentialsCipher: string;
+  credentialsMask: Record<string, string>;
+  accessTokenExpiresAt: Date | null;
+};
+
+/** Inserts a file's rows through one prepared single-row insert (as the token file's items are). */
+export function insertRows(tx: DbOrTx, fileId: string, rows: readonly NewRow[]): void {
+  if (!rows.length) return;
+  const insert = tx
+    .insert(supplementaryRows)
+    .values({
+      id: p("id"),
+      fileId: p("fileId"),
+      itemId: p("itemId"),
+      position: p("position"),
+      sourceRef: p("sourceRef"),
+      credentialsCipher: p("credentialsCipher"),
+      credentialsMask: p("credentialsMask"),
+      // Nullable: a raw placeholder (milliseconds or null), since drizzle's timestamp encoder cannot take null.
+      accessTokenExpiresAt: sql`${sql.placeholder("accessTokenExpiresAtMs")}`,
+    })
+    .prepare();
+  for (const r of rows) {
+    insert.run({ ...r, fileId, accessTokenExpiresAtMs: r.accessTokenExpiresAt?.getTime() ?? null });
+  }
+}
+
+/** A file's rows in file order with their companies (masks only), the first `limit`. */
+export function listRows(tx: DbOrTx, fileId: string, limit: number) {
+  return tx
+    .select({
+      id: supplementaryRows.id,
+      sourceRef: supplementaryRows.sourceRef,
+      credentialsMask: supplementaryRows.credentialsMask,
+      accessTokenExpiresAt: supplementaryRows.accessTokenExpiresAt,
+      credentialsPurgedAt: supplementaryRows.credentialsPurgedAt,
+      company: { id: migrationItems.id, name: migrationItems.name, externalRef: migrationItems.externalRef, state: migrationItems.state },
+    })
+    .from(supplementaryRows)
+    .innerJoin(migrationItems, eq(migrationItems.id, supplementaryRows.itemId))
+    .where(eq(supplementaryRows.fileId, fileId))
+    .orderBy(asc(supplementaryRows.position))
+    .limit(limit)
+    .all();
+}
+
+/** What accepting a file reads of each row: its sealed tokens and its company's state now. */
+export function rowsToApply(tx: DbOrTx, fileId: string) {
+  return tx
+    .select({
+      id: supplementaryRows.id,
+      cipher: supplementaryRows.credentialsCipher,
+      mask: supplementaryRows.credentialsMask,
+      accessTokenExpiresAt: supplementaryRows.accessTokenExpiresAt,
+      itemId: migrationItems.id,
+      name: migrationItems.name,
+      state: migrationItems.state,
+      lastErrorKind,
+      hasConnection: sql<number>`${migrationItems.connectionId} is not null`,
+    })
+    .from(supplementaryRows)
+    .innerJoin(migrationItems, eq(migrationItems.id, supplementaryRows.itemId))
+    .where(eq(supplementaryRows.fileId, fileId))
+    .orderBy(asc(supplementaryRows.position))
+    .all()
+    .map((r) => ({ ...r, state: r.state as MigrationItemState, hasConnection: Boolean(r.hasConnection) }));
+}
+
+/** Deletes the fresh tokens of a file's rows (all, or those named), keeping the masks; returns how many held some. */
+export function purgeRows(tx: DbOrTx, fileId: string, at: Date, rowIds?: readonly string[]): number {
+  if (rowIds && !rowIds.length) return 0;
+  return tx
+    .update(supplementaryRows)
+    .set({ credentialsCipher: null, credentialsPurgedAt: at })
+    .where(and(eq(supplementaryRows.fileId, fileId), isNotNull(supplementaryRows.credentialsCipher), rowIds ? inArray(supplementaryRows.id, [...rowIds]) : undefined))
+    .returning({ id: supplementaryRows.id })
+    .all().length;
+}
+
+/** Gives a company its fresh credentials, sealed for the item, and names the file they came from. */
+export function giveFreshCredentials(
+  tx: DbOrTx,
+  params: { itemId: string; cipher: string; mask: Record<string, string>; accessTokenExpiresAt: Date | null; fileId: string; now: Date },
+): void {
+  tx.update(migrationItems)
+    .set({
+      credentialsCipher: params.cipher,
+      credentialsMask: params.mask,
+      accessTokenExpiresAt: params.accessTokenExpiresAt,
+      credentialsPurgedAt: null,
+      supplementaryFileId: params.fileId,
+      updatedAt: params.now,
+    })
+    .where(eq(migrationItems.id, params.itemId))
+    .run();
+}

@@ -1,0 +1,166 @@
+/**
+ * Fresh tokens carried through a real worker against a real sandbox on a random port: a company
+ * whose tokens the old app rotated ends reauth_required in the bulk run; the customer sends the
+ * platform's fresh tokens for it; support accepts; the bulk run authorizes the same connection
+ * again, syncs and verifies it — and the fresh tokens are purged once used (whatever the retry's
+ * outcome), also after the handover's own purge.
+ */
+import fs from "node:fs";
+import { and, eq } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { auditEvents, migrationItems, supplementaryRows, users, watches } from "@/db/schema";
+import type { Actor } from "@/core/accounts/actor";
+import { callerAs } from "@/server/testing/caller";
+import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
+import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { csvBytes, headerFor } from "@/server/testing/token-files";
+import { until } from "@/server/testing/until";
+import { getManagedPlatform } from "@/server/platforms";
+import { createServiceClient } from "@/server/service-client";
+import { engineTestBed } from "../../testing/test-bed";
+import { startBulkRun } from "../bulk/bulk-controls";
+import { DEFAULT_PIPELINE_POLICY, ITEM_TAG, type PipelinePolicy } from "../engine/pipeline";
+import { findRun } from "../engine/run-repository";
+import { createWorker, type Worker } from "../engine/worker";
+import { submitSupplementaryFile } from "./submit-supplementary-file";
+
+const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
+const qbo = getManagedPlatform("qhyg")!;
+const bed = engineTestBed();
+const running: Worker[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((w) => w.stop()));
+});
+
+const worker = () => {
+  const w = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+  running.push(w);
+  w.start();
+  return w;
+};
+
+const item = (id: string) => bed.t.db.select().from(migrationItems).where(eq(migrationItems.id, id)).get()!;
+
+/** Three companies, the second rotated after the export; the bulk run carried out until it completes. */
+async function bulkRunDone() {
+  const eng = await bed.ready(
+    [
+      { name: "Harbour Books Ltd", records: 5, externalRef: "HB-01" },
+      { name: "Copperleaf Cafe", records: 5, externalRef: "CC-02", rotatedAfterExport: true },
+      { name: "Fernhill Farm", records: 5, externalRef: "FF-03" },
+    ],
+  );
+  passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
+  const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
+  const w = worker();
+  await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+  await w.stop();
+  const copperleaf = eng.items[1]!;
+  expect(item(copperleaf.id)).toMatchObject({ state: "reauth_required" });
+  // The customer of the engagement's organisation, who submitted the first file.
+  const u = bed.t.db.select().from(users).where(eq(users.organizationId, eng.organizationId)).get()!;
+  const customer: Actor = { id: u.id, email: u.email, name: u.name, role: u.role, organizationId: eng.organizationId };
+  return { eng, runId, copperleaf, customer };
+}
+
+/** The customer's file: the company by its externalRef, with the tokens the platform issues now. */
+function fileFor(rows: { name: string; externalRef: string; credentials: Record<string, string> }[]) {
+  const header = headerFor(qbo);
+  const bytes = csvBytes([
+    header,
+    ...rows.map((r) => header.map((c) => (c === "companyName" ? r.name : c === "externalRef" ? r.externalRef : c === "records" ? "" : (r.credentials[c] ?? "")))),
+  ]);
+  return { name: "fresh-tokens.csv", bytes };
+}
+
+async function sendAndAccept(customer: Actor, engagementId: string, credentials: Record<string, string>) {
+  const sent = await submitSupplementaryFile(bed.t.db, { ring: TEST_KEY_RING }, customer, {
+    engagementId,
+    file: fileFor([{ name: "Copperleaf Cafe", externalRef: "CC-02", credentials }]),
+  });
+  if (!sent.ok) throw new Error(`refused: ${JSON.stringify(sent.check.problems)}`);
+  const row = bed.t.db.select().from(supplementaryRows).where(eq(supplementaryRows.fileId, sent.fileId)).get()!;
+  expect(await callerAs(bed.t.db, bed.people.support).supplementary.accept({ engagementId, fileId: sent.fileId })).toEqual({ companies: 1, skipped: 0 });
+  return { fileId: sent.fileId, rowId: row.id, rowCipher: row.credentialsCipher! };
+}
+
+/** Every byte of the database file and its write-ahead log. */
+function rawFile(): Buffer {
+  const file = bed.t.file;
+  return Buffer.concat([file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
+}
+
+const purgeEvents = (itemId: string) =>
+  bed.t.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.action, "supplementary.tokens_purged"), eq(auditEvents.targetId, itemId)))
+    .all();
+
+describe("a company retried with fresh tokens", () => {
+  it("is authorized again on its own connection, synced and verified by the bulk run; its fresh tokens are then purged", async () => {
+    const { eng, runId, copperleaf, customer } = await bulkRunDone();
+    const before = item(copperleaf.id);
+    const fresh = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "valid")).credentials;
+    const { fileId, rowId, rowCipher } = await sendAndAccept(customer, eng.engagementId, fresh);
+    const itemCipher = item(copperleaf.id).credentialsCipher!;
+    expect(item(copperleaf.id)).toMatchObject({ state: "connection_created", runId, supplementaryFileId: fileId });
+
+    worker();
+    const done = await until("Copperleaf verified", () => item(copperleaf.id), (i) => i.state === "verified", 60_000);
+    await until("the run completed again", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 30_000);
+    // The same company and connection: authorized again, never created twice.
+    expect(done).toMatchObject({ companyId: before.companyId, connectionId: before.connectionId, credentialsCipher: null });
+    expect(done.credentialsPurgedAt).not.toBeNull();
+    const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
+    expect((await client.findCompaniesByTag({ name: ITEM_TAG, value: copperleaf.id })).data).toHaveLength(1);
+    // The others are as the bulk run left them.
+    expect(eng.items.filter((i) => i.id !== copperleaf.id).map((i) => item(i.id).state)).toEqual(["verified", "verified"]);
+
+    // Purged once used: the item's sealed copy and the row's, audited, gone from the file.
+    const row = bed.t.db.select().from(supplementaryRows).where(eq(supplementaryRows.id, rowId)).get()!;
+    expect(row).toMatchObject({ credentialsCipher: null });
+    expect(row.credentialsPurgedAt).not.toBeNull();
+    expect(purgeEvents(copperleaf.id).map((e) => e.after)).toEqual([{ company: "Copperleaf Cafe", state: "verified" }]);
+    const raw = rawFile();
+    for (const cipher of [rowCipher, itemCipher]) expect(raw.includes(cipher.split(".")[4]!)).toBe(false);
+    expect(raw.includes(fresh.refreshToken!)).toBe(false);
+    const timeline = await callerAs(bed.t.db, bed.people.support).engagements.timeline({ engagementId: eng.engagementId });
+    expect(timeline.map((e) => e.summary)).toContain("Deleted the fresh tokens of Copperleaf Cafe once used (verified)");
+  });
+
+  it("has its fresh tokens purged too when the platform refuses them again", async () => {
+    const { eng, copperleaf, customer } = await bulkRunDone();
+    // The customer sends tokens the old app has since refreshed again: refused as rotated.
+    const stale = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "rotated")).credentials;
+    await sendAndAccept(customer, eng.engagementId, stale);
+    worker();
+    const done = await until("Copperleaf refused again", () => item(copperleaf.id), (i) => i.state === "reauth_required", 60_000);
+    expect(done.credentialsCipher).toBeNull();
+    expect(purgeEvents(copperleaf.id).map((e) => e.after)).toEqual([{ company: "Copperleaf Cafe", state: "reauth_required" }]);
+    // It waits for fresh tokens again: another file may follow.
+    const view = await callerAs(bed.t.db, customer).supplementary.get({ engagementId: eng.engagementId });
+    expect(view.waiting.companies.map((c) => c.name)).toEqual(["Copperleaf Cafe"]);
+    expect(view.submit.allowed).toBe(true);
+  });
+
+  it("works after the handover was acknowledged and every credential purged, during the hypercare watch", async () => {
+    const { eng, runId, copperleaf, customer } = await bulkRunDone();
+    await callerAs(bed.t.db, bed.people.support).handover.confirm({ engagementId: eng.engagementId });
+    await callerAs(bed.t.db, customer).handover.acknowledge({ engagementId: eng.engagementId });
+    expect(item(copperleaf.id).credentialsCipher).toBeNull();
+    // The watch runs after the handover (the watch module keeps this row; here it is set as it would be).
+    const now = new Date();
+    bed.t.db.insert(watches).values({ engagementId: eng.engagementId, status: "watching", startedAt: now, nextCheckAt: now }).run();
+
+    const fresh = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "valid")).credentials;
+    await sendAndAccept(customer, eng.engagementId, fresh);
+    expect(findRun(bed.t.db, runId)!.status).toBe("queued");
+    worker();
+    const done = await until("Copperleaf verified", () => item(copperleaf.id), (i) => i.state === "verified", 60_000);
+    expect(done.credentialsCipher).toBeNull();
+    expect(purgeEvents(copperleaf.id)).toHaveLength(1);
+    expect(bed.t.db.select().from(supplementaryRows).all().every((r) => r.credentialsCipher === null)).toBe(true);
+  });
+});
