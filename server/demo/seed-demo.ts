@@ -170,7 +170,7 @@ async function handedOverWithReconnection(
   const pilot = db.select({ id: migrationItems.id }).from(migrationItems).where(and(eq(migrationItems.engagementId, zoho.id), eq(migrationItems.name, "Bluebird Garden"))).get();
   requestTestRun(db, p.support, { engagementId: zoho.id, kind: "pilot", itemId: pilot?.id ?? null });
   await worker.runOnce();
-  startBulkRun(db, p.support, { engagementId: zoho.id });
+  startBulkRun(db, p.support, { engagementId: zoho.id, reason: "The demo runs its bulk migrations at once." });
   await worker.runOnce();
   await confirmHandover(db, p.support, { ...p.mail, purgeAfterDays: 14 }, { engagementId: zoho.id });
 }

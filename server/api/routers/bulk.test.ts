@@ -131,7 +131,7 @@ describe("the agreed window", () => {
     const mailsBefore = mailsTo(p.customerA.email).length;
     expect((await support().bulk.overview({ engagementId })).window).toMatchObject({ position: "inside", startNeedsReason: null });
     await support().bulk.start({ engagementId });
-    expect(audits("migration.bulk_started")[0]!.after).toEqual({ companies: 4, target: "Sandbox target" });
+    expect(audits("migration.bulk_started")[0]!.after).toEqual({ companies: 4, target: "Sandbox target", supplied: 4, pilot: null });
     expect(mailsTo(p.customerA.email)).toHaveLength(mailsBefore);
   });
 

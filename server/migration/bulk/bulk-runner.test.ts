@@ -72,8 +72,9 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(list);
     worker().start();
     const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
-    expect(statesOf(eng.engagementId)).toEqual({ verified: 28, reauth_required: 2 });
-    const reauth = bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), eq(migrationItems.state, "reauth_required"))).all();
+    // The two rotated ones go to their end customers (reconnect links) when the run ends.
+    expect(statesOf(eng.engagementId)).toEqual({ verified: 28, reconnect_pending: 2 });
+    const reauth = bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), eq(migrationItems.state, "reconnect_pending"))).all();
     expect(reauth.map((r) => r.name).sort()).toEqual(["Company 005", "Company 018"]);
     for (const r of reauth) expect(r.outcomeReason).toMatch(/invalid_grant/);
     const outcome = run.outcome as { requests: number; rateLimited: number };

@@ -52,6 +52,7 @@ const HEADER = [
   "Data types",
   "Reason",
   "What you need to do",
+  "Reconnect link",
   "Error status",
   "Error",
   "Correlation ID",

@@ -57,7 +57,8 @@ async function bulkRunDone() {
   await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
   await w.stop();
   const copperleaf = eng.items[1]!;
-  expect(item(copperleaf.id)).toMatchObject({ state: "reauth_required" });
+  // Handed to its end customer with its reconnect link; fresh tokens are the other way back.
+  expect(item(copperleaf.id)).toMatchObject({ state: "reconnect_pending" });
   // The customer of the engagement's organisation, who submitted the first file.
   const u = bed.t.db.select().from(users).where(eq(users.organizationId, eng.organizationId)).get()!;
   const customer: Actor = { id: u.id, email: u.email, name: u.name, role: u.role, organizationId: eng.organizationId };
@@ -136,9 +137,10 @@ describe("a company retried with fresh tokens", () => {
     const stale = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "rotated")).credentials;
     await sendAndAccept(customer, eng.engagementId, stale);
     worker();
-    const done = await until("Copperleaf refused again", () => item(copperleaf.id), (i) => i.state === "reauth_required", 60_000);
+    // Refused again: back with its end customer when the run ends.
+    const done = await until("Copperleaf refused again", () => item(copperleaf.id), (i) => i.state === "reconnect_pending" && i.credentialsCipher === null, 60_000);
     expect(done.credentialsCipher).toBeNull();
-    expect(purgeEvents(copperleaf.id).map((e) => e.after)).toEqual([{ company: "Copperleaf Cafe", state: "reauth_required" }]);
+    expect(purgeEvents(copperleaf.id).map((e) => e.after)).toEqual([{ company: "Copperleaf Cafe", state: expect.stringMatching(/^(reauth_required|reconnect_pending)$/) as string }]);
     // It waits for fresh tokens again: another file may follow.
     const view = await callerAs(bed.t.db, customer).supplementary.get({ engagementId: eng.engagementId });
     expect(view.waiting.companies.map((c) => c.name)).toEqual(["Copperleaf Cafe"]);
@@ -150,9 +152,8 @@ describe("a company retried with fresh tokens", () => {
     await callerAs(bed.t.db, bed.people.support).handover.confirm({ engagementId: eng.engagementId });
     await callerAs(bed.t.db, customer).handover.acknowledge({ engagementId: eng.engagementId });
     expect(item(copperleaf.id).credentialsCipher).toBeNull();
-    // The watch runs after the handover (the watch module keeps this row; here it is set as it would be).
-    const now = new Date();
-    bed.t.db.insert(watches).values({ engagementId: eng.engagementId, status: "watching", startedAt: now, nextCheckAt: now }).run();
+    // The hypercare watch runs after the handover.
+    expect(bed.t.db.select().from(watches).where(eq(watches.engagementId, eng.engagementId)).get()).toMatchObject({ status: "watching" });
 
     const fresh = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "valid")).credentials;
     await sendAndAccept(customer, eng.engagementId, fresh);

@@ -64,6 +64,11 @@ export type WatcherDeps = {
   sandbox?: { url: string; adminToken: string } | null;
   /** Mail after a check (drops, the final report, a change of whose move it is); none without it. */
   notify?: NotifyConfig | null;
+  /**
+   * How often companies waiting for their end customers are looked at (default: RECONNECT_EVERY_MS,
+   * 10 s on the built-in sandbox so a demo's reconnection shows at once, 5 min on the service).
+   */
+  reconnectEveryMs?: number;
   /** Options of the service clients (timeouts, a fetch). */
   client?: Partial<Omit<ServiceClientOptions, "baseUrl" | "apiKey">>;
   log: (line: string) => void;
@@ -193,7 +198,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         }
       }
       const pending = countPending(tx, engagementId);
-      const base = nextCheckDelayMs({ pending, companies: items.length, dailyQuota, reconnectEveryMs: onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service });
+      const base = nextCheckDelayMs({ pending, companies: items.length, dailyQuota, reconnectEveryMs: deps.reconnectEveryMs ?? (onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service) });
       let next = now.getTime() + (failure ? Math.min(base, RETRY_AFTER_FAILURE_MS) : base);
       // The last check falls on the hypercare's end, not a day after it.
       if (hypercareEndsAt && next > hypercareEndsAt.getTime()) next = Math.max(now.getTime(), hypercareEndsAt.getTime());
