@@ -8,8 +8,8 @@
  *
  * Every company must end in its correct final state with no manual action: `verified` for a good
  * tenant (its connection Linked, its sync finished, its data read with the tenant's 50 records, and
- * exactly one company with one connection on the sandbox for it), `reauth_required` with the
- * platform's invalid_grant for a rotated one. Manual actions: audit events by a person on the
+ * exactly one company with one connection on the sandbox for it), `reconnect_pending` (refused with the
+ * platform's invalid_grant, then handed to its end customer) for a rotated one. Manual actions: audit events by a person on the
  * engagement after the run's start (pause, resume, retry, set aside…): must be 0. Baseline, in the
  * same run: the limit's floor for the requests made plus the two fault windows, against the wall
  * time; also printed, what the faults cost (500s, 429s and 503s answered, attempts).
@@ -100,7 +100,8 @@ async function main(): Promise<void> {
     for (const row of rows) {
       const checks = (row.checks ?? {}) as ItemChecks;
       if (rotated.has(row.id)) {
-        if (row.state !== "reauth_required" || !/invalid_grant/.test(row.outcomeReason ?? "")) wrong.push(`${row.name}: ${row.state} (${row.outcomeReason ?? "no reason"}), expected reauth_required`);
+        // Refused on their tokens, then handed to their end customers with their reconnect links when the run ended.
+        if (row.state !== "reconnect_pending" || !/invalid_grant/.test(row.outcomeReason ?? "")) wrong.push(`${row.name}: ${row.state} (${row.outcomeReason ?? "no reason"}), expected reconnect_pending`);
       } else if (row.state !== "verified" || checks.connection?.status !== "Linked" || !checks.sync?.finishedAt || checks.read?.records !== RECORDS) {
         wrong.push(`${row.name}: ${row.state}, connection ${checks.connection?.status ?? "–"}, read ${checks.read?.records ?? "–"} (${row.outcomeReason ?? ""}), expected verified with ${RECORDS} records`);
       }
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
     console.log(`faults met: ${byStatus["500"] ?? 0} answers 500, ${byStatus["429"] ?? 0} answers 429 (${burst429} during the burst), ${byStatus["503"] ?? 0} answers 503; the screens showed the hold "${holdShown ?? "none"}" during maintenance; ${finishedAtMaintenanceEnd} companies final when it ended`);
     console.log(`requests: ${outcome.requests ?? 0} (Ferry's call records: ${calls.all}); 429 share ${(((outcome.rateLimited ?? 0) / Math.max(1, outcome.requests ?? 0)) * 100).toFixed(2)} %; the most 500s met by one company: ${most500}`);
     console.log(`baseline: the limit's floor for these requests is ${((outcome.requests ?? 0) / R).toFixed(1)} s + the ${MAINTENANCE.seconds} s window + the ${BURST.seconds} s burst = ${((outcome.requests ?? 0) / R + MAINTENANCE.seconds + BURST.seconds).toFixed(1)} s, against ${wallS.toFixed(1)} s measured`);
-    console.log(`correct final states: ${correct} of ${rows.length} (${rows.length - rotated.size} verified with their data, ${rotated.size} reauth_required expected); wrong: ${wrong.length}`);
+    console.log(`correct final states: ${correct} of ${rows.length} (${rows.length - rotated.size} verified with their data, ${rotated.size} reconnect_pending expected: refused on their tokens, with their end customers); wrong: ${wrong.length}`);
     for (const w of wrong.slice(0, 10)) console.log(`  wrong: ${w}`);
     console.log(`manual actions: ${manualActions}   target: every company correct with none → ${wrong.length === 0 && manualActions === 0 && run.status === "completed" ? "MET" : "MISSED"}`);
     console.log(`\nAt the end: ${machineLoad()}.`);

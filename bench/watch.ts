@@ -5,7 +5,8 @@
  * one every worker runs) checks them for the 7 hypercare days on the sandbox's clock, moved forward
  * to each due check. Connections drop on the platform at random moments of random days (the
  * sandbox's scheduled drops); the end customers do not reconnect during the bench, so from the
- * first drop on the watch also looks for reconnections every 5 minutes, at the real service's pace.
+ * first drop on the watch also looks up the waiting companies every 5 minutes between its daily
+ * listings, at the real service's pace.
  *
  * Counted: every HTTP request the watcher makes (its fetch), per simulated day, against the
  * service's published daily quota for the account (1,000 × (1 + connected companies)); each drop's
@@ -191,7 +192,7 @@ async function main(): Promise<void> {
     const meanDetect = delays.length ? delays.reduce((a, b) => a + b, 0) / delays.length : 0;
     const worstDetect = delays.length ? Math.max(...delays) : 0;
 
-    console.log(`Checks: ${checks} in ${wallS.toFixed(1)} s of wall time (${(checkWallMs / Math.max(1, checks)).toFixed(0)} ms per check: two pages of up to 5,000 companies)`);
+    console.log(`Checks: ${checks} in ${wallS.toFixed(1)} s of wall time (${(checkWallMs / Math.max(1, checks)).toFixed(0)} ms per check on average: daily listings and look-ups of the waiting companies)`);
     console.log(`Requests per simulated day: ${perDay.slice(0, DAYS).join(", ")}${perDay[DAYS] ? ` (+${perDay[DAYS]} at the end)` : ""}; ${total} in all`);
     console.log(`Daily quota ${dailyQuota.toLocaleString("en-GB")} (1,000 × (1 + ${COMPANIES} connected)); the busiest day used ${(quotaShare * 100).toFixed(4)} % (target ≤ ${WATCH_QUOTA_SHARE * 100} %)`);
     console.log(`Drops: ${drops.length} injected, ${delays.length} reported, ${missed} missed, ${unexpected} reported that never dropped; detection on the sandbox's clock: mean ${(meanDetect / 60).toFixed(1)} min, worst ${(worstDetect / 3600).toFixed(2)} h`);

@@ -2,7 +2,7 @@
  * The whole journey of the bulk migration and handover across both roles on the e2e sandbox: support creates an
  * engagement, the customer does steps 1–4 in the portal with a file of 25 companies (three of
  * whose tenants the old app refreshes after the export), support passes step 5 on a good company,
- * the bulk run migrates the rest and the three end `reauth_required` with the reason shown, the
+ * the bulk run migrates the rest and the three rotated ones go to their end customers (`reconnect_pending`) with the reason shown, the
  * handover report is produced and downloads, the customer acknowledges it, the credentials are
  * purged and the engagement completes.
  */
@@ -23,7 +23,7 @@ const ROTATED = new Set(["Bulk Co 06", "Bulk Co 13", "Bulk Co 20"]);
 /** Step 5's company, picked explicitly: one whose tokens still work. */
 const PILOT = COMPANIES[0]!;
 
-test("support creates an engagement, the customer does steps 1–4 in the portal, step 5 passes, the bulk run migrates the rest (three need reauthorization), the handover report downloads, the customer acknowledges, credentials are purged and the engagement completes", async ({
+test("support creates an engagement, the customer does steps 1–4 in the portal, step 5 passes, the bulk run migrates the rest (three wait for their end customers), the handover report downloads, the customer acknowledges, credentials are purged and the engagement completes", async ({
   page,
   browser,
   adminApi,
@@ -136,21 +136,21 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   const progress = bulk.getByRole("progressbar", { name: "Companies finished" });
   await expect(progress).toHaveAttribute("aria-valuemax", "25");
   await expect(progress).toHaveAttribute("aria-valuenow", "25", RUN_TIMEOUT);
-  const reconciled = `25 companies supplied: 25 created on the service, 22 linked, 22 synced; 22 verified, 3 reauthorization required (the single-company test's company, ${PILOT.name}, included)`;
+  const reconciled = `25 companies supplied: 25 created on the service, 22 linked, 22 synced; 22 verified, 3 reconnection pending (the single-company test's company, ${PILOT.name}, included)`;
   await expect(support.getByText(`The bulk migration has finished: ${reconciled}.`)).toBeVisible();
   const verifiedIn = (region: ReturnType<typeof bulk.getByRole>) => region.getByRole("region", { name: "Reconciliation" }).getByText("Verified", { exact: true }).locator("xpath=following-sibling::dd");
   await expect(verifiedIn(bulk)).toHaveText("22");
   await expect(bulk.getByRole("article", { name: "Bulk run" })).toContainText("Requests made");
 
-  // The table: every company, the pilot marked; the three rotated ones need reauthorization, with the reason shown.
+  // The table: every company, the pilot marked; the three rotated ones wait for their end customers, with the reason shown.
   const table = bulk.getByRole("table", { name: "Companies of the bulk migration" });
   await expect(bulk.getByText("Showing 1–25 of 25 companies")).toBeVisible();
   await expect(table.getByRole("row").filter({ hasText: PILOT.name })).toContainText("Pilot");
-  await bulk.getByLabel("Filter by state").selectOption({ label: "Reauthorization required" });
+  await bulk.getByLabel("Filter by state").selectOption({ label: "Reconnection pending" });
   await expect(bulk.getByText("Showing 1–3 of 3 companies")).toBeVisible();
   for (const name of ROTATED) {
     const row = table.getByRole("row").filter({ hasText: name });
-    await expect(row).toContainText("Reauthorization required");
+    await expect(row).toContainText("Reconnection pending");
     await expect(row).toContainText("invalid_grant");
   }
   await bulk.getByLabel("Filter by state").selectOption({ label: "Verified" });
@@ -173,7 +173,7 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   const rows = parse(tableText!, { columns: true }) as Record<string, string>[];
   expect(rows).toHaveLength(25);
   for (const r of rows) {
-    expect(r["Final state"], r["Company name"]).toBe(ROTATED.has(r["Company name"]!) ? "Reauthorization required" : "Verified");
+    expect(r["Final state"], r["Company name"]).toBe(ROTATED.has(r["Company name"]!) ? "Reconnection pending" : "Verified");
     if (!ROTATED.has(r["Company name"]!)) expect(r["Connection ID"]).not.toBe("");
   }
 

@@ -1,6 +1,6 @@
 /**
  * Fresh tokens after the bulk run, across both roles on the e2e sandbox: a company whose tokens the
- * customer's old app rotated after the export ends reauth_required in the bulk run; the customer
+ * customer's old app rotated after the export goes to its end customer after the bulk run; the customer
  * sees it in the portal with why it failed, downloads the template, chooses a file naming a
  * verified company too (refused by line, nothing stored), then a file with the platform's fresh
  * tokens for it (matched by its externalRef) and sends it; support reviews the file in the console
@@ -43,7 +43,7 @@ async function screenshots(page: Page, panel: Locator, name: string): Promise<vo
   await page.setViewportSize({ width: 1366, height: 900 });
 }
 
-test("the customer sends fresh tokens for a company that ended reauth_required, support accepts, and the bulk run verifies it", async ({ page, browser, factory, supportApi }) => {
+test("the customer sends fresh tokens for a company that failed on its tokens, support accepts, and the bulk run verifies it", async ({ page, browser, factory, supportApi }) => {
   test.setTimeout(240_000);
   const sandbox = e2eSandbox();
   const org = await factory.organization("Fresh Tokens Org");
@@ -57,7 +57,7 @@ test("the customer sends fresh tokens for a company that ended reauth_required, 
   const panel = step6.getByRole("region", { name: "Fresh tokens for companies that failed" });
   const waiting = panel.getByRole("table", { name: "Companies that need fresh tokens" });
   const copperleaf = waiting.getByRole("row").filter({ hasText: "Copperleaf Cafe" });
-  await expect(copperleaf).toContainText("Reauthorization required");
+  await expect(copperleaf).toContainText("Reconnection pending");
   await expect(copperleaf).toContainText("invalid_grant");
   await expect(copperleaf.getByRole("button", { name: "Copy external ref of Copperleaf Cafe" })).toBeVisible();
   await expect(waiting.getByRole("row")).toHaveCount(2);

@@ -1,9 +1,13 @@
 "use client";
+import { useQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { ItemStateBadge } from "@/app/_components/handover/item-state-badge";
 import { ProblemTable } from "@/app/_components/intake/problems";
 import { FailureDetails } from "@/app/_components/migration/failure-details";
-import { Badge, CopyableId, ResponsiveTable, type BadgeTone, type ResponsiveColumn } from "@/app/_components/ui";
+import { Badge, CopyableId, Notice, ResponsiveTable, type BadgeTone, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
+import { toFormError } from "@/app/_lib/trpc-error";
+import { useTRPC } from "@/app/_trpc/react";
 import type { SupplementaryCheck, SupplementaryFileView, SupplementaryView, WaitingCompanyView } from "@/app/_lib/types";
 import { companies } from "@/core/migration/state-words";
 import { FINAL_ITEM_STATES, type SupplementaryStatus } from "@/core/migration/states";
@@ -19,6 +23,26 @@ export const RETRY_POLL_MS = 2_000;
 /** An accepted file whose companies are still being retried (the screens follow them). */
 export function retrying(view: SupplementaryView | undefined): boolean {
   return view?.current?.status === "accepted" && view.current.rows.some((r) => !(FINAL_ITEM_STATES as readonly string[]).includes(r.company.state));
+}
+
+/**
+ * Step 6's section on fresh tokens, read for both sides (followed while a file's retries run), with
+ * each side's content; nothing shows while no company needs fresh tokens and no file was sent.
+ */
+export function FreshTokensSection({ engagementId, children }: { engagementId: string; children: (view: SupplementaryView) => ReactNode }) {
+  const trpc = useTRPC();
+  const view = useQuery(trpc.supplementary.get.queryOptions({ engagementId }, { refetchInterval: (q) => (retrying(q.state.data) ? RETRY_POLL_MS : false) }));
+  const v = view.data;
+  if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : null;
+  if (!v.waiting.total && !v.current) return null;
+  return (
+    <section aria-labelledby="fresh-tokens-title" className="space-y-4 rounded-md border border-slate-200 p-4">
+      <h4 id="fresh-tokens-title" className="text-sm font-semibold text-slate-900">
+        Fresh tokens for companies that failed
+      </h4>
+      {children(v)}
+    </section>
+  );
 }
 
 export const SUPPLEMENTARY_STATUS: Record<SupplementaryStatus, { label: string; tone: BadgeTone }> = {

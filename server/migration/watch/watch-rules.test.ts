@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DAY_MS, decideWatch, hypercareOver, nextCheckDelayMs, pagesFor, RECONNECT_EVERY_MS, type ListedCompany, type WatchedItem } from "./watch-rules";
+import { DAY_MS, decideWatch, hypercareOver, LOOKUP_MAX, nextCheckDelayMs, pagesFor, planCheck, RECONNECT_EVERY_MS, requestsOfWaitingCheck, type ListedCompany, type WatchedItem } from "./watch-rules";
 
 const item = (over: Partial<WatchedItem>): WatchedItem => ({ id: "i1", name: "Acme", state: "verified", companyId: "c1", connectionId: "n1", linkUrl: "https://link/c1", ...over });
 const company = (over: Partial<ListedCompany> & { status?: "Linked" | "Deauthorized" | "PendingAuth" | "Unlinked" }): ListedCompany => ({
@@ -14,20 +14,41 @@ describe("how often the watch checks", () => {
     expect(nextCheckDelayMs({ pending: 0, companies: 25, dailyQuota: null, reconnectEveryMs: RECONNECT_EVERY_MS.service })).toBe(DAY_MS);
   });
 
-  it("never spends more than 1 % of the daily quota a day", () => {
+  it("never spends more than 1 % of the daily quota a day, the daily listing included", () => {
     for (const [companies, pending] of [
       [1, 1],
       [25, 3],
+      [10_000, 12],
       [10_000, 40],
       [100_000, 0],
+      [100_000, 500],
     ] as const) {
       const quota = 1_000 * (1 + companies);
       const delay = nextCheckDelayMs({ pending, companies, dailyQuota: quota, reconnectEveryMs: RECONNECT_EVERY_MS.sandbox });
-      const perDay = (DAY_MS / delay) * pagesFor(companies);
-      expect(perDay, `${companies} companies`).toBeLessThanOrEqual(quota * 0.01 + 1e-9);
+      const perDay = pagesFor(companies) + (pending ? (DAY_MS / delay) * requestsOfWaitingCheck(pending, companies) : 0);
+      expect(perDay, `${companies} companies, ${pending} waiting`).toBeLessThanOrEqual(quota * 0.01 + 1e-9);
     }
-    // A single company's account allows 20 requests a day: a check every 72 minutes at most.
-    expect(nextCheckDelayMs({ pending: 1, companies: 1, dailyQuota: 2_000, reconnectEveryMs: RECONNECT_EVERY_MS.sandbox })).toBe(72 * 60_000);
+    // A single company's account allows 20 requests a day: one for the daily listing, a look-up every 76 minutes with the rest.
+    expect(nextCheckDelayMs({ pending: 1, companies: 1, dailyQuota: 2_000, reconnectEveryMs: RECONNECT_EVERY_MS.sandbox })).toBe(Math.ceil(DAY_MS / 19));
+    // Too small a share for even one look-up beside the listing: daily.
+    expect(nextCheckDelayMs({ pending: 3, companies: 1, dailyQuota: 300, reconnectEveryMs: RECONNECT_EVERY_MS.sandbox })).toBe(DAY_MS);
+  });
+
+  it("lists every company once a day and at the hypercare's start; between listings looks up only the few waiting ones", () => {
+    const now = new Date("2026-11-25T12:00:00Z");
+    const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("waiting");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(24), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
+    expect(planCheck({ pending: 3, dayStartedAt: null, now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: true, hypercareEndsAt: null })).toBe("list");
+    expect(planCheck({ pending: 0, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
+    // The hypercare's last check lists every company: a drop since the day's listing is not missed.
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: now })).toBe("list");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: hoursAgo(-1) })).toBe("waiting");
+    // Many waiting: the listing is fewer requests than looking each up.
+    expect(planCheck({ pending: LOOKUP_MAX + 1, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
+    expect(requestsOfWaitingCheck(3, 10_000)).toBe(3);
+    expect(requestsOfWaitingCheck(LOOKUP_MAX + 1, 10_000)).toBe(2);
   });
 
   it("lists companies in pages of 5,000: 10,000 companies are two requests, not 10,000", () => {

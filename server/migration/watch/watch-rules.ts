@@ -4,10 +4,12 @@
  * each watched company — linked again by its end customer (carried on to verified), or dropped
  * after its migration (handed back to its end customer with its reconnect link).
  *
- * One check lists the engagement's companies (their connections come with them), a page of up to
- * WATCH_PAGE_SIZE companies per request: never one request per company. While companies wait for
- * their end customers it checks every `reconnectEveryMs`; otherwise once a day (the hypercare
- * watch). Either way never more than WATCH_QUOTA_SHARE of the daily quota a day.
+ * Once a day a check lists all the engagement's companies (their connections come with them), a
+ * page of up to WATCH_PAGE_SIZE companies per request: never one request per company. While
+ * companies wait for their end customers, a check every `reconnectEveryMs` between those listings
+ * looks up only the waiting ones — one by one while they are at most LOOKUP_MAX (a few kilobytes
+ * each, where a listing page is megabytes), else by the same listing. Either way never more than
+ * WATCH_QUOTA_SHARE of the daily quota a day: the daily listing first, the lookups in what is left.
  */
 import type { ConnectionStatus } from "@/server/platforms";
 import { platformErrorText, type PlatformError } from "../engine/pipeline";
@@ -32,19 +34,40 @@ export function dailyBudget(dailyQuota: number | null): number | null {
   return dailyQuota === null ? null : Math.floor(dailyQuota * WATCH_QUOTA_SHARE);
 }
 
+/** Up to this many companies waiting for their end customers are looked up one by one between the daily listings. */
+export const LOOKUP_MAX = 25;
+
+/**
+ * What a check reads: every company (`list`: the daily listing, the first and the last check of
+ * the hypercare days, or whenever the waiting companies are more than LOOKUP_MAX), or only the companies waiting
+ * for their end customers (`waiting`). `dayStartedAt` is when the current day of the watch began:
+ * its listing's time (the watch's day count starts again with it).
+ */
+export function planCheck(p: { pending: number; dayStartedAt: Date | null; now: Date; hypercareStarts: boolean; hypercareEndsAt: Date | null }): "list" | "waiting" {
+  if (p.hypercareStarts || hypercareOver(p.hypercareEndsAt, p.now) || p.pending === 0 || p.pending > LOOKUP_MAX) return "list";
+  if (!p.dayStartedAt || p.now.getTime() - p.dayStartedAt.getTime() >= DAY_MS) return "list";
+  return "waiting";
+}
+
+/** Requests one check between the daily listings makes: the waiting companies one by one, or the listing's pages. */
+export function requestsOfWaitingCheck(pending: number, companies: number): number {
+  return pending <= LOOKUP_MAX ? pending : pagesFor(companies);
+}
+
 /**
  * How long after this check the next one is due: every `reconnectEveryMs` while companies wait for
- * their end customers, else daily — and never sooner than the quota share allows for the pages a
- * check takes. Null when the budget cannot afford even one check a day (the check is made daily
- * anyway, and the screens say why it is slow).
+ * their end customers, else daily — and never sooner than the quota share allows, once the daily
+ * listing's pages are counted, for the requests a check between listings takes. When the share
+ * cannot afford even the daily listing, the check is made daily anyway and the screens say why.
  */
 export function nextCheckDelayMs(p: { pending: number; companies: number; dailyQuota: number | null; reconnectEveryMs: number }): number {
-  const base = p.pending > 0 ? p.reconnectEveryMs : DAY_MS;
+  if (p.pending === 0) return DAY_MS;
   const budget = dailyBudget(p.dailyQuota);
-  if (budget === null) return base;
-  const pages = pagesFor(p.companies);
-  if (budget < pages) return DAY_MS;
-  return Math.max(base, Math.ceil((DAY_MS * pages) / budget));
+  if (budget === null) return p.reconnectEveryMs;
+  const spare = budget - pagesFor(p.companies);
+  const perCheck = requestsOfWaitingCheck(p.pending, p.companies);
+  if (spare < perCheck) return DAY_MS;
+  return Math.max(p.reconnectEveryMs, Math.ceil((DAY_MS * perCheck) / spare));
 }
 
 /** A company the watch looks at: one waiting for its end customer, or one migrated. */

@@ -47,6 +47,7 @@ import {
   decideWatch,
   hypercareOver,
   nextCheckDelayMs,
+  planCheck,
   RECONNECT_EVERY_MS,
   RETRY_AFTER_FAILURE_MS,
   WATCH_PAGE_SIZE,
@@ -151,6 +152,22 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     return { listed, requests };
   }
 
+  /** Looks up the waiting companies one by one (at most LOOKUP_MAX); one deleted on the service is left out, as a listing would. */
+  async function lookUp(client: ServiceClient, waiting: readonly { companyId: string }[]): Promise<{ listed: Map<string, ListedCompany>; requests: number }> {
+    const listed = new Map<string, ListedCompany>();
+    let requests = 0;
+    for (const w of waiting) {
+      requests += 1;
+      try {
+        const { data } = await client.getCompany({ companyId: w.companyId });
+        listed.set(data.id, toListed(data));
+      } catch (error) {
+        if (!(error instanceof ServiceError && error.status === 404)) throw error;
+      }
+    }
+    return { listed, requests };
+  }
+
   async function check(row: WatchRow, target: ServiceTargetRecord, client: ServiceClient, now: Date): Promise<CheckReport> {
     const engagementId = row.engagementId;
     const engagement = findEngagement(db, engagementId);
@@ -163,10 +180,18 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     let findings: WatchFindings | null = null;
     let failure: { status: number | null; error: string; correlationId: string | null; kind: string } | null = null;
     let requests = 0;
+    const waitingItems = items.filter((i) => i.state === "reconnect_pending");
+    const plan = planCheck({ pending: waitingItems.length, dayStartedAt: row.dayStartedAt, now, hypercareStarts: !!startHypercare, hypercareEndsAt });
     try {
-      const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)));
-      requests = listing.requests;
-      findings = decideWatch(items, listing.listed, engagement.platformKey);
+      if (plan === "list") {
+        const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)));
+        requests = listing.requests;
+        findings = decideWatch(items, listing.listed, engagement.platformKey);
+      } else {
+        const lookup = await lookUp(client, waitingItems);
+        requests = lookup.requests;
+        findings = decideWatch(waitingItems, lookup.listed, engagement.platformKey);
+      }
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       requests = Math.max(requests, 1);
@@ -200,6 +225,9 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       const pending = countPending(tx, engagementId);
       const base = nextCheckDelayMs({ pending, companies: items.length, dailyQuota, reconnectEveryMs: deps.reconnectEveryMs ?? (onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service) });
       let next = now.getTime() + (failure ? Math.min(base, RETRY_AFTER_FAILURE_MS) : base);
+      // The next day's listing is due a day after this day's began (recordCheck starts a new day as planCheck reads it).
+      const dayStarted = !row.dayStartedAt || now.getTime() - row.dayStartedAt.getTime() >= DAY_MS ? now : row.dayStartedAt;
+      next = Math.min(next, dayStarted.getTime() + DAY_MS);
       // The last check falls on the hypercare's end, not a day after it.
       if (hypercareEndsAt && next > hypercareEndsAt.getTime()) next = Math.max(now.getTime(), hypercareEndsAt.getTime());
       const stored = recordCheck(tx, {

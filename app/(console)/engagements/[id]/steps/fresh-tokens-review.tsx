@@ -1,9 +1,9 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { FileFacts, FileRows, RETRY_POLL_MS, retrying, SUPPLEMENTARY_STATUS, WaitingCompanies } from "@/app/_components/supplementary/supplementary-parts";
+import { FileFacts, FileRows, FreshTokensSection, SUPPLEMENTARY_STATUS, WaitingCompanies } from "@/app/_components/supplementary/supplementary-parts";
 import { TextDialog } from "@/app/_components/text-dialog";
-import { Badge, Button, Notice } from "@/app/_components/ui";
+import { Badge, Button } from "@/app/_components/ui";
 import type { Announce } from "@/app/_components/use-announcement";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -19,36 +19,32 @@ import { companies } from "@/core/migration/state-words";
  * file was sent.
  */
 export function FreshTokensReview({ engagementId, announce }: { engagementId: string; announce: Announce }) {
-  const trpc = useTRPC();
-  const view = useQuery(trpc.supplementary.get.queryOptions({ engagementId }, { refetchInterval: (q) => (retrying(q.state.data) ? RETRY_POLL_MS : false) }));
-  const v = view.data;
-  if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : null;
-  if (!v.waiting.total && !v.current) return null;
   return (
-    <section aria-labelledby="fresh-tokens-title" className="space-y-4 rounded-md border border-slate-200 p-4">
-      <h4 id="fresh-tokens-title" className="text-sm font-semibold text-slate-900">
-        Fresh tokens for companies that failed
-      </h4>
-      {v.current ? (
-        <Review engagementId={engagementId} view={v} file={v.current} announce={announce} />
-      ) : (
-        <p className="text-sm text-slate-600">No file of fresh tokens yet: the customer can send one in the portal for the companies below.</p>
+    <FreshTokensSection engagementId={engagementId}>
+      {(v) => (
+        <>
+          {v.current ? (
+            <Review engagementId={engagementId} view={v} file={v.current} announce={announce} />
+          ) : (
+            <p className="text-sm text-slate-600">No file of fresh tokens yet: the customer can send one in the portal for the companies below.</p>
+          )}
+          {v.waiting.total ? <WaitingCompanies waiting={v.waiting} caption="Companies waiting for fresh tokens" /> : null}
+          {v.history.length ? (
+            <details className="text-sm">
+              <summary className="cursor-pointer font-medium text-indigo-800">Earlier files ({v.history.length})</summary>
+              <ul className="mt-2 space-y-1">
+                {v.history.map((h) => (
+                  <li key={h.id}>
+                    {h.fileName}: {companies(h.rowCount)}, sent by {h.submittedBy?.name ?? "—"} on {formatDateTime(h.submittedAt)} · {SUPPLEMENTARY_STATUS[h.status].label}
+                    {h.note ? ` (“${h.note}”)` : ""}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
+        </>
       )}
-      {v.waiting.total ? <WaitingCompanies waiting={v.waiting} caption="Companies waiting for fresh tokens" /> : null}
-      {v.history.length ? (
-        <details className="text-sm">
-          <summary className="cursor-pointer font-medium text-indigo-800">Earlier files ({v.history.length})</summary>
-          <ul className="mt-2 space-y-1">
-            {v.history.map((h) => (
-              <li key={h.id}>
-                {h.fileName}: {companies(h.rowCount)}, sent by {h.submittedBy?.name ?? "—"} on {formatDateTime(h.submittedAt)} · {SUPPLEMENTARY_STATUS[h.status].label}
-                {h.note ? ` (“${h.note}”)` : ""}
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
-    </section>
+    </FreshTokensSection>
   );
 }
 

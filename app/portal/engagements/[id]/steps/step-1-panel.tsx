@@ -4,13 +4,13 @@ import { useState } from "react";
 import { useFieldArray } from "react-hook-form";
 import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
 import { CheckResult } from "@/app/_components/intake/check-result";
-import { postForm } from "@/app/_components/intake/post-form";
+import { TemplateLinks, TokenFileInput, UploadProgress, useTokenFileUpload } from "@/app/_components/intake/token-file-upload";
 import { Button, Field, Form, Input, Notice, ProgressBar } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import type { Announce } from "@/app/_components/use-announcement";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
-import type { EngagementDetail, IntakeView, StepView, TokenFileCheck } from "@/app/_lib/types";
+import type { EngagementDetail, IntakeView, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { MAX_CONTACTS, ZIntakeForm } from "@/core/engagements/intake-schemas";
 
@@ -93,12 +93,7 @@ function SubmitForm({
   onCancel?: () => void;
 }) {
   const invalidate = useFlowInvalidation(engagement.id);
-  // Remounting the file input (a new key) is how it is emptied after a submission.
-  const [fileKey, setFileKey] = useState(0);
-  const [file, setFile] = useState<File | null>(null);
-  const [check, setCheck] = useState<TokenFileCheck | null>(null);
-  const [fileError, setFileError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<{ what: string; sent: number } | null>(null);
+  const upload = useTokenFileUpload(`/api/engagements/${engagement.id}/token-file`);
   const form = useZodForm(ZIntakeForm, {
     defaultValues: {
       clientId: view.current?.clientId ?? "",
@@ -107,53 +102,27 @@ function SubmitForm({
     },
   });
   const contacts = useFieldArray({ control: form.control, name: "contacts" });
-  const base = `/api/engagements/${engagement.id}/token-file`;
-
-  async function checkFile(chosen: File | null) {
-    setFile(chosen);
-    setCheck(null);
-    setFileError(null);
-    if (!chosen) return;
-    const body = new FormData();
-    body.set("file", chosen);
-    setBusy({ what: `Checking ${chosen.name}`, sent: 0 });
-    const answer = await postForm(`${base}/check`, body, (sent) => setBusy({ what: `Checking ${chosen.name}`, sent }));
-    setBusy(null);
-    if (answer.check) setCheck(answer.check);
-    else setFileError(answer.error?.fields?.file ?? answer.error?.message ?? "The file could not be checked.");
-  }
-
   const onSubmit = form.handleSubmit(async (values, event) => {
-    if (!file) {
-      setFileError("Choose the token file to submit.");
+    if (!upload.file) {
+      upload.setFileError("Choose the token file to submit.");
       (event?.target as HTMLFormElement | undefined)?.querySelector<HTMLInputElement>("input[type=file]")?.focus();
       return;
     }
-    const body = new FormData();
-    body.set("file", file);
-    body.set("clientId", values.clientId);
-    body.set("clientSecret", values.clientSecret);
-    body.set("contacts", JSON.stringify(values.contacts));
-    setBusy({ what: `Submitting ${file.name}`, sent: 0 });
-    const answer = await postForm(base, body, (sent) => setBusy({ what: `Submitting ${file.name}`, sent }));
-    setBusy(null);
+    const name = upload.file.name;
+    const answer = await upload.send("Submitting", { clientId: values.clientId, clientSecret: values.clientSecret, contacts: JSON.stringify(values.contacts) });
+    if (!answer) return;
     if (answer.status === 200) {
       await invalidate();
-      announce({ tone: "success", text: `Submitted ${file.name}: ${answer.companies?.toLocaleString("en-GB")} companies. Ferry support will review it.` });
+      announce({ tone: "success", text: `Submitted ${name}: ${answer.companies?.toLocaleString("en-GB")} companies. Ferry support will review it.` });
       form.reset({ ...values, clientSecret: "" });
-      setFile(null);
-      setCheck(null);
-      setFileKey((k) => k + 1);
+      upload.reset();
       onDone();
       return;
     }
-    if (answer.check) setCheck(answer.check);
-    if (answer.error?.fields?.file) setFileError(answer.error.fields.file);
     // The route answers in the tRPC error's shape (message, fields): put it on the form the same way.
     showServerError(form, Object.assign(new Error(answer.error?.message ?? "The submission failed."), { data: { fields: answer.error?.fields ?? null } }));
   });
 
-  const blocked = check !== null && !check.ok;
   return (
     <Form onSubmit={onSubmit} className="space-y-5 rounded-md border border-slate-200 p-4" aria-label="Submission form">
       {view.submitReopens ? (
@@ -199,14 +168,7 @@ function SubmitForm({
         <legend className="text-sm font-semibold text-slate-900">Token file</legend>
         <p className="text-sm text-slate-700">
           CSV or XLSX, one row per company, up to {megabytes(view.limits.maxFileBytes)} and {view.limits.maxRows.toLocaleString("en-GB")} companies. Start from the
-          template:{" "}
-          <a className="font-medium text-indigo-700 underline" href={`/api/templates/${view.platform.key}?format=csv`} download>
-            CSV template
-          </a>{" "}
-          ·{" "}
-          <a className="font-medium text-indigo-700 underline" href={`/api/templates/${view.platform.key}?format=xlsx`} download>
-            XLSX template
-          </a>
+          template: <TemplateLinks platformKey={view.platform.key} />
         </p>
         <details className="text-sm">
           <summary className="cursor-pointer font-medium text-indigo-800">The columns</summary>
@@ -218,28 +180,12 @@ function SubmitForm({
             ))}
           </ul>
         </details>
-        <Field label="Token file" required error={fileError ?? undefined} hint="Choosing a file checks it at once; nothing is stored until you submit.">
-          {(p) => (
-            <input
-              {...p}
-              key={fileKey}
-              type="file"
-              accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-              className="block w-full text-sm text-slate-700 file:mr-3 file:rounded-md file:border-0 file:bg-indigo-50 file:px-3 file:py-2 file:font-medium file:text-indigo-800"
-              onChange={(e) => void checkFile(e.target.files?.[0] ?? null)}
-            />
-          )}
-        </Field>
+        <TokenFileInput upload={upload} label="Token file" hint="Choosing a file checks it at once; nothing is stored until you submit." />
       </fieldset>
-      {busy ? (
-        <div className="space-y-1" aria-live="polite">
-          <p className="text-sm text-slate-700">{busy.what}…</p>
-          <ProgressBar label={busy.what} value={busy.sent < 1 ? Math.round(busy.sent * 100) : undefined} valueText={busy.sent < 1 ? `${Math.round(busy.sent * 100)}% sent` : "Checking"} />
-        </div>
-      ) : null}
-      <div aria-live="polite">{check ? <CheckResult check={check} /> : null}</div>
+      <UploadProgress busy={upload.busy} />
+      <div aria-live="polite">{upload.check ? <CheckResult check={upload.check} /> : null}</div>
       <div className="flex flex-wrap items-center gap-2">
-        <Button type="submit" pending={busy !== null && busy.what.startsWith("Submitting")} disabled={busy !== null || blocked}>
+        <Button type="submit" pending={upload.busy?.what.startsWith("Submitting") ?? false} disabled={upload.busy !== null || upload.blocked}>
           Submit details and token file
         </Button>
         {onCancel ? (
@@ -247,7 +193,7 @@ function SubmitForm({
             Cancel
           </Button>
         ) : null}
-        {blocked ? <p className="text-sm text-slate-600">Fix the problems above and choose the file again to submit.</p> : null}
+        {upload.blocked ? <p className="text-sm text-slate-600">Fix the problems above and choose the file again to submit.</p> : null}
       </div>
     </Form>
   );
