@@ -1,15 +1,16 @@
 /**
- * The last mile across both roles on the e2e sandbox: a bulk run in which two tenants were
+ * The last mile across both roles on the e2e sandbox: a bulk run in which three tenants were
  * refreshed by the customer's old app after the export hands those companies to their end
  * customers; the customer is told on the first screen, downloads the reconnect links, and one end
- * customer connects through the sandbox's Link page; Ferry notices, syncs and verifies it. Support
- * produces the report; the customer, told it is their move at the top of the page, acknowledges
- * it. During the hypercare watch a connection drops; a check finds it and both sides see it with
- * its link. axe over the new states.
+ * customer connects through the sandbox's Link page; Ferry notices, syncs and verifies it. The
+ * customer sends fresh tokens for another in a supplementary file, support accepts it, and the
+ * bulk run verifies that one too. Support produces the report; the customer, told it is their move
+ * at the top of the page, acknowledges it. During the hypercare watch a connection drops; a check
+ * (support's "Check now") finds it and both sides see it with its link. axe over the new states.
  */
 import fs from "node:fs";
 import { expectAccessible } from "./axe";
-import { DEMO, e2eSandbox, expect, signIn, test, type TrpcApi } from "./fixtures";
+import { DEMO, e2eSandbox, expect, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
 
 async function passStep5(api: TrpcApi, engagementId: string, itemId: string): Promise<void> {
   const { runId } = await api.mutation<{ runId: string }>("tests.start", { engagementId, kind: "pilot", itemId });
@@ -33,6 +34,7 @@ test("companies that failed on their tokens go to their end customers with links
       { name: "Maple Dental", records: 3, externalRef: "LM-2" },
       { name: "Nettle Nursery", records: 3, externalRef: "LM-3", rotatedAfterExport: true },
       { name: "Osier Optics", records: 3, externalRef: "LM-4", rotatedAfterExport: true },
+      { name: "Pine Pottery", records: 3, externalRef: "LM-5", rotatedAfterExport: true },
     ],
   });
   const first = (await items(supportApi, eng.id)).find((i) => i.name === "Linden Books")!;
@@ -46,7 +48,7 @@ test("companies that failed on their tokens go to their end customers with links
   await signIn(portal, eng.customer);
   await portal.goto(`/portal/engagements/${eng.id}`);
   const nextMove = portal.getByRole("region", { name: /Your move|Also for you/ });
-  await expect(nextMove).toContainText("2 companies were not migrated with the tokens given");
+  await expect(nextMove).toContainText("3 companies were not migrated with the tokens given");
   await expect(nextMove).toBeInViewport();
   const download = portal.waitForEvent("download");
   await nextMove.getByRole("link", { name: "Download the reconnect links (CSV)" }).click();
@@ -78,12 +80,34 @@ test("companies that failed on their tokens go to their end customers with links
   await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).not.toContainText("Nettle Nursery");
   expect((await items(supportApi, eng.id)).find((i) => i.name === "Nettle Nursery")!.state).toBe("verified");
 
-  // Support produces the report from the console's next-move panel.
+  // Osier's tokens come fresh instead, in a supplementary file: checked when chosen, sent for review.
+  const fresh = (await sandbox.control.issueCredentials("qhyg", eng.tenants[3]!.tenantId, "valid")).credentials;
+  const freshPanel = portal.getByRole("region", { name: "Fresh tokens for companies that failed" });
+  await freshPanel.getByLabel("File of fresh tokens").setInputFiles({
+    name: "osier.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(tokenCsv([{ name: "Osier Optics", externalRef: "LM-4", credentials: fresh }])),
+  });
+  await expect(freshPanel.getByText("osier.csv: 1 company, ready to submit")).toBeVisible();
+  await freshPanel.getByRole("button", { name: "Send fresh tokens" }).click();
+  await expect(freshPanel.getByText("Fresh tokens sent: Ferry support is reviewing them")).toBeVisible();
+
+  // Support is told it is theirs to review, accepts, and the bulk run verifies Osier.
   const supportContext = await browser.newContext();
   const consolePage = await supportContext.newPage();
   await signIn(consolePage, DEMO.sam);
   await consolePage.goto(`/engagements/${eng.id}`);
   const supportMove = consolePage.getByRole("region", { name: "Your move" });
+  await expect(supportMove).toContainText("fresh tokens");
+  await expect(supportMove).toBeInViewport();
+  const review = consolePage.getByRole("region", { name: "Fresh tokens for companies that failed" });
+  await review.getByRole("button", { name: "Accept and retry" }).click();
+  await expect(consolePage.getByText("Accepted osier.csv: retrying 1 company in the bulk migration.")).toBeVisible();
+  await expect.poll(async () => (await items(supportApi, eng.id)).find((i) => i.name === "Osier Optics")!.state, { timeout: 60_000 }).toBe("verified");
+  await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).not.toContainText("Osier Optics", { timeout: 15_000 });
+
+  // Support produces the report from the console's next-move panel.
+  await consolePage.reload();
   await expect(supportMove).toContainText("Produce the handover report: 1 company waits for its end customer");
   await supportMove.getByRole("link", { name: "Produce the handover report" }).click();
   await consolePage.getByRole("button", { name: "Produce handover report" }).click();

@@ -22,7 +22,7 @@ const COMPANIES = [
 async function bulkRunDone(api: TrpcApi, engagementId: string): Promise<void> {
   const { runId } = await api.mutation<{ runId: string }>("tests.start", { engagementId, kind: "pilot", itemId: null });
   await expect.poll(async () => (await api.query<{ status: string }>("tests.get", { engagementId, runId })).status, { timeout: 45_000 }).toBe("passed");
-  await api.mutation("bulk.start", { engagementId });
+  await api.mutation("bulk.start", { engagementId, reason: "The customer asked to run before the agreed window." });
   await expect
     .poll(async () => (await api.query<{ run: { status: string } | null }>("bulk.overview", { engagementId })).run?.status, { timeout: 60_000 })
     .toBe("completed");
