@@ -4,7 +4,7 @@ import { useEffect, useId, useRef } from "react";
 import { ZHypercareDays } from "@/core/migration/last-mile-schemas";
 import { companiesText, countOf } from "@/core/words";
 import type { Announce } from "@/app/_components/use-announcement";
-import { Badge, Button, buttonClasses, CopyableId, Field, Form, Input, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { Badge, Button, buttonClasses, CopyableId, Field, Form, Input, Notice, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -47,7 +47,7 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
   if (!v) return query.error ? <Notice tone="error">{toFormError(query.error).message}</Notice> : <ProgressBar label="Loading the reconnections" size="sm" />;
   if (!v.watch && v.pendingTotal === 0) return null;
   return (
-    <section id="reconnections" aria-labelledby="reconnections-title" className="scroll-mt-4 space-y-4 rounded-md border border-slate-200 p-4">
+    <section id="reconnections" aria-labelledby="reconnections-title" className="scroll-mt-24 space-y-4 rounded-md border border-slate-200 p-4">
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="space-y-1">
           <h4 id="reconnections-title" className="text-sm font-semibold text-slate-900">
@@ -73,34 +73,35 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
   );
 }
 
+type Pending = LastMile["pending"][number];
+
+const PENDING_COLUMNS: ResponsiveColumn<Pending>[] = [
+  {
+    label: "Company",
+    sticky: "start",
+    title: true,
+    className: "min-w-44",
+    cell: (r) => (
+      <>
+        <span className="block font-medium">{r.name}</span>
+        {r.externalRef ? <span className="block text-xs text-slate-500">{r.externalRef}</span> : null}
+        {r.since ? <span className="block text-xs whitespace-nowrap text-slate-500">since {formatDateTime(r.since)}</span> : null}
+        {r.dropped ? <Badge tone="warning">Dropped after its migration</Badge> : null}
+      </>
+    ),
+  },
+  {
+    label: "Reconnect link",
+    className: "max-w-[18rem]",
+    cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>),
+  },
+  { label: "Why", className: "min-w-[16rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
+];
+
 function PendingTable({ rows, total }: { rows: LastMile["pending"]; total: number }) {
   return (
     <div className="space-y-2">
-      <Table caption="Companies waiting for their end customers" scrollable>
-        <THead>
-          <Tr>
-            <Th className="sticky left-0 bg-slate-50">Company</Th>
-            <Th>Reconnect link</Th>
-            <Th>Why</Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {rows.map((r) => (
-            <Tr key={r.itemId}>
-              <Td className="sticky left-0 bg-white">
-                <span className="block font-medium whitespace-nowrap">{r.name}</span>
-                {r.externalRef ? <span className="block text-xs text-slate-500">{r.externalRef}</span> : null}
-                {r.since ? <span className="block text-xs whitespace-nowrap text-slate-500">since {formatDateTime(r.since)}</span> : null}
-                {r.dropped ? <Badge tone="warning">Dropped after its migration</Badge> : null}
-              </Td>
-              <Td className="max-w-[18rem]">
-                {r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>}
-              </Td>
-              <Td className="min-w-[16rem] text-xs text-slate-700">{r.reason ?? "—"}</Td>
-            </Tr>
-          ))}
-        </TBody>
-      </Table>
+      <ResponsiveTable caption="Companies waiting for their end customers" captionVisible={false} columns={PENDING_COLUMNS} rows={rows} rowKey={(r) => r.itemId} />
       {total > rows.length ? <p className="text-xs text-slate-600">The first {rows.length} of {total.toLocaleString("en-GB")}; the CSV holds every one.</p> : null}
     </div>
   );

@@ -4,7 +4,9 @@ import { cn } from "./cn";
 /**
  * A scrollable table; the caption names it for screen readers (visually hidden by default).
  * `scrollable` for tables wider (or taller) than their box, such as a token file's columns: the
- * box becomes a named, focusable region so keyboard users can scroll it.
+ * box becomes a named, focusable region so keyboard users can scroll it. The box is positioned,
+ * so text kept for screen readers only (absolutely placed) scrolls and clips with the table
+ * instead of widening the page.
  */
 export function Table({
   caption,
@@ -21,7 +23,7 @@ export function Table({
 }) {
   return (
     <div
-      className={cn("overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-xs focus-visible:outline-2 focus-visible:outline-indigo-600", className)}
+      className={cn("relative overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-xs focus-visible:outline-2 focus-visible:outline-indigo-600", className)}
       {...(scrollable ? { role: "region", "aria-label": caption, tabIndex: 0 } : {})}
     >
       <table className="min-w-full divide-y divide-slate-200 text-sm">

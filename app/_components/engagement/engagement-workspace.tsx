@@ -1,0 +1,138 @@
+"use client";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { Notice, ProgressBar } from "@/app/_components/ui";
+import { defaultStep, sectionFromParams, sectionHref, sectionKey, type EngagementSection } from "@/app/_lib/engagement-section";
+import { statusLabel } from "@/app/_lib/labels";
+import type { EngagementDetail, StepView, TimelineEntry } from "@/app/_lib/types";
+import { StepCard } from "./checklist";
+import { NextMovePanel } from "./next-move";
+import { scrollToAnchor, SectionLink } from "./section-link";
+import { StepRail } from "./step-rail";
+import { Timeline } from "./timeline";
+
+type Viewer = "console" | "portal";
+
+/**
+ * An engagement's page, the same in the console and the portal: the header (reference, status,
+ * what it is; given by the page), the viewer's next move, the engagement's details, then the
+ * steps as navigation and one section at a time — a step with its flow, or the activity. The
+ * section is the URL's (`?step=3`, `?tab=activity`); without one the page opens at the step the
+ * engagement was at when it was opened, and stays there while the engagement moves on (a test
+ * that passes does not carry the page off to step 6 under the reader's eyes).
+ */
+export function EngagementWorkspace({
+  engagement: e,
+  viewer,
+  header,
+  details,
+  announcements,
+  renderStep,
+  timeline,
+  activityTitle,
+}: {
+  engagement: EngagementDetail;
+  viewer: Viewer;
+  header: ReactNode;
+  details: ReactNode;
+  /** The page's announcement region (the outcome of the last action). */
+  announcements: ReactNode;
+  /** A step's own flow and the viewer's controls for it. */
+  renderStep: (step: StepView) => { panel: ReactNode; actions?: ReactNode };
+  timeline: readonly TimelineEntry[] | undefined;
+  activityTitle: string;
+}) {
+  const params = useSearchParams();
+  const [opened] = useState(() => defaultStep(e.currentStep));
+  const section = sectionFromParams(params, opened);
+  const mine = viewer === "portal" ? "customer" : "support";
+  const moveStep = e.waiting.moves[mine]?.step ?? null;
+  useSectionScroll(section);
+
+  return (
+    <div className="space-y-5">
+      {header}
+      <NextMovePanel engagement={e} viewer={viewer} />
+      {details}
+      {e.status !== "active" ? (
+        <Notice tone={e.status === "completed" ? "success" : "warning"}>
+          {e.status === "completed"
+            ? "This engagement is completed; its steps can no longer change."
+            : `This engagement is ${statusLabel(e.status).toLowerCase()}; its steps can change only while it is active.`}
+        </Notice>
+      ) : null}
+      <div data-section-top className="space-y-4">
+        <StepRail steps={e.steps} section={section} moveStep={moveStep} activityLabel={activityTitle} />
+        {announcements}
+        {section.kind === "activity" ? (
+          <section aria-labelledby="timeline-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5">
+            <h2 id="timeline-title" className="text-base font-semibold text-slate-900">
+              {activityTitle}
+            </h2>
+            {timeline ? <Timeline entries={timeline} /> : <ProgressBar label={`Loading the ${activityTitle.toLowerCase()}`} size="sm" />}
+          </section>
+        ) : (
+          <OneStep engagement={e} step={section.step} renderStep={renderStep} />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function OneStep({
+  engagement: e,
+  step: number,
+  renderStep,
+}: {
+  engagement: EngagementDetail;
+  step: number;
+  renderStep: (step: StepView) => { panel: ReactNode; actions?: ReactNode };
+}) {
+  const step = e.steps.find((s) => s.number === number) ?? e.steps[0]!;
+  const { panel, actions } = renderStep(step);
+  const before = e.steps.find((s) => s.number === step.number - 1);
+  const after = e.steps.find((s) => s.number === step.number + 1);
+  return (
+    <div className="space-y-3">
+      <h2 className="sr-only">Checklist</h2>
+      {/* Keyed by step: a step's own state (a chosen file, an open form) belongs to that step. */}
+      <StepCard key={step.number} step={step} panel={panel} actions={actions} />
+      <nav aria-label="Previous and next step" className="flex flex-wrap justify-between gap-3 text-sm print:hidden">
+        {before ? (
+          <SectionLink href={sectionHref({ kind: "step", step: before.number })} className="font-medium text-indigo-700 hover:underline">
+            ← {before.number}. {before.title}
+          </SectionLink>
+        ) : (
+          <span />
+        )}
+        {after ? (
+          <SectionLink href={sectionHref({ kind: "step", step: after.number })} className="font-medium text-indigo-700 hover:underline">
+            {after.number}. {after.title} →
+          </SectionLink>
+        ) : null}
+      </nav>
+    </div>
+  );
+}
+
+/**
+ * Where the window goes when the section changes: back up to the steps when the reader had
+ * scrolled past them, so a new step is read from its top; on opening, to the place the URL's
+ * anchor names once it is drawn (its data loads after the page).
+ */
+function useSectionScroll(section: EngagementSection) {
+  const key = sectionKey(section);
+  const first = useRef(true);
+  useEffect(() => {
+    const initial = first.current;
+    first.current = false;
+    if (initial) {
+      const anchor = window.location.hash.slice(1);
+      return anchor ? scrollToAnchor(anchor) : undefined;
+    }
+    const top = document.querySelector<HTMLElement>("[data-section-top]");
+    if (!top) return;
+    const y = top.getBoundingClientRect().top + window.scrollY;
+    if (window.scrollY > y) window.scrollTo({ top: y });
+  }, [key]);
+}
