@@ -1,10 +1,13 @@
 "use client";
+import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import { Notice, ProgressBar } from "@/app/_components/ui";
+import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { defaultStep, sectionFromParams, sectionHref, sectionKey, type EngagementSection } from "@/app/_lib/engagement-section";
 import { statusLabel } from "@/app/_lib/labels";
-import type { EngagementDetail, StepView, TimelineEntry } from "@/app/_lib/types";
+import { toFormError } from "@/app/_lib/trpc-error";
+import type { EngagementDetail, StepView } from "@/app/_lib/types";
+import { useTRPC } from "@/app/_trpc/react";
 import { StepCard } from "./checklist";
 import { NextMovePanel } from "./next-move";
 import { scrollToAnchor, SectionLink } from "./section-link";
@@ -28,7 +31,6 @@ export function EngagementWorkspace({
   details,
   announcements,
   renderStep,
-  timeline,
   activityTitle,
 }: {
   engagement: EngagementDetail;
@@ -39,7 +41,6 @@ export function EngagementWorkspace({
   announcements: ReactNode;
   /** A step's own flow and the viewer's controls for it. */
   renderStep: (step: StepView) => { panel: ReactNode; actions?: ReactNode };
-  timeline: readonly TimelineEntry[] | undefined;
   activityTitle: string;
 }) {
   const params = useSearchParams();
@@ -65,17 +66,52 @@ export function EngagementWorkspace({
         <StepRail steps={e.steps} section={section} moveStep={moveStep} activityLabel={activityTitle} />
         {announcements}
         {section.kind === "activity" ? (
-          <section aria-labelledby="timeline-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5">
-            <h2 id="timeline-title" className="text-base font-semibold text-slate-900">
-              {activityTitle}
-            </h2>
-            {timeline ? <Timeline entries={timeline} /> : <ProgressBar label={`Loading the ${activityTitle.toLowerCase()}`} size="sm" />}
-          </section>
+          <Activity engagementId={e.id} title={activityTitle} />
         ) : (
           <OneStep engagement={e} step={section.step} renderStep={renderStep} />
         )}
       </div>
     </div>
+  );
+}
+
+/** Events of the activity shown at first, and added by each "Show older". */
+const ACTIVITY_PAGE = 50;
+
+/**
+ * The engagement's audit events, newest first, fifty at a time. Read afresh whenever it is opened: what the worker
+ * did meanwhile (a run that stopped or finished) is in it, though no screen was watching.
+ */
+function Activity({ engagementId, title }: { engagementId: string; title: string }) {
+  const trpc = useTRPC();
+  const timeline = useQuery({ ...trpc.engagements.timeline.queryOptions({ engagementId }), refetchOnMount: "always" });
+  const [shown, setShown] = useState(ACTIVITY_PAGE);
+  const entries = timeline.data;
+  return (
+    <section aria-labelledby="timeline-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5">
+      <h2 id="timeline-title" className="text-base font-semibold text-slate-900">
+        {title}
+      </h2>
+      {entries ? (
+        <>
+          <Timeline entries={entries.slice(0, shown)} />
+          {entries.length > shown ? (
+            <div className="flex flex-wrap items-center gap-3 text-sm text-slate-600">
+              <span>
+                The newest {shown.toLocaleString("en-GB")} of {entries.length.toLocaleString("en-GB")} events.
+              </span>
+              <Button variant="secondary" size="sm" onClick={() => setShown((n) => n + ACTIVITY_PAGE)}>
+                Show {Math.min(ACTIVITY_PAGE, entries.length - shown).toLocaleString("en-GB")} older
+              </Button>
+            </div>
+          ) : null}
+        </>
+      ) : timeline.error ? (
+        <Notice tone="error">{toFormError(timeline.error).message}</Notice>
+      ) : (
+        <ProgressBar label={`Loading the ${title.toLowerCase()}`} size="sm" />
+      )}
+    </section>
   );
 }
 

@@ -60,7 +60,7 @@ const COMPACT_COLUMNS: ResponsiveColumn<HandoverRow>[] = [
   { label: "Final state", className: "whitespace-nowrap", cell: (r) => <ItemStateBadge state={r.state} /> },
   { label: "companyId", className: "whitespace-nowrap", cell: (r) => <CopyableId value={r.companyId} label={`company ID of ${r.name}`} short /> },
   { label: "connectionId", className: "whitespace-nowrap", cell: (r) => <CopyableId value={r.connectionId} label={`connection ID of ${r.name}`} short /> },
-  { label: "Outcome", className: "min-w-80 max-w-[36rem] space-y-1 text-xs", cell: (r) => <Outcome row={r} compact /> },
+  { label: "Outcome", wide: true, className: "min-w-80 max-w-[36rem] space-y-1 text-xs", cell: (r) => <Outcome row={r} compact /> },
 ];
 
 /**

@@ -76,6 +76,7 @@ const PROBLEM_COLUMNS: ResponsiveColumn<Problem>[] = [
   { label: "Column", className: "font-mono text-xs", cell: (p) => p.column ?? "—" },
   {
     label: "What to do",
+    wide: true,
     className: "min-w-64",
     cell: (p) => (
       <>

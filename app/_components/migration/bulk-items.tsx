@@ -49,11 +49,13 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
   { label: "Attempts", className: "text-right tabular-nums", cell: (r) => r.attempts },
   {
     label: "Last error",
+    wide: true,
     className: "min-w-52 max-w-72",
     cell: (r) => (r.lastError ? <FailureSummary failure={r.lastError} subject={`${r.name}'s last error`} /> : none),
   },
   {
     label: "Why it ended there",
+    wide: true,
     className: "min-w-44 max-w-64 text-xs",
     cell: (r) =>
       r.outcomeReason ? (

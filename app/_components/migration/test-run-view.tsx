@@ -76,6 +76,7 @@ const CALL_COLUMNS: ResponsiveColumn<Call>[] = [
   },
   {
     label: "Answer",
+    wide: true,
     cell: (c) => (
       <>
         <Badge tone={c.ok ? "success" : "danger"}>{c.status ?? c.errorKind ?? "no answer"}</Badge>
@@ -181,11 +182,11 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
           <TBody>
             {run.dataTypes.map((d) => (
               <Tr key={d.dataType}>
-                <Td>{d.dataType}</Td>
-                <Td>
+                <Td className="py-1.5">{d.dataType}</Td>
+                <Td className="py-1.5">
                   <Badge tone={d.status === "Complete" ? "success" : d.status === "NotSupported" ? "muted" : d.status.endsWith("Error") ? "danger" : "info"}>{d.status}</Badge>
                 </Td>
-                <Td className="text-right tabular-nums">{d.records ?? "—"}</Td>
+                <Td className="py-1.5 text-right tabular-nums">{d.records ?? "—"}</Td>
               </Tr>
             ))}
           </TBody>

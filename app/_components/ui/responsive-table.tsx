@@ -17,6 +17,8 @@ export type ResponsiveColumn<R> = {
   labelHidden?: boolean;
   /** For the header (e.g. `normal-case` for a file's own column names). */
   labelClassName?: string;
+  /** On a phone, the value takes the card's whole width under its label (long text: errors, outcomes). */
+  wide?: boolean;
 };
 
 /** The classes that keep a sticky cell in place, opaque, with a line between it and what scrolls under it. */
@@ -94,8 +96,8 @@ export function ResponsiveTable<R>({
               <dl className="grid grid-cols-[minmax(0,7rem)_minmax(0,1fr)] gap-x-3 gap-y-2 text-sm">
                 {labelled.map((c) => (
                   <div key={c.label} className="contents">
-                    <dt className={cn("pt-0.5 text-xs font-semibold tracking-wide text-slate-600 uppercase", c.labelClassName)}>{c.label}</dt>
-                    <dd className="min-w-0 break-words text-slate-800">{c.cell(r)}</dd>
+                    <dt className={cn("pt-0.5 text-xs font-semibold tracking-wide text-slate-600 uppercase", c.wide && "col-span-2", c.labelClassName)}>{c.label}</dt>
+                    <dd className={cn("min-w-0 break-words text-slate-800", c.wide && "col-span-2 -mt-1.5")}>{c.cell(r)}</dd>
                   </div>
                 ))}
               </dl>

@@ -20,7 +20,6 @@ import { useEngagementInvalidation } from "./use-engagement-invalidation";
 export function EngagementDetailView({ engagementId }: { engagementId: string }) {
   const trpc = useTRPC();
   const engagement = useQuery(trpc.engagements.get.queryOptions({ engagementId }));
-  const timeline = useQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
   const { announce, region } = useAnnouncement();
 
   const e = engagement.data;
@@ -46,7 +45,6 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
         panel: <StepPanel engagement={e} step={step} announce={announce} />,
         actions: <StepActions engagement={e} step={step} onDone={announce} />,
       })}
-      timeline={timeline.data}
       activityTitle="Activity"
     />
   );

@@ -15,7 +15,6 @@ import { StepPanel } from "./steps/step-panel";
 export function PortalEngagementView({ engagementId }: { engagementId: string }) {
   const trpc = useTRPC();
   const engagement = useQuery(trpc.engagements.get.queryOptions({ engagementId }));
-  const timeline = useQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
   const { announce, region } = useAnnouncement();
   const e = engagement.data;
   if (!e) {
@@ -54,7 +53,6 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
       }
       announcements={region}
       renderStep={(step) => ({ panel: <StepPanel engagement={e} step={step} announce={announce} /> })}
-      timeline={timeline.data}
       activityTitle="Activity"
     />
   );

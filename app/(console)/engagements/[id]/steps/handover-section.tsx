@@ -44,8 +44,9 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
   if (locked && !v.handover) return <p className="text-sm text-slate-600">The handover report can be produced once step 5 has passed and every company is migrated or set aside.</p>;
 
   return (
-    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-24 space-y-4 rounded-md border border-slate-200 p-4">
-      <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
+    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-24 space-y-4">
+      {/* Named for screen readers: the part's tab above says it on screen. */}
+      <h4 id="handover-title" className="sr-only">
         Handover report
       </h4>
       {v.handover ? (

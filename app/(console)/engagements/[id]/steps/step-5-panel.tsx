@@ -117,7 +117,7 @@ export function Step5Panel({ engagement, announce }: { engagement: EngagementDet
   const noCompanies = items.isSuccess && items.data.total === 0;
 
   return (
-    <div className="space-y-5 rounded-md border border-slate-200 p-4">
+    <div className="space-y-5">
       {noCompanies ? (
         <Notice tone="info">There are no companies to test yet: they come from the token file accepted in step 1.</Notice>
       ) : (

@@ -47,8 +47,9 @@ function BulkProgress({ engagementId }: { engagementId: string }) {
   if (!v) return overview.error ? <Notice tone="error">{toFormError(overview.error).message}</Notice> : <ProgressBar label="Loading the bulk migration" size="sm" />;
   if (!v.run) return <p className="text-sm text-slate-600">Support has not started the bulk migration yet; it runs in the window you agreed in step 2.</p>;
   return (
-    <section aria-labelledby="bulk-title" className="space-y-4 rounded-md border border-slate-200 p-4">
-      <h4 id="bulk-title" className="text-sm font-semibold text-slate-900">
+    <section aria-labelledby="bulk-title" className="space-y-4">
+      {/* Named for screen readers: the part's tab above says it on screen. */}
+      <h4 id="bulk-title" className="sr-only">
         Bulk migration
       </h4>
       <BulkRunView overview={v} stoppedHint="Support resumes it once the cause is fixed." />
@@ -69,8 +70,9 @@ function Handover({ engagement, step, announce }: { engagement: EngagementDetail
   }
   const h = v.handover;
   return (
-    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-24 space-y-4 rounded-md border border-slate-200 p-4">
-      <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
+    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-24 space-y-4">
+      {/* Named for screen readers: the part's tab above says it on screen. */}
+      <h4 id="handover-title" className="sr-only">
         Handover report
       </h4>
       <ReconciliationView reconciliation={v.reconciliation} />
