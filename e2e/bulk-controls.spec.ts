@@ -22,7 +22,7 @@ async function passStep5(api: TrpcApi, engagementId: string): Promise<void> {
 async function openBulk(page: Page, engagementId: string) {
   await signIn(page, DEMO.sam);
   await page.goto(`/engagements/${engagementId}`);
-  const bulk = page.getByRole("region", { name: "Step 6: Bulk migration and handover" }).getByRole("region", { name: "Bulk migration" });
+  const bulk = page.getByRole("region", { name: "Step 6: Bulk migration and handover" }).getByRole("region", { name: "Bulk migration", exact: true });
   return {
     bulk,
     run: bulk.getByRole("article", { name: "Bulk run" }),
@@ -32,7 +32,7 @@ async function openBulk(page: Page, engagementId: string) {
       const list = await openActivity(page);
       await expect(list.getByRole("listitem").filter({ hasText: text })).toHaveCount(1);
       await page.goBack();
-      await expect(bulk).toBeVisible();
+      await expect(page.getByRole("region", { name: "Bulk migration", exact: true })).toBeVisible();
     },
   };
 }

@@ -118,7 +118,7 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await support.getByRole("region", { name: "Your move" }).getByRole("link", { name: "Go to the bulk migration" }).click();
   await expect(support).toHaveURL(/\?step=6&part=run$/);
   const step6 = support.getByRole("region", { name: "Step 6: Bulk migration and handover" });
-  const bulk = step6.getByRole("region", { name: "Bulk migration" });
+  const bulk = step6.getByRole("region", { name: "Bulk migration", exact: true });
   await bulk.getByRole("button", { name: "Start bulk migration" }).click();
   const startDialog = support.getByRole("dialog", { name: /Start the bulk migration of/ });
   await expect(startDialog).toContainText("24 companies not yet migrated");
@@ -161,7 +161,7 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
 
   // Support produces the handover report, and it downloads as CSV with every company.
   await openStep6Part(support, "Handover report");
-  const handover = step6.getByRole("region", { name: "Handover report" });
+  const handover = step6.getByRole("region", { name: "Handover report", exact: true });
   await handover.getByRole("button", { name: "Produce handover report" }).click();
   await support.getByRole("dialog", { name: /Produce the handover report/ }).getByRole("button", { name: "Produce report" }).click();
   await expect(support.getByText("The handover report is produced and the customer has been mailed.")).toBeVisible();
@@ -184,9 +184,9 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   const portal6 = await openStep(page, 6);
   // The report waits for the customer: step 6 opens on it.
   await expect(page.getByRole("navigation", { name: "Parts of step 6" }).getByRole("link", { name: "Handover report" })).toHaveAttribute("aria-current", "page");
-  await expect(verifiedIn(portal6.getByRole("region", { name: "Handover report" }))).toHaveText("22");
+  await expect(verifiedIn(portal6.getByRole("region", { name: "Handover report", exact: true }))).toHaveText("22");
   await openStep6Part(page, "Bulk migration");
-  const portalBulk = portal6.getByRole("region", { name: "Bulk migration" });
+  const portalBulk = portal6.getByRole("region", { name: "Bulk migration", exact: true });
   await expect(portalBulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "25");
   await expect(verifiedIn(portalBulk)).toHaveText("22");
   await expect(portalBulk.getByRole("button", { name: "Start bulk migration" })).toHaveCount(0);
@@ -199,12 +199,12 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await portal6.getByRole("button", { name: "Acknowledge the handover report" }).click();
   await page.getByRole("dialog", { name: "Acknowledge the handover report" }).getByRole("button", { name: "Acknowledge and delete credentials" }).click();
   await expect(page.getByText(/the handover report is acknowledged, your tokens and client secret are deleted, and the engagement is completed/)).toBeVisible();
-  await expect(portal6.getByRole("region", { name: "Handover report" })).toContainText("no token or client secret is kept");
+  await expect(portal6.getByRole("region", { name: "Handover report", exact: true })).toContainText("no token or client secret is kept");
   await expect(page.getByRole("region", { name: "Engagement details" })).toContainText("Completed");
 
   // Support sees the purge and the completed engagement.
   await support.reload();
   await expect(step6).toHaveAttribute("data-state", "done");
-  await expect(step6.getByRole("region", { name: "Handover report" })).toContainText("no token or client secret is kept");
+  await expect(step6.getByRole("region", { name: "Handover report", exact: true })).toContainText("no token or client secret is kept");
   await supportContext.close();
 });

@@ -133,7 +133,7 @@ test("the customer sends fresh tokens for a company that failed on its tokens, s
   await expect(panel.getByRole("table", { name: "Companies in copperleaf.csv" }).getByRole("row").filter({ hasText: "Copperleaf Cafe" })).toContainText("Verified");
   await screenshots(page, panel, "portal-fresh-tokens-accepted");
   await openStep6Part(page, "Bulk migration");
-  const bulkTable = step6.getByRole("region", { name: "Bulk migration" }).getByRole("table", { name: "Companies of the bulk migration" });
+  const bulkTable = step6.getByRole("region", { name: "Bulk migration", exact: true }).getByRole("table", { name: "Companies of the bulk migration" });
   await expect(bulkTable.getByRole("row").filter({ hasText: "Copperleaf Cafe" })).toContainText("Verified");
   await supportContext.close();
 });

@@ -87,11 +87,11 @@ function StepRecord({ step }: { step: StepView }) {
   }
   if (!rows.length) return null;
   return (
-    <dl className="grid gap-x-4 gap-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm sm:grid-cols-[max-content_1fr]">
+    <dl className="grid grid-cols-[minmax(0,1fr)] gap-x-4 gap-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm sm:grid-cols-[max-content_minmax(0,1fr)]">
       {rows.map((r) => (
         <div key={r.term} className="contents">
           <dt className="font-medium text-slate-700">{r.term}</dt>
-          <dd className="text-slate-800">{r.detail}</dd>
+          <dd className="text-slate-800 wrap-anywhere">{r.detail}</dd>
         </div>
       ))}
     </dl>

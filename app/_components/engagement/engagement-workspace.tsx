@@ -1,7 +1,7 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { defaultStep, sectionFromParams, sectionHref, sectionKey, type EngagementSection } from "@/app/_lib/engagement-section";
 import { statusLabel } from "@/app/_lib/labels";
@@ -11,6 +11,7 @@ import { useTRPC } from "@/app/_trpc/react";
 import { StepCard } from "./checklist";
 import { NextMovePanel } from "./next-move";
 import { scrollToAnchor, SectionLink } from "./section-link";
+import { Step6PartMemory, Step6PartMemoryContext } from "./step-6-parts";
 import { StepRail } from "./step-rail";
 import { Timeline } from "./timeline";
 
@@ -49,29 +50,33 @@ export function EngagementWorkspace({
   const mine = viewer === "portal" ? "customer" : "support";
   const moveStep = e.waiting.moves[mine]?.step ?? null;
   useSectionScroll(section);
+  useFreshOnShow(e.id, sectionKey(section));
+  const [step6Memory] = useState(() => new Step6PartMemory());
 
   return (
-    <div className="space-y-5">
-      {header}
-      <NextMovePanel engagement={e} viewer={viewer} />
-      {details}
-      {e.status !== "active" ? (
-        <Notice tone={e.status === "completed" ? "success" : "warning"}>
-          {e.status === "completed"
-            ? "This engagement is completed; its steps can no longer change."
-            : `This engagement is ${statusLabel(e.status).toLowerCase()}; its steps can change only while it is active.`}
-        </Notice>
-      ) : null}
-      <div data-section-top className="space-y-4">
-        <StepRail steps={e.steps} section={section} moveStep={moveStep} activityLabel={activityTitle} />
-        {announcements}
-        {section.kind === "activity" ? (
-          <Activity engagementId={e.id} title={activityTitle} />
-        ) : (
-          <OneStep engagement={e} step={section.step} renderStep={renderStep} />
-        )}
+    <Step6PartMemoryContext value={step6Memory}>
+      <div className="space-y-5">
+        {header}
+        <NextMovePanel engagement={e} viewer={viewer} />
+        {details}
+        {e.status !== "active" ? (
+          <Notice tone={e.status === "completed" ? "success" : "warning"}>
+            {e.status === "completed"
+              ? "This engagement is completed; its steps can no longer change."
+              : `This engagement is ${statusLabel(e.status).toLowerCase()}; its steps can change only while it is active.`}
+          </Notice>
+        ) : null}
+        <div data-section-top className="space-y-4">
+          <StepRail steps={e.steps} section={section} moveStep={moveStep} activityLabel={activityTitle} />
+          {announcements}
+          {section.kind === "activity" ? (
+            <Activity engagementId={e.id} title={activityTitle} />
+          ) : (
+            <OneStep engagement={e} step={section.step} renderStep={renderStep} />
+          )}
+        </div>
       </div>
-    </div>
+    </Step6PartMemoryContext>
   );
 }
 
@@ -79,8 +84,9 @@ export function EngagementWorkspace({
 const ACTIVITY_PAGE = 50;
 
 /**
- * The engagement's audit events, newest first, fifty at a time. Read afresh whenever it is opened: what the worker
- * did meanwhile (a run that stopped or finished) is in it, though no screen was watching.
+ * The engagement's audit events, newest first, fifty at a time. Read afresh whenever it is
+ * opened: what the worker did meanwhile (a run that stopped or finished) is in it, though no
+ * screen was watching.
  */
 function Activity({ engagementId, title }: { engagementId: string; title: string }) {
   const trpc = useTRPC();
@@ -149,6 +155,20 @@ function OneStep({
       </nav>
     </div>
   );
+}
+
+/**
+ * What a section shows is read again when it is shown: a step's panel was not on the page while
+ * the engagement moved on (step 4 done, a run ended), and what it read then may be out of date.
+ * The engagement's reads are marked stale before the new section's queries subscribe (a layout
+ * effect runs before their passive ones), so each shows what it has and refreshes it at once;
+ * nothing is read for a section that is not shown.
+ */
+function useFreshOnShow(engagementId: string, key: string) {
+  const queryClient = useQueryClient();
+  useLayoutEffect(() => {
+    void queryClient.invalidateQueries({ predicate: (q) => JSON.stringify(q.queryKey).includes(engagementId), refetchType: "none" });
+  }, [queryClient, engagementId, key]);
 }
 
 /**

@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
-import { useState, type ReactNode } from "react";
+import { createContext, useContext, useState, type ReactNode } from "react";
 import { cn } from "@/app/_components/ui";
 import { defaultStep6Part, sectionFromParams, sectionHref, STEP_6_PARTS, type Step6Part } from "@/app/_lib/engagement-section";
 import type { EngagementDetail } from "@/app/_lib/types";
@@ -19,18 +19,38 @@ const PART_LABEL: Record<Step6Part, string> = {
 };
 
 /**
- * Which part of step 6 is shown: the URL's (`?step=6&part=…`), else where the viewer's move is (as
- * it stood when step 6 was opened, so the view does not move under the reader when a run ends).
+ * The part step 6 first opened at on this page, which the engagement page keeps for as long as it
+ * is open: back on step 6 without a part in the URL (the back button, the steps' link) is back
+ * where the reader was, even if the run has ended meanwhile and the move is now elsewhere.
+ */
+export class Step6PartMemory {
+  private part: Step6Part | null = null;
+  /** The part remembered, or `choose()`'s, remembered from now on. */
+  recall(choose: () => Step6Part): Step6Part {
+    this.part ??= choose();
+    return this.part;
+  }
+}
+
+export const Step6PartMemoryContext = createContext<Step6PartMemory | null>(null);
+
+/**
+ * Which part of step 6 is shown: the URL's (`?step=6&part=…`), else where the viewer's move is as
+ * it stood when step 6 was first opened on the page, so the view does not move under the reader
+ * when a run ends.
  */
 export function useStep6Part(e: EngagementDetail, viewer: Viewer): Step6Part {
   const params = useSearchParams();
-  const [opened] = useState(() =>
-    defaultStep6Part({
-      mine: e.waiting.moves[viewer === "portal" ? "customer" : "support"]?.action ?? null,
-      theirs: e.waiting.moves[viewer === "portal" ? "support" : "customer"]?.action ?? null,
-      step6Done: e.steps.find((s) => s.number === 6)?.state === "done",
-    }),
-  );
+  const memory = useContext(Step6PartMemoryContext);
+  const [opened] = useState(() => {
+    const choose = () =>
+      defaultStep6Part({
+        mine: e.waiting.moves[viewer === "portal" ? "customer" : "support"]?.action ?? null,
+        theirs: e.waiting.moves[viewer === "portal" ? "support" : "customer"]?.action ?? null,
+        step6Done: e.steps.find((s) => s.number === 6)?.state === "done",
+      });
+    return memory ? memory.recall(choose) : choose();
+  });
   const section = sectionFromParams(params, { kind: "step", step: 6, part: opened });
   return section.kind === "step" && section.part ? section.part : opened;
 }

@@ -6,10 +6,10 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { NameOnService } from "@/app/_components/migration/name-on-service";
 import { ItemStateBadge } from "./item-state-badge";
 
-/** One labelled line of the outcome column. */
-function Line({ term, children }: { term: string; children: ReactNode }) {
+/** One labelled line of the outcome column; `clamp` keeps long words to two lines on a screen (the whole on hover). */
+function Line({ term, children, clamp }: { term: string; children: ReactNode; clamp?: string }) {
   return (
-    <div>
+    <div className={clamp ? "line-clamp-2" : undefined} title={clamp}>
       <span className="font-semibold text-slate-700">{term}: </span>
       {children}
     </div>
@@ -21,7 +21,11 @@ function Outcome({ row: r, compact }: { row: HandoverRow; compact: boolean }) {
   return (
     <>
       <Line term="Checks">{r.checksSummary}</Line>
-      {r.reason ? <Line term="Why">{r.reason}</Line> : null}
+      {r.reason ? (
+        <Line term="Why" clamp={compact ? r.reason : undefined}>
+          {r.reason}
+        </Line>
+      ) : null}
       {r.customerAction ? <Line term="What to do">{r.customerAction}</Line> : null}
       {r.linkUrl ? (
         <Line term="Reconnect link">
@@ -69,7 +73,7 @@ const COMPACT_COLUMNS: ResponsiveColumn<HandoverRow>[] = [
  * the step 6 panels (a page at a time, ids short); otherwise the printable report, every value whole.
  */
 export function HandoverTable({ rows, caption, captionVisible = false, compact = false }: { rows: readonly HandoverRow[]; caption: string; captionVisible?: boolean; compact?: boolean }) {
-  if (compact) return <ResponsiveTable caption={caption} captionVisible={captionVisible} columns={COMPACT_COLUMNS} rows={rows} rowKey={(r) => r.id} />;
+  if (compact) return <ResponsiveTable caption={caption} captionVisible={captionVisible} columns={COMPACT_COLUMNS} rows={rows} rowKey={(r) => r.id} dense />;
   return (
     <Table caption={caption} captionVisible={captionVisible} className="print:overflow-visible print:border-0 print:shadow-none">
       <THead>

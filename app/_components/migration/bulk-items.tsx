@@ -100,6 +100,7 @@ export function BulkItems({ engagementId, live, actions }: { engagementId: strin
             rows={data.rows}
             rowKey={(r) => r.id}
             rowProps={(r) => ({ "data-item-state": r.state })}
+            dense
           />
           <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun="companies" />
         </>

@@ -32,8 +32,8 @@ export function stickyCell(side: "start" | "end" | undefined, header = false): s
 }
 
 /**
- * A table from `sm` up, scrolling sideways in its own box when it is wider than the page (with
- * its `sticky` columns kept in view); below it (phones) each row becomes a stacked card of label
+ * A table from `sm` up, scrolling sideways in its own box when it is wider than the page (a
+ * focusable region then, with its `sticky` columns kept in view); below it (phones) each row becomes a stacked card of label
  * and value, so nothing is wider than the screen. Both carry the caption as their accessible name;
  * only one is displayed (the other is `display: none`, out of the accessibility tree).
  */
@@ -45,6 +45,7 @@ export function ResponsiveTable<R>({
   rowKey,
   rowProps,
   rowClassName,
+  dense = false,
   className,
 }: {
   caption: string;
@@ -55,6 +56,8 @@ export function ResponsiveTable<R>({
   rowProps?: (row: R) => Record<string, string>;
   /** A row's own look (the one selected, say). */
   rowClassName?: (row: R) => string | undefined;
+  /** Tighter rows, for long lists of companies read a page at a time. */
+  dense?: boolean;
   /** For the table's box (e.g. print styles). */
   className?: string;
 }) {
@@ -64,7 +67,7 @@ export function ResponsiveTable<R>({
   return (
     <>
       <div className="hidden sm:block">
-        <Table caption={caption} captionVisible={captionVisible} scrollable className={className}>
+        <Table caption={caption} captionVisible={captionVisible} className={className}>
           <THead>
             <Tr>
               {columns.map((c) => (
@@ -78,7 +81,7 @@ export function ResponsiveTable<R>({
             {rows.map((r) => (
               <Tr key={rowKey(r)} className={rowClassName?.(r)} {...rowProps?.(r)}>
                 {columns.map((c) => (
-                  <Td key={c.label} className={cn(c.className, stickyCell(c.sticky))}>
+                  <Td key={c.label} className={cn(dense && "py-2", c.className, stickyCell(c.sticky))}>
                     {c.cell(r)}
                   </Td>
                 ))}
