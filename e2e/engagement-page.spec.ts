@@ -208,3 +208,48 @@ test("the handover of 25 companies, three waiting for their end customers", asyn
   await supportApi.mutation("handover.confirm", { engagementId: eng.id });
   await walkAll(browser, testInfo, { engagementId: eng.id, label: "a handover of 25 companies", viewers: [sam(false), customer(eng.customer, true)] });
 });
+
+const OTHER_PAGES: { who: Credentials; label: string; paths: string[] }[] = [
+  { who: DEMO.admin, label: "admin", paths: ["/engagements", "/engagements?waiting=support", "/engagements/new", "/admin/users", "/admin/organizations", "/admin/invitations", "/admin/outbox", "/admin/targets"] },
+  { who: DEMO.carol, label: "customer", paths: ["/portal"] },
+];
+
+test("the other pages of the console and the portal fit the window at 1366 and on a phone; an admin's header keeps to one line at 1366", async ({ browser }, testInfo) => {
+  test.setTimeout(300_000);
+  for (const { who, label, paths } of OTHER_PAGES) {
+    for (const size of SIZES) {
+      const context = await browser.newContext({ viewport: size, baseURL: testInfo.project.use.baseURL });
+      const page = await context.newPage();
+      try {
+        await signIn(page, who);
+        for (const path of paths) {
+          await page.goto(path);
+          await settled(page);
+          const what = `${label} ${path}`;
+          const m = await measure(page);
+          const file = testInfo.outputPath(`${what.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}-${size.width}.png`);
+          await page.screenshot({ path: file, fullPage: true });
+          await testInfo.attach(`${what} at ${size.width}`, { path: file, contentType: "image/png" });
+          expect.soft(m.scrollWidth, `${what} at ${size.width}: page wider than the window`).toBeLessThanOrEqual(m.width);
+          expect.soft(m.problems, `${what} at ${size.width}: tables`).toEqual([]);
+          await expectAccessible(page, `${what} at ${size.width}`);
+        }
+        if (label === "admin" && size.width === 1366) {
+          // One line: every section's link and the account's button are centred on the brand's line.
+          const middle = async (locator: ReturnType<Page["getByRole"]>) => {
+            const box = (await locator.boundingBox())!;
+            return box.y + box.height / 2;
+          };
+          const banner = page.getByRole("banner");
+          const line = await middle(banner.getByRole("link", { name: /^Ferry/ }));
+          const links = await banner.getByRole("navigation", { name: "Main" }).getByRole("link").all();
+          expect(links).toHaveLength(7);
+          for (const link of links) expect(Math.abs((await middle(link)) - line), `${await link.textContent()} on the brand's line`).toBeLessThan(8);
+          expect(Math.abs((await middle(banner.getByRole("button", { name: /^Account:/ }))) - line), "the account on the brand's line").toBeLessThan(8);
+        }
+      } finally {
+        await context.close();
+      }
+    }
+  }
+});
