@@ -67,7 +67,6 @@ async function checkView(page: Page, testInfo: TestInfo, what: string, size: (ty
   const m = await measure(page);
   const file = testInfo.outputPath(`${what.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}-${size.width}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  await testInfo.attach(`${what} at ${size.width}`, { path: file, contentType: "image/png" });
   expect.soft(m.scrollWidth, `${what} at ${size.width}: page wider than the window`).toBeLessThanOrEqual(m.width);
   expect.soft(m.problems, `${what} at ${size.width}: tables`).toEqual([]);
   if (size.width === 1366) expect.soft(m.height, `${what} at 1366×900: taller than ${MAX_SCREENS} screens`).toBeLessThanOrEqual(MAX_SCREENS * size.height);
@@ -229,8 +228,7 @@ test("the other pages of the console and the portal fit the window at 1366 and o
           const m = await measure(page);
           const file = testInfo.outputPath(`${what.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}-${size.width}.png`);
           await page.screenshot({ path: file, fullPage: true });
-          await testInfo.attach(`${what} at ${size.width}`, { path: file, contentType: "image/png" });
-          expect.soft(m.scrollWidth, `${what} at ${size.width}: page wider than the window`).toBeLessThanOrEqual(m.width);
+                  expect.soft(m.scrollWidth, `${what} at ${size.width}: page wider than the window`).toBeLessThanOrEqual(m.width);
           expect.soft(m.problems, `${what} at ${size.width}: tables`).toEqual([]);
           await expectAccessible(page, `${what} at ${size.width}`);
         }

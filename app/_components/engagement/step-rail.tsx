@@ -29,8 +29,9 @@ export function StepMark({ step, className }: { step: Pick<StepView, "number" | 
 /**
  * The engagement's six steps and its activity as navigation, each its own URL: where each step
  * stands, and which one holds the viewer's move. It stays at the top of the window while a step
- * is read, so another step is always one click away. On a phone only the circles show (the
- * names stay the links' accessible names) and the row scrolls in its own box.
+ * is read, so another step is always one click away. On a phone only the circles and the
+ * activity's icon show (the names stay the links' accessible names), and the row scrolls in its
+ * own box if it must.
  */
 export function StepRail({
   steps,
@@ -86,14 +87,14 @@ export function StepRail({
             href={sectionHref({ kind: "activity" })}
             aria-current={activity ? "page" : undefined}
             className={cn(
-              "flex h-full items-center gap-2 rounded-md px-3 py-1.5 text-sm ring-inset hover:bg-white",
+              "relative flex h-full items-center gap-2 rounded-md px-2 py-1.5 text-sm ring-inset hover:bg-white sm:px-3",
               activity ? "bg-white font-semibold text-slate-900 shadow-xs ring-2 ring-indigo-600" : "font-medium text-slate-800 ring-1 ring-transparent",
             )}
           >
             <svg viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.6" aria-hidden="true" className="size-4 text-slate-500">
               <path d="M4 5h12M4 10h12M4 15h8" strokeLinecap="round" />
             </svg>
-            {activityLabel}
+            <span className="sr-only sm:not-sr-only">{activityLabel}</span>
           </SectionLink>
         </li>
       </ol>

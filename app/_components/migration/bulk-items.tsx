@@ -44,18 +44,20 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
     ),
   },
   { label: "State", className: "whitespace-nowrap", cell: (r) => <ItemStateBadge state={r.state} /> },
-  { label: "companyId", className: "whitespace-nowrap", cell: (r) => <CopyableId value={r.companyId} label={`companyId of ${r.name}`} short /> },
-  { label: "connectionId", className: "whitespace-nowrap", cell: (r) => <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short /> },
-  { label: "Attempts", className: "text-right tabular-nums", cell: (r) => r.attempts },
+  { label: "companyId", className: "whitespace-nowrap", present: (r) => r.companyId !== null, cell: (r) => <CopyableId value={r.companyId} label={`companyId of ${r.name}`} short /> },
+  { label: "connectionId", className: "whitespace-nowrap", present: (r) => r.connectionId !== null, cell: (r) => <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short /> },
+  { label: "Attempts", className: "text-right tabular-nums", present: (r) => r.attempts > 0, cell: (r) => r.attempts },
   {
     label: "Last error",
     wide: true,
+    present: (r) => r.lastError !== null,
     className: "min-w-52 max-w-72",
     cell: (r) => (r.lastError ? <FailureSummary failure={r.lastError} subject={`${r.name}'s last error`} /> : none),
   },
   {
     label: "Why it ended there",
     wide: true,
+    present: (r) => !!r.outcomeReason,
     className: "min-w-44 max-w-64 text-xs",
     cell: (r) =>
       r.outcomeReason ? (

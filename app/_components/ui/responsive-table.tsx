@@ -19,6 +19,8 @@ export type ResponsiveColumn<R> = {
   labelClassName?: string;
   /** On a phone, the value takes the card's whole width under its label (long text: errors, outcomes). */
   wide?: boolean;
+  /** On a phone, whether the row has a value here at all (a card leaves out a line of "—"). */
+  present?: (row: R) => boolean;
 };
 
 /** The classes that keep a sticky cell in place, opaque, with a line between it and what scrolls under it. */
@@ -71,7 +73,7 @@ export function ResponsiveTable<R>({
           <THead>
             <Tr>
               {columns.map((c) => (
-                <Th key={c.label} className={cn(c.sticky === "end" ? "text-right" : undefined, stickyCell(c.sticky, true), c.labelClassName)}>
+                <Th key={c.label} className={cn(dense && "px-3", c.sticky === "end" ? "text-right" : undefined, stickyCell(c.sticky, true), c.labelClassName)}>
                   {c.labelHidden ? <span className="sr-only">{c.label}</span> : c.label}
                 </Th>
               ))}
@@ -81,7 +83,7 @@ export function ResponsiveTable<R>({
             {rows.map((r) => (
               <Tr key={rowKey(r)} className={rowClassName?.(r)} {...rowProps?.(r)}>
                 {columns.map((c) => (
-                  <Td key={c.label} className={cn(dense && "py-2", c.className, stickyCell(c.sticky))}>
+                  <Td key={c.label} className={cn(dense && "px-3 py-2", c.className, stickyCell(c.sticky))}>
                     {c.cell(r)}
                   </Td>
                 ))}
@@ -97,12 +99,14 @@ export function ResponsiveTable<R>({
             <li key={rowKey(r)} className={cn("min-w-0 rounded-lg border border-slate-200 bg-white p-3 shadow-xs", rowClassName?.(r))} {...rowProps?.(r)}>
               {title ? <div className="mb-2 min-w-0 text-sm break-words text-slate-900">{title.cell(r)}</div> : null}
               <dl className="grid grid-cols-[minmax(0,7rem)_minmax(0,1fr)] gap-x-3 gap-y-2 text-sm">
-                {labelled.map((c) => (
-                  <div key={c.label} className="contents">
-                    <dt className={cn("pt-0.5 text-xs font-semibold tracking-wide text-slate-600 uppercase", c.wide && "col-span-2", c.labelClassName)}>{c.label}</dt>
-                    <dd className={cn("min-w-0 break-words text-slate-800", c.wide && "col-span-2 -mt-1.5")}>{c.cell(r)}</dd>
-                  </div>
-                ))}
+                {labelled
+                  .filter((c) => c.present?.(r) ?? true)
+                  .map((c) => (
+                    <div key={c.label} className="contents">
+                      <dt className={cn("pt-0.5 text-xs font-semibold tracking-wide text-slate-600 uppercase", c.wide && "col-span-2", c.labelClassName)}>{c.label}</dt>
+                      <dd className={cn("min-w-0 break-words text-slate-800", c.wide && "col-span-2 -mt-1.5")}>{c.cell(r)}</dd>
+                    </div>
+                  ))}
               </dl>
               {unlabelled.map((c) => (
                 <div key={c.label} className="mt-3">

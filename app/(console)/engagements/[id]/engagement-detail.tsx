@@ -84,7 +84,7 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
             </span>
           ) : null}
         </Item>
-        <Item term="Whose move">
+        <Item term="Whose move" wide>
           <Waiting party={e.waiting.party} since={e.waiting.since} viewer="console" />
         </Item>
         <Item term="Progress">
@@ -107,9 +107,10 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
   );
 }
 
-function Item({ term, children }: { term: string; children: ReactNode }) {
+/** One detail; `wide` takes the whole row on a phone (a value that keeps to one line, such as "since …"). */
+function Item({ term, children, wide = false }: { term: string; children: ReactNode; wide?: boolean }) {
   return (
-    <div className="min-w-0">
+    <div className={wide ? "col-span-2 min-w-0 sm:col-span-1" : "min-w-0"}>
       <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">{term}</dt>
       <dd className="mt-1 text-slate-900">{children}</dd>
     </div>

@@ -35,7 +35,7 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
               </a>
             </Term>
             <Term term="Status">{statusLabel(e.status)}</Term>
-            <Term term="Whose move">
+            <Term term="Whose move" wide>
               <Waiting party={e.waiting.party} since={e.waiting.since} viewer="portal" />
             </Term>
             <Term term="Progress">
@@ -58,9 +58,10 @@ export function PortalEngagementView({ engagementId }: { engagementId: string })
   );
 }
 
-function Term({ term, children }: { term: string; children: ReactNode }) {
+/** One detail; `wide` takes the whole row on a phone (a value that keeps to one line, such as "since …"). */
+function Term({ term, children, wide = false }: { term: string; children: ReactNode; wide?: boolean }) {
   return (
-    <div className="min-w-0">
+    <div className={wide ? "col-span-2 min-w-0 sm:col-span-1" : "min-w-0"}>
       <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">{term}</dt>
       <dd className="mt-1 text-slate-900">{children}</dd>
     </div>
