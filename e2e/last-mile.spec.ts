@@ -5,12 +5,12 @@
  * customer connects through the sandbox's Link page; Ferry notices, syncs and verifies it. The
  * customer sends fresh tokens for another in a supplementary file, support accepts it, and the
  * bulk run verifies that one too. Support produces the report; the customer, told it is their move
- * at the top of the page, acknowledges it. A connection drops after the handover; the hypercare
- * watch's check (support's "Check now") finds it and both sides see it with its link. axe over the
- * new states.
+ * at the top of the page, acknowledges it. During the hypercare watch a connection drops; a check
+ * (support's "Check now") finds it and both sides see it with its link. axe over the new states.
  */
 import fs from "node:fs";
 import { expectAccessible } from "./axe";
+import { screenshots } from "./screenshots";
 import { DEMO, e2eSandbox, expect, openActivity, openStep6Part, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
 
 async function passStep5(api: TrpcApi, engagementId: string, itemId: string): Promise<void> {
@@ -69,14 +69,20 @@ test("companies that failed on their tokens go to their end customers with links
   await expect(reconnections.getByRole("button", { name: "Copy reconnect link of Nettle Nursery" })).toBeVisible();
   await expect(reconnections.getByRole("button", { name: "Check now" })).toHaveCount(0);
   await expectAccessible(portal, "the portal with companies waiting for their end customers");
+  await screenshots(portal, null, "portal-last-mile-first-screen");
+  await screenshots(portal, reconnections, "portal-reconnections");
 
   // Nettle's end customer opens its link and connects on the sandbox's Link page.
-  const endCustomer = await browser.newPage();
+  // The end customer's own browser (axe needs a page of a context).
+  const endCustomerContext = await browser.newContext();
+  const endCustomer = await endCustomerContext.newPage();
   await endCustomer.goto(`${sandbox.url}/link/company/${nettle.companyId}`);
   await expect(endCustomer.getByRole("heading", { level: 1 })).toContainText("Nettle Nursery");
+  await expectAccessible(endCustomer, "the sandbox's Link page of a company");
   await endCustomer.getByRole("button", { name: /Connect/ }).first().click();
   await expect(endCustomer.getByText(/Connected/).first()).toBeVisible();
-  await endCustomer.close();
+  await expectAccessible(endCustomer, "the sandbox's Link page once connected");
+  await endCustomerContext.close();
 
   // Ferry notices, syncs and verifies it; the portal says so without a reload.
   await expect(reconnections).toContainText("1 company came back and was verified", { timeout: 60_000 });
@@ -104,6 +110,8 @@ test("companies that failed on their tokens go to their end customers with links
   const supportMove = consolePage.getByRole("region", { name: "Your move" });
   await expect(supportMove).toContainText("fresh tokens");
   await expect(supportMove).toBeInViewport();
+  await screenshots(consolePage, null, "console-last-mile-first-screen");
+  await expectAccessible(consolePage, "the console with fresh tokens to review");
   const review = consolePage.getByRole("region", { name: "Fresh tokens for companies that failed" });
   await review.getByRole("button", { name: "Accept and retry" }).click();
   await expect(consolePage.getByText("Accepted osier.csv: retrying 1 company in the bulk migration.")).toBeVisible();
@@ -120,14 +128,8 @@ test("companies that failed on their tokens go to their end customers with links
   await consolePage.getByRole("dialog").getByRole("button", { name: "Produce report" }).click();
   await expect(consolePage.getByRole("region", { name: `Waiting on ${org.name}` })).toContainText("The customer is to read the handover report and acknowledge it", { timeout: 15_000 });
 
-  // Linden's end customer revokes access after the handover. (Before the customer acknowledges: the
-  // hypercare's first check, which the acknowledgement starts, lists every company and so sees it
-  // whatever moment the worker takes that check at; a later check looks up only the waiting ones.)
-  const linden = after.find((i) => i.name === "Linden Books")!;
-  await sandbox.control.deauthorize(linden.companyId!, linden.connectionId!, { reason: "revoked" });
-
-  // The customer is told it is their move, at the top of the page, and acknowledges.
-  await portal.reload();
+  // The customer, coming back to the page, is told it is their move at the top of it, and acknowledges.
+  await portal.goto(`/portal/engagements/${eng.id}`);
   const move = portal.getByRole("region", { name: "Your move" });
   await expect(move).toContainText("Read the handover report and acknowledge it.");
   await expect(move).toBeInViewport();
@@ -135,8 +137,11 @@ test("companies that failed on their tokens go to their end customers with links
   await portal.getByRole("button", { name: "Acknowledge the handover report" }).click();
   await portal.getByRole("dialog").getByRole("button", { name: "Acknowledge and delete credentials" }).click();
   await expect(portal.getByRole("region", { name: "Also for you" }).or(portal.getByRole("region", { name: "Your move" }))).toContainText("1 company was not migrated", { timeout: 15_000 });
+  await expectAccessible(portal, "the portal after the acknowledgement, a company still waiting");
 
-  // During the hypercare watch support asks for a check now, and Linden's drop is found.
+  // During the hypercare watch Linden's end customer revokes access; support asks for a check now.
+  const linden = after.find((i) => i.name === "Linden Books")!;
+  await sandbox.control.deauthorize(linden.companyId!, linden.connectionId!, { reason: "revoked" });
   await consolePage.reload();
   await openStep6Part(consolePage, "Reconnections");
   const consoleRecon = consolePage.getByRole("region", { name: "Reconnections and hypercare" });
@@ -149,6 +154,7 @@ test("companies that failed on their tokens go to their end customers with links
   await openStep6Part(portal, "Reconnections");
   await expect(reconnections).toContainText("Linden Books", { timeout: 15_000 });
   await expectAccessible(consolePage, "the console after a drop during the watch");
+  await screenshots(consolePage, consoleRecon, "console-reconnections-after-drop");
   await supportContext.close();
   await customerContext.close();
 });

@@ -73,9 +73,9 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
   );
 }
 
-type Pending = LastMile["pending"][number];
+type PendingRow = LastMile["pending"][number];
 
-const PENDING_COLUMNS: ResponsiveColumn<Pending>[] = [
+const PENDING_COLUMNS: ResponsiveColumn<PendingRow>[] = [
   {
     label: "Company",
     sticky: "start",
@@ -92,16 +92,17 @@ const PENDING_COLUMNS: ResponsiveColumn<Pending>[] = [
   },
   {
     label: "Reconnect link",
-    className: "max-w-[18rem]",
+    className: "max-w-[14rem]",
     cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>),
   },
-  { label: "Why", wide: true, className: "min-w-[16rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
+  { label: "Why", wide: true, className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
 ];
 
+/** The waiting companies: a table from `sm` up, stacked rows on phones. */
 function PendingTable({ rows, total }: { rows: LastMile["pending"]; total: number }) {
   return (
     <div className="space-y-2">
-      <ResponsiveTable caption="Companies waiting for their end customers" captionVisible={false} columns={PENDING_COLUMNS} rows={rows} rowKey={(r) => r.itemId} />
+      <ResponsiveTable caption="Companies waiting for their end customers" columns={PENDING_COLUMNS} rows={rows} rowKey={(r) => r.itemId} />
       {total > rows.length ? <p className="text-xs text-slate-600">The first {rows.length} of {total.toLocaleString("en-GB")}; the CSV holds every one.</p> : null}
     </div>
   );
