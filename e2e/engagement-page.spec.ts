@@ -61,8 +61,12 @@ async function measure(page: Page) {
   });
 }
 
-/** One view as shown: checked, screenshotted (kept with the test's results), and through axe. */
-async function checkView(page: Page, testInfo: TestInfo, what: string, size: (typeof SIZES)[number]) {
+/**
+ * One view as shown: checked, screenshotted (kept with the test's results), and through axe (but
+ * for a step still locked, which is its title and what it waits for: axe has been over the same
+ * parts of the page in the other views).
+ */
+async function checkView(page: Page, testInfo: TestInfo, what: string, size: (typeof SIZES)[number], axe = true) {
   await settled(page);
   const m = await measure(page);
   const file = testInfo.outputPath(`${what.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}-${size.width}.png`);
@@ -70,7 +74,7 @@ async function checkView(page: Page, testInfo: TestInfo, what: string, size: (ty
   expect.soft(m.scrollWidth, `${what} at ${size.width}: page wider than the window`).toBeLessThanOrEqual(m.width);
   expect.soft(m.problems, `${what} at ${size.width}: tables`).toEqual([]);
   if (size.width === 1366) expect.soft(m.height, `${what} at 1366×900: taller than ${MAX_SCREENS} screens`).toBeLessThanOrEqual(MAX_SCREENS * size.height);
-  await expectAccessible(page, `${what} at ${size.width}`);
+  if (axe) await expectAccessible(page, `${what} at ${size.width}`);
 }
 
 /**
@@ -103,14 +107,17 @@ async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case[
     for (let n = 1; n <= 6; n++) {
       await nav.getByRole("link", { name: new RegExp(`^Step ${n}:`) }).click();
       await expect(page).toHaveURL(new RegExp(`\\?step=${n}$`));
-      await expect(page.getByRole("region", { name: new RegExp(`^Step ${n}: `) })).toBeVisible();
-      await checkView(page, testInfo, `${label} step ${n}`, size);
+      const region = page.getByRole("region", { name: new RegExp(`^Step ${n}: `) });
+      await expect(region).toBeVisible();
+      // Step 6 as it opens is one of its parts, each checked below.
+      if (n < 6) await checkView(page, testInfo, `${label} step ${n}`, size, (await region.getAttribute("data-state")) !== "locked");
     }
     const parts = page.getByRole("navigation", { name: "Parts of step 6" });
+    const step6Locked = (await page.getByRole("region", { name: /^Step 6: / }).getAttribute("data-state")) === "locked";
     for (const part of ["Bulk migration", "Reconnections", "Fresh tokens", "Handover report"]) {
       await parts.getByRole("link", { name: new RegExp(`^${part}`) }).click();
       await expect(parts.getByRole("link", { name: new RegExp(`^${part}`) })).toHaveAttribute("aria-current", "page");
-      await checkView(page, testInfo, `${label} step 6, ${part}`, size);
+      await checkView(page, testInfo, `${label} step 6, ${part}`, size, !step6Locked);
     }
     await nav.getByRole("link", { name: "Activity" }).click();
     await expect(page).toHaveURL(/\?tab=activity$/);
