@@ -18,6 +18,7 @@ import {
   type StepState,
 } from "@/core/engagements/states";
 import { stepDefinition } from "@/core/engagements/steps";
+import { plural } from "@/core/words";
 
 export { isStaff, STEP_ACTIONS, STEP_NUMBERS };
 export type { DisplayState, Responsible, StepAction, StepNumber };
@@ -211,7 +212,7 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
         return {
           ok: false,
           code: "PRECONDITION_FAILED",
-          reason: `Step ${step} (${title}) cannot start before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
+          reason: `Step ${step} (${title}) cannot start before ${gateNames(open)} ${plural(open.length, { one: "is", other: "are" })} done.`,
         };
       }
       return flowRefusal ?? { ok: true };
@@ -225,7 +226,7 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
         return {
           ok: false,
           code: "PRECONDITION_FAILED",
-          reason: `Step ${step} (${title}) cannot be completed before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
+          reason: `Step ${step} (${title}) cannot be completed before ${gateNames(open)} ${plural(open.length, { one: "is", other: "are" })} done.`,
         };
       }
       if (flowRefusal) return flowRefusal;

@@ -7,7 +7,7 @@ import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { statusWords } from "./checklist";
 import { stepDefinition } from "@/core/engagements/steps";
 import type { StepNumber } from "@/core/engagements/states";
-import { companiesText, countOf, warningsText } from "@/core/words";
+import { companiesText, countOf, plural, warningsText } from "@/core/words";
 
 const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 
@@ -119,9 +119,9 @@ function describe(ev: AuditEvent): string {
       const parts = [
         `the credentials of ${companies(ev.after.items)}`,
         ...(ev.after.rehearsalItems ? [`the simulated credentials of ${companies(ev.after.rehearsalItems)} rehearsed`] : []),
-        ...(ev.after.rehearsalKeys ? [ev.after.rehearsalKeys === 1 ? "the rehearsal's sandbox API key" : `${ev.after.rehearsalKeys} rehearsals' sandbox API keys`] : []),
+        ...(ev.after.rehearsalKeys ? [plural(ev.after.rehearsalKeys, { one: "the rehearsal's sandbox API key", other: `${ev.after.rehearsalKeys} rehearsals' sandbox API keys` })] : []),
         ...(ev.after.supplementaryRows ? [`the unused fresh tokens of ${companies(ev.after.supplementaryRows)}`] : []),
-        ev.after.submissions === 1 ? "1 OAuth client secret" : `${ev.after.submissions} OAuth client secrets`,
+        countOf(ev.after.submissions, "OAuth client secret", "OAuth client secrets"),
       ];
       return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
     }
@@ -182,7 +182,7 @@ function describe(ev: AuditEvent): string {
       return `Sent fresh tokens for ${companies(ev.after.companies)} in ${ev.after.fileName} (${warnings(ev.after.warnings)})${replaced}`;
     }
     case "supplementary.accepted": {
-      const skipped = ev.after.skipped ? `; ${companies(ev.after.skipped)} no longer waited for tokens and ${ev.after.skipped === 1 ? "was" : "were"} skipped` : "";
+      const skipped = ev.after.skipped ? `; ${companies(ev.after.skipped)} no longer waited for tokens and ${plural(ev.after.skipped, { one: "was", other: "were" })} skipped` : "";
       return `Accepted the fresh tokens of ${ev.after.fileName}: retrying ${companies(ev.after.companies)} in the bulk migration${skipped}`;
     }
     case "supplementary.sent_back":

@@ -6,7 +6,7 @@ import { Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime, formatDuration } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import { finishedOf } from "@/core/migration/reconciliation";
 
 export type BulkOverview = RouterOutputs["bulk"]["overview"];

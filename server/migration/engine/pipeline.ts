@@ -19,6 +19,7 @@ import type { ConnectionStatus, ManagedPlatform, PlatformCategory, PullStatus } 
 import { TERMINAL_PULL_STATUSES } from "@/server/platforms";
 import type { ServiceErrorKind, Validation } from "@/server/service-client";
 import { FINAL_ITEM_STATES, type InFlightCall, type MigrationItemState } from "@/core/migration/states";
+import { countOf } from "@/core/words";
 
 /** The calls of the pipeline, in the order a company normally needs them. */
 export const PIPELINE_CALLS = [
@@ -399,8 +400,8 @@ function applyDataStatus(at: ApplyContext, answer: { dataTypes: Record<string, s
     if (waited >= policy.syncDeadlineMs) {
       const running = Object.entries(dataTypes).filter(([, s]) => !TERMINAL_PULL_STATUSES.has(s as PullStatus)).map(([t]) => t);
       const minutes = Math.round(policy.syncDeadlineMs / 60_000);
-      const what = running.length ? `${running.length} data type${running.length > 1 ? "s" : ""} still syncing (${running.slice(0, 5).join(", ")}${running.length > 5 ? ", …" : ""})` : "no data type queued";
-      const text = `The sync did not finish within ${minutes} minute${minutes === 1 ? "" : "s"}: ${what}.`;
+      const what = running.length ? `${countOf(running.length, "data type", "data types")} still syncing (${running.slice(0, 5).join(", ")}${running.length > 5 ? ", …" : ""})` : "no data type queued";
+      const text = `The sync did not finish within ${countOf(minutes, "minute", "minutes")}: ${what}.`;
       return fail({ operation: "getDataStatus", kind: "sync_timeout", status: null, service: null, error: text, correlationId, at: iso(now) }, text);
     }
     return { ...base, checks, nextAttemptAt: new Date(now.getTime() + pollDelayMs(previous.polls, policy)) };
@@ -420,7 +421,7 @@ function applyDataStatus(at: ApplyContext, answer: { dataTypes: Record<string, s
   const failed = Object.entries(dataTypes).filter(([, s]) => !PASSING_PULL_STATUSES.has(s));
   if (failed.length) {
     const list = failed.slice(0, 8).map(([t, s]) => `${t} ${s}`).join(", ");
-    const reason = `${failed.length} data type${failed.length > 1 ? "s" : ""} did not sync: ${list}${failed.length > 8 ? ", …" : ""}.`;
+    const reason = `${countOf(failed.length, "data type", "data types")} did not sync: ${list}${failed.length > 8 ? ", …" : ""}.`;
     return fail({ operation: "getDataStatus", kind: "sync_failed", status: null, service: null, error: reason, correlationId, at: iso(now) }, reason);
   }
   const readType = READ_DATA_TYPE[item.platform.category];

@@ -135,6 +135,12 @@ describe("reading the checks the engine stored", () => {
     expect(describeChecks(readChecks({ connection: { status: "Deauthorized", at } }))).toBe("Deauthorized");
   });
 
+  it("says one data type and one record in the singular", () => {
+    const at = "2026-11-24T10:00:00.000Z";
+    const checks = readChecks({ connection: { status: "Linked", at }, sync: { requestedAt: at, polls: 1, dataTypes: { chartOfAccounts: "Complete" } }, read: { dataType: "chartOfAccounts", records: 1, at } });
+    expect(describeChecks(checks)).toBe("Linked; 1 of 1 data type complete; 1 record");
+  });
+
   it("reads a malformed or empty value as absent, never failing the report", () => {
     for (const raw of [null, undefined, "Linked", 42, { sync: { dataTypes: "all" } }, { connection: "Linked" }, {}]) expect(readChecks(raw)).toBeNull();
     expect(describeChecks(null)).toBe("Not checked");

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { ItemChecks } from "@/core/migration/item-results";
 import { PASSING_PULL_STATUSES } from "@/server/migration/engine/pipeline";
+import { countOf, recordsText } from "@/core/words";
 
 /**
  * The engine's checks as stored (server/migration/engine/pipeline.ts, `ItemChecks`): the connection's
@@ -57,10 +58,10 @@ export function describeChecks(checks: ItemChecks | null): string {
   if (types.length) {
     const complete = types.filter((d) => d.status === "Complete").length;
     const unsupported = types.filter((d) => d.status === "NotSupported").length;
-    parts.push(`${complete} of ${types.length} data types complete${unsupported ? `, ${unsupported} not supported` : ""}`);
+    parts.push(`${complete} of ${countOf(types.length, "data type", "data types")} complete${unsupported ? `, ${unsupported} not supported` : ""}`);
     for (const [status, names] of failingDataTypes(checks)) parts.push(`${status}: ${names.join(", ")}`);
     const records = types.reduce((sum, d) => sum + (d.records ?? 0), 0);
-    if (types.some((d) => d.records !== null)) parts.push(`${records.toLocaleString("en-GB")} records`);
+    if (types.some((d) => d.records !== null)) parts.push(recordsText(records));
   }
   return parts.join("; ");
 }

@@ -10,7 +10,7 @@ import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { useHandoverInvalidation } from "./handover-section";

@@ -9,7 +9,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { SupplementaryFileView, SupplementaryView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies, plural } from "@/core/words";
 
 /**
  * Step 6 in the console, after the bulk run: the customer's fresh tokens for the companies that
@@ -67,7 +67,7 @@ function Review({ engagementId, view, file, announce }: { engagementId: string; 
         await invalidate();
         announce({
           tone: "success",
-          text: `Accepted ${file.fileName}: retrying ${companies(r.companies)} in the bulk migration${r.skipped ? `; ${companies(r.skipped)} no longer waited for tokens and ${r.skipped === 1 ? "was" : "were"} skipped` : ""}.`,
+          text: `Accepted ${file.fileName}: retrying ${companies(r.companies)} in the bulk migration${r.skipped ? `; ${companies(r.skipped)} no longer waited for tokens and ${plural(r.skipped, { one: "was", other: "were" })} skipped` : ""}.`,
         });
       },
       onError: (e) => announce({ tone: "error", text: toFormError(e).message }),

@@ -10,6 +10,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, IntakeView, StepView, SubmissionView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { companiesText } from "@/core/words";
 
 const STATUS: Record<SubmissionView["status"], { label: string; tone: "info" | "success" | "warning" | "muted" }> = {
   submitted: { label: "Awaiting review", tone: "info" },
@@ -36,7 +37,7 @@ export function ConsoleStep1Panel({ engagement, announce }: { engagement: Engage
           <ul className="mt-2 space-y-1">
             {view.history.map((h) => (
               <li key={h.id}>
-                {h.fileName}: {h.rowCount.toLocaleString("en-GB")} companies, submitted by {h.submittedBy?.name ?? "—"} on {formatDateTime(h.submittedAt)} ·{" "}
+                {h.fileName}: {companiesText(h.rowCount)}, submitted by {h.submittedBy?.name ?? "—"} on {formatDateTime(h.submittedAt)} ·{" "}
                 {STATUS[h.status].label}
                 {h.returnNote ? ` (“${h.returnNote}”)` : ""}
               </li>
@@ -72,7 +73,7 @@ function Review({ engagement, view, submission: s, announce }: { engagement: Eng
         <dt className="font-medium text-slate-700">Submitted</dt>
         <dd>
           by {s.submittedBy?.name ?? "—"} on {formatDateTime(s.submittedAt)}
-          {s.replacedItemCount !== null ? ` (replacing a file of ${s.replacedItemCount.toLocaleString("en-GB")} companies)` : ""}
+          {s.replacedItemCount !== null ? ` (replacing a file of ${companiesText(s.replacedItemCount)})` : ""}
         </dd>
         <dt className="font-medium text-slate-700">Companies</dt>
         <dd>

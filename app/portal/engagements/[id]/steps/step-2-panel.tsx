@@ -9,6 +9,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { plural } from "@/core/words";
 
 /** Step 2 in the portal: the estimate, the windows support proposed (accept one), the invites. */
 export function PortalStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
@@ -36,7 +37,7 @@ export function PortalStep2Panel({ engagement, step, announce }: { engagement: E
           {formatDateTime(p.agreed.startsAt)} to {formatDateTime(p.agreed.endsAt)}.
         </Notice>
       ) : open.length ? (
-        <p className="text-sm text-slate-700">Ferry support proposed {open.length === 1 ? "this window" : "these windows"}. Accept the one that suits you.</p>
+        <p className="text-sm text-slate-700">Ferry support proposed {plural(open.length, { one: "this window", other: "these windows" })}. Accept the one that suits you.</p>
       ) : (
         <p className="text-sm text-slate-700">Ferry support will propose a migration window once your token file is accepted.</p>
       )}
