@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { companiesText, countOf, daysText, plural, pollsText, recordsText, warningsText } from "./words";
+import { companiesText, countOf, daysText, listText, plural, pollsText, recordsText, warningsText } from "./words";
 
 describe("counts in words", () => {
   it.each([
@@ -26,5 +26,14 @@ describe("counts in words", () => {
     expect(plural(1, { one: "was", other: "were" })).toBe("was");
     expect(plural(0, { one: "was", other: "were" })).toBe("were");
     expect(plural(24, { one: "its", other: "their" })).toBe("their");
+  });
+});
+
+describe("lists in words", () => {
+  it("joins items the British way", () => {
+    expect(listText([])).toBe("");
+    expect(listText(["step 2"])).toBe("step 2");
+    expect(listText(["step 2", "step 4"])).toBe("step 2 and step 4");
+    expect(listText(["a", "b", "c"])).toBe("a, b and c");
   });
 });

@@ -34,3 +34,10 @@ export const pollsText = (n: number) => countOf(n, "poll", "polls");
 export const daysText = (n: number) => countOf(n, "day", "days");
 /** "1 record". */
 export const recordsText = (n: number) => countOf(n, "record", "records");
+
+const LIST = new Intl.ListFormat("en-GB", { style: "long", type: "conjunction" });
+
+/** Items as one phrase: "step 2 and step 4", "a, b and c" (no serial comma, the British way). */
+export function listText(items: readonly string[]): string {
+  return LIST.format(items);
+}

@@ -63,11 +63,7 @@ function StepCard({ step, actions, panel }: { step: StepView; actions: ReactNode
             </Badge>
           </div>
           <p className="text-sm text-slate-600">{step.doneWhen}</p>
-          {step.displayState === "locked" && !actions ? (
-            <p className="text-sm text-slate-600">
-              Waits for {step.gates.map((g) => `step ${g}`).join(", ")}.
-            </p>
-          ) : null}
+          {step.waitsFor ? <p className="text-sm text-slate-600">{step.waitsFor}</p> : null}
           <StepRecord step={step} />
           {panel ? <div>{panel}</div> : null}
           {actions ? <div>{actions}</div> : null}
