@@ -139,6 +139,10 @@ test("support pauses the run with a reason, resumes it, and cancels it (a cancel
   await expect(timeline.filter({ hasText: "Resumed the bulk migration" })).toHaveCount(1);
   await expect(bulk.getByRole("status").filter({ hasText: "Paused" })).toHaveCount(0);
   await expect(bulk.getByRole("button", { name: "Resume", exact: true })).toHaveCount(0);
+  // The panel says what the run is doing; no Start is offered (and refused as "already running") beside it.
+  await expect(run.getByTestId("bulk-activity")).toHaveText(/^Migrating: \d+ compan(y|ies) (syncing|being connected|still to start)/);
+  await expect(bulk.getByRole("button", { name: "Start bulk migration", exact: true })).toHaveCount(0);
+  await expect(bulk.getByText(/already running/)).toHaveCount(0);
 
   // Cancel: refused without a reason, on the field; with one, the run shows cancelled and why.
   await bulk.getByRole("button", { name: "Cancel the run", exact: true }).click();

@@ -40,6 +40,12 @@ export const ZBulkRun = z.object({
   statusReason: z.string().nullable(),
   /** It waits by itself (maintenance, a spent daily quota): shown beside a running status. */
   hold: ZBulkHold.nullable(),
+  /**
+   * What a queued or running run is doing now, in words ("Migrating: 9 companies syncing, 3 being
+   * connected, 8 still to start."); null when it is not moving on its own (paused, stopped, held,
+   * ended), which its own notice says.
+   */
+  activity: z.string().nullable(),
   requestedBy: z.string().nullable(),
   requestedAt: z.date(),
   startedAt: z.date().nullable(),

@@ -100,6 +100,10 @@ function RunState({ run, stoppedHint }: { run: BulkRun; stoppedHint: string }) {
         <Notice tone="info" title="Waiting by itself">
           {run.hold.text} {run.hold.until ? `It is waiting by itself until ${formatDateTime(run.hold.until)}.` : "It carries on by itself."}
         </Notice>
+      ) : run.activity ? (
+        <p className="text-sm text-slate-800" data-testid="bulk-activity">
+          {run.activity}
+        </p>
       ) : null;
     case "passed":
     case "failed":

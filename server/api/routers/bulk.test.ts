@@ -71,7 +71,7 @@ describe("starting", () => {
     const second = await trpcError(support().bulk.start({ engagementId }));
     expect(second.message).toBe("A bulk run is already waiting for the worker.");
     const overview = await support().bulk.overview({ engagementId });
-    expect(overview.run).toMatchObject({ status: "queued", active: true, progress: { total: 4, finished: 0, counts: { pending: 4 } } });
+    expect(overview.run).toMatchObject({ status: "queued", active: true, progress: { total: 4, finished: 0, counts: { pending: 4 } }, activity: "Waiting for a worker to take the run up." });
     expect(overview.controls).toMatchObject({ start: { allowed: false }, pause: { allowed: true }, cancel: { allowed: true }, resume: { allowed: false } });
   });
 });
