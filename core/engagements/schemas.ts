@@ -165,6 +165,10 @@ export const ZTimelineEntry = z.object({
   actor: z.string(),
   action: z.string(),
   summary: z.string(),
+  /** Events the entry stands for: more than one for a run of per-company events a customer reads as one line. */
+  count: z.number().int().min(1),
+  /** For such a run, when its first event happened (`at` is its last); null for one event. */
+  since: z.date().nullable(),
   before: z.record(z.string(), z.unknown()).nullable(),
   after: z.record(z.string(), z.unknown()).nullable(),
 });

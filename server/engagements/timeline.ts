@@ -7,7 +7,7 @@ import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { statusWords } from "./checklist";
 import { stepDefinition } from "@/core/engagements/steps";
 import type { StepNumber } from "@/core/engagements/states";
-import { companiesText, countOf, plural, warningsText } from "@/core/words";
+import { companiesText, countOf, listText, plural, warningsText } from "@/core/words";
 
 const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 
@@ -193,5 +193,51 @@ function describe(ev: AuditEvent): string {
       const never: never = ev;
       return never;
     }
+  }
+}
+
+/**
+ * Events the machine makes once per company — a credential decrypted to authorize each one, fresh
+ * tokens deleted once used, a company its end customer reconnected — which a customer reads as
+ * one line for a run of them ("Decrypted the credentials of 24 companies to authorize them").
+ */
+const PER_COMPANY_ACTIONS = new Set(["migration_item.credentials_decrypted", "supplementary.tokens_purged", "migration_item.reconnected"]);
+
+/** Whether an action is one the machine records once per company, which a customer reads in runs. */
+export function isPerCompanyAction(action: string): boolean {
+  return PER_COMPANY_ACTIONS.has(action);
+}
+
+/** A purpose said of one company ("authorize its connection on the service"), said of many. */
+function purposeOfMany(purpose: string): string {
+  if (purpose === "authorize its connection on the service") return "authorize them";
+  const fresh = /^give the company the fresh tokens of (.+) for its retry$/.exec(purpose);
+  if (fresh) return `give them the fresh tokens of ${fresh[1]} for their retries`;
+  return `${purpose} (for each)`;
+}
+
+/** The first names of a run, then how many more: "A, B and C", "A, B, C and 21 more". */
+function someNames(names: readonly string[], count: number): string {
+  const shown = names.slice(0, 3);
+  return listText(count > shown.length ? [...shown, `${(count - shown.length).toLocaleString("en-GB")} more`] : shown);
+}
+
+/** A run of like per-company events: their kind, how many, and the companies of the oldest few (oldest first). */
+export type EventRun = { action: string; purpose: string | null; rehearsal: boolean; count: number; names: readonly string[] };
+
+/** One line for a run of two or more per-company events: how many companies, what was done to them and why. */
+export function describeEventRun(run: EventRun): string {
+  const n = run.count;
+  switch (run.action) {
+    case "migration_item.credentials_decrypted": {
+      const purpose = purposeOfMany(clause(run.purpose ?? "use them"));
+      return run.rehearsal ? `Decrypted the simulated credentials of ${companies(n)} to ${purpose} (rehearsal)` : `Decrypted the credentials of ${companies(n)} to ${purpose}`;
+    }
+    case "supplementary.tokens_purged":
+      return `Deleted the fresh tokens of ${companies(n)} once used (${someNames(run.names, n)})`;
+    case "migration_item.reconnected":
+      return `${companies(n)} were reconnected by their end customers (${someNames(run.names, n)}): syncing and verifying them again`;
+    default:
+      return `${run.action.replace(/[._]/g, " ")} (${n.toLocaleString("en-GB")} times)`;
   }
 }

@@ -6,6 +6,7 @@ import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { applyStepAction } from "@/server/engagements/act-on-step";
+import { recordAudit } from "@/server/security/audit";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
@@ -357,5 +358,75 @@ describe("rules the server hands the screens", () => {
     const { id } = await newEngagement("vxvy");
     const timeline = await support().engagements.timeline({ engagementId: id });
     expect(timeline.at(-1)!.summary).toBe("Created the engagement for Org A on FreshBooks, owned by Support One");
+  });
+});
+
+describe("the activity a customer reads", () => {
+  /** The worker's decryptions as it records them, one per company it authorizes. */
+  function decryptions(engagementId: string, names: readonly string[], purpose = "authorize its connection on the service") {
+    for (const company of names) {
+      recordAudit(t.db, { actor: null, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId, organizationId: p.orgA, after: { purpose, company, rehearsal: false } });
+    }
+  }
+  const names = (n: number, prefix = "Company") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
+
+  it("groups the machine's per-company events into one line each run, between the people's moves; staff read every event", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, names(24));
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    decryptions(id, names(3, "Later"));
+
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => [e.summary, e.count])).toEqual([
+      ["Decrypted the credentials of 3 companies to authorize them", 3],
+      ["Changed status from active to on hold", 1],
+      ["Decrypted the credentials of 24 companies to authorize them", 24],
+      [expect.stringMatching(/^Created the engagement/), 1],
+    ]);
+    const run = customer[2]!;
+    expect(run.since!.getTime()).toBeLessThanOrEqual(run.at.getTime());
+    expect(run.actor).toBe("System");
+
+    const staff = await support().engagements.timeline({ engagementId: id });
+    expect(staff).toHaveLength(24 + 1 + 3 + 1);
+    expect(staff[0]).toMatchObject({ summary: "Decrypted the credentials of Later 3 to authorize its connection on the service", count: 1, since: null });
+  });
+
+  it("counts a run longer than a page of events in full, and still shows what came before it", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, names(1_234));
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => e.summary)).toEqual(["Decrypted the credentials of 1,234 companies to authorize them", expect.stringMatching(/^Created the engagement/)]);
+  });
+
+  it("runs together only like events: one actor, one purpose", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, names(4));
+    for (const company of names(2, "Fresh")) {
+      recordAudit(t.db, { actor: p.support, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "give the company the fresh tokens of fresh.csv for its retry", company, rehearsal: false } });
+    }
+    for (const company of names(3, "Twin")) {
+      recordAudit(t.db, { actor: null, action: "migration_item.credentials_decrypted", targetId: `twin-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "authorize its connection on the service", company, rehearsal: true } });
+    }
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => [e.summary, e.actor])).toEqual([
+      ["Decrypted the simulated credentials of 3 companies to authorize them (rehearsal)", "System"],
+      ["Decrypted the credentials of 2 companies to give them the fresh tokens of fresh.csv for their retries", "Support One (support)"],
+      ["Decrypted the credentials of 4 companies to authorize them", "System"],
+      [expect.stringMatching(/^Created the engagement/), expect.any(String)],
+    ]);
+  });
+
+  it("keeps one decryption as it is, and says another purpose for many", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, ["Solo Ltd"]);
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    decryptions(id, names(2), "give the company the fresh tokens of fresh.csv for its retry");
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => e.summary).slice(0, 3)).toEqual([
+      "Decrypted the credentials of 2 companies to give them the fresh tokens of fresh.csv for their retries",
+      "Changed status from active to on hold",
+      "Decrypted the credentials of Solo Ltd to authorize its connection on the service",
+    ]);
   });
 });
