@@ -107,12 +107,12 @@ export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
 /** One data type's row: its last status and, for the type read back, the record count. */
 export type DataTypeRow = { dataType: string; status: string; records: number | null };
 
-/** Every data type of the sync, by name, with the record count where the service reported one. */
+/** Every data type of the sync, by name, with the record count where the service reported one (the proof's, and every other counted). */
 export function dataTypeRows(checks: ItemChecks | null): DataTypeRow[] {
   const read = checks?.read;
   return Object.entries(checks?.sync?.dataTypes ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([dataType, status]) => ({ dataType, status, records: read && !read.skipped && read.dataType === dataType ? read.records : null }));
+    .map(([dataType, status]) => ({ dataType, status, records: read && !read.skipped && read.dataType === dataType ? read.records : (checks?.records?.[dataType] ?? null) }));
 }
 
 /** The company as a run shows it: ids, state, last error, every data type, the sync's duration. */
