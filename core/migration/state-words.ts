@@ -56,3 +56,12 @@ export function purgeTriggerWords(trigger: PurgeTrigger): string {
     }
   }
 }
+
+/**
+ * A company's attempts: every one made, and the failures in a row at its last call where there
+ * are any — "12", "9 (5 failed in a row)".
+ */
+export function attemptsText(inAll: number, failedInARow: number): string {
+  const all = inAll.toLocaleString("en-GB");
+  return failedInARow > 0 ? `${all} (${failedInARow.toLocaleString("en-GB")} failed in a row)` : all;
+}

@@ -9,6 +9,7 @@ import { Badge, CopyableId, EmptyState, Notice, Pagination, ProgressBar, Table, 
 import type { RouterOutputs } from "@/app/_lib/types";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
+import { attemptsText } from "@/core/migration/state-words";
 import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { BULK_POLL_MS } from "./bulk-run-view";
 
@@ -77,7 +78,7 @@ export function BulkItems({ engagementId, live, actions }: { engagementId: strin
                   <Td className="text-xs">
                     <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} />
                   </Td>
-                  <Td className="text-right tabular-nums">{r.attempts}</Td>
+                  <Td className="text-right tabular-nums">{attemptsText(r.attemptsInAll, r.attempts)}</Td>
                   <Td className="min-w-48 text-xs">
                     {r.lastError ? <FailureDetails failure={r.lastError} subject={`${r.name}'s last error`} /> : <span className="text-slate-400">—</span>}
                   </Td>

@@ -185,6 +185,7 @@ export function listBulkItems(
   const { rows, total } = pageOfReportItems(db, filter);
   return {
     rows: rows.map((r) => {
+      const lastError = readFailure(r.lastError);
       return {
         id: r.id,
         name: r.name,
@@ -194,8 +195,9 @@ export function listBulkItems(
         companyId: r.companyId,
         connectionId: r.connectionId,
         attempts: r.attempts,
-        lastError: readFailure(r.lastError),
-        outcomeReason: r.outcomeReason,
+        attemptsInAll: r.attemptsInAll,
+        lastError,
+        outcomeReason: lastError?.error && r.outcomeReason?.includes(lastError.error) ? null : r.outcomeReason,
         pilot: r.id === pilotItemId,
         canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",
         canRetry: retryable && RETRY_FROM.includes(r.state),
