@@ -13,7 +13,8 @@
  * detection delay on the sandbox's clock (drop → the check that reported it); drops never reported.
  *
  * Baseline, measured in the same run: "one call per company", a check that reads each company's
- * connections with its own request (GET /companies/{id}/connections), once, timed and counted.
+ * connections with its own request (GET /companies/{id}/connections), once, timed and counted,
+ * against the daily listing's pages.
  *
  * Run: npm run bench -- watch [companies] [drops]
  * Last line: {"bench":"watch","companies":…,"days":…,"requests":…,"quota_share":…,"missed":…,"detect_s":…}
@@ -27,7 +28,7 @@ import { findRun } from "@/server/migration/engine/run-repository";
 import { createWorker } from "@/server/migration/engine/worker";
 import { ENGAGEMENT_TAG } from "@/server/migration/engine/pipeline";
 import { createWatcher } from "@/server/migration/watch/watcher";
-import { DAY_MS, RECONNECT_EVERY_MS, WATCH_QUOTA_SHARE } from "@/server/migration/watch/watch-rules";
+import { DAY_MS, pagesFor, RECONNECT_EVERY_MS, WATCH_QUOTA_SHARE } from "@/server/migration/watch/watch-rules";
 import { serviceTargets } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
 import { REAL_SERVICE_LIMITS } from "@/server/intake";
@@ -196,9 +197,9 @@ async function main(): Promise<void> {
     console.log(`Requests per simulated day: ${perDay.slice(0, DAYS).join(", ")}${perDay[DAYS] ? ` (+${perDay[DAYS]} at the end)` : ""}; ${total} in all`);
     console.log(`Daily quota ${dailyQuota.toLocaleString("en-GB")} (1,000 × (1 + ${COMPANIES} connected)); the busiest day used ${(quotaShare * 100).toFixed(4)} % (target ≤ ${WATCH_QUOTA_SHARE * 100} %)`);
     console.log(`Drops: ${drops.length} injected, ${delays.length} reported, ${missed} missed, ${unexpected} reported that never dropped; detection on the sandbox's clock: mean ${(meanDetect / 60).toFixed(1)} min, worst ${(worstDetect / 3600).toFixed(2)} h`);
-    const perCheck = total / Math.max(1, checks);
+    const listing = pagesFor(COMPANIES);
     console.log(
-      `Baseline "one call per company": ${baselineRequests} requests and ${baselineCheckS.toFixed(1)} s for one check, ${(baselineRequests / perCheck).toFixed(0)}× Ferry's ${perCheck.toFixed(1)} requests per check`,
+      `Baseline "one call per company": one check of every company took ${baselineRequests} requests and ${baselineCheckS.toFixed(1)} s; Ferry's daily listing takes ${listing} (${Math.round(baselineRequests / listing)}× fewer), and the whole watch ${total} requests in ${DAYS} days`,
     );
     if (missed > 0 || unexpected > 0) process.exitCode = 1;
     console.log(JSON.stringify({ bench: "watch", companies: COMPANIES, days: DAYS, requests: total, quota_share: Number(quotaShare.toFixed(6)), missed, detect_s: Math.round(worstDetect) }));

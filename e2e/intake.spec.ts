@@ -23,7 +23,10 @@ test("a customer submits details and a token file, support sends it back once an
   await page.goto(`/portal/engagements/${engagement.id}`);
   const step = (n: number, title: string) => page.getByRole("region", { name: `Step ${n}: ${title}` });
   const step1 = step(1, "Details gathered");
-  await expect(page.getByText("Your move")).toBeVisible();
+  // The first screen says it is the customer's move, with its button.
+  const move = page.getByRole("region", { name: "Your move" });
+  await expect(move).toBeInViewport();
+  await expect(move.getByRole("link")).toBeVisible();
 
   // The template: a header row and one example row, in the platform's columns.
   const [template] = await Promise.all([page.waitForEvent("download"), step1.getByRole("link", { name: "CSV template" }).click()]);

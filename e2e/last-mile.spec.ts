@@ -10,6 +10,7 @@
  */
 import fs from "node:fs";
 import { expectAccessible } from "./axe";
+import { screenshots } from "./screenshots";
 import { DEMO, e2eSandbox, expect, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
 
 async function passStep5(api: TrpcApi, engagementId: string, itemId: string): Promise<void> {
@@ -66,6 +67,8 @@ test("companies that failed on their tokens go to their end customers with links
   await expect(reconnections.getByRole("button", { name: "Copy reconnect link of Nettle Nursery" })).toBeVisible();
   await expect(reconnections.getByRole("button", { name: "Check now" })).toHaveCount(0);
   await expectAccessible(portal, "the portal with companies waiting for their end customers");
+  await screenshots(portal, null, "portal-last-mile-first-screen");
+  await screenshots(portal, reconnections, "portal-reconnections");
 
   // Nettle's end customer opens its link and connects on the sandbox's Link page.
   const endCustomer = await browser.newPage();
@@ -100,6 +103,7 @@ test("companies that failed on their tokens go to their end customers with links
   const supportMove = consolePage.getByRole("region", { name: "Your move" });
   await expect(supportMove).toContainText("fresh tokens");
   await expect(supportMove).toBeInViewport();
+  await screenshots(consolePage, null, "console-last-mile-first-screen");
   const review = consolePage.getByRole("region", { name: "Fresh tokens for companies that failed" });
   await review.getByRole("button", { name: "Accept and retry" }).click();
   await consolePage.getByRole("dialog", { name: "Accept osier.csv?" }).getByRole("button", { name: "Accept and retry" }).click();
@@ -115,8 +119,8 @@ test("companies that failed on their tokens go to their end customers with links
   await consolePage.getByRole("dialog").getByRole("button", { name: "Produce report" }).click();
   await expect(consolePage.getByRole("region", { name: `Waiting on ${org.name}` })).toContainText("The customer is to read the handover report and acknowledge it", { timeout: 15_000 });
 
-  // The customer is told it is their move, at the top of the page, and acknowledges.
-  await portal.reload();
+  // The customer, coming back to the page, is told it is their move at the top of it, and acknowledges.
+  await portal.goto(`/portal/engagements/${eng.id}`);
   const move = portal.getByRole("region", { name: "Your move" });
   await expect(move).toContainText("Read the handover report and acknowledge it.");
   await expect(move).toBeInViewport();
@@ -136,6 +140,7 @@ test("companies that failed on their tokens go to their end customers with links
   await expect(consolePage.getByRole("list", { name: "Audit events, newest first" })).toContainText("Linden Books's connection dropped after its migration", { timeout: 15_000 });
   await expect(reconnections).toContainText("Linden Books", { timeout: 15_000 });
   await expectAccessible(consolePage, "the console after a drop during the watch");
+  await screenshots(consolePage, consoleRecon, "console-reconnections-after-drop");
   await supportContext.close();
   await customerContext.close();
 });

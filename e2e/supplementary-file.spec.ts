@@ -7,9 +7,8 @@
  * (masked values, who and when) and accepts it; the bulk run retries just that company, which ends
  * verified, and its fresh tokens are deleted once used. axe on each new state.
  */
-import fs from "node:fs";
-import type { Locator, Page } from "@playwright/test";
 import { expectAccessible } from "./axe";
+import { screenshots } from "./screenshots";
 import { DEMO, e2eSandbox, expect, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
 
 const COMPANIES = [
@@ -26,21 +25,6 @@ async function bulkRunDone(api: TrpcApi, engagementId: string): Promise<void> {
   await expect
     .poll(async () => (await api.query<{ run: { status: string } | null }>("bulk.overview", { engagementId })).run?.status, { timeout: 60_000 })
     .toBe("completed");
-}
-
-/** Screenshots of a panel at the two widths people use, when SCREENSHOTS names a folder. */
-async function screenshots(page: Page, panel: Locator, name: string): Promise<void> {
-  const dir = process.env.SCREENSHOTS;
-  if (!dir) return;
-  fs.mkdirSync(dir, { recursive: true });
-  for (const [w, h] of [
-    [1366, 900],
-    [390, 844],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    await panel.screenshot({ path: `${dir}/${name}-${w}.png` });
-  }
-  await page.setViewportSize({ width: 1366, height: 900 });
 }
 
 test("the customer sends fresh tokens for a company that failed on its tokens, support accepts, and the bulk run verifies it", async ({ page, browser, factory, supportApi }) => {

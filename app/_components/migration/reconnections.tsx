@@ -4,7 +4,7 @@ import { useEffect, useId, useRef } from "react";
 import { ZHypercareDays } from "@/core/migration/last-mile-schemas";
 import { companiesText, countOf, plural } from "@/core/words";
 import type { Announce } from "@/app/_components/use-announcement";
-import { Badge, Button, buttonClasses, CopyableId, Field, Form, Input, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { Badge, Button, buttonClasses, CopyableId, Field, Form, Input, Notice, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -73,34 +73,33 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
   );
 }
 
+type PendingRow = LastMile["pending"][number];
+
+const PENDING_COLUMNS: ResponsiveColumn<PendingRow>[] = [
+  {
+    label: "Company",
+    cell: (r) => (
+      <>
+        <span className="block font-medium">{r.name}</span>
+        {r.externalRef ? <span className="block text-xs text-slate-500">{r.externalRef}</span> : null}
+        {r.since ? <span className="block text-xs whitespace-nowrap text-slate-500">since {formatDateTime(r.since)}</span> : null}
+        {r.dropped ? <Badge tone="warning">Dropped after its migration</Badge> : null}
+      </>
+    ),
+  },
+  {
+    label: "Reconnect link",
+    className: "max-w-[14rem]",
+    cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>),
+  },
+  { label: "Why", className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
+];
+
+/** The waiting companies: a table from `sm` up, stacked rows on phones. */
 function PendingTable({ rows, total }: { rows: LastMile["pending"]; total: number }) {
   return (
     <div className="space-y-2">
-      <Table caption="Companies waiting for their end customers" scrollable>
-        <THead>
-          <Tr>
-            <Th className="sticky left-0 bg-slate-50">Company</Th>
-            <Th>Reconnect link</Th>
-            <Th>Why</Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {rows.map((r) => (
-            <Tr key={r.itemId}>
-              <Td className="sticky left-0 bg-white">
-                <span className="block font-medium whitespace-nowrap">{r.name}</span>
-                {r.externalRef ? <span className="block text-xs text-slate-500">{r.externalRef}</span> : null}
-                {r.since ? <span className="block text-xs whitespace-nowrap text-slate-500">since {formatDateTime(r.since)}</span> : null}
-                {r.dropped ? <Badge tone="warning">Dropped after its migration</Badge> : null}
-              </Td>
-              <Td className="max-w-[18rem]">
-                {r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>}
-              </Td>
-              <Td className="min-w-[16rem] text-xs text-slate-700">{r.reason ?? "—"}</Td>
-            </Tr>
-          ))}
-        </TBody>
-      </Table>
+      <ResponsiveTable caption="Companies waiting for their end customers" columns={PENDING_COLUMNS} rows={rows} rowKey={(r) => r.itemId} />
       {total > rows.length ? <p className="text-xs text-slate-600">The first {rows.length} of {total.toLocaleString("en-GB")}; the CSV holds every one.</p> : null}
     </div>
   );

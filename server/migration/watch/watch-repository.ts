@@ -8,7 +8,7 @@ import { engagements, handovers, migrationItems, watches } from "@/db/schema";
 import type { Db } from "@/db/client";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
-import type { WatchedItem } from "./watch-rules";
+import { ASKED_FOR, type WatchedItem } from "./watch-rules";
 
 export type WatchRow = typeof watches.$inferSelect;
 
@@ -27,11 +27,11 @@ export function findWatch(tx: DbOrTx, engagementId: string): WatchRow | undefine
 export function ensureWatch(tx: DbOrTx, params: { engagementId: string; now: Date; dueNow?: boolean }): void {
   const existing = findWatch(tx, params.engagementId);
   if (!existing) {
-    tx.insert(watches).values({ engagementId: params.engagementId, status: "watching", startedAt: params.now, nextCheckAt: new Date(0) }).run();
+    tx.insert(watches).values({ engagementId: params.engagementId, status: "watching", startedAt: params.now, nextCheckAt: ASKED_FOR }).run();
     return;
   }
   if (existing.status === "ended" || params.dueNow) {
-    tx.update(watches).set({ status: "watching", endedAt: null, nextCheckAt: new Date(0) }).where(eq(watches.engagementId, params.engagementId)).run();
+    tx.update(watches).set({ status: "watching", endedAt: null, nextCheckAt: ASKED_FOR }).where(eq(watches.engagementId, params.engagementId)).run();
   }
 }
 
@@ -173,13 +173,13 @@ export function endWatch(tx: DbOrTx, params: { engagementId: string; at: Date })
 
 /** Support asks for a check now (the next time a worker looks). */
 export function makeWatchDue(tx: DbOrTx, engagementId: string): boolean {
-  return tx.update(watches).set({ nextCheckAt: new Date(0) }).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))).run().changes > 0;
+  return tx.update(watches).set({ nextCheckAt: ASKED_FOR }).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))).run().changes > 0;
 }
 
 /** Moves the end of the hypercare days (their number changed) and makes a check due, so an end now past ends the watch at once. */
 export function moveHypercareEnd(tx: DbOrTx, params: { engagementId: string; endsAt: Date }): void {
   tx.update(watches)
-    .set({ hypercareEndsAt: params.endsAt, nextCheckAt: new Date(0) })
+    .set({ hypercareEndsAt: params.endsAt, nextCheckAt: ASKED_FOR })
     .where(and(eq(watches.engagementId, params.engagementId), eq(watches.status, "watching")))
     .run();
 }

@@ -37,16 +37,18 @@ describe("how often the watch checks", () => {
   it("lists every company once a day and at the hypercare's start; between listings looks up only the few waiting ones", () => {
     const now = new Date("2026-11-25T12:00:00Z");
     const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
-    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("waiting");
-    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(24), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
-    expect(planCheck({ pending: 3, dayStartedAt: null, now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
-    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: true, hypercareEndsAt: null })).toBe("list");
-    expect(planCheck({ pending: 0, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null, askedFor: false })).toBe("waiting");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(24), now, hypercareStarts: false, hypercareEndsAt: null, askedFor: false })).toBe("list");
+    expect(planCheck({ pending: 3, dayStartedAt: null, now, hypercareStarts: false, hypercareEndsAt: null, askedFor: false })).toBe("list");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: true, hypercareEndsAt: null, askedFor: false })).toBe("list");
+    expect(planCheck({ pending: 0, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null, askedFor: false })).toBe("list");
     // The hypercare's last check lists every company: a drop since the day's listing is not missed.
-    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: now })).toBe("list");
-    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: hoursAgo(-1) })).toBe("waiting");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: now, askedFor: false })).toBe("list");
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: hoursAgo(-1), askedFor: false })).toBe("waiting");
+    // Support's "check now" (and a new watch, the handover) lists every company, whatever the day.
+    expect(planCheck({ pending: 3, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null, askedFor: true })).toBe("list");
     // Many waiting: the listing is fewer requests than looking each up.
-    expect(planCheck({ pending: LOOKUP_MAX + 1, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null })).toBe("list");
+    expect(planCheck({ pending: LOOKUP_MAX + 1, dayStartedAt: hoursAgo(2), now, hypercareStarts: false, hypercareEndsAt: null, askedFor: false })).toBe("list");
     expect(requestsOfWaitingCheck(3, 10_000)).toBe(3);
     expect(requestsOfWaitingCheck(LOOKUP_MAX + 1, 10_000)).toBe(2);
   });

@@ -34,17 +34,20 @@ export function dailyBudget(dailyQuota: number | null): number | null {
   return dailyQuota === null ? null : Math.floor(dailyQuota * WATCH_QUOTA_SHARE);
 }
 
+/** A watch's next check at the epoch was asked for (a new watch, the handover, support's "check now"), not scheduled. */
+export const ASKED_FOR = new Date(0);
+
 /** Up to this many companies waiting for their end customers are looked up one by one between the daily listings. */
 export const LOOKUP_MAX = 25;
 
 /**
- * What a check reads: every company (`list`: the daily listing, the first and the last check of
- * the hypercare days, or whenever the waiting companies are more than LOOKUP_MAX), or only the companies waiting
+ * What a check reads: every company (`list`: the daily listing, a check asked for — a new watch,
+ * the handover, support's "check now" — the last check of the hypercare days, or whenever the waiting companies are more than LOOKUP_MAX), or only the companies waiting
  * for their end customers (`waiting`). `dayStartedAt` is when the current day of the watch began:
  * its listing's time (the watch's day count starts again with it).
  */
-export function planCheck(p: { pending: number; dayStartedAt: Date | null; now: Date; hypercareStarts: boolean; hypercareEndsAt: Date | null }): "list" | "waiting" {
-  if (p.hypercareStarts || hypercareOver(p.hypercareEndsAt, p.now) || p.pending === 0 || p.pending > LOOKUP_MAX) return "list";
+export function planCheck(p: { pending: number; dayStartedAt: Date | null; now: Date; hypercareStarts: boolean; hypercareEndsAt: Date | null; askedFor: boolean }): "list" | "waiting" {
+  if (p.askedFor || p.hypercareStarts || hypercareOver(p.hypercareEndsAt, p.now) || p.pending === 0 || p.pending > LOOKUP_MAX) return "list";
   if (!p.dayStartedAt || p.now.getTime() - p.dayStartedAt.getTime() >= DAY_MS) return "list";
   return "waiting";
 }

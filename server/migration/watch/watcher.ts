@@ -44,6 +44,7 @@ import {
   type WatchRow,
 } from "./watch-repository";
 import {
+  ASKED_FOR,
   DAY_MS,
   decideWatch,
   hypercareOver,
@@ -182,7 +183,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     let failure: { status: number | null; error: string; correlationId: string | null; kind: string } | null = null;
     let requests = 0;
     const waitingItems = items.filter((i) => i.state === "reconnect_pending");
-    const plan = planCheck({ pending: waitingItems.length, dayStartedAt: row.dayStartedAt, now, hypercareStarts: !!startHypercare, hypercareEndsAt });
+    const plan = planCheck({ pending: waitingItems.length, dayStartedAt: row.dayStartedAt, now, hypercareStarts: !!startHypercare, hypercareEndsAt, askedFor: row.nextCheckAt.getTime() === ASKED_FOR.getTime() });
     try {
       if (plan === "list") {
         const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)));

@@ -3,7 +3,6 @@
  * create with `platformKey` (PendingAuth), list, get, unlink (PATCH), delete (200), and
  * PUT .../authorization with the platform's credential fields.
  */
-import { randomUUID } from "node:crypto";
 import { checkCredentials, isManagedPlatformKey, MANAGED_PLATFORMS, type ManagedPlatform } from "../../platforms";
 import { accountingSlotConflict } from "../domain/accounting-slot";
 import { iso } from "../domain/clock";
@@ -12,7 +11,7 @@ import { badRequest, conflict, notFound } from "../http/errors";
 import { isPlainObject, type ApiResponse } from "../http/io";
 import { listPage, type ListSpec } from "../http/query";
 import { getProfile, platformOf } from "../simulators/profiles";
-import { identityInfo, resolveErrors } from "../simulators/consent";
+import { identityInfo, newConnection, resolveErrors } from "../simulators/consent";
 import { acceptMigratedCredentials } from "../simulators/tokens";
 import type { CompanyRow, ConnectionRow } from "../store/store";
 import { connectionView } from "./views";
@@ -47,21 +46,7 @@ function create(ctx: ApiContext): ApiResponse {
     ]);
   }
   const platform = platformOf(key);
-  const connection: ConnectionRow = {
-    id: randomUUID(),
-    companyId: company.id,
-    platformKey: key,
-    status: "PendingAuth",
-    createdAt: ctx.now,
-    lastSync: null,
-    authorizedAt: null,
-    tenantId: null,
-    accountTenantId: null,
-    accessToken: null,
-    refreshToken: null,
-    connectionInfo: null,
-    errors: [],
-  };
+  const connection = newConnection(company.id, key, ctx.now);
   ctx.app.store.transaction(() => {
     assertAccountingSlotFree({ ctx, company, platform });
     ctx.app.store.connections.insert(connection);

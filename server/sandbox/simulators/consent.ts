@@ -69,15 +69,12 @@ export function consentToConnection(params: { store: Store; company: CompanyRow;
   return { ok: true, connection: next, tenant };
 }
 
-/** The end customer of a company with no connection picks their platform and connects a new account. */
-export function consentToNewConnection(params: { store: Store; company: CompanyRow; platformKey: PlatformKey; now: number }): ConsentResult {
-  const { store, company, now } = params;
-  const conflict = accountingSlotConflict({ store, companyId: company.id, platform: requireProfile(params.platformKey).platform });
-  if (conflict) return { ok: false, conflict };
-  const connection: ConnectionRow = {
+/** A new connection of a company to a platform, waiting for its end customer's consent (PendingAuth). */
+export function newConnection(companyId: string, platformKey: PlatformKey, now: number): ConnectionRow {
+  return {
     id: randomUUID(),
-    companyId: company.id,
-    platformKey: params.platformKey,
+    companyId,
+    platformKey,
     status: "PendingAuth",
     createdAt: now,
     lastSync: null,
@@ -89,6 +86,14 @@ export function consentToNewConnection(params: { store: Store; company: CompanyR
     connectionInfo: null,
     errors: [],
   };
+}
+
+/** The end customer of a company with no connection picks their platform and connects a new account. */
+export function consentToNewConnection(params: { store: Store; company: CompanyRow; platformKey: PlatformKey; now: number }): ConsentResult {
+  const { store, company, now } = params;
+  const conflict = accountingSlotConflict({ store, companyId: company.id, platform: requireProfile(params.platformKey).platform });
+  if (conflict) return { ok: false, conflict };
+  const connection = newConnection(company.id, params.platformKey, now);
   store.connections.insert(connection);
   return consentToConnection({ store, company, connection, now });
 }
