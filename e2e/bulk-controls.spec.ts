@@ -11,6 +11,7 @@
 import type { Page } from "@playwright/test";
 import { basicAuth } from "@/server/sandbox/controls/control-client";
 import { DEMO, e2eSandbox, expect, signIn, test, type ReadyCompany, type TrpcApi } from "./fixtures";
+import { screenshots } from "./screenshots";
 
 /** Step 5 through its procedure (its screens have their own journey): Ferry picks the smallest company. */
 async function passStep5(api: TrpcApi, engagementId: string): Promise<void> {
@@ -143,6 +144,7 @@ test("support pauses the run with a reason, resumes it, and cancels it (a cancel
   await expect(run.getByTestId("bulk-activity")).toHaveText(/^Migrating: \d+ compan(y|ies) (syncing|being connected|still to start)/);
   await expect(bulk.getByRole("button", { name: "Start bulk migration", exact: true })).toHaveCount(0);
   await expect(bulk.getByText(/already running/)).toHaveCount(0);
+  await screenshots(page, bulk, "console-bulk-running");
 
   // Cancel: refused without a reason, on the field; with one, the run shows cancelled and why.
   await bulk.getByRole("button", { name: "Cancel the run", exact: true }).click();

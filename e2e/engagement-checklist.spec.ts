@@ -1,4 +1,5 @@
 import { DEMO, expect, signIn, test } from "./fixtures";
+import { screenshots } from "./screenshots";
 
 test("support creates an engagement, steps 1 and 2 move only through their flows, staff confirm 3 and 4 with a note, step 5 waits for its test, and a reopen shows its cascade and the timeline", async ({
   page,
@@ -60,6 +61,7 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
 
   // Step 5 is still gated, now on step 4 only, and names only that one.
   await expect(step5.getByText("Waits for step 4 (Syncing disabled).")).toBeVisible();
+  await screenshots(page, step5, "console-step5-waits");
   await step4.getByRole("button", { name: "Complete step 4" }).click();
   dialog = page.getByRole("dialog", { name: "Complete step 4: Syncing disabled" });
   await dialog.getByLabel(/How did the customer confirm/).fill("Customer confirmed by email.");

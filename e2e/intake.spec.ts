@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { Page } from "@playwright/test";
 import { DEMO, e2eCredentials, expect, signIn, test, tokenCsv } from "./fixtures";
+import { screenshots } from "./screenshots";
 
 /** Fills the details form of step 1 in the portal. */
 async function fillDetails(step1: ReturnType<Page["getByRole"]>) {
@@ -98,6 +99,7 @@ test("a customer submits details and a token file, support sends it back once an
   await expect(review).toContainText("Awaiting review");
   await review.getByRole("button", { name: "Accept submission" }).click();
   confirm = support.getByRole("dialog", { name: "Accept companies-v2.csv?" });
+  await screenshots(support, null, "console-accept-submission");
   await confirm.getByRole("button", { name: "Accept submission" }).click();
   await expect(support.getByText("Accepted companies-v2.csv. Step 1 is done.")).toBeVisible();
   await expect(review).toContainText("Done");
@@ -122,6 +124,7 @@ test("a customer submits details and a token file, support sends it back once an
   await step2.getByRole("button", { name: /Accept this window/ }).click();
   acceptWindow = page.getByRole("dialog", { name: "Accept this migration window?" });
   await expect(acceptWindow).toContainText("Sam Support");
+  await screenshots(page, null, "portal-accept-window");
   await acceptWindow.getByRole("button", { name: "Accept this window" }).click();
   await expect(page.getByText("You accepted the migration window. Step 2 is done.")).toBeVisible();
   await expect(step2.getByText("Agreed window")).toBeVisible();
