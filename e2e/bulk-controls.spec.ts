@@ -144,7 +144,7 @@ test("support pauses the run with a reason, resumes it, and cancels it (a cancel
   await expect(run.getByTestId("bulk-activity")).toHaveText(/^Migrating: \d+ compan(y|ies) (syncing|being connected|still to start)/);
   await expect(bulk.getByRole("button", { name: "Start bulk migration", exact: true })).toHaveCount(0);
   await expect(bulk.getByText(/already running/)).toHaveCount(0);
-  await screenshots(page, bulk, "console-bulk-running");
+  await screenshots(page, page.getByRole("region", { name: "Bulk migration", exact: true }), "console-bulk-running");
 
   // Cancel: refused without a reason, on the field; with one, the run shows cancelled and why.
   await bulk.getByRole("button", { name: "Cancel the run", exact: true }).click();

@@ -2,9 +2,9 @@ import { DEMO, expect, signIn, test } from "./fixtures";
 
 test("support puts an engagement on hold, resumes it, hands it over and cancels it with a reason", async ({ page, factory }) => {
   const org = await factory.organization("Status Org");
-  const engagement = await factory.engagement({ organizationId: org.id, platformKey: "vxvy" });
+  const engagement = await factory.engagement({ organizationId: org.id, platformKey: "qhyg" });
   // Step 1 done, so step 3 offers its Complete while the engagement is active.
-  await factory.detailsAccepted({ engagement, customer: await factory.customerUser(org), platformKey: "vxvy" });
+  await factory.detailsAccepted({ engagement, customer: await factory.customerUser(org) });
   await signIn(page, DEMO.sam);
   await page.goto(`/engagements/${engagement.id}`);
   const header = page.locator("header").filter({ has: page.getByRole("heading", { level: 1, name: engagement.reference }) });
