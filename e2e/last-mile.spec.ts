@@ -71,12 +71,16 @@ test("companies that failed on their tokens go to their end customers with links
   await screenshots(portal, reconnections, "portal-reconnections");
 
   // Nettle's end customer opens its link and connects on the sandbox's Link page.
-  const endCustomer = await browser.newPage();
+  // The end customer's own browser (axe needs a page of a context).
+  const endCustomerContext = await browser.newContext();
+  const endCustomer = await endCustomerContext.newPage();
   await endCustomer.goto(`${sandbox.url}/link/company/${nettle.companyId}`);
   await expect(endCustomer.getByRole("heading", { level: 1 })).toContainText("Nettle Nursery");
+  await expectAccessible(endCustomer, "the sandbox's Link page of a company");
   await endCustomer.getByRole("button", { name: /Connect/ }).first().click();
   await expect(endCustomer.getByText(/Connected/).first()).toBeVisible();
-  await endCustomer.close();
+  await expectAccessible(endCustomer, "the sandbox's Link page once connected");
+  await endCustomerContext.close();
 
   // Ferry notices, syncs and verifies it; the portal says so without a reload.
   await expect(reconnections).toContainText("1 company came back and was verified", { timeout: 60_000 });
@@ -104,6 +108,7 @@ test("companies that failed on their tokens go to their end customers with links
   await expect(supportMove).toContainText("fresh tokens");
   await expect(supportMove).toBeInViewport();
   await screenshots(consolePage, null, "console-last-mile-first-screen");
+  await expectAccessible(consolePage, "the console with fresh tokens to review");
   const review = consolePage.getByRole("region", { name: "Fresh tokens for companies that failed" });
   await review.getByRole("button", { name: "Accept and retry" }).click();
   await consolePage.getByRole("dialog", { name: "Accept osier.csv?" }).getByRole("button", { name: "Accept and retry" }).click();
@@ -128,6 +133,7 @@ test("companies that failed on their tokens go to their end customers with links
   await portal.getByRole("button", { name: "Acknowledge the handover report" }).click();
   await portal.getByRole("dialog").getByRole("button", { name: "Acknowledge and delete credentials" }).click();
   await expect(portal.getByRole("region", { name: "Also for you" }).or(portal.getByRole("region", { name: "Your move" }))).toContainText("1 company was not migrated", { timeout: 15_000 });
+  await expectAccessible(portal, "the portal after the acknowledgement, a company still waiting");
 
   // During the hypercare watch Linden's end customer revokes access; support asks for a check now.
   const linden = after.find((i) => i.name === "Linden Books")!;
