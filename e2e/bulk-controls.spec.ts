@@ -11,6 +11,7 @@
 import type { Page } from "@playwright/test";
 import { basicAuth } from "@/server/sandbox/controls/control-client";
 import { DEMO, e2eSandbox, expect, openActivity, signIn, test, type ReadyCompany, type TrpcApi } from "./fixtures";
+import { screenshots } from "./screenshots";
 
 /** Step 5 through its procedure (its screens have their own journey): Ferry picks the smallest company. */
 async function passStep5(api: TrpcApi, engagementId: string): Promise<void> {
@@ -146,6 +147,11 @@ test("support pauses the run with a reason, resumes it, and cancels it (a cancel
   await expectInActivity("Resumed the bulk migration");
   await expect(bulk.getByRole("status").filter({ hasText: "Paused" })).toHaveCount(0);
   await expect(bulk.getByRole("button", { name: "Resume", exact: true })).toHaveCount(0);
+  // The panel says what the run is doing; no Start is offered (and refused as "already running") beside it.
+  await expect(run.getByTestId("bulk-activity")).toHaveText(/^Migrating: \d+ compan(y|ies) (syncing|being connected|still to start)/);
+  await expect(bulk.getByRole("button", { name: "Start bulk migration", exact: true })).toHaveCount(0);
+  await expect(bulk.getByText(/already running/)).toHaveCount(0);
+  await screenshots(page, page.getByRole("region", { name: "Bulk migration", exact: true }), "console-bulk-running");
 
   // Cancel: refused without a reason, on the field; with one, the run shows cancelled and why.
   await bulk.getByRole("button", { name: "Cancel the run", exact: true }).click();

@@ -89,12 +89,14 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await support.reload();
   const review = support.getByRole("region", { name: "Step 1: Details gathered" });
   await review.getByRole("button", { name: "Accept submission" }).click();
+  await support.getByRole("dialog", { name: "Accept companies.csv?" }).getByRole("button", { name: "Accept submission" }).click();
   await expect(support.getByText("Accepted companies.csv. Step 1 is done.")).toBeVisible();
   await (await openStep(support, 2)).getByRole("button", { name: "Propose to the customer" }).click();
   await expect(support.getByText("Proposed the window; the customer is mailed to accept one.")).toBeVisible();
 
   await page.reload();
   await (await openStep(page, 2)).getByRole("button", { name: /Accept this window/ }).click();
+  await page.getByRole("dialog", { name: "Accept this migration window?" }).getByRole("button", { name: "Accept this window" }).click();
   await expect(page.getByText("You accepted the migration window. Step 2 is done.")).toBeVisible();
   const step3 = await openStep(page, 3);
   await step3.getByLabel(/The callback URL is on our registered QuickBooks Online OAuth app/).check();

@@ -1,4 +1,5 @@
 import { DEMO, expect, openActivity, openStep, signIn, test } from "./fixtures";
+import { screenshots } from "./screenshots";
 
 test("support creates an engagement, steps 1 and 2 move only through their flows, staff confirm 3 and 4 with a note, step 5 waits for its test, and a reopen shows its cascade and the timeline", async ({
   page,
@@ -33,8 +34,9 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(step1.getByText("Nothing submitted yet")).toBeVisible();
   await expect(step1.getByRole("button", { name: "Complete step 1" })).toHaveCount(0);
   await openStep(page, 5);
-  await expect(step5.getByRole("button", { name: "Start step 5" })).toBeDisabled();
-  await expect(step5.getByText(/cannot start before step 1 \(Details gathered\)/)).toBeVisible();
+  // A step waiting on others offers no button the checklist would refuse, and names what it waits for.
+  await expect(step5.getByRole("button", { name: /Start step 5|Complete step 5|Reopen step 5/ })).toHaveCount(0);
+  await expect(step5.getByText("Waits for step 1 (Details gathered), step 2 (Time agreed), step 3 (Callback URL added) and step 4 (Syncing disabled).")).toBeVisible();
   await expect(page.getByText("Customer's move")).toBeVisible();
 
   // The customer submits and support accepts; support proposes a window and the customer accepts it.
@@ -61,9 +63,10 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(step3).toContainText("recorded on the customer's behalf");
   await expect(step3).toContainText("Callback URL https://quickbooksonline.codat.io/oauth2/callback");
 
-  // Step 5 is still gated, now on step 4 only.
+  // Step 5 is still gated, now on step 4 only, and names only that one.
   await openStep(page, 5);
-  await expect(step5.getByText(/cannot start before step 4 \(Syncing disabled\) is done/)).toBeVisible();
+  await expect(step5.getByText("Waits for step 4 (Syncing disabled).")).toBeVisible();
+  await screenshots(page, step5, "console-step5-waits");
   await openStep(page, 4);
   await step4.getByRole("button", { name: "Complete step 4" }).click();
   dialog = page.getByRole("dialog", { name: "Complete step 4: Syncing disabled" });
@@ -79,6 +82,8 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(page.getByText("Support's move")).toBeVisible();
   await step5.getByRole("button", { name: "Start step 5" }).click();
   await expect(step5).toContainText("In progress");
+  // In progress, it was never done: nothing to reopen, and its test completes it (no Start either).
+  await expect(step5.getByRole("button", { name: /Start step 5|Complete step 5|Reopen step 5/ })).toHaveCount(0);
 
   // Reopen step 3: a reason is required, and the dialog names the steps that reopen with it.
   await openStep(page, 3);

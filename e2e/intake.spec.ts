@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { Page } from "@playwright/test";
 import { DEMO, e2eCredentials, expect, openStep, signIn, test, tokenCsv } from "./fixtures";
+import { screenshots } from "./screenshots";
 
 /** Fills the details form of step 1 in the portal. */
 async function fillDetails(step1: ReturnType<Page["getByRole"]>) {
@@ -89,7 +90,17 @@ test("a customer submits details and a token file, support sends it back once an
   // Support accepts; step 1 is done.
   await support.reload();
   await expect(review.getByText("companies-v2.csv")).toBeVisible();
+  // Accepting asks first: "Not yet" changes nothing.
   await review.getByRole("button", { name: "Accept submission" }).click();
+  let confirm = support.getByRole("dialog", { name: "Accept companies-v2.csv?" });
+  await expect(confirm).toContainText("3 companies");
+  await confirm.getByRole("button", { name: "Not yet" }).click();
+  await expect(confirm).toBeHidden();
+  await expect(review).toContainText("Awaiting review");
+  await review.getByRole("button", { name: "Accept submission" }).click();
+  confirm = support.getByRole("dialog", { name: "Accept companies-v2.csv?" });
+  await screenshots(support, null, "console-accept-submission");
+  await confirm.getByRole("button", { name: "Accept submission" }).click();
   await expect(support.getByText("Accepted companies-v2.csv. Step 1 is done.")).toBeVisible();
   await expect(review).toContainText("Done");
 
@@ -104,10 +115,20 @@ test("a customer submits details and a token file, support sends it back once an
   await page.reload();
   const step2 = await openStep(page, 2);
   await expect(step2.getByText(/Estimated duration:/)).toBeVisible();
+  // Accepting asks first, naming the window; "Not yet" leaves it proposed.
   await step2.getByRole("button", { name: /Accept this window/ }).click();
+  let acceptWindow = page.getByRole("dialog", { name: "Accept this migration window?" });
+  await acceptWindow.getByRole("button", { name: "Not yet" }).click();
+  await expect(acceptWindow).toBeHidden();
+  await expect(step2.getByText("Agreed window")).toHaveCount(0);
+  await step2.getByRole("button", { name: /Accept this window/ }).click();
+  acceptWindow = page.getByRole("dialog", { name: "Accept this migration window?" });
+  await expect(acceptWindow).toContainText("Sam Support");
+  await screenshots(page, null, "portal-accept-window");
+  await acceptWindow.getByRole("button", { name: "Accept this window" }).click();
   await expect(page.getByText("You accepted the migration window. Step 2 is done.")).toBeVisible();
   await expect(step2.getByText("Agreed window")).toBeVisible();
-  const [invite] = await Promise.all([page.waitForEvent("download"), step2.getByRole("link", { name: /Download the calendar invite/ }).click()]);
+  const [invite] = await Promise.all([page.waitForEvent("download"), step2.getByRole("link", { name: /^Calendar invite \(\.ics\) for the window starting / }).click()]);
   expect(invite.suggestedFilename()).toMatch(new RegExp(`^${engagement.reference}-window-\\d{4}-\\d{2}-\\d{2}\\.ics$`));
   const ics = fs.readFileSync(await invite.path(), "utf8");
   expect(ics).toContain("BEGIN:VCALENDAR");

@@ -114,6 +114,7 @@ test("companies that failed on their tokens go to their end customers with links
   await expectAccessible(consolePage, "the console with fresh tokens to review");
   const review = consolePage.getByRole("region", { name: "Fresh tokens for companies that failed" });
   await review.getByRole("button", { name: "Accept and retry" }).click();
+  await consolePage.getByRole("dialog", { name: "Accept osier.csv?" }).getByRole("button", { name: "Accept and retry" }).click();
   await expect(consolePage.getByText("Accepted osier.csv: retrying 1 company in the bulk migration.")).toBeVisible();
   await expect.poll(async () => (await items(supportApi, eng.id)).find((i) => i.name === "Osier Optics")!.state, { timeout: 60_000 }).toBe("verified");
   await openStep6Part(portal, "Reconnections");

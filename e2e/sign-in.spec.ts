@@ -27,6 +27,27 @@ test("support signs in through the form, lands in the console and signs out", as
   await expect(page).toHaveURL(/\/login\?next=%2Fengagements$/);
 });
 
+test("every page has Ferry's icon, and asks the server for nothing that is not there", async ({ page, factory }) => {
+  const missing: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) missing.push(response.url());
+  });
+  await page.goto("/login");
+  const icon = page.locator('head link[rel="icon"]');
+  await expect(icon).toHaveAttribute("type", "image/svg+xml");
+  const answer = await page.request.get((await icon.getAttribute("href"))!);
+  expect(answer.status()).toBe(200);
+  expect(answer.headers()["content-type"]).toMatch(/^image\/svg\+xml/);
+  // Signed in too: the console's list, with everything it loads (the browser asks for the icon itself).
+  const staff = await factory.supportUser();
+  await page.getByLabel("Email").fill(staff.email);
+  await page.getByLabel("Password").fill(staff.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/engagements");
+  await expect(page.locator('head link[rel="icon"]')).toHaveCount(1);
+  expect(missing).toEqual([]);
+});
+
 test("repeated wrong passwords end in the throttling message", async ({ page }) => {
   // A throwaway email, so no demo user is locked. (The 127.0.0.1 address all tests share counts
   // these five of its 30; a made-up X-Forwarded-For no longer changes the address.)

@@ -52,6 +52,10 @@ test("support runs the single-company test, sees every call as it happens, and i
   const dataTypes = run.getByRole("table", { name: /Data types of Tiny Traders/ });
   await expect(dataTypes.getByRole("row").filter({ hasText: "chartOfAccounts" })).toContainText("Complete");
   await expect(dataTypes.getByRole("row").filter({ hasText: "chartOfAccounts" })).toContainText("5");
+  // Records for every data type the service lists, not only the one read as proof.
+  for (const dataType of ["invoices", "customers", "bills"]) {
+    await expect(dataTypes.getByRole("row").filter({ hasText: new RegExp(`^${dataType}`) }).getByRole("cell").last()).toHaveText("5");
+  }
 
   // The step's card, with the run in it, has no accessibility violation axe can find.
   const axe = await new AxeBuilder({ page }).include('[data-step="5"]').analyze();

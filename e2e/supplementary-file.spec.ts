@@ -97,6 +97,7 @@ test("the customer sends fresh tokens for a company that failed on its tokens, s
   await expectAccessible(support, "support's review of fresh tokens");
   await screenshots(support, review, "console-fresh-tokens-review");
   await review.getByRole("button", { name: "Accept and retry" }).click();
+  await support.getByRole("dialog", { name: "Accept copperleaf.csv?" }).getByRole("button", { name: "Accept and retry" }).click();
   await expect(support.getByText("Accepted copperleaf.csv: retrying 1 company in the bulk migration.")).toBeVisible();
 
   // The bulk run retries just that company: verified, its fresh tokens deleted once used.

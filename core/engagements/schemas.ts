@@ -17,11 +17,9 @@ export const ZStepState = z.enum(STEP_STATES);
 
 const ZPerson = z.object({ id: z.string(), name: z.string() });
 
-/** One action a step offers the viewer now, and why not when it is not allowed. */
+/** One action the viewer may take on a step now (the checklist's rules decide; refused ones are not sent). */
 export const ZStepActionView = z.object({
   action: ZStepAction,
-  allowed: z.boolean(),
-  reason: z.string().nullable(),
   /** Completing needs a note saying how the customer confirmed (staff on the customer's behalf). */
   needsNote: z.boolean(),
   /** For a reopen: the other steps it would reset (the cascade). */
@@ -35,6 +33,10 @@ export const ZStepView = z.object({
   responsible: z.enum(RESPONSIBLE_PARTIES),
   doneWhen: z.string(),
   gates: z.array(ZStepNumber),
+  /** The gates not done yet: what a locked step waits for. */
+  openGates: z.array(ZStepNumber),
+  /** A locked step's wait in words, naming only the open gates: "Waits for step 2 (Time agreed) and step 4 (Syncing disabled)." */
+  waitsFor: z.string().nullable(),
   state: ZStepState,
   displayState: z.enum(DISPLAY_STATES),
   completedBy: ZPerson.nullable(),
@@ -43,7 +45,11 @@ export const ZStepView = z.object({
   reopenedReason: z.string().nullable(),
   reopenedBy: ZPerson.nullable(),
   reopenedAt: z.date().nullable(),
-  /** The actions this step offers in its state, each allowed or not for the viewer. */
+  /**
+   * What the viewer may do to this step by hand now — Start, Complete, Reopen — as the checklist
+   * allows it in the step's state, the gates, the engagement's status and the viewer's role.
+   * Actions a step's flow owns (accepting a submission, a window, a test) are its panel's.
+   */
   actions: z.array(ZStepActionView),
 });
 export type StepView = z.infer<typeof ZStepView>;
@@ -159,6 +165,10 @@ export const ZTimelineEntry = z.object({
   actor: z.string(),
   action: z.string(),
   summary: z.string(),
+  /** Events the entry stands for: more than one for a run of per-company events a customer reads as one line. */
+  count: z.number().int().min(1),
+  /** For such a run, when its first event happened (`at` is its last); null for one event. */
+  since: z.date().nullable(),
   before: z.record(z.string(), z.unknown()).nullable(),
   after: z.record(z.string(), z.unknown()).nullable(),
 });

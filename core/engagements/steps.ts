@@ -7,8 +7,10 @@ export type StepDefinition = {
   responsible: Responsible;
   /** Steps that must be done before this one can start or complete. */
   gates: readonly StepNumber[];
-  /** When the step counts as done, in the words staff and customers read. */
+  /** When the step counts as done, in the words staff read (and customers, unless `customerDoneWhen` says it for them). */
   doneWhen: string;
+  /** The same for the customer, where staff's words name what only staff handle (the service target). */
+  customerDoneWhen?: string;
 };
 
 /** The six steps of a managed migration (DESIGN.md, "The six steps"). */
@@ -20,6 +22,9 @@ export const STEPS: readonly StepDefinition[] = [
     gates: [],
     doneWhen:
       "Platform, OAuth app client id and secret, service target and a token file with no blocking errors are submitted, and support has accepted them.",
+    // Support chooses the service target; the customer only ever submits their own details.
+    customerDoneWhen:
+      "The OAuth app's client id and secret, the contacts for the migration window and a token file with no blocking errors are submitted, and support has accepted them.",
   },
   {
     number: 2,

@@ -40,6 +40,12 @@ export const ZBulkRun = z.object({
   statusReason: z.string().nullable(),
   /** It waits by itself (maintenance, a spent daily quota): shown beside a running status. */
   hold: ZBulkHold.nullable(),
+  /**
+   * What a queued or running run is doing now, in words ("Migrating: 9 companies syncing, 3 being
+   * connected, 8 still to start."); null when it is not moving on its own (paused, stopped, held,
+   * ended), which its own notice says.
+   */
+  activity: z.string().nullable(),
   requestedBy: z.string().nullable(),
   requestedAt: z.date(),
   startedAt: z.date().nullable(),
@@ -129,10 +135,16 @@ export const ZBulkItem = z.object({
   state: z.enum(MIGRATION_ITEM_STATES),
   companyId: z.string().nullable(),
   connectionId: z.string().nullable(),
+  /** Failed attempts in a row at its last call (a good answer starts the count again). */
   attempts: z.number().int(),
+  /** Every request sent the service for it, in every run (retries included). */
+  attemptsInAll: z.number().int(),
   /** Its last failure: the service's status, text and correlationId, intact. */
   lastError: ZFailure.nullable(),
-  /** Why it ended where it is (the platform's words for a reauthorization, a set-aside's reason). */
+  /**
+   * Why it ended where it is (a set-aside's reason, the engine's account of a failure), when it
+   * says more than the last error does: null where it would repeat the error's words.
+   */
   outcomeReason: z.string().nullable(),
   /** The pilot's company (migrated by the single-company test). */
   pilot: z.boolean(),

@@ -25,12 +25,20 @@ export const ZHandoverRow = z.object({
   state: z.enum(MIGRATION_ITEM_STATES),
   companyId: z.string().nullable(),
   connectionId: z.string().nullable(),
+  /** Failed attempts in a row at its last call (a good answer starts the count again). */
   attempts: z.number().int(),
+  /** Every request Ferry sent the service for it, in every run (retries included). */
+  attemptsInAll: z.number().int(),
   checks: ZItemChecks.nullable(),
   /** The checks in one line ("Linked; 24 of 26 data types complete, 2 not supported; 1,300 records"). */
   checksSummary: z.string(),
   /** The last error as the service gave it: status, text, correlationId. */
   error: ZFailure.nullable(),
+  /**
+   * The last error's status in one word: the service's HTTP status, or where the service answered
+   * but the platform refused (a reauthorization), the status it left: "Deauthorized", "AuthError".
+   */
+  errorStatus: z.string().nullable(),
   /** Why the company is not migrated (null when verified). */
   reason: z.string().nullable(),
   /** What the customer must do about it (null when nothing). */

@@ -35,9 +35,6 @@ export function itemStateLabel(state: MigrationItemState): string {
   }
 }
 
-/** "1 company", "120 companies" (the one wording of counts: core/words.ts). */
-export { companiesText as companies } from "../words";
-
 /** Counts per final state in words, in the states' order, zeros left out: "117 verified, 3 reauthorization required". */
 export function finalCountsInWords(counts: Readonly<Record<string, number>>): string {
   const parts = FINAL_ITEM_STATES.filter((s) => (counts[s] ?? 0) > 0).map((s) => `${(counts[s] ?? 0).toLocaleString("en-GB")} ${itemStateLabel(s).toLowerCase()}`);
@@ -58,4 +55,13 @@ export function purgeTriggerWords(trigger: PurgeTrigger): string {
       return never;
     }
   }
+}
+
+/**
+ * A company's attempts: every one made, and the failures in a row at its last call where there
+ * are any — "12", "9 (5 failed in a row)".
+ */
+export function attemptsText(inAll: number, failedInARow: number): string {
+  const all = inAll.toLocaleString("en-GB");
+  return failedInARow > 0 ? `${all} (${failedInARow.toLocaleString("en-GB")} failed in a row)` : all;
 }

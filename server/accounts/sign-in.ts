@@ -14,6 +14,7 @@ import type { Actor } from "@/core/accounts/actor";
 import type { DbOrTx } from "@/server/security/audit";
 import { decoyHash, verifyPassword } from "@/server/security/passwords";
 import { normalizeEmail } from "./users";
+import { countOf } from "@/core/words";
 
 export const THROTTLE = {
   windowMs: 15 * 60 * 1000,
@@ -39,7 +40,7 @@ type ThrottleKey = { key: string; limit: number };
 
 function rateLimited(until: Date, now: Date): AppError {
   const minutes = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60000));
-  return new AppError("RATE_LIMITED", `Too many failed sign-ins. Try again in ${minutes} minute${minutes > 1 ? "s" : ""}.`);
+  return new AppError("RATE_LIMITED", `Too many failed sign-ins. Try again in ${countOf(minutes, "minute", "minutes")}.`);
 }
 
 const expiry = (windowStartedAt: Date, lockedUntil: Date | null) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Role } from "@/core/accounts/roles";
 import type { EngagementStatus, StepState } from "@/core/engagements/states";
-import { currentStep, decideStatusChange, isEligibleOwner, offeredActions, reopenCascade, stepActionAvailability, statusChangeInputRefusal, statusChangeOptions, stepInputRefusal, stepsDone, targetChangeRefusal, decideStepAction, dependents, displayState, initialStates, roleMayAct, statusAfterStepChange, STEP_ACTIONS, STEP_COMPLETION, STEP_NUMBERS, transitiveGates, type StepAction, type StepActor, type StepNumber, type StepStates } from "./checklist";
+import { currentStep, decideStatusChange, isEligibleOwner, offeredActions, reopenCascade, stepActionAvailability, statusChangeInputRefusal, statusChangeOptions, stepInputRefusal, stepsDone, targetChangeRefusal, decideStepAction, dependents, displayState, initialStates, roleMayAct, statusAfterStepChange, STEP_ACTIONS, STEP_COMPLETION, STEP_NUMBERS, transitiveGates, waitsForWords, type StepAction, type StepActor, type StepNumber, type StepStates } from "./checklist";
 import { STEPS } from "@/core/engagements/steps";
 
 const ROLES: Role[] = ["admin", "support", "customer"];
@@ -109,11 +109,13 @@ describe("transitions of one step (staff)", () => {
     ["in_progress", "complete", "done"],
     ["done", "complete", "refused"],
     ["pending", "reopen", "refused"],
-    ["in_progress", "reopen", "pending"],
+    // A person has nothing to reopen on a step in progress; a step's flow may reset it (see below).
+    ["in_progress", "reopen", "refused"],
     ["done", "reopen", "pending"],
   ];
   for (const step of STEP_NUMBERS) {
-    for (const [from, action, to] of cases) {
+    for (const [from, action, expected] of cases) {
+      const to = from === "in_progress" && action === "reopen" && STEP_COMPLETION[step].by === "flow" ? "pending" : expected;
       it(`step ${step}: ${from} --${action}--> ${to}`, () => {
         const states = doneUpTo(transitiveGates(step), { [step]: from });
         const d = act({ action, step, states });
@@ -364,10 +366,30 @@ describe("every reachable checklist keeps its invariants", () => {
 });
 
 describe("rules the screens are given", () => {
-  it("offers start and complete on a pending step, complete and reopen in progress, reopen when done", () => {
+  it("offers start and complete on a pending step, only complete in progress (nothing was done to reopen), reopen when done", () => {
     expect(offeredActions("pending")).toEqual(["start", "complete"]);
-    expect(offeredActions("in_progress")).toEqual(["complete", "reopen"]);
+    expect(offeredActions("in_progress")).toEqual(["complete"]);
     expect(offeredActions("done")).toEqual(["reopen"]);
+  });
+
+  it("a person reopens only a done step; a step's flow still resets one in progress", () => {
+    const testing = doneUpTo([1, 2, 3, 4], { 5: "in_progress" });
+    expect(act({ action: "reopen", step: 5, states: testing, via: "person" })).toMatchObject({
+      ok: false,
+      code: "PRECONDITION_FAILED",
+      reason: "Step 5 (Single-company test) is in progress, not done; there is nothing to reopen.",
+    });
+    expect(act({ action: "reopen", step: 3, states: doneUpTo([1], { 3: "in_progress" }), via: "person" }).ok).toBe(false);
+    // A submission sent back while under review puts step 1 back to pending (its flow).
+    expect(act({ action: "reopen", step: 1, states: doneUpTo([], { 1: "in_progress" }), via: "flow" })).toMatchObject({ ok: true, changed: [1] });
+  });
+
+  it("says what a locked step waits for, naming only the gates still open", () => {
+    expect(waitsForWords(doneUpTo([1, 3]), 5)).toBe("Waits for step 2 (Time agreed) and step 4 (Syncing disabled).");
+    expect(waitsForWords(doneUpTo([1, 2, 3]), 5)).toBe("Waits for step 4 (Syncing disabled).");
+    expect(waitsForWords(initialStates(), 2)).toBe("Waits for step 1 (Details gathered).");
+    expect(waitsForWords(doneUpTo([1, 2, 3, 4]), 5)).toBeNull();
+    expect(waitsForWords(initialStates(), 1)).toBeNull();
   });
 
   it("a reopen's cascade is the dependents that are not pending", () => {

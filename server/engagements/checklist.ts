@@ -18,6 +18,7 @@ import {
   type StepState,
 } from "@/core/engagements/states";
 import { stepDefinition } from "@/core/engagements/steps";
+import { listText, plural } from "@/core/words";
 
 export { isStaff, STEP_ACTIONS, STEP_NUMBERS };
 export type { DisplayState, Responsible, StepAction, StepNumber };
@@ -128,6 +129,12 @@ export function stepsDone(states: StepStates): number {
   return STEP_NUMBERS.filter((s) => states[s] === "done").length;
 }
 
+/** What a locked step waits for, naming only its open gates ("Waits for step 4 (Syncing disabled)."); null when it is not locked. */
+export function waitsForWords(states: StepStates, step: StepNumber): string | null {
+  if (displayState(states, step) !== "locked") return null;
+  return `Waits for ${listText(openGates(states, step).map((s) => `step ${s} (${stepDefinition(s).title})`))}.`;
+}
+
 /** A step's state as shown: `locked` while a gate is open and nothing has happened yet. */
 export function displayState(states: StepStates, step: StepNumber): DisplayState {
   if (states[step] === "pending" && openGates(states, step).length > 0) return "locked";
@@ -151,13 +158,16 @@ export type Decision = { ok: true; next: StepStates; changed: StepNumber[] } | R
 const gateNames = (steps: StepNumber[]) =>
   steps.map((s) => `step ${s} (${stepDefinition(s).title})`).join(", ");
 
-/** The actions a step offers in a state (whether each is allowed now is decided separately). */
+/**
+ * The actions a person may take on a step in a state (whether each is allowed now is decided
+ * separately). A step in progress was never done, so there is nothing to reopen: only Complete.
+ */
 export function offeredActions(state: StepState): StepAction[] {
   switch (state) {
     case "pending":
       return ["start", "complete"];
     case "in_progress":
-      return ["complete", "reopen"];
+      return ["complete"];
     case "done":
       return ["reopen"];
     default: {
@@ -211,7 +221,7 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
         return {
           ok: false,
           code: "PRECONDITION_FAILED",
-          reason: `Step ${step} (${title}) cannot start before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
+          reason: `Step ${step} (${title}) cannot start before ${gateNames(open)} ${plural(open.length, { one: "is", other: "are" })} done.`,
         };
       }
       return flowRefusal ?? { ok: true };
@@ -225,7 +235,7 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
         return {
           ok: false,
           code: "PRECONDITION_FAILED",
-          reason: `Step ${step} (${title}) cannot be completed before ${gateNames(open)} ${open.length > 1 ? "are" : "is"} done.`,
+          reason: `Step ${step} (${title}) cannot be completed before ${gateNames(open)} ${plural(open.length, { one: "is", other: "are" })} done.`,
         };
       }
       if (flowRefusal) return flowRefusal;
@@ -237,6 +247,11 @@ export function stepActionAvailability(params: StepActionContext): { ok: true } 
     case "reopen": {
       if (state === "pending") {
         return { ok: false, code: "PRECONDITION_FAILED", reason: `Step ${step} (${title}) is not started; there is nothing to reopen.` };
+      }
+      // A flow resets a step it owns while in progress (a submission sent back goes back to the
+      // customer); a person reopens only what was done.
+      if (state === "in_progress" && (params.via ?? "person") === "person") {
+        return { ok: false, code: "PRECONDITION_FAILED", reason: `Step ${step} (${title}) is in progress, not done; there is nothing to reopen.` };
       }
       return flowRefusal ?? { ok: true };
     }

@@ -1,21 +1,86 @@
 /** The engagement's audit timeline, newest first, in words. */
 import type { Db } from "@/db/client";
+import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
-import { listAuditEvents } from "@/server/security/audit";
+import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief } from "@/server/security/audit";
 import { assertCanView } from "./access";
 import type { TimelineEntry } from "@/core/engagements/schemas";
-import { describeAuditEvent } from "./timeline";
+import { describeAuditEvent, describeEventRun, isPerCompanyAction } from "./timeline";
 
-/** The engagement's audit events, newest first (at most `limit`). */
+/** Events read at a time, in brief, for a customer's timeline. */
+const PAGE = 250;
+
+type AuditRow = ReturnType<typeof listAuditEvents>[number];
+
+/** One event as an entry of its own. */
+const entryOf = (ev: AuditRow): TimelineEntry => ({
+  id: ev.id,
+  at: ev.at,
+  actor: ev.actorLabel,
+  action: ev.action,
+  summary: describeAuditEvent(ev),
+  count: 1,
+  since: null,
+  before: ev.before ?? null,
+  after: ev.after ?? null,
+});
+
+/**
+ * The engagement's audit events, newest first (at most `limit` entries). Staff read every event,
+ * as the audit log holds it. A customer reads what happened to their engagement: a run of the
+ * machine's per-company events (a credential decrypted for each company the bulk run authorizes…)
+ * is one entry saying how many, so the people's moves around it stay in view.
+ */
 export function getEngagementTimeline(db: Db, actor: Actor, engagementId: string, limit = 200): TimelineEntry[] {
   assertCanView(db, actor, engagementId);
-  return listAuditEvents(db, { engagementId, limit }).map((ev) => ({
-    id: ev.id,
-    at: ev.at,
-    actor: ev.actorLabel,
-    action: ev.action,
-    summary: describeAuditEvent(ev),
-    before: ev.before ?? null,
-    after: ev.after ?? null,
-  }));
+  if (isStaff(actor.role)) return listAuditEvents(db, { engagementId, limit }).map(entryOf);
+  return groupedTimeline(db, engagementId, limit);
+}
+
+/**
+ * Reads the events in brief, newest first; each event of a per-company kind starts a run, which
+ * SQLite measures back to the first event that differs (auditRunExtent), and reading goes on
+ * before it — so a run of 10,000 decryptions is one entry counting 10,000, read in a few queries.
+ * Events of their own are then read in full for their words.
+ */
+function groupedTimeline(db: Db, engagementId: string, limit: number): TimelineEntry[] {
+  const entries: (TimelineEntry | { single: number })[] = [];
+  let beforeId: number | undefined;
+  reading: for (;;) {
+    const page = listAuditEventsInBrief(db, { engagementId, limit: PAGE, beforeId });
+    for (const event of page) {
+      if (entries.length >= limit) break reading;
+      if (!isPerCompanyAction(event.action)) {
+        entries.push({ single: event.id });
+        continue;
+      }
+      const rehearsal = Boolean(event.rehearsal);
+      const run = auditRunExtent(db, { engagementId, fromId: event.id, action: event.action, actorLabel: event.actorLabel, purpose: event.purpose, rehearsal, names: 3 });
+      if (run.count === 1) entries.push({ single: event.id });
+      else {
+        entries.push({
+          id: event.id,
+          at: event.at,
+          actor: event.actorLabel,
+          action: event.action,
+          summary: describeEventRun({ action: event.action, purpose: event.purpose, rehearsal, count: run.count, names: run.names }),
+          count: run.count,
+          since: run.oldestAt,
+          before: null,
+          after: null,
+        });
+      }
+      // Go on before the run's oldest event.
+      beforeId = run.oldestId;
+      continue reading;
+    }
+    if (page.length < PAGE) break;
+    beforeId = page[page.length - 1]!.id;
+  }
+  const full = new Map(auditEventsById(db, entries.flatMap((e) => ("single" in e ? [e.single] : []))).map((ev) => [ev.id, ev]));
+  return entries.flatMap((e) => {
+    if (!("single" in e)) return [e];
+    const ev = full.get(e.single);
+    return ev ? [entryOf(ev)] : [];
+  });
 }

@@ -7,8 +7,10 @@ import { targetUseRefusal } from "@/server/targets/rules";
 import { assertOrganization } from "./access";
 import {
   completesOnBehalf,
+  isStaff,
   displayState,
   offeredActions,
+  openGates,
   personRefusedByFlow,
   reopenCascade,
   stepActionAvailability,
@@ -16,6 +18,7 @@ import {
   stepsDone,
   targetChangeAvailability,
   toControl,
+  waitsForWords,
 } from "./checklist";
 import { STEPS } from "@/core/engagements/steps";
 import { loadEngagementDetail } from "./engagement-repository";
@@ -35,24 +38,25 @@ export function getEngagement(db: Db, actor: Actor, engagementId: string): Engag
 
   const steps: StepView[] = STEPS.map((def) => {
     const s = stepRows.find((r) => r.step === def.number);
-    // Actions a step's own flow owns are offered in its panel (submit, accept, propose…), not here.
-    const offered = offeredActions(states[def.number]).filter((action) => !personRefusedByFlow(def.number, action, "person"));
-    const actions = offered.map((action) => {
-      const d = stepActionAvailability({ role: actor.role, action, step: def.number, states, engagementStatus: e.status });
-      return {
+    // Only what the checklist allows now: a refused action is no button at all (a locked step says
+    // what it waits for; the header says the engagement is on hold). Actions a step's own flow owns
+    // are offered in its panel (submit, accept, propose…), not here.
+    const actions = offeredActions(states[def.number])
+      .filter((action) => !personRefusedByFlow(def.number, action, "person"))
+      .filter((action) => stepActionAvailability({ role: actor.role, action, step: def.number, states, engagementStatus: e.status }).ok)
+      .map((action) => ({
         action,
-        allowed: d.ok,
-        reason: d.ok ? null : d.reason,
         needsNote: action === "complete" && completesOnBehalf(actor.role, def.number),
         cascade: action === "reopen" ? reopenCascade(states, def.number) : [],
-      };
-    });
+      }));
     return {
       number: def.number,
       title: def.title,
       responsible: def.responsible,
-      doneWhen: def.doneWhen,
+      doneWhen: isStaff(actor.role) ? def.doneWhen : (def.customerDoneWhen ?? def.doneWhen),
       gates: [...def.gates],
+      openGates: openGates(states, def.number),
+      waitsFor: waitsForWords(states, def.number),
       state: states[def.number],
       displayState: displayState(states, def.number),
       completedBy: s?.completedById ? (people.get(s.completedById) ?? null) : null,

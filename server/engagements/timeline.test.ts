@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeAuditEvent } from "./timeline";
+import { describeAuditEvent, describeEventRun, isPerCompanyAction } from "./timeline";
 
 describe("timeline wording", () => {
   it("describes a reopen with its cascade, without doubled punctuation", () => {
@@ -83,5 +83,27 @@ describe("timeline wording of the bulk run and the handover", () => {
     expect(describeAuditEvent({ action: "migration.bulk_started", before: null, after: { companies: 24, target: "Acme's account" } })).toBe(
       "Started the bulk migration of 24 companies on Acme's account",
     );
+  });
+});
+
+describe("a run of the machine's per-company events in one line", () => {
+  const run = (action: string, count: number, names: string[] = [], purpose: string | null = null, rehearsal = false) => ({ action, purpose, rehearsal, count, names });
+
+  it("counts the companies, names the first few, and says what was done to them", () => {
+    expect(describeEventRun(run("supplementary.tokens_purged", 3, ["Co 1", "Co 2", "Co 3"]))).toBe("Deleted the fresh tokens of 3 companies once used (Co 1, Co 2 and Co 3)");
+    expect(describeEventRun(run("migration_item.reconnected", 5, ["Co 1", "Co 2", "Co 3"]))).toBe(
+      "5 companies were reconnected by their end customers (Co 1, Co 2, Co 3 and 2 more): syncing and verifying them again",
+    );
+    expect(describeEventRun(run("migration_item.credentials_decrypted", 2, [], "authorize its connection on the service", true))).toBe(
+      "Decrypted the simulated credentials of 2 companies to authorize them (rehearsal)",
+    );
+    expect(describeEventRun(run("migration_item.credentials_decrypted", 24, [], "authorize its connection on the service"))).toBe("Decrypted the credentials of 24 companies to authorize them");
+  });
+
+  it("runs together only the machine's per-company kinds of event", () => {
+    expect(isPerCompanyAction("migration_item.credentials_decrypted")).toBe(true);
+    expect(isPerCompanyAction("supplementary.tokens_purged")).toBe(true);
+    expect(isPerCompanyAction("migration_item.dropped")).toBe(false);
+    expect(isPerCompanyAction("step.completed")).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { statusWords } from "./checklist";
 import { stepDefinition } from "@/core/engagements/steps";
 import type { StepNumber } from "@/core/engagements/states";
-import { companiesText, countOf, warningsText } from "@/core/words";
+import { companiesText, countOf, listText, plural, warningsText } from "@/core/words";
 
 const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 
@@ -119,9 +119,9 @@ function describe(ev: AuditEvent): string {
       const parts = [
         `the credentials of ${companies(ev.after.items)}`,
         ...(ev.after.rehearsalItems ? [`the simulated credentials of ${companies(ev.after.rehearsalItems)} rehearsed`] : []),
-        ...(ev.after.rehearsalKeys ? [ev.after.rehearsalKeys === 1 ? "the rehearsal's sandbox API key" : `${ev.after.rehearsalKeys} rehearsals' sandbox API keys`] : []),
+        ...(ev.after.rehearsalKeys ? [plural(ev.after.rehearsalKeys, { one: "the rehearsal's sandbox API key", other: `${ev.after.rehearsalKeys} rehearsals' sandbox API keys` })] : []),
         ...(ev.after.supplementaryRows ? [`the unused fresh tokens of ${companies(ev.after.supplementaryRows)}`] : []),
-        ev.after.submissions === 1 ? "1 OAuth client secret" : `${ev.after.submissions} OAuth client secrets`,
+        countOf(ev.after.submissions, "OAuth client secret", "OAuth client secrets"),
       ];
       return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
     }
@@ -182,7 +182,7 @@ function describe(ev: AuditEvent): string {
       return `Sent fresh tokens for ${companies(ev.after.companies)} in ${ev.after.fileName} (${warnings(ev.after.warnings)})${replaced}`;
     }
     case "supplementary.accepted": {
-      const skipped = ev.after.skipped ? `; ${companies(ev.after.skipped)} no longer waited for tokens and ${ev.after.skipped === 1 ? "was" : "were"} skipped` : "";
+      const skipped = ev.after.skipped ? `; ${companies(ev.after.skipped)} no longer waited for tokens and ${plural(ev.after.skipped, { one: "was", other: "were" })} skipped` : "";
       return `Accepted the fresh tokens of ${ev.after.fileName}: retrying ${companies(ev.after.companies)} in the bulk migration${skipped}`;
     }
     case "supplementary.sent_back":
@@ -193,5 +193,51 @@ function describe(ev: AuditEvent): string {
       const never: never = ev;
       return never;
     }
+  }
+}
+
+/**
+ * Events the machine makes once per company — a credential decrypted to authorize each one, fresh
+ * tokens deleted once used, a company its end customer reconnected — which a customer reads as
+ * one line for a run of them ("Decrypted the credentials of 24 companies to authorize them").
+ */
+const PER_COMPANY_ACTIONS = new Set(["migration_item.credentials_decrypted", "supplementary.tokens_purged", "migration_item.reconnected"]);
+
+/** Whether an action is one the machine records once per company, which a customer reads in runs. */
+export function isPerCompanyAction(action: string): boolean {
+  return PER_COMPANY_ACTIONS.has(action);
+}
+
+/** A purpose said of one company ("authorize its connection on the service"), said of many. */
+function purposeOfMany(purpose: string): string {
+  if (purpose === "authorize its connection on the service") return "authorize them";
+  const fresh = /^give the company the fresh tokens of (.+) for its retry$/.exec(purpose);
+  if (fresh) return `give them the fresh tokens of ${fresh[1]} for their retries`;
+  return `${purpose} (for each)`;
+}
+
+/** The first names of a run, then how many more: "A, B and C", "A, B, C and 21 more". */
+function someNames(names: readonly string[], count: number): string {
+  const shown = names.slice(0, 3);
+  return listText(count > shown.length ? [...shown, `${(count - shown.length).toLocaleString("en-GB")} more`] : shown);
+}
+
+/** A run of like per-company events: their kind, how many, and the companies of the oldest few (oldest first). */
+export type EventRun = { action: string; purpose: string | null; rehearsal: boolean; count: number; names: readonly string[] };
+
+/** One line for a run of two or more per-company events: how many companies, what was done to them and why. */
+export function describeEventRun(run: EventRun): string {
+  const n = run.count;
+  switch (run.action) {
+    case "migration_item.credentials_decrypted": {
+      const purpose = purposeOfMany(clause(run.purpose ?? "use them"));
+      return run.rehearsal ? `Decrypted the simulated credentials of ${companies(n)} to ${purpose} (rehearsal)` : `Decrypted the credentials of ${companies(n)} to ${purpose}`;
+    }
+    case "supplementary.tokens_purged":
+      return `Deleted the fresh tokens of ${companies(n)} once used (${someNames(run.names, n)})`;
+    case "migration_item.reconnected":
+      return `${companies(n)} were reconnected by their end customers (${someNames(run.names, n)}): syncing and verifying them again`;
+    default:
+      return `${run.action.replace(/[._]/g, " ")} (${n.toLocaleString("en-GB")} times)`;
   }
 }

@@ -70,8 +70,24 @@ describe("estimateMigration", () => {
     expect(estimate.bounds.sync_time).toBe(700);
     expect(estimate.inputs.find((i) => i.label === "Rate limit")!.value).toBe("1,000 requests per minute per address (16.67 per second)");
     expect(estimate.inputs.find((i) => i.label === "Daily quota")!.value).toBe(
-      "1,000 × (1 + connected companies), reset at 00:00 UTC; 0 connected at the start, growing as companies are linked; 1 day(s) of quota",
+      "1,000 × (1 + connected companies), reset at 00:00 UTC; 0 connected at the start, growing as companies are linked; 1 day of quota",
     );
+  });
+
+  it("says one poll, one record and one day in the singular", () => {
+    const estimate = estimateMigration({
+      companies: 1,
+      records: { hintedSum: 1, hintedCompanies: 1, defaultPerCompany: 50 },
+      limits: REAL_SERVICE_LIMITS,
+      sync: { baseSeconds: 0.5, perRecordSeconds: 0, source: "test" },
+      pollIntervalSeconds: 1,
+      concurrency: 1,
+    });
+    const value = (label: string) => estimate.inputs.find((i) => i.label === label)!.value;
+    expect(value("Poll interval")).toBe("1 s, so 1 dataStatus poll per company");
+    expect(value("Service calls per company")).toMatch(/\+ 1 poll = 6; 6 in all$/);
+    expect(value("Sync time per company")).toMatch(/ms × 1 record = /);
+    expect(value("Daily quota")).toMatch(/; 1 day of quota$/);
   });
 
   const quotaBound: EstimateInput = {

@@ -12,6 +12,7 @@
  * The run takes as long as the slowest bound (they overlap); that one is the bottleneck.
  */
 import { formatDuration } from "@/core/format";
+import { plural } from "@/core/words";
 import { SANDBOX_SYNC_TIMING, type ManagedPlatform } from "@/server/platforms";
 import { dailyQuotaOf, requestsPerSecondOf, type ServiceLimits } from "./service-limits";
 
@@ -104,6 +105,8 @@ export type MigrationEstimate = {
 };
 
 const nf = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
+/** A figure as `nf` writes it and its word, chosen for the figure as written ("1 poll", "1.5 records"). */
+const count = (n: number, one: string, other: string) => `${nf.format(n)} ${plural(Math.round(n * 100) / 100, { one, other })}`;
 
 
 /**
@@ -176,12 +179,12 @@ export function estimateMigration(input: EstimateInput): MigrationEstimate {
     },
     {
       label: "Sync time per company",
-      value: `${nf.format(sync.baseSeconds)} s + ${nf.format(sync.perRecordSeconds * 1000)} ms × ${nf.format(averageRecords)} records = ${nf.format(syncSeconds)} s (${sync.source})`,
+      value: `${nf.format(sync.baseSeconds)} s + ${nf.format(sync.perRecordSeconds * 1000)} ms × ${count(averageRecords, "record", "records")} = ${nf.format(syncSeconds)} s (${sync.source})`,
     },
-    { label: "Poll interval", value: `${nf.format(poll)} s, so ${nf.format(polls)} dataStatus polls per company` },
+    { label: "Poll interval", value: `${nf.format(poll)} s, so ${nf.format(polls)} dataStatus ${plural(polls, { one: "poll", other: "polls" })} per company` },
     {
       label: "Service calls per company",
-      value: `${FIXED_CALLS_PER_COMPANY} (create company, create connection, PUT authorization, POST data/all, one data read) + ${nf.format(polls)} polls = ${nf.format(callsPerCompany)}; ${nf.format(totalCalls)} in all`,
+      value: `${FIXED_CALLS_PER_COMPANY} (create company, create connection, PUT authorization, POST data/all, one data read) + ${count(polls, "poll", "polls")} = ${nf.format(callsPerCompany)}; ${nf.format(totalCalls)} in all`,
     },
     { label: "Rate limit", value: rateText },
     ...(limits.target === "service"
@@ -190,8 +193,8 @@ export function estimateMigration(input: EstimateInput): MigrationEstimate {
             label: "Daily quota",
             value:
               limits.dailyQuota.perConnectedCompany === 0
-                ? `${nf.format(limits.dailyQuota.base)} requests a day, reset at 00:00 UTC; ${nf.format(days ?? 0)} day(s) of quota`
-                : `${nf.format(limits.dailyQuota.base)} × (1 + connected companies), reset at 00:00 UTC; ${nf.format(connectedAtStart)} connected at the start, growing as companies are linked; ${nf.format(days ?? 0)} day(s) of quota`,
+                ? `${nf.format(limits.dailyQuota.base)} requests a day, reset at 00:00 UTC; ${count(days ?? 0, "day", "days")} of quota`
+                : `${nf.format(limits.dailyQuota.base)} × (1 + connected companies), reset at 00:00 UTC; ${nf.format(connectedAtStart)} connected at the start, growing as companies are linked; ${count(days ?? 0, "day", "days")} of quota`,
           },
         ]
       : []),

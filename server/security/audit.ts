@@ -3,7 +3,7 @@
  * the typed actions in audit-events.ts. Values under secret-looking keys are replaced before they
  * are stored, so no secret reaches it.
  */
-import { desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
 import { auditEvents } from "@/db/schema";
 import type { Db } from "@/db/client";
 import { actorLabel } from "./actor";
@@ -59,11 +59,71 @@ export function recordAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput
 
 /** An engagement's audit events, newest first. */
 export function listAuditEvents(db: DbOrTx, filter: { engagementId: string; limit: number }) {
+  return db.select().from(auditEvents).where(eq(auditEvents.engagementId, filter.engagementId)).orderBy(desc(auditEvents.id)).limit(filter.limit).all();
+}
+
+/**
+ * An engagement's audit events in brief, newest first, older than `beforeId` when given (the next
+ * page): what a timeline needs to tell runs of per-company events apart — action, actor, and the
+ * purpose, rehearsal flag and company of their payload.
+ */
+export function listAuditEventsInBrief(db: DbOrTx, filter: { engagementId: string; limit: number; beforeId?: number }) {
   return db
-    .select()
+    .select({
+      id: auditEvents.id,
+      at: auditEvents.at,
+      actorLabel: auditEvents.actorLabel,
+      action: auditEvents.action,
+      purpose: sql<string | null>`json_extract(${auditEvents.after}, '$.purpose')`,
+      rehearsal: sql<number | null>`json_extract(${auditEvents.after}, '$.rehearsal')`,
+      company: sql<string | null>`json_extract(${auditEvents.after}, '$.company')`,
+    })
     .from(auditEvents)
-    .where(eq(auditEvents.engagementId, filter.engagementId))
+    .where(and(eq(auditEvents.engagementId, filter.engagementId), filter.beforeId === undefined ? undefined : lt(auditEvents.id, filter.beforeId)))
     .orderBy(desc(auditEvents.id))
     .limit(filter.limit)
     .all();
+}
+
+/**
+ * How far back a run of like events goes from event `fromId` (itself one of them): events of one
+ * action and actor with the same purpose and rehearsal flag, one after another with nothing else
+ * between. SQLite walks the run backwards to the first event that differs, so a run of 100,000
+ * events is measured without reading them here. Returns how many, the oldest one's id and time,
+ * and the companies of its oldest few (`names`, oldest first).
+ */
+export function auditRunExtent(
+  db: DbOrTx,
+  run: { engagementId: string; fromId: number; action: string; actorLabel: string; purpose: string | null; rehearsal: boolean; names: number },
+): { count: number; oldestId: number; oldestAt: Date; names: string[] } {
+  const like = and(
+    eq(auditEvents.action, run.action),
+    eq(auditEvents.actorLabel, run.actorLabel),
+    sql`json_extract(${auditEvents.after}, '$.purpose') is ${run.purpose}`,
+    sql`coalesce(json_extract(${auditEvents.after}, '$.rehearsal'), 0) = ${run.rehearsal ? 1 : 0}`,
+  );
+  const inEngagement = eq(auditEvents.engagementId, run.engagementId);
+  const other = db
+    .select({ id: auditEvents.id })
+    .from(auditEvents)
+    .where(and(inEngagement, lt(auditEvents.id, run.fromId), sql`not (${like})`))
+    .orderBy(desc(auditEvents.id))
+    .limit(1)
+    .get();
+  const after = other?.id ?? 0;
+  const within = and(inEngagement, gt(auditEvents.id, after), lte(auditEvents.id, run.fromId));
+  const count = db.select({ n: sql<number>`count(*)` }).from(auditEvents).where(within).get()?.n ?? 0;
+  const oldest = db
+    .select({ id: auditEvents.id, at: auditEvents.at, company: sql<string | null>`json_extract(${auditEvents.after}, '$.company')` })
+    .from(auditEvents)
+    .where(within)
+    .orderBy(asc(auditEvents.id))
+    .limit(Math.max(1, run.names))
+    .all();
+  return { count, oldestId: oldest[0]!.id, oldestAt: oldest[0]!.at, names: oldest.map((o) => o.company).filter((c): c is string => !!c) };
+}
+
+/** Audit events by id (for the entries a timeline shows in full). */
+export function auditEventsById(db: DbOrTx, ids: readonly number[]) {
+  return ids.length ? db.select().from(auditEvents).where(inArray(auditEvents.id, [...ids])).all() : [];
 }

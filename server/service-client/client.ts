@@ -133,6 +133,26 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
+/**
+ * The data types the service lists as records, with the path of their list and whether it is read
+ * per connection (commerce) or per company (accounting): a page of one gives their count.
+ */
+export const DATA_LISTS = {
+  chartOfAccounts: { path: "accounts", perConnection: false, operation: "listAccounts" },
+  invoices: { path: "invoices", perConnection: false, operation: "listInvoices" },
+  customers: { path: "customers", perConnection: false, operation: "listCustomers" },
+  suppliers: { path: "suppliers", perConnection: false, operation: "listSuppliers" },
+  bills: { path: "bills", perConnection: false, operation: "listBills" },
+  purchaseOrders: { path: "purchaseOrders", perConnection: false, operation: "listPurchaseOrders" },
+  "commerce-orders": { path: "commerce-orders", perConnection: true, operation: "listCommerceOrders" },
+  "commerce-products": { path: "commerce-products", perConnection: true, operation: "listCommerceProducts" },
+  "commerce-customers": { path: "commerce-customers", perConnection: true, operation: "listCommerceCustomers" },
+} as const satisfies Record<string, { path: string; perConnection: boolean; operation: string }>;
+export type ListedDataType = keyof typeof DATA_LISTS;
+
+/** Whether the service lists a data type's records. */
+export const isListedDataType = (dataType: string): dataType is ListedDataType => Object.hasOwn(DATA_LISTS, dataType);
+
 /** A client of the service at `baseUrl` with one API key. */
 export function createServiceClient(options: ServiceClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -467,6 +487,25 @@ export function createServiceClient(options: ServiceClientOptions) {
         },
         callOptions,
       ),
+
+    /**
+     * One page of a data type's records — accounting ones per company (`…/data/invoices`),
+     * commerce ones per connection (`…/connections/{id}/data/commerce-products`) — for the
+     * `totalResults` the service counts. Only the data types of DATA_LISTS have such a list.
+     */
+    listDataRecords: (params: { companyId: string; connectionId: string; dataType: ListedDataType } & PageParams, callOptions?: CallOptions) => {
+      const list = DATA_LISTS[params.dataType];
+      const base = list.perConnection ? `/companies/${seg(params.companyId)}/connections/${seg(params.connectionId)}` : `/companies/${seg(params.companyId)}`;
+      return request<Paged<DataRecord>>(
+        {
+          operation: list.operation,
+          method: "GET",
+          path: `${base}/data/${list.path}${query({ page: params.page, pageSize: params.pageSize })}`,
+          schema: pagedSchema(DataRecordSchema),
+        },
+        callOptions,
+      );
+    },
 
     /** GET …/connections/{connectionId}/data/commerce-orders: the commerce read that proves data arrived. */
     listCommerceOrders: (params: { companyId: string; connectionId: string } & PageParams, callOptions?: CallOptions) =>

@@ -1,6 +1,6 @@
 /** The service client: see client.ts. */
-export { createServiceClient, DEFAULT_TIMEOUT_MS } from "./client";
-export type { AttemptEvent, CallMeta, CallOptions, PageParams, RawRequest, ServiceClient, ServiceClientOptions, ServiceResult } from "./client";
+export { createServiceClient, DATA_LISTS, DEFAULT_TIMEOUT_MS, isListedDataType } from "./client";
+export type { AttemptEvent, CallMeta, CallOptions, ListedDataType, PageParams, RawRequest, ServiceClient, ServiceClientOptions, ServiceResult } from "./client";
 export { parseRateLimit, parseRetryAfter } from "./rate-limit";
 export type { RateLimitInfo } from "./rate-limit";
 export { DEFAULT_RETRY } from "./retry";

@@ -4,6 +4,7 @@
  * the screens show the same words.
  */
 import { checkBaseUrl } from "./base-url";
+import { plural } from "@/core/words";
 
 /** What the rules read of a target. */
 export type TargetFacts = {
@@ -38,7 +39,8 @@ export function archiveRefusal(target: TargetFacts, openEngagements: readonly st
   if (target.builtIn) return "The built-in sandbox serves every organisation and cannot be archived.";
   if (openEngagements.length) {
     const list = openEngagements.slice(0, 5).join(", ") + (openEngagements.length > 5 ? ` and ${openEngagements.length - 5} more` : "");
-    return `${target.name} is in use by ${openEngagements.length === 1 ? "an engagement" : `${openEngagements.length} engagements`} that ${openEngagements.length === 1 ? "is" : "are"} not finished (${list}): point ${openEngagements.length === 1 ? "it" : "them"} at another target first.`;
+    const n = openEngagements.length;
+    return `${target.name} is in use by ${plural(n, { one: "an engagement that is", other: `${n} engagements that are` })} not finished (${list}): point ${plural(n, { one: "it", other: "them" })} at another target first.`;
   }
   return null;
 }

@@ -12,6 +12,7 @@ import { SecretDecryptionError, type KeyRing } from "@/server/security/secrets";
 import { createServiceClient, ServiceError } from "@/server/service-client";
 import { checkBaseUrl } from "./base-url";
 import type { ConnectionTestView } from "@/core/targets/schemas";
+import { companiesText } from "@/core/words";
 import { findServiceTarget, revealTargetApiKey } from "./targets";
 
 /** How long the one read may take. */
@@ -36,7 +37,7 @@ const host = (baseUrl: string) => {
 export function describeConnectionTest(answer: Answer, context: { baseUrl: string; timeoutMs: number; testedAt: Date }): ConnectionTestView {
   const { baseUrl, testedAt } = context;
   if (answer.ok) {
-    const companies = `${answer.companies.toLocaleString("en-GB")} ${answer.companies === 1 ? "company" : "companies"}`;
+    const companies = companiesText(answer.companies);
     return {
       outcome: "works",
       summary: `The key works: the service answered ${answer.status} and the account holds ${companies}.`,

@@ -9,7 +9,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { migrationItems } from "@/db/schema";
+import { migrationItems, serviceCalls } from "@/db/schema";
 import { testConfig } from "@/server/testing/caller";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import type { ItemChecks, StoredError } from "@/server/migration/engine/pipeline";
@@ -32,7 +32,10 @@ export type CompanySpec = {
   outcomeReason?: string;
   lastError?: LastError;
   checks?: StoredChecks;
+  /** Failed attempts in a row at its last call, as the engine keeps them (0 once a call succeeded). */
   attempts?: number;
+  /** The calls the engine stored for it: answered, and failed (each one request). */
+  calls?: { ok: number; failed: number };
 };
 
 export type HandoverFixture = {
@@ -142,16 +145,19 @@ export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): vo
   const ids = created ? { companyId: `c0a1b2c3-0000-4000-8000-${String(i).padStart(12, "0")}`, connectionId: `d0e1f2a3-0000-4000-8000-${String(i).padStart(12, "0")}` } : {};
   const defaults: Partial<CompanySpec> =
     spec.state === "verified"
-      ? { checks: passingChecks() }
+      ? { checks: passingChecks(), attempts: 0, calls: { ok: 7, failed: 0 } }
       : spec.state === "reauth_required"
         ? {
-            // The pipeline's account of a refusal, in the sandbox's words for tokens the old app refreshed after the export.
-            outcomeReason:
-              "400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used. The customer's own application refreshed the tokens after they were handed over, which retired every earlier token. Intuit answered {\"error\":\"invalid_grant\"}. Reauthorization is required.",
+            // The pipeline's account of a refusal, in the sandbox's words for tokens the old app refreshed
+            // after the export: as the reason, and as the error of the authorization call that found it.
+            outcomeReason: REFRESHED_WORDS,
+            lastError: { operation: "authorizeConnection", kind: "reauthorization_required", status: null, error: REFRESHED_WORDS, correlationId: `corr-${itemId.slice(0, 8)}` },
             checks: { connection: { status: "Deauthorized", at: new Date().toISOString() } },
+            attempts: 0,
+            calls: { ok: 3, failed: 0 },
           }
         : spec.state === "failed"
-          ? { lastError: { kind: "server_error", status: 500, error: "Internal server error", correlationId: `corr-${itemId.slice(0, 8)}` }, attempts: 5 }
+          ? { lastError: { kind: "server_error", status: 500, error: "Internal server error", correlationId: `corr-${itemId.slice(0, 8)}` }, attempts: 5, calls: { ok: 2, failed: 5 } }
           : {};
   const s = { ...defaults, ...spec };
   const final = ["verified", "reauth_required", "failed", "set_aside"].includes(s.state);
@@ -159,7 +165,7 @@ export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): vo
     .set({
       state: s.state,
       ...ids,
-      attempts: s.attempts ?? (created ? 1 : 0),
+      attempts: s.attempts ?? 0,
       outcomeReason: s.outcomeReason ?? null,
       lastError: s.lastError ?? null,
       lastErrorAt: s.lastError ? new Date() : null,
@@ -169,4 +175,12 @@ export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): vo
     })
     .where(eq(migrationItems.id, itemId))
     .run();
+  const at = new Date();
+  const call = (ok: boolean) => ({ runId: "fixture-run", itemId, at, operation: ok ? "getDataStatus" : "createConnection", method: "GET", path: "/", status: ok ? 200 : 500, ok, durationMs: 5, attempts: 1 });
+  const calls = [...Array.from({ length: s.calls?.ok ?? 0 }, () => call(true)), ...Array.from({ length: s.calls?.failed ?? 0 }, () => call(false))];
+  if (calls.length) db.insert(serviceCalls).values(calls).run();
 }
+
+/** The sandbox's words for tokens the old app refreshed after the export, as the pipeline keeps them. */
+const REFRESHED_WORDS =
+  "400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used. The customer's own application refreshed the tokens after they were handed over, which retired every earlier token. Intuit answered {\"error\":\"invalid_grant\"}. Reauthorization is required.";

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Badge } from "@/app/_components/ui";
 import { formatDateTime, formatDuration, responsibleLabel } from "@/app/_lib/labels";
 import type { StepView } from "@/app/_lib/types";
+import { companiesText, countOf, warningsText } from "@/core/words";
 import { StepStateBadge } from "./status-badge";
 import { StepMark } from "./step-rail";
 
@@ -41,11 +42,7 @@ export function StepCard({ step, actions, panel }: { step: StepView; actions: Re
         </div>
       </div>
       <div className="min-w-0 space-y-3 px-4 py-4 sm:px-5">
-        {step.displayState === "locked" && !actions ? (
-          <p className="text-sm text-slate-600">
-            Waits for {step.gates.map((g) => `step ${g}`).join(", ")}.
-          </p>
-        ) : null}
+        {step.waitsFor ? <p className="text-sm text-slate-600">{step.waitsFor}</p> : null}
         <StepRecord step={step} />
         {panel ? <div>{panel}</div> : null}
         {actions ? <div>{actions}</div> : null}
@@ -104,13 +101,13 @@ type FlowEvidence = NonNullable<NonNullable<StepView["evidence"]>["flow"]>;
 function flowEvidence(flow: FlowEvidence): string {
   switch (flow.kind) {
     case "intake_accepted":
-      return `Token file of ${flow.rowCount.toLocaleString("en-GB")} companies (${flow.warningCount.toLocaleString("en-GB")} warnings), submitted by ${flow.submittedBy} on ${formatDateTime(flow.submittedAt)}`;
+      return `Token file of ${companiesText(flow.rowCount)} (${warningsText(flow.warningCount)}), submitted by ${flow.submittedBy} on ${formatDateTime(flow.submittedAt)}`;
     case "window_accepted":
       return `Window ${formatDateTime(flow.startsAt)} – ${formatDateTime(flow.endsAt)} (estimated ${formatDuration(flow.estimateSeconds)})`;
     case "callback_confirmed":
       return `Callback URL ${flow.callbackUrl}`;
     case "syncing_disabled":
-      return `File submitted ${formatDateTime(flow.fileSubmittedAt)}; ${flow.expiredAccessTokens.toLocaleString("en-GB")} access tokens expired at the time; refresh tokens ${flow.refreshTokensRotate ? "rotate" : "do not rotate"}`;
+      return `File submitted ${formatDateTime(flow.fileSubmittedAt)}; ${countOf(flow.expiredAccessTokens, "access token", "access tokens")} expired at the time; refresh tokens ${flow.refreshTokensRotate ? "rotate" : "do not rotate"}`;
     case "test_passed":
       return `Single-company test passed (company ${flow.companyId})`;
     case "handed_over":

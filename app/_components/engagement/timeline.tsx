@@ -12,7 +12,14 @@ export function Timeline({ entries }: { entries: readonly TimelineEntry[] }) {
           <span aria-hidden="true" className="absolute top-1.5 -left-[1.6rem] size-2.5 rounded-full bg-indigo-500 ring-4 ring-white" />
           <p className="text-sm text-slate-900">{e.summary}</p>
           <p className="mt-0.5 text-xs text-slate-600">
-            {e.actor} · <time dateTime={e.at.toISOString()}>{formatDateTime(e.at)}</time>
+            {e.actor} ·{" "}
+            {e.since ? (
+              <>
+                <time dateTime={e.since.toISOString()}>{formatDateTime(e.since)}</time> – <time dateTime={e.at.toISOString()}>{formatDateTime(e.at)}</time>
+              </>
+            ) : (
+              <time dateTime={e.at.toISOString()}>{formatDateTime(e.at)}</time>
+            )}
           </p>
         </li>
       ))}

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { buttonClasses } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
-import { companies, purgeTriggerWords } from "@/core/migration/state-words";
+import { purgeTriggerWords } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import type { HandoverView } from "@/core/migration/handover-schemas";
 
 /** The CSV download of an engagement's report (a route handler; the browser saves the file). */

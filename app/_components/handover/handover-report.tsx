@@ -2,7 +2,7 @@ import Link from "next/link";
 import { Notice } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import type { EngagementDetail } from "@/app/_lib/types";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies, countOf } from "@/core/words";
 import { ReconciliationView } from "@/app/_components/migration/reconciliation-view";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import type { HandoverItemsPage, HandoverView } from "@/core/migration/handover-schemas";
@@ -82,7 +82,7 @@ export function HandoverReport(props: {
       ) : null}
       {page.items.length === 0 ? (
         <Notice tone="info">
-          There is no part {page.page}: the report has {parts} {parts === 1 ? "part" : "parts"}.{" "}
+          There is no part {page.page}: the report has {countOf(parts, "part", "parts")}.{" "}
           <Link href={props.partHref(1)} className="underline">
             Go to part 1
           </Link>

@@ -1,22 +1,23 @@
 import { Notice } from "@/app/_components/ui";
+import { companiesText, countOf, warningsText } from "@/core/words";
 import type { TokenFileCheck } from "@/app/_lib/types";
 import { PreviewTable, ProblemTable } from "./problems";
 
 /** What checking a token file found: a summary, counts per kind, problems by line, the masked preview. */
 export function CheckResult({ check }: { check: TokenFileCheck }) {
-  const companies = `${check.rowCount.toLocaleString("en-GB")} ${check.rowCount === 1 ? "company" : "companies"}`;
+  const companies = companiesText(check.rowCount);
   return (
     <div className="space-y-4" data-testid="check-result">
       {check.ok ? (
         <Notice tone={check.warningCount ? "warning" : "success"} title={`${check.fileName}: ${companies}, ready to submit`}>
           {check.warningCount
-            ? `${check.warningCount.toLocaleString("en-GB")} ${check.warningCount === 1 ? "warning" : "warnings"} below: check them, then submit. Nothing is stored until you submit.`
+            ? `${warningsText(check.warningCount)} below: check them, then submit. Nothing is stored until you submit.`
             : "No problems found. Nothing is stored until you submit."}
         </Notice>
       ) : (
         <Notice tone="error" title={`${check.fileName} cannot be submitted yet`}>
-          {check.errorCount.toLocaleString("en-GB")} {check.errorCount === 1 ? "problem blocks" : "problems block"} the file
-          {check.warningCount ? ` (and ${check.warningCount.toLocaleString("en-GB")} ${check.warningCount === 1 ? "warning" : "warnings"})` : ""}. Fix them in your
+          {countOf(check.errorCount, "problem blocks", "problems block")} the file
+          {check.warningCount ? ` (and ${warningsText(check.warningCount)})` : ""}. Fix them in your
           spreadsheet and choose the file again. Nothing from this file was stored.
         </Notice>
       )}

@@ -1,4 +1,5 @@
 import type { EstimateView } from "@/app/_lib/types";
+import { companiesText } from "@/core/words";
 
 const BOTTLENECK: Record<EstimateView["bottleneck"], string> = {
   rate_limit: "the service's rate limit",
@@ -11,8 +12,7 @@ export function EstimatePanel({ estimate }: { estimate: EstimateView }) {
   return (
     <div className="space-y-3 rounded-md border border-slate-200 bg-slate-50 p-4 text-sm" data-testid="estimate">
       <p>
-        <span className="font-semibold">Estimated duration: {estimate.total}</span> for {estimate.companies.toLocaleString("en-GB")}{" "}
-        {estimate.companies === 1 ? "company" : "companies"}, set by {BOTTLENECK[estimate.bottleneck]}.
+        <span className="font-semibold">Estimated duration: {estimate.total}</span> for {companiesText(estimate.companies)}, set by {BOTTLENECK[estimate.bottleneck]}.
       </p>
       <details>
         <summary className="cursor-pointer font-medium text-indigo-800">How this is estimated</summary>

@@ -9,6 +9,7 @@ import { Badge, CopyableId, EmptyState, Notice, Pagination, ProgressBar, Respons
 import type { RouterOutputs } from "@/app/_lib/types";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
+import { attemptsText } from "@/core/migration/state-words";
 import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { BULK_POLL_MS } from "./bulk-run-view";
 
@@ -46,7 +47,7 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
   { label: "State", className: "whitespace-nowrap", cell: (r) => <ItemStateBadge state={r.state} /> },
   { label: "companyId", className: "whitespace-nowrap", present: (r) => r.companyId !== null, cell: (r) => <CopyableId value={r.companyId} label={`companyId of ${r.name}`} short /> },
   { label: "connectionId", className: "whitespace-nowrap", present: (r) => r.connectionId !== null, cell: (r) => <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short /> },
-  { label: "Attempts", className: "text-right tabular-nums", present: (r) => r.attempts > 0, cell: (r) => r.attempts },
+  { label: "Attempts", className: "text-right tabular-nums", present: (r) => r.attemptsInAll > 0, cell: (r) => attemptsText(r.attemptsInAll, r.attempts) },
   {
     label: "Last error",
     wide: true,

@@ -6,7 +6,7 @@ import { Notice, ProgressBar } from "@/app/_components/ui";
 import { formatDateTime, formatDuration } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import { finishedOf } from "@/core/migration/reconciliation";
 
 export type BulkOverview = RouterOutputs["bulk"]["overview"];
@@ -100,6 +100,10 @@ function RunState({ run, stoppedHint }: { run: BulkRun; stoppedHint: string }) {
         <Notice tone="info" title="Waiting by itself">
           {run.hold.text} {run.hold.until ? `It is waiting by itself until ${formatDateTime(run.hold.until)}.` : "It carries on by itself."}
         </Notice>
+      ) : run.activity ? (
+        <p className="text-sm text-slate-800" data-testid="bulk-activity">
+          {run.activity}
+        </p>
       ) : null;
     case "passed":
     case "failed":

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef } from "react";
 import { ZHypercareDays } from "@/core/migration/last-mile-schemas";
-import { companiesText, countOf } from "@/core/words";
+import { companiesText, countOf, plural } from "@/core/words";
 import type { Announce } from "@/app/_components/use-announcement";
 import { Badge, Button, buttonClasses, CopyableId, Field, Form, Input, Notice, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
@@ -55,9 +55,9 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
           </h4>
           <p className="text-sm text-slate-700">
             {v.pendingTotal
-              ? `${companiesText(v.pendingTotal)} could not be migrated with the tokens given and ${v.pendingTotal === 1 ? "waits" : "wait"} for ${v.pendingTotal === 1 ? "its end customer" : "their end customers"} to connect again through the service's Link page.`
+              ? `${companiesText(v.pendingTotal)} could not be migrated with the tokens given and ${plural(v.pendingTotal, { one: "waits for its end customer", other: "wait for their end customers" })} to connect again through the service's Link page.`
               : "No company waits for its end customer."}
-            {v.reconnected ? ` ${companiesText(v.reconnected)} came back and ${v.reconnected === 1 ? "was" : "were"} verified.` : ""}
+            {v.reconnected ? ` ${companiesText(v.reconnected)} came back and ${plural(v.reconnected, { one: "was", other: "were" })} verified.` : ""}
           </p>
         </div>
         {v.pendingTotal ? (

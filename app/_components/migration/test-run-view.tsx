@@ -2,6 +2,7 @@
 import type { ReactNode } from "react";
 import { Badge, CopyableId, Notice, ProgressBar, ResponsiveTable, Table, TBody, Td, Th, THead, Tr, type BadgeTone, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDuration } from "@/core/format";
+import { countOf } from "@/core/words";
 import { FailureDetails } from "./failure-details";
 import { formatDateTime } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
@@ -81,7 +82,7 @@ const CALL_COLUMNS: ResponsiveColumn<Call>[] = [
       <>
         <Badge tone={c.ok ? "success" : "danger"}>{c.status ?? c.errorKind ?? "no answer"}</Badge>
         {c.errorText ? <span className="mt-1 block text-xs text-red-800">{c.errorText}</span> : null}
-        {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{c.attempts} attempts</span> : null}
+        {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{countOf(c.attempts, "attempt", "attempts")}</span> : null}
       </>
     ),
   },

@@ -9,7 +9,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
 import type { SupplementaryCheck, SupplementaryFileView, SupplementaryView, WaitingCompanyView } from "@/app/_lib/types";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import { FINAL_ITEM_STATES, type SupplementaryStatus } from "@/core/migration/states";
 
 /**

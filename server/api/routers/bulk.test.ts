@@ -6,7 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
-import { auditEvents, engagements, mailOutbox, migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
+import { auditEvents, engagements, mailOutbox, migrationItems, migrationRuns, serviceCalls, serviceTargets } from "@/db/schema";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
@@ -71,7 +71,7 @@ describe("starting", () => {
     const second = await trpcError(support().bulk.start({ engagementId }));
     expect(second.message).toBe("A bulk run is already waiting for the worker.");
     const overview = await support().bulk.overview({ engagementId });
-    expect(overview.run).toMatchObject({ status: "queued", active: true, progress: { total: 4, finished: 0, counts: { pending: 4 } } });
+    expect(overview.run).toMatchObject({ status: "queued", active: true, progress: { total: 4, finished: 0, counts: { pending: 4 } }, activity: "Waiting for a worker to take the run up." });
     expect(overview.controls).toMatchObject({ start: { allowed: false }, pause: { allowed: true }, cancel: { allowed: true }, resume: { allowed: false } });
   });
 });
@@ -216,8 +216,15 @@ describe("controls", () => {
     t.db.update(migrationItems).set({ state: "verified", companyId: "co-1", connectionId: "conn-1" }).where(eq(migrationItems.id, itemIds[3]!)).run();
     expect((await trpcError(support().bulk.setAside({ engagementId, itemId: itemIds[3]!, reason: "No" }))).message).toBe("Delta Inc is migrated and verified; there is nothing to set aside.");
 
+    // Its calls as the runner stored them: two answered, then five 500s in a row.
+    const call = (ok: boolean) => ({ runId: "run-x", itemId: itemIds[2]!, at: new Date(), operation: "createCompany", method: "POST", path: "/companies", status: ok ? 200 : 500, ok, durationMs: 3, attempts: 1 });
+    t.db.insert(serviceCalls).values([call(true), call(true), ...Array.from({ length: 5 }, () => call(false))]).run();
     const page = await support().bulk.items({ engagementId, state: "failed", page: 1, pageSize: 25 });
-    expect(page).toMatchObject({ total: 1, rows: [{ name: "Gamma SA", attempts: 5, canRetry: true, canSetAside: true, lastError: { status: 500, error: "Internal error", correlationId: "corr-500-abc" } }] });
+    expect(page).toMatchObject({
+      total: 1,
+      rows: [{ name: "Gamma SA", attempts: 5, attemptsInAll: 7, canRetry: true, canSetAside: true, lastError: { status: 500, error: "Internal error", correlationId: "corr-500-abc" } }],
+    });
+    expect((await support().bulk.items({ engagementId, state: "verified", page: 1, pageSize: 25 })).rows[0]).toMatchObject({ name: "Delta Inc", attempts: 0, attemptsInAll: 0 });
     expect((await support().bulk.items({ engagementId, search: "co-1", page: 1, pageSize: 25 })).rows.map((r) => r.name)).toEqual(["Delta Inc"]);
     expect((await support().bulk.items({ engagementId, search: "REF-2", page: 1, pageSize: 25 })).rows.map((r) => r.name)).toEqual(["Beta GmbH"]);
     expect(await support().bulk.items({ engagementId, page: 2, pageSize: 3 })).toMatchObject({ total: 4, rows: [{ name: "Delta Inc" }] });
@@ -249,5 +256,27 @@ describe("controls", () => {
     expect(refused.message).toBe("The handover report has been produced: the migration's companies can no longer change.");
     expect(item(0).state).toBe("set_aside");
     expect((await support().bulk.overview({ engagementId })).controls.itemActions.allowed).toBe(false);
+  });
+});
+
+describe("the companies table's words", () => {
+  it("leaves out a reason that only repeats the last error (a reauthorization), and keeps one that says more", async () => {
+    const t2 = createTestDb();
+    try {
+      const people = await seedPeople(t2.db);
+      const target = createServiceTarget(t2.db, TEST_KEY_RING, null, { name: "Words target", baseUrl: "http://127.0.0.1:9", apiKey: "words-key-for-bulk-tests", kind: "sandbox", organizationId: people.orgA });
+      const flows = await engagementThroughFlows({ db: t2.db, config: testConfig(), support: people.support, customer: people.customerA, serviceTargetId: target.id, companies: sampleCompanies("qhyg", 2) });
+      const words = "400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used. Reauthorization is required.";
+      const refused = { operation: "authorizeConnection", kind: "reauthorization_required", status: null, service: null, error: words, correlationId: "corr-1", at: new Date().toISOString() };
+      t2.db.update(migrationItems).set({ state: "reauth_required", lastError: refused, outcomeReason: words }).where(eq(migrationItems.id, flows.itemIds[0]!)).run();
+      t2.db.update(migrationItems).set({ state: "set_aside", outcomeReason: "Closed its books for good" }).where(eq(migrationItems.id, flows.itemIds[1]!)).run();
+      const rows = (await callerAs(t2.db, people.support, testConfig()).bulk.items({ engagementId: flows.engagementId, page: 1, pageSize: 25 })).rows;
+      expect(rows.map((r) => [r.state, r.lastError?.error ?? null, r.outcomeReason])).toEqual([
+        ["reauth_required", words, null],
+        ["set_aside", null, "Closed its books for good"],
+      ]);
+    } finally {
+      t2.close();
+    }
   });
 });

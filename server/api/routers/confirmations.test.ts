@@ -33,7 +33,9 @@ describe("what the customer is shown", () => {
       const view = await customer().confirmations.get({ engagementId });
       expect(view.callback.url).toBe(callbackUrl);
       expect(view.callback.instructions.length).toBeGreaterThanOrEqual(2);
-      expect(view.callback.instructions.join(" ")).toMatch(/callback URL/);
+      // The panel shows the URL above its instructions, so they point up at it.
+      expect(view.callback.instructions.join(" ")).toMatch(/the callback URL above/);
+      expect(view.callback.instructions.join(" ")).not.toMatch(/below/);
       expect(view.risk).toMatchObject({ platformName: name, refreshTokensRotate: rotates, level: rotates ? "high" : "standard", fileSubmittedAt: null, companies: 0 });
       expect(view.risk.why).toContain(name);
     },

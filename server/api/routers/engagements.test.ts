@@ -6,6 +6,7 @@ import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
 import { applyStepAction } from "@/server/engagements/act-on-step";
+import { recordAudit } from "@/server/security/audit";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDb;
@@ -116,9 +117,10 @@ describe("working the checklist", () => {
     const eng = await s.engagements.get({ engagementId: id });
     expect(eng.steps[4]!.state).toBe("pending");
     expect(eng.currentStep).toBe(2);
-    // Step 5's Complete belongs to its test; the Start it offers waits on the same gates.
-    const start5 = eng.steps[4]!.actions.find((a) => a.action === "start")!;
-    expect(start5).toMatchObject({ allowed: false, reason: expect.stringContaining("cannot start before") });
+    // Step 5's Complete belongs to its test; its Start is not offered while gates are open, and the
+    // step says which of them it waits for (step 1 is done, so not that one).
+    expect(eng.steps[4]!.actions).toEqual([]);
+    expect(eng.steps[4]).toMatchObject({ displayState: "locked", openGates: [2, 3, 4], waitsFor: "Waits for step 2 (Time agreed), step 3 (Callback URL added) and step 4 (Syncing disabled)." });
   });
 
   it("requires a note when staff complete a customer's step, and records it as evidence on their behalf", async () => {
@@ -211,11 +213,35 @@ describe("working the checklist", () => {
     expect(bad.cause).toMatchObject({ fields: { ownerId: expect.any(String) } });
   });
 
-  it("customers see the steps read-only: their actions are listed as not allowed for staff-only steps", async () => {
+  it("customers are offered no staff action, and read step 1 without the service target staff choose", async () => {
     const { id } = await newEngagement();
+    await acceptDetails(id);
+    await agreeOnWindow(id);
     const eng = await callerAs(t.db, p.customerA).engagements.get({ engagementId: id });
-    const step5 = eng.steps[4]!;
-    expect(step5.actions.every((a) => !a.allowed)).toBe(true);
+    expect(eng.steps[4]!.actions).toEqual([]);
+    expect(eng.steps[5]!.actions).toEqual([]);
+    // Their own confirmations (steps 3 and 4) are offered to them.
+    expect(eng.steps[2]!.actions.map((a) => a.action)).toEqual(["complete"]);
+    expect(eng.steps[0]!.doneWhen).not.toMatch(/service target/i);
+    expect(eng.steps[0]!.doneWhen).toMatch(/client id and secret/);
+    expect((await support().engagements.get({ engagementId: id })).steps[0]!.doneWhen).toMatch(/service target/);
+  });
+
+  it("never offers Reopen on a step in progress, nor an action the checklist would refuse", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    await acceptDetails(id);
+    await agreeOnWindow(id);
+    for (const step of [3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "ok" });
+    await s.engagements.step({ engagementId: id, step: 5, action: "start" });
+    const eng = await s.engagements.get({ engagementId: id });
+    expect(eng.steps[4]).toMatchObject({ state: "in_progress", actions: [] });
+    const refused = await trpcError(s.engagements.step({ engagementId: id, step: 5, action: "reopen", reason: "Try another company" }));
+    expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: "Step 5 (Single-company test) is in progress, not done; there is nothing to reopen." });
+    // On hold, nothing at all is offered.
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    const held = await s.engagements.get({ engagementId: id });
+    expect(held.steps.flatMap((x) => x.actions)).toEqual([]);
   });
 });
 
@@ -291,12 +317,12 @@ describe("rules the server hands the screens", () => {
     // Steps 1 and 2 change through their flows (accept, send back, propose, reschedule).
     expect(actionsOf(1)).toEqual([]);
     expect(actionsOf(2)).toEqual([]);
-    expect(actionsOf(3)).toEqual(["complete", "reopen"]);
+    expect(actionsOf(3)).toEqual(["complete"]);
     expect(actionsOf(4)).toEqual(["reopen"]);
-    // Step 5 completes through its test (its panel); Start stays a person's.
-    expect(actionsOf(5)).toEqual(["start"]);
-    expect(eng.steps[2]!.actions.find((a) => a.action === "reopen")).toMatchObject({ allowed: true, cascade: [] });
-    expect(eng.steps[3]!.actions.find((a) => a.action === "reopen")).toMatchObject({ allowed: true, cascade: [] });
+    // Step 5 completes through its test (its panel); Start stays a person's, offered once its gates are done (steps 2 and 3 are not).
+    expect(actionsOf(5)).toEqual([]);
+    expect(eng.steps[4]!.waitsFor).toBe("Waits for step 2 (Time agreed) and step 3 (Callback URL added).");
+    expect(eng.steps[3]!.actions.find((a) => a.action === "reopen")).toMatchObject({ cascade: [] });
   });
 
   it("offers staff the allowed status changes with their reason rule, and customers none", async () => {
@@ -332,5 +358,75 @@ describe("rules the server hands the screens", () => {
     const { id } = await newEngagement("vxvy");
     const timeline = await support().engagements.timeline({ engagementId: id });
     expect(timeline.at(-1)!.summary).toBe("Created the engagement for Org A on FreshBooks, owned by Support One");
+  });
+});
+
+describe("the activity a customer reads", () => {
+  /** The worker's decryptions as it records them, one per company it authorizes. */
+  function decryptions(engagementId: string, names: readonly string[], purpose = "authorize its connection on the service") {
+    for (const company of names) {
+      recordAudit(t.db, { actor: null, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId, organizationId: p.orgA, after: { purpose, company, rehearsal: false } });
+    }
+  }
+  const names = (n: number, prefix = "Company") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
+
+  it("groups the machine's per-company events into one line each run, between the people's moves; staff read every event", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, names(24));
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    decryptions(id, names(3, "Later"));
+
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => [e.summary, e.count])).toEqual([
+      ["Decrypted the credentials of 3 companies to authorize them", 3],
+      ["Changed status from active to on hold", 1],
+      ["Decrypted the credentials of 24 companies to authorize them", 24],
+      [expect.stringMatching(/^Created the engagement/), 1],
+    ]);
+    const run = customer[2]!;
+    expect(run.since!.getTime()).toBeLessThanOrEqual(run.at.getTime());
+    expect(run.actor).toBe("System");
+
+    const staff = await support().engagements.timeline({ engagementId: id });
+    expect(staff).toHaveLength(24 + 1 + 3 + 1);
+    expect(staff[0]).toMatchObject({ summary: "Decrypted the credentials of Later 3 to authorize its connection on the service", count: 1, since: null });
+  });
+
+  it("counts a run longer than a page of events in full, and still shows what came before it", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, names(1_234));
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => e.summary)).toEqual(["Decrypted the credentials of 1,234 companies to authorize them", expect.stringMatching(/^Created the engagement/)]);
+  });
+
+  it("runs together only like events: one actor, one purpose", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, names(4));
+    for (const company of names(2, "Fresh")) {
+      recordAudit(t.db, { actor: p.support, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "give the company the fresh tokens of fresh.csv for its retry", company, rehearsal: false } });
+    }
+    for (const company of names(3, "Twin")) {
+      recordAudit(t.db, { actor: null, action: "migration_item.credentials_decrypted", targetId: `twin-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "authorize its connection on the service", company, rehearsal: true } });
+    }
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => [e.summary, e.actor])).toEqual([
+      ["Decrypted the simulated credentials of 3 companies to authorize them (rehearsal)", "System"],
+      ["Decrypted the credentials of 2 companies to give them the fresh tokens of fresh.csv for their retries", "Support One (support)"],
+      ["Decrypted the credentials of 4 companies to authorize them", "System"],
+      [expect.stringMatching(/^Created the engagement/), expect.any(String)],
+    ]);
+  });
+
+  it("keeps one decryption as it is, and says another purpose for many", async () => {
+    const { id } = await newEngagement();
+    decryptions(id, ["Solo Ltd"]);
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    decryptions(id, names(2), "give the company the fresh tokens of fresh.csv for its retry");
+    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    expect(customer.map((e) => e.summary).slice(0, 3)).toEqual([
+      "Decrypted the credentials of 2 companies to give them the fresh tokens of fresh.csv for their retries",
+      "Changed status from active to on hold",
+      "Decrypted the credentials of Solo Ltd to authorize its connection on the service",
+    ]);
   });
 });

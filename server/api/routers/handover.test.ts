@@ -149,10 +149,15 @@ describe("the report's companies", () => {
       customerAction: null,
       error: null,
     });
-    expect(reauth!.reason).toContain("invalid_grant");
+    // Why, in words; the platform's own words (invalid_grant) in the error beside it, with the status the refusal left.
+    expect(reauth).toMatchObject({
+      reason: "The platform refused the migrated tokens when the connection was authorized, so it needs authorizing again.",
+      error: { error: expect.stringContaining("invalid_grant"), correlationId: expect.stringMatching(/^corr-/) },
+      errorStatus: "Deauthorized",
+    });
     expect(reauth!.customerAction).toContain("check that syncing in your old app is off, then send the end customer the company's reconnect link, or send fresh tokens for it in a supplementary file");
     expect(failed!.error).toMatchObject({ status: 500, error: "Internal server error", correlationId: expect.stringMatching(/^corr-/) });
-    expect(failed!.reason).toContain("500 Internal server error");
+    expect(failed).toMatchObject({ reason: "The service did not complete the migration after 5 failed attempts in a row.", errorStatus: "500", attempts: 5, attemptsInAll: 7 });
     expect(aside).toMatchObject({ state: "set_aside", companyId: null, reason: "Set aside by support: The customer closed this company last month." });
   });
 

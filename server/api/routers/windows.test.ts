@@ -102,7 +102,7 @@ describe("the estimate follows the one rule for a target's limits", () => {
     const { estimate } = await support().windows.plan({ engagementId });
     const inputs = Object.fromEntries(estimate!.inputs.map((i) => [i.label, i.value]));
     expect(inputs["Rate limit"]).toBe("120 requests per minute per address (2 per second)");
-    expect(inputs["Daily quota"]).toMatch(/^5,000 requests a day, reset at 00:00 UTC; 1 day\(s\) of quota$/);
+    expect(inputs["Daily quota"]).toMatch(/^5,000 requests a day, reset at 00:00 UTC; 1 day of quota$/);
     expect(estimate!.limitsSource).toBe("the target's known limits (120 requests per minute, set on the target; daily quota 5,000 requests, set on the target)");
   });
 });

@@ -8,32 +8,32 @@ import type { PlatformKey } from "@/server/platforms";
 export const CALLBACK_INSTRUCTIONS: Record<PlatformKey, readonly string[]> = {
   fbrh: [
     "Sign in to the FreeAgent Developer Dashboard and open your app.",
-    "Under OAuth redirect URIs, add the callback URL below (keep your existing ones).",
+    "Under OAuth redirect URIs, add the callback URL above (keep your existing ones).",
     "Save the app.",
   ],
   vxvy: [
     "Sign in to the FreshBooks developer page (My Apps) and open your app.",
-    "Under Redirect URIs, add the callback URL below; FreshBooks accepts several, one per line.",
+    "Under Redirect URIs, add the callback URL above; FreshBooks accepts several, one per line.",
     "Save the app.",
   ],
   qhyg: [
     "Sign in to the Intuit Developer portal and open your app.",
-    "Under Keys & credentials (Production), add the callback URL below to Redirect URIs.",
+    "Under Keys & credentials (Production), add the callback URL above to Redirect URIs.",
     "Save. Intuit applies the change to the production keys at once.",
   ],
   fztf: [
     "Open your app in the Shopify Partner Dashboard (or the app's configuration in the Shopify CLI).",
-    "Under App setup → URLs, add the callback URL below to the Allowed redirection URL(s).",
+    "Under App setup → URLs, add the callback URL above to the Allowed redirection URL(s).",
     "Save, or deploy the app's configuration.",
   ],
   pbtz: [
     "Sign in to the Wave Developer Portal and open your application.",
-    "Add the callback URL below to the application's Redirect URIs.",
+    "Add the callback URL above to the application's Redirect URIs.",
     "Save the application.",
   ],
   rwuv: [
     "Sign in to the Zoho API Console (in your data centre) and open your server-based client.",
-    "Add the callback URL below to the Authorized Redirect URIs.",
+    "Add the callback URL above to the Authorized Redirect URIs.",
     "Update the client.",
   ],
 };

@@ -12,7 +12,7 @@ import { openGates, type StepStates } from "../checklist";
 import type { NextMoveAction, SubmissionStatus, WaitingParty } from "@/core/engagements/flow-states";
 import { STEP_NUMBERS, type EngagementStatus, type StepNumber } from "@/core/engagements/states";
 import type { SupplementaryStatus } from "@/core/migration/states";
-import { companiesText } from "@/core/words";
+import { companiesText, plural } from "@/core/words";
 
 /** What happens after the bulk run, as the rule reads it. */
 export type LastMile = {
@@ -58,11 +58,11 @@ const NONE: Record<WaitingParty, Move | null> = { customer: null, support: null 
 function reconnectMove(lm: LastMile): Move | null {
   const n = lm.reconnectPending;
   if (n === 0) return null;
-  const one = n === 1;
+  const word = (one: string, other: string) => plural(n, { one, other });
   return {
     action: "send_reconnect_links",
     step: 6,
-    text: `${companiesText(n)} ${one ? "was" : "were"} not migrated with the tokens given and ${one ? "waits for its end customer" : "wait for their end customers"}: send ${one ? "it its" : "each its"} reconnect link (download ${one ? "it" : "them"} as CSV), or send fresh tokens for ${one ? "it" : "them"} in a supplementary file.`,
+    text: `${companiesText(n)} ${word("was", "were")} not migrated with the tokens given and ${word("waits for its end customer", "wait for their end customers")}: send ${word("it its", "each its")} reconnect link (download ${word("it", "them")} as CSV), or send fresh tokens for ${word("it", "them")} in a supplementary file.`,
   };
 }
 
@@ -87,7 +87,7 @@ function lastMileMoves(lm: LastMile, stepDone: boolean): Record<WaitingParty, Mo
       action: "produce_report",
       step: 6,
       text: lm.reconnectPending
-        ? `Produce the handover report: ${companiesText(lm.reconnectPending)} ${lm.reconnectPending === 1 ? "waits for its end customer" : "wait for their end customers"} to reconnect, which the report lists with ${lm.reconnectPending === 1 ? "its link" : "their links"}.`
+        ? `Produce the handover report: ${companiesText(lm.reconnectPending)} ${plural(lm.reconnectPending, { one: "waits for its end customer", other: "wait for their end customers" })} to reconnect, which the report lists with ${plural(lm.reconnectPending, { one: "its link", other: "their links" })}.`
         : "Produce the handover report.",
     };
     return { customer: reconnect, support: review ?? produce };

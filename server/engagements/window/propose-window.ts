@@ -18,6 +18,7 @@ import { windowTimesProblem } from "@/core/engagements/window-schemas";
 import { targetLimits, type SandboxAccess } from "./target-limits";
 import { insertWindows } from "./window-repository";
 import { proposeRule } from "./window-rules";
+import { plural } from "@/core/words";
 
 const utc = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
 /** A window in words, in UTC. */
@@ -83,8 +84,8 @@ export async function proposeWindow(
       waiting: refreshWaiting(tx, eng.id, at, eng),
       notice: {
         to: "customer",
-        subject: rows.length > 1 ? "Migration windows proposed" : "A migration window proposed",
-        text: `${actor.name} proposed ${rows.length > 1 ? "these migration windows" : "this migration window"} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
+        subject: plural(rows.length, { one: "A migration window proposed", other: "Migration windows proposed" }),
+        text: `${actor.name} proposed ${plural(rows.length, { one: "this migration window", other: "these migration windows" })} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
       },
     };
   });

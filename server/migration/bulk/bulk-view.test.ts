@@ -11,7 +11,8 @@ import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } fro
 import { testConfig } from "@/server/testing/caller";
 import { createServiceTarget } from "@/server/targets/targets";
 import { startBulkRun } from "./bulk-controls";
-import { getBulkOverview, windowOutlook } from "./bulk-view";
+import { getBulkOverview, runActivityWords, windowOutlook } from "./bulk-view";
+import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 
 const window = { startsAt: new Date("2031-03-01T22:00:00Z"), endsAt: new Date("2031-03-02T04:00:00Z") };
 const at = (iso: string) => new Date(iso);
@@ -38,6 +39,24 @@ describe("the window's outlook", () => {
     expect(windowOutlook({ window, now, run: running(null, 3) })).toMatchObject({ position: "after", seconds: 5_400, overrun: { kind: "ended", seconds: 5_400 } });
     expect(windowOutlook({ window, now, run: running(null, 0) }).overrun).toBeNull();
     expect(windowOutlook({ window, now, run: { active: false, etaSeconds: null, unfinished: 3 } }).overrun).toBeNull();
+  });
+});
+
+describe("what a running bulk run says it is doing", () => {
+  const counts = (some: Partial<Record<MigrationItemState, number>>) => ({ ...Object.fromEntries(MIGRATION_ITEM_STATES.map((st) => [st, 0])), ...some }) as Record<MigrationItemState, number>;
+
+  it("names the companies syncing, being connected and still to start, in words", () => {
+    expect(runActivityWords({ status: "running", held: false, counts: counts({ sync_requested: 7, authorized: 2, company_created: 1, connection_created: 2, pending: 8, verified: 5 }) })).toBe(
+      "Migrating: 9 companies syncing, 3 being connected and 8 still to start.",
+    );
+    expect(runActivityWords({ status: "running", held: false, counts: counts({ connection_created: 1, pending: 1 }) })).toBe("Migrating: 1 company being connected and 1 still to start.");
+    expect(runActivityWords({ status: "running", held: false, counts: counts({ verified: 3, failed: 1 }) })).toBe("Finishing: every company has reached a final state.");
+    expect(runActivityWords({ status: "queued", held: false, counts: counts({ pending: 4 }) })).toBe("Waiting for a worker to take the run up.");
+  });
+
+  it("says nothing of its own while held, paused, stopped or ended (their notices say why)", () => {
+    for (const status of ["paused", "stopped", "cancelled", "completed"] as const) expect(runActivityWords({ status, held: false, counts: counts({ pending: 4 }) })).toBeNull();
+    expect(runActivityWords({ status: "running", held: true, counts: counts({ pending: 4 }) })).toBeNull();
   });
 });
 
@@ -77,6 +96,9 @@ describe("the overview at an injected time", () => {
     halfDone(runId, early);
     const roomy = getBulkOverview(t.db, p.support, engagementId, early);
     expect(roomy.run!.pace.etaSeconds).toBe(18);
+    // The panel says what the run is doing, not that it is "already running".
+    expect(roomy.run!.activity).toBe("Migrating: 2 companies still to start.");
+    expect(roomy.controls.start).toMatchObject({ allowed: false });
     expect(roomy.window).toMatchObject({ position: "inside", seconds: 1_800, overrun: null });
 
     const late = at("2031-03-02T03:59:50Z");

@@ -13,7 +13,8 @@ import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import { pageOfReportItems } from "../handover/handover-repository";
 import { readFailure } from "../engine/stored-failure";
-import { FINAL_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
+import { FINAL_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
+import { countOf, listText } from "@/core/words";
 import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
 import { reconcile } from "../reconciliation";
 import { loadBulkContext } from "./bulk-controls";
@@ -71,6 +72,27 @@ export function windowOutlook(params: {
   return { startsAt: window.startsAt, endsAt: window.endsAt, position, seconds, startNeedsReason: outsideWindowWords(window, now), overrun };
 }
 
+/**
+ * What a bulk run is doing now, in words, from its companies per state: the ones syncing (sync
+ * requested, or authorized and about to request it), being connected (company or connection
+ * created, authorization next) and still to start, and the ones retried after a failed attempt.
+ * Null when the run is not moving on its own (paused, stopped, cancelled, ended, or waiting out a
+ * hold: their notices say why). Pure.
+ */
+export function runActivityWords(run: { status: RunStatus; held: boolean; counts: Readonly<Record<MigrationItemState, number>> }): string | null {
+  if (run.held) return null;
+  if (run.status === "queued") return "Waiting for a worker to take the run up.";
+  if (run.status !== "running") return null;
+  const c = run.counts;
+  const parts = [
+    [c.sync_requested + c.authorized, "company syncing", "companies syncing"],
+    [c.company_created + c.connection_created, "company being connected", "companies being connected"],
+    [c.pending, "company still to start", "companies still to start"],
+  ] as const;
+  const said = parts.filter(([n]) => n > 0).map(([n, one, other], i) => (i === 0 ? countOf(n, one, other) : countOf(n, one.replace(/^company /, ""), other.replace(/^companies /, ""))));
+  return said.length ? `Migrating: ${listText(said)}.` : "Finishing: every company has reached a final state.";
+}
+
 function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["latest"]>, now: Date): BulkRunView {
   const counts = runCountsByState(db, run.id);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -85,6 +107,7 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
     status: run.status,
     active: isOpenBulkStatus(run.status),
     statusReason: run.statusReason,
+    activity: runActivityWords({ status: run.status, held: running && !!outcome.hold, counts }),
     hold: running && outcome.hold ? { kind: outcome.hold.kind as "maintenance", text: outcome.hold.text, until: outcome.hold.until ? new Date(outcome.hold.until) : null } : null,
     requestedBy: run.requestedById ? (findUser(db, run.requestedById)?.name ?? null) : null,
     requestedAt: run.requestedAt,
@@ -162,6 +185,7 @@ export function listBulkItems(
   const { rows, total } = pageOfReportItems(db, filter);
   return {
     rows: rows.map((r) => {
+      const lastError = readFailure(r.lastError);
       return {
         id: r.id,
         name: r.name,
@@ -171,8 +195,9 @@ export function listBulkItems(
         companyId: r.companyId,
         connectionId: r.connectionId,
         attempts: r.attempts,
-        lastError: readFailure(r.lastError),
-        outcomeReason: r.outcomeReason,
+        attemptsInAll: r.attemptsInAll,
+        lastError,
+        outcomeReason: lastError?.error && r.outcomeReason?.includes(lastError.error) ? null : r.outcomeReason,
         pilot: r.id === pilotItemId,
         canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",
         canRetry: retryable && RETRY_FROM.includes(r.state),

@@ -152,6 +152,44 @@ describe("applyResult: successes move the item on", () => {
   });
 });
 
+describe("a test counts the records of every data type the service lists", () => {
+  const counting: PipelinePolicy = { ...policy, countEveryDataType: true };
+  const dataTypes = { chartOfAccounts: "Complete", invoices: "Complete", bills: "Complete", balanceSheet: "Complete", customers: "NotSupported" };
+  const synced = (checks: Partial<NonNullable<PipelineItem["checks"]>> = {}) =>
+    item({ state: "sync_requested", companyId: "c1", connectionId: "k1", checks: { sync: { requestedAt: NOW.toISOString(), polls: 3, dataTypes }, ...checks } });
+  const read = (dataType: "chartOfAccounts" | "invoices" | "bills"): CallDecision => ({ kind: "call", call: "readData", dataType });
+  const answer = (dataType: "chartOfAccounts" | "invoices" | "bills", records: number): CallResult => ({ ok: true, call: "readData", dataType, records });
+
+  it("after the proof, reads each other listed type that synced Complete, in name order, then verifies", () => {
+    const proven = applyResult(synced(), read("chartOfAccounts"), answer("chartOfAccounts", 50), NOW, counting);
+    expect(proven).toMatchObject({ state: "sync_requested", checks: { read: { dataType: "chartOfAccounts", records: 50 } } });
+    const afterProof = { ...synced(), ...proven, platform: qbo, id: "item-1" };
+    // Listed and Complete: bills and invoices; balanceSheet has no list, customers did not sync.
+    expect(decideNext(afterProof, NOW)).toEqual(read("bills"));
+    const billed = applyResult(afterProof, read("bills"), answer("bills", 7), NOW, counting);
+    expect(billed).toMatchObject({ state: "sync_requested", checks: { records: { bills: 7 } } });
+    const afterBills = { ...afterProof, ...billed };
+    expect(decideNext(afterBills, NOW)).toEqual(read("invoices"));
+    expect(applyResult(afterBills, read("invoices"), answer("invoices", 1_200), NOW, counting)).toMatchObject({ state: "verified", checks: { read: { records: 50 }, records: { bills: 7, invoices: 1_200 } }, lastError: null });
+  });
+
+  it("a count the service will not give is left unknown; it never fails a proven company", () => {
+    const afterProof = synced({ read: { dataType: "chartOfAccounts", records: 50, at: NOW.toISOString() } });
+    expect(applyResult(afterProof, read("bills"), failure("readData", "data_type_not_supported", { status: 404 }), NOW, counting)).toMatchObject({
+      state: "sync_requested",
+      checks: { records: { bills: null } },
+    });
+    const retried = item({ ...afterProof, attempts: counting.maxAttempts - 1 });
+    expect(applyResult(retried, read("bills"), failure("readData", "server_error"), NOW, counting)).toMatchObject({ state: "sync_requested", attempts: 0, checks: { records: { bills: null } } });
+    // The account's refusal still stops the run.
+    expect(applyResult(afterProof, read("bills"), failure("readData", "unauthorized", { status: 401 }), NOW, counting).runEffect).toMatchObject({ scope: "run_stop" });
+  });
+
+  it("a bulk run reads only the proof", () => {
+    expect(applyResult(synced(), read("chartOfAccounts"), answer("chartOfAccounts", 50), NOW, policy)).toMatchObject({ state: "verified" });
+  });
+});
+
 describe("applyResult: the sync's status", () => {
   const syncing = (polls = 0, requestedAt = NOW) =>
     item({ state: "sync_requested", companyId: "c1", connectionId: "k1", checks: { sync: { requestedAt: requestedAt.toISOString(), polls, dataTypes: {} } } });

@@ -17,8 +17,9 @@
  */
 import type { ConnectionStatus, ManagedPlatform, PlatformCategory, PullStatus } from "@/server/platforms";
 import { TERMINAL_PULL_STATUSES } from "@/server/platforms";
-import type { ServiceErrorKind, Validation } from "@/server/service-client";
+import { isListedDataType, type ListedDataType, type ServiceErrorKind, type Validation } from "@/server/service-client";
 import { FINAL_ITEM_STATES, type InFlightCall, type MigrationItemState } from "@/core/migration/states";
+import { countOf } from "@/core/words";
 
 /** The calls of the pipeline, in the order a company normally needs them. */
 export const PIPELINE_CALLS = [
@@ -60,6 +61,12 @@ export type ItemChecks = {
   sync?: { requestedAt: string; polls: number; dataTypes: Record<string, string>; finishedAt?: string };
   /** The read that proves data arrived, with the record count the service reported. */
   read?: { dataType: ReadDataType; records: number | null; at: string; skipped?: "not_supported" };
+  /**
+   * The record count of every other data type the service lists, read after the proof when the
+   * policy asks for it (the single-company test, so its result shows each type's records); null
+   * where the service would not count it.
+   */
+  records?: Record<string, number | null>;
 };
 
 /**
@@ -108,7 +115,7 @@ export type PipelineItem = {
 
 export type CallDecision =
   | { kind: "call"; call: Exclude<PipelineCall, "readData"> }
-  | { kind: "call"; call: "readData"; dataType: ReadDataType };
+  | { kind: "call"; call: "readData"; dataType: ListedDataType };
 
 export type Decision = CallDecision | { kind: "wait"; until: Date } | { kind: "final"; state: MigrationItemState };
 
@@ -137,7 +144,10 @@ export function decideNext(item: PipelineItem, now: Date): Decision {
     case "sync_requested": {
       const sync = item.checks?.sync;
       if (!sync || !syncFinished(sync.dataTypes)) return { kind: "call", call: "getDataStatus" };
-      return { kind: "call", call: "readData", dataType: READ_DATA_TYPE[item.platform.category] };
+      if (!item.checks?.read) return { kind: "call", call: "readData", dataType: READ_DATA_TYPE[item.platform.category] };
+      // The proof is read and the item is still here: the policy counts every data type's records.
+      const next = typesToCount(item.checks)[0];
+      return next ? { kind: "call", call: "readData", dataType: next } : { kind: "call", call: "getDataStatus" };
     }
     case "verified":
     case "reauth_required":
@@ -173,7 +183,7 @@ export type CallAnswer =
   | { call: "authorize"; status: ConnectionStatus; errors: PlatformError[] }
   | { call: "requestSync" }
   | { call: "getDataStatus"; dataTypes: Record<string, string> }
-  | { call: "readData"; dataType: ReadDataType; records: number | null };
+  | { call: "readData"; dataType: ListedDataType; records: number | null };
 
 /**
  * What a failure means beyond the item: `run_stop` — the account or key is at fault and every
@@ -239,6 +249,12 @@ export type PipelinePolicy = {
    * the run's, not the company's, and no company fails because the service was busy.
    */
   throttlingCountsAsAttempt?: boolean;
+  /**
+   * Whether a verified company's record count is read for every data type the service lists and
+   * synced Complete, not only for the one read as proof (default false). The single-company test
+   * sets it, so its result shows each data type's records; a bulk run spends no calls on it.
+   */
+  countEveryDataType?: boolean;
   /**
    * How long a company's sync is expected to take, from its `records` hint (step 2's sync model):
    * the first status poll waits that long, so waiting companies do not spend the request budget.
@@ -369,8 +385,9 @@ export function applyResult(
     case "getDataStatus":
       return applyDataStatus(at, { dataTypes: result.dataTypes, correlationId: result.correlationId ?? null });
     case "readData":
-      checks.read = { dataType: result.dataType, records: result.records, at: iso(now) };
-      return { ...base, state: "verified", checks, lastError: null };
+      if (!checks.read) checks.read = { dataType: READ_DATA_TYPE[item.platform.category], records: result.records, at: iso(now) };
+      else checks.records = { ...checks.records, [result.dataType]: result.records };
+      return afterRead(at);
     default: {
       const never: never = result;
       return never;
@@ -399,8 +416,8 @@ function applyDataStatus(at: ApplyContext, answer: { dataTypes: Record<string, s
     if (waited >= policy.syncDeadlineMs) {
       const running = Object.entries(dataTypes).filter(([, s]) => !TERMINAL_PULL_STATUSES.has(s as PullStatus)).map(([t]) => t);
       const minutes = Math.round(policy.syncDeadlineMs / 60_000);
-      const what = running.length ? `${running.length} data type${running.length > 1 ? "s" : ""} still syncing (${running.slice(0, 5).join(", ")}${running.length > 5 ? ", …" : ""})` : "no data type queued";
-      const text = `The sync did not finish within ${minutes} minute${minutes === 1 ? "" : "s"}: ${what}.`;
+      const what = running.length ? `${countOf(running.length, "data type", "data types")} still syncing (${running.slice(0, 5).join(", ")}${running.length > 5 ? ", …" : ""})` : "no data type queued";
+      const text = `The sync did not finish within ${countOf(minutes, "minute", "minutes")}: ${what}.`;
       return fail({ operation: "getDataStatus", kind: "sync_timeout", status: null, service: null, error: text, correlationId, at: iso(now) }, text);
     }
     return { ...base, checks, nextAttemptAt: new Date(now.getTime() + pollDelayMs(previous.polls, policy)) };
@@ -420,16 +437,42 @@ function applyDataStatus(at: ApplyContext, answer: { dataTypes: Record<string, s
   const failed = Object.entries(dataTypes).filter(([, s]) => !PASSING_PULL_STATUSES.has(s));
   if (failed.length) {
     const list = failed.slice(0, 8).map(([t, s]) => `${t} ${s}`).join(", ");
-    const reason = `${failed.length} data type${failed.length > 1 ? "s" : ""} did not sync: ${list}${failed.length > 8 ? ", …" : ""}.`;
+    const reason = `${countOf(failed.length, "data type", "data types")} did not sync: ${list}${failed.length > 8 ? ", …" : ""}.`;
     return fail({ operation: "getDataStatus", kind: "sync_failed", status: null, service: null, error: reason, correlationId, at: iso(now) }, reason);
   }
   const readType = READ_DATA_TYPE[item.platform.category];
   if (dataTypes[readType] !== "Complete") {
     // The platform does not offer the data type read as proof: the statuses are the proof.
     checks.read = { dataType: readType, records: null, at: iso(now), skipped: "not_supported" };
-    return { ...base, state: "verified", checks, lastError: null };
+    return afterRead(at);
   }
   return { ...base, checks };
+}
+
+/**
+ * The data types whose records are still to be counted: every one the service lists that synced
+ * Complete, but the proof's and those counted already, in name order.
+ */
+function typesToCount(checks: ItemChecks): ListedDataType[] {
+  const done = new Set([checks.read?.dataType, ...Object.keys(checks.records ?? {})]);
+  return Object.entries(checks.sync?.dataTypes ?? {})
+    .filter(([type, status]) => status === "Complete" && !done.has(type))
+    .map(([type]) => type)
+    .filter(isListedDataType)
+    .sort((a, b) => a.localeCompare(b));
+}
+
+/** A data type whose records the service would not count: unknown, and on to the next. */
+function uncounted(at: ApplyContext, dataType: ListedDataType): Transition {
+  at.checks.records = { ...at.checks.records, [dataType]: null };
+  return { ...afterRead(at), attempts: 0 };
+}
+
+/** After a read: verified, unless the policy counts every data type and some are still to count. */
+function afterRead(at: ApplyContext): Transition {
+  const { base, checks, policy } = at;
+  if (policy.countEveryDataType && typesToCount(checks).length) return { ...base, inFlightCall: null, checks, lastError: null };
+  return { ...base, state: "verified", inFlightCall: null, checks, lastError: null };
 }
 
 function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false }>): Transition {
@@ -437,6 +480,9 @@ function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false 
   const { retryAfterMs, ...rest } = result.error;
   const error: StoredError = { ...rest, at: iso(now) };
   const scope = failureScope(result.error.kind);
+  // A count read after the proof: the company is migrated and proven, so a count the service will
+  // not give is left unknown rather than failing it.
+  const countingRead = result.call === "readData" && item.checks?.read ? typesToCount(item.checks)[0] : undefined;
   // A create that got no clear answer may have happened: look it up before creating again.
   const inFlightCall = scope === "retry" || scope === "run_pause" ? item.inFlightCall : null;
   switch (scope) {
@@ -454,6 +500,7 @@ function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false 
       }
       const attempts = item.attempts + 1;
       if (attempts >= policy.maxAttempts) {
+        if (countingRead) return uncounted(at, countingRead);
         return { ...fail(error, `${result.error.operation} kept failing (${attempts} attempts); the last answer: ${result.error.error}`), attempts };
       }
       const backoff = Math.round(policy.random() * Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** item.attempts));
@@ -474,6 +521,7 @@ function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false 
       return never;
     }
   }
+  if (countingRead) return uncounted(at, countingRead);
   switch (result.error.kind) {
     case "active_connection_exists":
       // The company already has a connection of this kind (perhaps ours, from an answer lost

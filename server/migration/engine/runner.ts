@@ -178,9 +178,7 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
         return answered(meta, { call: "getDataStatus", dataTypes }, { counts });
       }
       case "readData": {
-        const page = { companyId: companyId(), page: 1, pageSize: 1 };
-        const { data, meta } =
-          decision.dataType === "commerce-orders" ? await client.listCommerceOrders({ ...page, connectionId: connectionId() }, options) : await client.listAccounts(page, options);
+        const { data, meta } = await client.listDataRecords({ companyId: companyId(), connectionId: connectionId(), dataType: decision.dataType, page: 1, pageSize: 1 }, options);
         return answered(meta, { call: "readData", dataType: decision.dataType, records: data.totalResults }, { dataType: decision.dataType, records: data.totalResults });
       }
       default: {

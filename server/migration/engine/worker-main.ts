@@ -15,6 +15,7 @@ import { appKeyRing } from "@/server/security/keyring";
 import { logSafe } from "@/server/security/log-safe";
 import { purgeDueCredentials } from "../handover/purge-credentials";
 import { createWorker } from "./worker";
+import { companiesText, countOf, daysText } from "@/core/words";
 
 /** How often the worker looks for credentials due for the automatic purge. */
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -41,7 +42,7 @@ function main(): void {
     try {
       const done = purgeDueCredentials(db, { now: new Date(), afterDays: e.FERRY_PURGE_AFTER_DAYS });
       if (done.engagements) {
-        console.log(`Purged the credentials of ${done.engagements} engagement(s) ${e.FERRY_PURGE_AFTER_DAYS} days after their handover or cancellation (${done.items} companies)`);
+        console.log(`Purged the credentials of ${countOf(done.engagements, "engagement", "engagements")} ${daysText(e.FERRY_PURGE_AFTER_DAYS)} after their handover or cancellation (${companiesText(done.items)})`);
       }
     } catch (error) {
       console.error(`Automatic purge failed (tried again in ${PURGE_EVERY_MS / 60_000} minutes): ${logSafe(error)}`);

@@ -69,6 +69,18 @@ describe("the single-company test", () => {
     expect(run.dataTypes.length).toBeGreaterThan(20);
     expect(run.dataTypes.find((d) => d.dataType === "chartOfAccounts")).toEqual({ dataType: "chartOfAccounts", status: "Complete", records: 5 });
     expect(run.dataTypes.find((d) => d.dataType === "itemReceipts")).toMatchObject({ status: "NotSupported", records: null });
+    // Every data type the service lists and synced Complete shows its records, not only the proof's.
+    for (const dataType of ["bills", "customers", "invoices", "purchaseOrders", "suppliers"]) {
+      expect(run.dataTypes.find((d) => d.dataType === dataType)).toEqual({ dataType, status: "Complete", records: 5 });
+    }
+    expect(run.calls.filter((c) => c.operation.startsWith("list")).map((c) => c.operation)).toEqual([
+      "listAccounts",
+      "listBills",
+      "listCustomers",
+      "listInvoices",
+      "listPurchaseOrders",
+      "listSuppliers",
+    ]);
     expect(run.calls.map((c) => c.operation).slice(0, 4)).toEqual(["createCompany", "createConnection", "authorizeConnection", "refreshAllData"]);
     expect(run.calls.every((c) => c.ok && c.correlationId)).toBe(true);
     expect(run.durations.runMs).toBeGreaterThan(0);

@@ -174,7 +174,8 @@ export function createWorker(options: WorkerOptions): Worker {
         engagement,
         platform,
         rehearsal: run.kind === "rehearsal",
-        policy: options.policy ?? DEFAULT_PIPELINE_POLICY,
+        // A test shows every data type's records: one read each, for one company.
+        policy: { ...(options.policy ?? DEFAULT_PIPELINE_POLICY), countEveryDataType: true },
         signal,
         beforeStore: options.beforeStore,
       },

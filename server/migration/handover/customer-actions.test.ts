@@ -52,30 +52,51 @@ describe("what the customer must do", () => {
     );
   });
 
-  it("reauthorization required without a stored reason falls back to the service's error", () => {
-    const out = customerOutcome({ ...base, state: "reauth_required", lastError: error({ status: 200, error: "Connection Deauthorized" }) });
-    expect(out.reason).toBe("200 Connection Deauthorized.");
+  it("reauthorization required with the error the engine stored: the reason says it in words, the error keeps the platform's", () => {
+    const words = "400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used. Reauthorization is required.";
+    const out = customerOutcome({ ...base, state: "reauth_required", outcomeReason: words, lastError: error({ kind: "reauthorization_required", error: words, correlationId: "corr-1" }) });
+    expect(out.reason).toBe("The platform refused the migrated tokens when the connection was authorized, so it needs authorizing again.");
+    expect(out.reason).not.toContain("invalid_grant");
+    // What to do still reads the platform's words for the family.
+    expect(out.action).toMatch(/^The platform says the tokens in your file were replaced \(already used/);
+    const duringSync = customerOutcome({ ...base, state: "reauth_required", lastError: error({ kind: "auth_error_during_sync", error: "The platform refused the tokens during the sync (AuthError on invoices)." }) });
+    expect(duringSync.reason).toBe("The platform refused the migrated tokens during the sync, so the connection needs authorizing again.");
   });
 
   it.each([
-    ["company_limit", 402, "Company limit exceeded", /^The service account reached its company limit: 402 Company limit exceeded\.$/, /^Upgrade the service account/],
-    ["account_expired", 402, "Account expired", /free period has expired/, /^Renew the service account/],
-    ["sync_schedule_not_allowed", 402, "Sync schedule not allowed", /does not allow the requested sync schedule/, /hourly sync schedule/],
-    ["unauthorized", 401, "Unauthorized", /refused the API key Ferry migrated with: 401 Unauthorized/, /Nothing was wrong with this company's tokens/],
-    ["forbidden", 403, "Forbidden", /refused the API key/, /API key is sorted out/],
-    ["active_connection_exists", 409, "Company X already has an active accounting connection", /already had an active connection/, /remove it and ask the end customer/],
-    ["server_error", 500, "Internal server error", /did not complete the migration after 5 attempts: 500 Internal server error/, /quote the correlationId/],
-    ["timeout", null, "No answer within 30 s", /did not complete the migration after 5 attempts: No answer within 30 s/, new RegExp(RECONNECT)],
-  ])("failed with %s: the reason in the service's words and a way forward", (kind, status, text, reason, action) => {
+    ["company_limit", 402, "Company limit exceeded", "The service account reached its company limit.", /^Upgrade the service account/],
+    ["account_expired", 402, "Account expired", "The service account's free period has expired.", /^Renew the service account/],
+    ["sync_schedule_not_allowed", 402, "Sync schedule not allowed", "The service account's plan does not allow the requested sync schedule.", /hourly sync schedule/],
+    ["unauthorized", 401, "Unauthorized", "The service refused the API key Ferry migrated with.", /Nothing was wrong with this company's tokens/],
+    ["forbidden", 403, "Forbidden", "The service refused the API key Ferry migrated with.", /API key is sorted out/],
+    ["active_connection_exists", 409, "Company X already has an active accounting connection", "The company already had an active connection on the service.", /remove it and ask the end customer/],
+    ["server_error", 500, "Internal server error", "The service did not complete the migration after 5 failed attempts in a row.", /quote the correlationId/],
+    ["timeout", null, "No answer within 30 s", "The service did not answer after 5 failed attempts in a row.", new RegExp(RECONNECT)],
+  ])("failed with %s: the reason in Ferry's words beside the service's error, and a way forward", (kind, status, text, reason, action) => {
     const out = customerOutcome({ ...base, attempts: 5, lastError: error({ kind, status, error: text, correlationId: "corr-1" }) });
-    expect(out.reason).toMatch(reason);
+    expect(out.reason).toBe(reason);
+    // The report shows the error beside the reason: neither repeats the other.
+    expect(out.reason).not.toContain(text);
+    expect(text).not.toContain(out.reason!);
     expect(out.action).toMatch(action);
   });
 
-  it("failed on a refused row names the fields", () => {
+  it("failed on a refused row: the reason says so, the error keeps the fields", () => {
     const out = customerOutcome({ ...base, lastError: error({ kind: "bad_request", status: 400, error: "Bad request", validation: [{ itemId: "realmId", message: "must be digits" }] }) });
-    expect(out.reason).toBe("The service refused the company's details: 400 Bad request (realmId: must be digits).");
+    expect(out.reason).toBe("The service refused the company's details.");
     expect(out.action).toMatch(/^Correct this company's row in your token file/);
+  });
+
+  it("failed on the sync, with the engine's error: in words, without repeating the data types it names", () => {
+    const text = "2 data types did not sync: bills FetchError, invoices FetchError.";
+    const out = customerOutcome({
+      ...base,
+      outcomeReason: text,
+      lastError: error({ kind: "sync_failed", error: text }),
+      checks: { connection: "Linked", dataTypes: [{ dataType: "bills", status: "FetchError", records: null }, { dataType: "invoices", status: "FetchError", records: null }] },
+    });
+    expect(out.reason).toBe("The company is connected, but the platform failed to return some of its data.");
+    expect(out.action).toMatch(/^Ask the service to sync these data types again/);
   });
 
   it("failed data checks: AuthError means reconnecting, FetchError syncing again", () => {
@@ -133,6 +154,12 @@ describe("reading the checks the engine stored", () => {
     });
     expect(describeChecks(checks)).toBe("Linked; 1 of 3 data types complete, 1 not supported; FetchError: bills; 1,200 records");
     expect(describeChecks(readChecks({ connection: { status: "Deauthorized", at } }))).toBe("Deauthorized");
+  });
+
+  it("says one data type and one record in the singular", () => {
+    const at = "2026-11-24T10:00:00.000Z";
+    const checks = readChecks({ connection: { status: "Linked", at }, sync: { requestedAt: at, polls: 1, dataTypes: { chartOfAccounts: "Complete" } }, read: { dataType: "chartOfAccounts", records: 1, at } });
+    expect(describeChecks(checks)).toBe("Linked; 1 of 1 data type complete; 1 record");
   });
 
   it("reads a malformed or empty value as absent, never failing the report", () => {

@@ -3,10 +3,15 @@
  * customer must do about it. Pure, from the item's final state, the reason the engine stored, its
  * last error and its checks. (The engine's advice for support — server/migration/advice.ts — says
  * what support should do during the run; this says what the customer does after the handover.)
+ *
+ * The report shows the last error beside the reason (the service's or the platform's own words,
+ * status and correlationId), so a reason never repeats those words: it says what happened in
+ * Ferry's, and only a company without a stored error gets the engine's account as its reason.
  */
 import type { MigrationItemState } from "@/core/migration/states";
 import { failingDataTypes } from "./item-results";
-import { failureWords, type Failure } from "@/core/migration/failure";
+import type { Failure } from "@/core/migration/failure";
+import { countOf } from "@/core/words";
 import type { ItemChecks } from "@/core/migration/item-results";
 import { readTokenRefusal } from "../token-refusal-words";
 
@@ -36,8 +41,6 @@ const OR_NEW_FILE = "or send the company's current tokens in a new token file fo
 
 const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
 
-/** The service's own words for an error: "409 Company … already has an active … connection". */
-const errorWords = (e: Failure | null): string => (e ? failureWords(e) : "");
 
 /** Fresh tokens or the end customer's consent: the two ways back for a company refused on its tokens. */
 const LINK = "send the end customer the company's reconnect link";
@@ -69,7 +72,12 @@ function tokenAction(input: { texts: readonly (string | null | undefined)[]; dur
 
 /** Why the platform refused the migrated tokens, and what follows from it. */
 function reauthOutcome(input: OutcomeInput): CustomerOutcome {
-  const reason = sentence(input.outcomeReason ?? (errorWords(input.lastError) || "The platform did not accept the migrated tokens"));
+  const e = input.lastError;
+  const reason = !e
+    ? sentence(input.outcomeReason ?? "The platform did not accept the migrated tokens")
+    : e.kind === "auth_error_during_sync"
+      ? "The platform refused the migrated tokens during the sync, so the connection needs authorizing again."
+      : "The platform refused the migrated tokens when the connection was authorized, so it needs authorizing again.";
   return {
     reason,
     action: tokenAction({ texts: [input.outcomeReason, input.lastError?.error], duringSync: input.lastError?.kind === "auth_error_during_sync" }),
@@ -79,38 +87,31 @@ function reauthOutcome(input: OutcomeInput): CustomerOutcome {
 /** A failed company: by what failed — the service's answer, or the data checks. */
 function failedOutcome(input: OutcomeInput): CustomerOutcome {
   const e = input.lastError;
-  const words = errorWords(e);
   const failing = failingDataTypes(input.checks);
   switch (e?.kind) {
     case "company_limit":
-      return {
-        reason: sentence(`The service account reached its company limit${words ? `: ${words}` : ""}`),
-        action: `Upgrade the service account, then ${reconnect}, ${OR_NEW_FILE}.`,
-      };
+      return { reason: "The service account reached its company limit.", action: `Upgrade the service account, then ${reconnect}, ${OR_NEW_FILE}.` };
     case "account_expired":
-      return {
-        reason: sentence(`The service account's free period has expired${words ? `: ${words}` : ""}`),
-        action: `Renew the service account, then ${reconnect}, ${OR_NEW_FILE}.`,
-      };
+      return { reason: "The service account's free period has expired.", action: `Renew the service account, then ${reconnect}, ${OR_NEW_FILE}.` };
     case "sync_schedule_not_allowed":
       return {
-        reason: sentence(`The service account's plan does not allow the requested sync schedule${words ? `: ${words}` : ""}`),
+        reason: "The service account's plan does not allow the requested sync schedule.",
         action: "Remove the hourly sync schedule in the service's settings or upgrade the plan, then ask the service to sync the company again.",
       };
     case "unauthorized":
     case "forbidden":
       return {
-        reason: sentence(`The service refused the API key Ferry migrated with${words ? `: ${words}` : ""}`),
+        reason: "The service refused the API key Ferry migrated with.",
         action: `Nothing was wrong with this company's tokens: ${reconnect}, ${OR_NEW_FILE} once the service account's API key is sorted out.`,
       };
     case "bad_request":
       return {
-        reason: sentence(`The service refused the company's details${words ? `: ${words}` : ""}`),
+        reason: "The service refused the company's details.",
         action: `Correct this company's row in your token file (the fields named) and send it in a new token file, or ${reconnect}.`,
       };
     case "active_connection_exists":
       return {
-        reason: sentence(`The company already had an active connection on the service${words ? `: ${words}` : ""}`),
+        reason: "The company already had an active connection on the service.",
         action: `Check that connection in the service: if it is not this end customer's, remove it and ${reconnect}.`,
       };
     default:
@@ -119,22 +120,39 @@ function failedOutcome(input: OutcomeInput): CustomerOutcome {
   const authErrors = failing.get("AuthError");
   if (authErrors?.length) {
     return {
-      reason: sentence(input.outcomeReason ?? `The platform refused the migrated tokens when syncing ${authErrors.join(", ")}`),
+      reason: e ? "The platform refused the migrated tokens during the sync." : sentence(input.outcomeReason ?? `The platform refused the migrated tokens when syncing ${authErrors.join(", ")}`),
       action: tokenAction({ texts: [], duringSync: true }),
     };
   }
   const fetchErrors = failing.get("FetchError");
-  if (fetchErrors?.length && !e) {
+  if (fetchErrors?.length && (!e || e.kind === "sync_failed")) {
     return {
-      reason: sentence(input.outcomeReason ?? `The company is connected, but the platform failed to return ${fetchErrors.join(", ")}`),
+      reason: e ? "The company is connected, but the platform failed to return some of its data." : sentence(input.outcomeReason ?? `The company is connected, but the platform failed to return ${fetchErrors.join(", ")}`),
       action: "Ask the service to sync these data types again; if they keep failing, have the end customer check the company's data and permissions on the platform.",
     };
   }
-  const tries = input.attempts > 1 ? ` after ${input.attempts} attempts` : "";
+  const tries = input.attempts > 1 ? ` after ${countOf(input.attempts, "failed attempt", "failed attempts")} in a row` : "";
   return {
-    reason: sentence(input.outcomeReason ?? (words ? `The service did not complete the migration${tries}: ${words}` : `The migration did not complete${tries}`)),
+    reason: e ? failedReason(e, tries) : sentence(input.outcomeReason ?? `The migration did not complete${tries}`),
     action: `${RECONNECT}, ${OR_NEW_FILE}.${e?.correlationId ? " If you contact the service's support, quote the correlationId." : ""}`,
   };
+}
+
+/** Why a company failed on a stored error, in Ferry's words (the error itself is shown beside it). */
+function failedReason(e: Failure, tries: string): string {
+  switch (e.kind) {
+    case "sync_failed":
+      return "Some of the company's data did not sync.";
+    case "sync_timeout":
+      return "The company's sync did not finish in time.";
+    case "unexpected_status":
+      return "The service left the connection in an unexpected state after its authorization.";
+    case "timeout":
+    case "network":
+      return `The service did not answer${tries}.`;
+    default:
+      return `The service did not complete the migration${tries}.`;
+  }
 }
 
 /** Why a company is where it ended, and what the customer must do about it. */

@@ -6,7 +6,7 @@
 import type { Db } from "@/db/client";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies, countOf } from "@/core/words";
 import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 
 export type HandoverMailDeps = { mail: MailConfig; appUrl: string };
@@ -60,7 +60,7 @@ export async function mailAcknowledged(
       params.onBehalf
         ? `${params.by} recorded the customer's acknowledgement of the handover report of ${e.reference}.`
         : `${params.by} acknowledged the handover report of ${e.reference}.`,
-      `The credentials were purged: the tokens of ${companies(params.purgedItems)} and ${params.purgedSecrets === 1 ? "1 OAuth client secret" : `${params.purgedSecrets} OAuth client secrets`} deleted. Step 6 is done and the engagement is completed.`,
+      `The credentials were purged: the tokens of ${companies(params.purgedItems)} and ${countOf(params.purgedSecrets, "OAuth client secret", "OAuth client secrets")} deleted. Step 6 is done and the engagement is completed.`,
       "",
       `${base(deps.appUrl)}/engagements/${e.id}`,
     ].join("\n"),

@@ -4,7 +4,7 @@
  * (better-sqlite3): operations call it inside their transactions.
  */
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import { engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows, users } from "@/db/schema";
+import { engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, serviceCalls, supplementaryFiles, supplementaryRows, users } from "@/db/schema";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
 import type { MigrationItemState } from "@/core/migration/states";
@@ -86,6 +86,9 @@ const reportColumns = {
   companyId: migrationItems.companyId,
   connectionId: migrationItems.connectionId,
   attempts: migrationItems.attempts,
+  // Every request sent for the company, in every run: the service calls stored with their retries.
+  // (Spelled out: inside the subquery an unqualified "id" would be the service call's.)
+  attemptsInAll: sql<number>`(select coalesce(sum(calls.attempts), 0) from ${serviceCalls} calls where calls.item_id = ${sql.raw('"migration_items"."id"')})`,
   lastError: migrationItems.lastError,
   outcomeReason: migrationItems.outcomeReason,
   checks: migrationItems.checks,
@@ -104,7 +107,9 @@ export type ReportItem = {
   state: MigrationItemState;
   companyId: string | null;
   connectionId: string | null;
+  /** Failed attempts in a row (a good answer starts the count again), and every attempt made for it. */
   attempts: number;
+  attemptsInAll: number;
   lastError: unknown;
   outcomeReason: string | null;
   linkUrl: string | null;

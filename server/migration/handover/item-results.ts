@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { ItemChecks } from "@/core/migration/item-results";
 import { PASSING_PULL_STATUSES } from "@/server/migration/engine/pipeline";
+import { countOf, recordsText } from "@/core/words";
 
 /**
  * The engine's checks as stored (server/migration/engine/pipeline.ts, `ItemChecks`): the connection's
@@ -18,18 +19,20 @@ const ZStoredChecks = z.object({
   connection: z.object({ status: z.string() }).loose().nullish(),
   sync: z.object({ dataTypes: z.record(z.string(), z.string()) }).loose().nullish(),
   read: z.object({ dataType: z.string(), records: z.number().nullish() }).loose().nullish(),
+  records: z.record(z.string(), z.number().nullable()).nullish().catch(null),
 });
 
 /** The stored checks, or null when there are none or they cannot be read. */
 export function readChecks(raw: unknown): ItemChecks | null {
   const parsed = ZStoredChecks.safeParse(raw);
   if (!parsed.success || raw === null) return null;
-  const { connection, sync, read } = parsed.data;
+  const { connection, sync, read, records } = parsed.data;
   const dataTypes = Object.entries(sync?.dataTypes ?? {}).map(([dataType, status]) => ({
     dataType,
     status,
-    // The service reports a count only for the data type read back.
-    records: read && read.dataType === dataType ? (read.records ?? null) : null,
+    // The service counts the records of the data types read back: the proof's, and (after a
+    // single-company test) every other one it lists.
+    records: read && read.dataType === dataType ? (read.records ?? null) : (records?.[dataType] ?? null),
   }));
   if (!connection && !dataTypes.length) return null;
   return { connection: connection?.status ?? null, dataTypes };
@@ -57,10 +60,10 @@ export function describeChecks(checks: ItemChecks | null): string {
   if (types.length) {
     const complete = types.filter((d) => d.status === "Complete").length;
     const unsupported = types.filter((d) => d.status === "NotSupported").length;
-    parts.push(`${complete} of ${types.length} data types complete${unsupported ? `, ${unsupported} not supported` : ""}`);
+    parts.push(`${complete} of ${countOf(types.length, "data type", "data types")} complete${unsupported ? `, ${unsupported} not supported` : ""}`);
     for (const [status, names] of failingDataTypes(checks)) parts.push(`${status}: ${names.join(", ")}`);
     const records = types.reduce((sum, d) => sum + (d.records ?? 0), 0);
-    if (types.some((d) => d.records !== null)) parts.push(`${records.toLocaleString("en-GB")} records`);
+    if (types.some((d) => d.records !== null)) parts.push(recordsText(records));
   }
   return parts.join("; ");
 }

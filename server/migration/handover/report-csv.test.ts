@@ -56,7 +56,8 @@ const HEADER = [
   "Error status",
   "Error",
   "Correlation ID",
-  "Attempts",
+  "Attempts in all",
+  "Failed attempts in a row",
 ];
 
 describe("the handover report as CSV", () => {
@@ -109,9 +110,26 @@ describe("the handover report as CSV", () => {
       "Data types": "chartOfAccounts: Complete (50); invoices: Complete; directIncomes: NotSupported",
       Reason: "",
       "What you need to do": "",
-      Attempts: "1",
+      "Attempts in all": "7",
+      "Failed attempts in a row": "0",
     });
     expect(byName["Rotated Co"]).toMatchObject({ "Name on the service": "Rotated Co", "Final state": "Reauthorization required", "Connection status": "Deauthorized" });
+    // A reauthorization row has its error status (the connection's, since the service answered 200),
+    // and its reason in words beside the platform's own in the error: neither repeats the other.
+    expect(byName["Rotated Co"]).toMatchObject({
+      "Error status": "Deauthorized",
+      Reason: "The platform refused the migrated tokens when the connection was authorized, so it needs authorizing again.",
+      Error: expect.stringMatching(/^400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant/),
+      "Correlation ID": expect.stringMatching(/^corr-/),
+      "Attempts in all": "3",
+      "Failed attempts in a row": "0",
+    });
+    for (const row of Object.values(byName) as Record<string, string>[]) {
+      if (row.Reason && row.Error) {
+        expect(row.Error).not.toContain(row.Reason);
+        expect(row.Reason).not.toContain(row.Error);
+      }
+    }
     // A name the service could not keep at all: the company's stand-in beside the file's name.
     expect(byName["株式会社テスト"]).toMatchObject({ "Name on the service": "Company JP-7", "External reference": "JP-7" });
     expect(byName["Rotated Co"]!["What you need to do"]).toMatch(/^The platform says the tokens in your file were replaced \(already used: the old app refreshed them after the export\): check that syncing in your old app is off, then send the end customer the company's reconnect link/);

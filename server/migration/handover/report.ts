@@ -10,12 +10,42 @@ import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
 import { customerOutcome } from "./customer-actions";
 import type { ReportItem } from "./handover-repository";
 import { readFailure } from "../engine/stored-failure";
-import { describeChecks, readChecks } from "./item-results";
-import { validationLines } from "@/core/migration/failure";
+import { describeChecks, failingDataTypes, readChecks } from "./item-results";
+import { validationLines, type Failure } from "@/core/migration/failure";
+import type { ItemChecks } from "@/core/migration/item-results";
 import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { itemStateLabel } from "@/core/migration/state-words";
 import { RECONCILIATION_LINES, reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 import { serviceNameOf } from "@/server/platforms";
+
+/**
+ * A failure's status in one word, for the report's "Error status": the service's HTTP status where
+ * it answered with an error; where it answered but the platform refused, the status that refusal
+ * left — the connection's ("Deauthorized") or the sync's ("AuthError", "FetchError"); "No answer"
+ * where none came in time. Null when there is no failure.
+ */
+export function errorStatusOf(error: Failure | null, checks: ItemChecks | null): string | null {
+  if (!error) return null;
+  if (error.status !== null) return String(error.status);
+  switch (error.kind) {
+    case "reauthorization_required":
+    case "unexpected_status":
+      return checks?.connection ?? (error.kind === "reauthorization_required" ? "Deauthorized" : null);
+    case "auth_error_during_sync":
+      return "AuthError";
+    case "sync_failed": {
+      const failing = [...failingDataTypes(checks).keys()];
+      return failing.length ? failing.join(", ") : null;
+    }
+    case "timeout":
+    case "network":
+      return "No answer";
+    case "sync_timeout":
+      return "Timed out";
+    default:
+      return null;
+  }
+}
 
 /** An item as a report row. */
 export function toReportRow(item: ReportItem): HandoverRow {
@@ -33,9 +63,11 @@ export function toReportRow(item: ReportItem): HandoverRow {
     companyId: item.companyId,
     connectionId: item.connectionId,
     attempts: item.attempts,
+    attemptsInAll: item.attemptsInAll,
     checks,
     checksSummary: describeChecks(checks),
     error,
+    errorStatus: errorStatusOf(error, checks),
     reason: outcome.reason,
     customerAction: outcome.action,
     linkUrl: item.state === "reconnect_pending" ? item.linkUrl : null,
@@ -59,10 +91,11 @@ const COLUMNS: readonly [heading: string, value: (r: HandoverRow) => string | nu
   ["Reason", (r) => r.reason],
   ["What you need to do", (r) => r.customerAction],
   ["Reconnect link", (r) => r.linkUrl],
-  ["Error status", (r) => r.error?.status ?? null],
+  ["Error status", (r) => r.errorStatus],
   ["Error", (r) => (r.error ? [r.error.error, ...validationLines(r.error)].filter(Boolean).join("; ") : null)],
   ["Correlation ID", (r) => r.error?.correlationId ?? null],
-  ["Attempts", (r) => r.attempts],
+  ["Attempts in all", (r) => r.attemptsInAll],
+  ["Failed attempts in a row", (r) => r.attempts],
 ];
 
 /** One CSV record: every cell text, neutralised so no spreadsheet reads it as a formula. */

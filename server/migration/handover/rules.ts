@@ -9,6 +9,7 @@ import type { EngagementStatus } from "@/core/engagements/states";
 import type { Role } from "@/core/accounts/roles";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { itemStateLabel } from "@/core/migration/state-words";
+import { countOf, plural } from "@/core/words";
 
 const refused = (reason: string): Refusal => ({ ok: false, code: "PRECONDITION_FAILED", reason });
 
@@ -45,7 +46,7 @@ export function confirmRefusal(c: ConfirmContext): Refusal | null {
     const n = waiting.reduce((sum, [, k]) => sum + k, 0);
     const which = waiting.map(([state, k]) => `${k.toLocaleString("en-GB")} ${itemStateLabel(state as (typeof FINAL_ITEM_STATES)[number]).toLowerCase()}`);
     return refused(
-      `${n.toLocaleString("en-GB")} ${n === 1 ? "company is" : "companies are"} not in a final state yet (${which.join(", ")}): migrate, retry or set ${n === 1 ? "it" : "them"} aside first.`,
+      `${countOf(n, "company is", "companies are")} not in a final state yet (${which.join(", ")}): migrate, retry or set ${plural(n, { one: "it", other: "them" })} aside first.`,
     );
   }
   return null;

@@ -14,7 +14,7 @@ import { isStaff } from "@/core/accounts/roles";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { openSupplementaryCredentials, sealItemCredentials } from "@/server/items/item-credentials";
-import { companiesText } from "@/core/words";
+import { companiesText, plural } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import type { FlowNotice } from "@/server/engagements/waiting/notify";
 import { requeueIntoBulkRun } from "../bulk/bulk-repository";
@@ -98,7 +98,7 @@ export function acceptSupplementaryFile(
       ? ` ${companiesText(skipped.length)} no longer waited for tokens (${skipped
           .slice(0, 5)
           .map((r) => r.name)
-          .join(", ")}${skipped.length > 5 ? ", …" : ""}) and ${skipped.length === 1 ? "was" : "were"} skipped.`
+          .join(", ")}${skipped.length > 5 ? ", …" : ""}) and ${plural(skipped.length, { one: "was", other: "were" })} skipped.`
       : "";
     return {
       companies: usable.length,
@@ -107,7 +107,7 @@ export function acceptSupplementaryFile(
       notice: {
         to: "customer",
         subject: "Your fresh tokens were accepted",
-        text: `${actor.name} accepted the fresh tokens of ${current.fileName}: ${companiesText(usable.length)} ${usable.length === 1 ? "is" : "are"} being migrated again with them.${skippedText} Ferry deletes the fresh tokens once each company's retry has ended; you can follow it in the portal.`,
+        text: `${actor.name} accepted the fresh tokens of ${current.fileName}: ${companiesText(usable.length)} ${plural(usable.length, { one: "is", other: "are" })} being migrated again with them.${skippedText} Ferry deletes the fresh tokens once each company's retry has ended; you can follow it in the portal.`,
       },
     };
   });

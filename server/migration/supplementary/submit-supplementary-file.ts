@@ -15,7 +15,7 @@ import { MAX_STORED_WARNINGS } from "@/core/engagements/intake-schemas";
 import type { SupplementaryCheck } from "@/core/migration/supplementary-schemas";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
-import { companiesText, warningsText } from "@/core/words";
+import { companiesText, plural, warningsText } from "@/core/words";
 import { cleanFileName, sourceRefOf, type UploadedFile } from "@/server/engagements/intake/check-token-file";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import type { FlowNotice } from "@/server/engagements/waiting/notify";
@@ -102,7 +102,7 @@ export async function submitSupplementaryFile(
     const notice: FlowNotice = {
       to: "support",
       subject: replaces ? "New fresh tokens to review" : "Fresh tokens to review",
-      text: `${actor.name} sent fresh tokens for ${companiesText(matched.length)} that failed on ${matched.length === 1 ? "its" : "their"} tokens (${fileName}, ${warningsText(check.warningCount)}).${replaces ? ` They replace the file awaiting review (${companiesText(replaces.rowCount)}).` : ""} Review them, then accept them (those companies are retried in the bulk migration) or send them back.`,
+      text: `${actor.name} sent fresh tokens for ${companiesText(matched.length)} that failed on ${plural(matched.length, { one: "its", other: "their" })} tokens (${fileName}, ${warningsText(check.warningCount)}).${replaces ? ` They replace the file awaiting review (${companiesText(replaces.rowCount)}).` : ""} Review them, then accept them (those companies are retried in the bulk migration) or send them back.`,
     };
     return { ok: true, check, fileId, companies: matched.length, replacedCompanies: replaces?.rowCount ?? 0, waiting, notice };
   });

@@ -10,6 +10,9 @@ import { TERMINAL_PULL_STATUSES, type PullStatus } from "@/server/platforms";
 import { PASSING_PULL_STATUSES, type ItemChecks, type StoredError } from "../engine/pipeline";
 import { readFailure } from "../engine/stored-failure";
 import type { MigrationItemState } from "@/core/migration/states";
+import { countOf, recordsText } from "@/core/words";
+
+const dataTypesText = (n: number) => countOf(n, "data type", "data types");
 
 
 export const CHECK_LABELS: Record<TestCheckKey, string> = {
@@ -58,7 +61,6 @@ export type ReportedItem = {
 /** No company (a run that failed before it had one). */
 export const NO_ITEM: ReportedItem = { state: "pending", checks: null, lastError: null, outcomeReason: null };
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The two checks as they stand (`active`: the run is still going, so unreached checks are running). */
 export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
@@ -87,15 +89,15 @@ export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
       ? ""
       : read.skipped
         ? ` ${read.dataType} is not offered by the platform, so no data was read back.`
-        : ` Read back ${read.dataType}: ${read.records === null ? "records present" : plural(read.records, "record")}.`;
-    data = check("data_synced", "passed", `${plural(statuses.length, "data type")} synced (${passing} Complete or NotSupported).${readText}`);
+        : ` Read back ${read.dataType}: ${read.records === null ? "records present" : recordsText(read.records)}.`;
+    data = check("data_synced", "passed", `${dataTypesText(statuses.length)} synced (${passing} Complete or NotSupported).${readText}`);
   } else if (lastError?.kind && ["sync_failed", "sync_timeout", "auth_error_during_sync"].includes(lastError.kind)) {
     data = check("data_synced", "failed", item.outcomeReason ?? lastError.error);
   } else if (c.sync && item.state === "failed") {
     data = check("data_synced", "failed", item.outcomeReason ?? "The sync could not be checked.");
   } else if (c.sync && active) {
     const final = statuses.filter((s) => TERMINAL_PULL_STATUSES.has(s as PullStatus)).length;
-    data = check("data_synced", "running", statuses.length ? `${final} of ${plural(statuses.length, "data type")} finished.` : "Sync requested; waiting for its status.");
+    data = check("data_synced", "running", statuses.length ? `${final} of ${dataTypesText(statuses.length)} finished.` : "Sync requested; waiting for its status.");
   } else {
     data = check("data_synced", waiting, active ? "Waits for the connection." : "The test ended before the sync.");
   }
@@ -105,12 +107,12 @@ export function testChecks(item: ReportedItem, active: boolean): TestCheck[] {
 /** One data type's row: its last status and, for the type read back, the record count. */
 export type DataTypeRow = { dataType: string; status: string; records: number | null };
 
-/** Every data type of the sync, by name, with the record count where the service reported one. */
+/** Every data type of the sync, by name, with the record count where the service reported one (the proof's, and every other counted). */
 export function dataTypeRows(checks: ItemChecks | null): DataTypeRow[] {
   const read = checks?.read;
   return Object.entries(checks?.sync?.dataTypes ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([dataType, status]) => ({ dataType, status, records: read && !read.skipped && read.dataType === dataType ? read.records : null }));
+    .map(([dataType, status]) => ({ dataType, status, records: read && !read.skipped && read.dataType === dataType ? read.records : (checks?.records?.[dataType] ?? null) }));
 }
 
 /** The company as a run shows it: ids, state, last error, every data type, the sync's duration. */

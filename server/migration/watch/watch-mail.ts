@@ -5,7 +5,7 @@
  * outbox with its error and never undoes what the check found.
  */
 import type { Db } from "@/db/client";
-import { companiesText } from "@/core/words";
+import { companiesText, countOf, daysText, plural } from "@/core/words";
 import { findRecipients } from "@/server/engagements/waiting/recipients-repository";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
@@ -36,11 +36,11 @@ export async function mailDrops(
   for (const p of who.to) {
     await sendMail(db, deps.mail, {
       to: p.email,
-      subject: `[${who.r.reference}] ${params.dropped.length === 1 ? "A migrated connection dropped" : `${params.dropped.length} migrated connections dropped`}`,
+      subject: `[${who.r.reference}] ${plural(params.dropped.length, { one: "A migrated connection dropped", other: `${params.dropped.length} migrated connections dropped` })}`,
       text: [
         `Hello ${p.name},`,
         "",
-        `The daily check of ${who.r.reference} (${who.platform}) found ${companiesText(params.dropped.length)} no longer connected: the platform stopped accepting ${params.dropped.length === 1 ? "its" : "their"} access, in ${params.dropped.length === 1 ? "its" : "their"} words below.`,
+        `The daily check of ${who.r.reference} (${who.platform}) found ${companiesText(params.dropped.length)} no longer connected: the platform stopped accepting ${plural(params.dropped.length, { one: "its access, in its", other: "their access, in their" })} words below.`,
         "Only each company's end customer can connect it again: send them the reconnect link. Ferry notices when they do, syncs and verifies the company again.",
         "",
         ...lines,
@@ -66,10 +66,10 @@ export async function mailWatchEnded(
       text: [
         `Hello ${p.name},`,
         "",
-        `Ferry watched the migrated ${who.platform} connections of ${who.r.reference} for ${params.days === 1 ? "1 day" : `${params.days} days`} after the handover (${params.checks === 1 ? "1 check" : `${params.checks} checks`}, ${params.requests === 1 ? "1 request" : `${params.requests} requests`} to the service).`,
-        `${companiesText(params.verified)} verified and connected; ${params.drops === 1 ? "1 drop" : `${params.drops} drops`} found; ${params.reconnections === 1 ? "1 reconnection" : `${params.reconnections} reconnections`}.`,
+        `Ferry watched the migrated ${who.platform} connections of ${who.r.reference} for ${daysText(params.days)} after the handover (${countOf(params.checks, "check", "checks")}, ${countOf(params.requests, "request", "requests")} to the service).`,
+        `${companiesText(params.verified)} verified and connected; ${countOf(params.drops, "drop", "drops")} found; ${countOf(params.reconnections, "reconnection", "reconnections")}.`,
         params.pending.length
-          ? `${companiesText(params.pending.length)} still ${params.pending.length === 1 ? "waits" : "wait"} for their end customers; Ferry no longer watches ${params.pending.length === 1 ? "it" : "them"}:\n${params.pending.map((c) => `- ${c.name}: ${c.linkUrl ?? "no link"}`).join("\n")}`
+          ? `${companiesText(params.pending.length)} still ${plural(params.pending.length, { one: "waits for its end customer; Ferry no longer watches it", other: "wait for their end customers; Ferry no longer watches them" })}:\n${params.pending.map((c) => `- ${c.name}: ${c.linkUrl ?? "no link"}`).join("\n")}`
           : "No company waits for its end customer.",
         "",
         `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,

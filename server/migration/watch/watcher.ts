@@ -27,6 +27,7 @@ import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
 import { openRunSession } from "../engine/run-session";
 import { mailDrops, mailWatchEnded } from "./watch-mail";
+import { countOf } from "@/core/words";
 import {
   claimWatch,
   countPending,
@@ -281,7 +282,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const quiet = !failure && !outcome.ended && !dropped.length && !findings?.reconnected.length && !startHypercare;
     if (!quiet)
       log(
-        `watch of ${engagement.reference}: ${requests} request(s)` +
+        `watch of ${engagement.reference}: ${countOf(requests, "request", "requests")}` +
         (failure ? `, the check failed (${failure.status ?? failure.kind}: ${failure.error})` : `, ${findings?.reconnected.length ?? 0} reconnected, ${dropped.length} dropped`) +
         (outcome.ended ? "; the watch ended" : ""),
     );

@@ -1,6 +1,7 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { signIn } from "next-auth/react";
 import { z } from "zod";
 import { Button, Field, Form, Input, Notice } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
@@ -28,13 +29,26 @@ export function AcceptInvitationForm({ token, email, name, organizationName, rol
   const form = useZodForm(ZAcceptForm, { defaultValues: { name, password: "", confirm: "" } });
   const accept = useMutation(trpc.invitations.accept.mutationOptions());
   const onSubmit = form.handleSubmit(async (input) => {
+    let email: string;
     try {
-      const result = await accept.mutateAsync({ token, name: input.name, password: input.password });
-      router.push(`/login?invited=1&email=${encodeURIComponent(result.email)}`);
+      email = (await accept.mutateAsync({ token, name: input.name, password: input.password })).email;
     } catch (e) {
       showServerError(form, e);
+      return;
     }
+    // The invitee has just proved who they are with the link and chosen the password: they are
+    // signed in with it at once. Should that not work now (the sign-in limits), the account is
+    // there all the same: the sign-in page says so, with their email filled in.
+    const signedIn = await signIn("credentials", { email, password: input.password, redirect: false }).catch(() => null);
+    if (signedIn?.ok && !signedIn.error) {
+      // A full load, as after any sign-in: the home page picks the area for the role.
+      window.location.assign(new URL("/", window.location.origin).href);
+      return;
+    }
+    router.push(`/login?invited=1&email=${encodeURIComponent(email)}`);
   });
+  // Pending until the page is replaced, so the button cannot be pressed twice.
+  const pending = accept.isPending || (form.formState.isSubmitSuccessful && accept.isSuccess);
 
   return (
     <Form onSubmit={onSubmit} aria-label="Set your password" className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-xs">
@@ -61,7 +75,7 @@ export function AcceptInvitationForm({ token, email, name, organizationName, rol
       <Field label="Repeat the password" error={fieldMessage(form, "confirm")}>
         {(p) => <Input {...p} {...form.register("confirm")} type="password" autoComplete="new-password" />}
       </Field>
-      <Button type="submit" pending={accept.isPending} className="w-full">
+      <Button type="submit" pending={pending} className="w-full">
         Set password
       </Button>
     </Form>

@@ -12,6 +12,7 @@ import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_c
 import { formatDateTime } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { countOf, plural } from "@/core/words";
 import { ZCreateTargetRequest, ZRenameTargetRequest, ZReplaceTargetKeyRequest, ZSetTargetLimitsRequest, ZAssignOrganizationRequest } from "@/server/api/routers/targets.types";
 
 type Target = RouterOutputs["targets"]["list"][number];
@@ -32,7 +33,7 @@ export function ServiceTargets() {
     <div className="grid grid-cols-[minmax(0,1fr)] gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
       <div className="min-w-0 space-y-4">
         {waiting ? (
-          <Notice tone="warning" title={`${waiting} ${waiting === 1 ? "target waits" : "targets wait"} for an organisation`}>
+          <Notice tone="warning" title={`${countOf(waiting, "target waits", "targets wait")} for an organisation`}>
             A target is one customer&apos;s own account on the service, so only that organisation&apos;s engagements may use it. Assign each to the
             organisation whose account it is; until then no engagement can use it.
           </Notice>
@@ -257,7 +258,7 @@ function ReplaceKeyDialog({ target, onClose, announce }: DialogProps) {
     }
   });
   return (
-    <FormDialog title={`Replace the API key of ${target.name}`} description={`The new key is encrypted in place of the old one, which is deleted. ${target.inUse.count ? `${target.inUse.count === 1 ? "The engagement" : `The ${target.inUse.count} engagements`} using it ${target.inUse.count === 1 ? "uses" : "use"} it for every test or bulk run started or resumed from now on.` : "No unfinished engagement uses it."}`} form={form} onSubmit={onSubmit} submitLabel="Replace key" pending={replace.isPending} onClose={onClose}>
+    <FormDialog title={`Replace the API key of ${target.name}`} description={`The new key is encrypted in place of the old one, which is deleted. ${target.inUse.count ? `${plural(target.inUse.count, { one: "The engagement using it uses", other: `The ${target.inUse.count} engagements using it use` })} it for every test or bulk run started or resumed from now on.` : "No unfinished engagement uses it."}`} form={form} onSubmit={onSubmit} submitLabel="Replace key" pending={replace.isPending} onClose={onClose}>
         <p className="text-sm text-slate-700">
           Now: <code className="text-xs">{target.apiKeyMasked}</code>
         </p>

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useState } from "react";
 import { TextDialog } from "@/app/_components/text-dialog";
 import type { Announce } from "@/app/_components/use-announcement";
 import { Button, Notice } from "@/app/_components/ui";
@@ -16,21 +16,15 @@ const LABEL: Record<Action, string> = { start: "Start", complete: "Complete", re
 const stepName = (engagement: EngagementDetail, n: StepNumber) => `step ${n} (${engagement.steps[n - 1]?.title ?? ""})`;
 
 /**
- * Start / Complete / Reopen for one step, as the server offers them. Actions that are not allowed
- * stay visible, disabled, with the server's reason beside them, so people see why the checklist
- * is holding them back.
+ * Start / Complete / Reopen for one step: exactly the actions the server says the checklist allows
+ * the viewer now, so no button is offered that would be refused (a locked step says what it waits
+ * for instead; see the checklist's step card).
  */
 export function StepActions({ engagement, step, onDone }: { engagement: EngagementDetail; step: StepView; onDone: Announce }) {
   const trpc = useTRPC();
-  const idBase = useId();
   const invalidate = useEngagementInvalidation(engagement.id);
   const [dialog, setDialog] = useState<"complete" | "reopen" | null>(null);
   const actions = step.actions;
-  // A locked step refuses Start and Complete for the same open gates; one sentence says it for both.
-  const completeReason = actions.find((a) => a.action === "complete")?.reason ?? null;
-  const reasonOf = (a: StepActionView) => (step.displayState === "locked" && completeReason ? completeReason : a.reason);
-  const reasons = [...new Set(actions.filter((a) => !a.allowed).map(reasonOf).filter((r): r is string => Boolean(r)))];
-  const reasonId = (reason: string | null) => (reason ? `${idBase}-why-${reasons.indexOf(reason)}` : undefined);
 
   const start = useMutation(
     trpc.engagements.step.mutationOptions({
@@ -42,6 +36,7 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
     }),
   );
 
+  if (!actions.length) return null;
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap gap-2">
@@ -49,9 +44,7 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
           <Button
             key={a.action}
             size="sm"
-            variant={a.action === "reopen" ? "secondary" : a.action === "complete" ? "primary" : "secondary"}
-            disabled={!a.allowed}
-            aria-describedby={a.allowed ? undefined : reasonId(reasonOf(a))}
+            variant={a.action === "complete" ? "primary" : "secondary"}
             pending={a.action === "start" && start.isPending}
             onClick={() => {
               if (a.action === "start") start.mutate({ engagementId: engagement.id, step: step.number, action: "start" });
@@ -63,18 +56,6 @@ export function StepActions({ engagement, step, onDone }: { engagement: Engageme
           </Button>
         ))}
       </div>
-      {reasons.length ? (
-        <ul className="space-y-1 text-sm text-slate-600">
-          {reasons.map((r) => (
-            <li key={r} id={reasonId(r)} className="flex gap-1.5">
-              <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-slate-400">
-                <path d="M10 18a8 8 0 1 0 0-16 8 8 0 0 0 0 16Zm.75-11.5a.75.75 0 1 1-1.5 0 .75.75 0 0 1 1.5 0ZM9.25 9a.75.75 0 0 1 1.5 0v4.25a.75.75 0 0 1-1.5 0V9Z" />
-              </svg>
-              <span>{r}</span>
-            </li>
-          ))}
-        </ul>
-      ) : null}
       {dialog === "complete" ? (
         <CompleteDialog
           engagement={engagement}

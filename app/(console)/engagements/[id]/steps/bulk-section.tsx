@@ -10,7 +10,7 @@ import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { useHandoverInvalidation } from "./handover-section";
@@ -84,9 +84,12 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
         Bulk migration
       </h4>
       <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Bulk run controls">
-        <Button disabled={!v.controls.start.allowed} aria-describedby={v.controls.start.allowed ? undefined : startReasonId} onClick={() => setDialog({ kind: "start" })}>
-          Start bulk migration
-        </Button>
+        {/* While a run is under way the panel says what it is doing; a Start refused as "already running" would only repeat it. */}
+        {v.run?.active ? null : (
+          <Button disabled={!v.controls.start.allowed} aria-describedby={v.controls.start.allowed ? undefined : startReasonId} onClick={() => setDialog({ kind: "start" })}>
+            Start bulk migration
+          </Button>
+        )}
         {v.controls.pause.allowed ? (
           <Button variant="secondary" onClick={() => setDialog({ kind: "pause" })}>
             Pause
@@ -116,7 +119,7 @@ export function BulkSection({ engagement, announce }: { engagement: EngagementDe
           </Button>
         ) : null}
       </div>
-      {!v.controls.start.allowed && v.controls.start.reason ? (
+      {!v.run?.active && !v.controls.start.allowed && v.controls.start.reason ? (
         <p id={startReasonId} className="text-sm text-slate-600">
           {v.controls.start.reason}
         </p>

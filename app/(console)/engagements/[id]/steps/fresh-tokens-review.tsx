@@ -2,14 +2,14 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { FileFacts, FileRows, FreshTokensSection, SUPPLEMENTARY_STATUS, WaitingCompanies } from "@/app/_components/supplementary/supplementary-parts";
+import { ConfirmDialog } from "@/app/_components/confirm-dialog";
 import { TextDialog } from "@/app/_components/text-dialog";
 import { Badge, Button } from "@/app/_components/ui";
 import type { Announce } from "@/app/_components/use-announcement";
 import { formatDateTime } from "@/app/_lib/labels";
-import { toFormError } from "@/app/_lib/trpc-error";
 import type { SupplementaryFileView, SupplementaryView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies, plural } from "@/core/words";
 
 /**
  * Step 6 in the console, after the bulk run: the customer's fresh tokens for the companies that
@@ -52,6 +52,7 @@ function Review({ engagementId, view, file, announce }: { engagementId: string; 
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [returning, setReturning] = useState(false);
+  const [accepting, setAccepting] = useState(false);
   const input = { engagementId };
   const invalidate = () =>
     Promise.all([
@@ -61,18 +62,7 @@ function Review({ engagementId, view, file, announce }: { engagementId: string; 
       queryClient.invalidateQueries({ queryKey: trpc.engagements.get.queryKey(input) }),
       queryClient.invalidateQueries({ queryKey: trpc.engagements.timeline.queryKey(input) }),
     ]);
-  const accept = useMutation(
-    trpc.supplementary.accept.mutationOptions({
-      onSuccess: async (r) => {
-        await invalidate();
-        announce({
-          tone: "success",
-          text: `Accepted ${file.fileName}: retrying ${companies(r.companies)} in the bulk migration${r.skipped ? `; ${companies(r.skipped)} no longer waited for tokens and ${r.skipped === 1 ? "was" : "were"} skipped` : ""}.`,
-        });
-      },
-      onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
-    }),
-  );
+  const accept = useMutation(trpc.supplementary.accept.mutationOptions());
   const sendBack = useMutation(trpc.supplementary.sendBack.mutationOptions());
   return (
     <div className="space-y-4" aria-label="File of fresh tokens under review" role="group">
@@ -91,8 +81,10 @@ function Review({ engagementId, view, file, announce }: { engagementId: string; 
             <Button
               disabled={!view.accept.allowed}
               aria-describedby={view.accept.allowed ? undefined : "fresh-accept-why"}
-              pending={accept.isPending}
-              onClick={() => accept.mutate({ engagementId, fileId: file.id })}
+              onClick={() => {
+                accept.reset();
+                setAccepting(true);
+              }}
             >
               Accept and retry
             </Button>
@@ -106,6 +98,28 @@ function Review({ engagementId, view, file, announce }: { engagementId: string; 
             </p>
           ) : null}
         </>
+      ) : null}
+      {accepting ? (
+        <ConfirmDialog
+          title={`Accept ${file.fileName}?`}
+          description={`Fresh tokens for ${companies(file.rowCount)}, sent by ${file.submittedBy?.name ?? "the customer"}.`}
+          confirmLabel="Accept and retry"
+          cancelLabel="Not yet"
+          pending={accept.isPending}
+          error={accept.error}
+          onClose={() => setAccepting(false)}
+          confirm={async () => {
+            const r = await accept.mutateAsync({ engagementId, fileId: file.id });
+            await invalidate();
+            setAccepting(false);
+            announce({
+              tone: "success",
+              text: `Accepted ${file.fileName}: retrying ${companies(r.companies)} in the bulk migration${r.skipped ? `; ${companies(r.skipped)} no longer waited for tokens and ${plural(r.skipped, { one: "was", other: "were" })} skipped` : ""}.`,
+            });
+          }}
+        >
+          <p>Each company gets its fresh tokens and is retried in the bulk migration at once (authorize, sync, verify); the customer is mailed. This cannot be undone: the file can no longer be sent back.</p>
+        </ConfirmDialog>
       ) : null}
       {returning ? (
         <TextDialog

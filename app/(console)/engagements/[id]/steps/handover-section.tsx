@@ -11,7 +11,7 @@ import { Button, Notice, ProgressBar } from "@/app/_components/ui";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 import { useEngagementInvalidation } from "../use-engagement-invalidation";
 

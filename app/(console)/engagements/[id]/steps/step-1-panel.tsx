@@ -3,6 +3,7 @@ import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
 import { PreviewTable, ProblemTable } from "@/app/_components/intake/problems";
+import { ConfirmDialog } from "@/app/_components/confirm-dialog";
 import { TextDialog } from "@/app/_components/text-dialog";
 import { Badge, Button, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
 import type { Announce } from "@/app/_components/use-announcement";
@@ -10,6 +11,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, IntakeView, StepView, SubmissionView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { companiesText, warningsText } from "@/core/words";
 
 const STATUS: Record<SubmissionView["status"], { label: string; tone: "info" | "success" | "warning" | "muted" }> = {
   submitted: { label: "Awaiting review", tone: "info" },
@@ -36,7 +38,7 @@ export function ConsoleStep1Panel({ engagement, announce }: { engagement: Engage
           <ul className="mt-2 space-y-1">
             {view.history.map((h) => (
               <li key={h.id}>
-                {h.fileName}: {h.rowCount.toLocaleString("en-GB")} companies, submitted by {h.submittedBy?.name ?? "—"} on {formatDateTime(h.submittedAt)} ·{" "}
+                {h.fileName}: {companiesText(h.rowCount)}, submitted by {h.submittedBy?.name ?? "—"} on {formatDateTime(h.submittedAt)} ·{" "}
                 {STATUS[h.status].label}
                 {h.returnNote ? ` (“${h.returnNote}”)` : ""}
               </li>
@@ -52,15 +54,8 @@ function Review({ engagement, view, submission: s, announce }: { engagement: Eng
   const trpc = useTRPC();
   const invalidate = useFlowInvalidation(engagement.id);
   const [returning, setReturning] = useState(false);
-  const accept = useMutation(
-    trpc.intake.accept.mutationOptions({
-      onSuccess: async () => {
-        await invalidate();
-        announce({ tone: "success", text: `Accepted ${s.fileName}. Step 1 is done.` });
-      },
-      onError: (e) => announce({ tone: "error", text: toFormError(e).message }),
-    }),
-  );
+  const [accepting, setAccepting] = useState(false);
+  const accept = useMutation(trpc.intake.accept.mutationOptions());
   const returnIt = useMutation(trpc.intake.return.mutationOptions());
   return (
     <section aria-label="Submission under review" className="space-y-4 rounded-md border border-slate-200 p-4">
@@ -72,7 +67,7 @@ function Review({ engagement, view, submission: s, announce }: { engagement: Eng
         <dt className="font-medium text-slate-700">Submitted</dt>
         <dd>
           by {s.submittedBy?.name ?? "—"} on {formatDateTime(s.submittedAt)}
-          {s.replacedItemCount !== null ? ` (replacing a file of ${s.replacedItemCount.toLocaleString("en-GB")} companies)` : ""}
+          {s.replacedItemCount !== null ? ` (replacing a file of ${companiesText(s.replacedItemCount)})` : ""}
         </dd>
         <dt className="font-medium text-slate-700">Companies</dt>
         <dd>
@@ -103,8 +98,10 @@ function Review({ engagement, view, submission: s, announce }: { engagement: Eng
         <Button
           disabled={!view.accept.allowed}
           aria-describedby={view.accept.allowed ? undefined : "accept-why"}
-          pending={accept.isPending}
-          onClick={() => accept.mutate({ engagementId: engagement.id, submissionId: s.id })}
+          onClick={() => {
+            accept.reset();
+            setAccepting(true);
+          }}
         >
           Accept submission
         </Button>
@@ -116,6 +113,26 @@ function Review({ engagement, view, submission: s, announce }: { engagement: Eng
         <p id="accept-why" className="text-sm text-slate-600">
           {view.accept.reason}
         </p>
+      ) : null}
+      {accepting ? (
+        <ConfirmDialog
+          title={`Accept ${s.fileName}?`}
+          description={`${companiesText(s.rowCount)}, ${warningsText(s.warningCount)}, from ${s.submittedBy?.name ?? "the customer"}.`}
+          confirmLabel="Accept submission"
+          cancelLabel="Not yet"
+          pending={accept.isPending}
+          error={accept.error}
+          onClose={() => setAccepting(false)}
+          confirm={async () => {
+            await accept.mutateAsync({ engagementId: engagement.id, submissionId: s.id });
+            await invalidate();
+            setAccepting(false);
+            announce({ tone: "success", text: `Accepted ${s.fileName}. Step 1 is done.` });
+          }}
+        >
+          <p>Step 1 is done once you accept: these companies are what the single-company test and the bulk migration move, and the customer is mailed that the file is accepted.</p>
+          <p>Until the migration starts you can still send it back.</p>
+        </ConfirmDialog>
       ) : null}
       {returning ? (
         <TextDialog

@@ -13,6 +13,7 @@ import { formatDateTime, formatDuration } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView, WindowPlan } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { plural } from "@/core/words";
 import { dateToUtcMinute, MAX_WINDOWS_PER_PROPOSAL, utcMinuteToDate, ZProposeWindowsForm } from "@/core/engagements/window-schemas";
 
 /** Step 2 in the console: the estimate, the windows proposed so far, proposing more, rescheduling the agreed one. */
@@ -106,7 +107,7 @@ function ProposeForm({ engagement, plan, announce }: { engagement: EngagementDet
       });
       await invalidate();
       form.reset({ windows: [suggestedWindow(plan)], note: "" });
-      announce({ tone: "success", text: `Proposed ${v.windows.length === 1 ? "the window" : `${v.windows.length} windows`}; the customer is mailed to accept one.` });
+      announce({ tone: "success", text: `Proposed ${plural(v.windows.length, { one: "the window", other: `${v.windows.length} windows` })}; the customer is mailed to accept one.` });
     } catch (e) {
       showServerError(form, e);
     }

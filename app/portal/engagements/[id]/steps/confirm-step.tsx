@@ -9,8 +9,8 @@ import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 
 /**
- * The customer's confirmation of step 3 or 4: a statement to tick and a button, offered while the
- * server allows the step's completion (otherwise its reason is shown).
+ * The customer's confirmation of step 3 or 4: a statement to tick and a button, offered only while
+ * the server says the checklist allows the step's completion (a locked step says what it waits for).
  */
 export function ConfirmStep({
   engagement,
@@ -41,7 +41,7 @@ export function ConfirmStep({
   const mutation = step.number === 3 ? callback : syncing;
   const complete = step.actions.find((a) => a.action === "complete");
   if (step.state === "done") return null;
-  if (!complete?.allowed) return complete?.reason ? <p className="text-sm text-slate-600">{complete.reason}</p> : null;
+  if (!complete) return null;
   return (
     <div className="space-y-3 rounded-md border border-slate-200 p-3">
       <div className="flex items-start gap-2">

@@ -7,7 +7,7 @@ import { Button, Notice } from "@/app/_components/ui";
 import type { Announce } from "@/app/_components/use-announcement";
 import type { SupplementaryCheck, SupplementaryFileView, SupplementaryView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies, plural } from "@/core/words";
 
 const megabytes = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
 
@@ -27,8 +27,8 @@ export function FreshTokensPanel({ engagementId, announce }: { engagementId: str
           {v.waiting.total ? (
             <>
               <p className="text-sm text-slate-700">
-                {companies(v.waiting.total)} failed on {v.waiting.total === 1 ? "its" : "their"} tokens: the platform refused the tokens in your file (your old app may have
-                refreshed them after the export). Export fresh tokens for {v.waiting.total === 1 ? "it" : "them"} from your app and send them here, one row per company with
+                {companies(v.waiting.total)} failed on {plural(v.waiting.total, { one: "its", other: "their" })} tokens: the platform refused the tokens in your file (your old app may have
+                refreshed them after the export). Export fresh tokens for {plural(v.waiting.total, { one: "it", other: "them" })} from your app and send them here, one row per company with
                 its externalRef (or its name as in your first file): Ferry support reviews the file, then the bulk migration retries just these companies.
               </p>
               <WaitingCompanies waiting={v.waiting} caption="Companies that need fresh tokens" />

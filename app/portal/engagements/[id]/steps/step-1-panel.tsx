@@ -13,6 +13,7 @@ import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, IntakeView, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { MAX_CONTACTS, ZIntakeForm } from "@/core/engagements/intake-schemas";
+import { companiesText, warningsText } from "@/core/words";
 
 const megabytes = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
 
@@ -49,7 +50,7 @@ export function PortalStep1Panel({ engagement, announce }: { engagement: Engagem
 
 function SubmissionStatus({ view }: { view: IntakeView }) {
   const s = view.current!;
-  const what = `${s.fileName}: ${s.rowCount.toLocaleString("en-GB")} companies, ${s.warningCount.toLocaleString("en-GB")} warnings, submitted by ${s.submittedBy?.name ?? "you"} on ${formatDateTime(s.submittedAt)}.`;
+  const what = `${s.fileName}: ${companiesText(s.rowCount)}, ${warningsText(s.warningCount)}, submitted by ${s.submittedBy?.name ?? "you"} on ${formatDateTime(s.submittedAt)}.`;
   switch (s.status) {
     case "submitted":
       return (
@@ -113,7 +114,7 @@ function SubmitForm({
     if (!answer) return;
     if (answer.status === 200) {
       await invalidate();
-      announce({ tone: "success", text: `Submitted ${name}: ${answer.companies?.toLocaleString("en-GB")} companies. Ferry support will review it.` });
+      announce({ tone: "success", text: `Submitted ${name}: ${companiesText(answer.companies ?? 0)}. Ferry support will review it.` });
       form.reset({ ...values, clientSecret: "" });
       upload.reset();
       onDone();

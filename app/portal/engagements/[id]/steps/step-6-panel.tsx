@@ -14,7 +14,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
-import { companies } from "@/core/migration/state-words";
+import { companiesText as companies } from "@/core/words";
 import { Step6Parts } from "@/app/_components/engagement/step-6-parts";
 import { FreshTokensPanel } from "./fresh-tokens-panel";
 
