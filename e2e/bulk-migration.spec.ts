@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import { parse } from "csv-parse/sync";
 import type { Tenant } from "@/server/sandbox/controls/control-client";
-import { DEMO, e2eSandbox, expect, SANDBOX_CLIENT_REQUESTS_PER_MINUTE, signIn, test, tokenCsv, uniqueSuffix } from "./fixtures";
+import { DEMO, e2eSandbox, expect, openActivity, openStep, openStep6Part, SANDBOX_CLIENT_REQUESTS_PER_MINUTE, signIn, test, tokenCsv, uniqueSuffix } from "./fixtures";
 
 /** A run's completion on the sandbox: generous, and bounded. */
 const RUN_TIMEOUT = { timeout: 120_000 };
@@ -91,36 +91,36 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await review.getByRole("button", { name: "Accept submission" }).click();
   await support.getByRole("dialog", { name: "Accept companies.csv?" }).getByRole("button", { name: "Accept submission" }).click();
   await expect(support.getByText("Accepted companies.csv. Step 1 is done.")).toBeVisible();
-  await support.getByRole("region", { name: "Step 2: Time agreed" }).getByRole("button", { name: "Propose to the customer" }).click();
+  await (await openStep(support, 2)).getByRole("button", { name: "Propose to the customer" }).click();
   await expect(support.getByText("Proposed the window; the customer is mailed to accept one.")).toBeVisible();
 
   await page.reload();
-  await portalStep(2, "Time agreed")
-    .getByRole("button", { name: /Accept this window/ })
-    .click();
+  await (await openStep(page, 2)).getByRole("button", { name: /Accept this window/ }).click();
   await page.getByRole("dialog", { name: "Accept this migration window?" }).getByRole("button", { name: "Accept this window" }).click();
   await expect(page.getByText("You accepted the migration window. Step 2 is done.")).toBeVisible();
-  const step3 = portalStep(3, "Callback URL added");
+  const step3 = await openStep(page, 3);
   await step3.getByLabel(/The callback URL is on our registered QuickBooks Online OAuth app/).check();
   await step3.getByRole("button", { name: "Confirm the callback URL is added" }).click();
   await expect(page.getByText("Confirmed step 3 (Callback URL added).")).toBeVisible();
-  const step4 = portalStep(4, "Syncing disabled");
+  const step4 = await openStep(page, 4);
   await step4.getByLabel(/Syncing in our old app is off for every company/).check();
   await step4.getByRole("button", { name: "Confirm syncing is off" }).click();
   await expect(step4).toContainText("Done");
 
   // Step 5 on a company whose tokens still work, picked explicitly.
   await support.reload();
-  const step5 = support.getByRole("region", { name: "Step 5: Single-company test" });
+  const step5 = await openStep(support, 5);
   await step5.getByLabel("Find a company").fill(PILOT.externalRef);
   await step5.getByLabel("Company to test").selectOption({ label: `${PILOT.name} (${PILOT.externalRef}) · ${PILOT.records} records` });
   await step5.getByRole("button", { name: "Run the single-company test" }).click();
   await expect(step5.getByRole("article", { name: `Single-company test on ${PILOT.name}` }).getByRole("status").filter({ hasText: "Passed" })).toBeVisible(RUN_TIMEOUT);
   await expect(step5).toHaveAttribute("data-state", "done");
 
-  // Step 6: the bulk run migrates the other 24.
+  // Step 6: the bulk run migrates the other 24. The page stayed on step 5 when it passed; the next move leads on.
+  await support.getByRole("region", { name: "Your move" }).getByRole("link", { name: "Go to the bulk migration" }).click();
+  await expect(support).toHaveURL(/\?step=6&part=run$/);
   const step6 = support.getByRole("region", { name: "Step 6: Bulk migration and handover" });
-  const bulk = step6.getByRole("region", { name: "Bulk migration" });
+  const bulk = step6.getByRole("region", { name: "Bulk migration", exact: true });
   await bulk.getByRole("button", { name: "Start bulk migration" }).click();
   const startDialog = support.getByRole("dialog", { name: /Start the bulk migration of/ });
   await expect(startDialog).toContainText("24 companies not yet migrated");
@@ -162,12 +162,14 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
   await expect(table.getByRole("button", { name: "Copy companyId of Bulk Co 17" })).toBeVisible();
 
   // Support produces the handover report, and it downloads as CSV with every company.
-  const handover = step6.getByRole("region", { name: "Handover report" });
+  await openStep6Part(support, "Handover report");
+  const handover = step6.getByRole("region", { name: "Handover report", exact: true });
   await handover.getByRole("button", { name: "Produce handover report" }).click();
   await support.getByRole("dialog", { name: /Produce the handover report/ }).getByRole("button", { name: "Produce report" }).click();
   await expect(support.getByText("The handover report is produced and the customer has been mailed.")).toBeVisible();
   await expect(verifiedIn(handover)).toHaveText("22");
-  await expect(support.getByRole("list", { name: "Audit events, newest first" }).getByRole("listitem").filter({ hasText: `Produced the handover report: ${reconciled}` })).toHaveCount(1);
+  await expect((await openActivity(support)).getByRole("listitem").filter({ hasText: `Produced the handover report: ${reconciled}` })).toHaveCount(1);
+  await support.goBack();
   const [download] = await Promise.all([support.waitForEvent("download"), handover.getByRole("link", { name: "Download report (CSV)" }).click()]);
   // The reconciliation heads the file; the table starts after the first empty line.
   const [top, tableText] = fs.readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, "").split("\r\n\r\n");
@@ -181,26 +183,30 @@ test("support creates an engagement, the customer does steps 1–4 in the portal
 
   // The customer follows the run read-only, reads the report and acknowledges it.
   await page.reload();
-  const portal6 = portalStep(6, "Bulk migration and handover");
-  const portalBulk = portal6.getByRole("region", { name: "Bulk migration" });
+  const portal6 = await openStep(page, 6);
+  // The report waits for the customer: step 6 opens on it.
+  await expect(page.getByRole("navigation", { name: "Parts of step 6" }).getByRole("link", { name: "Handover report" })).toHaveAttribute("aria-current", "page");
+  await expect(verifiedIn(portal6.getByRole("region", { name: "Handover report", exact: true }))).toHaveText("22");
+  await openStep6Part(page, "Bulk migration");
+  const portalBulk = portal6.getByRole("region", { name: "Bulk migration", exact: true });
   await expect(portalBulk.getByRole("progressbar", { name: "Companies finished" })).toHaveAttribute("aria-valuenow", "25");
   await expect(verifiedIn(portalBulk)).toHaveText("22");
-  await expect(verifiedIn(portal6.getByRole("region", { name: "Handover report" }))).toHaveText("22");
   await expect(portalBulk.getByRole("button", { name: "Start bulk migration" })).toHaveCount(0);
+  await expect(portalBulk.getByRole("button", { name: /Set .* aside/ })).toHaveCount(0);
   // The customer is told the run started before the window they accepted, and why.
-  await expect(page.getByRole("list", { name: "Audit events, newest first" })).toContainText(
+  await expect(await openActivity(page)).toContainText(
     /Started the bulk migration of 24 companies on .+, .+ before the agreed window .+ UTC: Erin asked to start today: their finance team is ready early/,
   );
-  await expect(portalBulk.getByRole("button", { name: /Set .* aside/ })).toHaveCount(0);
+  await page.getByRole("region", { name: "Your move" }).getByRole("link", { name: "Read and acknowledge the report" }).click();
   await portal6.getByRole("button", { name: "Acknowledge the handover report" }).click();
   await page.getByRole("dialog", { name: "Acknowledge the handover report" }).getByRole("button", { name: "Acknowledge and delete credentials" }).click();
   await expect(page.getByText(/the handover report is acknowledged, your tokens and client secret are deleted, and the engagement is completed/)).toBeVisible();
-  await expect(portal6.getByRole("region", { name: "Handover report" })).toContainText("no token or client secret is kept");
+  await expect(portal6.getByRole("region", { name: "Handover report", exact: true })).toContainText("no token or client secret is kept");
   await expect(page.getByRole("region", { name: "Engagement details" })).toContainText("Completed");
 
   // Support sees the purge and the completed engagement.
   await support.reload();
   await expect(step6).toHaveAttribute("data-state", "done");
-  await expect(step6.getByRole("region", { name: "Handover report" })).toContainText("no token or client secret is kept");
+  await expect(step6.getByRole("region", { name: "Handover report", exact: true })).toContainText("no token or client secret is kept");
   await supportContext.close();
 });

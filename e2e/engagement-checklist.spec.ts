@@ -1,4 +1,4 @@
-import { DEMO, expect, signIn, test } from "./fixtures";
+import { DEMO, expect, openActivity, openStep, signIn, test } from "./fixtures";
 import { screenshots } from "./screenshots";
 
 test("support creates an engagement, steps 1 and 2 move only through their flows, staff confirm 3 and 4 with a note, step 5 waits for its test, and a reopen shows its cascade and the timeline", async ({
@@ -30,9 +30,10 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   const step4 = step(4, "Syncing disabled");
   const step5 = step(5, "Single-company test");
 
-  // Steps 1 and 2 have no Complete button: their flows complete them.
+  // A new engagement opens at step 1. Steps 1 and 2 have no Complete button: their flows complete them.
   await expect(step1.getByText("Nothing submitted yet")).toBeVisible();
   await expect(step1.getByRole("button", { name: "Complete step 1" })).toHaveCount(0);
+  await openStep(page, 5);
   // A step waiting on others offers no button the checklist would refuse, and names what it waits for.
   await expect(step5.getByRole("button", { name: /Start step 5|Complete step 5|Reopen step 5/ })).toHaveCount(0);
   await expect(step5.getByText("Waits for step 1 (Details gathered), step 2 (Time agreed), step 3 (Callback URL added) and step 4 (Syncing disabled).")).toBeVisible();
@@ -41,12 +42,15 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   // The customer submits and support accepts; support proposes a window and the customer accepts it.
   await factory.detailsAccepted({ engagement, customer, window: true });
   await page.reload();
+  await openStep(page, 1);
   await expect(step1).toContainText("Done");
   await expect(step1).toContainText(/Token file of 2 companies \(0 warnings\), submitted by Customer/);
+  await openStep(page, 2);
   await expect(step2).toContainText("Done");
   await expect(step2.getByRole("button", { name: "Complete step 2" })).toHaveCount(0);
 
   // Step 3 is the customer's: completing it on their behalf needs a note, and records the evidence.
+  await openStep(page, 3);
   await step3.getByRole("button", { name: "Complete step 3" }).click();
   let dialog = page.getByRole("dialog", { name: "Complete step 3: Callback URL added" });
   await dialog.getByRole("button", { name: "Complete step 3" }).click();
@@ -60,8 +64,10 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(step3).toContainText("Callback URL https://quickbooksonline.codat.io/oauth2/callback");
 
   // Step 5 is still gated, now on step 4 only, and names only that one.
+  await openStep(page, 5);
   await expect(step5.getByText("Waits for step 4 (Syncing disabled).")).toBeVisible();
   await screenshots(page, step5, "console-step5-waits");
+  await openStep(page, 4);
   await step4.getByRole("button", { name: "Complete step 4" }).click();
   dialog = page.getByRole("dialog", { name: "Complete step 4: Syncing disabled" });
   await dialog.getByLabel(/How did the customer confirm/).fill("Customer confirmed by email.");
@@ -70,6 +76,7 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(step4).toContainText(/refresh tokens rotate/);
   // Its gates are done, but step 5 completes only when a single-company test passes
   // (e2e/single-company-test.spec.ts): no Complete button, its panel runs the test.
+  await openStep(page, 5);
   await expect(step5.getByRole("button", { name: "Complete step 5" })).toHaveCount(0);
   await expect(step5.getByRole("button", { name: "Run the single-company test" })).toBeEnabled();
   await expect(page.getByText("Support's move")).toBeVisible();
@@ -79,6 +86,7 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(step5.getByRole("button", { name: /Start step 5|Complete step 5|Reopen step 5/ })).toHaveCount(0);
 
   // Reopen step 3: a reason is required, and the dialog names the steps that reopen with it.
+  await openStep(page, 3);
   await step3.getByRole("button", { name: "Reopen step 3" }).click();
   dialog = page.getByRole("dialog", { name: "Reopen step 3: Callback URL added" });
   await expect(dialog.getByText("Dependent steps reopen too")).toBeVisible();
@@ -93,12 +101,13 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(page.getByText(/Reopened step 3 \(Callback URL added\)\. Also reopened step 5 \(Single-company test\)\./)).toBeVisible();
   await expect(step3).toContainText("Pending");
   await expect(step3).toContainText("The customer removed the callback URL from its app.");
+  await openStep(page, 5);
   await expect(step5).toContainText("Step 3 was reopened: The customer removed the callback URL from its app.");
   await expect(step5.getByRole("button", { name: "Run the single-company test" })).toBeDisabled();
   await expect(page.getByText("Customer's move")).toBeVisible();
 
-  // The audit timeline, newest first.
-  const entries = page.getByRole("list", { name: "Audit events, newest first" }).getByRole("listitem");
+  // The audit timeline, newest first, in the activity; the back button returns to step 5.
+  const entries = (await openActivity(page)).getByRole("listitem");
   await expect(entries.first()).toContainText(
     "Reopened step 3 (Callback URL added): The customer removed the callback URL from its app; also reopened step 5 (Single-company test)",
   );
@@ -106,6 +115,9 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(entries.nth(1)).toContainText("Started step 5 (Single-company test)");
   await expect(page.getByRole("list", { name: "Audit events, newest first" })).toContainText("Accepted the token file companies.csv (2 companies, 0 warnings)");
   await expect(entries.last()).toContainText(`Created the engagement for ${org.name} on QuickBooks Online`);
+  await page.goBack();
+  await expect(step5).toContainText("Step 3 was reopened");
+  await expect(page).toHaveURL(/\?step=5$/);
 
   // And the list finds it by reference, back at step 3, the customer's move.
   await page.getByRole("link", { name: "Engagements", exact: true }).click();

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import demoLogins from "@/server/demo/demo-logins.json";
-import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
+import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Locator, type Page } from "@playwright/test";
 import superjson from "superjson";
 import { createControlClient, type SandboxControl, type Tenant } from "@/server/sandbox/controls/control-client";
 
@@ -51,6 +51,39 @@ export async function signInWithApi(request: APIRequestContext, credentials: Cre
 /** Signs the page in as someone (via the API) without touching the sign-in form. */
 export async function signIn(page: Page, credentials: Credentials): Promise<void> {
   await signInWithApi(page.request, credentials);
+}
+
+/**
+ * The engagement page shows one step at a time: opens step `n` through the steps' navigation, as
+ * people do, and answers the step's region.
+ */
+export async function openStep(page: Page, n: number): Promise<Locator> {
+  const link = page.getByRole("navigation", { name: "Engagement steps" }).getByRole("link", { name: new RegExp(`^Step ${n}:`) });
+  await link.click();
+  await expect(link).toHaveAttribute("aria-current", "page");
+  const region = page.getByRole("region", { name: new RegExp(`^Step ${n}: `) });
+  await expect(region).toBeVisible();
+  return region;
+}
+
+export type Step6Part = "Bulk migration" | "Reconnections" | "Fresh tokens" | "Handover report";
+
+/** Opens one part of step 6 (the bulk run, the reconnections, fresh tokens, the handover report) and answers step 6's region. */
+export async function openStep6Part(page: Page, part: Step6Part): Promise<Locator> {
+  const parts = page.getByRole("navigation", { name: "Parts of step 6" });
+  if (!(await parts.isVisible())) await openStep(page, 6);
+  const link = parts.getByRole("link", { name: new RegExp(`^${part}`) });
+  await link.click();
+  await expect(link).toHaveAttribute("aria-current", "page");
+  return page.getByRole("region", { name: "Step 6: Bulk migration and handover" });
+}
+
+/** Opens the engagement's activity (its audit timeline, newest first) and answers the list. */
+export async function openActivity(page: Page): Promise<Locator> {
+  await page.getByRole("navigation", { name: "Engagement steps" }).getByRole("link", { name: "Activity" }).click();
+  const list = page.getByRole("list", { name: "Audit events, newest first" });
+  await expect(list).toBeVisible();
+  return list;
 }
 
 type TrpcErrorBody = { error?: { json?: { message?: string } } };

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import type { Page } from "@playwright/test";
-import { DEMO, e2eCredentials, expect, signIn, test, tokenCsv } from "./fixtures";
+import { DEMO, e2eCredentials, expect, openStep, signIn, test, tokenCsv } from "./fixtures";
 import { screenshots } from "./screenshots";
 
 /** Fills the details form of step 1 in the portal. */
@@ -105,7 +105,7 @@ test("a customer submits details and a token file, support sends it back once an
   await expect(review).toContainText("Done");
 
   // Support proposes a window, with the estimate beside it.
-  const windows = support.getByRole("region", { name: "Step 2: Time agreed" });
+  const windows = await openStep(support, 2);
   await expect(windows.getByText(/Estimated duration:/)).toBeVisible();
   await windows.getByRole("button", { name: "Propose to the customer" }).click();
   await expect(support.getByText("Proposed the window; the customer is mailed to accept one.")).toBeVisible();
@@ -113,7 +113,7 @@ test("a customer submits details and a token file, support sends it back once an
 
   // The customer accepts it and downloads the invite.
   await page.reload();
-  const step2 = step(2, "Time agreed");
+  const step2 = await openStep(page, 2);
   await expect(step2.getByText(/Estimated duration:/)).toBeVisible();
   // Accepting asks first, naming the window; "Not yet" leaves it proposed.
   await step2.getByRole("button", { name: /Accept this window/ }).click();
@@ -136,14 +136,14 @@ test("a customer submits details and a token file, support sends it back once an
   expect(ics).toMatch(/ORGANIZER;CN="?Sam Support"?:mailto:sam@ferry\.test/i);
 
   // Steps 3 and 4 in the portal.
-  const step3 = step(3, "Callback URL added");
+  const step3 = await openStep(page, 3);
   await expect(step3.getByTestId("callback-url")).toHaveText("https://quickbooksonline.codat.io/oauth2/callback");
   await expect(step3.getByRole("button", { name: "Copy callback URL" })).toBeVisible();
   await step3.getByLabel(/The callback URL is on our registered QuickBooks Online OAuth app/).check();
   await step3.getByRole("button", { name: "Confirm the callback URL is added" }).click();
   await expect(page.getByText("Confirmed step 3 (Callback URL added).")).toBeVisible();
   await expect(step3).toContainText("Done");
-  const step4 = step(4, "Syncing disabled");
+  const step4 = await openStep(page, 4);
   await expect(step4.getByText("QuickBooks Online rotates refresh tokens", { exact: true })).toBeVisible();
   await expect(step4.getByRole("definition").filter({ hasText: "0 of 3" })).toBeVisible();
   const confirm4 = step4.getByRole("button", { name: "Confirm syncing is off" });

@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import { expectAccessible } from "./axe";
 import { screenshots } from "./screenshots";
-import { DEMO, e2eSandbox, expect, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
+import { DEMO, e2eSandbox, expect, openActivity, openStep6Part, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
 
 async function passStep5(api: TrpcApi, engagementId: string, itemId: string): Promise<void> {
   const { runId } = await api.mutation<{ runId: string }>("tests.start", { engagementId, kind: "pilot", itemId });
@@ -62,7 +62,9 @@ test("companies that failed on their tokens go to their end customers with links
   expect(csv).toContain(`Osier Optics,LM-4,${sandbox.url}/link/company/${osier.companyId}`);
   expect(csv).not.toContain("Linden Books");
 
+  // Step 6 opens where the customer's move is: the companies waiting for their end customers.
   const reconnections = portal.getByRole("region", { name: "Reconnections and hypercare" });
+  await expect(portal.getByRole("navigation", { name: "Parts of step 6" }).getByRole("link", { name: /^Reconnections/ })).toHaveAttribute("aria-current", "page");
   await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).toContainText("Nettle Nursery");
   await expect(reconnections.getByRole("button", { name: "Copy reconnect link of Nettle Nursery" })).toBeVisible();
   await expect(reconnections.getByRole("button", { name: "Check now" })).toHaveCount(0);
@@ -89,6 +91,7 @@ test("companies that failed on their tokens go to their end customers with links
 
   // Osier's tokens come fresh instead, in a supplementary file: checked when chosen, sent for review.
   const fresh = (await sandbox.control.issueCredentials("qhyg", eng.tenants[3]!.tenantId, "valid")).credentials;
+  await openStep6Part(portal, "Fresh tokens");
   const freshPanel = portal.getByRole("region", { name: "Fresh tokens for companies that failed" });
   await freshPanel.getByLabel("File of fresh tokens").setInputFiles({
     name: "osier.csv",
@@ -114,6 +117,8 @@ test("companies that failed on their tokens go to their end customers with links
   await consolePage.getByRole("dialog", { name: "Accept osier.csv?" }).getByRole("button", { name: "Accept and retry" }).click();
   await expect(consolePage.getByText("Accepted osier.csv: retrying 1 company in the bulk migration.")).toBeVisible();
   await expect.poll(async () => (await items(supportApi, eng.id)).find((i) => i.name === "Osier Optics")!.state, { timeout: 60_000 }).toBe("verified");
+  await openStep6Part(portal, "Reconnections");
+  await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).toContainText("Pine Pottery");
   await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).not.toContainText("Osier Optics", { timeout: 15_000 });
 
   // Support produces the report from the console's next-move panel.
@@ -139,11 +144,15 @@ test("companies that failed on their tokens go to their end customers with links
   const linden = after.find((i) => i.name === "Linden Books")!;
   await sandbox.control.deauthorize(linden.companyId!, linden.connectionId!, { reason: "revoked" });
   await consolePage.reload();
+  await openStep6Part(consolePage, "Reconnections");
   const consoleRecon = consolePage.getByRole("region", { name: "Reconnections and hypercare" });
   await consoleRecon.getByRole("button", { name: "Check now" }).click();
   await expect(consoleRecon.getByRole("table", { name: "Companies waiting for their end customers" })).toContainText("Linden Books", { timeout: 30_000 });
   await expect(consoleRecon).toContainText("Dropped after its migration");
-  await expect(consolePage.getByRole("list", { name: "Audit events, newest first" })).toContainText("Linden Books's connection dropped after its migration", { timeout: 15_000 });
+  await expect(await openActivity(consolePage)).toContainText("Linden Books's connection dropped after its migration", { timeout: 15_000 });
+  await consolePage.goBack();
+  await expect(consoleRecon).toContainText("Dropped after its migration");
+  await openStep6Part(portal, "Reconnections");
   await expect(reconnections).toContainText("Linden Books", { timeout: 15_000 });
   await expectAccessible(consolePage, "the console after a drop during the watch");
   await screenshots(consolePage, consoleRecon, "console-reconnections-after-drop");

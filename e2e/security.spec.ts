@@ -100,6 +100,7 @@ appTest.describe("sign out everywhere", () => {
 
     await signInWithApi(page.request, user);
     await page.goto("/portal");
+    await page.getByRole("button", { name: /^Account:/ }).click();
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     await page.waitForURL("**/login");
     expect((await elsewhere.get("/api/trpc/me.get")).status()).toBe(401);

@@ -16,6 +16,11 @@ test("support signs in through the form, lands in the console and signs out", as
   await page.waitForURL("**/engagements");
   await expect(page.getByRole("heading", { name: "Engagements", level: 1 })).toBeVisible();
   await expect(page.getByRole("link", { name: "Engagements", exact: true })).toHaveAttribute("aria-current", "page");
+  // Signing out is in the account's menu, at the end of the header.
+  const account = page.getByRole("button", { name: new RegExp(`^Account: ${staff.name}`) });
+  await expect(account).toHaveAttribute("aria-expanded", "false");
+  await account.click();
+  await expect(account).toHaveAttribute("aria-expanded", "true");
   await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.waitForURL("**/login");
   await page.goto("/engagements");

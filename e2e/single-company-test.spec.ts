@@ -5,7 +5,7 @@
  * fails with the advice and reopens step 4; a rehearsal runs on simulated companies.
  */
 import AxeBuilder from "@axe-core/playwright";
-import { DEMO, expect, signIn, test } from "./fixtures";
+import { DEMO, expect, openActivity, openStep, signIn, test } from "./fixtures";
 
 // A test's sync takes a few seconds on the sandbox; the worker polls it with backoff.
 const RUN_TIMEOUT = { timeout: 90_000 };
@@ -64,7 +64,7 @@ test("support runs the single-company test, sees every call as it happens, and i
   // The checklist moved on, and the timeline says why.
   await expect(step5).toHaveAttribute("data-state", "done");
   await expect(step5.getByRole("button", { name: "Run the single-company test" })).toBeDisabled();
-  const timeline = page.getByRole("list", { name: "Audit events, newest first" });
+  const timeline = await openActivity(page);
   await expect(timeline).toContainText("Single-company test on Tiny Traders passed");
   await expect(timeline).toContainText("Completed step 5 (Single-company test)");
 
@@ -74,7 +74,7 @@ test("support runs the single-company test, sees every call as it happens, and i
   const portalPage = await portal.newPage();
   await signIn(portalPage, customer);
   await portalPage.goto(`/portal/engagements/${eng.id}`);
-  const portalRun = portalPage.getByRole("region", { name: "Step 5: Single-company test" }).getByRole("article", { name: "Single-company test on Tiny Traders" });
+  const portalRun = (await openStep(portalPage, 5)).getByRole("article", { name: "Single-company test on Tiny Traders" });
   await expect(portalRun.getByRole("status").filter({ hasText: "Passed" })).toBeVisible();
   await expect(portalRun.getByRole("table", { name: /Calls to the service/ }).locator('tr[data-operation="createCompany"]')).toBeVisible();
   await expect(portalPage.getByRole("button", { name: "Run the single-company test" })).toHaveCount(0);
@@ -110,11 +110,11 @@ test("a company whose tenant was rotated after the export fails with the advice,
   await expect(run.getByRole("region", { name: "Checks" }).getByRole("listitem").filter({ hasText: "No reauthorization required" })).toContainText("Failed");
   await expect(run.getByRole("table", { name: /Calls to the service/ }).locator('tr[data-operation="authorizeConnection"]')).toContainText("200");
 
-  const step4 = page.getByRole("region", { name: "Step 4: Syncing disabled" });
+  await expect(step5).toHaveAttribute("data-state", "locked");
+  const step4 = await openStep(page, 4);
   await expect(step4).toContainText("Pending");
   await expect(step4).toContainText(`Single-company test on Refreshed Ltd: ${advice}`);
-  await expect(step5).toHaveAttribute("data-state", "locked");
-  await expect(page.getByRole("list", { name: "Audit events, newest first" })).toContainText("Reopened step 4 (Syncing disabled): Single-company test on Refreshed Ltd");
+  await expect(await openActivity(page)).toContainText("Reopened step 4 (Syncing disabled): Single-company test on Refreshed Ltd");
 });
 
 test("support rehearses on the sandbox: simulated companies, labelled as a rehearsal, the checklist untouched", async ({ page, factory }) => {
@@ -131,5 +131,5 @@ test("support rehearses on the sandbox: simulated companies, labelled as a rehea
   await expect(run).toContainText("A rehearsal never changes the checklist.");
   await expect(run).toContainText("never touches the real service target or the customer's tokens");
   await expect(step5).toHaveAttribute("data-state", "pending");
-  await expect(page.getByRole("list", { name: "Audit events, newest first" })).toContainText("Rehearsal on the sandbox with a simulated Rehearsed Retail passed");
+  await expect(await openActivity(page)).toContainText("Rehearsal on the sandbox with a simulated Rehearsed Retail passed");
 });

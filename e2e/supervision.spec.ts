@@ -197,7 +197,9 @@ test.describe("npm start, when one of its processes dies", () => {
   test("the worker killed with SIGKILL in the middle of a single-company test is started again, takes the test up again and it passes; the web app answers throughout", async () => {
     test.setTimeout(180_000);
     // The demo's largest company: its sync runs for several seconds, so the kill lands mid-run.
-    const [atlas] = await sam.query<{ id: string; name: string }[]>("tests.items", { engagementId: acmeQbo, search: "Atlas Marine" });
+    const {
+      companies: [atlas],
+    } = await sam.query<{ companies: { id: string; name: string }[] }>("tests.items", { engagementId: acmeQbo, search: "Atlas Marine" });
     const { runId } = await sam.mutation<{ runId: string }>("tests.start", { engagementId: acmeQbo, kind: "pilot", itemId: atlas!.id });
     type Run = { status: string; result: string | null; calls: { operation: string; ok: boolean }[] };
     const run = () => sam.query<Run>("tests.get", { engagementId: acmeQbo, runId });

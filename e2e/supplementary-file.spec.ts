@@ -9,7 +9,7 @@
  */
 import { expectAccessible } from "./axe";
 import { screenshots } from "./screenshots";
-import { DEMO, e2eSandbox, expect, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
+import { DEMO, e2eSandbox, expect, openActivity, openStep6Part, signIn, test, tokenCsv, type TrpcApi } from "./fixtures";
 
 const COMPANIES = [
   { name: "Fresh Pilot Ltd", externalRef: "FP-01", records: 2 },
@@ -37,7 +37,7 @@ test("the customer sends fresh tokens for a company that failed on its tokens, s
   // The customer finds the company in step 6, with why it failed.
   await signIn(page, eng.customer);
   await page.goto(`/portal/engagements/${eng.id}`);
-  const step6 = page.getByRole("region", { name: "Step 6: Bulk migration and handover" });
+  const step6 = await openStep6Part(page, "Fresh tokens");
   const panel = step6.getByRole("region", { name: "Fresh tokens for companies that failed" });
   const waiting = panel.getByRole("table", { name: "Companies that need fresh tokens" });
   const copperleaf = waiting.getByRole("row").filter({ hasText: "Copperleaf Cafe" });
@@ -85,6 +85,8 @@ test("the customer sends fresh tokens for a company that failed on its tokens, s
   const support = await supportContext.newPage();
   await signIn(support, DEMO.sam);
   await support.goto(`/engagements/${eng.id}`);
+  // Step 6 opens where support's move is: the fresh tokens to review.
+  await expect(support.getByRole("navigation", { name: "Parts of step 6" }).getByRole("link", { name: /^Fresh tokens/ })).toHaveAttribute("aria-current", "page");
   const review = support.getByRole("region", { name: "Step 6: Bulk migration and handover" }).getByRole("region", { name: "Fresh tokens for companies that failed" });
   const rows = review.getByRole("table", { name: "Companies in copperleaf.csv" });
   const row = rows.getByRole("row").filter({ hasText: "Copperleaf Cafe" });
@@ -104,8 +106,8 @@ test("the customer sends fresh tokens for a company that failed on its tokens, s
   await expect(review.getByRole("table", { name: "Companies waiting for fresh tokens" })).toHaveCount(0);
   await expectAccessible(support, "an accepted file of fresh tokens");
   await screenshots(support, review, "console-fresh-tokens-accepted");
-  const timeline = support.getByRole("list", { name: "Audit events, newest first" });
   await support.reload();
+  const timeline = await openActivity(support);
   await expect(timeline).toContainText("Deleted the fresh tokens of Copperleaf Cafe once used (verified)");
   await expect(timeline).toContainText("Accepted the fresh tokens of copperleaf.csv: retrying 1 company in the bulk migration");
 
@@ -114,8 +116,9 @@ test("the customer sends fresh tokens for a company that failed on its tokens, s
   await expect(panel.getByText("Fresh tokens accepted: the companies are being retried")).toBeVisible();
   await panel.getByText(/The file you sent: copperleaf\.csv/).click();
   await expect(panel.getByRole("table", { name: "Companies in copperleaf.csv" }).getByRole("row").filter({ hasText: "Copperleaf Cafe" })).toContainText("Verified");
-  const bulkTable = step6.getByRole("region", { name: "Bulk migration" }).getByRole("table", { name: "Companies of the bulk migration" });
-  await expect(bulkTable.getByRole("row").filter({ hasText: "Copperleaf Cafe" })).toContainText("Verified");
   await screenshots(page, panel, "portal-fresh-tokens-accepted");
+  await openStep6Part(page, "Bulk migration");
+  const bulkTable = step6.getByRole("region", { name: "Bulk migration", exact: true }).getByRole("table", { name: "Companies of the bulk migration" });
+  await expect(bulkTable.getByRole("row").filter({ hasText: "Copperleaf Cafe" })).toContainText("Verified");
   await supportContext.close();
 });

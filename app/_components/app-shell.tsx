@@ -1,13 +1,12 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { roleLabel } from "@/app/_lib/labels";
 import type { Role } from "@/app/_lib/types";
+import { AccountMenu } from "./account-menu";
 import { NavLinks, type NavItem } from "./nav-links";
-import { SignOutButton, SignOutEverywhereButton } from "./sign-out-button";
 
 export type ShellUser = { name: string; email: string; role: Role; organizationName?: string | null };
 
-/** Page chrome: skip link, brand, navigation, who is signed in, sign out. */
+/** Page chrome: skip link, brand, navigation, who is signed in and their menu (sign out). */
 export function AppShell({ user, nav, area, children }: { user: ShellUser | null; nav: readonly NavItem[]; area: string; children: ReactNode }) {
   return (
     <>
@@ -25,18 +24,11 @@ export function AppShell({ user, nav, area, children }: { user: ShellUser | null
             </span>
             Ferry <span className="font-normal text-slate-500">{area}</span>
           </Link>
-          {nav.length ? <NavLinks items={nav} label="Main" /> : null}
-          {user ? (
-            <div className="ml-auto flex items-center gap-3 text-sm">
-              <span className="text-right leading-tight">
-                <span className="block font-medium text-slate-900">{user.name}</span>
-                <span className="block text-xs text-slate-600">
-                  {roleLabel(user.role)}
-                  {user.organizationName ? ` · ${user.organizationName}` : ""}
-                </span>
-              </span>
-              <SignOutEverywhereButton />
-              <SignOutButton />
+          {user ? <AccountMenu user={user} /> : null}
+          {/* On a phone the sections take a line of their own under the brand and the account; from sm up they sit between them. */}
+          {nav.length ? (
+            <div className="order-last w-full sm:order-none sm:w-auto">
+              <NavLinks items={nav} label="Main" />
             </div>
           ) : null}
         </div>

@@ -5,11 +5,25 @@ import { ReferenceLink } from "@/app/_components/engagement/reference-link";
 import { StatusBadge } from "@/app/_components/engagement/status-badge";
 import { StepProgress } from "@/app/_components/engagement/step-progress";
 import { Waiting } from "@/app/_components/engagement/waiting";
-import { EmptyState, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { EmptyState, Notice, Pagination, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
+import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { PAGE_SIZE } from "@/server/api/routers/shared.types";
+
+type Listed = RouterOutputs["engagements"]["list"]["items"][number];
+
+/** The customer's engagements; on a phone each becomes a card headed by its reference. */
+const COLUMNS: ResponsiveColumn<Listed>[] = [
+  { label: "Reference", title: true, className: "whitespace-nowrap", cell: (e) => <ReferenceLink href={`/portal/engagements/${e.id}`} reference={e.reference} /> },
+  { label: "Platform", cell: (e) => e.platformName },
+  { label: "Status", cell: (e) => <StatusBadge status={e.status} /> },
+  { label: "Current step", cell: (e) => <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} /> },
+  { label: "Whose move", cell: (e) => <Waiting party={e.waitingOn} since={e.waitingSince} viewer="portal" /> },
+  { label: "Your Ferry contact", cell: (e) => e.ownerName },
+  { label: "Updated", className: "whitespace-nowrap text-slate-600", cell: (e) => formatDateTime(e.updatedAt) },
+];
 
 export function PortalEngagementList() {
   const trpc = useTRPC();
@@ -23,40 +37,7 @@ export function PortalEngagementList() {
   }
   return (
     <div className="space-y-4">
-      <Table caption="Your engagements">
-        <THead>
-          <Tr>
-            <Th>Reference</Th>
-            <Th>Platform</Th>
-            <Th>Status</Th>
-            <Th>Current step</Th>
-            <Th>Whose move</Th>
-            <Th>Your Ferry contact</Th>
-            <Th>Updated</Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {list.data.items.map((e) => (
-            <Tr key={e.id}>
-              <Td className="whitespace-nowrap">
-                <ReferenceLink href={`/portal/engagements/${e.id}`} reference={e.reference} />
-              </Td>
-              <Td>{e.platformName}</Td>
-              <Td>
-                <StatusBadge status={e.status} />
-              </Td>
-              <Td>
-                <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} />
-              </Td>
-              <Td>
-                <Waiting party={e.waitingOn} since={e.waitingSince} viewer="portal" />
-              </Td>
-              <Td>{e.ownerName}</Td>
-              <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>
-            </Tr>
-          ))}
-        </TBody>
-      </Table>
+      <ResponsiveTable caption="Your engagements" captionVisible={false} columns={COLUMNS} rows={list.data.items} rowKey={(e) => e.id} />
       <Pagination page={list.data.page} pageSize={list.data.pageSize} total={list.data.total} noun="engagements" onPageChange={setPage} />
     </div>
   );

@@ -4,56 +4,32 @@ import { formatDateTime, formatDuration, responsibleLabel } from "@/app/_lib/lab
 import type { StepView } from "@/app/_lib/types";
 import { companiesText, countOf, warningsText } from "@/core/words";
 import { StepStateBadge } from "./status-badge";
+import { StepMark } from "./step-rail";
 
-export type ChecklistProps = {
-  steps: readonly StepView[];
-  /** The viewer's controls for a step; the portal passes nothing (read only). */
-  renderActions?: (step: StepView) => ReactNode;
-  /** The step's own flow (token file, window, test run…), shown inside its card. */
-  renderPanel?: (step: StepView) => ReactNode;
-};
-
-/** The six steps: who is responsible, where each stands, who completed it, evidence, reopen reasons. */
-export function Checklist({ steps, renderActions, renderPanel }: ChecklistProps) {
-  return (
-    <ol className="space-y-3" aria-label="Checklist steps">
-      {steps.map((step) => (
-        <li key={step.number}>
-          <StepCard step={step} actions={renderActions?.(step)} panel={renderPanel?.(step)} />
-        </li>
-      ))}
-    </ol>
-  );
-}
-
-function StepCard({ step, actions, panel }: { step: StepView; actions: ReactNode; panel: ReactNode }) {
+/**
+ * One step of the checklist as its own view: who is responsible, where it stands, who completed
+ * it, evidence, reopen reasons, then the step's own flow (`panel`) and the viewer's controls
+ * (`actions`; the portal passes none).
+ */
+export function StepCard({ step, actions, panel }: { step: StepView; actions: ReactNode; panel: ReactNode }) {
   const titleId = `step-${step.number}-title`;
-  const done = step.state === "done";
   return (
     <section
       id={`step-${step.number}`}
       aria-labelledby={titleId}
       data-step={step.number}
       data-state={step.displayState}
-      className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5"
+      className="scroll-mt-20 rounded-lg border border-slate-200 bg-white shadow-xs"
     >
-      <div className="flex gap-4">
-        <span
-          aria-hidden="true"
-          className={
-            done
-              ? "flex size-8 shrink-0 items-center justify-center rounded-full bg-emerald-600 text-sm font-semibold text-white"
-              : step.displayState === "in_progress"
-                ? "flex size-8 shrink-0 items-center justify-center rounded-full bg-sky-600 text-sm font-semibold text-white"
-                : "flex size-8 shrink-0 items-center justify-center rounded-full bg-slate-100 text-sm font-semibold text-slate-600 ring-1 ring-slate-300 ring-inset"
-          }
-        >
-          {done ? "✓" : step.number}
-        </span>
-        <div className="min-w-0 flex-1 space-y-3">
+      <div className="flex items-start gap-3 border-b border-slate-200 px-4 py-3 sm:px-5">
+        <StepMark step={step} className="mt-0.5 hidden sm:flex" />
+        <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
             <h3 id={titleId} className="text-base font-semibold text-slate-900">
               <span className="sr-only">Step {step.number}: </span>
+              <span aria-hidden="true" className="text-slate-500 sm:hidden">
+                {step.number}.{" "}
+              </span>
               {step.title}
             </h3>
             <StepStateBadge state={step.displayState} />
@@ -62,12 +38,14 @@ function StepCard({ step, actions, panel }: { step: StepView; actions: ReactNode
               {responsibleLabel(step.responsible)}
             </Badge>
           </div>
-          <p className="text-sm text-slate-600">{step.doneWhen}</p>
-          {step.waitsFor ? <p className="text-sm text-slate-600">{step.waitsFor}</p> : null}
-          <StepRecord step={step} />
-          {panel ? <div>{panel}</div> : null}
-          {actions ? <div>{actions}</div> : null}
+          <p className="mt-0.5 text-sm text-slate-600">{step.doneWhen}</p>
         </div>
+      </div>
+      <div className="min-w-0 space-y-3 px-4 py-4 sm:px-5">
+        {step.waitsFor ? <p className="text-sm text-slate-600">{step.waitsFor}</p> : null}
+        <StepRecord step={step} />
+        {panel ? <div>{panel}</div> : null}
+        {actions ? <div>{actions}</div> : null}
       </div>
     </section>
   );
@@ -106,11 +84,11 @@ function StepRecord({ step }: { step: StepView }) {
   }
   if (!rows.length) return null;
   return (
-    <dl className="grid gap-x-4 gap-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm sm:grid-cols-[max-content_1fr]">
+    <dl className="grid grid-cols-[minmax(0,1fr)] gap-x-4 gap-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm sm:grid-cols-[max-content_minmax(0,1fr)]">
       {rows.map((r) => (
         <div key={r.term} className="contents">
           <dt className="font-medium text-slate-700">{r.term}</dt>
-          <dd className="text-slate-800">{r.detail}</dd>
+          <dd className="text-slate-800 wrap-anywhere">{r.detail}</dd>
         </div>
       ))}
     </dl>

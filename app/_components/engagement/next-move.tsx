@@ -1,39 +1,44 @@
 "use client";
 import type { NextMoveAction } from "@/core/engagements/flow-states";
 import { buttonClasses } from "@/app/_components/ui";
+import { defaultStep, sectionHref } from "@/app/_lib/engagement-section";
 import type { EngagementDetail } from "@/app/_lib/types";
+import { SectionLink } from "./section-link";
 
 type Viewer = "console" | "portal";
 
-/** The words of each move's button, and where it goes: a step on the page, or a place inside one. */
+/** The URL of a step of the engagement's page (step 6's moves name their part of it). */
+const stepHref = (step: number) => sectionHref(defaultStep(step));
+
+/** The words of each move's button, and where it goes: a step of the page, or a part of step 6. */
 function moveLink(action: NextMoveAction, engagementId: string, step: number): { label: string; href: string; download?: boolean } {
   switch (action) {
     case "submit_file":
-      return { label: "Submit the details and token file", href: `#step-${step}` };
+      return { label: "Submit the details and token file", href: stepHref(step) };
     case "fix_file":
-      return { label: "Fix the token file", href: `#step-${step}` };
+      return { label: "Fix the token file", href: stepHref(step) };
     case "review_submission":
-      return { label: "Review the submission", href: `#step-${step}` };
+      return { label: "Review the submission", href: stepHref(step) };
     case "propose_window":
-      return { label: "Propose a window", href: `#step-${step}` };
+      return { label: "Propose a window", href: stepHref(step) };
     case "accept_window":
-      return { label: "Choose a window", href: `#step-${step}` };
+      return { label: "Choose a window", href: stepHref(step) };
     case "confirm_callback":
-      return { label: "Confirm the callback URL", href: `#step-${step}` };
+      return { label: "Confirm the callback URL", href: stepHref(step) };
     case "confirm_syncing":
-      return { label: "Confirm syncing is off", href: `#step-${step}` };
+      return { label: "Confirm syncing is off", href: stepHref(step) };
     case "run_test":
-      return { label: "Run the single-company test", href: `#step-${step}` };
+      return { label: "Run the single-company test", href: stepHref(step) };
     case "run_bulk":
-      return { label: "Go to the bulk migration", href: `#step-${step}` };
+      return { label: "Go to the bulk migration", href: sectionHref({ kind: "step", step: 6, part: "run" }) };
     case "produce_report":
-      return { label: "Produce the handover report", href: "#handover" };
+      return { label: "Produce the handover report", href: sectionHref({ kind: "step", step: 6, part: "handover" }) };
     case "acknowledge_report":
-      return { label: "Read and acknowledge the report", href: "#handover" };
+      return { label: "Read and acknowledge the report", href: sectionHref({ kind: "step", step: 6, part: "handover" }) };
     case "send_reconnect_links":
       return { label: "Download the reconnect links (CSV)", href: `/api/engagements/${engagementId}/reconnect-links`, download: true };
     case "review_supplementary":
-      return { label: "Review the fresh tokens", href: "#supplementary" };
+      return { label: "Review the fresh tokens", href: sectionHref({ kind: "step", step: 6, part: "fresh-tokens" }) };
     default: {
       const never: never = action;
       return never;
@@ -80,9 +85,17 @@ export function NextMovePanel({ engagement: e, viewer }: { engagement: Engagemen
 }
 
 function MoveButton({ link }: { link: { label: string; href: string; download?: boolean } }) {
+  const className = buttonClasses({ className: "mt-3 shrink-0 sm:mt-0" });
+  if (link.download) {
+    return (
+      <a href={link.href} download className={className}>
+        {link.label}
+      </a>
+    );
+  }
   return (
-    <a href={link.href} {...(link.download ? { download: "" } : {})} className={buttonClasses({ className: "mt-3 shrink-0 sm:mt-0" })}>
+    <SectionLink href={link.href} className={className}>
       {link.label}
-    </a>
+    </SectionLink>
   );
 }

@@ -33,7 +33,7 @@ export function HandoverItems({ engagementId, caption }: { engagementId: string;
       {data && data.total === 0 ? <EmptyState title="No companies match">Try another state or search.</EmptyState> : null}
       {data && data.total > 0 ? (
         <>
-          <HandoverTable rows={data.items} caption={caption} />
+          <HandoverTable rows={data.items} caption={caption} compact />
           <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun="companies" />
         </>
       ) : null}

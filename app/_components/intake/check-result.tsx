@@ -1,7 +1,7 @@
 import { Notice } from "@/app/_components/ui";
 import { companiesText, countOf, warningsText } from "@/core/words";
 import type { TokenFileCheck } from "@/app/_lib/types";
-import { PreviewTable, ProblemCounts, ProblemTable } from "./problems";
+import { PreviewTable, ProblemTable } from "./problems";
 
 /** What checking a token file found: a summary, counts per kind, problems by line, the masked preview. */
 export function CheckResult({ check }: { check: TokenFileCheck }) {
@@ -21,8 +21,7 @@ export function CheckResult({ check }: { check: TokenFileCheck }) {
           spreadsheet and choose the file again. Nothing from this file was stored.
         </Notice>
       )}
-      <ProblemCounts counts={check.countsByKind} />
-      <ProblemTable problems={check.problems} caption="Problems in the file, by line" more={check.moreProblems} />
+      <ProblemTable problems={check.problems} counts={check.countsByKind} caption="Problems in the file, by line" more={check.moreProblems} />
       <PreviewTable preview={check.preview} caption="Preview of the first rows (secrets masked)" />
     </div>
   );

@@ -1,4 +1,6 @@
-import { Badge, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+"use client";
+import { useState, type ReactNode } from "react";
+import { Badge, cn, Pagination, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import type { TokenFileCheck } from "@/app/_lib/types";
 import { PROBLEM_KINDS, severityOf, type ProblemKind } from "@/core/intake/problems";
 
@@ -49,99 +51,139 @@ function where(p: Problem): string {
   return p.cell ? `Row ${p.line} (${p.cell})` : `Line ${p.line}`;
 }
 
-/** Problems counted per kind, errors first, as badges. */
-export function ProblemCounts({ counts }: { counts: Record<string, number> }) {
-  const entries = Object.entries(counts).sort(([a], [b]) => (severity(a) === severity(b) ? a.localeCompare(b) : severity(a) === "error" ? -1 : 1));
-  if (!entries.length) return null;
-  return (
-    <ul className="flex flex-wrap gap-2" aria-label="Problems by kind">
-      {entries.map(([kind, n]) => (
-        <li key={kind}>
-          <Badge tone={severity(kind) === "error" ? "danger" : "warning"}>
-            {kindLabel(kind)}: {n.toLocaleString("en-GB")}
-          </Badge>
-        </li>
-      ))}
-    </ul>
-  );
+/** Kinds and their counts, errors first, then by name. */
+function byKind(counts: Record<string, number>): [string, number][] {
+  return Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => (severity(a) === severity(b) ? a.localeCompare(b) : severity(a) === "error" ? -1 : 1));
 }
 
-/** The problems by line or cell: where, which column, what is wrong and what to do. */
-export function ProblemTable({ problems, caption, more = 0 }: { problems: readonly Problem[]; caption: string; more?: number }) {
+/** Problems listed on one page of the table. */
+const PROBLEMS_PAGE = 10;
+
+const PROBLEM_COLUMNS: ResponsiveColumn<Problem>[] = [
+  { label: "Where", title: true, className: "whitespace-nowrap font-medium", cell: (p) => where(p) },
+  {
+    label: "Kind",
+    className: "whitespace-nowrap",
+    cell: (p) => (
+      <Badge tone={p.severity === "error" ? "danger" : "warning"}>
+        <span className="sr-only">{p.severity === "error" ? "Error: " : "Warning: "}</span>
+        {kindLabel(p.kind)}
+      </Badge>
+    ),
+  },
+  { label: "Column", className: "font-mono text-xs", cell: (p) => p.column ?? "—" },
+  {
+    label: "What to do",
+    wide: true,
+    className: "min-w-64",
+    cell: (p) => (
+      <>
+        {p.message}
+        {p.value !== undefined ? <span className="ml-1 break-all text-slate-500">(value: {p.value || "empty"})</span> : null}
+      </>
+    ),
+  },
+];
+
+/**
+ * Every problem found, by line or cell (where, which column, what is wrong and what to do), ten
+ * to a page, with the kinds and their counts above to show one kind at a time. `counts` are the
+ * file's exact counts per kind (they cover problems beyond those listed); without them the
+ * listed problems are counted.
+ */
+export function ProblemTable({ problems, caption, counts, more = 0 }: { problems: readonly Problem[]; caption: string; counts?: Record<string, number>; more?: number }) {
+  // What is shown belongs to one list of problems: a file checked again starts from every kind, page 1.
+  const [view, setView] = useState<{ problems: readonly Problem[]; kind: string | null; page: number }>({ problems, kind: null, page: 1 });
+  const { kind, page } = view.problems === problems ? view : { kind: null, page: 1 };
   if (!problems.length) return null;
+  const kinds = byKind(counts ?? Object.fromEntries(PROBLEM_KINDS.map((k) => [k, problems.filter((p) => p.kind === k).length])));
+  const total = kinds.reduce((n, [, count]) => n + count, 0);
+  const listed = kind ? problems.filter((p) => p.kind === kind) : problems;
+  const shown = listed.slice((page - 1) * PROBLEMS_PAGE, page * PROBLEMS_PAGE);
+  const show = (next: { kind?: string | null; page?: number }) => setView({ problems, kind: next.kind === undefined ? kind : next.kind, page: next.page ?? 1 });
   return (
-    <div className="space-y-2">
-      <Table scrollable caption={caption} className="max-h-96 overflow-y-auto">
-        <THead>
-          <Tr>
-            <Th>Where</Th>
-            <Th>Kind</Th>
-            <Th>Column</Th>
-            <Th>What to do</Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {problems.map((p, i) => (
-            <Tr key={`${p.kind}-${p.line ?? "file"}-${p.cell ?? p.column ?? ""}-${i}`}>
-              <Td className="whitespace-nowrap font-medium">{where(p)}</Td>
-              <Td className="whitespace-nowrap">
-                <Badge tone={p.severity === "error" ? "danger" : "warning"}>
-                  <span className="sr-only">{p.severity === "error" ? "Error: " : "Warning: "}</span>
-                  {kindLabel(p.kind)}
-                </Badge>
-              </Td>
-              <Td className="font-mono text-xs">{p.column ?? "—"}</Td>
-              <Td>
-                {p.message}
-                {p.value !== undefined ? <span className="ml-1 text-slate-500">(value: {p.value || "empty"})</span> : null}
-              </Td>
-            </Tr>
-          ))}
-        </TBody>
-      </Table>
-      {more > 0 ? <p className="text-sm text-slate-600">… and {more.toLocaleString("en-GB")} more of the kinds counted above.</p> : null}
+    <div className="space-y-3">
+      <div role="group" aria-label={`${caption}: show one kind`} className="flex flex-wrap gap-2">
+        <Chip pressed={kind === null} tone="neutral" onClick={() => show({ kind: null })}>
+          Every kind: {total.toLocaleString("en-GB")}
+        </Chip>
+        {kinds.map(([k, n]) => (
+          <Chip key={k} pressed={kind === k} tone={severity(k) === "error" ? "danger" : "warning"} onClick={() => show({ kind: k })}>
+            {kindLabel(k)}: {n.toLocaleString("en-GB")}
+          </Chip>
+        ))}
+      </div>
+      <ResponsiveTable caption={caption} captionVisible={false} columns={PROBLEM_COLUMNS} rows={shown} rowKey={(p) => `${p.kind}-${p.line ?? "file"}-${p.cell ?? p.column ?? ""}-${problems.indexOf(p)}`} />
+      {listed.length > PROBLEMS_PAGE ? (
+        <Pagination page={page} pageSize={PROBLEMS_PAGE} total={listed.length} onPageChange={(next) => show({ page: next })} noun={kind ? `${kindLabel(kind).toLowerCase()} problems` : "problems"} />
+      ) : null}
+      {more > 0 ? <p className="text-sm text-slate-600">The first {problems.length.toLocaleString("en-GB")} are listed; {more.toLocaleString("en-GB")} more are counted in their kinds above.</p> : null}
     </div>
   );
 }
 
-/** The first rows of a file as the service will read them, every secret masked. */
+const CHIP_TONES = {
+  neutral: { off: "bg-white text-slate-800 ring-slate-300", on: "bg-slate-800 text-white ring-slate-800" },
+  danger: { off: "bg-red-50 text-red-800 ring-red-300", on: "bg-red-700 text-white ring-red-700" },
+  warning: { off: "bg-amber-50 text-amber-900 ring-amber-300", on: "bg-amber-700 text-white ring-amber-700" },
+} as const;
+
+/** A kind to show on its own, with its count; pressed while it is the one shown. */
+function Chip({ pressed, tone, onClick, children }: { pressed: boolean; tone: keyof typeof CHIP_TONES; onClick: () => void; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      aria-pressed={pressed}
+      onClick={onClick}
+      className={cn(
+        "rounded-full px-2.5 py-1 text-xs font-medium ring-1 ring-inset focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
+        pressed ? CHIP_TONES[tone].on : CHIP_TONES[tone].off,
+      )}
+    >
+      {children}
+    </button>
+  );
+}
+
+/** The first rows of a file as the service will read them, every secret masked; where each row was stays in view. */
 export function PreviewTable({ preview, caption }: { preview: TokenFileCheck["preview"]; caption: string }) {
   if (!preview.rows.length) return null;
-  return (
-    <Table scrollable caption={caption} captionVisible>
-      <THead>
-        <Tr>
-          <Th>Where</Th>
-          {preview.columns.map((c) => (
-            <Th key={c} className="normal-case">
-              {c}
-            </Th>
-          ))}
-        </Tr>
-      </THead>
-      <TBody>
-        {preview.rows.map((r) => (
-          <Tr key={r.sourceRef}>
-            <Td className="whitespace-nowrap text-slate-600">{r.sourceRef}</Td>
-            {preview.columns.map((c) =>
-              c === "companyName" && r.becomes !== undefined ? (
-                <Td key={c} className="max-w-56 font-mono text-xs">
+  type Row = TokenFileCheck["preview"]["rows"][number];
+  const columns: ResponsiveColumn<Row>[] = [
+    { label: "Where", sticky: "start", title: true, className: "whitespace-nowrap text-slate-600", cell: (r) => r.sourceRef },
+    ...preview.columns.map(
+      (c): ResponsiveColumn<Row> =>
+        c === "companyName"
+          ? {
+              label: c,
+              labelClassName: "normal-case",
+              className: "max-w-56 font-mono text-xs",
+              cell: (r) => (
+                <>
                   <span className="block truncate" title={r.values[c]}>
                     {r.values[c] ?? ""}
                   </span>
-                  <span className="block truncate font-sans text-amber-800" title={r.becomes}>
-                    becomes {r.becomes}
-                  </span>
-                </Td>
-              ) : (
-                <Td key={c} className="max-w-56 truncate font-mono text-xs" title={r.values[c]}>
-                  {r.values[c] ?? ""}
-                </Td>
+                  {r.becomes !== undefined ? (
+                    <span className="block truncate font-sans text-amber-800" title={r.becomes}>
+                      becomes {r.becomes}
+                    </span>
+                  ) : null}
+                </>
               ),
-            )}
-          </Tr>
-        ))}
-      </TBody>
-    </Table>
-  );
+            }
+          : {
+              label: c,
+              labelClassName: "normal-case",
+              className: "max-w-56 font-mono text-xs",
+              cell: (r) => (
+                <span className="block truncate" title={r.values[c]}>
+                  {r.values[c] ?? ""}
+                </span>
+              ),
+            },
+    ),
+  ];
+  return <ResponsiveTable caption={caption} columns={columns} rows={preview.rows} rowKey={(r) => r.sourceRef} />;
 }

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { Badge, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { Badge, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDateTime, formatDuration } from "@/app/_lib/labels";
 import type { WindowView } from "@/app/_lib/types";
 
@@ -25,7 +25,7 @@ export function InviteLink({ engagementId, window }: { engagementId: string; win
   );
 }
 
-/** The migration windows: when, how long against the estimate, where each stands, and the viewer's actions. */
+/** The migration windows: when, how long against the estimate, where each stands, and the viewer's actions (stacked rows on a phone). */
 export function WindowTable({
   engagementId,
   windows,
@@ -38,47 +38,46 @@ export function WindowTable({
   caption?: string;
 }) {
   if (!windows.length) return null;
+  const columns: ResponsiveColumn<WindowView>[] = [
+    {
+      label: "Window (UTC)",
+      title: true,
+      cell: (w) => (
+        <>
+          <span className="block font-medium">{formatDateTime(w.startsAt)}</span>
+          <span className="block text-slate-600">to {formatDateTime(w.endsAt)}</span>
+          {w.note ? <span className="mt-1 block text-slate-600">“{w.note}”</span> : null}
+        </>
+      ),
+    },
+    {
+      label: "Length",
+      className: "whitespace-nowrap",
+      cell: (w) => (
+        <>
+          {formatDuration(w.durationSeconds)}
+          <span className="block text-xs text-slate-600">estimate {w.estimate}</span>
+          {w.shorterThanEstimate && (w.status === "proposed" || w.status === "accepted") ? (
+            <Badge tone="warning" className="mt-1">
+              Shorter than the estimate
+            </Badge>
+          ) : null}
+        </>
+      ),
+    },
+    { label: "Status", cell: (w) => <Badge tone={STATUS[w.status].tone}>{STATUS[w.status].label}</Badge> },
+    {
+      label: "Actions",
+      labelHidden: true,
+      cell: (w) => (
+        <div className="flex flex-wrap items-center gap-3">
+          <InviteLink engagementId={engagementId} window={w} />
+          {actions?.(w)}
+        </div>
+      ),
+    },
+  ];
   return (
-    <Table scrollable caption={caption}>
-      <THead>
-        <Tr>
-          <Th>Window (UTC)</Th>
-          <Th>Length</Th>
-          <Th>Status</Th>
-          <Th>
-            <span className="sr-only">Actions</span>
-          </Th>
-        </Tr>
-      </THead>
-      <TBody>
-        {windows.map((w) => (
-          <Tr key={w.id} data-window-status={w.status}>
-            <Td>
-              <span className="block font-medium">{formatDateTime(w.startsAt)}</span>
-              <span className="block text-slate-600">to {formatDateTime(w.endsAt)}</span>
-              {w.note ? <span className="mt-1 block text-slate-600">“{w.note}”</span> : null}
-            </Td>
-            <Td className="whitespace-nowrap">
-              {formatDuration(w.durationSeconds)}
-              <span className="block text-xs text-slate-600">estimate {w.estimate}</span>
-              {w.shorterThanEstimate && (w.status === "proposed" || w.status === "accepted") ? (
-                <Badge tone="warning" className="mt-1">
-                  Shorter than the estimate
-                </Badge>
-              ) : null}
-            </Td>
-            <Td>
-              <Badge tone={STATUS[w.status].tone}>{STATUS[w.status].label}</Badge>
-            </Td>
-            <Td>
-              <div className="flex flex-wrap items-center gap-3">
-                <InviteLink engagementId={engagementId} window={w} />
-                {actions?.(w)}
-              </div>
-            </Td>
-          </Tr>
-        ))}
-      </TBody>
-    </Table>
+    <ResponsiveTable caption={caption} captionVisible={false} columns={columns} rows={windows} rowKey={(w) => w.id} rowProps={(w) => ({ "data-window-status": w.status })} />
   );
 }

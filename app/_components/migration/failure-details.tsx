@@ -27,3 +27,20 @@ export function FailureDetails({ failure, subject, className }: { failure: Failu
     </div>
   );
 }
+
+/**
+ * A failed call in a table's cell: the status and error text in at most two lines (the whole on
+ * hover, and to screen readers), and the correlationId, short, to copy. The row stays a row.
+ */
+export function FailureSummary({ failure, subject }: { failure: Failure; subject: string }) {
+  const lines = validationLines(failure);
+  const text = `${failure.status !== null ? `${failure.status} ` : ""}${failure.error}${lines.length ? ` (${lines.join("; ")})` : ""}`;
+  return (
+    <div className="space-y-0.5 text-xs">
+      <p className="line-clamp-2 break-words text-red-800" title={text}>
+        {text}
+      </p>
+      {failure.correlationId ? <CopyableId value={failure.correlationId} label={`correlationId of ${subject}`} short /> : null}
+    </div>
+  );
+}

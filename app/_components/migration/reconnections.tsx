@@ -47,7 +47,7 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
   if (!v) return query.error ? <Notice tone="error">{toFormError(query.error).message}</Notice> : <ProgressBar label="Loading the reconnections" size="sm" />;
   if (!v.watch && v.pendingTotal === 0) return null;
   return (
-    <section id="reconnections" aria-labelledby="reconnections-title" className="scroll-mt-4 space-y-4 rounded-md border border-slate-200 p-4">
+    <section id="reconnections" aria-labelledby="reconnections-title" className="scroll-mt-24 space-y-4">
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="space-y-1">
           <h4 id="reconnections-title" className="text-sm font-semibold text-slate-900">
@@ -78,6 +78,9 @@ type PendingRow = LastMile["pending"][number];
 const PENDING_COLUMNS: ResponsiveColumn<PendingRow>[] = [
   {
     label: "Company",
+    sticky: "start",
+    title: true,
+    className: "min-w-44",
     cell: (r) => (
       <>
         <span className="block font-medium">{r.name}</span>
@@ -92,7 +95,7 @@ const PENDING_COLUMNS: ResponsiveColumn<PendingRow>[] = [
     className: "max-w-[14rem]",
     cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>),
   },
-  { label: "Why", className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
+  { label: "Why", wide: true, className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
 ];
 
 /** The waiting companies: a table from `sm` up, stacked rows on phones. */

@@ -1,6 +1,6 @@
 "use client";
 import type { ReactNode } from "react";
-import { Badge, CopyableId, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { Badge, CopyableId, Notice, ProgressBar, ResponsiveTable, Table, TBody, Td, Th, THead, Tr, type BadgeTone, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDuration } from "@/core/format";
 import { countOf } from "@/core/words";
 import { FailureDetails } from "./failure-details";
@@ -57,6 +57,38 @@ export function Facts({ rows }: { rows: { term: string; detail: ReactNode }[] })
     </dl>
   );
 }
+
+type Call = TestRunDetail["calls"][number];
+
+/** Every call of a run on one line each where it can: when, what, the answer, how long, the correlationId to quote. */
+const CALL_COLUMNS: ResponsiveColumn<Call>[] = [
+  { label: "Time", className: "whitespace-nowrap text-xs text-slate-600", cell: (c) => formatDateTime(c.at) },
+  {
+    label: "Call",
+    title: true,
+    cell: (c) => (
+      <>
+        <span className="font-medium">{c.operation}</span>
+        <span className="block text-xs break-all text-slate-600">
+          {c.method} {c.path}
+        </span>
+      </>
+    ),
+  },
+  {
+    label: "Answer",
+    wide: true,
+    cell: (c) => (
+      <>
+        <Badge tone={c.ok ? "success" : "danger"}>{c.status ?? c.errorKind ?? "no answer"}</Badge>
+        {c.errorText ? <span className="mt-1 block text-xs text-red-800">{c.errorText}</span> : null}
+        {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{countOf(c.attempts, "attempt", "attempts")}</span> : null}
+      </>
+    ),
+  },
+  { label: "Took", className: "text-right text-xs whitespace-nowrap tabular-nums", cell: (c) => msText(c.durationMs) },
+  { label: "correlationId", className: "whitespace-nowrap", cell: (c) => (c.correlationId ? <CopyableId value={c.correlationId} label={`correlationId of ${c.operation}`} short /> : "—") },
+];
 
 /**
  * One single-company test or rehearsal in full, as it stands: progress, the result and what to do
@@ -151,102 +183,70 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
           <TBody>
             {run.dataTypes.map((d) => (
               <Tr key={d.dataType}>
-                <Td>{d.dataType}</Td>
-                <Td>
+                <Td className="py-1.5">{d.dataType}</Td>
+                <Td className="py-1.5">
                   <Badge tone={d.status === "Complete" ? "success" : d.status === "NotSupported" ? "muted" : d.status.endsWith("Error") ? "danger" : "info"}>{d.status}</Badge>
                 </Td>
-                <Td className="text-right tabular-nums">{d.records ?? "—"}</Td>
+                <Td className="py-1.5 text-right tabular-nums">{d.records ?? "—"}</Td>
               </Tr>
             ))}
           </TBody>
         </Table>
       ) : null}
 
-      <Table caption={`Calls to the service (${run.calls.length})`} captionVisible>
-        <THead>
-          <Tr>
-            <Th>Time</Th>
-            <Th>Call</Th>
-            <Th>Answer</Th>
-            <Th className="text-right">Took</Th>
-            <Th>correlationId</Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {run.calls.length === 0 ? (
-            <Tr>
-              <Td colSpan={5} className="text-slate-600">
-                {run.active ? "No call yet." : "No call was made."}
-              </Td>
-            </Tr>
-          ) : (
-            run.calls.map((c) => (
-              <Tr key={c.id} data-operation={c.operation}>
-                <Td className="whitespace-nowrap text-xs text-slate-600">{formatDateTime(c.at)}</Td>
-                <Td>
-                  <span className="font-medium">{c.operation}</span>
-                  <span className="block text-xs break-all text-slate-600">
-                    {c.method} {c.path}
-                  </span>
-                </Td>
-                <Td>
-                  <Badge tone={c.ok ? "success" : "danger"}>{c.status ?? c.errorKind ?? "no answer"}</Badge>
-                  {c.errorText ? <span className="mt-1 block text-xs text-red-800">{c.errorText}</span> : null}
-                  {c.attempts > 1 ? <span className="mt-1 block text-xs text-slate-600">{countOf(c.attempts, "attempt", "attempts")}</span> : null}
-                </Td>
-                <Td className="text-right text-xs whitespace-nowrap tabular-nums">{msText(c.durationMs)}</Td>
-                <Td>{c.correlationId ? <CopyableId value={c.correlationId} label={`correlationId of ${c.operation}`} truncate /> : "—"}</Td>
-              </Tr>
-            ))
-          )}
-        </TBody>
-      </Table>
+      {run.calls.length ? (
+        <ResponsiveTable
+          caption={`Calls to the service (${run.calls.length})`}
+          columns={CALL_COLUMNS}
+          rows={run.calls}
+          rowKey={(c) => String(c.id)}
+          rowProps={(c) => ({ "data-operation": c.operation })}
+        />
+      ) : (
+        <p className="text-sm text-slate-600">{run.active ? "No call to the service yet." : "No call to the service was made."}</p>
+      )}
     </article>
   );
 }
 
 /** The engagement's runs, newest first, each selectable. */
 export function TestRunList({ runs, selectedId, onSelect }: { runs: readonly TestRunSummary[]; selectedId: string | null; onSelect: (id: string) => void }) {
+  const columns: ResponsiveColumn<TestRunSummary>[] = [
+    { label: "Run", className: "whitespace-nowrap", cell: (r) => <RunKindBadge kind={r.kind} /> },
+    { label: "Company", cell: (r) => r.company ?? "—" },
+    { label: "Status", className: "whitespace-nowrap", cell: (r) => <RunStatusBadge status={r.status} /> },
+    {
+      label: "Asked",
+      className: "text-xs text-slate-600",
+      cell: (r) => (
+        <>
+          {formatDateTime(r.requestedAt)}
+          {r.requestedBy ? ` · ${r.requestedBy}` : ""}
+        </>
+      ),
+    },
+    {
+      label: "Show",
+      labelHidden: true,
+      cell: (r) => (
+        <button
+          type="button"
+          className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+          aria-pressed={r.id === selectedId}
+          onClick={() => onSelect(r.id)}
+        >
+          Show<span className="sr-only"> the {r.kind === "rehearsal" ? "rehearsal" : "test"} on {r.company ?? "a company"} of {formatDateTime(r.requestedAt)}</span>
+        </button>
+      ),
+    },
+  ];
   return (
-    <Table caption={`Tests and rehearsals (${runs.length})`} captionVisible>
-      <THead>
-        <Tr>
-          <Th>Run</Th>
-          <Th>Company</Th>
-          <Th>Status</Th>
-          <Th>Asked</Th>
-          <Th>
-            <span className="sr-only">Show</span>
-          </Th>
-        </Tr>
-      </THead>
-      <TBody>
-        {runs.map((r) => (
-          <Tr key={r.id} className={r.id === selectedId ? "bg-indigo-50" : undefined}>
-            <Td>
-              <RunKindBadge kind={r.kind} />
-            </Td>
-            <Td>{r.company ?? "—"}</Td>
-            <Td>
-              <RunStatusBadge status={r.status} />
-            </Td>
-            <Td className="text-xs text-slate-600">
-              {formatDateTime(r.requestedAt)}
-              {r.requestedBy ? ` · ${r.requestedBy}` : ""}
-            </Td>
-            <Td>
-              <button
-                type="button"
-                className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600"
-                aria-pressed={r.id === selectedId}
-                onClick={() => onSelect(r.id)}
-              >
-                Show<span className="sr-only"> the {r.kind === "rehearsal" ? "rehearsal" : "test"} on {r.company ?? "a company"} of {formatDateTime(r.requestedAt)}</span>
-              </button>
-            </Td>
-          </Tr>
-        ))}
-      </TBody>
-    </Table>
+    <ResponsiveTable
+      caption={`Tests and rehearsals (${runs.length})`}
+      columns={columns}
+      rows={runs}
+      rowKey={(r) => r.id}
+      rowClassName={(r) => (r.id === selectedId ? "bg-indigo-50" : undefined)}
+    />
   );
 }

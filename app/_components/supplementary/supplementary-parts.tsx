@@ -36,7 +36,7 @@ export function FreshTokensSection({ engagementId, children }: { engagementId: s
   if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : null;
   if (!v.waiting.total && !v.current) return null;
   return (
-    <section aria-labelledby="fresh-tokens-title" className="space-y-4 rounded-md border border-slate-200 p-4">
+    <section id="supplementary" aria-labelledby="fresh-tokens-title" className="scroll-mt-24 space-y-4">
       <h4 id="fresh-tokens-title" className="text-sm font-semibold text-slate-900">
         Fresh tokens for companies that failed
       </h4>
@@ -70,6 +70,7 @@ export function WaitingCompanies({ waiting, caption }: { waiting: SupplementaryV
     { label: "State", cell: (c) => <ItemStateBadge state={c.state} /> },
     {
       label: "Why it failed",
+      wide: true,
       className: "min-w-56 text-xs",
       cell: (c) => (
         <>

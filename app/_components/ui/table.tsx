@@ -1,10 +1,14 @@
-import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from "react";
+"use client";
+import { useEffect, useRef, useState, type HTMLAttributes, type ReactNode, type RefObject, type TdHTMLAttributes, type ThHTMLAttributes } from "react";
 import { cn } from "./cn";
 
 /**
- * A scrollable table; the caption names it for screen readers (visually hidden by default).
- * `scrollable` for tables wider (or taller) than their box, such as a token file's columns: the
- * box becomes a named, focusable region so keyboard users can scroll it.
+ * A table in a box of its own that scrolls sideways when the table is wider than it; the caption
+ * names it for screen readers (visually hidden by default). While the table is wider than its box
+ * — and always when `scrollable` says it may be (a token file's columns) — the box is a named,
+ * focusable region, so keyboard users can scroll it too. The box is positioned, so text kept for
+ * screen readers only (absolutely placed) scrolls and clips with the table instead of widening
+ * the page.
  */
 export function Table({
   caption,
@@ -19,10 +23,14 @@ export function Table({
   children: ReactNode;
   className?: string;
 }) {
+  const box = useRef<HTMLDivElement>(null);
+  const overflows = useOverflow(box);
+  const region = scrollable || overflows;
   return (
     <div
-      className={cn("overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-xs focus-visible:outline-2 focus-visible:outline-indigo-600", className)}
-      {...(scrollable ? { role: "region", "aria-label": caption, tabIndex: 0 } : {})}
+      ref={box}
+      className={cn("relative overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-xs focus-visible:outline-2 focus-visible:outline-indigo-600", className)}
+      {...(region ? { role: "region", "aria-label": caption, tabIndex: 0 } : {})}
     >
       <table className="min-w-full divide-y divide-slate-200 text-sm">
         <caption className={captionVisible ? "px-4 py-3 text-left font-semibold" : "sr-only"}>{caption}</caption>
@@ -30,6 +38,22 @@ export function Table({
       </table>
     </div>
   );
+}
+
+/** Whether the box's content is wider than the box, followed as either changes size. */
+function useOverflow(box: RefObject<HTMLDivElement | null>): boolean {
+  const [overflows, setOverflows] = useState(false);
+  useEffect(() => {
+    const el = box.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const measure = () => setOverflows(el.scrollWidth > el.clientWidth + 1);
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    measure();
+    return () => observer.disconnect();
+  }, [box]);
+  return overflows;
 }
 
 export function THead({ children }: { children: ReactNode }) {

@@ -25,16 +25,29 @@ async function refused(call: Promise<unknown>) {
 }
 
 describe("asking for a test", () => {
+  it("lists the 20 smallest companies for the picker and says how many there are and how many a search matches", async () => {
+    const eng = await ready(Array.from({ length: 23 }, (_, i) => ({ name: `Picker ${i % 2 ? "Odd" : "Even"} ${i + 1}`, records: 30 - i })));
+    const s = support();
+    const all = await s.tests.items({ engagementId: eng.engagementId });
+    expect(all.companies).toHaveLength(20);
+    expect(all.companies[0]).toMatchObject({ name: "Picker Even 23", records: 8 });
+    expect([all.total, all.matching]).toEqual([23, 23]);
+    const odd = await s.tests.items({ engagementId: eng.engagementId, search: " Odd " });
+    expect(odd.companies.map((c) => c.name)).toEqual(Array.from({ length: 11 }, (_, i) => `Picker Odd ${22 - 2 * i}`));
+    expect([odd.total, odd.matching]).toEqual([23, 11]);
+  });
+
   it("queues the test on the company support picked, starts step 5, and lists it with its company", async () => {
     const eng = await ready([{ name: "Alpha", records: 20, externalRef: "A-1" }, { name: "Beta", records: 10 }]);
     const s = support();
-    const items = await s.tests.items({ engagementId: eng.engagementId });
+    const { companies: items, total, matching } = await s.tests.items({ engagementId: eng.engagementId });
     expect(items.map((i) => [i.name, i.records])).toEqual([
       ["Beta", 10],
       ["Alpha", 20],
     ]);
-    expect((await s.tests.items({ engagementId: eng.engagementId, search: "A-1" })).map((i) => i.name)).toEqual(["Alpha"]);
-    expect(await s.tests.items({ engagementId: eng.engagementId, search: "%" })).toEqual([]);
+    expect([total, matching]).toEqual([2, 2]);
+    expect(await s.tests.items({ engagementId: eng.engagementId, search: "A-1" })).toMatchObject({ companies: [{ name: "Alpha" }], total: 2, matching: 1 });
+    expect(await s.tests.items({ engagementId: eng.engagementId, search: "%" })).toEqual({ companies: [], total: 2, matching: 0 });
 
     const { runId } = await s.tests.start({ engagementId: eng.engagementId, kind: "pilot", itemId: items[1]!.id });
     const [listed] = await s.tests.list({ engagementId: eng.engagementId });

@@ -21,7 +21,7 @@ import {
 } from "./tests.types";
 
 export const testsRouter = createTRPCRouter({
-  /** Companies of the accepted token file support may pick, smallest first (searchable). */
+  /** Companies of the accepted token file support may pick, smallest first (searchable), and how many there are. */
   items: staffEngagementProcedure
     .input(ZTestableItemsRequest)
     .output(ZTestableItemsResponse)

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { ZTestableItem, ZTestControls, ZTestRunDetail, ZTestRunKind, ZTestRunSummary } from "@/core/migration/test-run-schemas";
 
 export const ZTestableItemsRequest = z.object({ search: z.string().trim().max(200).optional() });
-export const ZTestableItemsResponse = z.array(ZTestableItem);
+/** The companies listed (the smallest matching first), how many the engagement has, how many match the search. */
+export const ZTestableItemsResponse = z.object({ companies: z.array(ZTestableItem), total: z.number().int(), matching: z.number().int() });
 
 /** The test form: which kind, and the company (empty: Ferry picks the smallest by records). */
 export const ZStartTestRequest = z.object({

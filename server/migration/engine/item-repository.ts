@@ -244,22 +244,27 @@ export function countRealItems(tx: DbOrTx, engagementId: string): number {
   return tx.select({ n: sql<number>`count(*)` }).from(migrationItems).where(realItems(engagementId)).get()?.n ?? 0;
 }
 
+/** Real items whose name or external reference contains `search` (every real item without one). */
+function matchingRealItems(engagementId: string, search: string | undefined) {
+  const term = search?.trim();
+  const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  return realItems(engagementId, pattern ? or(sql`${migrationItems.name} like ${pattern} escape '\\'`, sql`${migrationItems.externalRef} like ${pattern} escape '\\'`) : undefined);
+}
+
 /** Real items whose name or external reference contains `search`, smallest first (the test's company picker). */
 export function searchRealItems(tx: DbOrTx, params: { engagementId: string; search?: string; limit: number }): ItemRow[] {
-  const term = params.search?.trim();
-  const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   return tx
     .select()
     .from(migrationItems)
-    .where(
-      realItems(
-        params.engagementId,
-        pattern ? or(sql`${migrationItems.name} like ${pattern} escape '\\'`, sql`${migrationItems.externalRef} like ${pattern} escape '\\'`) : undefined,
-      ),
-    )
+    .where(matchingRealItems(params.engagementId, params.search))
     .orderBy(sql`${migrationItems.recordsHint} is null`, asc(migrationItems.recordsHint), asc(migrationItems.position))
     .limit(params.limit)
     .all();
+}
+
+/** How many real items `searchRealItems` would find without its limit. */
+export function countSearchedRealItems(tx: DbOrTx, params: { engagementId: string; search?: string }): number {
+  return tx.select({ n: sql<number>`count(*)` }).from(migrationItems).where(matchingRealItems(params.engagementId, params.search)).get()?.n ?? 0;
 }
 
 /** Gives up this worker's lease on one item (it waits a while, or it is done): any worker may take it next. */

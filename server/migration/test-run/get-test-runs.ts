@@ -10,7 +10,7 @@ import { toControl } from "@/server/engagements/checklist";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { findServiceTarget } from "@/server/targets/targets";
-import { findItem, searchRealItems } from "../engine/item-repository";
+import { countRealItems, countSearchedRealItems, findItem, searchRealItems } from "../engine/item-repository";
 import type { ItemChecks } from "../engine/pipeline";
 import { readFailure } from "../engine/stored-failure";
 import { findRun, listCallRows, listRunRows, type RunRow } from "../engine/run-repository";
@@ -146,16 +146,26 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
   };
 }
 
-/** Companies of the engagement's token file support may pick for the test, smallest first (at most 20). */
+/** How many companies the test's picker lists at once; a search finds the others. */
+export const TESTABLE_LISTED = 20;
+
+/**
+ * Companies of the engagement's token file support may pick for the test, smallest first (at most
+ * TESTABLE_LISTED), with how many there are in all and how many the search matches, so the
+ * picker can say what it leaves out.
+ */
 export function listTestableItems(db: Db, actor: Actor, input: { engagementId: string; search?: string }) {
   assertCanView(db, actor, input.engagementId);
-  return searchRealItems(db, { engagementId: input.engagementId, search: input.search, limit: 20 }).map((i) => ({
+  const search = input.search?.trim() || undefined;
+  const companies = searchRealItems(db, { engagementId: input.engagementId, search, limit: TESTABLE_LISTED }).map((i) => ({
     id: i.id,
     name: i.name,
     externalRef: i.externalRef,
     records: i.recordsHint,
     state: i.state,
   }));
+  const total = countRealItems(db, input.engagementId);
+  return { companies, total, matching: search ? countSearchedRealItems(db, { engagementId: input.engagementId, search }) : total };
 }
 
 /**

@@ -22,7 +22,7 @@ const STATUS_LABEL: Record<InvitationStatus, string> = { pending: "Pending", acc
 
 export function Invitations() {
   return (
-    <div className="grid gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
       <InvitationList />
       <InviteForm />
     </div>

@@ -12,7 +12,7 @@ export function Organizations() {
   const trpc = useTRPC();
   const orgs = useQuery(trpc.organizations.list.queryOptions());
   return (
-    <div className="grid gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
       <div>
         <QueryView query={orgs} loading="Loading organisations" empty={{ title: "No organisations yet", text: "Create the first one with the form." }}>
           {(rows) => (

@@ -30,7 +30,7 @@ export function ServiceTargets() {
   const { announce, region } = useAnnouncement();
   const waiting = targets.data?.filter((t) => !t.builtIn && !t.organization && !t.archivedAt).length ?? 0;
   return (
-    <div className="grid gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
       <div className="min-w-0 space-y-4">
         {waiting ? (
           <Notice tone="warning" title={`${countOf(waiting, "target waits", "targets wait")} for an organisation`}>

@@ -2,14 +2,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { z } from "zod";
-import { Checklist } from "@/app/_components/engagement/checklist";
 import { EngagementHeader, StepsDoneBar } from "@/app/_components/engagement/engagement-header";
-import { NextMovePanel } from "@/app/_components/engagement/next-move";
+import { EngagementWorkspace } from "@/app/_components/engagement/engagement-workspace";
 import { Waiting } from "@/app/_components/engagement/waiting";
-import { Timeline } from "@/app/_components/engagement/timeline";
 import { useAnnouncement, type Announce } from "@/app/_components/use-announcement";
 import { TextDialog } from "@/app/_components/text-dialog";
-import { Button, Card, CopyButton, Dialog, DialogActions, Field, Form, Notice, ProgressBar, Select } from "@/app/_components/ui";
+import { Button, Card, CopyableId, Dialog, DialogActions, Field, Form, Notice, ProgressBar, Select } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -22,7 +20,6 @@ import { useEngagementInvalidation } from "./use-engagement-invalidation";
 export function EngagementDetailView({ engagementId }: { engagementId: string }) {
   const trpc = useTRPC();
   const engagement = useQuery(trpc.engagements.get.queryOptions({ engagementId }));
-  const timeline = useQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
   const { announce, region } = useAnnouncement();
 
   const e = engagement.data;
@@ -31,49 +28,25 @@ export function EngagementDetailView({ engagementId }: { engagementId: string })
   }
 
   return (
-    <div className="space-y-8">
-      <EngagementHeader
-        engagement={e}
-        back={{ href: "/engagements", label: "Engagements" }}
-        description={`${e.organization.name} · ${e.platform.name}`}
-        actions={<StatusActions engagement={e} onChanged={announce} />}
-      />
-
-      <NextMovePanel engagement={e} viewer="console" />
-
-      <Summary engagement={e} />
-
-      {e.status !== "active" ? (
-        <Notice tone={e.status === "completed" ? "success" : "warning"}>
-          {e.status === "completed"
-            ? "This engagement is completed; its steps can no longer change."
-            : `This engagement is ${statusLabel(e.status).toLowerCase()}; its steps can change only while it is active.`}
-        </Notice>
-      ) : null}
-
-      <div className="grid grid-cols-1 gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
-        <section aria-labelledby="checklist-title" className="space-y-4">
-          <div className="flex flex-wrap items-end justify-between gap-3">
-            <h2 id="checklist-title" className="text-lg font-semibold text-slate-900">
-              Checklist
-            </h2>
-            <StepsDoneBar stepsDone={e.stepsDone} className="w-48" />
-          </div>
-          {region}
-          <Checklist
-            steps={e.steps}
-            renderPanel={(step) => <StepPanel engagement={e} step={step} announce={announce} />}
-            renderActions={(step) => <StepActions engagement={e} step={step} onDone={announce} />}
-          />
-        </section>
-        <section aria-labelledby="timeline-title" className="space-y-4">
-          <h2 id="timeline-title" className="text-lg font-semibold text-slate-900">
-            Audit timeline
-          </h2>
-          {timeline.data ? <Timeline entries={timeline.data} /> : <ProgressBar label="Loading timeline" size="sm" />}
-        </section>
-      </div>
-    </div>
+    <EngagementWorkspace
+      engagement={e}
+      viewer="console"
+      header={
+        <EngagementHeader
+          engagement={e}
+          back={{ href: "/engagements", label: "Engagements" }}
+          description={`${e.organization.name} · ${e.platform.name}`}
+          actions={<StatusActions engagement={e} onChanged={announce} />}
+        />
+      }
+      details={<Summary engagement={e} />}
+      announcements={region}
+      renderStep={(step) => ({
+        panel: <StepPanel engagement={e} step={step} announce={announce} />,
+        actions: <StepActions engagement={e} step={step} onDone={announce} />,
+      })}
+      activityTitle="Activity"
+    />
   );
 }
 
@@ -82,29 +55,17 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
   const [changingTarget, setChangingTarget] = useState(false);
   return (
     <Card aria-label="Engagement details" bodyClassName="p-0">
-      <dl className="grid divide-y divide-slate-100 text-sm sm:grid-cols-2 sm:divide-y-0 lg:grid-cols-3">
-        <Item term="Organisation">{e.organization.name}</Item>
-        <Item term="Platform">{e.platform.name}</Item>
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-3 px-4 py-3 text-sm sm:px-5 lg:grid-cols-6">
         <Item term="Owner">
-          <span className="inline-flex flex-wrap items-center gap-2">
+          <span className="inline-flex flex-wrap items-center gap-x-2">
             {e.owner.name}
             <Button variant="ghost" size="sm" onClick={() => setChangingOwner(true)} aria-label={`Change owner (now ${e.owner.name})`}>
               Change
             </Button>
           </span>
         </Item>
-        <Item term="Callback URL">
-          {e.platform.callbackUrl ? (
-            <span className="inline-flex max-w-full items-center gap-1">
-              <code className="truncate rounded bg-slate-100 px-1.5 py-0.5 text-xs">{e.platform.callbackUrl}</code>
-              <CopyButton value={e.platform.callbackUrl} label="callback URL" />
-            </span>
-          ) : (
-            "—"
-          )}
-        </Item>
         <Item term="Service target">
-          <span className="inline-flex flex-wrap items-center gap-2">
+          <span className="inline-flex flex-wrap items-center gap-x-2">
             {e.serviceTarget ? `${e.serviceTarget.name} (${e.serviceTarget.builtIn ? "built-in sandbox" : e.serviceTarget.kind})` : "Not set"}
             {e.targetChange.allowed ? (
               <Button
@@ -123,31 +84,33 @@ function Summary({ engagement: e }: { engagement: EngagementDetail }) {
             </span>
           ) : null}
         </Item>
-        <Item term="Progress">
-          <span className="block">{e.currentStep > 6 ? "All six steps done" : `At step ${e.currentStep} of 6`}</span>
-          <StepsDoneBar stepsDone={e.stepsDone} size="sm" className="mt-1 w-40" />
-        </Item>
-        <Item term="Whose move">
+        <Item term="Whose move" wide>
           <Waiting party={e.waiting.party} since={e.waiting.since} viewer="console" />
         </Item>
-        <Item term="Engagement id">
-          <span className="inline-flex items-center gap-1">
-            <code className="truncate rounded bg-slate-100 px-1.5 py-0.5 text-xs">{e.id}</code>
-            <CopyButton value={e.id} label="engagement id" />
-          </span>
+        <Item term="Progress">
+          <span className="block">{e.currentStep > 6 ? "All six steps done" : `At step ${e.currentStep} of 6`}</span>
+          <StepsDoneBar stepsDone={e.stepsDone} size="sm" className="mt-1.5 w-32" />
         </Item>
-        <Item term="Opened">{formatDateTime(e.createdAt)}</Item>
-        <Item term="Last change">{formatDateTime(e.updatedAt)}</Item>
+        <Item term="Callback URL">
+          {e.platform.callbackUrl ? <CopyableId value={e.platform.callbackUrl} label="callback URL" truncate /> : "—"}
+        </Item>
+        <Item term="Engagement id">
+          <CopyableId value={e.id} label="engagement id" short />
+        </Item>
       </dl>
+      <p className="border-t border-slate-100 px-4 py-2 text-xs text-slate-600 sm:px-5">
+        Opened {formatDateTime(e.createdAt)} · last change {formatDateTime(e.updatedAt)}
+      </p>
       {changingOwner ? <OwnerDialog engagement={e} onClose={() => setChangingOwner(false)} /> : null}
       {changingTarget ? <TargetDialog engagement={e} onClose={() => setChangingTarget(false)} /> : null}
     </Card>
   );
 }
 
-function Item({ term, children }: { term: string; children: ReactNode }) {
+/** One detail; `wide` takes the whole row on a phone (a value that keeps to one line, such as "since …"). */
+function Item({ term, children, wide = false }: { term: string; children: ReactNode; wide?: boolean }) {
   return (
-    <div className="min-w-0 px-5 py-3">
+    <div className={wide ? "col-span-2 min-w-0 sm:col-span-1" : "min-w-0"}>
       <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">{term}</dt>
       <dd className="mt-1 text-slate-900">{children}</dd>
     </div>

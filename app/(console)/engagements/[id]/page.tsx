@@ -5,6 +5,7 @@ import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/serv
 import { EngagementDetailView } from "./engagement-detail";
 
 type Params = Promise<{ id: string }>;
+type SearchParams = Promise<{ tab?: string | string[] }>;
 
 /** Read once per request, shared by the metadata and the page. */
 const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
@@ -15,15 +16,17 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: found ? `${found.reference} · ${found.organization.name}` : "Engagement" };
 }
 
-export default async function EngagementPage({ params }: { params: Params }) {
+export default async function EngagementPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const { id } = await params;
+  const { tab } = await searchParams;
   const engagementId = id;
   const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));
   const queryClient = getQueryClient();
   // Seed the cache with what was just read, under the key the client component uses.
   queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);
   await Promise.all([
-    queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId })),
+    // The activity is read with the page only when the page opens on it (?tab=activity).
+    tab === "activity" ? queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId })) : null,
     queryClient.prefetchQuery(trpc.users.staff.queryOptions()),
   ]);
   return (

@@ -5,6 +5,7 @@ import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/serv
 import { PortalEngagementView } from "./portal-engagement";
 
 type Params = Promise<{ id: string }>;
+type SearchParams = Promise<{ tab?: string | string[] }>;
 
 const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
 
@@ -14,12 +15,14 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: found ? `${found.reference} · ${found.platform.name}` : "Engagement" };
 }
 
-export default async function PortalEngagementPage({ params }: { params: Params }) {
+export default async function PortalEngagementPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const { id: engagementId } = await params;
+  const { tab } = await searchParams;
   const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));
   const queryClient = getQueryClient();
   queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);
-  await queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
+  // The activity is read with the page only when the page opens on it (?tab=activity).
+  if (tab === "activity") await queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
   return (
     <HydrateClient>
       <PortalEngagementView engagementId={engagementId} />

@@ -31,8 +31,8 @@ export function useHandoverInvalidation(engagementId: string) {
 /**
  * Step 6's handover in the console: the companies per state, producing the report once every one
  * is final (and no bulk run is active), then the report's record, its companies, and recording
- * the customer's acknowledgement for them when it came another way. Nothing while step 6 is
- * locked and no report exists.
+ * the customer's acknowledgement for them when it came another way. While step 6 is locked and
+ * no report exists, when it can be.
  */
 export function HandoverSection({ engagement, locked, announce }: { engagement: EngagementDetail; locked: boolean; announce: Announce }) {
   const trpc = useTRPC();
@@ -41,11 +41,12 @@ export function HandoverSection({ engagement, locked, announce }: { engagement: 
   const [dialog, setDialog] = useState<"confirm" | "acknowledge" | null>(null);
   const v = view.data;
   if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : <ProgressBar label="Loading the handover" size="sm" />;
-  if (locked && !v.handover) return null;
+  if (locked && !v.handover) return <p className="text-sm text-slate-600">The handover report can be produced once step 5 has passed and every company is migrated or set aside.</p>;
 
   return (
-    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-4 space-y-4 rounded-md border border-slate-200 p-4">
-      <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
+    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-24 space-y-4">
+      {/* Named for screen readers: the part's tab above says it on screen. */}
+      <h4 id="handover-title" className="sr-only">
         Handover report
       </h4>
       {v.handover ? (

@@ -2,7 +2,7 @@
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
-import { PreviewTable, ProblemCounts, ProblemTable } from "@/app/_components/intake/problems";
+import { PreviewTable, ProblemTable } from "@/app/_components/intake/problems";
 import { ConfirmDialog } from "@/app/_components/confirm-dialog";
 import { TextDialog } from "@/app/_components/text-dialog";
 import { Badge, Button, Notice, Pagination, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
@@ -91,8 +91,7 @@ function Review({ engagement, view, submission: s, announce }: { engagement: Eng
           </>
         ) : null}
       </dl>
-      <ProblemCounts counts={s.countsByKind} />
-      <ProblemTable problems={s.warnings} caption="Warnings in the file, by line" more={Math.max(0, s.warningCount - s.warnings.length)} />
+      <ProblemTable problems={s.warnings} counts={s.countsByKind} caption="Warnings in the file, by line" more={Math.max(0, s.warningCount - s.warnings.length)} />
       <PreviewTable preview={s.preview} caption="First rows (secrets masked)" />
       <ItemsTable engagementId={engagement.id} />
       <div className="flex flex-wrap gap-2">

@@ -8,6 +8,7 @@ import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_c
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { companiesText } from "@/core/words";
 import { ZStartTestRequest } from "@/server/api/routers/tests.types";
 import { useEngagementInvalidation } from "../use-engagement-invalidation";
 
@@ -15,6 +16,20 @@ import { useEngagementInvalidation } from "../use-engagement-invalidation";
 const POLL_MS = 1_000;
 
 const ZStartForm = ZStartTestRequest.pick({ itemId: true });
+
+/** What the picker lists out of how many: all of them, or the smallest few and that a search finds the rest. */
+function pickerCount(list: { companies: readonly unknown[]; total: number; matching: number }, search: string): string {
+  const listed = list.companies.length;
+  if (!search) {
+    return listed >= list.total
+      ? `All ${companiesText(list.total)} listed, smallest first.`
+      : `The ${listed.toLocaleString("en-GB")} smallest of ${companiesText(list.total)} are listed; search finds the others.`;
+  }
+  if (list.matching === 0) return `No company of the ${list.total.toLocaleString("en-GB")} matches “${search}”.`;
+  return listed >= list.matching
+    ? `${companiesText(list.matching)} of ${list.total.toLocaleString("en-GB")} ${list.matching === 1 ? "matches" : "match"} “${search}”.`
+    : `The ${listed.toLocaleString("en-GB")} smallest of the ${list.matching.toLocaleString("en-GB")} companies matching “${search}” are listed; search for more of the name to find the others.`;
+}
 
 /**
  * Step 5: support picks a company (or lets Ferry pick the smallest) and runs the single-company
@@ -99,10 +114,10 @@ export function Step5Panel({ engagement, announce }: { engagement: EngagementDet
   const refusals = [pilot?.reason, rehearsal?.allowed ? (pilot?.reason ? "A rehearsal can run now." : null) : rehearsal?.reason].filter(
     (r, i, all): r is string => !!r && all.indexOf(r) === i,
   );
-  const noCompanies = items.isSuccess && !deferredSearch && items.data.length === 0;
+  const noCompanies = items.isSuccess && items.data.total === 0;
 
   return (
-    <div className="space-y-5 rounded-md border border-slate-200 p-4">
+    <div className="space-y-5">
       {noCompanies ? (
         <Notice tone="info">There are no companies to test yet: they come from the token file accepted in step 1.</Notice>
       ) : (
@@ -113,13 +128,23 @@ export function Step5Panel({ engagement, announce }: { engagement: EngagementDet
               <label htmlFor={searchId} className="block text-sm font-medium text-slate-800">
                 Find a company
               </label>
-              <Input id={searchId} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Name or external reference" />
+              <Input
+                id={searchId}
+                type="search"
+                value={search}
+                onChange={(e) => setSearch(e.target.value)}
+                placeholder="Name or external reference"
+                aria-describedby={`${searchId}-count`}
+              />
+              <p id={`${searchId}-count`} className="text-sm text-slate-600" aria-live="polite">
+                {items.data ? pickerCount(items.data, deferredSearch) : "\u00a0"}
+              </p>
             </div>
             <Field label="Company to test" error={fieldMessage(form, "itemId")} hint="Ferry's pick: the smallest company by records, which syncs fastest.">
               {(p) => (
                 <Select {...p} {...form.register("itemId")}>
                   <option value="">Let Ferry pick the smallest company</option>
-                  {items.data?.map((i) => (
+                  {items.data?.companies.map((i) => (
                     <option key={i.id} value={i.id}>
                       {i.name}
                       {i.externalRef ? ` (${i.externalRef})` : ""}

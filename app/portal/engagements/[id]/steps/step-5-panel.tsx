@@ -28,7 +28,7 @@ export function PortalStep5Panel({ engagement }: { engagement: EngagementDetail 
   if (runs.isPending) return <ProgressBar label="Loading the tests" size="sm" />;
   if (!runs.data?.length) return <p className="text-sm text-slate-600">Support has not run the single-company test yet.</p>;
   return (
-    <div className="space-y-4 rounded-md border border-slate-200 p-4">
+    <div className="space-y-4">
       {run.data ? <TestRunView run={run.data} /> : <ProgressBar label="Loading the test run" size="sm" />}
       {runs.data.length > 1 ? <TestRunList runs={runs.data} selectedId={shownId} onSelect={setSelectedId} /> : null}
     </div>

@@ -15,6 +15,7 @@ import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { companiesText as companies } from "@/core/words";
+import { Step6Parts } from "@/app/_components/engagement/step-6-parts";
 import { FreshTokensPanel } from "./fresh-tokens-panel";
 
 /**
@@ -26,24 +27,29 @@ import { FreshTokensPanel } from "./fresh-tokens-panel";
  */
 export function Step6Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
   return (
-    <div className="space-y-4">
-      <BulkProgress engagementId={engagement.id} />
-      <Reconnections engagementId={engagement.id} announce={announce} />
-      <FreshTokensPanel engagementId={engagement.id} announce={announce} />
-      <Handover engagement={engagement} step={step} announce={announce} />
-    </div>
+    <Step6Parts
+      engagement={engagement}
+      viewer="portal"
+      parts={{
+        run: <BulkProgress engagementId={engagement.id} />,
+        reconnections: <Reconnections engagementId={engagement.id} announce={announce} />,
+        "fresh-tokens": <FreshTokensPanel engagementId={engagement.id} announce={announce} />,
+        handover: <Handover engagement={engagement} step={step} announce={announce} />,
+      }}
+    />
   );
 }
 
-/** The bulk run as support sees it, without the controls; nothing before support starts one. */
+/** The bulk run as support sees it, without the controls; before support starts one, says so. */
 function BulkProgress({ engagementId }: { engagementId: string }) {
   const overview = useBulkOverview(engagementId);
   const v = overview.data;
   if (!v) return overview.error ? <Notice tone="error">{toFormError(overview.error).message}</Notice> : <ProgressBar label="Loading the bulk migration" size="sm" />;
-  if (!v.run) return null;
+  if (!v.run) return <p className="text-sm text-slate-600">Support has not started the bulk migration yet; it runs in the window you agreed in step 2.</p>;
   return (
-    <section aria-labelledby="bulk-title" className="space-y-4 rounded-md border border-slate-200 p-4">
-      <h4 id="bulk-title" className="text-sm font-semibold text-slate-900">
+    <section aria-labelledby="bulk-title" className="space-y-4">
+      {/* Named for screen readers: the part's tab above says it on screen. */}
+      <h4 id="bulk-title" className="sr-only">
         Bulk migration
       </h4>
       <BulkRunView overview={v} stoppedHint="Support resumes it once the cause is fixed." />
@@ -59,13 +65,14 @@ function Handover({ engagement, step, announce }: { engagement: EngagementDetail
   const v = view.data;
   if (!v) return view.error ? <Notice tone="error">{toFormError(view.error).message}</Notice> : <ProgressBar label="Loading the handover" size="sm" />;
   if (!v.handover) {
-    if (step.displayState === "locked") return null;
+    if (step.displayState === "locked") return <p className="text-sm text-slate-600">The handover report comes once every company is migrated or set aside.</p>;
     return <p className="text-sm text-slate-600">Your handover report appears here once support has produced it; you will be mailed when it is ready.</p>;
   }
   const h = v.handover;
   return (
-    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-4 space-y-4 rounded-md border border-slate-200 p-4">
-      <h4 id="handover-title" className="text-sm font-semibold text-slate-900">
+    <section id="handover" aria-labelledby="handover-title" className="scroll-mt-24 space-y-4">
+      {/* Named for screen readers: the part's tab above says it on screen. */}
+      <h4 id="handover-title" className="sr-only">
         Handover report
       </h4>
       <ReconciliationView reconciliation={v.reconciliation} />
