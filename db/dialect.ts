@@ -8,7 +8,7 @@ export type DatabaseDialect = "sqlite" | "postgresql";
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 /** The dialect the environment selects; a DATABASE_URL of any other kind is refused by name. */
-export function databaseDialect(env: NodeJS.ProcessEnv = process.env): DatabaseDialect {
+export function databaseDialect(env: Readonly<Record<string, string | undefined>> = process.env): DatabaseDialect {
   const url = env.DATABASE_URL?.trim();
   if (!url) return "sqlite";
   if (POSTGRES_URL.test(url)) return "postgresql";
