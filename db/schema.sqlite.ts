@@ -1,6 +1,7 @@
 /**
  * Ferry's application database (drizzle, SQLite). The sandbox has its own database and never
- * imports this file.
+ * imports this file. db/schema.pg.ts mirrors it for PostgreSQL (db/schema-drift.test.ts fails
+ * until a change here is made there too); domain code imports db/schema.ts.
  */
 import { relations, sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";

@@ -12,8 +12,8 @@ export type ThrowawayPostgres = {
 /** The folder holding initdb, pg_ctl and postgres (FERRY_PG_BIN, else Debian's newest major), or null. */
 export function findPostgresBin(): string | null;
 /** The binaries' folder, installing Debian's postgresql package as root when missing; throws with what to install otherwise. */
-export function ensurePostgres(options?: { log?: (line: string) => void }): string;
+export function ensurePostgres(options?: { log?: (line: string) => void; install?: boolean }): string;
 /** Starts a throwaway cluster in a temporary folder on a random loopback port. */
-export function startPostgres(options?: { log?: (line: string) => void }): Promise<ThrowawayPostgres>;
+export function startPostgres(options?: { log?: (line: string) => void; install?: boolean }): Promise<ThrowawayPostgres>;
 /** Stops a cluster started by startPostgres and removes its folder. */
 export function stopPostgres(server: ThrowawayPostgres): Promise<void>;

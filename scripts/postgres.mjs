@@ -43,12 +43,13 @@ const WHAT_TO_INSTALL = isDebianLike()
 /**
  * The PostgreSQL binaries' folder, installing Debian's `postgresql` package when they are missing
  * and this runs as root on Debian (as the test runner does for Chromium); throws with what to
- * install otherwise.
+ * install otherwise. `install: false` only looks (test processes running side by side must not
+ * race each other through apt-get; `npm test` installs before they start).
  */
-export function ensurePostgres({ log = console.log } = {}) {
+export function ensurePostgres({ log = console.log, install = true } = {}) {
   const found = findPostgresBin();
   if (found) return found;
-  if (!process.env.FERRY_PG_BIN && isDebianLike() && isRoot()) {
+  if (install && !process.env.FERRY_PG_BIN && isDebianLike() && isRoot()) {
     log("No PostgreSQL server found: installing Debian's postgresql package (apt-get install -y postgresql)…");
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     const update = spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
@@ -83,8 +84,8 @@ function runChecked(bin, args, what) {
  * a `stop()` that shuts it down and removes its folder. A cluster still running when this process
  * exits is stopped then too.
  */
-export async function startPostgres({ log = () => {} } = {}) {
-  const bin = ensurePostgres({ log });
+export async function startPostgres({ log = () => {}, install = true } = {}) {
+  const bin = ensurePostgres({ log, install });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-pg-"));
   const data = path.join(dir, "data");
   if (isRoot()) {

@@ -26,7 +26,8 @@ let openDatabases = 0;
 /** The URL of a maintenance database on the test server, starting one for this process if none was given. */
 async function serverUrl(): Promise<string> {
   if (process.env.FERRY_TEST_PG_URL) return process.env.FERRY_TEST_PG_URL;
-  ownServer ??= startPostgres();
+  // Never apt-get from inside a test process: `npm test` installs PostgreSQL before the tests start.
+  ownServer ??= startPostgres({ install: false });
   try {
     return (await ownServer).url;
   } catch (error) {
