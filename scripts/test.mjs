@@ -1,11 +1,13 @@
-// `npm test`: the whole suite — typecheck, lint (ESLint, zero warnings), unit and integration tests (Vitest), the production
-// build, and the Playwright journeys in Chromium — ending with one line `N passed, N failed`.
+// `npm test`: the whole suite — typecheck, lint (ESLint, zero warnings), unit and integration tests (Vitest, with a
+// throwaway PostgreSQL for its PostgreSQL tests), the production build, and the Playwright journeys in Chromium —
+// ending with one line `N passed, N failed`. As root on Debian it installs what is missing (postgresql, chromium).
 //   npm test                 everything
 //   npm test -- --only unit  one part: typecheck | lint | unit | e2e (e2e builds first)
 import fs from "node:fs";
 import path from "node:path";
 import browserFinder from "./browser.cjs";
 import { BIN, ROOT, run } from "./lib.mjs";
+import { startPostgres } from "./postgres.mjs";
 
 const onlyIdx = process.argv.indexOf("--only");
 const only = onlyIdx > 0 ? process.argv[onlyIdx + 1] : undefined;
@@ -37,10 +39,27 @@ if (wants("lint")) {
 }
 
 if (wants("unit")) {
+  // One throwaway PostgreSQL for the whole Vitest run (Debian's postgresql package, installed here
+  // as root when missing, as Chromium is below); the PostgreSQL tests each make a database on it.
+  section("throwaway PostgreSQL for the tests");
+  let postgres = null;
+  // The server runs in a session of its own, untouched by Ctrl+C: stop it when the run is interrupted.
+  const interrupted = () => void postgres?.stop().finally(() => process.exit(130));
+  try {
+    postgres = await startPostgres({ log: console.log });
+    process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  } catch (error) {
+    console.error(error.message);
+    record("postgresql", 0, 1, "no PostgreSQL server for the tests");
+  }
   section("unit and integration tests (vitest)");
   const out = path.join(tmp, "vitest.json");
   fs.rmSync(out, { force: true });
-  const code = run(BIN("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${out}`]);
+  const code = run(BIN("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${out}`], {
+    env: postgres ? { FERRY_TEST_PG_URL: postgres.url } : {},
+  });
+  await postgres?.stop();
+  process.removeListener("SIGINT", interrupted).removeListener("SIGTERM", interrupted);
   const report = readJson(out);
   if (report) {
     // A file that fails to load has no tests but fails the run: count it as one failure.

@@ -1,0 +1,96 @@
+/**
+ * Test support for PostgreSQL: a fresh database with the committed PostgreSQL migrations
+ * (db/migrations-pg) on a real throwaway server (scripts/postgres.mjs). The server is the one
+ * FERRY_TEST_PG_URL names when the test run started one (`npm test` does), else one this test
+ * process starts on first use and stops when its last database is closed.
+ */
+import crypto from "node:crypto";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import { Pool } from "pg";
+import { migratePostgresPool } from "@/db/migrate-pg";
+import * as pgSchema from "@/db/schema.pg";
+import { startPostgres, type ThrowawayPostgres } from "@/scripts/postgres.mjs";
+
+export type PgTestDb = {
+  /** The database's own URL (for a child process's DATABASE_URL). */
+  url: string;
+  pool: Pool;
+  db: NodePgDatabase<typeof pgSchema>;
+  /** Closes the pool and drops the database (and stops the server this process started, after its last database). */
+  close: () => Promise<void>;
+};
+
+let ownServer: Promise<ThrowawayPostgres> | null = null;
+let openDatabases = 0;
+
+/** The URL of a maintenance database on the test server, starting one for this process if none was given. */
+async function serverUrl(): Promise<string> {
+  if (process.env.FERRY_TEST_PG_URL) return process.env.FERRY_TEST_PG_URL;
+  // Never apt-get from inside a test process: `npm test` installs PostgreSQL before the tests start.
+  ownServer ??= startPostgres({ install: false });
+  try {
+    return (await ownServer).url;
+  } catch (error) {
+    ownServer = null;
+    throw error;
+  }
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** An empty database of its own on the test server (no migrations). */
+export async function createEmptyPgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const server = await serverUrl();
+  openDatabases++;
+  const name = `ferry_test_${crypto.randomBytes(6).toString("hex")}`;
+  const admin = new Pool({ connectionString: server, max: 1 });
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    openDatabases--;
+    await admin.end();
+    throw error;
+  }
+  return {
+    url: withDatabase(server, name),
+    drop: async () => {
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      } finally {
+        await admin.end();
+        openDatabases--;
+        if (openDatabases === 0 && ownServer) {
+          const started = ownServer;
+          ownServer = null;
+          await (await started).stop();
+        }
+      }
+    },
+  };
+}
+
+/** A fresh database with the committed PostgreSQL migrations applied, and drizzle over it with the PostgreSQL schema. */
+export async function createPgTestDb(): Promise<PgTestDb> {
+  const { url, drop } = await createEmptyPgDatabase();
+  const pool = new Pool({ connectionString: url, max: 4 });
+  try {
+    await migratePostgresPool(pool);
+  } catch (error) {
+    await pool.end();
+    await drop();
+    throw error;
+  }
+  return {
+    url,
+    pool,
+    db: drizzle(pool, { schema: pgSchema }),
+    close: async () => {
+      await pool.end();
+      await drop();
+    },
+  };
+}
