@@ -1,13 +1,17 @@
 /**
- * Opening the app database. `getDb()` is lazy and cached on globalThis: `next build` imports route
- * modules, and a module-level open would fail when ./data does not exist yet (stack-notes P10).
+ * Opening the SQLite app database. `getDb()` is lazy and cached on globalThis: `next build` imports
+ * route modules, and a module-level open would fail when ./data does not exist yet (stack-notes P10).
+ * Converted domain code uses db/database.ts (one interface for SQLite and PostgreSQL) instead; the
+ * synchronous handle here serves the code not converted yet, and is what the SQLite `Database` wraps.
  */
 import path from "node:path";
 import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { ownerOnlyDatabaseFile } from "./owner-only-file";
-import * as schema from "./schema";
+// The SQLite tables themselves: db/schema.ts hands domain code the dialect DATABASE_URL selects,
+// and a better-sqlite3 handle must never be given PostgreSQL's.
+import * as schema from "./schema.sqlite";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 

@@ -25,6 +25,16 @@ const readJson = (file) => {
   }
 };
 const section = (title) => console.log(`\n=== ${title} ===`);
+const recordVitest = (suite, out, code) => {
+  const report = readJson(out);
+  if (report) {
+    // A file that fails to load has no tests but fails the run: count it as one failure.
+    const brokenFiles = (report.testResults ?? []).filter((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0).length;
+    record(suite, report.numPassedTests, report.numFailedTests + brokenFiles);
+  } else {
+    record(suite, 0, 1, `vitest exited with ${code} and wrote no report`);
+  }
+};
 
 if (wants("typecheck")) {
   section("typecheck (tsc --noEmit)");
@@ -58,16 +68,20 @@ if (wants("unit")) {
   const code = run(BIN("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${out}`], {
     env: postgres ? { FERRY_TEST_PG_URL: postgres.url } : {},
   });
+  recordVitest("vitest", out, code);
+  if (postgres) {
+    // The PostgreSQL pass: the test files whose code runs on either database (vitest.pg.config.ts),
+    // again with DATABASE_URL naming the throwaway server.
+    section("unit and integration tests on PostgreSQL (vitest)");
+    const pgOut = path.join(tmp, "vitest-pg.json");
+    fs.rmSync(pgOut, { force: true });
+    const pgCode = run(BIN("vitest"), ["run", "--config", "vitest.pg.config.ts", "--reporter=default", "--reporter=json", `--outputFile=${pgOut}`], {
+      env: { FERRY_TEST_PG_URL: postgres.url, DATABASE_URL: postgres.url },
+    });
+    recordVitest("vitest-pg", pgOut, pgCode);
+  }
   await postgres?.stop();
   process.removeListener("SIGINT", interrupted).removeListener("SIGTERM", interrupted);
-  const report = readJson(out);
-  if (report) {
-    // A file that fails to load has no tests but fails the run: count it as one failure.
-    const brokenFiles = (report.testResults ?? []).filter((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0).length;
-    record("vitest", report.numPassedTests, report.numFailedTests + brokenFiles);
-  } else {
-    record("vitest", 0, 1, `vitest exited with ${code} and wrote no report`);
-  }
 }
 
 if (wants("e2e")) {

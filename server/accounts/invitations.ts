@@ -3,7 +3,7 @@
  * link carries a one-time token that expires; the invitee sets a password and becomes a user.
  */
 import { and, desc, eq, isNull } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import { forUpdate, q, type Database } from "@/db/database";
 import { invitations, organizations, users } from "@/db/schema";
 import type { Role } from "@/core/accounts/roles";
 import type { InvitationStatus, InvitationSummary } from "@/core/accounts/schemas";
@@ -11,7 +11,7 @@ import { AppError, fieldError } from "@/server/errors";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { forgetInvitationMail } from "@/server/mail/outbox";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { hashPassword, passwordProblem } from "@/server/security/passwords";
 import { hashToken, newToken } from "@/server/security/tokens";
 import { normalizeEmail } from "./users";
@@ -34,7 +34,7 @@ function statusOf(row: { acceptedAt: Date | null; revokedAt: Date | null; expire
  * already belongs to a user is refused; a pending invitation for the same email is replaced.
  */
 export async function invite(
-  deps: { db: Db; mail: MailConfig; appUrl: string },
+  deps: { database: Database; mail: MailConfig; appUrl: string },
   actor: Actor,
   input: { email: string; name: string; role: Role; organizationId?: string | null },
   now = new Date(),
@@ -48,55 +48,62 @@ export async function invite(
   if (input.role !== "customer" && input.organizationId) fields.organizationId = "Staff do not belong to a customer organisation.";
   if (Object.keys(fields).length) throw new AppError("BAD_INPUT", Object.values(fields)[0]!, { fields });
 
-  const { db } = deps;
+  const { database } = deps;
+  // Made before the transaction, which may run more than once on PostgreSQL: one token, one link.
   const token = newToken();
-  const result = db.transaction((tx) => {
-    if (tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) {
-      throw fieldError("email", `A user with the email ${email} already exists.`);
-    }
-    let orgName: string | null = null;
-    if (input.organizationId) {
-      const org = tx.select().from(organizations).where(eq(organizations.id, input.organizationId)).get();
-      if (!org) throw fieldError("organizationId", "That organisation does not exist.");
-      orgName = org.name;
-    }
-    // A newer invitation supersedes any pending one for the same email.
-    const superseded = tx
-      .update(invitations)
-      .set({ revokedAt: now })
-      .where(and(eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
-      .returning({ id: invitations.id })
-      .all();
-    forgetInvitationMail(tx, superseded.map((x) => x.id));
-    const inv = tx
-      .insert(invitations)
-      .values({
-        email,
-        name,
-        role: input.role,
-        organizationId: input.organizationId ?? null,
-        tokenHash: hashToken(token),
-        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
-        invitedById: actor.id,
-        createdAt: now,
-      })
-      .returning()
-      .get();
-    recordAudit(tx, {
-      actor,
-      action: "invitation.created",
-     
-      targetId: inv.id,
-      organizationId: inv.organizationId,
-      after: { email, name, role: input.role, organization: orgName, supersedes: superseded.map((s) => s.id) },
-      at: now,
-    });
-    return { id: inv.id, orgName };
-  });
+  // Serializable: the checks are that no user has this email and that the pending invitations
+  // found are all there are; rows that do not exist yet cannot be locked.
+  const result = await database.transaction(
+    function* (tx) {
+      if (yield* q.get(tx.select({ id: users.id }).from(users).where(eq(users.email, email)))) {
+        throw fieldError("email", `A user with the email ${email} already exists.`);
+      }
+      let orgName: string | null = null;
+      if (input.organizationId) {
+        const org = yield* q.get(tx.select().from(organizations).where(eq(organizations.id, input.organizationId)));
+        if (!org) throw fieldError("organizationId", "That organisation does not exist.");
+        orgName = org.name;
+      }
+      // A newer invitation supersedes any pending one for the same email.
+      const superseded = yield* q.all(
+        tx
+          .update(invitations)
+          .set({ revokedAt: now })
+          .where(and(eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+          .returning({ id: invitations.id }),
+      );
+      yield* forgetInvitationMail(tx, superseded.map((x) => x.id));
+      const inv = yield* q.get(
+        tx
+          .insert(invitations)
+          .values({
+            email,
+            name,
+            role: input.role,
+            organizationId: input.organizationId ?? null,
+            tokenHash: hashToken(token),
+            expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+            invitedById: actor.id,
+            createdAt: now,
+          })
+          .returning(),
+      );
+      yield* writeAudit(tx, {
+        actor,
+        action: "invitation.created",
+        targetId: inv.id,
+        organizationId: inv.organizationId,
+        after: { email, name, role: input.role, organization: orgName, supersedes: superseded.map((s) => s.id) },
+        at: now,
+      });
+      return { id: inv.id, orgName };
+    },
+    { isolation: "serializable" },
+  );
 
   const link = `${deps.appUrl.replace(/\/$/, "")}/invite/${token}`;
   const where = result.orgName ? ` for ${result.orgName}` : "";
-  await sendMail(db, deps.mail, {
+  await sendMail(database.db, deps.mail, {
     to: email,
     subject: `You're invited to Ferry${where}`,
     text: [
@@ -114,37 +121,41 @@ export async function invite(
 }
 
 /** Every invitation, newest first. */
-export function listInvitations(db: Db, now = new Date()): InvitationSummary[] {
-  return db
+export async function listInvitations(database: Database, now = new Date()): Promise<InvitationSummary[]> {
+  const rows = await database.db
     .select({ i: invitations, orgName: organizations.name })
     .from(invitations)
     .leftJoin(organizations, eq(organizations.id, invitations.organizationId))
-    .orderBy(desc(invitations.createdAt))
-    .all()
-    .map(({ i, orgName }) => ({
-      id: i.id,
-      email: i.email,
-      name: i.name,
-      role: i.role,
-      organizationId: i.organizationId,
-      organizationName: orgName ?? null,
-      status: statusOf(i, now),
-      expiresAt: i.expiresAt,
-      createdAt: i.createdAt,
-    }));
+    .orderBy(desc(invitations.createdAt));
+  return rows.map(({ i, orgName }) => ({
+    id: i.id,
+    email: i.email,
+    name: i.name,
+    role: i.role,
+    organizationId: i.organizationId,
+    organizationName: orgName ?? null,
+    status: statusOf(i, now),
+    expiresAt: i.expiresAt,
+    createdAt: i.createdAt,
+  }));
 }
 
 /** Revokes a pending invitation so its link stops working. */
-export function revokeInvitation(db: Db, actor: Actor, id: string, now = new Date()): void {
-  db.transaction((tx) => {
-    const inv = tx.select().from(invitations).where(eq(invitations.id, id)).get();
-    if (!inv) throw new AppError("NOT_FOUND", "No such invitation.");
-    const status = statusOf(inv, now);
-    if (status !== "pending") throw new AppError("PRECONDITION_FAILED", `The invitation is already ${status}.`);
-    tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, id)).run();
-    forgetInvitationMail(tx, [id]);
-    recordAudit(tx, { actor, action: "invitation.revoked", targetId: id, organizationId: inv.organizationId, at: now });
-  });
+export async function revokeInvitation(database: Database, actor: Actor, id: string, now = new Date()): Promise<void> {
+  // "Check, then change" on a row that exists: locked, so a revoke and an acceptance at once
+  // cannot both succeed.
+  await database.transaction(
+    function* (tx) {
+      const inv = yield* q.get(forUpdate(tx.select().from(invitations).where(eq(invitations.id, id))));
+      if (!inv) throw new AppError("NOT_FOUND", "No such invitation.");
+      const status = statusOf(inv, now);
+      if (status !== "pending") throw new AppError("PRECONDITION_FAILED", `The invitation is already ${status}.`);
+      yield* q.run(tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, id)));
+      yield* forgetInvitationMail(tx, [id]);
+      yield* writeAudit(tx, { actor, action: "invitation.revoked", targetId: id, organizationId: inv.organizationId, at: now });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 export type InvitationLookup =
@@ -152,13 +163,12 @@ export type InvitationLookup =
   | { status: "accepted" | "expired" | "revoked" | "unknown" };
 
 /** What an invitation link leads to. A used, expired or revoked link says only that. */
-export function lookupInvitation(db: Db, token: string, now = new Date()): InvitationLookup {
-  const row = db
+export async function lookupInvitation(database: Database, token: string, now = new Date()): Promise<InvitationLookup> {
+  const [row] = await database.db
     .select({ i: invitations, orgName: organizations.name })
     .from(invitations)
     .leftJoin(organizations, eq(organizations.id, invitations.organizationId))
-    .where(eq(invitations.tokenHash, hashToken(token)))
-    .get();
+    .where(eq(invitations.tokenHash, hashToken(token)));
   if (!row) return { status: "unknown" };
   const status = statusOf(row.i, now);
   if (status !== "pending") return { status };
@@ -179,7 +189,7 @@ export function invitationProblem(status: Exclude<InvitationLookup["status"], "p
 
 /** Accepts an invitation: creates the user with the chosen password; the link then stops working. */
 export async function acceptInvitation(
-  db: Db,
+  database: Database,
   input: { token: string; name: string; password: string },
   now = new Date(),
 ): Promise<{ userId: string; email: string }> {
@@ -190,33 +200,38 @@ export async function acceptInvitation(
   if (pw) fields.password = pw;
   if (Object.keys(fields).length) throw new AppError("BAD_INPUT", Object.values(fields)[0]!, { fields });
 
-  // Hash outside the transaction (better-sqlite3 transactions must stay synchronous).
+  // Hashing is slow: it happens before the transaction.
   const passwordHash = await hashPassword(input.password);
-  return db.transaction((tx) => {
-    const inv = tx.select().from(invitations).where(eq(invitations.tokenHash, hashToken(input.token))).get();
-    if (!inv) throw new AppError("NOT_FOUND", invitationProblem("unknown"));
-    const status = statusOf(inv, now);
-    if (status !== "pending") throw new AppError("PRECONDITION_FAILED", invitationProblem(status));
-    if (tx.select({ id: users.id }).from(users).where(eq(users.email, inv.email)).get()) {
-      throw new AppError("CONFLICT", `A user with the email ${inv.email} already exists. Sign in instead.`);
-    }
-    const user = tx
-      .insert(users)
-      .values({ email: inv.email, name, role: inv.role, organizationId: inv.organizationId, passwordHash, createdAt: now })
-      .returning({ id: users.id })
-      .get();
-    tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, inv.id)).run();
-    forgetInvitationMail(tx, [inv.id]);
-    const self = { id: user.id, email: inv.email, name, role: inv.role, organizationId: inv.organizationId };
-    recordAudit(tx, {
-      actor: self,
-      action: "invitation.accepted",
-     
-      targetId: user.id,
-      organizationId: inv.organizationId,
-      after: { email: inv.email, name, role: inv.role },
-      at: now,
-    });
-    return { userId: user.id, email: inv.email };
-  });
+  // Serializable: besides the invitation (one row), the check is that no user has its email yet.
+  // The same link used twice at once: one creates the user, the other runs again and finds it used.
+  return database.transaction(
+    function* (tx) {
+      const inv = yield* q.get(tx.select().from(invitations).where(eq(invitations.tokenHash, hashToken(input.token))));
+      if (!inv) throw new AppError("NOT_FOUND", invitationProblem("unknown"));
+      const status = statusOf(inv, now);
+      if (status !== "pending") throw new AppError("PRECONDITION_FAILED", invitationProblem(status));
+      if (yield* q.get(tx.select({ id: users.id }).from(users).where(eq(users.email, inv.email)))) {
+        throw new AppError("CONFLICT", `A user with the email ${inv.email} already exists. Sign in instead.`);
+      }
+      const user = yield* q.get(
+        tx
+          .insert(users)
+          .values({ email: inv.email, name, role: inv.role, organizationId: inv.organizationId, passwordHash, createdAt: now })
+          .returning({ id: users.id }),
+      );
+      yield* q.run(tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, inv.id)));
+      yield* forgetInvitationMail(tx, [inv.id]);
+      const self = { id: user.id, email: inv.email, name, role: inv.role, organizationId: inv.organizationId };
+      yield* writeAudit(tx, {
+        actor: self,
+        action: "invitation.accepted",
+        targetId: user.id,
+        organizationId: inv.organizationId,
+        after: { email: inv.email, name, role: inv.role },
+        at: now,
+      });
+      return { userId: user.id, email: inv.email };
+    },
+    { isolation: "serializable" },
+  );
 }

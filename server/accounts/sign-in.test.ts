@@ -3,6 +3,7 @@ import { signInThrottle } from "@/db/schema";
 import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/testing/test-db";
 import { AppError } from "@/server/errors";
 import { verifyPassword } from "@/server/security/passwords";
+import { expectAddressLimitHoldsUnderParallelGuesses, expectEmailLimitHoldsUnderParallelGuesses } from "@/server/testing/sign-in-races";
 import { BAD_CREDENTIALS, signIn, SIGN_IN_LIMITS, THROTTLE } from "./sign-in";
 
 let t: TestDb;
@@ -30,7 +31,7 @@ const attempt = (
   address: string | null = "10.0.0.1",
   verify?: (password: string, hash: string) => Promise<boolean>,
 ) =>
-  signIn(t.db, { email, password, address }, { now, verify }).then(
+  signIn(t.database, { email, password, address }, { now, verify }).then(
     (a) => ({ ok: true as const, actor: a }),
     (e: unknown) => {
       if (!(e instanceof AppError)) throw e;
@@ -79,31 +80,12 @@ describe("sign-in", () => {
     expect((await attempt("admin@test", TEST_PASSWORD, now, "10.1.1.1")).ok).toBe(true);
   });
 
-  it("lets at most five of 50 parallel wrong guesses reach the password check, and refuses the right one while locked", async () => {
-    const now = new Date("2026-11-22T10:00:00Z");
-    const { counter, verify } = countingVerify();
-    const wrong = Array.from({ length: 50 }, (_, i) => attempt("support@test", `wrong-guess-${i}`, now, `10.2.0.${i % 250}`, verify));
-    const right = attempt("support@test", TEST_PASSWORD, now, "10.3.0.1", verify);
-    const results = await Promise.all([...wrong, right]);
-    expect(counter.calls).toBeLessThanOrEqual(THROTTLE.maxFailuresPerEmail);
-    expect(results.filter((r) => !r.ok && r.code === "UNAUTHENTICATED")).toHaveLength(counter.calls);
-    expect(results.at(-1)).toMatchObject({ ok: false, code: "RATE_LIMITED" });
-    // Once they have all failed, the email is locked: the right password is still refused, unchecked.
-    const calls = counter.calls;
-    expect(await attempt("support@test", TEST_PASSWORD, new Date(now.getTime() + 1000), "10.3.0.2", verify)).toMatchObject({ code: "RATE_LIMITED" });
-    expect(counter.calls).toBe(calls);
-    const later = new Date(now.getTime() + THROTTLE.lockMs + 1000);
-    expect((await attempt("support@test", TEST_PASSWORD, later, "10.3.0.3", verify)).ok).toBe(true);
+  it("lets only five of 50 parallel wrong guesses reach the password check, then refuses the right one while locked", async () => {
+    await expectEmailLimitHoldsUnderParallelGuesses(t.database, 50);
   });
 
-  it("lets at most 30 parallel guesses from one address reach the password check", async () => {
-    const now = new Date("2026-11-22T10:00:00Z");
-    const { counter, verify } = countingVerify();
-    const guesses = Array.from({ length: 60 }, (_, i) => attempt(`spray${i}@test`, "wrong password!", now, "10.9.9.8", verify));
-    const results = await Promise.all(guesses);
-    expect(counter.calls).toBe(THROTTLE.maxFailuresPerAddress);
-    expect(results.filter((r) => !r.ok && r.code === "RATE_LIMITED")).toHaveLength(60 - THROTTLE.maxFailuresPerAddress);
-    expect(await attempt("admin@test", TEST_PASSWORD, now, "10.9.9.8")).toMatchObject({ code: "RATE_LIMITED" });
+  it("lets only 30 of 60 parallel guesses from one address reach the password check", async () => {
+    await expectAddressLimitHoldsUnderParallelGuesses(t.database, 60);
   });
 
   it("does not count successful sign-ins against the address", async () => {
@@ -121,16 +103,16 @@ describe("sign-in", () => {
     const longPassword = "p".repeat(SIGN_IN_LIMITS.maxPasswordLength + 1);
     expect(await attempt("support@test", longPassword, now, "10.0.0.9", verify)).toMatchObject({ code: "UNAUTHENTICATED", message: BAD_CREDENTIALS });
     expect(counter.calls).toBe(0);
-    expect(t.db.select().from(signInThrottle).all()).toEqual([]);
+    expect(await t.database.db.select().from(signInThrottle)).toEqual([]);
   });
 
   it("deletes throttle rows whose window and lock are over", async () => {
     const start = new Date("2026-11-22T10:00:00Z");
     for (let i = 0; i < 10; i++) await attempt(`gone${i}@test`, "wrong password!", start, `10.5.0.${i}`);
     for (let i = 0; i < THROTTLE.maxFailuresPerEmail; i++) await attempt("locked@test", "wrong password!", start, "10.5.1.1");
-    expect(t.db.select().from(signInThrottle).all().length).toBeGreaterThan(10);
+    expect((await t.database.db.select().from(signInThrottle)).length).toBeGreaterThan(10);
     const later = new Date(start.getTime() + Math.max(THROTTLE.windowMs, THROTTLE.lockMs) + 1000);
     await attempt("support@test", "wrong password!", later, null);
-    expect(t.db.select({ key: signInThrottle.key }).from(signInThrottle).all()).toEqual([{ key: "email:support@test" }]);
+    expect(await t.database.db.select({ key: signInThrottle.key }).from(signInThrottle)).toEqual([{ key: "email:support@test" }]);
   });
 });

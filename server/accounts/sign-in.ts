@@ -2,16 +2,21 @@
  * Password sign-in with throttling: after repeated failures for one email (or from one address)
  * sign-in is refused for a while, even with the right password.
  *
- * An attempt is reserved before the password is checked, in the same synchronous transaction that
- * checks the lock, and released only if it succeeds. So however many guesses arrive at once, at
- * most `maxFailuresPerEmail` per email and window ever reach the (slow, awaited) password check.
+ * An attempt is reserved before the password is checked, in the same transaction that checks the
+ * lock, and released only if it succeeds. So however many guesses arrive at once, at most
+ * `maxFailuresPerEmail` per email and window ever reach the (slow, awaited) password check.
+ *
+ * The throttle rows are hot under attack: many guesses at once update the same row. Their
+ * transactions lock the rows they check (SELECT … FOR UPDATE on PostgreSQL, read committed), so the
+ * guesses queue on the row lock and each sees the count the one before it left; on SQLite the
+ * single writer does the same. Serializable isolation would be correct too, but it would abort and
+ * retry all but one of every batch of simultaneous guesses.
  */
 import { and, eq, gt, lte, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { signInThrottle, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import type { DbOrTx } from "@/server/security/audit";
 import { decoyHash, verifyPassword } from "@/server/security/passwords";
 import { normalizeEmail } from "./users";
 import { countOf } from "@/core/words";
@@ -47,57 +52,71 @@ const expiry = (windowStartedAt: Date, lockedUntil: Date | null) =>
   new Date(Math.max(windowStartedAt.getTime() + THROTTLE.windowMs, lockedUntil?.getTime() ?? 0));
 
 /**
- * Reserves one attempt on every key, or throws RATE_LIMITED without reserving any. Synchronous on
- * purpose: better-sqlite3 runs it as one transaction that no other attempt can interleave with.
+ * Reserves one attempt on every key, or throws RATE_LIMITED without reserving any (a transaction
+ * step; read committed suffices because every row it checks is locked first).
  */
-function reserveAttempt(db: Db, keys: ThrottleKey[], now: Date): void {
-  db.transaction((tx) => {
-    // Rows whose window and lock are both over only take space: delete them as we go.
-    tx.delete(signInThrottle).where(lte(signInThrottle.expiresAt, now)).run();
-    const rows = keys.map(({ key, limit }) => {
-      const row = tx.select().from(signInThrottle).where(eq(signInThrottle.key, key)).get();
-      if (row?.lockedUntil && row.lockedUntil.getTime() > now.getTime()) throw rateLimited(row.lockedUntil, now);
-      // A lock that has ended starts a new window.
-      return { key, limit, row: row?.lockedUntil ? undefined : row };
-    });
-    for (const { row, limit } of rows) {
-      // The limit is taken by attempts still being checked: refuse, as their failure would lock.
-      if (row && row.failures >= limit) throw rateLimited(new Date(now.getTime() + THROTTLE.lockMs), now);
-    }
-    for (const { key, row } of rows) {
-      const fresh = { failures: 1, windowStartedAt: now, lockedUntil: null, expiresAt: expiry(now, null) };
-      tx.insert(signInThrottle)
-        .values({ key, ...fresh })
-        .onConflictDoUpdate({ target: signInThrottle.key, set: row ? { failures: sql`${signInThrottle.failures} + 1` } : fresh })
-        .run();
-    }
-  });
+function* reserveAttempt(tx: Tx, keys: ThrottleKey[], now: Date): Steps<void> {
+  // Rows whose window and lock are both over only take space: delete them as we go.
+  yield* q.run(tx.delete(signInThrottle).where(lte(signInThrottle.expiresAt, now)));
+  // Every key gets a row before any is read, so the reads below can lock it: a row lock cannot
+  // hold a row that does not exist, and two first guesses would otherwise both count from zero.
+  // (A refused attempt rolls these back.)
+  for (const { key } of keys) {
+    yield* q.run(
+      tx
+        .insert(signInThrottle)
+        .values({ key, failures: 0, windowStartedAt: now, lockedUntil: null, expiresAt: expiry(now, null) })
+        .onConflictDoNothing({ target: signInThrottle.key }),
+    );
+  }
+  const rows: { key: string; limit: number; row: typeof signInThrottle.$inferSelect | undefined }[] = [];
+  for (const { key, limit } of keys) {
+    const row = yield* q.get(forUpdate(tx.select().from(signInThrottle).where(eq(signInThrottle.key, key))));
+    if (row?.lockedUntil && row.lockedUntil.getTime() > now.getTime()) throw rateLimited(row.lockedUntil, now);
+    // A lock that has ended starts a new window.
+    rows.push({ key, limit, row: row?.lockedUntil ? undefined : row });
+  }
+  for (const { row, limit } of rows) {
+    // The limit is taken by attempts still being checked: refuse, as their failure would lock.
+    if (row && row.failures >= limit) throw rateLimited(new Date(now.getTime() + THROTTLE.lockMs), now);
+  }
+  for (const { key, row } of rows) {
+    const fresh = { failures: 1, windowStartedAt: now, lockedUntil: null, expiresAt: expiry(now, null) };
+    yield* q.run(
+      tx
+        .update(signInThrottle)
+        .set(row ? { failures: sql`${signInThrottle.failures} + 1` } : fresh)
+        .where(eq(signInThrottle.key, key)),
+    );
+  }
 }
 
-/** The reserved attempt failed: it stays counted, and a key at its limit is locked. */
-function recordFailure(db: Db, keys: ThrottleKey[], now: Date): void {
-  db.transaction((tx) => {
-    for (const { key, limit } of keys) {
-      const row = tx.select().from(signInThrottle).where(eq(signInThrottle.key, key)).get();
-      if (!row || row.failures < limit || row.lockedUntil) continue;
-      const lockedUntil = new Date(now.getTime() + THROTTLE.lockMs);
-      tx.update(signInThrottle)
+/** The reserved attempt failed: it stays counted, and a key at its limit is locked (a transaction step). */
+function* recordFailure(tx: Tx, keys: ThrottleKey[], now: Date): Steps<void> {
+  for (const { key, limit } of keys) {
+    const row = yield* q.get(forUpdate(tx.select().from(signInThrottle).where(eq(signInThrottle.key, key))));
+    if (!row || row.failures < limit || row.lockedUntil) continue;
+    const lockedUntil = new Date(now.getTime() + THROTTLE.lockMs);
+    yield* q.run(
+      tx
+        .update(signInThrottle)
         .set({ lockedUntil, expiresAt: expiry(row.windowStartedAt, lockedUntil) })
-        .where(eq(signInThrottle.key, key))
-        .run();
-    }
-  });
+        .where(eq(signInThrottle.key, key)),
+    );
+  }
 }
 
-/** The reserved attempt succeeded: the email starts afresh, the address gets its attempt back. */
-function recordSuccess(tx: DbOrTx, keys: ThrottleKey[]): void {
+/** The reserved attempt succeeded: the email starts afresh, the address gets its attempt back (a transaction step). */
+function* recordSuccess(tx: Tx, keys: ThrottleKey[]): Steps<void> {
   const [emailKey, ...others] = keys;
-  if (emailKey) tx.delete(signInThrottle).where(eq(signInThrottle.key, emailKey.key)).run();
+  if (emailKey) yield* q.run(tx.delete(signInThrottle).where(eq(signInThrottle.key, emailKey.key)));
   for (const { key } of others) {
-    tx.update(signInThrottle)
-      .set({ failures: sql`${signInThrottle.failures} - 1` })
-      .where(and(eq(signInThrottle.key, key), gt(signInThrottle.failures, 0)))
-      .run();
+    yield* q.run(
+      tx
+        .update(signInThrottle)
+        .set({ failures: sql`${signInThrottle.failures} - 1` })
+        .where(and(eq(signInThrottle.key, key), gt(signInThrottle.failures, 0))),
+    );
   }
 }
 
@@ -106,7 +125,7 @@ function recordSuccess(tx: DbOrTx, keys: ThrottleKey[]): void {
  * `verify` is the password check (replaceable so tests can count how many attempts reach it).
  */
 export async function signIn(
-  db: Db,
+  database: Database,
   input: { email: string; password: string; address?: string | null },
   options: { now?: Date; verify?: (password: string, hash: string) => Promise<boolean> } = {},
 ): Promise<SignedIn> {
@@ -121,22 +140,23 @@ export async function signIn(
     { key: `email:${email}`, limit: THROTTLE.maxFailuresPerEmail },
     ...(address ? [{ key: `addr:${address}`, limit: THROTTLE.maxFailuresPerAddress }] : []),
   ];
-  reserveAttempt(db, keys, now);
+  const lockingRows = { isolation: "read committed" } as const;
+  await database.transaction((tx) => reserveAttempt(tx, keys, now), lockingRows);
 
-  const user = db.select().from(users).where(eq(users.email, email)).get();
+  const [user] = await database.db.select().from(users).where(eq(users.email, email));
   let ok = false;
   try {
     ok = await verify(input.password, user?.passwordHash ?? (await decoyHash()));
   } finally {
-    if (!ok || !user?.passwordHash || !user.active) recordFailure(db, keys, now);
+    if (!ok || !user?.passwordHash || !user.active) await database.transaction((tx) => recordFailure(tx, keys, now), lockingRows);
   }
   if (!user || !user.passwordHash || !ok || !user.active) {
     throw new AppError("UNAUTHENTICATED", user && ok && !user.active ? "This account is deactivated." : BAD_CREDENTIALS);
   }
-  db.transaction((tx) => {
-    recordSuccess(tx, keys);
-    tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id)).run();
-  });
+  await database.transaction(function* (tx) {
+    yield* recordSuccess(tx, keys);
+    yield* q.run(tx.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id)));
+  }, lockingRows);
   return {
     id: user.id,
     email: user.email,

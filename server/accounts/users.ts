@@ -1,15 +1,14 @@
 /** People: staff (admin, support) and customer users. */
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import { forUpdate, q, type Database, type Steps } from "@/db/database";
 import { organizations, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { hashPassword, passwordProblem, verifyPassword } from "@/server/security/passwords";
 import type { Role } from "@/core/accounts/roles";
 import type { Me, StaffMember, UserSummary } from "@/core/accounts/schemas";
 import { endSessions, type SessionClaim } from "./sessions";
-
 
 /** Normalises an email for storage and comparison. */
 export function normalizeEmail(email: string): string {
@@ -20,8 +19,8 @@ export function normalizeEmail(email: string): string {
  * Loads the actor of a session; null when the user is gone, deactivated, or has ended their
  * sessions since the token was issued (its session version is not the current one).
  */
-export function loadActor(db: Db, claim: SessionClaim): Actor | null {
-  const u = db
+export async function loadActor(database: Database, claim: SessionClaim): Promise<Actor | null> {
+  const [u] = await database.db
     .select({
       id: users.id,
       email: users.email,
@@ -32,64 +31,66 @@ export function loadActor(db: Db, claim: SessionClaim): Actor | null {
       sessionVersion: users.sessionVersion,
     })
     .from(users)
-    .where(eq(users.id, claim.userId))
-    .get();
+    .where(eq(users.id, claim.userId));
   if (!u || !u.active || u.sessionVersion !== claim.sessionVersion) return null;
   return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId: u.organizationId };
 }
 
-/** One user's name, role and whether they are active, or undefined. */
-export function findUser(tx: DbOrTx, userId: string): { id: string; name: string; role: Role; active: boolean } | undefined {
-  return tx.select({ id: users.id, name: users.name, role: users.role, active: users.active }).from(users).where(eq(users.id, userId)).get();
+/**
+ * One user's name, role and whether they are active, or undefined (a transaction step; code on
+ * better-sqlite3's own transactions runs it with runSync).
+ */
+export function* findUser(tx: DbOrTx, userId: string): Steps<{ id: string; name: string; role: Role; active: boolean } | undefined> {
+  return yield* q.get(tx.select({ id: users.id, name: users.name, role: users.role, active: users.active }).from(users).where(eq(users.id, userId)));
 }
 
 /** True once an admin exists (the demo seed runs only on an empty database). */
-export function hasAdmin(db: Db): boolean {
-  return !!db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).get();
+export async function hasAdmin(database: Database): Promise<boolean> {
+  const [admin] = await database.db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
+  return !!admin;
 }
 
 /** Creates a user who can sign in at once (demo data and tests; people otherwise arrive by invitation). */
 export async function createUserWithPassword(
-  db: Db,
+  database: Database,
   input: { email: string; name: string; role: Role; organizationId: string | null; password: string },
 ): Promise<Actor> {
   const passwordHash = await hashPassword(input.password);
-  const u = db
+  const [u] = await database.db
     .insert(users)
     .values({ email: normalizeEmail(input.email), name: input.name, role: input.role, organizationId: input.organizationId, passwordHash })
-    .returning()
-    .get();
+    .returning();
+  if (!u) throw new Error("The new user was not returned.");
   return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId: u.organizationId };
 }
 
 /** The signed-in user with their organisation's name. */
-export function getMe(db: Db, actor: Actor): Me {
-  const org = actor.organizationId
-    ? db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, actor.organizationId)).get()
-    : undefined;
+export async function getMe(database: Database, actor: Actor): Promise<Me> {
+  const [org] = actor.organizationId
+    ? await database.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, actor.organizationId))
+    : [];
   return { ...actor, organizationName: org?.name ?? null };
 }
 
 /** Active staff, for owner pickers. */
-export function listActiveStaff(db: Db): StaffMember[] {
-  return listUsers(db, { roles: ["admin", "support"] })
+export async function listActiveStaff(database: Database): Promise<StaffMember[]> {
+  return (await listUsers(database, { roles: ["admin", "support"] }))
     .filter((u) => u.active)
     .map(({ id, name, email, role }) => ({ id, name, email, role }));
 }
 
 /** Every user, staff first, then by name. */
-export function listUsers(db: Db, filter: { roles?: Role[]; organizationId?: string } = {}): UserSummary[] {
+export async function listUsers(database: Database, filter: { roles?: Role[]; organizationId?: string } = {}): Promise<UserSummary[]> {
   const where = and(
     filter.roles?.length ? inArray(users.role, filter.roles) : undefined,
     filter.organizationId ? eq(users.organizationId, filter.organizationId) : undefined,
   );
-  const rows = db
+  const rows = await database.db
     .select({ u: users, orgName: organizations.name })
     .from(users)
     .leftJoin(organizations, eq(organizations.id, users.organizationId))
     .where(where)
-    .orderBy(asc(users.name))
-    .all();
+    .orderBy(asc(users.name));
   const rank: Record<Role, number> = { admin: 0, support: 1, customer: 2 };
   return rows
     .map(({ u, orgName }) => ({
@@ -107,46 +108,53 @@ export function listUsers(db: Db, filter: { roles?: Role[]; organizationId?: str
 }
 
 /** Deactivates or reactivates a user; deactivating ends their sessions, so their next request is refused. */
-export function setUserActive(db: Db, actor: Actor, input: { userId: string; active: boolean }): void {
+export async function setUserActive(database: Database, actor: Actor, input: { userId: string; active: boolean }): Promise<void> {
   if (input.userId === actor.id && !input.active) {
     throw new AppError("PRECONDITION_FAILED", "You cannot deactivate yourself.");
   }
-  db.transaction((tx) => {
-    const u = tx.select().from(users).where(eq(users.id, input.userId)).get();
-    if (!u) throw new AppError("NOT_FOUND", "No such user.");
-    if (u.active === input.active) return;
-    tx.update(users).set({ active: input.active }).where(eq(users.id, u.id)).run();
-    if (!input.active) endSessions(tx, { userId: u.id });
-    recordAudit(tx, {
-      actor,
-      action: input.active ? "user.reactivated" : "user.deactivated",
-     
-      targetId: u.id,
-      organizationId: u.organizationId,
-      before: { active: u.active },
-      after: { active: input.active },
-    });
-  });
+  // "Check, then change" on a row that exists: locking it makes a second admin's same change wait,
+  // then see it done (no second audit event).
+  await database.transaction(
+    function* (tx) {
+      const u = yield* q.get(forUpdate(tx.select().from(users).where(eq(users.id, input.userId))));
+      if (!u) throw new AppError("NOT_FOUND", "No such user.");
+      if (u.active === input.active) return;
+      yield* q.run(tx.update(users).set({ active: input.active }).where(eq(users.id, u.id)));
+      if (!input.active) yield* endSessions(tx, { userId: u.id });
+      yield* writeAudit(tx, {
+        actor,
+        action: input.active ? "user.reactivated" : "user.deactivated",
+        targetId: u.id,
+        organizationId: u.organizationId,
+        before: { active: u.active },
+        after: { active: input.active },
+      });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /**
  * Changes the signed-in person's password after checking the current one, and ends every session
  * of theirs (this one included): whoever knew the old password is signed out.
  */
-export async function changePassword(db: Db, actor: Actor, input: { currentPassword: string; newPassword: string }): Promise<void> {
+export async function changePassword(database: Database, actor: Actor, input: { currentPassword: string; newPassword: string }): Promise<void> {
   const problem = passwordProblem(input.newPassword);
   if (problem) throw new AppError("BAD_INPUT", problem, { fields: { newPassword: problem } });
-  const row = db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, actor.id)).get();
+  const [row] = await database.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, actor.id));
   const ok = !!row?.passwordHash && input.currentPassword.length <= 200 && (await verifyPassword(input.currentPassword, row.passwordHash));
   if (!ok) {
     const message = "That is not your current password.";
     throw new AppError("BAD_INPUT", message, { fields: { currentPassword: message } });
   }
-  // Hash outside the transaction (better-sqlite3 transactions must stay synchronous).
+  // Hashing is slow: it happens before the transaction, which only writes.
   const passwordHash = await hashPassword(input.newPassword);
-  db.transaction((tx) => {
-    tx.update(users).set({ passwordHash }).where(eq(users.id, actor.id)).run();
-    endSessions(tx, { userId: actor.id });
-    recordAudit(tx, { actor, action: "user.password_changed", targetId: actor.id, organizationId: actor.organizationId });
-  });
+  await database.transaction(
+    function* (tx) {
+      yield* q.run(tx.update(users).set({ passwordHash }).where(eq(users.id, actor.id)));
+      yield* endSessions(tx, { userId: actor.id });
+      yield* writeAudit(tx, { actor, action: "user.password_changed", targetId: actor.id, organizationId: actor.organizationId });
+    },
+    { isolation: "read committed" },
+  );
 }

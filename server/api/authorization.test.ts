@@ -255,7 +255,7 @@ describe("organisation scoping", () => {
     const { loadActor } = await import("@/server/accounts/users");
     const claim = () => ({ userId: f.support2.id, sessionVersion: t.db.select().from(users).where(eq(users.id, f.support2.id)).get()!.sessionVersion });
     // What the request context does with a session: load the person behind its claim, then call.
-    const callWith = (c: ReturnType<typeof claim>) => callerAs(t.db, loadActor(t.db, c)).engagements.list({ page: 1, pageSize: 5 });
+    const callWith = async (c: ReturnType<typeof claim>) => callerAs(t.db, await loadActor(t.database, c)).engagements.list({ page: 1, pageSize: 5 });
     const before = claim();
     await expect(callWith(before)).resolves.toMatchObject({ items: expect.any(Array) });
     await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: false });

@@ -1,7 +1,7 @@
 /** Builds the tRPC context of a web request: database, the signed-in actor, config. */
 import { getToken } from "next-auth/jwt";
 import { NextRequest } from "next/server";
-import { getDb } from "@/db/client";
+import { getDatabase } from "@/db/database";
 import { loadActor } from "@/server/accounts/users";
 import { requestClientAddress } from "@/server/auth/config";
 import { env } from "@/server/env";
@@ -16,10 +16,11 @@ import type { Context } from "./trpc";
 export async function createRequestContext(headers: Headers): Promise<Context> {
   // next-auth reads the (possibly chunked) session cookie from a request; only its headers matter.
   const token = await getToken({ req: new NextRequest("http://ferry.internal/", { headers }), secret: env().NEXTAUTH_SECRET });
-  const db = getDb();
+  const database = getDatabase();
   return {
-    db,
-    actor: token?.sub ? loadActor(db, { userId: token.sub, sessionVersion: token.sv }) : null,
+    database,
+    db: database.db,
+    actor: token?.sub ? await loadActor(database, { userId: token.sub, sessionVersion: token.sv }) : null,
     clientAddress: requestClientAddress(headers),
     config: appConfig(),
   };

@@ -29,7 +29,7 @@ type JwtParams = Parameters<NonNullable<ReturnType<typeof config.authOptions>["c
 type SignOutParams = Parameters<NonNullable<ReturnType<typeof config.authOptions>["events"]>["signOut"] & object>[0];
 
 async function tokenFor(email: string): Promise<JWT> {
-  const person = await signIn(t.db, { email, password: TEST_PASSWORD, address: null });
+  const person = await signIn(t.database, { email, password: TEST_PASSWORD, address: null });
   const user = { id: person.id, name: person.name, email: person.email, sessionVersion: person.sessionVersion };
   const { jwt } = config.authOptions().callbacks!;
   return jwt!({ token: { name: user.name, email: user.email }, user, account: null } as JwtParams);
@@ -54,7 +54,7 @@ describe("next-auth configuration", () => {
     const copy = { ...token };
     await signOut(token);
     await expect(sessionFor(copy)).rejects.toBeInstanceOf(config.SessionEndedError);
-    expect(loadActor(t.db, { userId: p.admin.id, sessionVersion: copy.sv })).toBeNull();
+    expect(await loadActor(t.database, { userId: p.admin.id, sessionVersion: copy.sv })).toBeNull();
   });
 
   it("signing out with an old token leaves the newer sessions alone", async () => {

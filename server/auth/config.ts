@@ -6,8 +6,8 @@
  */
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { getDb } from "@/db/client";
-import { endSessions, sessionIsCurrent } from "@/server/accounts/sessions";
+import { getDatabase } from "@/db/database";
+import { sessionIsCurrent, signOut } from "@/server/accounts/sessions";
 import { signIn } from "@/server/accounts/sign-in";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
@@ -60,7 +60,7 @@ export function authOptions(): NextAuthOptions {
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, req) {
           try {
-            const person = await signIn(getDb(), {
+            const person = await signIn(getDatabase(), {
               email: credentials?.email ?? "",
               password: credentials?.password ?? "",
               address: requestClientAddress(req?.headers),
@@ -82,18 +82,18 @@ export function authOptions(): NextAuthOptions {
         }
         return token;
       },
-      session({ session, token }) {
+      async session({ session, token }) {
         // Only next-auth's own session route gets here (the request context reads the token
         // itself); an ended session answers "signed out" and its cookie is cleared.
-        if (!token.sub || !sessionIsCurrent(getDb(), { userId: token.sub, sessionVersion: token.sv })) throw new SessionEndedError();
+        if (!token.sub || !(await sessionIsCurrent(getDatabase(), { userId: token.sub, sessionVersion: token.sv }))) throw new SessionEndedError();
         session.user = { id: token.sub, name: token.name ?? "", email: token.email ?? "" };
         return session;
       },
     },
     events: {
-      signOut({ token }) {
+      async signOut({ token }) {
         // Signing out ends every session of the person, so a copy of the cookie stops working too.
-        if (token?.sub && typeof token.sv === "number") endSessions(getDb(), { userId: token.sub, ifVersion: token.sv });
+        if (token?.sub && typeof token.sv === "number") await signOut(getDatabase(), { userId: token.sub, ifVersion: token.sv });
       },
     },
     logger: {

@@ -12,6 +12,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { databaseOf } from "@/db/database";
 import { migrationItems } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { Role } from "@/core/accounts/roles";
@@ -190,7 +191,9 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
       newApiKey: access ? async () => (await createControlClient(access).createClient({ plan: "paid", name: "Ferry demo" })).apiKey : undefined,
     });
   }
-  if (hasAdmin(db)) return { seeded: false };
+  // Accounts are on the dialect-neutral layer; the rest of the seed still uses the SQLite handle.
+  const database = databaseOf(db);
+  if (await hasAdmin(database)) return { seeded: false };
 
   const orgIds = new Map<string, string>();
   const actors = new Map<string, Actor>();
@@ -198,10 +201,10 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   for (const login of DEMO_LOGINS) {
     let organizationId: string | null = null;
     if (login.organization) {
-      organizationId = orgIds.get(login.organization) ?? createOrganization(db, system, { name: login.organization }).id;
+      organizationId = orgIds.get(login.organization) ?? (await createOrganization(database, system, { name: login.organization })).id;
       orgIds.set(login.organization, organizationId);
     }
-    actors.set(login.email, await createUserWithPassword(db, { email: login.email, name: login.name, role: login.role, organizationId, password: login.password }));
+    actors.set(login.email, await createUserWithPassword(database, { email: login.email, name: login.name, role: login.role, organizationId, password: login.password }));
   }
 
   // The demo's mail lands in the outbox quietly (never SMTP: the addresses are not real).

@@ -1,5 +1,6 @@
 /** Handing an engagement to another support user. */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
@@ -13,10 +14,10 @@ export function changeOwner(db: Db, actor: Actor, input: { engagementId: string;
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff change owners.");
   db.transaction((tx) => {
     const { eng } = loadForChange(tx, input.engagementId);
-    const owner = findUser(tx, input.ownerId);
+    const owner = runSync(findUser(tx, input.ownerId));
     if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
     if (owner.id === eng.ownerId) return;
-    const previous = findUser(tx, eng.ownerId);
+    const previous = runSync(findUser(tx, eng.ownerId));
     const now = new Date();
     updateEngagement(tx, eng.id, { ownerId: owner.id }, now);
     recordAudit(tx, {

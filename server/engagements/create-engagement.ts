@@ -1,5 +1,6 @@
 /** Opening an engagement for a customer organisation on one of the six managed platforms. */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { findOrganization } from "@/server/accounts/organizations";
 import { findUser } from "@/server/accounts/users";
 import { AppError, fieldError } from "@/server/errors";
@@ -24,9 +25,9 @@ export function createEngagement(
   const ownerId = input.ownerId ?? actor.id;
 
   return db.transaction((tx) => {
-    const org = findOrganization(tx, input.organizationId);
+    const org = runSync(findOrganization(tx, input.organizationId));
     if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
-    const owner = findUser(tx, ownerId);
+    const owner = runSync(findUser(tx, ownerId));
     if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
     const open = findOpenEngagement(tx, org.id, platform.key);
     if (open) {

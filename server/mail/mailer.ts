@@ -45,40 +45,41 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   return secrets.filter(Boolean).reduce((out, secret) => out.replaceAll(secret, HIDDEN_LINK), text);
 }
 
-/** Queues a message in the outbox and delivers it; resolves once delivery was attempted. */
+/**
+ * Queues a message in the outbox and delivers it; resolves once delivery was attempted. Its writes
+ * are awaited, outside any transaction, so it works on either database.
+ */
 export async function sendMail(db: Db, config: MailConfig, message: MailMessage): Promise<{ id: string; delivered: boolean }> {
   const transport = config.smtpUrl ? "smtp" : "outbox";
   const id = crypto.randomUUID();
   const text = redactSecrets(message.text, message.secrets);
   const sealWith = !config.smtpUrl && text !== message.text ? config.keyRing : undefined;
-  db.insert(mailOutbox)
-    .values({
-      id,
-      to: message.to,
-      subject: message.subject,
-      text,
-      sealedText: sealWith ? encryptSecret(sealWith, message.text, mailAad(id)) : null,
-      invitationId: message.invitationId ?? null,
-      transport,
-    })
-    .run();
+  await db.insert(mailOutbox).values({
+    id,
+    to: message.to,
+    subject: message.subject,
+    text,
+    sealedText: sealWith ? encryptSecret(sealWith, message.text, mailAad(id)) : null,
+    invitationId: message.invitationId ?? null,
+    transport,
+  });
   if (!config.smtpUrl) {
     const log = config.log ?? ((line: string) => console.info(line));
     // One line per message: names in the subject and text are the senders' and customers' own
     // words, and a line break in one must not start a log line of its own.
     log(`[mail] to=${logSafe(message.to)} subject="${logSafe(message.subject)}" text="${logSafe(text)}"`);
-    db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id)).run();
+    await db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id));
     return { id, delivered: true };
   }
   try {
     const transporter = nodemailer.createTransport(config.smtpUrl);
     await transporter.sendMail({ from: config.from, to: message.to, subject: message.subject, text: message.text });
-    db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id)).run();
+    await db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id));
     return { id, delivered: true };
   } catch (error) {
     // The SMTP error text never contains the message body; keep it for the admin to see.
     const errorText = error instanceof Error ? error.message : String(error);
-    db.update(mailOutbox).set({ error: redactSecrets(errorText, message.secrets).slice(0, 500) }).where(eq(mailOutbox.id, id)).run();
+    await db.update(mailOutbox).set({ error: redactSecrets(errorText, message.secrets).slice(0, 500) }).where(eq(mailOutbox.id, id));
     return { id, delivered: false };
   }
 }

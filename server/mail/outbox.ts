@@ -6,6 +6,7 @@
  */
 import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { q, type Steps } from "@/db/database";
 import { invitations, mailOutbox } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
@@ -70,11 +71,13 @@ export function revealOutboxMessage(db: Db, ring: KeyRing, actor: Actor, input: 
   return { text };
 }
 
-/** Deletes the sealed copies of these invitations' messages (the links no longer work). */
-export function forgetInvitationMail(tx: DbOrTx, invitationIds: readonly string[]): void {
+/** Deletes the sealed copies of these invitations' messages (the links no longer work); a transaction step. */
+export function* forgetInvitationMail(tx: DbOrTx, invitationIds: readonly string[]): Steps<void> {
   if (!invitationIds.length) return;
-  tx.update(mailOutbox)
-    .set({ sealedText: null })
-    .where(and(inArray(mailOutbox.invitationId, [...invitationIds]), isNotNull(mailOutbox.sealedText)))
-    .run();
+  yield* q.run(
+    tx
+      .update(mailOutbox)
+      .set({ sealedText: null })
+      .where(and(inArray(mailOutbox.invitationId, [...invitationIds]), isNotNull(mailOutbox.sealedText))),
+  );
 }

@@ -6,6 +6,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
 import { auditEvents } from "@/db/schema";
 import type { Db } from "@/db/client";
+import { q, runSync, type Steps } from "@/db/database";
 import { actorLabel } from "./actor";
 import { type Actor } from "@/core/accounts/actor";
 import { auditTargetType, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
@@ -36,13 +37,13 @@ export type AuditInput<A extends AuditAction> = {
 } & AuditPayload<A>;
 
 /**
- * Records one audit event (call inside the transaction that made the change). The payload is
- * checked against the action's schema, and secret-looking keys are redacted on top of that.
+ * Writes one audit event, as a step of the transaction that made the change (`yield* writeAudit(tx, …)`).
+ * The payload is checked against the action's schema, and secret-looking keys are redacted on top of that.
  */
-export function recordAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput<A>): void {
+export function* writeAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput<A>): Steps<void> {
   const payload = validateAuditPayload(input.action, input as { before?: unknown; after?: unknown });
-  tx.insert(auditEvents)
-    .values({
+  yield* q.run(
+    tx.insert(auditEvents).values({
       at: input.at ?? new Date(),
       actorId: input.actor?.id ?? null,
       actorLabel: actorLabel(input.actor),
@@ -53,8 +54,16 @@ export function recordAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput
       organizationId: input.organizationId ?? null,
       before: redact(payload.before) as Record<string, unknown> | null,
       after: redact(payload.after) as Record<string, unknown> | null,
-    })
-    .run();
+    }),
+  );
+}
+
+/**
+ * `writeAudit` for code still on better-sqlite3's synchronous transactions (SQLite only): call it
+ * inside the transaction that made the change.
+ */
+export function recordAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput<A>): void {
+  runSync(writeAudit(tx, input));
 }
 
 /** An engagement's audit events, newest first. */

@@ -10,6 +10,7 @@
  */
 import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { engagements, organizations, serviceTargets } from "@/db/schema";
 import { findOrganization } from "@/server/accounts/organizations";
 import { AppError, fieldError } from "@/server/errors";
@@ -129,7 +130,7 @@ export function createServiceTarget(db: Db, ring: KeyRing, actor: Actor | null, 
   const limits = cleanLimits(input);
   const id = crypto.randomUUID();
   db.transaction((tx) => {
-    const org = input.organizationId ? findOrganization(tx, input.organizationId) : null;
+    const org = input.organizationId ? runSync(findOrganization(tx, input.organizationId)) : null;
     if (input.organizationId && !org) throw fieldError("organizationId", "Choose an existing customer organisation.");
     tx.insert(serviceTargets)
       .values({
@@ -177,7 +178,7 @@ export async function ensureBuiltInSandbox(
     .get();
   if (candidate) {
     db.transaction((tx) => {
-      const org = candidate.organizationId ? findOrganization(tx, candidate.organizationId) : undefined;
+      const org = candidate.organizationId ? runSync(findOrganization(tx, candidate.organizationId)) : undefined;
       tx.update(serviceTargets).set({ builtIn: true, organizationId: null, requestsPerMinute: null, dailyQuota: null }).where(eq(serviceTargets.id, candidate.id)).run();
       recordAudit(tx, { actor: null, action: "service_target.marked_built_in", targetId: candidate.id, before: { organization: org?.name ?? null }, after: { name: candidate.name, baseUrl: url } });
     });
@@ -300,9 +301,9 @@ export function archiveServiceTarget(db: Db, actor: Actor, input: { targetId: st
 export function assignTargetOrganization(db: Db, actor: Actor, input: { targetId: string; organizationId: string }): void {
   db.transaction((tx) => {
     const target = loadTarget(tx, input.targetId);
-    const refused = assignOrganizationRefusal(target, (id) => findOrganization(tx, id)?.name ?? "another organisation");
+    const refused = assignOrganizationRefusal(target, (id) => runSync(findOrganization(tx, id))?.name ?? "another organisation");
     if (refused) throw new AppError("PRECONDITION_FAILED", refused);
-    const org = findOrganization(tx, input.organizationId);
+    const org = runSync(findOrganization(tx, input.organizationId));
     if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
     tx.update(serviceTargets).set({ organizationId: org.id }).where(eq(serviceTargets.id, target.id)).run();
     recordAudit(tx, { actor, action: "service_target.organization_assigned", targetId: target.id, organizationId: org.id, after: { organization: org.name } });

@@ -1,6 +1,7 @@
 /** Test support for router tests: tRPC callers acting as each person, the app config, error capture. */
 import { TRPCError } from "@trpc/server";
 import type { Db } from "@/db/client";
+import { databaseOf } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { createCaller } from "../api/root";
@@ -28,5 +29,5 @@ export async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
 
 /** A tRPC caller acting as `actor` (or anonymous). */
 export function callerAs(db: Db, actor: Actor | null, config: AppConfig = testConfig()) {
-  return createCaller({ db, actor, clientAddress: "127.0.0.1", config });
+  return createCaller({ database: databaseOf(db), db, actor, clientAddress: "127.0.0.1", config });
 }

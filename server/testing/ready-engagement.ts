@@ -7,6 +7,7 @@
  * is proposed and accepted (one under way now), the customer confirms steps 3 and 4.
  */
 import type { Db } from "@/db/client";
+import { databaseOf } from "@/db/database";
 import { asc, eq } from "drizzle-orm";
 import { migrationItems, users } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
@@ -83,7 +84,7 @@ export async function readyEngagement(
   if (!platform) throw new Error(`${params.platformKey} is not a managed platform`);
   const suffix = crypto.randomUUID().slice(0, 8);
 
-  const organizationId = params.organizationId ?? createOrganization(db, support, { name: `Ready Org ${suffix}` }).id;
+  const organizationId = params.organizationId ?? (await createOrganization(databaseOf(db), support, { name: `Ready Org ${suffix}` })).id;
   // A sandbox client is the customer's own account there, so its target is the organisation's. Its
   // known limits are the test sandbox's (10,000 requests a second per client): the run paces to the
   // sandbox's headers as on the built-in sandbox, not to the real service's 1,000 a minute.

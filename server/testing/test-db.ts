@@ -6,12 +6,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb, type Db } from "@/db/client";
+import { databaseOf, type Database } from "@/db/database";
 import { createOrganization } from "@/server/accounts/organizations";
 import { createUserWithPassword } from "@/server/accounts/users";
 import type { Actor } from "@/core/accounts/actor";
 import { generateKeySpec, keyRingFrom } from "@/server/security/secrets";
 
-export type TestDb = { db: Db; file: string; close: () => void };
+/** `database` is the dialect-neutral layer over the same connection as `db` (db/database.ts). */
+export type TestDb = { db: Db; database: Database; file: string; close: () => void };
 
 /** A fresh database file in the OS temp folder, deleted on close. */
 export function createTestDb(): TestDb {
@@ -20,6 +22,7 @@ export function createTestDb(): TestDb {
   const db = openDb(file);
   return {
     db,
+    database: databaseOf(db),
     file,
     close: () => {
       db.$client.close();
@@ -47,10 +50,11 @@ const SEEDER: Actor = { id: "test-seed", email: "", name: "Test seed", role: "ad
 
 /** Two organisations and one person of each role (customers A and B in different organisations). */
 export async function seedPeople(db: Db): Promise<People> {
-  const orgA = createOrganization(db, SEEDER, { name: "Org A" }).id;
-  const orgB = createOrganization(db, SEEDER, { name: "Org B" }).id;
+  const database = databaseOf(db);
+  const orgA = (await createOrganization(database, SEEDER, { name: "Org A" })).id;
+  const orgB = (await createOrganization(database, SEEDER, { name: "Org B" })).id;
   const make = (email: string, name: string, role: Actor["role"], organizationId: string | null) =>
-    createUserWithPassword(db, { email, name, role, organizationId, password: TEST_PASSWORD });
+    createUserWithPassword(database, { email, name, role, organizationId, password: TEST_PASSWORD });
   return {
     admin: await make("admin@test", "Admin", "admin", null),
     support: await make("support@test", "Support One", "support", null),

@@ -78,7 +78,7 @@ describe("invitations", () => {
     });
 
     await anonymous().invitations.accept({ token, name: "Nova Person", password: "a long enough password" });
-    const actor = await signIn(t.db, { email: "NEW.person@org-a.test", password: "a long enough password" });
+    const actor = await signIn(t.database, { email: "NEW.person@org-a.test", password: "a long enough password" });
     expect(actor).toMatchObject({ name: "Nova Person", role: "customer", organizationId: p.orgA });
     const user = t.db.select().from(users).where(eq(users.email, "new.person@org-a.test")).get()!;
     expect(user.passwordHash).toMatch(/^scrypt\$/);
@@ -121,12 +121,12 @@ describe("invitations", () => {
     await admin().invitations.create({ email: "newstaff@ferry.test", name: "New Staff", role: "support" });
     const token = await tokenFromOutbox();
     await anonymous().invitations.accept({ token, name: "New Staff", password: "staff password 123" });
-    expect((await signIn(t.db, { email: "newstaff@ferry.test", password: "staff password 123" })).role).toBe("support");
+    expect((await signIn(t.database, { email: "newstaff@ferry.test", password: "staff password 123" })).role).toBe("support");
   });
 
   it("an expired link says so and cannot be used", async () => {
     const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
-    await invite({ db: t.db, mail: testConfig(log).mail, appUrl: "http://ferry.test" }, p.admin, { email: "late@org-a.test", name: "Late", role: "customer", organizationId: p.orgA }, eightDaysAgo);
+    await invite({ database: t.database, mail: testConfig(log).mail, appUrl: "http://ferry.test" }, p.admin, { email: "late@org-a.test", name: "Late", role: "customer", organizationId: p.orgA }, eightDaysAgo);
     const token = await tokenFromOutbox();
     expect(await anonymous().invitations.lookup({ token })).toMatchObject({ status: "expired", message: expect.stringContaining("expired") });
     const error = await trpcError(anonymous().invitations.accept({ token, name: "Late", password: "long enough password" }));

@@ -32,10 +32,10 @@ import { OK, ZOk } from "./shared.types";
 
 export const meRouter = createTRPCRouter({
   /** The signed-in user. */
-  get: signedInProcedure.output(ZMeResponse).query(({ ctx }) => getMe(ctx.db, ctx.actor)),
+  get: signedInProcedure.output(ZMeResponse).query(({ ctx }) => getMe(ctx.database, ctx.actor)),
   /** Ends every session of the signed-in person (this one too). */
-  signOutEverywhere: signedInProcedure.output(ZOk).mutation(({ ctx }) => {
-    signOutEverywhere(ctx.db, ctx.actor, { userId: ctx.actor.id });
+  signOutEverywhere: signedInProcedure.output(ZOk).mutation(async ({ ctx }) => {
+    await signOutEverywhere(ctx.database, ctx.actor, { userId: ctx.actor.id });
     return OK;
   }),
   /** Changes the signed-in person's password; every session of theirs ends. */
@@ -43,73 +43,73 @@ export const meRouter = createTRPCRouter({
     .input(ZChangePasswordRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      await changePassword(ctx.db, ctx.actor, input);
+      await changePassword(ctx.database, ctx.actor, input);
       return OK;
     }),
 });
 
 export const organizationsRouter = createTRPCRouter({
   /** Every customer organisation with counts (staff pick one when creating an engagement). */
-  list: staffProcedure.output(ZListOrganizationsResponse).query(({ ctx }) => listOrganizations(ctx.db)),
+  list: staffProcedure.output(ZListOrganizationsResponse).query(({ ctx }) => listOrganizations(ctx.database)),
   /** Creates a customer organisation. */
   create: adminProcedure
     .input(ZCreateOrganizationRequest)
     .output(ZCreateOrganizationResponse)
-    .mutation(({ ctx, input }) => createOrganization(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createOrganization(ctx.database, ctx.actor, input)),
 });
 
 export const usersRouter = createTRPCRouter({
   /** Every user, for admins. */
-  list: adminProcedure.output(ZListUsersResponse).query(({ ctx }) => listUsers(ctx.db)),
+  list: adminProcedure.output(ZListUsersResponse).query(({ ctx }) => listUsers(ctx.database)),
   /** Active staff, for owner pickers. */
-  staff: staffProcedure.output(ZListStaffResponse).query(({ ctx }) => listActiveStaff(ctx.db)),
+  staff: staffProcedure.output(ZListStaffResponse).query(({ ctx }) => listActiveStaff(ctx.database)),
   /** Deactivates or reactivates a user. */
   setActive: adminProcedure
     .input(ZSetUserActiveRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      setUserActive(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await setUserActive(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** Ends every session of a user (admins). */
   signOutEverywhere: adminProcedure
     .input(ZSignOutUserRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      signOutEverywhere(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await signOutEverywhere(ctx.database, ctx.actor, input);
       return OK;
     }),
 });
 
 export const invitationsRouter = createTRPCRouter({
   /** Every invitation, newest first. */
-  list: adminProcedure.output(ZListInvitationsResponse).query(({ ctx }) => listInvitations(ctx.db)),
+  list: adminProcedure.output(ZListInvitationsResponse).query(({ ctx }) => listInvitations(ctx.database)),
   /** Invites a staff member or a customer user; the link is emailed (or lands in the outbox). */
   create: adminProcedure
     .input(ZCreateInvitationRequest)
     .output(ZCreateInvitationResponse)
-    .mutation(({ ctx, input }) => invite({ db: ctx.db, mail: ctx.config.mail, appUrl: ctx.config.appUrl }, ctx.actor, input)),
+    .mutation(({ ctx, input }) => invite({ database: ctx.database, mail: ctx.config.mail, appUrl: ctx.config.appUrl }, ctx.actor, input)),
   /** Withdraws a pending invitation. */
   revoke: adminProcedure
     .input(ZRevokeInvitationRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      revokeInvitation(ctx.db, ctx.actor, input.invitationId);
+    .mutation(async ({ ctx, input }) => {
+      await revokeInvitation(ctx.database, ctx.actor, input.invitationId);
       return OK;
     }),
   /** What an invitation link leads to (public: the invitee is not signed in). */
   lookup: publicProcedure
     .input(ZLookupInvitationRequest)
     .output(ZInvitationLookupResponse)
-    .query(({ ctx, input }) => {
-      const found = lookupInvitation(ctx.db, input.token);
+    .query(async ({ ctx, input }) => {
+      const found = await lookupInvitation(ctx.database, input.token);
       return found.status === "pending" ? found : { status: found.status, message: invitationProblem(found.status) };
     }),
   /** Sets the invitee's name and password; the link then stops working. */
   accept: publicProcedure
     .input(ZAcceptInvitationRequest)
     .output(ZAcceptInvitationResponse)
-    .mutation(async ({ ctx, input }) => ({ email: (await acceptInvitation(ctx.db, input)).email })),
+    .mutation(async ({ ctx, input }) => ({ email: (await acceptInvitation(ctx.database, input)).email })),
 });
 
 export const outboxRouter = createTRPCRouter({

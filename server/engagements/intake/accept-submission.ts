@@ -4,6 +4,7 @@
  * still be the current one awaiting review: support accepts exactly what they reviewed.
  */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { isStaff } from "@/core/accounts/roles";
 import { findUser } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
@@ -43,7 +44,7 @@ export function acceptSubmission(
     const { eng, current } = reviewedSubmission(tx, actor, input, acceptRule);
     const now = new Date();
     updateSubmission(tx, current.id, { status: "accepted", reviewedById: actor.id, reviewedAt: now });
-    const submittedBy = (current.submittedById && findUser(tx, current.submittedById)?.name) || "the customer";
+    const submittedBy = (current.submittedById && runSync(findUser(tx, current.submittedById))?.name) || "the customer";
     applyStepAction(tx, actor, {
       engagementId: eng.id,
       step: 1,

@@ -68,7 +68,7 @@ const CONTACTS = [
 describe("the calendar invite of a window", () => {
   it("keeps each name with a quote or a line break inside its own CN and TEXT values, as RFC 5545 and RFC 6868 write them", async () => {
     const engagementId = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
-    const owner = await createUserWithPassword(t.db, { email: "fixer@test", name: OWNER, role: "support", organizationId: null, password: TEST_PASSWORD });
+    const owner = await createUserWithPassword(t.database, { email: "fixer@test", name: OWNER, role: "support", organizationId: null, password: TEST_PASSWORD });
     changeOwner(t.db, p.support, { engagementId, ownerId: owner.id });
     const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
     await completeIntake(flow, { engagementId, contacts: CONTACTS });

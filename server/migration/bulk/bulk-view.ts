@@ -4,6 +4,7 @@
  * page of companies filterable by state and searchable (server-side: fast at 100,000 companies).
  */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { isStaff, toControl } from "@/server/engagements/checklist";
@@ -109,7 +110,7 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
     statusReason: run.statusReason,
     activity: runActivityWords({ status: run.status, held: running && !!outcome.hold, counts }),
     hold: running && outcome.hold ? { kind: outcome.hold.kind as "maintenance", text: outcome.hold.text, until: outcome.hold.until ? new Date(outcome.hold.until) : null } : null,
-    requestedBy: run.requestedById ? (findUser(db, run.requestedById)?.name ?? null) : null,
+    requestedBy: run.requestedById ? (runSync(findUser(db, run.requestedById))?.name ?? null) : null,
     requestedAt: run.requestedAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,

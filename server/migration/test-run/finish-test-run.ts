@@ -7,6 +7,7 @@
  * cancelled meanwhile is left as it is.
  */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { stepActionAvailability } from "@/server/engagements/checklist";
@@ -22,7 +23,7 @@ import { NO_ITEM, snapshotOf, testChecks, type StepEffect, type TestRunOutcome }
 
 /** The person who asked for the run, as the actor of what the run does to the checklist. */
 function requester(tx: DbOrTx, run: RunRow): Actor | null {
-  const user = run.requestedById ? findUser(tx, run.requestedById) : undefined;
+  const user = run.requestedById ? runSync(findUser(tx, run.requestedById)) : undefined;
   return user ? { id: user.id, email: "", name: user.name, role: user.role, organizationId: null } : null;
 }
 

@@ -4,6 +4,7 @@
  * may pick for a test, and the controls step 5 offers (rules.ts).
  */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { toControl } from "@/server/engagements/checklist";
@@ -37,7 +38,7 @@ function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestR
     requestedAt: run.requestedAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
-    requestedBy: run.requestedById ? (findUser(db, run.requestedById)?.name ?? null) : null,
+    requestedBy: run.requestedById ? (runSync(findUser(db, run.requestedById))?.name ?? null) : null,
     company: outcome.simulates?.name ?? item?.name ?? null,
     pickedBy: outcome.pickedBy ?? null,
     statusReason: run.statusReason,
