@@ -102,7 +102,7 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
   const pace = paceFromSamples(outcome.samples ?? [], now.getTime());
   const left = total - finished;
   const running = run.status === "running" || run.status === "queued";
-  const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+  const target = run.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
   return {
     id: run.id,
     status: run.status,
@@ -139,7 +139,7 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now:
     c.eng.serviceTargetId === null
       ? null
       : (() => {
-          const target = findServiceTarget(db, c.eng.serviceTargetId);
+          const target = runSync(findServiceTarget(db, c.eng.serviceTargetId));
           if (!target) return null;
           const rule = limitsOfTarget(target);
           return rule.kind === "service"
