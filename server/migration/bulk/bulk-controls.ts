@@ -98,7 +98,7 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
     const target = runSync(findServiceTarget(tx, c.eng.serviceTargetId!));
     insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
     const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
-    const reconciliation = reconcile(tx, c.eng.id);
+    const reconciliation = runSync(reconcile(tx, c.eng.id));
     if (c.states[6] === "pending") applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now });
     const outside = outsideWindowStart(c.window, now, input.reason);
     recordAudit(tx, {
