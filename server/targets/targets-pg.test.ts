@@ -34,6 +34,7 @@ import {
 
 const base = postgresUrl();
 let database: Database;
+let otherUrl: string;
 let p: People;
 beforeAll(async () => {
   if (!base) return;
@@ -48,6 +49,7 @@ beforeAll(async () => {
   await migrate(drizzle(c), { migrationsFolder: "db/migrations-pg" });
   await c.end();
   database = openPostgres(url, { max: 20 });
+  otherUrl = url;
   p = await seedPeople(database.db);
 });
 afterAll(async () => database?.close());
@@ -93,6 +95,28 @@ describe.runIf(base)("service targets on PostgreSQL", () => {
     expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(tries.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(Array(2).fill("In use is already archived."));
     expect(await audited("service_target.archived", id)).toHaveLength(1);
+  });
+
+  it("waits for an engagement being pointed at the target, then refuses to archive it", async () => {
+    const { id } = await createServiceTarget(database, TEST_KEY_RING, p.admin, { name: "Being chosen", baseUrl: "https://api.example.test", apiKey: "chosen-key-1234", kind: "service", organizationId: p.orgA });
+    const eng = await engagementOn(null, "FER-PG-4");
+    // Staff point the engagement at the target in a transaction that has not committed yet.
+    const other = new Client({ connectionString: otherUrl });
+    await other.connect();
+    try {
+      await other.query("begin");
+      await other.query("update engagements set service_target_id = $1 where id = $2", [id, eng.id]);
+      const archiving = archiveServiceTarget(database, p.admin, { targetId: id }).then(
+        () => "archived",
+        (e: Error) => e.message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query("commit");
+      expect(await archiving).toContain("FER-PG-4, Org A");
+    } finally {
+      await other.end();
+    }
+    expect(await audited("service_target.archived", id)).toEqual([]);
   });
 
   it("registers one built-in sandbox when four replicas start at once", async () => {

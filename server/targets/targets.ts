@@ -324,10 +324,14 @@ export async function replaceTargetApiKey(database: Database, ring: KeyRing, act
 
 /** Archives a target: kept for the record, offered nowhere. Refused while an unfinished engagement points at it. */
 export async function archiveServiceTarget(database: Database, actor: Actor, input: { targetId: string }): Promise<void> {
-  // Serializable, and the target locked: the check is that no unfinished engagement points at it,
-  // and an engagement may be pointed at it meanwhile. Pointing one at it takes a key-share lock on
-  // the target (its foreign key), which the lock here waits for; a change that read the target
-  // before this commits is seen by serializable's conflict check.
+  // Read committed with the target locked: the check is that no unfinished engagement points at
+  // it, while another admin may archive it too and staff may point an engagement at it. A second
+  // archive waits on the row lock, then reads the row as committed and finds it archived. Pointing
+  // an engagement at the target holds a key-share lock on it (the foreign key) until that change
+  // commits; the lock here waits for it, and the engagements are then read afresh (read committed
+  // takes a new snapshot per statement; serializable would keep the one from before the wait and
+  // miss the engagement). For the two to queue whichever starts first, a change of target must also
+  // lock the target row as it checks it (forUpdate).
   await database.transaction(
     function* (tx) {
       const target = yield* loadTargetForChange(tx, input.targetId);
@@ -340,7 +344,7 @@ export async function archiveServiceTarget(database: Database, actor: Actor, inp
       yield* q.run(tx.update(serviceTargets).set({ archivedAt: new Date() }).where(eq(serviceTargets.id, target.id)));
       yield* writeAudit(tx, { actor, action: "service_target.archived", targetId: target.id, organizationId: target.organizationId, after: { name: target.name } });
     },
-    { isolation: "serializable" },
+    { isolation: "read committed" },
   );
 }
 
