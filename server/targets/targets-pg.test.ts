@@ -10,9 +10,10 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, postgresUrl, type Database } from "@/db/database";
-import { auditEvents, engagements, intakeSubmissions, migrationItems, serviceTargets } from "@/db/schema";
+import { auditEvents, engagements, intakeSubmissions, migrationItems, serviceTargets, supplementaryFiles, supplementaryRows } from "@/db/schema";
 import { invite } from "@/server/accounts/invitations";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
+import { purgeUsedFreshTokens } from "@/server/items/fresh-tokens";
 import { insertMigrationItems } from "@/server/items/insert-items";
 import { openItemCredentials } from "@/server/items/item-credentials";
 import { listOutbox, revealOutboxMessage } from "@/server/mail/outbox";
@@ -128,7 +129,7 @@ describe.runIf(base)("service targets on PostgreSQL", () => {
   });
 });
 
-describe.runIf(base)("migration items and the reconciliation on PostgreSQL", () => {
+describe.runIf(base)("migration items, their purge and the reconciliation on PostgreSQL", () => {
   it("stores 1,201 items sealed for their rows, and counts them from their stored JSON checks", async () => {
     const qbo = getManagedPlatform("qhyg")!;
     const eng = await engagementOn(null, "FER-PG-3");
@@ -154,6 +155,33 @@ describe.runIf(base)("migration items and the reconciliation on PostgreSQL", () 
     await set(4, { state: "set_aside", checks: { connection: { status: "PendingAuth" } } });
     const counted = await database.transaction((tx) => reconcile(tx, eng.id), { isolation: "read committed" });
     expect(counted).toMatchObject({ supplied: 1201, created: 4, linked: 4, synced: 2, verified: 1, failed: 3, setAside: 1, inProgress: 1196, pilot: null });
+  });
+
+  it("purges a company's used fresh tokens (its sealed copy and its supplementary row's), audited once", async () => {
+    const qbo = getManagedPlatform("qhyg")!;
+    const eng = await engagementOn(null, "FER-PG-5");
+    const [submission] = await database.db
+      .insert(intakeSubmissions)
+      .values({ engagementId: eng.id, status: "submitted", clientId: "c", clientSecretMask: "••••", contacts: [], fileName: "f.csv", fileKind: "csv", rowCount: 1, warningCount: 0, countsByKind: {}, preview: [], submittedAt: new Date() })
+      .returning();
+    await database.transaction(
+      (tx) => insertMigrationItems(tx, { ring: TEST_KEY_RING, platform: qbo, engagementId: eng.id, submissionId: submission!.id, rows: [{ line: 2, name: "Fresh Co", externalRef: null, records: null, credentials: credentialsFor(qbo, 1) }], at: new Date() }),
+      { isolation: "read committed" },
+    );
+    const [item] = await database.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.id));
+    const [file] = await database.db
+      .insert(supplementaryFiles)
+      .values({ engagementId: eng.id, status: "accepted", fileName: "fresh.csv", rowCount: 1, warnings: [], submittedById: p.customerA.id, submittedAt: new Date() })
+      .returning();
+    await database.db.insert(supplementaryRows).values({ fileId: file!.id, itemId: item!.id, position: 0, sourceRef: "line 2", credentialsCipher: "sealed", credentialsMask: {} });
+    await database.db.update(migrationItems).set({ supplementaryFileId: file!.id, state: "verified" }).where(eq(migrationItems.id, item!.id));
+    const purge = () => database.transaction((tx) => purgeUsedFreshTokens(tx, { itemId: item!.id, at: new Date() }), { isolation: "read committed" });
+    expect(await purge()).toBe(true);
+    expect(await purge()).toBe(false);
+    const [after] = await database.db.select().from(migrationItems).where(eq(migrationItems.id, item!.id));
+    expect(after).toMatchObject({ credentialsCipher: null, credentialsPurgedAt: expect.any(Date) as Date });
+    expect((await database.db.select().from(supplementaryRows).where(eq(supplementaryRows.itemId, item!.id)))[0]).toMatchObject({ credentialsCipher: null });
+    expect(await audited("supplementary.tokens_purged", item!.id)).toHaveLength(1);
   });
 });
 
