@@ -9,6 +9,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { recordAudit } from "@/server/security/audit";
 import { targetUseRefusal } from "@/server/targets/rules";
 import type { TargetChoicesView } from "@/core/targets/schemas";
+import { databaseOf, runSync } from "@/db/database";
 import { findServiceTarget, listTargetChoices } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isStaff, targetChangeAvailability } from "./checklist";
@@ -22,7 +23,7 @@ export function changeTarget(db: Db, actor: Actor, input: { engagementId: string
   const refusal = targetChangeAvailability(actor.role, loadForChange(db, input.engagementId).eng.status);
   if (refusal) refuse(refusal);
   db.transaction((tx) => {
-    const target = findServiceTarget(tx, input.serviceTargetId);
+    const target = runSync(findServiceTarget(tx, input.serviceTargetId));
     if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
     const { eng } = loadForChange(tx, input.engagementId);
     const locked = targetChangeAvailability(actor.role, eng.status);
@@ -30,7 +31,7 @@ export function changeTarget(db: Db, actor: Actor, input: { engagementId: string
     const refused = targetUseRefusal(target, eng.organizationId);
     if (refused) throw fieldError("serviceTargetId", refused);
     if (eng.serviceTargetId === target.id) return;
-    const before = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
+    const before = eng.serviceTargetId ? runSync(findServiceTarget(tx, eng.serviceTargetId)) : undefined;
     const now = new Date();
     updateEngagement(tx, eng.id, { serviceTargetId: target.id }, now);
     recordAudit(tx, {
@@ -47,9 +48,9 @@ export function changeTarget(db: Db, actor: Actor, input: { engagementId: string
 }
 
 /** The targets the engagement may be pointed at (its organisation's and the built-in sandbox) and where it points now, for staff. */
-export function getTargetChoices(db: Db, actor: Actor, engagementId: string): TargetChoicesView {
+export async function getTargetChoices(db: Db, actor: Actor, engagementId: string): Promise<TargetChoicesView> {
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff choose service targets.");
   const eng = findEngagement(db, engagementId);
   if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
-  return listTargetChoices(db, eng);
+  return listTargetChoices(databaseOf(db), eng);
 }

@@ -42,7 +42,7 @@ export function createEngagement(
       platformKey: platform.key,
       ownerId: owner.id,
       // The built-in sandbox serves every organisation: a safe start until support picks the customer's own account.
-      serviceTargetId: findBuiltInSandbox(tx)?.id ?? null,
+      serviceTargetId: runSync(findBuiltInSandbox(tx))?.id ?? null,
       at: now,
     });
     recordAudit(tx, {

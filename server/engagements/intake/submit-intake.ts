@@ -8,6 +8,7 @@
  * file is not kept. Refused once the migration has started.
  */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { parseTokenFile } from "@/server/intake";
 import { severityOf, type IntakeProblem } from "@/core/intake/problems";
@@ -107,7 +108,7 @@ export async function submitIntake(
       submittedAt: now,
       replacedItemCount: previous ? replacedCompanies : null,
     });
-    const companies = insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
+    const companies = runSync(insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now }));
     recordAudit(tx, {
       actor,
       action: "intake.submitted",

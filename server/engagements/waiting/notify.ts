@@ -6,6 +6,7 @@
  * built from names, references, counts and notes.
  */
 import type { Db } from "@/db/client";
+import { databaseOf } from "@/db/database";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import type { WaitingParty } from "@/core/engagements/flow-states";
@@ -52,7 +53,7 @@ export async function notifyAfterChange(
   for (const m of messages) {
     const text = `${heading}\n\n${m.body}\n\nOpen it in Ferry: ${linkFor(config.appUrl, m.party, params.engagementId)}\n`;
     for (const to of addressees(r, m.party)) {
-      await sendMail(db, config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
+      await sendMail(databaseOf(db), config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
     }
   }
 }

@@ -3,6 +3,7 @@ import { AppError } from "@/server/errors";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import type { DbOrTx } from "@/server/security/audit";
+import { runSync } from "@/db/database";
 import { findServiceTarget } from "@/server/targets/targets";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
@@ -15,7 +16,7 @@ export function loadWindowState(tx: DbOrTx, actor: Actor, engagementId: string) 
   assertOrganization(actor, eng.organizationId);
   const platform: ManagedPlatform | undefined = getManagedPlatform(eng.platformKey);
   if (!platform) throw new AppError("PRECONDITION_FAILED", "This engagement's platform has no managed migration.");
-  const target = eng.serviceTargetId ? (findServiceTarget(tx, eng.serviceTargetId) ?? null) : null;
+  const target = eng.serviceTargetId ? (runSync(findServiceTarget(tx, eng.serviceTargetId)) ?? null) : null;
   const rule: WindowRuleState = {
     role: actor.role,
     status: eng.status,

@@ -18,6 +18,7 @@
  *   retried within the company's bounds and then fails that company alone.
  */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
 import { recordAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
@@ -327,7 +328,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       if (!done) return null;
       // The companies that failed on their tokens go to their end customers, with their reconnect links.
       const handed = handToEndCustomers(tx, { engagementId: engagement.id, now });
-      const reconciliation = reconcile(tx, engagement.id);
+      const reconciliation = runSync(reconcile(tx, engagement.id));
       recordAudit(tx, {
         actor: null,
         action: "migration.bulk_finished",

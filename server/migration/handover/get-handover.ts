@@ -1,5 +1,6 @@
 /** The handover of one engagement as the viewer sees it: live counts, the report's record, what they may do. */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { isStaff } from "@/server/engagements/checklist";
@@ -30,7 +31,7 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
     reference: eng.reference,
     total,
     counts,
-    reconciliation: reconcile(db, eng.id),
+    reconciliation: runSync(reconcile(db, eng.id)),
     activeBulkRun,
     credentialsHeld: countHeldCredentials(db, eng.id),
     handover: h

@@ -1,5 +1,6 @@
 /** The whole handover report as a CSV download, streamed in chunks so 100,000 companies never sit in memory at once. */
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { loadForChange } from "@/server/engagements/engagement-repository";
@@ -27,7 +28,7 @@ export function handoverReportCsv(db: Db, actor: Actor, engagementId: string): {
       // Each chunk is its own query (keyset on the file position), so no statement stays open
       // on the shared connection between pulls.
       // The reconciliation is read with the first chunk's rows, so the two agree.
-      const head = started ? null : { reconciliation: reconcile(db, eng.id), reference: eng.reference };
+      const head = started ? null : { reconciliation: runSync(reconcile(db, eng.id)), reference: eng.reference };
       const items = reportItemsAfter(db, eng.id, after, CHUNK);
       if (items.length || head) controller.enqueue(encoder.encode(reportCsvChunk(items.map(toReportRow), head)));
       started = true;

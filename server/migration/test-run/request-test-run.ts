@@ -11,6 +11,7 @@ import { loadForChange } from "@/server/engagements/engagement-repository";
 import { fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { targetUseRefusal } from "@/server/targets/rules";
+import { runSync } from "@/db/database";
 import { findServiceTarget } from "@/server/targets/targets";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { attachItemToRun, countRealItems, findRealItem, pickSmallestItem, type ItemRow } from "../engine/item-repository";
@@ -33,7 +34,7 @@ export function loadTestRunContext(
 ): TestRunContext & { eng: ReturnType<typeof loadForChange>["eng"]; runningRun: RunRow | undefined } {
   const { eng, states } = loadForChange(tx, engagementId);
   const runningRun = activeRuns(tx, eng.id, TEST_RUN_KINDS)[0];
-  const target = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
+  const target = eng.serviceTargetId ? runSync(findServiceTarget(tx, eng.serviceTargetId)) : undefined;
   return {
     eng,
     runningRun,

@@ -22,6 +22,7 @@ import type { KeyRing } from "@/server/security/secrets";
 import { createPacer } from "@/server/service-client/pacer";
 import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
+import { runSync } from "@/db/database";
 import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
@@ -297,7 +298,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     for (const row of watchesToConsider(db, new Date())) {
       try {
         const run = latestBulkRun(db, row.engagementId);
-        const target = run?.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+        const target = run?.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
         if (!run || !target) continue;
         const now = await clockOf(target);
         if (row.nextCheckAt.getTime() > now.getTime()) continue;
