@@ -1,13 +1,11 @@
 /**
  * Service targets, the outbox, migration items and the reconciliation on a real PostgreSQL server
- * (runs when DATABASE_URL is a postgres:// URL; the file's own database is created there and
- * migrated with the committed PostgreSQL migrations). Parallel changes really are parallel here:
+ * (in the PostgreSQL pass of the suite, vitest.pg.config.ts; the file's own database is created
+ * there and migrated with the committed PostgreSQL migrations). Parallel changes really are parallel here:
  * each transaction runs on its own connection.
  */
 import { Client } from "pg";
 import { and, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/node-postgres";
-import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, postgresUrl, type Database } from "@/db/database";
 import { auditEvents, engagements, intakeSubmissions, migrationItems, serviceTargets, supplementaryFiles, supplementaryRows } from "@/db/schema";
@@ -19,6 +17,7 @@ import { openItemCredentials } from "@/server/items/item-credentials";
 import { listOutbox, revealOutboxMessage } from "@/server/mail/outbox";
 import { reconcile } from "@/server/migration/reconciliation";
 import { getManagedPlatform } from "@/server/platforms";
+import { createPgTestDb, type PgTestDb } from "@/server/testing/pg";
 import { seedPeople, TEST_KEY_RING, type People } from "@/server/testing/test-db";
 import {
   archiveServiceTarget,
@@ -37,23 +36,18 @@ const base = postgresUrl();
 let database: Database;
 let otherUrl: string;
 let p: People;
+let pg: PgTestDb;
 beforeAll(async () => {
   if (!base) return;
-  const name = `targets_${process.pid}_${Date.now()}`;
-  const admin = new Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = base.replace(/\/[^/]*$/, `/${name}`);
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  await migrate(drizzle(c), { migrationsFolder: "db/migrations-pg" });
-  await c.end();
-  database = openPostgres(url, { max: 20 });
-  otherUrl = url;
+  pg = await createPgTestDb();
+  database = openPostgres(pg.url, { max: 20 });
+  otherUrl = pg.url;
   p = await seedPeople(database.db);
 });
-afterAll(async () => database?.close());
+afterAll(async () => {
+  await database?.close();
+  await pg?.close();
+});
 
 const audited = async (action: string, targetId: string) =>
   database.db.select().from(auditEvents).where(and(eq(auditEvents.action, action), eq(auditEvents.targetId, targetId)));
