@@ -109,8 +109,8 @@ export function releaseWatch(db: Db, params: { engagementId: string; owner: stri
     .run();
 }
 
-/** The companies a check looks at: the engagement's real companies waiting for their end customers, and the migrated ones. */
-export function watchedItems(tx: DbOrTx, engagementId: string): WatchedItem[] {
+/** The companies a check looks at: the engagement's real companies waiting for their end customers, and the migrated ones (or only those in `states`). */
+export function watchedItems(tx: DbOrTx, engagementId: string, states: readonly WatchedItem["state"][] = WATCHED_STATES): WatchedItem[] {
   return tx
     .select({
       id: migrationItems.id,
@@ -121,9 +121,22 @@ export function watchedItems(tx: DbOrTx, engagementId: string): WatchedItem[] {
       linkUrl: migrationItems.linkUrl,
     })
     .from(migrationItems)
-    .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, ["reconnect_pending", "verified"])))
+    .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, [...states])))
     .all()
     .map((r) => ({ ...r, state: r.state as WatchedItem["state"], companyId: r.companyId! }));
+}
+
+const WATCHED_STATES: readonly WatchedItem["state"][] = ["reconnect_pending", "verified"];
+
+/** How many companies the watch looks after, and how many of them are migrated, without loading them (a check between listings loads only the waiting ones). */
+export function watchedCounts(tx: DbOrTx, engagementId: string): { companies: number; verified: number } {
+  const rows = tx
+    .select({ state: migrationItems.state, n: count() })
+    .from(migrationItems)
+    .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, [...WATCHED_STATES])))
+    .groupBy(migrationItems.state)
+    .all();
+  return { companies: rows.reduce((sum, r) => sum + r.n, 0), verified: rows.find((r) => r.state === "verified")?.n ?? 0 };
 }
 
 /** What the check found, stored on the watch: counters, the next check, the failure (or none). */

@@ -19,6 +19,7 @@ import { findRun } from "../engine/run-repository";
 import { createWorker, type Worker } from "../engine/worker";
 import { confirmHandover } from "../handover/confirm-handover";
 import { checkWatchNow, getLastMile, reconnectLinksCsv, setHypercareDays } from "./last-mile";
+import { watchedCounts, watchedItems } from "./watch-repository";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -55,6 +56,9 @@ describe("the last mile", () => {
     expect([cedar!.state, dune!.state]).toEqual(["reconnect_pending", "reconnect_pending"]);
     expect(cedar!.linkUrl).toBe(`${bed.sb.url}/link/company/${cedar!.companyId}`);
     expect(alder!.state).toBe("verified");
+    // A check between listings loads only the waiting companies, and counts the rest.
+    expect(watchedCounts(bed.t.db, eng.engagementId)).toEqual({ companies: 4, verified: 2 });
+    expect(watchedItems(bed.t.db, eng.engagementId, ["reconnect_pending"]).map((i) => i.name).sort()).toEqual(["Cedar Cycles", "Dune Dental"]);
     expect(actions(eng.engagementId, "migration.reconnect_pending")).toHaveLength(1);
     // It is the customer's move now: the links to send on, or fresh tokens.
     expect(getEngagement(bed.t.db, bed.people.support, eng.engagementId).waiting).toMatchObject({

@@ -39,6 +39,7 @@ import {
   releaseWatch,
   setReconnectedConnection,
   storeLinkUrls,
+  watchedCounts,
   watchedItems,
   watchesToConsider,
   type WatchRow,
@@ -174,7 +175,8 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const engagementId = row.engagementId;
     const engagement = findEngagement(db, engagementId);
     if (!engagement) throw new Error(`The engagement of watch ${engagementId} no longer exists.`);
-    const items = watchedItems(db, engagementId);
+    const counts = watchedCounts(db, engagementId);
+    const waitingItems = watchedItems(db, engagementId, ["reconnect_pending"]);
     const hypercare = hypercareOf(db, engagementId);
     const startHypercare = !row.hypercareEndsAt && hypercare.producedAt ? new Date(now.getTime() + hypercare.days * DAY_MS) : undefined;
     const hypercareEndsAt = row.hypercareEndsAt ?? startHypercare ?? null;
@@ -182,8 +184,10 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     let findings: WatchFindings | null = null;
     let failure: { status: number | null; error: string; correlationId: string | null; kind: string } | null = null;
     let requests = 0;
-    const waitingItems = items.filter((i) => i.state === "reconnect_pending");
     const plan = planCheck({ pending: waitingItems.length, dayStartedAt: row.dayStartedAt, now, hypercareStarts: !!startHypercare, hypercareEndsAt, askedFor: row.nextCheckAt.getTime() === ASKED_FOR.getTime() });
+    // Between listings a check looks up only the waiting companies: the others (thousands, after a
+    // large run) are loaded only for the day's listing.
+    const items = plan === "list" ? watchedItems(db, engagementId) : waitingItems;
     try {
       if (plan === "list") {
         const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)));
@@ -201,8 +205,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     }
 
     const rule = limitsOfTarget(target);
-    const verified = items.filter((i) => i.state === "verified").length;
-    const dailyQuota = rule.kind === "service" ? rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * verified : null;
+    const dailyQuota = rule.kind === "service" ? rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * counts.verified : null;
     const byId = new Map(items.map((i) => [i.id, i]));
     const dropped = (findings?.dropped ?? []).map((d) => ({ ...d, name: byId.get(d.itemId)?.name ?? d.itemId, linkUrl: byId.get(d.itemId)?.linkUrl ?? null }));
 
@@ -225,7 +228,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         }
       }
       const pending = countPending(tx, engagementId);
-      const base = nextCheckDelayMs({ pending, companies: items.length, dailyQuota, reconnectEveryMs: deps.reconnectEveryMs ?? (onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service) });
+      const base = nextCheckDelayMs({ pending, companies: counts.companies, dailyQuota, reconnectEveryMs: deps.reconnectEveryMs ?? (onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service) });
       let next = now.getTime() + (failure ? Math.min(base, RETRY_AFTER_FAILURE_MS) : base);
       // The next day's listing is due a day after this day's began (recordCheck starts a new day as planCheck reads it).
       const dayStarted = !row.dayStartedAt || now.getTime() - row.dayStartedAt.getTime() >= DAY_MS ? now : row.dayStartedAt;
