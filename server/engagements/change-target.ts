@@ -3,28 +3,31 @@
  * account on the service for the window. A target is one customer's account, so an engagement may
  * use only its organisation's targets or the built-in sandbox.
  */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { targetUseRefusal } from "@/server/targets/rules";
 import type { TargetChoicesView } from "@/core/targets/schemas";
 import { findServiceTarget, listTargetChoices } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isStaff, targetChangeAvailability } from "./checklist";
-import { findEngagement, loadForChange, updateEngagement } from "./engagement-repository";
+import { findEngagement, loadForChange, readSteps, updateEngagement } from "./engagement-repository";
 
 /**
  * Changes the engagement's service target: support only, refused once it is completed or cancelled
  * (checked before the transaction and again inside it), and for a target it may not use.
  */
-export function changeTarget(db: Db, actor: Actor, input: { engagementId: string; serviceTargetId: string }): void {
-  const refusal = targetChangeAvailability(actor.role, loadForChange(db, input.engagementId).eng.status);
+export async function changeTarget(database: Database, actor: Actor, input: { engagementId: string; serviceTargetId: string }): Promise<void> {
+  const refusal = targetChangeAvailability(actor.role, (await readSteps(database, (tx) => loadForChange(tx, input.engagementId))).eng.status);
   if (refusal) refuse(refusal);
-  db.transaction((tx) => {
+  // Read committed: the engagement row is locked first (loadForChange), so its status and target
+  // are decided as they are.
+  await database.transaction(
+    function* (tx) {
+    const { eng } = yield* loadForChange(tx, input.engagementId);
     const target = findServiceTarget(tx, input.serviceTargetId);
     if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
-    const { eng } = loadForChange(tx, input.engagementId);
     const locked = targetChangeAvailability(actor.role, eng.status);
     if (locked) refuse(locked);
     const refused = targetUseRefusal(target, eng.organizationId);
@@ -32,8 +35,8 @@ export function changeTarget(db: Db, actor: Actor, input: { engagementId: string
     if (eng.serviceTargetId === target.id) return;
     const before = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
     const now = new Date();
-    updateEngagement(tx, eng.id, { serviceTargetId: target.id }, now);
-    recordAudit(tx, {
+    yield* updateEngagement(tx, eng.id, { serviceTargetId: target.id }, now);
+    yield* writeAudit(tx, {
       actor,
       action: "engagement.target_changed",
       targetId: eng.id,
@@ -43,13 +46,15 @@ export function changeTarget(db: Db, actor: Actor, input: { engagementId: string
       after: { serviceTarget: target.name, baseUrl: target.baseUrl },
       at: now,
     });
-  });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /** The targets the engagement may be pointed at (its organisation's and the built-in sandbox) and where it points now, for staff. */
-export function getTargetChoices(db: Db, actor: Actor, engagementId: string): TargetChoicesView {
+export async function getTargetChoices(database: Database, actor: Actor, engagementId: string): Promise<TargetChoicesView> {
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff choose service targets.");
-  const eng = findEngagement(db, engagementId);
+  const eng = await readSteps(database, (tx) => findEngagement(tx, engagementId));
   if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
-  return listTargetChoices(db, eng);
+  return listTargetChoices(database.db, eng);
 }

@@ -1,5 +1,7 @@
 /** The engagement's audit timeline, newest first, in words. */
 import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
+import { readSteps } from "./engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
 import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief } from "@/server/security/audit";
@@ -31,8 +33,10 @@ const entryOf = (ev: AuditRow): TimelineEntry => ({
  * machine's per-company events (a credential decrypted for each company the bulk run authorizes…)
  * is one entry saying how many, so the people's moves around it stay in view.
  */
-export function getEngagementTimeline(db: Db, actor: Actor, engagementId: string, limit = 200): TimelineEntry[] {
-  assertCanView(db, actor, engagementId);
+export async function getEngagementTimeline(database: Database, actor: Actor, engagementId: string, limit = 200): Promise<TimelineEntry[]> {
+  await readSteps(database, (tx) => assertCanView(tx, actor, engagementId));
+  // The audit log's readers (server/security/audit.ts) are still better-sqlite3's synchronous ones.
+  const db = database.db;
   if (isStaff(actor.role)) return listAuditEvents(db, { engagementId, limit }).map(entryOf);
   return groupedTimeline(db, engagementId, limit);
 }
