@@ -16,25 +16,25 @@ export async function changeOwner(database: Database, actor: Actor, input: { eng
   // neither a parallel change of owner nor the owner's deactivation slips between check and write.
   await database.transaction(
     function* (tx) {
-      const { eng } = yield* loadForChange(tx, input.engagementId);
-      const owner = yield* q.get(
-        forUpdate(tx.select({ id: users.id, name: users.name, role: users.role, active: users.active }).from(users).where(eq(users.id, input.ownerId))),
-      );
-      if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
-      if (owner.id === eng.ownerId) return;
-      const previous = yield* q.get(tx.select({ name: users.name }).from(users).where(eq(users.id, eng.ownerId)));
-      const now = new Date();
-      yield* updateEngagement(tx, eng.id, { ownerId: owner.id }, now);
-      yield* writeAudit(tx, {
-      actor,
-      action: "engagement.owner_changed",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      before: { owner: previous?.name ?? null },
-      after: { owner: owner.name },
-      at: now,
-    });
+        const { eng } = yield* loadForChange(tx, input.engagementId);
+        const owner = yield* q.get(
+          forUpdate(tx.select({ id: users.id, name: users.name, role: users.role, active: users.active }).from(users).where(eq(users.id, input.ownerId))),
+        );
+        if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
+        if (owner.id === eng.ownerId) return;
+        const previous = yield* q.get(tx.select({ name: users.name }).from(users).where(eq(users.id, eng.ownerId)));
+        const now = new Date();
+        yield* updateEngagement(tx, eng.id, { ownerId: owner.id }, now);
+        yield* writeAudit(tx, {
+        actor,
+        action: "engagement.owner_changed",
+        targetId: eng.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        before: { owner: previous?.name ?? null },
+        after: { owner: owner.name },
+        at: now,
+      });
     },
     { isolation: "read committed" },
   );

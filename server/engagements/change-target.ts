@@ -25,27 +25,27 @@ export async function changeTarget(database: Database, actor: Actor, input: { en
   // are decided as they are.
   await database.transaction(
     function* (tx) {
-    const { eng } = yield* loadForChange(tx, input.engagementId);
-    const target = findServiceTarget(tx, input.serviceTargetId);
-    if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
-    const locked = targetChangeAvailability(actor.role, eng.status);
-    if (locked) refuse(locked);
-    const refused = targetUseRefusal(target, eng.organizationId);
-    if (refused) throw fieldError("serviceTargetId", refused);
-    if (eng.serviceTargetId === target.id) return;
-    const before = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
-    const now = new Date();
-    yield* updateEngagement(tx, eng.id, { serviceTargetId: target.id }, now);
-    yield* writeAudit(tx, {
-      actor,
-      action: "engagement.target_changed",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      before: { serviceTarget: before?.name ?? null },
-      after: { serviceTarget: target.name, baseUrl: target.baseUrl },
-      at: now,
-    });
+      const { eng } = yield* loadForChange(tx, input.engagementId);
+      const target = findServiceTarget(tx, input.serviceTargetId);
+      if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
+      const locked = targetChangeAvailability(actor.role, eng.status);
+      if (locked) refuse(locked);
+      const refused = targetUseRefusal(target, eng.organizationId);
+      if (refused) throw fieldError("serviceTargetId", refused);
+      if (eng.serviceTargetId === target.id) return;
+      const before = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
+      const now = new Date();
+      yield* updateEngagement(tx, eng.id, { serviceTargetId: target.id }, now);
+      yield* writeAudit(tx, {
+        actor,
+        action: "engagement.target_changed",
+        targetId: eng.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        before: { serviceTarget: before?.name ?? null },
+        after: { serviceTarget: target.name, baseUrl: target.baseUrl },
+        at: now,
+      });
     },
     { isolation: "read committed" },
   );

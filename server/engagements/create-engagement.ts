@@ -28,36 +28,36 @@ export async function createEngagement(
   // one commits, the other runs again and is refused (or takes the next reference).
   return database.transaction(
     function* (tx) {
-    const org = yield* findOrganization(tx, input.organizationId);
-    if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
-    const owner = yield* findUser(tx, ownerId);
-    if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
-    const open = yield* findOpenEngagement(tx, org.id, platform.key);
-    if (open) {
-      const message = `${org.name} already has an open ${platform.name} engagement (${open.reference}).`;
-      throw new AppError("CONFLICT", message, { fields: { platformKey: message } });
-    }
-    const now = new Date();
-    const reference = yield* nextReference(tx);
-    const eng = yield* insertEngagement(tx, {
-      reference,
-      organizationId: org.id,
-      platformKey: platform.key,
-      ownerId: owner.id,
-      // The built-in sandbox serves every organisation: a safe start until support picks the customer's own account.
-      serviceTargetId: findBuiltInSandbox(tx)?.id ?? null,
-      at: now,
-    });
-    yield* writeAudit(tx, {
-      actor,
-      action: "engagement.created",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: org.id,
-      after: { reference, organization: org.name, platformKey: platform.key, owner: owner.name },
-      at: now,
-    });
-    return { id: eng.id, reference, waiting: yield* refreshWaiting(tx, eng.id, now) };
+      const org = yield* findOrganization(tx, input.organizationId);
+      if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
+      const owner = yield* findUser(tx, ownerId);
+      if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
+      const open = yield* findOpenEngagement(tx, org.id, platform.key);
+      if (open) {
+        const message = `${org.name} already has an open ${platform.name} engagement (${open.reference}).`;
+        throw new AppError("CONFLICT", message, { fields: { platformKey: message } });
+      }
+      const now = new Date();
+      const reference = yield* nextReference(tx);
+      const eng = yield* insertEngagement(tx, {
+        reference,
+        organizationId: org.id,
+        platformKey: platform.key,
+        ownerId: owner.id,
+        // The built-in sandbox serves every organisation: a safe start until support picks the customer's own account.
+        serviceTargetId: findBuiltInSandbox(tx)?.id ?? null,
+        at: now,
+      });
+      yield* writeAudit(tx, {
+        actor,
+        action: "engagement.created",
+        targetId: eng.id,
+        engagementId: eng.id,
+        organizationId: org.id,
+        after: { reference, organization: org.name, platformKey: platform.key, owner: owner.name },
+        at: now,
+      });
+      return { id: eng.id, reference, waiting: yield* refreshWaiting(tx, eng.id, now) };
     },
     { isolation: "serializable" },
   );

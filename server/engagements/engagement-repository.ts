@@ -72,15 +72,15 @@ export function* nextReference(tx: DbOrTx): Steps<string> {
 export function* findOpenEngagement(tx: DbOrTx, organizationId: string, platformKey: string): Steps<{ reference: string } | undefined> {
   return yield* q.get(
     tx
-    .select({ reference: engagements.reference })
-    .from(engagements)
-    .where(
-      and(
-        eq(engagements.organizationId, organizationId),
-        eq(engagements.platformKey, platformKey),
-        inArray(engagements.status, ["active", "on_hold"]),
+      .select({ reference: engagements.reference })
+      .from(engagements)
+      .where(
+        and(
+          eq(engagements.organizationId, organizationId),
+          eq(engagements.platformKey, platformKey),
+          inArray(engagements.status, ["active", "on_hold"]),
+        ),
       ),
-    ),
   );
 }
 
@@ -91,19 +91,19 @@ export function* insertEngagement(
 ): Steps<{ id: string }> {
   const eng = yield* q.get(
     tx
-    .insert(engagements)
-    .values({
-      reference: values.reference,
-      organizationId: values.organizationId,
-      platformKey: values.platformKey,
-      ownerId: values.ownerId,
-      serviceTargetId: values.serviceTargetId,
-      status: "active",
-      currentStep: 1,
-      createdAt: values.at,
-      updatedAt: values.at,
-    })
-    .returning({ id: engagements.id }),
+      .insert(engagements)
+      .values({
+        reference: values.reference,
+        organizationId: values.organizationId,
+        platformKey: values.platformKey,
+        ownerId: values.ownerId,
+        serviceTargetId: values.serviceTargetId,
+        status: "active",
+        currentStep: 1,
+        createdAt: values.at,
+        updatedAt: values.at,
+      })
+      .returning({ id: engagements.id }),
   );
   const steps = Object.keys(initialStates()).map((n) => ({ engagementId: eng.id, step: Number(n), state: "pending" as const, updatedAt: values.at }));
   yield* q.run(tx.insert(engagementSteps).values(steps));
@@ -133,18 +133,18 @@ export function* updateStep(tx: DbOrTx, engagementId: string, step: StepNumber, 
     case "reopen":
       yield* q.run(
         tx
-        .update(engagementSteps)
-        .set({
-          state: change.state,
-          completedById: null,
-          completedAt: null,
-          evidence: null,
-          reopenedReason: change.reason,
-          reopenedById: change.reopenedById,
-          reopenedAt: at,
-          updatedAt: at,
-        })
-        .where(where),
+          .update(engagementSteps)
+          .set({
+            state: change.state,
+            completedById: null,
+            completedAt: null,
+            evidence: null,
+            reopenedReason: change.reason,
+            reopenedById: change.reopenedById,
+            reopenedAt: at,
+            updatedAt: at,
+          })
+          .where(where),
       );
       return;
     default: {
@@ -209,36 +209,36 @@ export function* queryEngagementPage(tx: DbOrTx, filter: EngagementListFilter) {
   const total = (yield* q.get(tx.select({ n: count() }).from(engagements).where(withStep)))?.n ?? 0;
   const byStep = yield* q.all(
     tx
-    .select({ step: engagements.currentStep, n: count() })
-    .from(engagements)
-    .where(and(...base))
-    .groupBy(engagements.currentStep),
+      .select({ step: engagements.currentStep, n: count() })
+      .from(engagements)
+      .where(and(...base))
+      .groupBy(engagements.currentStep),
   );
   const rows = yield* q.all(
     tx
-    .select({
-      id: engagements.id,
-      reference: engagements.reference,
-      organizationId: engagements.organizationId,
-      organizationName: organizations.name,
-      platformKey: engagements.platformKey,
-      ownerId: engagements.ownerId,
-      ownerName: users.name,
-      status: engagements.status,
-      currentStep: engagements.currentStep,
-      stepsDone: stepsDoneSql,
-      waitingOn: engagements.waitingOn,
-      waitingSince: engagements.waitingSince,
-      updatedAt: engagements.updatedAt,
-      createdAt: engagements.createdAt,
-    })
-    .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
-    .innerJoin(users, eq(users.id, engagements.ownerId))
-    .where(withStep)
-    .orderBy(desc(engagements.updatedAt), desc(engagements.reference))
-    .limit(filter.pageSize)
-    .offset((filter.page - 1) * filter.pageSize),
+      .select({
+        id: engagements.id,
+        reference: engagements.reference,
+        organizationId: engagements.organizationId,
+        organizationName: organizations.name,
+        platformKey: engagements.platformKey,
+        ownerId: engagements.ownerId,
+        ownerName: users.name,
+        status: engagements.status,
+        currentStep: engagements.currentStep,
+        stepsDone: stepsDoneSql,
+        waitingOn: engagements.waitingOn,
+        waitingSince: engagements.waitingSince,
+        updatedAt: engagements.updatedAt,
+        createdAt: engagements.createdAt,
+      })
+      .from(engagements)
+      .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
+      .innerJoin(users, eq(users.id, engagements.ownerId))
+      .where(withStep)
+      .orderBy(desc(engagements.updatedAt), desc(engagements.reference))
+      .limit(filter.pageSize)
+      .offset((filter.page - 1) * filter.pageSize),
   );
   return { rows, total, byStep };
 }
@@ -247,11 +247,11 @@ export function* queryEngagementPage(tx: DbOrTx, filter: EngagementListFilter) {
 export function* loadEngagementDetail(tx: DbOrTx, engagementId: string) {
   const row = yield* q.get(
     tx
-    .select({ e: engagements, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })
-    .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
-    .innerJoin(users, eq(users.id, engagements.ownerId))
-    .where(eq(engagements.id, engagementId)),
+      .select({ e: engagements, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })
+      .from(engagements)
+      .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
+      .innerJoin(users, eq(users.id, engagements.ownerId))
+      .where(eq(engagements.id, engagementId)),
   );
   if (!row) return undefined;
   const stepRows = yield* q.all(tx.select().from(engagementSteps).where(eq(engagementSteps.engagementId, engagementId)).orderBy(asc(engagementSteps.step)));
@@ -261,17 +261,17 @@ export function* loadEngagementDetail(tx: DbOrTx, engagementId: string) {
   const target = row.e.serviceTargetId
     ? yield* q.get(
         tx
-        .select({
-          id: serviceTargets.id,
-          name: serviceTargets.name,
-          kind: serviceTargets.kind,
-          baseUrl: serviceTargets.baseUrl,
-          organizationId: serviceTargets.organizationId,
-          builtIn: serviceTargets.builtIn,
-          archivedAt: serviceTargets.archivedAt,
-        })
-        .from(serviceTargets)
-        .where(eq(serviceTargets.id, row.e.serviceTargetId)),
+          .select({
+            id: serviceTargets.id,
+            name: serviceTargets.name,
+            kind: serviceTargets.kind,
+            baseUrl: serviceTargets.baseUrl,
+            organizationId: serviceTargets.organizationId,
+            builtIn: serviceTargets.builtIn,
+            archivedAt: serviceTargets.archivedAt,
+          })
+          .from(serviceTargets)
+          .where(eq(serviceTargets.id, row.e.serviceTargetId)),
       )
     : undefined;
   return { ...row, stepRows, states: statesOf(stepRows), people, target: target ?? null };

@@ -48,42 +48,42 @@ export async function acceptSubmission(
   // and a new submission locks it too, so the review decides on the current one.
   return database.transaction(
     function* (tx) {
-    const { eng, current } = yield* reviewedSubmission(tx, actor, input, acceptRule);
-    const now = new Date();
-    yield* updateSubmission(tx, current.id, { status: "accepted", reviewedById: actor.id, reviewedAt: now });
-    const submittedBy = (current.submittedById && (yield* findUser(tx, current.submittedById))?.name) || "the customer";
-    yield* applyStepAction(tx, actor, {
-      engagementId: eng.id,
-      step: 1,
-      action: "complete",
-      via: "flow",
-      at: now,
-      evidence: {
-        kind: "intake_accepted",
-        submissionId: current.id,
-        rowCount: current.rowCount,
-        warningCount: current.warningCount,
-        submittedAt: current.submittedAt,
-        submittedBy,
-      },
-    });
-    yield* writeAudit(tx, {
-      actor,
-      action: "intake.accepted",
-      targetId: current.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      after: { fileName: current.fileName, companies: current.rowCount, warnings: current.warningCount },
-      at: now,
-    });
-    return {
-      waiting: yield* refreshWaiting(tx, eng.id, now, eng),
-      notice: {
-        to: "customer",
-        subject: "Your details and token file were accepted",
-        text: `${actor.name} accepted the token file ${current.fileName} (${companiesText(current.rowCount)}). Step 1 is done. Next: add the callback URL to your OAuth app and turn off syncing in your old app (steps 3 and 4); support proposes the migration window (step 2).`,
-      },
-    };
+      const { eng, current } = yield* reviewedSubmission(tx, actor, input, acceptRule);
+      const now = new Date();
+      yield* updateSubmission(tx, current.id, { status: "accepted", reviewedById: actor.id, reviewedAt: now });
+      const submittedBy = (current.submittedById && (yield* findUser(tx, current.submittedById))?.name) || "the customer";
+      yield* applyStepAction(tx, actor, {
+        engagementId: eng.id,
+        step: 1,
+        action: "complete",
+        via: "flow",
+        at: now,
+        evidence: {
+          kind: "intake_accepted",
+          submissionId: current.id,
+          rowCount: current.rowCount,
+          warningCount: current.warningCount,
+          submittedAt: current.submittedAt,
+          submittedBy,
+        },
+      });
+      yield* writeAudit(tx, {
+        actor,
+        action: "intake.accepted",
+        targetId: current.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        after: { fileName: current.fileName, companies: current.rowCount, warnings: current.warningCount },
+        at: now,
+      });
+      return {
+        waiting: yield* refreshWaiting(tx, eng.id, now, eng),
+        notice: {
+          to: "customer",
+          subject: "Your details and token file were accepted",
+          text: `${actor.name} accepted the token file ${current.fileName} (${companiesText(current.rowCount)}). Step 1 is done. Next: add the callback URL to your OAuth app and turn off syncing in your old app (steps 3 and 4); support proposes the migration window (step 2).`,
+        },
+      };
     },
     { isolation: "read committed" },
   );

@@ -98,22 +98,22 @@ export function* migrationHasStarted(tx: DbOrTx, engagementId: string): Steps<bo
 export function* pageRealItems(tx: DbOrTx, engagementId: string, page: { offset: number; limit: number }) {
   return yield* q.all(
     tx
-    .select({
-      id: migrationItems.id,
-      position: migrationItems.position,
-      sourceRef: migrationItems.sourceRef,
-      name: migrationItems.name,
-      externalRef: migrationItems.externalRef,
-      recordsHint: migrationItems.recordsHint,
-      credentialsMask: migrationItems.credentialsMask,
-      accessTokenExpiresAt: migrationItems.accessTokenExpiresAt,
-      state: migrationItems.state,
-    })
-    .from(migrationItems)
-    .where(realItems(engagementId))
-    .orderBy(asc(migrationItems.position))
-    .limit(page.limit)
-    .offset(page.offset),
+      .select({
+        id: migrationItems.id,
+        position: migrationItems.position,
+        sourceRef: migrationItems.sourceRef,
+        name: migrationItems.name,
+        externalRef: migrationItems.externalRef,
+        recordsHint: migrationItems.recordsHint,
+        credentialsMask: migrationItems.credentialsMask,
+        accessTokenExpiresAt: migrationItems.accessTokenExpiresAt,
+        state: migrationItems.state,
+      })
+      .from(migrationItems)
+      .where(realItems(engagementId))
+      .orderBy(asc(migrationItems.position))
+      .limit(page.limit)
+      .offset(page.offset),
   );
 }
 
@@ -127,13 +127,13 @@ export function* realItemIds(tx: DbOrTx, engagementId: string): Steps<string[]> 
 export function* recordsSummary(tx: DbOrTx, engagementId: string): Steps<{ companies: number; hintedSum: number; hintedCompanies: number }> {
   const row = yield* q.get(
     tx
-    .select({
-      companies: count(),
-      hintedSum: sql<number>`coalesce(sum(${migrationItems.recordsHint}), 0)`,
-      hintedCompanies: count(migrationItems.recordsHint),
-    })
-    .from(migrationItems)
-    .where(realItems(engagementId)),
+      .select({
+        companies: count(),
+        hintedSum: sql<number>`coalesce(sum(${migrationItems.recordsHint}), 0)`,
+        hintedCompanies: count(migrationItems.recordsHint),
+      })
+      .from(migrationItems)
+      .where(realItems(engagementId)),
   );
   return { companies: row?.companies ?? 0, hintedSum: Number(row?.hintedSum ?? 0), hintedCompanies: row?.hintedCompanies ?? 0 };
 }

@@ -27,30 +27,30 @@ export async function returnSubmission(
   // Read committed: reviewedSubmission locks the engagement row first (see acceptSubmission).
   return database.transaction(
     function* (tx) {
-    const { eng, current } = yield* reviewedSubmission(tx, actor, input, returnRule);
-    const now = new Date();
-    yield* updateSubmission(tx, current.id, { status: "returned", returnNote: note, reviewedById: actor.id, reviewedAt: now });
-    if (current.status === "accepted") {
-      yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: `Submission sent back: ${note}`, at: now });
-    }
-    yield* writeAudit(tx, {
-      actor,
-      action: "intake.returned",
-      targetId: current.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      before: { status: current.status === "accepted" ? "accepted" : "submitted" },
-      after: { note },
-      at: now,
-    });
-    return {
-      waiting: yield* refreshWaiting(tx, eng.id, now, eng),
-      notice: {
-        to: "customer",
-        subject: "Your token file was sent back",
-        text: `${actor.name} sent back the submission of ${current.fileName} with this note:\n\n${note}\n\nFix what it says and submit the details and token file again in the portal.`,
-      },
-    };
+      const { eng, current } = yield* reviewedSubmission(tx, actor, input, returnRule);
+      const now = new Date();
+      yield* updateSubmission(tx, current.id, { status: "returned", returnNote: note, reviewedById: actor.id, reviewedAt: now });
+      if (current.status === "accepted") {
+        yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: `Submission sent back: ${note}`, at: now });
+      }
+      yield* writeAudit(tx, {
+        actor,
+        action: "intake.returned",
+        targetId: current.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        before: { status: current.status === "accepted" ? "accepted" : "submitted" },
+        after: { note },
+        at: now,
+      });
+      return {
+        waiting: yield* refreshWaiting(tx, eng.id, now, eng),
+        notice: {
+          to: "customer",
+          subject: "Your token file was sent back",
+          text: `${actor.name} sent back the submission of ${current.fileName} with this note:\n\n${note}\n\nFix what it says and submit the details and token file again in the portal.`,
+        },
+      };
     },
     { isolation: "read committed" },
   );

@@ -85,55 +85,55 @@ export async function submitIntake(
   // submission, review and run request of the engagement does the same, so they queue on it.
   return database.transaction(
     function* (tx) {
-    // Checked again on the rows as they are now (another submission or a run may have come in).
-    const { eng, states, platform } = yield* assertMaySubmit(tx, actor, input.engagementId);
-    const now = new Date();
-    const previous = yield* findCurrentSubmission(tx, eng.id);
-    if (previous) yield* updateSubmission(tx, previous.id, { status: "replaced" });
-    const replacedCompanies = yield* deleteRealItems(tx, eng.id);
-    const ref = { engagementId: eng.id, submissionId };
-    yield* insertSubmission(tx, {
-      id: submissionId,
-      engagementId: eng.id,
-      status: "submitted",
-      clientId: input.form.clientId,
-      clientSecretCipher: sealClientSecret(deps.ring, ref, input.form.clientSecret),
-      clientSecretMask: maskSecret(input.form.clientSecret),
-      contacts: input.form.contacts,
-      fileName,
-      fileKind,
-      rowCount: parsed.rows.length,
-      warningCount: parsed.warningCount,
-      countsByKind: { ...parsed.countsByKind } as Record<string, number>,
-      preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
-      warnings,
-      submittedById: actor.id,
-      submittedAt: now,
-      replacedItemCount: previous ? replacedCompanies : null,
-    });
-    const companies = insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
-    yield* writeAudit(tx, {
-      actor,
-      action: "intake.submitted",
-      targetId: submissionId,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      before: { submission: previous?.id ?? null, companies: replacedCompanies },
-      after: { fileName, fileKind, companies, warnings: parsed.warningCount },
-      at: now,
-    });
-    // Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade).
-    if (states[1] === "done") {
-      yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: "A new token file was submitted", at: now });
-    }
-    if (states[1] !== "in_progress") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "start", via: "flow", at: now });
-    const waiting = yield* refreshWaiting(tx, eng.id, now, eng);
-    const notice: FlowNotice = {
-      to: "support",
-      subject: previous ? "A new token file to review" : "Details and token file to review",
-      text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
-    };
-    return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
+      // Checked again on the rows as they are now (another submission or a run may have come in).
+      const { eng, states, platform } = yield* assertMaySubmit(tx, actor, input.engagementId);
+      const now = new Date();
+      const previous = yield* findCurrentSubmission(tx, eng.id);
+      if (previous) yield* updateSubmission(tx, previous.id, { status: "replaced" });
+      const replacedCompanies = yield* deleteRealItems(tx, eng.id);
+      const ref = { engagementId: eng.id, submissionId };
+      yield* insertSubmission(tx, {
+        id: submissionId,
+        engagementId: eng.id,
+        status: "submitted",
+        clientId: input.form.clientId,
+        clientSecretCipher: sealClientSecret(deps.ring, ref, input.form.clientSecret),
+        clientSecretMask: maskSecret(input.form.clientSecret),
+        contacts: input.form.contacts,
+        fileName,
+        fileKind,
+        rowCount: parsed.rows.length,
+        warningCount: parsed.warningCount,
+        countsByKind: { ...parsed.countsByKind } as Record<string, number>,
+        preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
+        warnings,
+        submittedById: actor.id,
+        submittedAt: now,
+        replacedItemCount: previous ? replacedCompanies : null,
+      });
+      const companies = insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
+      yield* writeAudit(tx, {
+        actor,
+        action: "intake.submitted",
+        targetId: submissionId,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        before: { submission: previous?.id ?? null, companies: replacedCompanies },
+        after: { fileName, fileKind, companies, warnings: parsed.warningCount },
+        at: now,
+      });
+      // Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade).
+      if (states[1] === "done") {
+        yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: "A new token file was submitted", at: now });
+      }
+      if (states[1] !== "in_progress") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "start", via: "flow", at: now });
+      const waiting = yield* refreshWaiting(tx, eng.id, now, eng);
+      const notice: FlowNotice = {
+        to: "support",
+        subject: previous ? "A new token file to review" : "Details and token file to review",
+        text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
+      };
+      return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
     },
     { isolation: "read committed" },
   );

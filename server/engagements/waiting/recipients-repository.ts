@@ -18,18 +18,18 @@ export type EngagementRecipients = {
 export function* findRecipients(tx: DbOrTx, engagementId: string): Steps<EngagementRecipients | undefined> {
   const row = yield* q.get(
     tx
-    .select({ reference: engagements.reference, platformKey: engagements.platformKey, organizationId: engagements.organizationId, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })
-    .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
-    .innerJoin(users, eq(users.id, engagements.ownerId))
-    .where(eq(engagements.id, engagementId)),
+      .select({ reference: engagements.reference, platformKey: engagements.platformKey, organizationId: engagements.organizationId, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })
+      .from(engagements)
+      .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
+      .innerJoin(users, eq(users.id, engagements.ownerId))
+      .where(eq(engagements.id, engagementId)),
   );
   if (!row) return undefined;
   const people = yield* q.all(
     tx
-    .select({ name: users.name, email: users.email })
-    .from(users)
-    .where(and(eq(users.organizationId, row.organizationId), eq(users.role, "customer"), eq(users.active, true))),
+      .select({ name: users.name, email: users.email })
+      .from(users)
+      .where(and(eq(users.organizationId, row.organizationId), eq(users.role, "customer"), eq(users.active, true))),
   );
   const contacts = (yield* findCurrentSubmission(tx, engagementId))?.contacts ?? [];
   const seen = new Set<string>();

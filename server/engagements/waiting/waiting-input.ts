@@ -18,19 +18,19 @@ import type { LastMile, WaitingInput } from "./waiting-rule";
 export function* loadLastMile(tx: DbOrTx, engagementId: string): Steps<LastMile> {
   const run = yield* q.get(
     tx
-    .select({ status: migrationRuns.status })
-    .from(migrationRuns)
-    .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk")))
-    .orderBy(desc(migrationRuns.requestedAt)),
+      .select({ status: migrationRuns.status })
+      .from(migrationRuns)
+      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk")))
+      .orderBy(desc(migrationRuns.requestedAt)),
   );
   const handover = yield* q.get(tx.select({ acknowledgedAt: handovers.acknowledgedAt }).from(handovers).where(eq(handovers.engagementId, engagementId)));
   const pending = (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending")))))?.n ?? 0;
   const supplementary = yield* q.get(
     tx
-    .select({ status: supplementaryFiles.status })
-    .from(supplementaryFiles)
-    .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
-    .orderBy(desc(supplementaryFiles.submittedAt)),
+      .select({ status: supplementaryFiles.status })
+      .from(supplementaryFiles)
+      .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
+      .orderBy(desc(supplementaryFiles.submittedAt)),
   );
   return {
     bulkRunEnded: run?.status === "completed" || run?.status === "cancelled",

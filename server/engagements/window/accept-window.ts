@@ -32,32 +32,32 @@ export async function acceptWindow(
   // so a withdrawal or another acceptance of the same engagement waits for this one.
   return database.transaction(
     function* (tx): Steps<{ waiting: WaitingChange | null; notice: FlowNotice }> {
-    const { eng, window } = yield* check(tx, actor, input);
-    const at = new Date();
-    yield* decideWindow(tx, window.id, { status: "accepted", decidedById: actor.id, decidedAt: at });
-    yield* supersedeOpenWindows(tx, eng.id, { decidedById: actor.id, decidedAt: at }, window.id);
-    yield* updateEngagement(tx, eng.id, { windowStartsAt: window.startsAt, windowEndsAt: window.endsAt }, at);
-    yield* applyStepAction(tx, actor, {
-      engagementId: eng.id,
-      step: 2,
-      action: "complete",
-      via: "flow",
-      at,
-      evidence: { kind: "window_accepted", proposalId: window.id, startsAt: window.startsAt, endsAt: window.endsAt, estimateSeconds: window.estimateSeconds },
-    });
-    yield* writeAudit(tx, {
-      actor,
-      action: "window.accepted",
-      targetId: window.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      after: { startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString() },
-      at,
-    });
-    return {
-      waiting: yield* refreshWaiting(tx, eng.id, at, eng),
-      notice: { to: "support", subject: "Migration window accepted", text: `${actor.name} accepted the migration window ${windowText(window)}. Step 2 is done.` },
-    };
+      const { eng, window } = yield* check(tx, actor, input);
+      const at = new Date();
+      yield* decideWindow(tx, window.id, { status: "accepted", decidedById: actor.id, decidedAt: at });
+      yield* supersedeOpenWindows(tx, eng.id, { decidedById: actor.id, decidedAt: at }, window.id);
+      yield* updateEngagement(tx, eng.id, { windowStartsAt: window.startsAt, windowEndsAt: window.endsAt }, at);
+      yield* applyStepAction(tx, actor, {
+        engagementId: eng.id,
+        step: 2,
+        action: "complete",
+        via: "flow",
+        at,
+        evidence: { kind: "window_accepted", proposalId: window.id, startsAt: window.startsAt, endsAt: window.endsAt, estimateSeconds: window.estimateSeconds },
+      });
+      yield* writeAudit(tx, {
+        actor,
+        action: "window.accepted",
+        targetId: window.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        after: { startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString() },
+        at,
+      });
+      return {
+        waiting: yield* refreshWaiting(tx, eng.id, at, eng),
+        notice: { to: "support", subject: "Migration window accepted", text: `${actor.name} accepted the migration window ${windowText(window)}. Step 2 is done.` },
+      };
     },
     { isolation: "read committed" },
   );

@@ -47,52 +47,52 @@ export async function proposeWindow(
   // Read committed: loadWindowState locks the engagement row before the rule is decided.
   return database.transaction(
     function* (tx) {
-    const { eng, states, platform, rule } = yield* loadWindowState(tx, actor, input.engagementId);
-    enforce(proposeRule(rule), true);
-    const estimated = yield* estimateForEngagement(tx, { engagementId: eng.id, platform, target: limits });
-    if (!estimated) throw new AppError("PRECONDITION_FAILED", "The engagement has no companies to estimate: the token file must be accepted first.");
-    const at = new Date();
-    const note = input.note?.trim() || null;
-    const rows = input.windows.map((w, i) => ({
-      id: ids[i]!,
-      engagementId: eng.id,
-      status: "proposed" as const,
-      startsAt: w.startsAt,
-      endsAt: w.endsAt,
-      estimateSeconds: Math.ceil(estimated.estimate.totalSeconds),
-      estimate: { ...estimated.view },
-      note,
-      proposedById: actor.id,
-      proposedAt: at,
-    }));
-    yield* insertWindows(tx, rows);
-    for (const r of rows) {
-      yield* writeAudit(tx, {
-        actor,
-        action: "window.proposed",
-        targetId: r.id,
+      const { eng, states, platform, rule } = yield* loadWindowState(tx, actor, input.engagementId);
+      enforce(proposeRule(rule), true);
+      const estimated = yield* estimateForEngagement(tx, { engagementId: eng.id, platform, target: limits });
+      if (!estimated) throw new AppError("PRECONDITION_FAILED", "The engagement has no companies to estimate: the token file must be accepted first.");
+      const at = new Date();
+      const note = input.note?.trim() || null;
+      const rows = input.windows.map((w, i) => ({
+        id: ids[i]!,
         engagementId: eng.id,
-        organizationId: eng.organizationId,
-        after: {
-          startsAt: r.startsAt.toISOString(),
-          endsAt: r.endsAt.toISOString(),
-          estimateSeconds: r.estimateSeconds,
-          shorterThanEstimate: r.endsAt.getTime() - r.startsAt.getTime() < r.estimateSeconds * 1000,
+        status: "proposed" as const,
+        startsAt: w.startsAt,
+        endsAt: w.endsAt,
+        estimateSeconds: Math.ceil(estimated.estimate.totalSeconds),
+        estimate: { ...estimated.view },
+        note,
+        proposedById: actor.id,
+        proposedAt: at,
+      }));
+      yield* insertWindows(tx, rows);
+      for (const r of rows) {
+        yield* writeAudit(tx, {
+          actor,
+          action: "window.proposed",
+          targetId: r.id,
+          engagementId: eng.id,
+          organizationId: eng.organizationId,
+          after: {
+            startsAt: r.startsAt.toISOString(),
+            endsAt: r.endsAt.toISOString(),
+            estimateSeconds: r.estimateSeconds,
+            shorterThanEstimate: r.endsAt.getTime() - r.startsAt.getTime() < r.estimateSeconds * 1000,
+          },
+          at,
+        });
+      }
+      if (states[2] === "pending") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "start", via: "flow", at });
+      const list = rows.map((r) => `- ${windowText(r)}`).join("\n");
+      return {
+        windowIds: rows.map((r) => r.id),
+        waiting: yield* refreshWaiting(tx, eng.id, at, eng),
+        notice: {
+          to: "customer",
+          subject: plural(rows.length, { one: "A migration window proposed", other: "Migration windows proposed" }),
+          text: `${actor.name} proposed ${plural(rows.length, { one: "this migration window", other: "these migration windows" })} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
         },
-        at,
-      });
-    }
-    if (states[2] === "pending") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "start", via: "flow", at });
-    const list = rows.map((r) => `- ${windowText(r)}`).join("\n");
-    return {
-      windowIds: rows.map((r) => r.id),
-      waiting: yield* refreshWaiting(tx, eng.id, at, eng),
-      notice: {
-        to: "customer",
-        subject: plural(rows.length, { one: "A migration window proposed", other: "Migration windows proposed" }),
-        text: `${actor.name} proposed ${plural(rows.length, { one: "this migration window", other: "these migration windows" })} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
-      },
-    };
+      };
     },
     { isolation: "read committed" },
   );

@@ -30,30 +30,30 @@ export async function rescheduleWindow(
   // Read committed: loadWindowState locks the engagement row before the rule is decided.
   return database.transaction(
     function* (tx) {
-    const { eng, rule } = yield* loadWindowState(tx, actor, input.engagementId);
-    enforce(rescheduleRule(rule), true);
-    if (!eng.windowStartsAt || !eng.windowEndsAt) throw new AppError("PRECONDITION_FAILED", "No window is agreed yet.");
-    const old = { startsAt: eng.windowStartsAt, endsAt: eng.windowEndsAt };
-    const at = new Date();
-    const { changed } = yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "reopen", via: "flow", reason: `Rescheduled: ${reason}`, at });
-    yield* writeAudit(tx, {
-      actor,
-      action: "window.rescheduled",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      after: { startsAt: old.startsAt.toISOString(), endsAt: old.endsAt.toISOString(), reason },
-      at,
-    });
-    return {
-      changed,
-      waiting: yield* refreshWaiting(tx, eng.id, at, eng),
-      notice: {
-        to: "customer",
-        subject: "The migration window is being rescheduled",
-        text: `${actor.name} cancelled the agreed window ${windowText(old)} to reschedule it:\n\n${reason}\n\nA new window will be proposed; the calendar invite for the old one no longer holds.`,
-      },
-    };
+      const { eng, rule } = yield* loadWindowState(tx, actor, input.engagementId);
+      enforce(rescheduleRule(rule), true);
+      if (!eng.windowStartsAt || !eng.windowEndsAt) throw new AppError("PRECONDITION_FAILED", "No window is agreed yet.");
+      const old = { startsAt: eng.windowStartsAt, endsAt: eng.windowEndsAt };
+      const at = new Date();
+      const { changed } = yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "reopen", via: "flow", reason: `Rescheduled: ${reason}`, at });
+      yield* writeAudit(tx, {
+        actor,
+        action: "window.rescheduled",
+        targetId: eng.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        after: { startsAt: old.startsAt.toISOString(), endsAt: old.endsAt.toISOString(), reason },
+        at,
+      });
+      return {
+        changed,
+        waiting: yield* refreshWaiting(tx, eng.id, at, eng),
+        notice: {
+          to: "customer",
+          subject: "The migration window is being rescheduled",
+          text: `${actor.name} cancelled the agreed window ${windowText(old)} to reschedule it:\n\n${reason}\n\nA new window will be proposed; the calendar invite for the old one no longer holds.`,
+        },
+      };
     },
     { isolation: "read committed" },
   );

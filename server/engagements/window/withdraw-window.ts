@@ -28,22 +28,22 @@ export async function withdrawWindow(
   // every change of the engagement's windows locks it first too.
   return database.transaction(
     function* (tx): Steps<{ waiting: WaitingChange | null; notice: FlowNotice }> {
-    const { eng, window } = yield* check(tx, actor, input);
-    const at = new Date();
-    yield* decideWindow(tx, window.id, { status: "withdrawn", decidedById: actor.id, decidedAt: at });
-    yield* writeAudit(tx, {
-      actor,
-      action: "window.withdrawn",
-      targetId: window.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      after: { startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString() },
-      at,
-    });
-    return {
-      waiting: yield* refreshWaiting(tx, eng.id, at, eng),
-      notice: { to: "customer", subject: "A proposed window was withdrawn", text: `${actor.name} withdrew the proposed migration window ${windowText(window)}.` },
-    };
+      const { eng, window } = yield* check(tx, actor, input);
+      const at = new Date();
+      yield* decideWindow(tx, window.id, { status: "withdrawn", decidedById: actor.id, decidedAt: at });
+      yield* writeAudit(tx, {
+        actor,
+        action: "window.withdrawn",
+        targetId: window.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        after: { startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString() },
+        at,
+      });
+      return {
+        waiting: yield* refreshWaiting(tx, eng.id, at, eng),
+        notice: { to: "customer", subject: "A proposed window was withdrawn", text: `${actor.name} withdrew the proposed migration window ${windowText(window)}.` },
+      };
     },
     { isolation: "read committed" },
   );
