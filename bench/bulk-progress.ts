@@ -42,7 +42,7 @@ const STATES = [
 async function main() {
   const t = createTestDb();
   const people = await seedPeople(t.db);
-  const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Bench target", baseUrl: "http://127.0.0.1:9", apiKey: "bench-api-key-0001", kind: "sandbox", organizationId: people.orgA });
+  const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Bench target", baseUrl: "http://127.0.0.1:9", apiKey: "bench-api-key-0001", kind: "sandbox", organizationId: people.orgA });
   const flows = await engagementThroughFlows({ db: t.db, config: testConfig(), support: people.support, customer: people.customerA, serviceTargetId: target.id });
   passSingleCompanyTest(t.db, people.support, flows.engagementId);
   // The flows agree a window a week on: the bench starts before it, saying why as support must.

@@ -103,7 +103,7 @@ export async function invite(
 
   const link = `${deps.appUrl.replace(/\/$/, "")}/invite/${token}`;
   const where = result.orgName ? ` for ${result.orgName}` : "";
-  await sendMail(database.db, deps.mail, {
+  await sendMail(database, deps.mail, {
     to: email,
     subject: `You're invited to Ferry${where}`,
     text: [

@@ -149,7 +149,7 @@ beforeAll(async () => {
   let counter = 0;
   const engA = (await createEngagement(t.database, people.support, { organizationId: people.orgA, platformKey: "qhyg" })).id;
   const engB = (await createEngagement(t.database, people.support, { organizationId: people.orgB, platformKey: "qhyg" })).id;
-  const targetId = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox", baseUrl: "http://127.0.0.1:1", apiKey: "key-of-org-a-1234", kind: "sandbox", organizationId: people.orgA }).id;
+  const targetId = (await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Sandbox", baseUrl: "http://127.0.0.1:1", apiKey: "key-of-org-a-1234", kind: "sandbox", organizationId: people.orgA })).id;
   f = { ...people, engA, engB, targetId, invitationToken: "unknown-token-abc", n: () => ++counter };
 });
 afterAll(() => t.close());

@@ -180,7 +180,7 @@ beforeAll(async () => {
   const { fileId } = await postFresh("submit", csvBytes(freshRows));
 
   // The organisation's own target (nothing listens at its address: its connection test answers "unreachable").
-  const targetId = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Scan target", baseUrl: "http://127.0.0.1:9", apiKey: TARGET_KEY, kind: "service", organizationId: p.orgA }).id;
+  const targetId = (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name: "Scan target", baseUrl: "http://127.0.0.1:9", apiKey: TARGET_KEY, kind: "service", organizationId: p.orgA })).id;
   const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId, fileId: fileId! };
   for (const actor of [p.customerA, p.customerB, p.support, p.admin]) await callEverything(actor, f);
 });

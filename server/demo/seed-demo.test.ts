@@ -107,7 +107,7 @@ describe("the demo seed without a sandbox", () => {
   it("marks a sandbox target already at SANDBOX_URL (from before the built-in flag) as the built-in one", async () => {
     const t = createTestDb();
     try {
-      const { id } = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Ferry sandbox", baseUrl: "http://127.0.0.1:4010", apiKey: "sandbox-key-0000", kind: "sandbox" });
+      const { id } = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Ferry sandbox", baseUrl: "http://127.0.0.1:4010", apiKey: "sandbox-key-0000", kind: "sandbox" });
       await seedDemo(t.db, { ring: TEST_KEY_RING, sandboxUrl: "http://127.0.0.1:4010" });
       expect(t.db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get()).toMatchObject({ builtIn: true, organizationId: null });
       expect((await byPlatform(t))["Acme Lending/QuickBooks Online"]!.serviceTarget).toMatchObject({ id, builtIn: true });

@@ -183,16 +183,16 @@ async function handedOverWithReconnection(
  * with a client of its own. With sandbox access the token files are built from real sandbox tenants.
  */
 export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
+  // Accounts and targets are on the dialect-neutral layer; the rest of the seed still uses the SQLite handle.
+  const database = databaseOf(db);
   const sandboxUrl = options.sandbox?.url ?? options.sandboxUrl;
   if (sandboxUrl) {
     const access = options.sandbox;
-    await ensureBuiltInSandbox(db, options.ring, {
+    await ensureBuiltInSandbox(database, options.ring, {
       url: sandboxUrl,
       newApiKey: access ? async () => (await createControlClient(access).createClient({ plan: "paid", name: "Ferry demo" })).apiKey : undefined,
     });
   }
-  // Accounts are on the dialect-neutral layer; the rest of the seed still uses the SQLite handle.
-  const database = databaseOf(db);
   if (await hasAdmin(database)) return { seeded: false };
 
   const orgIds = new Map<string, string>();

@@ -20,15 +20,15 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 const targetOf = (id: string) => t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, id)).get()!.id;
-const target = (name: string, organizationId: string | null, kind: "service" | "sandbox" = "service") =>
-  createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name, baseUrl: "https://api.codat.io", apiKey: `${name}-key-0000`, kind, organizationId }).id;
+const target = async (name: string, organizationId: string | null, kind: "service" | "sandbox" = "service") =>
+  (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name, baseUrl: "https://api.codat.io", apiKey: `${name}-key-0000`, kind, organizationId })).id;
 
 describe("a new engagement", () => {
   it("starts on the built-in sandbox, never on a target an admin merely labelled sandbox", async () => {
     // Added before the built-in sandbox, and labelled a sandbox: the old rule picked the oldest such target.
-    const labelled = target("Labelled sandbox", p.orgB, "sandbox");
+    const labelled = await target("Labelled sandbox", p.orgB, "sandbox");
     expect(targetOf((await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id)).toBeNull();
-    const builtIn = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
+    const builtIn = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
     const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "fbrh" })).id;
     expect(targetOf(eng)).toBe(builtIn);
     expect(targetOf(eng)).not.toBe(labelled);
@@ -37,12 +37,12 @@ describe("a new engagement", () => {
 
 describe("changing an engagement's target", () => {
   it("takes its organisation's targets and the built-in sandbox; refuses another organisation's, an unassigned and an archived one, changing nothing", async () => {
-    const builtIn = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
-    const own = target("Org A prod", p.orgA);
-    const other = target("Org B prod", p.orgB);
-    const unassigned = target("Whose", null);
-    const old = target("Org A old", p.orgA);
-    archiveServiceTarget(t.db, p.admin, { targetId: old });
+    const builtIn = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
+    const own = await target("Org A prod", p.orgA);
+    const other = await target("Org B prod", p.orgB);
+    const unassigned = await target("Whose", null);
+    const old = await target("Org A old", p.orgA);
+    await archiveServiceTarget(t.database, p.admin, { targetId: old });
     const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 
     for (const [serviceTargetId, words] of [
@@ -66,10 +66,10 @@ describe("changing an engagement's target", () => {
   });
 
   it("offers the same targets the rule takes", async () => {
-    const builtIn = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
-    const own = target("Org A prod", p.orgA);
-    target("Org B prod", p.orgB);
-    target("Whose", null);
+    const builtIn = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
+    const own = await target("Org A prod", p.orgA);
+    await target("Org B prod", p.orgB);
+    await target("Whose", null);
     const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
     const { options } = await getTargetChoices(t.database, p.support, eng);
     expect(options.map((o) => o.id)).toEqual([builtIn, own]);

@@ -26,14 +26,14 @@ export async function changeTarget(database: Database, actor: Actor, input: { en
   await database.transaction(
     function* (tx) {
       const { eng } = yield* loadForChange(tx, input.engagementId);
-      const target = findServiceTarget(tx, input.serviceTargetId);
+      const target = yield* findServiceTarget(tx, input.serviceTargetId);
       if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
       const locked = targetChangeAvailability(actor.role, eng.status);
       if (locked) refuse(locked);
       const refused = targetUseRefusal(target, eng.organizationId);
       if (refused) throw fieldError("serviceTargetId", refused);
       if (eng.serviceTargetId === target.id) return;
-      const before = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
+      const before = eng.serviceTargetId ? yield* findServiceTarget(tx, eng.serviceTargetId) : undefined;
       const now = new Date();
       yield* updateEngagement(tx, eng.id, { serviceTargetId: target.id }, now);
       yield* writeAudit(tx, {
@@ -56,5 +56,5 @@ export async function getTargetChoices(database: Database, actor: Actor, engagem
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff choose service targets.");
   const eng = await readSteps(database, (tx) => findEngagement(tx, engagementId));
   if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
-  return listTargetChoices(database.db, eng);
+  return listTargetChoices(database, eng);
 }

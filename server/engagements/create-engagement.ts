@@ -45,7 +45,7 @@ export async function createEngagement(
         platformKey: platform.key,
         ownerId: owner.id,
         // The built-in sandbox serves every organisation: a safe start until support picks the customer's own account.
-        serviceTargetId: findBuiltInSandbox(tx)?.id ?? null,
+        serviceTargetId: (yield* findBuiltInSandbox(tx))?.id ?? null,
         at: now,
       });
       yield* writeAudit(tx, {

@@ -13,40 +13,44 @@
  */
 import { and, eq, isNotNull } from "drizzle-orm";
 import { engagements, migrationItems, supplementaryRows } from "@/db/schema";
-import type { Db } from "@/db/client";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { q, type Database, type Steps } from "@/db/database";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 
 /**
  * Deletes an item's fresh tokens if it was retried with some and still holds them (its own sealed
- * copy and its supplementary rows'); returns whether anything was deleted. Idempotent.
+ * copy and its supplementary rows'); returns whether anything was deleted. Idempotent. A step of
+ * the transaction that moves the item into its final state (code on better-sqlite3's own
+ * transactions runs it with runSync).
  */
-export function purgeUsedFreshTokens(tx: DbOrTx, params: { itemId: string; at: Date }): boolean {
-  const item = tx
-    .select({
-      id: migrationItems.id,
-      name: migrationItems.name,
-      state: migrationItems.state,
-      engagementId: migrationItems.engagementId,
-      organizationId: engagements.organizationId,
-      fileId: migrationItems.supplementaryFileId,
-      cipher: migrationItems.credentialsCipher,
-    })
-    .from(migrationItems)
-    .innerJoin(engagements, eq(engagements.id, migrationItems.engagementId))
-    .where(eq(migrationItems.id, params.itemId))
-    .get();
+export function* purgeUsedFreshTokens(tx: DbOrTx, params: { itemId: string; at: Date }): Steps<boolean> {
+  const item = yield* q.get(
+    tx
+      .select({
+        id: migrationItems.id,
+        name: migrationItems.name,
+        state: migrationItems.state,
+        engagementId: migrationItems.engagementId,
+        organizationId: engagements.organizationId,
+        fileId: migrationItems.supplementaryFileId,
+        cipher: migrationItems.credentialsCipher,
+      })
+      .from(migrationItems)
+      .innerJoin(engagements, eq(engagements.id, migrationItems.engagementId))
+      .where(eq(migrationItems.id, params.itemId)),
+  );
   if (!item?.fileId) return false;
-  const rows = tx
-    .update(supplementaryRows)
-    .set({ credentialsCipher: null, credentialsPurgedAt: params.at })
-    .where(and(eq(supplementaryRows.itemId, item.id), isNotNull(supplementaryRows.credentialsCipher)))
-    .returning({ id: supplementaryRows.id })
-    .all().length;
+  const { changes: rows } = yield* q.run(
+    tx
+      .update(supplementaryRows)
+      .set({ credentialsCipher: null, credentialsPurgedAt: params.at })
+      .where(and(eq(supplementaryRows.itemId, item.id), isNotNull(supplementaryRows.credentialsCipher))),
+  );
   if (item.cipher) {
-    tx.update(migrationItems).set({ credentialsCipher: null, credentialsPurgedAt: params.at }).where(eq(migrationItems.id, item.id)).run();
+    yield* q.run(tx.update(migrationItems).set({ credentialsCipher: null, credentialsPurgedAt: params.at }).where(eq(migrationItems.id, item.id)));
   }
   if (!item.cipher && !rows) return false;
-  recordAudit(tx, {
+  yield* writeAudit(tx, {
     actor: null,
     action: "supplementary.tokens_purged",
     targetId: item.id,
@@ -58,11 +62,7 @@ export function purgeUsedFreshTokens(tx: DbOrTx, params: { itemId: string; at: D
   return true;
 }
 
-/**
- * After a purge has committed: copies the write-ahead log into the database file (where
- * secure_delete has zeroed the deleted bytes) and truncates it, so no copy of the old page stays in
- * the log. Best effort while other connections read.
- */
-export function checkpointAfterFreshTokenPurge(db: Db): void {
-  db.$client.pragma("wal_checkpoint(TRUNCATE)");
+/** After a purge has committed: clears the write-ahead log's copies of the deleted tokens (see server/security/checkpoint.ts). */
+export function checkpointAfterFreshTokenPurge(database: Database): void {
+  checkpointAfterSecretOverwrite(database);
 }

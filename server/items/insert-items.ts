@@ -4,17 +4,24 @@
  * expiry kept beside them for screens. Used by the intake's submission, the rehearsal and tests;
  * the caller runs it inside its transaction.
  *
- * One prepared single-row INSERT, run per row inside the caller's transaction: a 100,000-row file
- * is stored in about a second. (Multi-row INSERTs of 500 rows, re-prepared for every chunk, cost
- * about ten times as much: SQLite compiles a 9,500-parameter statement each time.)
+ * On SQLite, one prepared single-row INSERT, run per row inside the caller's transaction: a
+ * 100,000-row file is stored in about a second. (Multi-row INSERTs of 500 rows, re-prepared for
+ * every chunk, cost about ten times as much: SQLite compiles a 9,500-parameter statement each
+ * time.) On PostgreSQL each statement is a round trip to the server, so rows go in multi-row
+ * INSERTs instead.
  */
-import { sql } from "drizzle-orm";
+import { is, sql } from "drizzle-orm";
+import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { q, type Steps } from "@/db/database";
 import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
 import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { accessTokenExpiry, maskCredentials, sealItemCredentials } from "./item-credentials";
+
+/** Rows per INSERT on PostgreSQL: 15 parameters a row, well under its 65,535 a statement. */
+const PG_ROWS_PER_INSERT = 1_000;
 
 const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
 
@@ -44,10 +51,10 @@ function prepareInsert(tx: DbOrTx) {
 }
 
 /**
- * Inserts one pending migration item per row, in file order. Returns how many were inserted.
- * Synchronous (better-sqlite3): call it inside the caller's transaction.
+ * Inserts one pending migration item per row, in file order. Returns how many were inserted. A
+ * step of the caller's transaction (code on better-sqlite3's own transactions runs it with runSync).
  */
-export function insertMigrationItems(
+export function* insertMigrationItems(
   tx: DbOrTx,
   params: {
     ring: KeyRing;
@@ -65,15 +72,14 @@ export function insertMigrationItems(
     /** A rehearsal's simulated items: the run that made them (see item-scope.ts). */
     rehearsalRunId?: string;
   },
-): number {
+): Steps<number> {
   const { ring, platform, engagementId, submissionId, at } = params;
   if (!params.rows.length) return 0;
-  const insert = prepareInsert(tx);
   const rehearsalRunId = params.rehearsalRunId ?? null;
-  params.rows.forEach((row, index) => {
+  const values = params.rows.map((row, index) => {
     const id = crypto.randomUUID();
     const sourceRef = row.sourceRef ?? (row.cell ? `cell ${row.cell}` : `line ${row.line}`);
-    insert.run({
+    return {
       id,
       engagementId,
       submissionId,
@@ -85,10 +91,21 @@ export function insertMigrationItems(
       recordsHint: row.records,
       credentialsCipher: sealItemCredentials(ring, { engagementId, itemId: id }, row.credentials),
       credentialsMask: maskCredentials(platform, row.credentials),
-      accessTokenExpiresAtMs: accessTokenExpiry(row.credentials)?.getTime() ?? null,
+      accessTokenExpiresAt: accessTokenExpiry(row.credentials),
       rehearsalRunId,
       updatedAt: at,
-    });
+    };
   });
-  return params.rows.length;
+  if (is(tx, BaseSQLiteDatabase)) {
+    const insert = prepareInsert(tx);
+    for (const { accessTokenExpiresAt, ...v } of values) {
+      // The prepared statement runs as a step like any query (its sync run() inside the transaction).
+      yield* q.run({ run: () => insert.run({ ...v, accessTokenExpiresAtMs: accessTokenExpiresAt?.getTime() ?? null }) });
+    }
+  } else {
+    for (let start = 0; start < values.length; start += PG_ROWS_PER_INSERT) {
+      yield* q.run(tx.insert(migrationItems).values(values.slice(start, start + PG_ROWS_PER_INSERT).map((v) => ({ ...v, state: "pending" as const }))));
+    }
+  }
+  return values.length;
 }

@@ -83,9 +83,9 @@ describe("insertMigrationItems", () => {
         records: i % 3 ? 100 + i : null,
         credentials: credentialsFor(qbo, i),
       }));
-      const n = t.db.transaction((tx) =>
-        insertMigrationItems(tx, { ring: TEST_KEY_RING, platform: qbo, engagementId: eng.id, submissionId, rows, at: new Date() }),
-      );
+      const n = await t.database.transaction((tx) => insertMigrationItems(tx, { ring: TEST_KEY_RING, platform: qbo, engagementId: eng.id, submissionId, rows, at: new Date() }), {
+        isolation: "read committed",
+      });
       expect(n).toBe(1201);
       const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.id)).orderBy(migrationItems.position).all();
       expect(items.map((i) => i.name)).toEqual(rows.map((r) => r.name));

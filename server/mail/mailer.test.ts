@@ -14,7 +14,7 @@ afterEach(() => t.close());
 describe("mail", () => {
   it("without SMTP, lands in the outbox and the log", async () => {
     const log: string[] = [];
-    await sendMail(t.db, { from: "Ferry <f@test>", log: (l) => log.push(l) }, { to: "x@test", subject: "Hi", text: "Body" });
+    await sendMail(t.database, { from: "Ferry <f@test>", log: (l) => log.push(l) }, { to: "x@test", subject: "Hi", text: "Body" });
     expect(t.db.select().from(mailOutbox).all()).toMatchObject([{ to: "x@test", transport: "outbox", error: null }]);
     expect(log[0]).toContain('subject="Hi"');
   });
@@ -22,7 +22,7 @@ describe("mail", () => {
   it("logs each message as one line: a line break in a name, in the subject or the text, cannot start a log line of its own", async () => {
     const log: string[] = [];
     const name = "Mallory\r\n[trpc] internal error ref=forged\nEve\u2028";
-    await sendMail(t.db, { from: "Ferry <f@test>", log: (l) => log.push(l) }, { to: "x@test", subject: `${name} accepted`, text: `Hello,\n\n${name} accepted the window.\n` });
+    await sendMail(t.database, { from: "Ferry <f@test>", log: (l) => log.push(l) }, { to: "x@test", subject: `${name} accepted`, text: `Hello,\n\n${name} accepted the window.\n` });
     expect(log).toHaveLength(1);
     expect(log[0]).not.toMatch(/[\r\n\u2028]/);
     expect(log[0]).toBe(
@@ -46,7 +46,7 @@ describe("mail", () => {
     const smtp = await startSmtp();
     try {
       const res = await sendMail(
-        t.db,
+        t.database,
         { smtpUrl: `smtp://127.0.0.1:${smtp.port}?ignoreTLS=true`, from: "Ferry <f@test>" },
         { to: "y@test", subject: "Invite", text: "Link inside" },
       );
@@ -62,7 +62,7 @@ describe("mail", () => {
   });
 
   it("keeps the message and the SMTP error when delivery fails", async () => {
-    const res = await sendMail(t.db, { smtpUrl: "smtp://127.0.0.1:1", from: "f@test" }, { to: "z@test", subject: "S", text: "T" });
+    const res = await sendMail(t.database, { smtpUrl: "smtp://127.0.0.1:1", from: "f@test" }, { to: "z@test", subject: "S", text: "T" });
     expect(res.delivered).toBe(false);
     const [row] = t.db.select().from(mailOutbox).all();
     expect(row!.sentAt).toBeNull();

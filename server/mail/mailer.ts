@@ -11,7 +11,7 @@
  */
 import { eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { mailOutbox } from "@/db/schema";
 import { logSafe } from "@/server/security/log-safe";
 import { encryptSecret, type KeyRing } from "@/server/security/secrets";
@@ -49,7 +49,8 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
  * Queues a message in the outbox and delivers it; resolves once delivery was attempted. Its writes
  * are awaited, outside any transaction, so it works on either database.
  */
-export async function sendMail(db: Db, config: MailConfig, message: MailMessage): Promise<{ id: string; delivered: boolean }> {
+export async function sendMail(database: Database, config: MailConfig, message: MailMessage): Promise<{ id: string; delivered: boolean }> {
+  const { db } = database;
   const transport = config.smtpUrl ? "smtp" : "outbox";
   const id = crypto.randomUUID();
   const text = redactSecrets(message.text, message.secrets);

@@ -80,7 +80,7 @@ describe("invitation links in the embedded outbox", () => {
 
   it("a message without a link has nothing to reveal", async () => {
     const { sendMail } = await import("./mailer");
-    const { id } = await sendMail(t.db, testConfig(log).mail, { to: "x@test", subject: "Hello", text: "No link here" });
+    const { id } = await sendMail(t.database, testConfig(log).mail, { to: "x@test", subject: "Hello", text: "No link here" });
     const refused = await trpcError(callerAs(t.db, p.admin, testConfig(log)).outbox.revealLink({ id }));
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: "This message has no link to show." });
   });

@@ -5,20 +5,18 @@
  * invitation is accepted, withdrawn or replaced, the sealed copy is deleted.
  */
 import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { q, type Steps } from "@/db/database";
+import { q, type Database, type Steps } from "@/db/database";
 import { invitations, mailOutbox } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { decryptSecret, type KeyRing } from "@/server/security/secrets";
 import { mailAad } from "./mailer";
 import type { OutboxMessage } from "@/core/mail/schemas";
 
-
 /** Outgoing mail, newest first, links hidden. */
-export function listOutbox(db: Db, input: { limit: number }, now = new Date()): OutboxMessage[] {
-  return db
+export async function listOutbox(database: Database, input: { limit: number }, now = new Date()): Promise<OutboxMessage[]> {
+  const rows = await database.db
     .select({ m: mailOutbox, pendingInvitation: invitations.id })
     .from(mailOutbox)
     .leftJoin(
@@ -26,32 +24,38 @@ export function listOutbox(db: Db, input: { limit: number }, now = new Date()): 
       and(eq(invitations.id, mailOutbox.invitationId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)),
     )
     .orderBy(desc(mailOutbox.createdAt))
-    .limit(input.limit)
-    .all()
-    .map(({ m, pendingInvitation }) => ({
-      id: m.id,
-      to: m.to,
-      subject: m.subject,
-      text: m.text,
-      transport: m.transport,
-      sentAt: m.sentAt,
-      error: m.error,
-      createdAt: m.createdAt,
-      canRevealLink: m.sealedText !== null && pendingInvitation !== null,
-    }));
+    .limit(input.limit);
+  return rows.map(({ m, pendingInvitation }) => ({
+    id: m.id,
+    to: m.to,
+    subject: m.subject,
+    text: m.text,
+    transport: m.transport,
+    sentAt: m.sentAt,
+    error: m.error,
+    createdAt: m.createdAt,
+    canRevealLink: m.sealedText !== null && pendingInvitation !== null,
+  }));
 }
 
 /**
  * The whole text of a message whose invitation is still pending, decrypted for an admin to pass the
  * link on. The decryption is an audit event.
  */
-export function revealOutboxMessage(db: Db, ring: KeyRing, actor: Actor, input: { id: string }, now = new Date()): { text: string } {
-  const row = db
-    .select({ m: mailOutbox, i: invitations })
-    .from(mailOutbox)
-    .leftJoin(invitations, eq(invitations.id, mailOutbox.invitationId))
-    .where(eq(mailOutbox.id, input.id))
-    .get();
+export async function revealOutboxMessage(database: Database, ring: KeyRing, actor: Actor, input: { id: string }, now = new Date()): Promise<{ text: string }> {
+  // Read committed: the invitation is read as it stands when the message is revealed (no change
+  // depends on it), and the audit event is written with the reveal.
+  return database.transaction((tx) => revealStep(tx, ring, actor, input, now), { isolation: "read committed" });
+}
+
+function* revealStep(tx: DbOrTx, ring: KeyRing, actor: Actor, input: { id: string }, now: Date): Steps<{ text: string }> {
+  const row = yield* q.get(
+    tx
+      .select({ m: mailOutbox, i: invitations })
+      .from(mailOutbox)
+      .leftJoin(invitations, eq(invitations.id, mailOutbox.invitationId))
+      .where(eq(mailOutbox.id, input.id)),
+  );
   if (!row) throw new AppError("NOT_FOUND", "No such message.");
   const { m, i } = row;
   if (!i) throw new AppError("PRECONDITION_FAILED", "This message has no link to show.");
@@ -60,7 +64,7 @@ export function revealOutboxMessage(db: Db, ring: KeyRing, actor: Actor, input: 
   }
   if (!m.sealedText) throw new AppError("PRECONDITION_FAILED", "This link was sent by email and not kept. Send a new invitation if it was lost.");
   const text = decryptSecret(ring, m.sealedText, mailAad(m.id));
-  recordAudit(db, {
+  yield* writeAudit(tx, {
     actor,
     action: "outbox.link_revealed",
     targetId: m.id,

@@ -7,6 +7,7 @@
  * company counted and named — for support and for the customer alike.
  */
 import { parse } from "csv-parse/sync";
+import { runSync } from "@/db/database";
 import { eq } from "drizzle-orm";
 import { migrationItems } from "@/db/schema";
 import { seedHandover } from "@/server/testing/handover-fixture";
@@ -38,7 +39,7 @@ describe("toReconciliation", () => {
   });
 
   it("is all zeros for an engagement without companies", () => {
-    expect(reconcile(bed.t.db, "no-such-engagement")).toEqual({
+    expect(runSync(reconcile(bed.t.db, "no-such-engagement"))).toEqual({
       supplied: 0,
       created: 0,
       linked: 0,
@@ -85,7 +86,7 @@ describe("how far each company got, read from what the engine stored", () => {
       ],
     });
     bed.t.db.update(migrationItems).set({ droppedAt: new Date() }).where(eq(migrationItems.id, f.items[4]!.id)).run();
-    expect(reconcile(bed.t.db, f.engagementId)).toEqual({
+    expect(runSync(reconcile(bed.t.db, f.engagementId))).toEqual({
       supplied: 7,
       created: 5,
       linked: 4,
@@ -149,7 +150,7 @@ describe("one reconciliation on every surface", () => {
       inProgress: 0,
       pilot: { name: "Pilot Books Ltd", state: "verified" },
     };
-    const now = reconcile(bed.t.db, eng.engagementId);
+    const now = runSync(reconcile(bed.t.db, eng.engagementId));
     expect(now).toEqual(expected);
     expect(now.reconnectPending + now.reauthRequired).toBe(1);
 

@@ -1,9 +1,10 @@
 /**
  * The one reconciliation of an engagement's migration (see core/migration/reconciliation.ts):
  * what the bulk panel, the handover card, the timeline's bulk and handover entries and the
- * handover report all show. Synchronous (better-sqlite3): callers that record it with a change
- * read it inside their transaction.
+ * handover report all show. A transaction step: callers that record it with a change read it
+ * inside their transaction; code on better-sqlite3's sync API runs it with runSync.
  */
+import type { Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import type { Reconciliation } from "@/core/migration/reconciliation";
 import { reconciliationCounts, reconciliationPilot, type ReconciliationCounts } from "./reconciliation-repository";
@@ -15,6 +16,6 @@ export function toReconciliation(counts: ReconciliationCounts, pilot: Reconcilia
 }
 
 /** The engagement's reconciliation now. */
-export function reconcile(tx: DbOrTx, engagementId: string): Reconciliation {
-  return toReconciliation(reconciliationCounts(tx, engagementId), reconciliationPilot(tx, engagementId));
+export function* reconcile(tx: DbOrTx, engagementId: string): Steps<Reconciliation> {
+  return toReconciliation(yield* reconciliationCounts(tx, engagementId), yield* reconciliationPilot(tx, engagementId));
 }

@@ -9,14 +9,14 @@
  * list). The key is decrypted only to be used, and each decryption is audited.
  */
 import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { runSync } from "@/db/database";
+import { forUpdate, q, type Database, type Steps } from "@/db/database";
 import { engagements, organizations, serviceTargets } from "@/db/schema";
 import { findOrganization } from "@/server/accounts/organizations";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
+import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 import { checkBaseUrl } from "./base-url";
 import type { ServiceTargetKind } from "@/core/targets/kinds";
 import { limitsOfTarget } from "./limits";
@@ -48,23 +48,37 @@ const recordColumns = {
   dailyQuota: serviceTargets.dailyQuota,
 };
 
-/** One target (never its key), or undefined. */
-export function findServiceTarget(tx: DbOrTx, id: string): ServiceTargetRecord | undefined {
-  return tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id)).get();
+/**
+ * One target (never its key), or undefined (a transaction step; code on better-sqlite3's own
+ * transactions, or outside one, runs it with runSync).
+ */
+export function* findServiceTarget(tx: DbOrTx, id: string): Steps<ServiceTargetRecord | undefined> {
+  return yield* q.get(tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id)));
 }
 
-/** The built-in sandbox new engagements start on, if one is registered (and not archived). */
-export function findBuiltInSandbox(tx: DbOrTx): ServiceTargetRecord | undefined {
-  return tx
-    .select(recordColumns)
-    .from(serviceTargets)
-    .where(and(eq(serviceTargets.builtIn, true), isNull(serviceTargets.archivedAt)))
-    .get();
+/** One target (never its key), or undefined, read outside a transaction. */
+export async function getServiceTarget(database: Database, id: string): Promise<ServiceTargetRecord | undefined> {
+  const [target] = await database.db.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id));
+  return target;
 }
 
-/** The target, or NOT_FOUND (admin operations). */
-function loadTarget(tx: DbOrTx, id: string): ServiceTargetRecord {
-  const target = findServiceTarget(tx, id);
+/** The built-in sandbox new engagements start on, if one is registered and not archived (a transaction step). */
+export function* findBuiltInSandbox(tx: DbOrTx): Steps<ServiceTargetRecord | undefined> {
+  return yield* q.get(
+    tx
+      .select(recordColumns)
+      .from(serviceTargets)
+      .where(and(eq(serviceTargets.builtIn, true), isNull(serviceTargets.archivedAt))),
+  );
+}
+
+/**
+ * The target, locked until the transaction ends (FOR UPDATE on PostgreSQL), or NOT_FOUND (admin
+ * operations): each checks the target's state and then changes it, so a second admin's change to
+ * the same target waits for this one and then checks what it left.
+ */
+function* loadTargetForChange(tx: DbOrTx, id: string): Steps<ServiceTargetRecord> {
+  const target = yield* q.get(forUpdate(tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id))));
   if (!target) throw new AppError("NOT_FOUND", "No service target with that id.");
   return target;
 }
@@ -97,14 +111,15 @@ function cleanLimits(input: { requestsPerMinute?: number | null; dailyQuota?: nu
 }
 
 /** Unfinished engagements pointed at the target, by reference. */
-function openEngagementsUsing(tx: DbOrTx, targetId: string): { id: string; reference: string; organizationId: string; organizationName: string }[] {
-  return tx
-    .select({ id: engagements.id, reference: engagements.reference, organizationId: engagements.organizationId, organizationName: organizations.name })
-    .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
-    .where(and(eq(engagements.serviceTargetId, targetId), inArray(engagements.status, OPEN_STATUSES)))
-    .orderBy(asc(engagements.reference))
-    .all();
+function* openEngagementsUsing(tx: DbOrTx, targetId: string): Steps<{ id: string; reference: string; organizationId: string; organizationName: string }[]> {
+  return yield* q.all(
+    tx
+      .select({ id: engagements.id, reference: engagements.reference, organizationId: engagements.organizationId, organizationName: organizations.name })
+      .from(engagements)
+      .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
+      .where(and(eq(engagements.serviceTargetId, targetId), inArray(engagements.status, OPEN_STATUSES)))
+      .orderBy(asc(engagements.reference)),
+  );
 }
 
 export type CreateTargetInput = {
@@ -122,37 +137,78 @@ export type CreateTargetInput = {
  * Adds a service target with its API key encrypted. Its base URL must be https (plain http only on
  * this machine's loopback). It is never the built-in sandbox: only Ferry's start marks that one.
  */
-export function createServiceTarget(db: Db, ring: KeyRing, actor: Actor | null, input: CreateTargetInput): { id: string } {
+export async function createServiceTarget(database: Database, ring: KeyRing, actor: Actor | null, input: CreateTargetInput): Promise<{ id: string }> {
   const name = cleanName(input.name);
   const url = checkBaseUrl(input.baseUrl);
   if (!url.ok) throw fieldError("baseUrl", url.problem);
   const apiKey = cleanKey(input.apiKey);
   const limits = cleanLimits(input);
   const id = crypto.randomUUID();
-  db.transaction((tx) => {
-    const org = input.organizationId ? runSync(findOrganization(tx, input.organizationId)) : null;
-    if (input.organizationId && !org) throw fieldError("organizationId", "Choose an existing customer organisation.");
-    tx.insert(serviceTargets)
-      .values({
-        id,
-        name,
-        baseUrl: url.url,
-        apiKeyCipher: encryptSecret(ring, apiKey, aad(id)),
-        apiKeyMask: maskSecret(apiKey),
-        kind: input.kind,
+  const apiKeyCipher = encryptSecret(ring, apiKey, aad(id));
+  // Read committed: organisations are never deleted, and the foreign key holds the one named
+  // while the target is inserted.
+  await database.transaction(
+    function* (tx) {
+      const org = input.organizationId ? yield* findOrganization(tx, input.organizationId) : null;
+      if (input.organizationId && !org) throw fieldError("organizationId", "Choose an existing customer organisation.");
+      yield* q.run(
+        tx.insert(serviceTargets).values({
+          id,
+          name,
+          baseUrl: url.url,
+          apiKeyCipher,
+          apiKeyMask: maskSecret(apiKey),
+          kind: input.kind,
+          organizationId: org?.id ?? null,
+          ...limits,
+        }),
+      );
+      yield* writeAudit(tx, {
+        actor,
+        action: "service_target.created",
+        targetId: id,
         organizationId: org?.id ?? null,
-        ...limits,
-      })
-      .run();
-    recordAudit(tx, {
-      actor,
-      action: "service_target.created",
-      targetId: id,
-      organizationId: org?.id ?? null,
-      after: { name, baseUrl: url.url, kind: input.kind, organization: org?.name ?? null, ...limits },
-    });
-  });
+        after: { name, baseUrl: url.url, kind: input.kind, organization: org?.name ?? null, ...limits },
+      });
+    },
+    { isolation: "read committed" },
+  );
   return { id };
+}
+
+type BuiltInSandbox = { id: string; how: "existing" | "marked" | "created" };
+
+/**
+ * The built-in sandbox as it is, or made so: the one marked; else a sandbox target at `url`, marked
+ * now; else, with `create`, a new one. Null when there is none and `create` is missing.
+ */
+function* settleBuiltInSandbox(tx: DbOrTx, url: string, create: { id: string; apiKeyCipher: string; apiKeyMask: string } | null): Steps<BuiltInSandbox | null> {
+  const existing = yield* findBuiltInSandbox(tx);
+  if (existing) return { id: existing.id, how: "existing" };
+  const candidate = yield* q.get(
+    tx
+      .select(recordColumns)
+      .from(serviceTargets)
+      .where(and(eq(serviceTargets.kind, "sandbox"), eq(serviceTargets.baseUrl, url), isNull(serviceTargets.archivedAt)))
+      .orderBy(asc(serviceTargets.createdAt)),
+  );
+  if (candidate) {
+    const org = candidate.organizationId ? yield* findOrganization(tx, candidate.organizationId) : undefined;
+    yield* q.run(tx.update(serviceTargets).set({ builtIn: true, organizationId: null, requestsPerMinute: null, dailyQuota: null }).where(eq(serviceTargets.id, candidate.id)));
+    yield* writeAudit(tx, { actor: null, action: "service_target.marked_built_in", targetId: candidate.id, before: { organization: org?.name ?? null }, after: { name: candidate.name, baseUrl: url } });
+    return { id: candidate.id, how: "marked" };
+  }
+  if (!create) return null;
+  yield* q.run(
+    tx.insert(serviceTargets).values({ id: create.id, name: "Ferry sandbox", baseUrl: url, apiKeyCipher: create.apiKeyCipher, apiKeyMask: create.apiKeyMask, kind: "sandbox", builtIn: true }),
+  );
+  yield* writeAudit(tx, {
+    actor: null,
+    action: "service_target.created",
+    targetId: create.id,
+    after: { name: "Ferry sandbox", baseUrl: url, kind: "sandbox", organization: null, builtIn: true },
+  });
+  return { id: create.id, how: "created" };
 }
 
 /**
@@ -162,76 +218,61 @@ export function createServiceTarget(db: Db, ring: KeyRing, actor: Actor | null, 
  * added for it. Returns the built-in target's id, or null when there is none and none can be made.
  */
 export async function ensureBuiltInSandbox(
-  db: Db,
+  database: Database,
   ring: KeyRing,
   options: { url: string; newApiKey?: () => Promise<string> },
-): Promise<{ id: string; how: "existing" | "marked" | "created" } | null> {
-  const existing = findBuiltInSandbox(db);
-  if (existing) return { id: existing.id, how: "existing" };
+): Promise<BuiltInSandbox | null> {
   // Stored as createServiceTarget stores URLs, so a sandbox target an admin added at this address matches.
   const url = new URL(options.url).toString().replace(/\/+$/, "");
-  const candidate = db
-    .select(recordColumns)
-    .from(serviceTargets)
-    .where(and(eq(serviceTargets.kind, "sandbox"), eq(serviceTargets.baseUrl, url), isNull(serviceTargets.archivedAt)))
-    .orderBy(asc(serviceTargets.createdAt))
-    .get();
-  if (candidate) {
-    db.transaction((tx) => {
-      const org = candidate.organizationId ? runSync(findOrganization(tx, candidate.organizationId)) : undefined;
-      tx.update(serviceTargets).set({ builtIn: true, organizationId: null, requestsPerMinute: null, dailyQuota: null }).where(eq(serviceTargets.id, candidate.id)).run();
-      recordAudit(tx, { actor: null, action: "service_target.marked_built_in", targetId: candidate.id, before: { organization: org?.name ?? null }, after: { name: candidate.name, baseUrl: url } });
-    });
-    return { id: candidate.id, how: "marked" };
-  }
-  if (!options.newApiKey) return null;
+  // Serializable: the check is that no target is the built-in one yet, and web replicas starting
+  // together all ask at once. The loser of the race runs again and finds the winner's.
+  const settled = await database.transaction((tx) => settleBuiltInSandbox(tx, url, null), { isolation: "serializable" });
+  if (settled || !options.newApiKey) return settled;
+  // The sandbox call happens outside any transaction; a key made by a replica that then finds
+  // another's sandbox is simply not used.
   const apiKey = await options.newApiKey();
   const id = crypto.randomUUID();
-  db.transaction((tx) => {
-    tx.insert(serviceTargets)
-      .values({ id, name: "Ferry sandbox", baseUrl: url, apiKeyCipher: encryptSecret(ring, apiKey, aad(id)), apiKeyMask: maskSecret(apiKey), kind: "sandbox", builtIn: true })
-      .run();
-    recordAudit(tx, {
-      actor: null,
-      action: "service_target.created",
-      targetId: id,
-      after: { name: "Ferry sandbox", baseUrl: url, kind: "sandbox", organization: null, builtIn: true },
-    });
-  });
-  return { id, how: "created" };
+  const create = { id, apiKeyCipher: encryptSecret(ring, apiKey, aad(id)), apiKeyMask: maskSecret(apiKey) };
+  return database.transaction((tx) => settleBuiltInSandbox(tx, url, create), { isolation: "serializable" });
 }
 
 /** Renames a target (engagements and runs keep pointing at it). */
-export function renameServiceTarget(db: Db, actor: Actor, input: { targetId: string; name: string }): void {
+export async function renameServiceTarget(database: Database, actor: Actor, input: { targetId: string; name: string }): Promise<void> {
   const name = cleanName(input.name);
-  db.transaction((tx) => {
-    const target = loadTarget(tx, input.targetId);
-    const refused = editRefusal(target);
-    if (refused) throw new AppError("PRECONDITION_FAILED", refused);
-    if (target.name === name) return;
-    tx.update(serviceTargets).set({ name }).where(eq(serviceTargets.id, target.id)).run();
-    recordAudit(tx, { actor, action: "service_target.renamed", targetId: target.id, organizationId: target.organizationId, before: { name: target.name }, after: { name } });
-  });
+  await database.transaction(
+    function* (tx) {
+      const target = yield* loadTargetForChange(tx, input.targetId);
+      const refused = editRefusal(target);
+      if (refused) throw new AppError("PRECONDITION_FAILED", refused);
+      if (target.name === name) return;
+      yield* q.run(tx.update(serviceTargets).set({ name }).where(eq(serviceTargets.id, target.id)));
+      yield* writeAudit(tx, { actor, action: "service_target.renamed", targetId: target.id, organizationId: target.organizationId, before: { name: target.name }, after: { name } });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /** Sets (or clears, with null) the target's known limits; the built-in sandbox keeps its own. */
-export function setTargetLimits(db: Db, actor: Actor, input: { targetId: string; requestsPerMinute: number | null; dailyQuota: number | null }): void {
+export async function setTargetLimits(database: Database, actor: Actor, input: { targetId: string; requestsPerMinute: number | null; dailyQuota: number | null }): Promise<void> {
   const limits = cleanLimits(input);
-  db.transaction((tx) => {
-    const target = loadTarget(tx, input.targetId);
-    const refused = editRefusal(target) ?? (target.builtIn ? "The built-in sandbox keeps the limits configured on it (its controls); they are not set here." : null);
-    if (refused) throw new AppError("PRECONDITION_FAILED", refused);
-    if (target.requestsPerMinute === limits.requestsPerMinute && target.dailyQuota === limits.dailyQuota) return;
-    tx.update(serviceTargets).set(limits).where(eq(serviceTargets.id, target.id)).run();
-    recordAudit(tx, {
-      actor,
-      action: "service_target.limits_changed",
-      targetId: target.id,
-      organizationId: target.organizationId,
-      before: { requestsPerMinute: target.requestsPerMinute, dailyQuota: target.dailyQuota },
-      after: limits,
-    });
-  });
+  await database.transaction(
+    function* (tx) {
+      const target = yield* loadTargetForChange(tx, input.targetId);
+      const refused = editRefusal(target) ?? (target.builtIn ? "The built-in sandbox keeps the limits configured on it (its controls); they are not set here." : null);
+      if (refused) throw new AppError("PRECONDITION_FAILED", refused);
+      if (target.requestsPerMinute === limits.requestsPerMinute && target.dailyQuota === limits.dailyQuota) return;
+      yield* q.run(tx.update(serviceTargets).set(limits).where(eq(serviceTargets.id, target.id)));
+      yield* writeAudit(tx, {
+        actor,
+        action: "service_target.limits_changed",
+        targetId: target.id,
+        organizationId: target.organizationId,
+        before: { requestsPerMinute: target.requestsPerMinute, dailyQuota: target.dailyQuota },
+        after: limits,
+      });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /**
@@ -242,72 +283,86 @@ export function setTargetLimits(db: Db, actor: Actor, input: { targetId: string;
  * up, so it uses the new key from its next start or resume (a run stopped by a refused key resumes
  * with it).
  */
-export function replaceTargetApiKey(db: Db, ring: KeyRing, actor: Actor, input: { targetId: string; apiKey: string }): { apiKeyMasked: string } {
+export async function replaceTargetApiKey(database: Database, ring: KeyRing, actor: Actor, input: { targetId: string; apiKey: string }): Promise<{ apiKeyMasked: string }> {
   const apiKey = cleanKey(input.apiKey);
   const apiKeyMasked = maskSecret(apiKey);
-  db.transaction((tx) => {
-    const target = loadTarget(tx, input.targetId);
-    const refused = editRefusal(target);
-    if (refused) throw new AppError("PRECONDITION_FAILED", refused);
-    const before = tx.select({ mask: serviceTargets.apiKeyMask }).from(serviceTargets).where(eq(serviceTargets.id, target.id)).get();
-    const now = new Date();
-    tx.update(serviceTargets).set({ apiKeyCipher: encryptSecret(ring, apiKey, aad(target.id)), apiKeyMask: apiKeyMasked }).where(eq(serviceTargets.id, target.id)).run();
-    recordAudit(tx, {
-      actor,
-      action: "service_target.key_replaced",
-      targetId: target.id,
-      organizationId: target.organizationId,
-      before: { keyMask: before?.mask ?? null },
-      after: { keyMask: apiKeyMasked },
-      at: now,
-    });
-    for (const eng of openEngagementsUsing(tx, target.id)) {
-      recordAudit(tx, {
+  const apiKeyCipher = encryptSecret(ring, apiKey, aad(input.targetId));
+  await database.transaction(
+    function* (tx) {
+      const target = yield* loadTargetForChange(tx, input.targetId);
+      const refused = editRefusal(target);
+      if (refused) throw new AppError("PRECONDITION_FAILED", refused);
+      const before = yield* q.get(tx.select({ mask: serviceTargets.apiKeyMask }).from(serviceTargets).where(eq(serviceTargets.id, target.id)));
+      const now = new Date();
+      yield* q.run(tx.update(serviceTargets).set({ apiKeyCipher, apiKeyMask: apiKeyMasked }).where(eq(serviceTargets.id, target.id)));
+      yield* writeAudit(tx, {
         actor,
-        action: "engagement.target_key_replaced",
-        targetId: eng.id,
-        engagementId: eng.id,
-        organizationId: eng.organizationId,
-        after: { serviceTarget: target.name, keyMask: apiKeyMasked },
+        action: "service_target.key_replaced",
+        targetId: target.id,
+        organizationId: target.organizationId,
+        before: { keyMask: before?.mask ?? null },
+        after: { keyMask: apiKeyMasked },
         at: now,
       });
-    }
-  });
-  // The old ciphertext's page copies in the write-ahead log go too (best effort while others read).
-  db.$client.pragma("wal_checkpoint(TRUNCATE)");
+      for (const eng of yield* openEngagementsUsing(tx, target.id)) {
+        yield* writeAudit(tx, {
+          actor,
+          action: "engagement.target_key_replaced",
+          targetId: eng.id,
+          engagementId: eng.id,
+          organizationId: eng.organizationId,
+          after: { serviceTarget: target.name, keyMask: apiKeyMasked },
+          at: now,
+        });
+      }
+    },
+    { isolation: "read committed" },
+  );
+  checkpointAfterSecretOverwrite(database);
   return { apiKeyMasked };
 }
 
 /** Archives a target: kept for the record, offered nowhere. Refused while an unfinished engagement points at it. */
-export function archiveServiceTarget(db: Db, actor: Actor, input: { targetId: string }): void {
-  const check = (tx: DbOrTx) => {
-    const target = loadTarget(tx, input.targetId);
-    const refused = archiveRefusal(
-      target,
-      openEngagementsUsing(tx, target.id).map((e) => `${e.reference}, ${e.organizationName}`),
-    );
-    if (refused) throw new AppError("PRECONDITION_FAILED", refused);
-    return target;
-  };
-  check(db);
-  db.transaction((tx) => {
-    const target = check(tx);
-    tx.update(serviceTargets).set({ archivedAt: new Date() }).where(eq(serviceTargets.id, target.id)).run();
-    recordAudit(tx, { actor, action: "service_target.archived", targetId: target.id, organizationId: target.organizationId, after: { name: target.name } });
-  });
+export async function archiveServiceTarget(database: Database, actor: Actor, input: { targetId: string }): Promise<void> {
+  // Read committed with the target locked: the check is that no unfinished engagement points at
+  // it, while another admin may archive it too and staff may point an engagement at it. A second
+  // archive waits on the row lock, then reads the row as committed and finds it archived. Pointing
+  // an engagement at the target holds a key-share lock on it (the foreign key) until that change
+  // commits; the lock here waits for it, and the engagements are then read afresh (read committed
+  // takes a new snapshot per statement; serializable would keep the one from before the wait and
+  // miss the engagement). For the two to queue whichever starts first, a change of target must also
+  // lock the target row as it checks it (forUpdate).
+  await database.transaction(
+    function* (tx) {
+      const target = yield* loadTargetForChange(tx, input.targetId);
+      const open = yield* openEngagementsUsing(tx, target.id);
+      const refused = archiveRefusal(
+        target,
+        open.map((e) => `${e.reference}, ${e.organizationName}`),
+      );
+      if (refused) throw new AppError("PRECONDITION_FAILED", refused);
+      yield* q.run(tx.update(serviceTargets).set({ archivedAt: new Date() }).where(eq(serviceTargets.id, target.id)));
+      yield* writeAudit(tx, { actor, action: "service_target.archived", targetId: target.id, organizationId: target.organizationId, after: { name: target.name } });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /** Assigns an unassigned target to the organisation whose account it is. */
-export function assignTargetOrganization(db: Db, actor: Actor, input: { targetId: string; organizationId: string }): void {
-  db.transaction((tx) => {
-    const target = loadTarget(tx, input.targetId);
-    const refused = assignOrganizationRefusal(target, (id) => runSync(findOrganization(tx, id))?.name ?? "another organisation");
-    if (refused) throw new AppError("PRECONDITION_FAILED", refused);
-    const org = runSync(findOrganization(tx, input.organizationId));
-    if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
-    tx.update(serviceTargets).set({ organizationId: org.id }).where(eq(serviceTargets.id, target.id)).run();
-    recordAudit(tx, { actor, action: "service_target.organization_assigned", targetId: target.id, organizationId: org.id, after: { organization: org.name } });
-  });
+export async function assignTargetOrganization(database: Database, actor: Actor, input: { targetId: string; organizationId: string }): Promise<void> {
+  await database.transaction(
+    function* (tx) {
+      const target = yield* loadTargetForChange(tx, input.targetId);
+      const current = target.organizationId ? yield* findOrganization(tx, target.organizationId) : undefined;
+      const refused = assignOrganizationRefusal(target, () => current?.name ?? "another organisation");
+      if (refused) throw new AppError("PRECONDITION_FAILED", refused);
+      const org = yield* findOrganization(tx, input.organizationId);
+      if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
+      yield* q.run(tx.update(serviceTargets).set({ organizationId: org.id }).where(eq(serviceTargets.id, target.id)));
+      yield* writeAudit(tx, { actor, action: "service_target.organization_assigned", targetId: target.id, organizationId: org.id, after: { organization: org.name } });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 const limitsWords = (t: ServiceTargetRecord): string => {
@@ -317,20 +372,21 @@ const limitsWords = (t: ServiceTargetRecord): string => {
 };
 
 /** Every target, API keys masked (from the stored mask; nothing is decrypted), with its organisation and use. */
-export function listServiceTargets(db: Db): ServiceTargetView[] {
-  const rows = db
-    .select({ t: serviceTargets, organizationName: organizations.name })
-    .from(serviceTargets)
-    .leftJoin(organizations, eq(organizations.id, serviceTargets.organizationId))
-    .orderBy(asc(serviceTargets.createdAt))
-    .all();
-  const uses = db
-    .select({ targetId: engagements.serviceTargetId, reference: engagements.reference, organizationName: organizations.name })
-    .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
-    .where(inArray(engagements.status, OPEN_STATUSES))
-    .orderBy(asc(engagements.reference))
-    .all();
+export async function listServiceTargets(database: Database): Promise<ServiceTargetView[]> {
+  const { db } = database;
+  const [rows, uses] = await Promise.all([
+    db
+      .select({ t: serviceTargets, organizationName: organizations.name })
+      .from(serviceTargets)
+      .leftJoin(organizations, eq(organizations.id, serviceTargets.organizationId))
+      .orderBy(asc(serviceTargets.createdAt)),
+    db
+      .select({ targetId: engagements.serviceTargetId, reference: engagements.reference, organizationName: organizations.name })
+      .from(engagements)
+      .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
+      .where(inArray(engagements.status, OPEN_STATUSES))
+      .orderBy(asc(engagements.reference)),
+  ]);
   const byTarget = new Map<string, string[]>();
   for (const u of uses) if (u.targetId) byTarget.set(u.targetId, [...(byTarget.get(u.targetId) ?? []), `${u.reference} (${u.organizationName})`]);
   return rows.map(({ t, organizationName }) => {
@@ -360,36 +416,42 @@ export function listServiceTargets(db: Db): ServiceTargetView[] {
  * The targets an engagement may be pointed at — the built-in sandbox first, then its
  * organisation's, archived ones and ones it may not use left out — and where it points now.
  */
-export function listTargetChoices(db: DbOrTx, engagement: { organizationId: string; serviceTargetId: string | null }): TargetChoicesView {
-  const rows = db
-    .select({ ...recordColumns, apiKeyMask: serviceTargets.apiKeyMask, createdAt: serviceTargets.createdAt })
-    .from(serviceTargets)
-    .where(and(isNull(serviceTargets.archivedAt), or(eq(serviceTargets.builtIn, true), eq(serviceTargets.organizationId, engagement.organizationId))))
-    .orderBy(asc(serviceTargets.createdAt))
-    .all()
-    .filter((t) => targetUseRefusal(t, engagement.organizationId) === null)
-    .sort((a, b) => Number(b.builtIn) - Number(a.builtIn));
-  const current = engagement.serviceTargetId ? findServiceTarget(db, engagement.serviceTargetId) : undefined;
+export async function listTargetChoices(database: Database, engagement: { organizationId: string; serviceTargetId: string | null }): Promise<TargetChoicesView> {
+  const { db } = database;
+  const [rows, [current]] = await Promise.all([
+    db
+      .select({ ...recordColumns, apiKeyMask: serviceTargets.apiKeyMask, createdAt: serviceTargets.createdAt })
+      .from(serviceTargets)
+      .where(and(isNull(serviceTargets.archivedAt), or(eq(serviceTargets.builtIn, true), eq(serviceTargets.organizationId, engagement.organizationId))))
+      .orderBy(asc(serviceTargets.createdAt)),
+    engagement.serviceTargetId ? db.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, engagement.serviceTargetId)) : Promise.resolve([]),
+  ]);
+  const options = rows.filter((t) => targetUseRefusal(t, engagement.organizationId) === null).sort((a, b) => Number(b.builtIn) - Number(a.builtIn));
   return {
     current: current ? { id: current.id, name: current.name, problem: targetUseRefusal(current, engagement.organizationId) } : null,
-    options: rows.map((t) => ({ id: t.id, name: t.name, baseUrl: t.baseUrl, kind: t.kind, builtIn: t.builtIn, apiKeyMasked: t.apiKeyMask ?? maskSecret("") })),
+    options: options.map((t) => ({ id: t.id, name: t.name, baseUrl: t.baseUrl, kind: t.kind, builtIn: t.builtIn, apiKeyMasked: t.apiKeyMask ?? maskSecret("") })),
   };
 }
 
+type RevealInput = { targetId: string; purpose: string; engagement?: { engagementId: string; organizationId: string } };
+
 /**
- * The decrypted API key of a target, for the service client only; the decryption is audited (on
- * the engagement's timeline too when `engagement` names the one it is used for).
+ * The decrypted API key of a target, for the service client only, with its decryption audited (on
+ * the engagement's timeline too when `engagement` names the one it is used for): a step of the
+ * transaction that records the audit event (code on better-sqlite3's sync API runs it with
+ * runSync). A key that no longer decrypts throws SecretDecryptionError and records nothing.
  */
-export function revealTargetApiKey(
-  db: Db,
-  ring: KeyRing,
-  actor: Actor | null,
-  input: { targetId: string; purpose: string; engagement?: { engagementId: string; organizationId: string } },
-): string {
+export function* decryptTargetApiKey(tx: DbOrTx, ring: KeyRing, actor: Actor | null, input: RevealInput): Steps<string> {
   const { targetId, purpose, engagement } = input;
-  const t = db.select().from(serviceTargets).where(eq(serviceTargets.id, targetId)).get();
+  const t = yield* q.get(tx.select({ apiKeyCipher: serviceTargets.apiKeyCipher }).from(serviceTargets).where(eq(serviceTargets.id, targetId)));
   if (!t) throw fieldError("serviceTargetId", "No such service target.");
   const key = decryptSecret(ring, t.apiKeyCipher, aad(targetId));
-  recordAudit(db, { actor, action: "secret.decrypted", targetId, after: { purpose }, ...engagement });
+  yield* writeAudit(tx, { actor, action: "secret.decrypted", targetId, after: { purpose }, ...engagement });
   return key;
+}
+
+/** `decryptTargetApiKey` in a transaction of its own. */
+export async function revealTargetApiKey(database: Database, ring: KeyRing, actor: Actor | null, input: RevealInput): Promise<string> {
+  // Read committed: the audit event is written whatever else changes; nothing is checked.
+  return database.transaction((tx) => decryptTargetApiKey(tx, ring, actor, input), { isolation: "read committed" });
 }

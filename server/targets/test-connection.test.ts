@@ -30,8 +30,8 @@ afterEach(async () => {
   await sb.control.setFaults({ maintenance: false });
 });
 
-const target = (name: string, apiKey: string, baseUrl = sb.url) => createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name, baseUrl, apiKey, kind: "service", organizationId: p.orgA }).id;
-const test = (targetId: string, options: { timeoutMs?: number } = {}) => testTargetConnection(t.db, TEST_KEY_RING, p.admin, { targetId }, options);
+const target = async (name: string, apiKey: string, baseUrl = sb.url) => (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name, baseUrl, apiKey, kind: "service", organizationId: p.orgA })).id;
+const test = (targetId: string, options: { timeoutMs?: number } = {}) => testTargetConnection(t.database, TEST_KEY_RING, p.admin, { targetId }, options);
 const decryptions = (targetId: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, targetId))).all();
 
 describe("testing a target's connection", () => {
@@ -39,7 +39,7 @@ describe("testing a target's connection", () => {
     const { apiKey } = await sb.control.createClient({ plan: "paid", name: "Works" });
     await createCompany(sb, apiKey, "Alpha");
     await createCompany(sb, apiKey, "Beta");
-    const id = target("Production — Org A", apiKey);
+    const id = await target("Production — Org A", apiKey);
     const answer = await test(id);
     expect(answer).toMatchObject({ outcome: "works", status: 200, error: null, summary: "The key works: the service answered 200 and the account holds 2 companies." });
     expect(decryptions(id).map((e) => e.after)).toEqual([{ purpose: "test the connection to Production — Org A" }]);
@@ -47,7 +47,7 @@ describe("testing a target's connection", () => {
   });
 
   it("says a wrong key is wrong (401), with the service's text and correlationId", async () => {
-    const answer = await test(target("Wrong", "not-a-key-of-this-sandbox"));
+    const answer = await test(await target("Wrong", "not-a-key-of-this-sandbox"));
     expect(answer).toMatchObject({ outcome: "wrong_key", status: 401, error: "Unauthorized", correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string });
     expect(answer.summary).toBe(`Wrong key: the service does not know this API key (401 Unauthorized, correlationId ${answer.correlationId}). Check the key with the customer and replace it.`);
   });
@@ -56,14 +56,14 @@ describe("testing a target's connection", () => {
     const { apiKey } = await sb.control.createClient({ plan: "paid", name: "Rotated" });
     const extra = await call(sb, { method: "POST", path: "/apiKeys", apiKey, body: { name: "second" } });
     await call(sb, { method: "DELETE", path: `/apiKeys/${str(extra.json, "id")}`, apiKey });
-    const answer = await test(target("Deleted key", str(extra.json, "apiKey")));
+    const answer = await test(await target("Deleted key", str(extra.json, "apiKey")));
     expect(answer).toMatchObject({ outcome: "not_allowed", status: 403, correlationId: expect.any(String) as string });
     expect(answer.summary).toBe(`Not allowed: the service knows the key but refused to let it read companies (403 ${answer.error!.replace(/[.]$/, "")}, correlationId ${answer.correlationId}); it may have been deleted or lack permission. Ask the customer for a current key.`);
   });
 
   it("says the service is unreachable when nothing listens at the address", async () => {
     const port = await closedPort();
-    const answer = await test(target("Nobody home", "some-key-1234", `http://127.0.0.1:${port}`));
+    const answer = await test(await target("Nobody home", "some-key-1234", `http://127.0.0.1:${port}`));
     expect(answer).toMatchObject({ outcome: "unreachable", status: null, correlationId: null });
     expect(answer.summary).toBe(`Unreachable: nothing answered at 127.0.0.1:${port} (ECONNREFUSED). Check the base URL, and that this machine can reach it.`);
   });
@@ -73,7 +73,7 @@ describe("testing a target's connection", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const port = (silent.address() as net.AddressInfo).port;
     try {
-      const answer = await test(target("Silent", "some-key-1234", `http://127.0.0.1:${port}`), { timeoutMs: 300 });
+      const answer = await test(await target("Silent", "some-key-1234", `http://127.0.0.1:${port}`), { timeoutMs: 300 });
       expect(answer).toMatchObject({ outcome: "unreachable", status: null, summary: `Unreachable: 127.0.0.1:${port} did not answer within 300 ms. Check the base URL, and that this machine can reach it.` });
     } finally {
       silent.close();
@@ -82,7 +82,7 @@ describe("testing a target's connection", () => {
 
   it("gives any other answer with its status, text and correlationId (maintenance, an expired trial)", async () => {
     const { apiKey } = await sb.control.createClient({ plan: "paid", name: "Maintenance" });
-    const id = target("In maintenance", apiKey);
+    const id = await target("In maintenance", apiKey);
     await sb.control.setFaults({ maintenance: true });
     const down = await test(id);
     expect(down).toMatchObject({ outcome: "other", status: 503 });
@@ -90,13 +90,13 @@ describe("testing a target's connection", () => {
     await sb.control.setFaults({ maintenance: false });
 
     const { apiKey: old } = await sb.control.createClient({ plan: "free", name: "Old trial", createdAt: new Date(Date.now() - 400 * 86_400_000).toISOString() });
-    const expired = await test(target("Expired", old));
+    const expired = await test(await target("Expired", old));
     expect(expired).toMatchObject({ outcome: "other", status: 402, correlationId: expect.any(String) as string });
     expect(expired.summary).toContain("The service answered 402: ");
   });
 
   it("does not send the key over plain http to another machine (a target from before https was required)", async () => {
-    const id = target("Legacy", "legacy-key-5678");
+    const id = await target("Legacy", "legacy-key-5678");
     t.db.update(serviceTargets).set({ baseUrl: "http://api.example.test" }).where(eq(serviceTargets.id, id)).run();
     await expect(test(id)).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("Not tested, so the key is not sent: The base URL must use https") });
     expect(decryptions(id)).toEqual([]);
@@ -104,7 +104,7 @@ describe("testing a target's connection", () => {
 
   it("is an admin's procedure with its answer as the output", async () => {
     const { apiKey } = await sb.control.createClient({ plan: "paid", name: "Router" });
-    const id = target("Through the router", apiKey);
+    const id = await target("Through the router", apiKey);
     await expect(callerAs(t.db, p.admin).targets.testConnection({ targetId: id })).resolves.toMatchObject({ outcome: "works", testedAt: expect.any(Date) as Date });
     await expect(callerAs(t.db, p.support).targets.testConnection({ targetId: id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(callerAs(t.db, p.admin).targets.testConnection({ targetId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });

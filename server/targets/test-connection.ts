@@ -5,7 +5,7 @@
  * else it said, with the status, its text and the correlationId to quote. The key is decrypted for
  * it like for any use (audited), and never sent over plain http to another machine.
  */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { SecretDecryptionError, type KeyRing } from "@/server/security/secrets";
@@ -13,7 +13,7 @@ import { createServiceClient, ServiceError } from "@/server/service-client";
 import { checkBaseUrl } from "./base-url";
 import type { ConnectionTestView } from "@/core/targets/schemas";
 import { companiesText } from "@/core/words";
-import { findServiceTarget, revealTargetApiKey } from "./targets";
+import { getServiceTarget, revealTargetApiKey } from "./targets";
 
 /** How long the one read may take. */
 export const CONNECTION_TEST_TIMEOUT_MS = 10_000;
@@ -85,19 +85,19 @@ export function describeConnectionTest(answer: Answer, context: { baseUrl: strin
 
 /** Tests the target's connection and key with one read; the answer is in words whatever the service said. */
 export async function testTargetConnection(
-  db: Db,
+  database: Database,
   ring: KeyRing,
   actor: Actor,
   input: { targetId: string },
   options: { fetch?: typeof fetch; timeoutMs?: number } = {},
 ): Promise<ConnectionTestView> {
-  const target = findServiceTarget(db, input.targetId);
+  const target = await getServiceTarget(database, input.targetId);
   if (!target) throw new AppError("NOT_FOUND", "No service target with that id.");
   const url = checkBaseUrl(target.baseUrl);
   if (!target.builtIn && !url.ok) throw new AppError("PRECONDITION_FAILED", `Not tested, so the key is not sent: ${url.problem}`);
   let apiKey: string;
   try {
-    apiKey = revealTargetApiKey(db, ring, actor, { targetId: target.id, purpose: `test the connection to ${target.name}` });
+    apiKey = await revealTargetApiKey(database, ring, actor, { targetId: target.id, purpose: `test the connection to ${target.name}` });
   } catch (error) {
     if (error instanceof SecretDecryptionError) {
       throw new AppError("PRECONDITION_FAILED", "The stored API key cannot be decrypted with Ferry's encryption keys (was its key retired?): replace the key.");

@@ -47,7 +47,7 @@ describe("engagementThroughFlows", () => {
   });
 
   it("builds the file from real sandbox tenants, whose credentials open from the items and still authorise there", async () => {
-    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Test sandbox", baseUrl: sandbox.url, apiKey: "unused", kind: "sandbox", organizationId: p.orgB });
+    const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Test sandbox", baseUrl: sandbox.url, apiKey: "unused", kind: "sandbox", organizationId: p.orgB });
     const result = await engagementThroughFlows({
       db: t.db,
       config: { ...testConfig(), sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } },

@@ -88,18 +88,18 @@ export async function readyEngagement(
   // A sandbox client is the customer's own account there, so its target is the organisation's. Its
   // known limits are the test sandbox's (10,000 requests a second per client): the run paces to the
   // sandbox's headers as on the built-in sandbox, not to the real service's 1,000 a minute.
-  const ownTarget = (apiKey: string, name: string) => ({
+  const ownTarget = async (apiKey: string, name: string) => ({
     apiKey,
-    ...createServiceTarget(db, ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE, dailyQuota: SANDBOX_CLIENT_DAILY_QUOTA }),
+    ...(await createServiceTarget(databaseOf(db), ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE, dailyQuota: SANDBOX_CLIENT_DAILY_QUOTA })),
   });
   let target: { id: string; apiKey: string };
   if (params.target && "id" in params.target) {
     target = params.target;
   } else if (params.target && "apiKey" in params.target) {
-    target = ownTarget(params.target.apiKey, params.target.name ?? `Sandbox ${suffix}`);
+    target = await ownTarget(params.target.apiKey, params.target.name ?? `Sandbox ${suffix}`);
   } else {
     const { apiKey } = await sandbox.control.createClient({ plan: params.target?.plan ?? "paid", name: `Test client ${suffix}` });
-    target = ownTarget(apiKey, `Sandbox ${suffix}`);
+    target = await ownTarget(apiKey, `Sandbox ${suffix}`);
   }
 
   // The customer's export: each tenant's credentials as they were when the file was made.

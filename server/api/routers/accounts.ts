@@ -117,10 +117,10 @@ export const outboxRouter = createTRPCRouter({
   list: adminProcedure
     .input(ZListOutboxRequest)
     .output(ZListOutboxResponse)
-    .query(({ ctx, input }) => listOutbox(ctx.db, { limit: input?.limit ?? 50 })),
+    .query(({ ctx, input }) => listOutbox(ctx.database, { limit: input?.limit ?? 50 })),
   /** The whole text of a pending invitation's message, link included (audited). */
   revealLink: adminProcedure
     .input(ZRevealOutboxLinkRequest)
     .output(ZRevealOutboxLinkResponse)
-    .mutation(({ ctx, input }) => revealOutboxMessage(ctx.db, ctx.config.keyRing, ctx.actor, input)),
+    .mutation(({ ctx, input }) => revealOutboxMessage(ctx.database, ctx.config.keyRing, ctx.actor, input)),
 });

@@ -23,7 +23,7 @@ const customer = () => callerAs(t.db, p.customerA, testConfig());
 beforeEach(async () => {
   t = createTestDb();
   p = await seedPeople(t.db);
-  const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Sandbox target", baseUrl: "http://127.0.0.1:9", apiKey: "sandbox-key-for-bulk-tests", kind: "sandbox", organizationId: p.orgA });
+  const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Sandbox target", baseUrl: "http://127.0.0.1:9", apiKey: "sandbox-key-for-bulk-tests", kind: "sandbox", organizationId: p.orgA });
   const flows = await engagementThroughFlows({
     db: t.db,
     config: testConfig(),
@@ -147,7 +147,7 @@ describe("the service target the run copies", () => {
   it("must be one the engagement may use: start, resume and retries are refused otherwise, changing nothing", async () => {
     passSingleCompanyTest(t.db, p.support, engagementId);
     const own = t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, engagementId)).get()!.id!;
-    const other = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Org B production", baseUrl: "https://api.codat.io", apiKey: "org-b-key-0000", kind: "service", organizationId: p.orgB });
+    const other = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Org B production", baseUrl: "https://api.codat.io", apiKey: "org-b-key-0000", kind: "service", organizationId: p.orgB });
     // Data from before targets had organisations: the engagement points at another organisation's account.
     t.db.update(engagements).set({ serviceTargetId: other.id }).where(eq(engagements.id, engagementId)).run();
     const refusal = "Org B production is another organisation's account on the service: choose one of this organisation's targets or the built-in sandbox.";
@@ -264,7 +264,7 @@ describe("the companies table's words", () => {
     const t2 = createTestDb();
     try {
       const people = await seedPeople(t2.db);
-      const target = createServiceTarget(t2.db, TEST_KEY_RING, null, { name: "Words target", baseUrl: "http://127.0.0.1:9", apiKey: "words-key-for-bulk-tests", kind: "sandbox", organizationId: people.orgA });
+      const target = await createServiceTarget(t2.database, TEST_KEY_RING, null, { name: "Words target", baseUrl: "http://127.0.0.1:9", apiKey: "words-key-for-bulk-tests", kind: "sandbox", organizationId: people.orgA });
       const flows = await engagementThroughFlows({ db: t2.db, config: testConfig(), support: people.support, customer: people.customerA, serviceTargetId: target.id, companies: sampleCompanies("qhyg", 2) });
       const words = "400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used. Reauthorization is required.";
       const refused = { operation: "authorizeConnection", kind: "reauthorization_required", status: null, service: null, error: words, correlationId: "corr-1", at: new Date().toISOString() };

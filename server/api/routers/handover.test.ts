@@ -1,5 +1,6 @@
 /** The handover procedures through createCaller on a real temporary database. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSync } from "@/db/database";
 import { and, count, eq, isNotNull, like } from "drizzle-orm";
 import { auditEvents, engagements, engagementSteps, handovers, intakeSubmissions, mailOutbox, migrationItems, migrationRuns } from "@/db/schema";
 import { insertMigrationItems } from "@/server/items/insert-items";
@@ -28,14 +29,14 @@ function addRehearsalItem(f: HandoverFixture, state: "pending" | "verified" = "p
   const runId = crypto.randomUUID();
   t.db.insert(migrationRuns).values({ id: runId, engagementId: f.engagementId, kind: "rehearsal", status: "running", requestedAt: new Date() }).run();
   t.db.transaction((tx) =>
-    insertMigrationItems(tx, {
+    runSync(insertMigrationItems(tx, {
       ring: TEST_KEY_RING,
       platform: getManagedPlatform("qhyg")!,
       engagementId: f.engagementId,
       submissionId: f.submissionId,
       rows: [{ line: 2, name: "Rehearsal Co", externalRef: "REH-1", records: 10, credentials: credentialsFor(getManagedPlatform("qhyg")!, 999_999) }],
       at: new Date(),
-    }),
+    })),
   );
   t.db.update(migrationItems).set({ rehearsalRunId: runId, state }).where(eq(migrationItems.name, "Rehearsal Co")).run();
   return runId;

@@ -28,7 +28,7 @@ const targetOf = (engagementId: string) => t.db.select({ id: engagements.service
 
 /** Acme's (org A) and Bluebird's (org B) own accounts, an unassigned one, and the built-in sandbox. */
 async function targets() {
-  const builtIn = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-demo-key-0001" }))!.id;
+  const builtIn = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-demo-key-0001" }))!.id;
   const acme = (await admin().targets.create({ name: "Production — Org A", baseUrl: "https://api.codat.io", apiKey: "live-key-orga-1111", organizationId: p.orgA })).id;
   const bluebird = (await admin().targets.create({ name: "Production — Org B", baseUrl: "https://api.codat.io", apiKey: "live-key-orgb-2222", organizationId: p.orgB })).id;
   const unassigned = (await admin().targets.create({ name: "Staging (whose?)", baseUrl: "https://staging.example.test", apiKey: "stage-key-3333" })).id;
@@ -178,7 +178,7 @@ describe("an admin", () => {
     const answer = await admin().targets.replaceKey({ targetId: tg.acme, apiKey: " live-key-orga-NEW9 " });
     expect(answer).toEqual({ apiKeyMasked: "••••NEW9" });
     expect(row(tg.acme).apiKeyMask).toBe("••••NEW9");
-    expect(revealTargetApiKey(t.db, TEST_KEY_RING, null, { targetId: tg.acme, purpose: "check" })).toBe("live-key-orga-NEW9");
+    expect(await revealTargetApiKey(t.database, TEST_KEY_RING, null, { targetId: tg.acme, purpose: "check" })).toBe("live-key-orga-NEW9");
     for (const file of [t.file, `${t.file}-wal`]) {
       if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(Buffer.from(oldCipher)), `${file} still holds the old ciphertext`).toBe(false);
     }

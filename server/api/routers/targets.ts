@@ -33,54 +33,54 @@ import {
 
 export const targetsRouter = createTRPCRouter({
   /** Every target with its organisation, limits and use; API keys only masked. */
-  list: adminProcedure.output(ZListTargetsResponse).query(({ ctx }) => listServiceTargets(ctx.db)),
+  list: adminProcedure.output(ZListTargetsResponse).query(({ ctx }) => listServiceTargets(ctx.database)),
   /** Adds a customer's account on the service (or another sandbox) with its base URL and API key. */
   create: adminProcedure
     .input(ZCreateTargetRequest)
     .output(ZCreateTargetResponse)
-    .mutation(({ ctx, input }) => createServiceTarget(ctx.db, ctx.config.keyRing, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createServiceTarget(ctx.database, ctx.config.keyRing, ctx.actor, input)),
   /** Renames a target. */
   rename: adminProcedure
     .input(ZRenameTargetRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      renameServiceTarget(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await renameServiceTarget(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** Sets or clears the target's known limits (empty: the service's published ones). */
   setLimits: adminProcedure
     .input(ZSetTargetLimitsRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      setTargetLimits(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await setTargetLimits(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** Replaces the target's API key (the old ciphertext is overwritten); answers the new mask only. */
   replaceKey: adminProcedure
     .input(ZReplaceTargetKeyRequest)
     .output(ZReplaceTargetKeyResponse)
-    .mutation(({ ctx, input }) => replaceTargetApiKey(ctx.db, ctx.config.keyRing, ctx.actor, input)),
+    .mutation(({ ctx, input }) => replaceTargetApiKey(ctx.database, ctx.config.keyRing, ctx.actor, input)),
   /** Archives a target no unfinished engagement uses. */
   archive: adminProcedure
     .input(ZTargetRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      archiveServiceTarget(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await archiveServiceTarget(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** Assigns an unassigned target to the organisation whose account it is. */
   assignOrganization: adminProcedure
     .input(ZAssignOrganizationRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      assignTargetOrganization(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await assignTargetOrganization(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** One cheap read of the service with the target's key; the answer in words. */
   testConnection: adminProcedure
     .input(ZTargetRequest)
     .output(ZTestConnectionResponse)
-    .mutation(({ ctx, input }) => testTargetConnection(ctx.db, ctx.config.keyRing, ctx.actor, input)),
+    .mutation(({ ctx, input }) => testTargetConnection(ctx.database, ctx.config.keyRing, ctx.actor, input)),
   /** The targets this engagement may use (its organisation's and the built-in sandbox) and its current one. */
   choices: staffEngagementProcedure.output(ZTargetChoicesResponse).query(({ ctx, input }) => getTargetChoices(ctx.database, ctx.actor, input.engagementId)),
   /** Points an engagement at a target (through the engagement module, which owns the rule). */

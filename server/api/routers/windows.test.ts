@@ -44,7 +44,7 @@ describe("the estimate", () => {
   });
 
   it("against the real service: the formula, its inputs, the rate limit and the daily quota", async () => {
-    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service", organizationId: p.orgA });
+    const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service", organizationId: p.orgA });
     await support().targets.assign({ engagementId, serviceTargetId: target.id });
     const companies = sampleCompanies("qhyg", 4).map((c, i) => ({ ...c, records: i < 2 ? 1000 : null }));
     await completeIntake(flow(), { engagementId, companies });
@@ -63,7 +63,7 @@ describe("the estimate", () => {
   });
 
   it("against the built-in sandbox: its configured limit, read from its controls", async () => {
-    const target = (await ensureBuiltInSandbox(t.db, TEST_KEY_RING, { url: sandbox.url, newApiKey: async () => "k" }))!;
+    const target = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: sandbox.url, newApiKey: async () => "k" }))!;
     await support().targets.assign({ engagementId, serviceTargetId: target.id });
     await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 30) });
     await sandbox.control.setFaults({ rateLimitPerSecond: 2 });
@@ -82,7 +82,7 @@ describe("the estimate follows the one rule for a target's limits", () => {
   it("a target an admin labelled a sandbox is held to the service's published limits, even at the sandbox's own address", async () => {
     await sandbox.control.setFaults({ rateLimitPerSecond: 5_000 });
     try {
-      const target = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Called a sandbox", baseUrl: sandbox.url, apiKey: "k-123456789", kind: "sandbox", organizationId: p.orgA });
+      const target = await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name: "Called a sandbox", baseUrl: sandbox.url, apiKey: "k-123456789", kind: "sandbox", organizationId: p.orgA });
       await support().targets.assign({ engagementId, serviceTargetId: target.id });
       await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 30) });
       const { estimate } = await support().windows.plan({ engagementId });
@@ -96,7 +96,7 @@ describe("the estimate follows the one rule for a target's limits", () => {
   });
 
   it("known limits an admin set on the target replace the published ones", async () => {
-    const target = createServiceTarget(t.db, TEST_KEY_RING, p.admin, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key-0000", kind: "service", organizationId: p.orgA, requestsPerMinute: 120, dailyQuota: 5_000 });
+    const target = await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key-0000", kind: "service", organizationId: p.orgA, requestsPerMinute: 120, dailyQuota: 5_000 });
     await support().targets.assign({ engagementId, serviceTargetId: target.id });
     await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 4) });
     const { estimate } = await support().windows.plan({ engagementId });
@@ -109,7 +109,7 @@ describe("the estimate follows the one rule for a target's limits", () => {
 
 describe("proposing and accepting", () => {
   it("proposes windows with the estimate beside each, warning when one is shorter; the customer accepts one, which completes step 2", async () => {
-    const target = createServiceTarget(t.db, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service", organizationId: p.orgA });
+    const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Production", baseUrl: "https://api.codat.io", apiKey: "prod-key", kind: "service", organizationId: p.orgA });
     await support().targets.assign({ engagementId, serviceTargetId: target.id });
     // About 100,000 records a company: the sync takes about 17 minutes, more than a 15-minute window.
     await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 3).map((c) => ({ ...c, records: 100_000 })) });

@@ -111,7 +111,7 @@ export async function submitIntake(
         submittedAt: now,
         replacedItemCount: previous ? replacedCompanies : null,
       });
-      const companies = insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
+      const companies = yield* insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
       yield* writeAudit(tx, {
         actor,
         action: "intake.submitted",

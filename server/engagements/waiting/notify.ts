@@ -53,7 +53,7 @@ export async function notifyAfterChange(
   for (const m of messages) {
     const text = `${heading}\n\n${m.body}\n\nOpen it in Ferry: ${linkFor(config.appUrl, m.party, params.engagementId)}\n`;
     for (const to of addressees(r, m.party)) {
-      await sendMail(database.db, config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
+      await sendMail(database, config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
     }
   }
 }

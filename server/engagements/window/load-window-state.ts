@@ -16,7 +16,7 @@ export function* loadWindowState(tx: DbOrTx, actor: Actor, engagementId: string)
   assertOrganization(actor, eng.organizationId);
   const platform: ManagedPlatform | undefined = getManagedPlatform(eng.platformKey);
   if (!platform) throw new AppError("PRECONDITION_FAILED", "This engagement's platform has no managed migration.");
-  const target = eng.serviceTargetId ? (findServiceTarget(tx, eng.serviceTargetId) ?? null) : null;
+  const target = eng.serviceTargetId ? ((yield* findServiceTarget(tx, eng.serviceTargetId)) ?? null) : null;
   const rule: WindowRuleState = {
     role: actor.role,
     status: eng.status,

@@ -72,7 +72,7 @@ export function loadBulkContext(
 
 /** Why an engagement of `organizationId` may not migrate into the target, or null. */
 function targetRefusalOf(tx: DbOrTx, targetId: string, organizationId: string): string | null {
-  const target = findServiceTarget(tx, targetId);
+  const target = runSync(findServiceTarget(tx, targetId));
   return target ? targetUseRefusal(target, organizationId) : "The service target no longer exists: choose another.";
 }
 
@@ -95,10 +95,10 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
     const c = loadBulkContext(tx, actor, input.engagementId, now);
     check(startRefusal(c));
     check(startReasonRefusal(c, input.reason));
-    const target = findServiceTarget(tx, c.eng.serviceTargetId!);
+    const target = runSync(findServiceTarget(tx, c.eng.serviceTargetId!));
     insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
     const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
-    const reconciliation = reconcile(tx, c.eng.id);
+    const reconciliation = runSync(reconcile(tx, c.eng.id));
     if (c.states[6] === "pending") runSync(applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now }));
     const outside = outsideWindowStart(c.window, now, input.reason);
     recordAudit(tx, {

@@ -6,6 +6,7 @@
 import { and, count, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
 import { migrationItems, migrationRuns } from "@/db/schema";
 import type { Db } from "@/db/client";
+import { q, runSync, type Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "../../items/item-scope";
 import { purgeUsedFreshTokens } from "../../items/fresh-tokens";
@@ -95,7 +96,7 @@ export function setItemAside(tx: DbOrTx, params: { itemId: string; reason: strin
     .set({ state: "set_aside", outcomeReason: params.reason, nextAttemptAt: null, leaseOwner: null, leaseExpiresAt: null, finishedAt: params.now, updatedAt: params.now })
     .where(eq(migrationItems.id, params.itemId))
     .run();
-  purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now });
+  runSync(purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now }));
 }
 
 /** Changes a bulk run's status (from one of `from`), with its reason; false when it was in none of them. */
@@ -189,14 +190,15 @@ export function runToHelp(tx: DbOrTx, params: { owner: string; now: Date }): Run
     .get();
 }
 
-/** The company of the engagement's latest passed single-company test (it counts as migrated). */
-export function passedPilotItem(tx: DbOrTx, engagementId: string): { id: string; name: string; state: MigrationItemState } | undefined {
-  return tx
-    .select({ id: migrationItems.id, name: migrationItems.name, state: migrationItems.state })
-    .from(migrationRuns)
-    .innerJoin(migrationItems, eq(migrationItems.id, migrationRuns.itemId))
-    .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "pilot"), eq(migrationRuns.status, "passed")))
-    .orderBy(desc(migrationRuns.requestedAt))
-    .limit(1)
-    .get();
+/** The company of the engagement's latest passed single-company test (it counts as migrated); a transaction step. */
+export function* passedPilotItem(tx: DbOrTx, engagementId: string): Steps<{ id: string; name: string; state: MigrationItemState } | undefined> {
+  return yield* q.get(
+    tx
+      .select({ id: migrationItems.id, name: migrationItems.name, state: migrationItems.state })
+      .from(migrationRuns)
+      .innerJoin(migrationItems, eq(migrationItems.id, migrationRuns.itemId))
+      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "pilot"), eq(migrationRuns.status, "passed")))
+      .orderBy(desc(migrationRuns.requestedAt))
+      .limit(1),
+  );
 }

@@ -192,7 +192,7 @@ describe("the bulk run", () => {
     // The engagement's target is a client on the test sandbox, labelled "sandbox" but not the
     // built-in one: the admin records a known limit of 6 requests a minute on it.
     const { eng, runId } = await startedRun(companies(3));
-    setTargetLimits(bed.t.db, bed.people.admin, { targetId: eng.serviceTargetId, requestsPerMinute: 6, dailyQuota: null });
+    await setTargetLimits(bed.t.database, bed.people.admin, { targetId: eng.serviceTargetId, requestsPerMinute: 6, dailyQuota: null });
     worker().start();
     const calls = () => bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n;
     await until("the bulk run", calls, (n) => n >= 6, 20_000);

@@ -328,7 +328,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       if (!done) return null;
       // The companies that failed on their tokens go to their end customers, with their reconnect links.
       const handed = handToEndCustomers(tx, { engagementId: engagement.id, now });
-      const reconciliation = reconcile(tx, engagement.id);
+      const reconciliation = runSync(reconcile(tx, engagement.id));
       recordAudit(tx, {
         actor: null,
         action: "migration.bulk_finished",

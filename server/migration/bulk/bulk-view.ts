@@ -102,7 +102,7 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
   const pace = paceFromSamples(outcome.samples ?? [], now.getTime());
   const left = total - finished;
   const running = run.status === "running" || run.status === "queued";
-  const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+  const target = run.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
   return {
     id: run.id,
     status: run.status,
@@ -130,7 +130,7 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
 export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now: Date = new Date()): BulkOverviewView {
   runSync(assertCanView(db, actor, engagementId));
   const c = loadBulkContext(db, actor, engagementId, now);
-  const pilot = passedPilotItem(db, engagementId);
+  const pilot = runSync(passedPilotItem(db, engagementId));
   const staff = isStaff(actor.role);
   const refusedForCustomers = { allowed: false, reason: "Support staff control the bulk migration." };
   const control = (refusal: ReturnType<typeof startRefusal>) => (staff ? toControl(refusal) : refusedForCustomers);
@@ -139,7 +139,7 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now:
     c.eng.serviceTargetId === null
       ? null
       : (() => {
-          const target = findServiceTarget(db, c.eng.serviceTargetId);
+          const target = runSync(findServiceTarget(db, c.eng.serviceTargetId));
           if (!target) return null;
           const rule = limitsOfTarget(target);
           return rule.kind === "service"
@@ -152,7 +152,7 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now:
     counts: c.counts,
     total,
     pilot: pilot ? { name: pilot.name, state: pilot.state } : null,
-    reconciliation: reconcile(db, engagementId),
+    reconciliation: runSync(reconcile(db, engagementId)),
     limitText,
     window: c.window
       ? windowOutlook({
@@ -181,7 +181,7 @@ export function listBulkItems(
   runSync(assertCanView(db, actor, filter.engagementId));
   const c = loadBulkContext(db, actor, filter.engagementId);
   const itemActions = isStaff(actor.role) && itemActionsRefusal(c) === null;
-  const pilotItemId = passedPilotItem(db, filter.engagementId)?.id;
+  const pilotItemId = runSync(passedPilotItem(db, filter.engagementId))?.id;
   const retryable = itemActions && c.latest !== undefined && c.latest.status !== "paused" && c.latest.status !== "stopped";
   const { rows, total } = pageOfReportItems(db, filter);
   return {

@@ -9,6 +9,7 @@
  */
 import { and, asc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { databaseOf, runSync } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
@@ -183,9 +184,9 @@ export function storeCallResult(
       .values({ runId: params.runId, itemId: params.itemId, ...params.record })
       .run();
     // A retry with fresh tokens from a supplementary file has used them once it ends.
-    return FINAL.includes(t.state) && purgeUsedFreshTokens(tx, { itemId: params.itemId, at: now });
+    return FINAL.includes(t.state) && runSync(purgeUsedFreshTokens(tx, { itemId: params.itemId, at: now }));
   });
-  if (purged) checkpointAfterFreshTokenPurge(db);
+  if (purged) checkpointAfterFreshTokenPurge(databaseOf(db));
 }
 
 /**
@@ -296,7 +297,7 @@ export function failItemAlone(db: Db, params: { itemId: string; owner: string; e
       })
       .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
       .run().changes;
-    return failed > 0 && purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now });
+    return failed > 0 && runSync(purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now }));
   });
-  if (purged) checkpointAfterFreshTokenPurge(db);
+  if (purged) checkpointAfterFreshTokenPurge(databaseOf(db));
 }

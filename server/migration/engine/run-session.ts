@@ -14,7 +14,7 @@ import { findEngagement, type EngagementRow } from "@/server/engagements/engagem
 import type { ManagedPlatform } from "@/server/platforms";
 import type { KeyRing } from "@/server/security/secrets";
 import { targetUseRefusal } from "@/server/targets/rules";
-import { findServiceTarget, revealTargetApiKey, type ServiceTargetRecord } from "@/server/targets/targets";
+import { decryptTargetApiKey, findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { platformOf } from "./item-repository";
 import type { RunRow } from "./run-repository";
 
@@ -43,14 +43,14 @@ export function openRunSession<C>(params: {
 }): ({ ok: true } & RunSession<C>) | ({ ok: false; refusal: SessionRefusal } & RunEngagement) {
   const { db, run } = params;
   const { engagement, platform } = runEngagement(db, run);
-  const target = run.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+  const target = run.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
   if (!target) return { ok: false, refusal: { kind: "no_target" }, engagement, platform };
   const refused = targetUseRefusal(target, engagement.organizationId);
   if (refused) return { ok: false, refusal: { kind: "target_refused", reason: refused }, engagement, platform };
-  const apiKey = revealTargetApiKey(db, params.ring, null, {
+  const apiKey = runSync(decryptTargetApiKey(db, params.ring, null, {
     targetId: target.id,
     purpose: params.purpose(engagement.reference),
     engagement: { engagementId: engagement.id, organizationId: engagement.organizationId },
-  });
+  }));
   return { ok: true, engagement, platform, target, connection: params.connect(target, apiKey) };
 }

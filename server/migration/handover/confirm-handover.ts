@@ -45,7 +45,7 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
     const { eng, states, total, counts } = decide(tx, actor, input.engagementId);
     if (states[6] === "pending") runSync(applyStepAction(tx, actor, { engagementId: eng.id, step: 6, action: "start", via: "flow", at }));
     const { id } = insertHandover(tx, { engagementId: eng.id, confirmedById: actor.id, confirmedAt: at, counts, total });
-    const reconciliation = reconcile(tx, eng.id);
+    const reconciliation = runSync(reconcile(tx, eng.id));
     recordAudit(tx, {
       actor,
       action: "handover.confirmed",

@@ -31,7 +31,7 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
     reference: eng.reference,
     total,
     counts,
-    reconciliation: reconcile(db, eng.id),
+    reconciliation: runSync(reconcile(db, eng.id)),
     activeBulkRun,
     credentialsHeld: countHeldCredentials(db, eng.id),
     handover: h

@@ -4,6 +4,7 @@
  * fails is kept in the outbox with its error; it never undoes the handover).
  */
 import type { Db } from "@/db/client";
+import { databaseOf } from "@/db/database";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import { companiesText as companies, countOf } from "@/core/words";
@@ -26,7 +27,7 @@ export async function mailReportReady(
   const platform = getManagedPlatform(e.platformKey)?.name ?? e.platformKey;
   const notMigrated = reconciliation.supplied - reconciliation.verified;
   for (const r of params.recipients) {
-    await sendMail(db, deps.mail, {
+    await sendMail(databaseOf(db), deps.mail, {
       to: r.email,
       subject: `${e.reference}: your handover report is ready`,
       text: [
@@ -51,7 +52,7 @@ export async function mailAcknowledged(
   params: { engagement: EngagementRef; owner: { name: string; email: string }; by: string; onBehalf: boolean; purgedItems: number; purgedSecrets: number },
 ): Promise<void> {
   const { engagement: e } = params;
-  await sendMail(db, deps.mail, {
+  await sendMail(databaseOf(db), deps.mail, {
     to: params.owner.email,
     subject: `${e.reference}: handover report acknowledged`,
     text: [

@@ -28,7 +28,7 @@ export function handoverReportCsv(db: Db, actor: Actor, engagementId: string): {
       // Each chunk is its own query (keyset on the file position), so no statement stays open
       // on the shared connection between pulls.
       // The reconciliation is read with the first chunk's rows, so the two agree.
-      const head = started ? null : { reconciliation: reconcile(db, eng.id), reference: eng.reference };
+      const head = started ? null : { reconciliation: runSync(reconcile(db, eng.id)), reference: eng.reference };
       const items = reportItemsAfter(db, eng.id, after, CHUNK);
       if (items.length || head) controller.enqueue(encoder.encode(reportCsvChunk(items.map(toReportRow), head)));
       started = true;

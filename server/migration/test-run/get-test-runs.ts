@@ -100,7 +100,7 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
     run.kind === "rehearsal"
       ? { name: "Built-in sandbox (a client of the rehearsal's own)", baseUrl: outcome.sandboxUrl ?? "" }
       : run.serviceTargetId
-        ? (findServiceTarget(db, run.serviceTargetId) ?? null)
+        ? (runSync(findServiceTarget(db, run.serviceTargetId)) ?? null)
         : null;
   return {
     ...summary(db, run, item ?? undefined),

@@ -9,6 +9,7 @@
  * batches stored as they are made, so a worker that takes the run over carries on where it stopped.
  */
 import { and, asc, eq } from "drizzle-orm";
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { migrationItems } from "@/db/schema";
 import type { SandboxControl } from "@/server/sandbox/controls/control-client";
@@ -115,7 +116,7 @@ export async function prepareRehearsal(params: {
     );
     const submissionId = batch[0]!.submissionId;
     db.transaction((tx) =>
-      insertMigrationItems(tx, {
+      runSync(insertMigrationItems(tx, {
         ring,
         platform,
         engagementId: engagement.id,
@@ -131,7 +132,7 @@ export async function prepareRehearsal(params: {
           records: item.recordsHint,
           credentials: tenants[i]!.credentials,
         })),
-      }),
+      })),
     );
     created += batch.length;
     if (!updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(created, false) })) throw new LeaseLostError(`rehearsal ${params.run.id}`);

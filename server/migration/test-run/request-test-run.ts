@@ -34,7 +34,7 @@ export function loadTestRunContext(
 ): TestRunContext & { eng: EngagementRow; runningRun: RunRow | undefined } {
   const { eng, states } = runSync(loadForChange(tx, engagementId));
   const runningRun = activeRuns(tx, eng.id, TEST_RUN_KINDS)[0];
-  const target = eng.serviceTargetId ? findServiceTarget(tx, eng.serviceTargetId) : undefined;
+  const target = eng.serviceTargetId ? runSync(findServiceTarget(tx, eng.serviceTargetId)) : undefined;
   return {
     eng,
     runningRun,

@@ -84,7 +84,7 @@ export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMil
     db.select({ n: count() }).from(migrationItems).where(realItems(eng.id, eq(migrationItems.state, "verified"), isNotNull(migrationItems.reconnectedAt))).get()?.n ?? 0;
   let budget: number | null = null;
   const run = latestBulkRun(db, eng.id);
-  const target = run?.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+  const target = run?.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
   if (target) {
     const rule = limitsOfTarget(target);
     if (rule.kind === "service") {

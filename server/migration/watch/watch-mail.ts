@@ -8,6 +8,7 @@ import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { companiesText, countOf, daysText, plural } from "@/core/words";
 import { findRecipients } from "@/server/engagements/waiting/recipients-repository";
+import { databaseOf } from "@/db/database";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 
@@ -35,7 +36,7 @@ export async function mailDrops(
   if (!who || !params.dropped.length) return;
   const lines = params.dropped.map((d) => `- ${d.name}: ${d.reason}\n  Reconnect link: ${d.linkUrl ?? "(listed on the engagement page once the service gives it)"}`);
   for (const p of who.to) {
-    await sendMail(db, deps.mail, {
+    await sendMail(databaseOf(db), deps.mail, {
       to: p.email,
       subject: `[${who.r.reference}] ${plural(params.dropped.length, { one: "A migrated connection dropped", other: `${params.dropped.length} migrated connections dropped` })}`,
       text: [
@@ -61,7 +62,7 @@ export async function mailWatchEnded(
   const who = everyone(db, params.engagementId);
   if (!who) return;
   for (const p of who.to) {
-    await sendMail(db, deps.mail, {
+    await sendMail(databaseOf(db), deps.mail, {
       to: p.email,
       subject: `[${who.r.reference}] The hypercare watch has ended`,
       text: [

@@ -298,7 +298,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     for (const row of watchesToConsider(db, new Date())) {
       try {
         const run = latestBulkRun(db, row.engagementId);
-        const target = run?.serviceTargetId ? findServiceTarget(db, run.serviceTargetId) : undefined;
+        const target = run?.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
         if (!run || !target) continue;
         const now = await clockOf(target);
         if (row.nextCheckAt.getTime() > now.getTime()) continue;
