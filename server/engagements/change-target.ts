@@ -3,7 +3,9 @@
  * account on the service for the window. A target is one customer's account, so an engagement may
  * use only its organisation's targets or the built-in sandbox.
  */
-import type { Database } from "@/db/database";
+import { eq } from "drizzle-orm";
+import { forUpdate, q, type Database } from "@/db/database";
+import { serviceTargets } from "@/db/schema";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
@@ -21,11 +23,14 @@ import { findEngagement, loadForChange, readSteps, updateEngagement } from "./en
 export async function changeTarget(database: Database, actor: Actor, input: { engagementId: string; serviceTargetId: string }): Promise<void> {
   const refusal = targetChangeAvailability(actor.role, (await readSteps(database, (tx) => loadForChange(tx, input.engagementId))).eng.status);
   if (refusal) refuse(refusal);
-  // Read committed: the engagement row is locked first (loadForChange), so its status and target
-  // are decided as they are.
+  // Read committed with row locks: the engagement's (loadForChange), so its status and target are
+  // decided as they are, then the target's. Archiving a target locks its row and then checks that
+  // no unfinished engagement points at it; with both locking it, the two queue whichever starts
+  // first, and the second sees what the first did (an archived target, or an engagement using it).
   await database.transaction(
     function* (tx) {
       const { eng } = yield* loadForChange(tx, input.engagementId);
+      yield* q.get(forUpdate(tx.select({ id: serviceTargets.id }).from(serviceTargets).where(eq(serviceTargets.id, input.serviceTargetId))));
       const target = yield* findServiceTarget(tx, input.serviceTargetId);
       if (!target) throw fieldError("serviceTargetId", "Choose an existing service target.");
       const locked = targetChangeAvailability(actor.role, eng.status);
