@@ -19,10 +19,10 @@ async function main() {
   const t = createTestDb();
   try {
     const p = await seedPeople(t.db);
-    const { id } = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" });
+    const { id } = await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" });
     const bytes = fs.readFileSync(file);
     const t0 = performance.now();
-    const result = await submitIntake(t.db, { ring: TEST_KEY_RING }, p.customerA, {
+    const result = await submitIntake(t.database, { ring: TEST_KEY_RING }, p.customerA, {
       engagementId: id,
       form: { clientId: "bench-client", clientSecret: "bench-client-secret-0123456789", contacts: [{ name: "Bench", email: "bench@example.test" }] },
       file: { name: path.basename(file), bytes },

@@ -147,8 +147,8 @@ beforeAll(async () => {
   t = createTestDb();
   const people = await seedPeople(t.db);
   let counter = 0;
-  const engA = createEngagement(t.db, people.support, { organizationId: people.orgA, platformKey: "qhyg" }).id;
-  const engB = createEngagement(t.db, people.support, { organizationId: people.orgB, platformKey: "qhyg" }).id;
+  const engA = (await createEngagement(t.database, people.support, { organizationId: people.orgA, platformKey: "qhyg" })).id;
+  const engB = (await createEngagement(t.database, people.support, { organizationId: people.orgB, platformKey: "qhyg" })).id;
   const targetId = (await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Sandbox", baseUrl: "http://127.0.0.1:1", apiKey: "key-of-org-a-1234", kind: "sandbox", organizationId: people.orgA })).id;
   f = { ...people, engA, engB, targetId, invitationToken: "unknown-token-abc", n: () => ++counter };
 });

@@ -29,7 +29,7 @@ let engagementId: string;
 beforeEach(async () => {
   t = createTestDb();
   p = await seedPeople(t.db);
-  engagementId = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
+  engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 });
 afterEach(() => t.close());
 
@@ -146,7 +146,7 @@ describe("submitting a file", () => {
     const body = (await res.json()) as { submissionId: string; companies: number };
     expect(body.companies).toBe(4);
     expect(t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.submissionId, body.submissionId)).get()!.n).toBe(4);
-    const eng = getEngagement(t.db, p.support, engagementId);
+    const eng = await getEngagement(t.database, p.support, engagementId);
     expect(eng.steps[0]!.state).toBe("in_progress");
     expect(eng.waiting.party).toBe("support");
     const mail = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all();
@@ -339,7 +339,7 @@ describe("the calendar invite", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/calendar; charset=utf-8");
     const text = await res.text();
-    const reference = getEngagement(t.db, p.support, engagementId).reference;
+    const reference = (await getEngagement(t.database, p.support, engagementId)).reference;
     expect(text).toContain("BEGIN:VCALENDAR");
     expect(text).toContain("DTSTART:20310301T220000Z");
     expect(text).toContain("DTEND:20310302T040000Z");

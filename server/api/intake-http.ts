@@ -7,6 +7,7 @@
  * for posts, and a body read as a stream that stops at the cap, before anything is parsed.
  */
 import { assertCanView } from "@/server/engagements/access";
+import { readSteps } from "@/server/engagements/engagement-repository";
 import { checkTokenFile, notifyAfterChange, submitIntake, windowInvite } from "@/server/engagements/flows";
 import { ZIntakeForm } from "@/core/engagements/intake-schemas";
 import { AppError } from "@/server/errors";
@@ -127,15 +128,15 @@ export function handleTokenFileRequest(req: Request, params: { engagementId: str
     if (crossOrigin) return failure(403, "FORBIDDEN", crossOrigin);
     const { ctx, actor } = await signedIn(deps);
     // Who may see the engagement is settled before a byte of the file is read.
-    assertCanView(ctx.db, actor, params.engagementId);
+    await readSteps(ctx.database, (tx) => assertCanView(tx, actor, params.engagementId));
     const form = await readUpload(req);
     const file = await fileOf(form);
     if (params.mode === "check") {
-      return json(200, { check: await checkTokenFile(ctx.db, actor, { engagementId: params.engagementId, file }) });
+      return json(200, { check: await checkTokenFile(ctx.database, actor, { engagementId: params.engagementId, file }) });
     }
-    const result = await submitIntake(ctx.db, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, form: formOf(form), file });
+    const result = await submitIntake(ctx.database, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, form: formOf(form), file });
     if (!result.ok) return json(422, { error: { code: "BAD_INPUT", message: "The token file has problems to fix; nothing was stored.", fields: null }, check: result.check });
-    await notifyAfterChange(ctx.db, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
+    await notifyAfterChange(ctx.database, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
     return json(200, { submissionId: result.submissionId, companies: result.companies, replacedCompanies: result.replacedCompanies, check: result.check });
   });
 }
@@ -152,14 +153,14 @@ export function handleSupplementaryFileRequest(req: Request, params: { engagemen
     if (crossOrigin) return failure(403, "FORBIDDEN", crossOrigin);
     const { ctx, actor } = await signedIn(deps);
     // Who may see the engagement is settled before a byte of the file is read.
-    assertCanView(ctx.db, actor, params.engagementId);
+    await readSteps(ctx.database, (tx) => assertCanView(tx, actor, params.engagementId));
     const file = await fileOf(await readUpload(req));
     if (params.mode === "check") {
       return json(200, { check: await checkSupplementaryFile(ctx.db, actor, { engagementId: params.engagementId, file }) });
     }
     const result = await submitSupplementaryFile(ctx.db, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, file });
     if (!result.ok) return json(422, { error: { code: "BAD_INPUT", message: "The file has problems to fix; nothing was stored.", fields: null }, check: result.check });
-    await notifyAfterChange(ctx.db, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
+    await notifyAfterChange(ctx.database, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
     return json(200, { fileId: result.fileId, companies: result.companies, replacedCompanies: result.replacedCompanies, check: result.check });
   });
 }
@@ -180,7 +181,7 @@ export function handleTemplateRequest(req: Request, params: { platformKey: strin
 export function handleInviteRequest(_req: Request, params: { engagementId: string; windowId: string }, deps: Deps & { appUrl: string }): Promise<Response> {
   return answer(async () => {
     const { ctx, actor } = await signedIn(deps);
-    const invite = windowInvite(ctx.db, actor, { ...params, appUrl: deps.appUrl });
+    const invite = await windowInvite(ctx.database, actor, { ...params, appUrl: deps.appUrl });
     return downloadResponse({ fileName: invite.fileName, contentType: "text/calendar; charset=utf-8", body: invite.text });
   });
 }

@@ -138,7 +138,7 @@ beforeAll(async () => {
   }
   t = createTestDb();
   p = await seedPeople(t.db);
-  engagementId = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
+  engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 
   const deps = { appOrigin: "http://ferry.test", createContext: async () => ({ database: t.database, db: t.db, actor: p.customerA, clientAddress: "127.0.0.1", config: testConfig(logLines) }) };
   const post = async (mode: "check" | "submit", bytes: Uint8Array, secret = CLIENT_SECRET) => {

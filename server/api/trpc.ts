@@ -12,6 +12,7 @@ import type { AppConfig } from "@/server/config";
 import { AppError, type AppErrorCode } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { assertCanView } from "@/server/engagements/access";
+import { readSteps } from "@/server/engagements/engagement-repository";
 import { engagementInput } from "./routers/shared.types";
 
 // 1. Context ------------------------------------------------------------------------------------
@@ -116,14 +117,14 @@ export const customerProcedure = signedInProcedure.use(({ ctx, next }) => {
 });
 
 /** The engagement access check: an unknown id, or for a customer another organisation's → NOT_FOUND. */
-const engagementAccess = <Ctx extends { db: Db; actor: Actor }>(opts: {
+const engagementAccess = <Ctx extends { database: Database; actor: Actor }>(opts: {
   ctx: Ctx;
   input: z.infer<typeof engagementInput>;
-}) => assertCanView(opts.ctx.db, opts.ctx.actor, opts.input.engagementId);
+}) => readSteps(opts.ctx.database, (tx) => assertCanView(tx, opts.ctx.actor, opts.input.engagementId));
 
 /** Staff acting on one engagement (every engagement is theirs to see). */
-export const staffEngagementProcedure = staffProcedure.input(engagementInput).use(({ ctx, input, next }) => {
-  engagementAccess({ ctx, input });
+export const staffEngagementProcedure = staffProcedure.input(engagementInput).use(async ({ ctx, input, next }) => {
+  await engagementAccess({ ctx, input });
   return next();
 });
 
@@ -132,13 +133,13 @@ export const staffEngagementProcedure = staffProcedure.input(engagementInput).us
  * NOT_FOUND). Every read of an engagement uses it, for the console and the portal alike: the
  * domain function gets the actor and shapes what each side sees (the actions it offers).
  */
-export const engagementProcedure = signedInProcedure.input(engagementInput).use(({ ctx, input, next }) => {
-  engagementAccess({ ctx, input });
+export const engagementProcedure = signedInProcedure.input(engagementInput).use(async ({ ctx, input, next }) => {
+  await engagementAccess({ ctx, input });
   return next();
 });
 
 /** A customer acting on one engagement of their own organisation (accepting a window, acknowledging the handover). */
-export const customerEngagementProcedure = customerProcedure.input(engagementInput).use(({ ctx, input, next }) => {
-  engagementAccess({ ctx, input });
+export const customerEngagementProcedure = customerProcedure.input(engagementInput).use(async ({ ctx, input, next }) => {
+  await engagementAccess({ ctx, input });
   return next();
 });

@@ -17,9 +17,9 @@ import { ACME_QBO_COMPANIES, ACME_QBO_ROTATED, seedDemo } from "./seed-demo";
 
 const staff: Actor = { id: "x", email: "", name: "Viewer", role: "admin", organizationId: null };
 
-function byPlatform(t: TestDb) {
-  const list = findEngagements(t.db, staff, { page: 1, pageSize: 50 });
-  return Object.fromEntries(list.items.map((e) => [`${e.organizationName}/${e.platformName}`, getEngagement(t.db, staff, e.id)]));
+async function byPlatform(t: TestDb) {
+  const list = await findEngagements(t.database, staff, { page: 1, pageSize: 50 });
+  return Object.fromEntries(await Promise.all(list.items.map(async (e) => [`${e.organizationName}/${e.platformName}`, await getEngagement(t.database, staff, e.id)] as const)));
 }
 
 describe("the demo seed with a sandbox", () => {
@@ -35,8 +35,8 @@ describe("the demo seed with a sandbox", () => {
     await sandbox.close();
   });
 
-  it("brings every engagement to its step through the flows", () => {
-    const e = byPlatform(t);
+  it("brings every engagement to its step through the flows", async () => {
+    const e = await byPlatform(t);
     const states = (key: string) => e[key]!.steps.map((s) => s.state);
     expect(states("Acme Lending/QuickBooks Online")).toEqual(["done", "done", "done", "done", "pending", "pending"]);
     expect(e["Acme Lending/QuickBooks Online"]!.waiting).toMatchObject({ party: "support", next: "Run the single-company test." });
@@ -46,11 +46,11 @@ describe("the demo seed with a sandbox", () => {
     expect(states("Bluebird Commerce/Shopify").slice(0, 2)).toEqual(["done", "in_progress"]);
     expect(e["Bluebird Commerce/Shopify"]!.waiting).toMatchObject({ party: "customer", next: "Accept one of the proposed migration windows." });
     expect(e["Bluebird Commerce/Wave"]).toMatchObject({ status: "on_hold", waiting: { party: null } });
-    expect(getIntake(t.db, staff, e["Acme Lending/FreeAgent"]!.id).current).toMatchObject({ status: "submitted", warningCount: 1 });
+    expect((await getIntake(t.database, staff, e["Acme Lending/FreeAgent"]!.id)).current).toMatchObject({ status: "submitted", warningCount: 1 });
   });
 
   it("holds the Acme QuickBooks Online file of 25 real tenants of mixed volume, two rotated after export", async () => {
-    const id = byPlatform(t)["Acme Lending/QuickBooks Online"]!.id;
+    const id = (await byPlatform(t))["Acme Lending/QuickBooks Online"]!.id;
     const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, id)).orderBy(migrationItems.position).all();
     expect(items.map((i) => [i.name, i.recordsHint])).toEqual(ACME_QBO_COMPANIES.map((c) => [c.name, c.records]));
     expect(Math.min(...items.map((i) => i.recordsHint!))).toBeLessThan(10);
@@ -62,8 +62,8 @@ describe("the demo seed with a sandbox", () => {
     expect(rotated.sort()).toEqual([...ACME_QBO_ROTATED].sort());
   });
 
-  it("hands over Bluebird's Zoho Books engagement through the real engine, one company waiting for its end customer with its reconnect link", () => {
-    const e = byPlatform(t)["Bluebird Commerce/Zoho Books"]!;
+  it("hands over Bluebird's Zoho Books engagement through the real engine, one company waiting for its end customer with its reconnect link", async () => {
+    const e = (await byPlatform(t))["Bluebird Commerce/Zoho Books"]!;
     expect(e.steps.map((s) => s.state)).toEqual(["done", "done", "done", "done", "done", "in_progress"]);
     expect(e.waiting).toMatchObject({ party: "customer", moves: { customer: { action: "acknowledge_report" } } });
     const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, e.id)).orderBy(migrationItems.position).all();
@@ -76,10 +76,10 @@ describe("the demo seed with a sandbox", () => {
     expect(items[3]!.linkUrl).toBe(`${sandbox.url}/link/company/${items[3]!.companyId}`);
   });
 
-  it("registers the sandbox as the built-in target, which every organisation's engagements start on and no organisation owns", () => {
+  it("registers the sandbox as the built-in target, which every organisation's engagements start on and no organisation owns", async () => {
     const builtIn = t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true)).all();
     expect(builtIn).toMatchObject([{ name: "Ferry sandbox", baseUrl: sandbox.url, kind: "sandbox", organizationId: null }]);
-    const e = byPlatform(t);
+    const e = await byPlatform(t);
     for (const key of Object.keys(e)) expect([key, e[key]!.serviceTarget]).toEqual([key, expect.objectContaining({ id: builtIn[0]!.id, builtIn: true, problem: null })]);
   });
 
@@ -95,7 +95,7 @@ describe("the demo seed without a sandbox", () => {
     const t = createTestDb();
     try {
       await seedDemo(t.db, { ring: TEST_KEY_RING });
-      const e = byPlatform(t);
+      const e = await byPlatform(t);
       expect(Object.keys(e).sort()).toEqual(["Acme Lending/FreeAgent", "Acme Lending/QuickBooks Online", "Bluebird Commerce/Shopify", "Bluebird Commerce/Wave"]);
       expect(e["Acme Lending/QuickBooks Online"]!.currentStep).toBe(5);
       expect(e["Acme Lending/QuickBooks Online"]!.serviceTarget).toBeNull();
@@ -110,7 +110,7 @@ describe("the demo seed without a sandbox", () => {
       const { id } = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Ferry sandbox", baseUrl: "http://127.0.0.1:4010", apiKey: "sandbox-key-0000", kind: "sandbox" });
       await seedDemo(t.db, { ring: TEST_KEY_RING, sandboxUrl: "http://127.0.0.1:4010" });
       expect(t.db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get()).toMatchObject({ builtIn: true, organizationId: null });
-      expect(byPlatform(t)["Acme Lending/QuickBooks Online"]!.serviceTarget).toMatchObject({ id, builtIn: true });
+      expect((await byPlatform(t))["Acme Lending/QuickBooks Online"]!.serviceTarget).toMatchObject({ id, builtIn: true });
     } finally {
       t.close();
     }

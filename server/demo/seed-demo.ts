@@ -12,7 +12,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { databaseOf } from "@/db/database";
+import { databaseOf, type Database } from "@/db/database";
 import { migrationItems } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { Role } from "@/core/accounts/roles";
@@ -96,7 +96,7 @@ function next(weekday: number, hourUtc: number, now = new Date()): Date {
   return d;
 }
 
-type Seeding = { db: Db; ring: KeyRing; control?: SandboxControl; notify: (engagementId: string, r: { notice?: FlowNotice | null; waiting?: WaitingChange | null }) => Promise<void> };
+type Seeding = { db: Db; database: Database; ring: KeyRing; control?: SandboxControl; notify: (engagementId: string, r: { notice?: FlowNotice | null; waiting?: WaitingChange | null }) => Promise<void> };
 
 /** The companies of a demo file: real sandbox tenants when a sandbox is given, stand-ins otherwise. */
 async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly { name: string; records: number }[]) {
@@ -118,7 +118,7 @@ async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly
 /** The customer submits the engagement's details and a token file of `companies`. */
 async function submit(s: Seeding, customer: Actor, input: { engagementId: string; platformKey: PlatformKey; companies: TokenFileCompany[]; fileName: string }) {
   const { engagementId, platformKey, companies, fileName } = input;
-  const result = await submitIntake(s.db, { ring: s.ring }, customer, {
+  const result = await submitIntake(s.database, { ring: s.ring }, customer, {
     engagementId,
     form: {
       clientId: `${customer.organizationId?.slice(0, 8)}-${platformKey}-oauth-app`,
@@ -152,17 +152,17 @@ async function handedOverWithReconnection(
   p: { support: Actor; customer: Actor; organizationId: string; sandbox: SandboxAccess; mail: { appUrl: string; mail: MailConfig } },
 ): Promise<void> {
   const { db } = s;
-  const zoho = createEngagement(db, p.support, { organizationId: p.organizationId, platformKey: "rwuv" });
+  const zoho = await createEngagement(s.database, p.support, { organizationId: p.organizationId, platformKey: "rwuv" });
   await s.notify(zoho.id, zoho);
   const file = await companiesFor(s, "rwuv", BLUEBIRD_ZOHO_COMPANIES);
   const submissionId = await submit(s, p.customer, { engagementId: zoho.id, platformKey: "rwuv", companies: file.companies, fileName: "bluebird-zoho-organisations.csv" });
-  await s.notify(zoho.id, acceptSubmission(db, p.support, { engagementId: zoho.id, submissionId }));
+  await s.notify(zoho.id, await acceptSubmission(s.database, p.support, { engagementId: zoho.id, submissionId }));
   const startsAt = new Date(Date.now() + 60_000);
-  const proposed = await proposeWindow(db, { sandbox: p.sandbox }, p.support, { engagementId: zoho.id, windows: [{ startsAt, endsAt: new Date(startsAt.getTime() + 8 * 3_600_000) }] });
+  const proposed = await proposeWindow(s.database, { sandbox: p.sandbox }, p.support, { engagementId: zoho.id, windows: [{ startsAt, endsAt: new Date(startsAt.getTime() + 8 * 3_600_000) }] });
   await s.notify(zoho.id, proposed);
-  await s.notify(zoho.id, acceptWindow(db, p.customer, { engagementId: zoho.id, windowId: proposed.windowIds[0]! }));
-  await s.notify(zoho.id, confirmCallbackUrl(db, p.customer, { engagementId: zoho.id }));
-  await s.notify(zoho.id, confirmSyncingDisabled(db, p.customer, { engagementId: zoho.id }));
+  await s.notify(zoho.id, await acceptWindow(s.database, p.customer, { engagementId: zoho.id, windowId: proposed.windowIds[0]! }));
+  await s.notify(zoho.id, await confirmCallbackUrl(s.database, p.customer, { engagementId: zoho.id }));
+  await s.notify(zoho.id, await confirmSyncingDisabled(s.database, p.customer, { engagementId: zoho.id }));
   const rotated = file.tenants.find((t) => t.name === BLUEBIRD_ZOHO_ROTATED);
   if (rotated && s.control) await s.control.rotate("rwuv", rotated.tenantId);
 
@@ -211,9 +211,10 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   const mail = { appUrl: options.appUrl ?? "http://localhost:3000", mail: { from: "Ferry <ferry@localhost>", keyRing: options.ring, log: () => {} } };
   const s: Seeding = {
     db,
+    database,
     ring: options.ring,
     control: options.sandbox ? createControlClient(options.sandbox) : undefined,
-    notify: (engagementId, r) => notifyAfterChange(db, mail, { engagementId, ...r }),
+    notify: (engagementId, r) => notifyAfterChange(database, mail, { engagementId, ...r }),
   };
   const sam = actors.get("sam@ferry.test")!;
   const priya = actors.get("priya@ferry.test")!;
@@ -222,7 +223,7 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   const acme = orgIds.get("Acme Lending")!;
   const bluebird = orgIds.get("Bluebird Commerce")!;
   const open = async (owner: Actor, organizationId: string, platformKey: PlatformKey) => {
-    const created = createEngagement(db, owner, { organizationId, platformKey });
+    const created = await createEngagement(s.database, owner, { organizationId, platformKey });
     await s.notify(created.id, created);
     return created.id;
   };
@@ -231,17 +232,17 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   const qbo = await open(sam, acme, "qhyg");
   const acmeFile = await companiesFor(s, "qhyg", ACME_QBO_COMPANIES);
   const qboSubmission = await submit(s, carol, { engagementId: qbo, platformKey: "qhyg", companies: acmeFile.companies, fileName: "acme-quickbooks-companies.csv" });
-  await s.notify(qbo, acceptSubmission(db, sam, { engagementId: qbo, submissionId: qboSubmission }));
+  await s.notify(qbo, await acceptSubmission(s.database, sam, { engagementId: qbo, submissionId: qboSubmission }));
   const saturday = next(6, 22);
-  const proposed = await proposeWindow(db, { sandbox: options.sandbox }, sam, {
+  const proposed = await proposeWindow(s.database, { sandbox: options.sandbox }, sam, {
     engagementId: qbo,
     windows: [{ startsAt: saturday, endsAt: new Date(saturday.getTime() + 8 * 3_600_000) }],
     note: "Saturday night, when Acme's books are closed.",
   });
   await s.notify(qbo, proposed);
-  await s.notify(qbo, acceptWindow(db, carol, { engagementId: qbo, windowId: proposed.windowIds[0]! }));
-  await s.notify(qbo, confirmCallbackUrl(db, carol, { engagementId: qbo }));
-  await s.notify(qbo, confirmSyncingDisabled(db, carol, { engagementId: qbo }));
+  await s.notify(qbo, await acceptWindow(s.database, carol, { engagementId: qbo, windowId: proposed.windowIds[0]! }));
+  await s.notify(qbo, await confirmCallbackUrl(s.database, carol, { engagementId: qbo }));
+  await s.notify(qbo, await confirmSyncingDisabled(s.database, carol, { engagementId: qbo }));
   // After the export, Acme's old app refreshed two companies anyway: their tokens in the file are dead.
   for (const name of ACME_QBO_ROTATED) {
     const tenant = acmeFile.tenants.find((t) => t.name === name);
@@ -264,11 +265,11 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
     { name: "Bluebird Kids", records: 80 },
   ]);
   const shopSubmission = await submit(s, dan, { engagementId: shopify, platformKey: "fztf", companies: shopFile.companies, fileName: "bluebird-shops.csv" });
-  await s.notify(shopify, acceptSubmission(db, priya, { engagementId: shopify, submissionId: shopSubmission }));
+  await s.notify(shopify, await acceptSubmission(s.database, priya, { engagementId: shopify, submissionId: shopSubmission }));
   const sunday = next(0, 6);
   await s.notify(
     shopify,
-    await proposeWindow(db, { sandbox: options.sandbox }, priya, {
+    await proposeWindow(s.database, { sandbox: options.sandbox }, priya, {
       engagementId: shopify,
       windows: [
         { startsAt: saturday, endsAt: new Date(saturday.getTime() + 4 * 3_600_000) },
@@ -281,8 +282,8 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   const wave = await open(sam, bluebird, "pbtz");
   const waveFile = await companiesFor(s, "pbtz", [{ name: "Bluebird Wholesale", records: 200 }]);
   const waveSubmission = await submit(s, dan, { engagementId: wave, platformKey: "pbtz", companies: waveFile.companies, fileName: "wave-businesses.csv" });
-  await s.notify(wave, acceptSubmission(db, sam, { engagementId: wave, submissionId: waveSubmission }));
-  await s.notify(wave, changeStatus(db, sam, { engagementId: wave, status: "on_hold", reason: "Customer is re-registering its Wave app." }));
+  await s.notify(wave, await acceptSubmission(s.database, sam, { engagementId: wave, submissionId: waveSubmission }));
+  await s.notify(wave, await changeStatus(s.database, sam, { engagementId: wave, status: "on_hold", reason: "Customer is re-registering its Wave app." }));
 
   // Bluebird on Zoho Books: migrated and handed over, one company still waiting for its end customer.
   if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail });

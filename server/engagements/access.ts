@@ -1,6 +1,7 @@
 /** Who may see an engagement: staff see every one; customers only their own organisation's. */
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
+import type { Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { isStaff, type Refusal } from "./checklist";
 import { findEngagement } from "./engagement-repository";
@@ -16,8 +17,8 @@ export function assertOrganization(actor: Actor, organizationId: string): void {
 }
 
 /** Throws NOT_FOUND for an unknown engagement, and for a customer also for another organisation's. */
-export function assertCanView(db: DbOrTx, actor: Actor, engagementId: string): { organizationId: string } {
-  const row = findEngagement(db, engagementId);
+export function* assertCanView(tx: DbOrTx, actor: Actor, engagementId: string): Steps<{ organizationId: string }> {
+  const row = yield* findEngagement(tx, engagementId);
   if (!row) throw new AppError("NOT_FOUND", "No engagement with that id.");
   assertOrganization(actor, row.organizationId);
   return { organizationId: row.organizationId };

@@ -1,11 +1,11 @@
 /** Starting, completing and reopening a checklist step. */
-import type { Db } from "@/db/client";
+import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { assertOrganization, refuse } from "./access";
 import { recordStatusChange } from "./change-status";
 import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepActor, type StepStates } from "./checklist";
-import { loadForChange, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
+import { loadForChange, readSteps, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
 import { confirmationEvidence } from "./confirm/confirmation-evidence";
 import type { FlowEvidence } from "@/core/engagements/evidence";
 import type { EngagementStatus, StepAction, StepNumber, StepState } from "@/core/engagements/states";
@@ -38,61 +38,67 @@ export type StepActionResult = {
  * Checked before the transaction (a cheap refusal) and again inside it against the rows as they
  * are then. Returns the steps that changed.
  */
-export function actOnStep(db: Db, actor: Actor, input: StepActionInput): StepActionResult {
-  const first = loadForChange(db, input.engagementId);
+export async function actOnStep(database: Database, actor: Actor, input: StepActionInput): Promise<StepActionResult> {
+  const first = await readSteps(database, (tx) => loadForChange(tx, input.engagementId));
   assertOrganization(actor, first.eng.organizationId);
   const pre = decideStepAction({ role: actor.role, states: first.states, engagementStatus: first.eng.status, ...input });
   if (!pre.ok) refuse(pre);
-  return db.transaction((tx) => {
-    const now = new Date();
-    const evidence = input.action === "complete" ? confirmationEvidence(tx, { engagementId: input.engagementId, step: input.step, now }) : undefined;
-    return applyStepAction(tx, actor, { ...input, via: "person", evidence, at: now });
-  });
+  // Read committed: applyStepAction locks the engagement row before it decides (loadForChange).
+  return database.transaction(
+    function* (tx) {
+      const now = new Date();
+      // Locks the engagement first, so the evidence is read as the change will find it.
+      yield* loadForChange(tx, input.engagementId);
+      const evidence = input.action === "complete" ? yield* confirmationEvidence(tx, { engagementId: input.engagementId, step: input.step, now }) : undefined;
+      return yield* applyStepAction(tx, actor, { ...input, via: "person", evidence, at: now });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /**
  * The same change inside the caller's transaction, for a step's own flow (accepting a
  * submission, a window, a passed test run…) with its structured evidence, or for a flow that
  * reopens a step with a reason (a reschedule, a failed test). Decided again here on the rows as
- * they are; refusals throw.
+ * they are (the engagement row locked); refusals throw.
  */
-export function applyStepAction(
+export function* applyStepAction(
   tx: DbOrTx,
   actor: Actor,
   input: StepActionInput & { via: StepActor; evidence?: FlowEvidence; at?: Date },
-): StepActionResult {
-  const { eng, states } = loadForChange(tx, input.engagementId);
+): Steps<StepActionResult> {
+  const { eng, states } = yield* loadForChange(tx, input.engagementId);
   const d = decideStepAction({ role: actor.role, states, engagementStatus: eng.status, ...input });
   if (!d.ok) refuse(d);
   const now = input.at ?? new Date();
   const note = input.note?.trim() || undefined;
   const reason = input.reason?.trim() ?? "";
   for (const step of d.changed) {
-    updateStep(tx, eng.id, step, stepChange(actor, input.action, { step, acted: input.step, state: d.next[step], note, reason, flow: input.evidence }), now);
+    yield* updateStep(tx, eng.id, step, stepChange(actor, input.action, { step, acted: input.step, state: d.next[step], note, reason, flow: input.evidence }), now);
   }
   const status = statusAfterStepChange(eng.status, d.next);
-  updateEngagement(tx, eng.id, { currentStep: currentStep(d.next), status, ...(status !== eng.status ? { statusChangedAt: now } : {}) }, now);
+  yield* updateEngagement(tx, eng.id, { currentStep: currentStep(d.next), status, ...(status !== eng.status ? { statusChangedAt: now } : {}) }, now);
   const before = { step: input.step, states: pick(states, d.changed) };
   const after = { step: input.step, states: pick(d.next, d.changed) };
   const common = { actor, targetId: `${eng.id}:${input.step}`, engagementId: eng.id, organizationId: eng.organizationId, at: now };
   switch (input.action) {
     case "start":
-      recordAudit(tx, { ...common, action: "step.started", before, after });
+      yield* writeAudit(tx, { ...common, action: "step.started", before, after });
       break;
     case "complete":
-      recordAudit(tx, { ...common, action: "step.completed", before, after: { ...after, ...(note ? { note } : {}) } });
+      yield* writeAudit(tx, { ...common, action: "step.completed", before, after: { ...after, ...(note ? { note } : {}) } });
       break;
     case "reopen":
-      recordAudit(tx, { ...common, action: "step.reopened", before, after: { ...after, reason, cascade: d.changed.filter((s) => s !== input.step) } });
+      yield* writeAudit(tx, { ...common, action: "step.reopened", before, after: { ...after, reason, cascade: d.changed.filter((s) => s !== input.step) } });
       break;
     default: {
       const never: never = input.action;
       return never;
     }
   }
-  if (status !== eng.status) recordStatusChange(tx, actor, { engagement: eng, to: status, at: now });
-  if (input.action === "reopen") afterStepsReopened(tx, actor, { engagementId: eng.id, steps: d.changed, at: now });
-  return { changed: d.changed, status, waiting: refreshWaiting(tx, eng.id, now) };
+  if (status !== eng.status) yield* recordStatusChange(tx, actor, { engagement: eng, to: status, at: now });
+  if (input.action === "reopen") yield* afterStepsReopened(tx, actor, { engagementId: eng.id, steps: d.changed, at: now });
+  return { changed: d.changed, status, waiting: yield* refreshWaiting(tx, eng.id, now) };
 }
 
 function stepChange(

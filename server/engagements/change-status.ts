@@ -1,22 +1,22 @@
 /** Putting an engagement on hold, resuming it, or cancelling it (with a reason). */
-import type { Db } from "@/db/client";
+import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { refuse } from "./access";
 import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
-import { loadForChange, updateEngagement } from "./engagement-repository";
+import { loadForChange, readSteps, updateEngagement } from "./engagement-repository";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Records a status change in the audit log (the one place every status change is audited). */
-export function recordStatusChange(
+export function* recordStatusChange(
   tx: DbOrTx,
   actor: Actor,
   change: { engagement: { id: string; organizationId: string; status: EngagementStatus }; to: EngagementStatus; reason?: string; at: Date },
-): void {
+): Steps<void> {
   const { engagement: eng, to, at } = change;
   const reason = change.reason?.trim();
-  recordAudit(tx, {
+  yield* writeAudit(tx, {
     actor,
     action: "engagement.status_changed",
     targetId: eng.id,
@@ -29,20 +29,28 @@ export function recordStatusChange(
 }
 
 /** Changes an engagement's status by hand: the checklist decides which changes are allowed. */
-export function changeStatus(db: Db, actor: Actor, input: { engagementId: string; status: EngagementStatus; reason?: string }): { waiting: WaitingChange | null } {
+export async function changeStatus(
+  database: Database,
+  actor: Actor,
+  input: { engagementId: string; status: EngagementStatus; reason?: string },
+): Promise<{ waiting: WaitingChange | null }> {
   const check = (from: EngagementStatus) => decideStatusChange({ role: actor.role, from, to: input.status });
-  const first = loadForChange(db, input.engagementId);
+  const first = await readSteps(database, (tx) => loadForChange(tx, input.engagementId));
   const pre = check(first.eng.status);
   if (!pre.ok) refuse(pre);
   const missing = statusChangeInputRefusal({ to: input.status, reason: input.reason });
   if (missing) refuse(missing);
-  return db.transaction((tx) => {
-    const { eng } = loadForChange(tx, input.engagementId);
-    const d = check(eng.status);
-    if (!d.ok) refuse(d);
-    const now = new Date();
-    updateEngagement(tx, eng.id, { status: input.status, statusChangedAt: now }, now);
-    recordStatusChange(tx, actor, { engagement: eng, to: input.status, reason: input.reason, at: now });
-    return { waiting: refreshWaiting(tx, eng.id, now) };
-  });
+  // Read committed: the change is decided on the engagement row, locked by loadForChange.
+  return database.transaction(
+    function* (tx) {
+      const { eng } = yield* loadForChange(tx, input.engagementId);
+      const d = check(eng.status);
+      if (!d.ok) refuse(d);
+      const now = new Date();
+      yield* updateEngagement(tx, eng.id, { status: input.status, statusChangedAt: now }, now);
+      yield* recordStatusChange(tx, actor, { engagement: eng, to: input.status, reason: input.reason, at: now });
+      return { waiting: yield* refreshWaiting(tx, eng.id, now) };
+    },
+    { isolation: "read committed" },
+  );
 }

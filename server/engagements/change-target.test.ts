@@ -27,9 +27,9 @@ describe("a new engagement", () => {
   it("starts on the built-in sandbox, never on a target an admin merely labelled sandbox", async () => {
     // Added before the built-in sandbox, and labelled a sandbox: the old rule picked the oldest such target.
     const labelled = await target("Labelled sandbox", p.orgB, "sandbox");
-    expect(targetOf(createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id)).toBeNull();
+    expect(targetOf((await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id)).toBeNull();
     const builtIn = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
-    const eng = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "fbrh" }).id;
+    const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "fbrh" })).id;
     expect(targetOf(eng)).toBe(builtIn);
     expect(targetOf(eng)).not.toBe(labelled);
   });
@@ -43,7 +43,7 @@ describe("changing an engagement's target", () => {
     const unassigned = await target("Whose", null);
     const old = await target("Org A old", p.orgA);
     await archiveServiceTarget(t.database, p.admin, { targetId: old });
-    const eng = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
+    const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 
     for (const [serviceTargetId, words] of [
       [other, "another organisation's account"],
@@ -52,17 +52,17 @@ describe("changing an engagement's target", () => {
     ] as const) {
       // An admin is staff too: the rule is the same for everyone.
       for (const actor of [p.support, p.admin]) {
-        expect(() => changeTarget(t.db, actor, { engagementId: eng, serviceTargetId })).toThrow(expect.objectContaining({ code: "BAD_INPUT", fields: { serviceTargetId: expect.stringContaining(words) } }));
+        await expect(changeTarget(t.database, actor, { engagementId: eng, serviceTargetId })).rejects.toThrow(expect.objectContaining({ code: "BAD_INPUT", fields: { serviceTargetId: expect.stringContaining(words) } }));
       }
     }
     expect(targetOf(eng)).toBe(builtIn);
     expect(t.db.select().from(auditEvents).where(eq(auditEvents.action, "engagement.target_changed")).all()).toHaveLength(0);
 
-    changeTarget(t.db, p.support, { engagementId: eng, serviceTargetId: own });
+    await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: own });
     expect(targetOf(eng)).toBe(own);
-    changeTarget(t.db, p.support, { engagementId: eng, serviceTargetId: builtIn });
+    await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: builtIn });
     expect(targetOf(eng)).toBe(builtIn);
-    expect(() => changeTarget(t.db, p.customerA, { engagementId: eng, serviceTargetId: own })).toThrow(expect.objectContaining({ code: "FORBIDDEN" }));
+    await expect(changeTarget(t.database, p.customerA, { engagementId: eng, serviceTargetId: own })).rejects.toThrow(expect.objectContaining({ code: "FORBIDDEN" }));
   });
 
   it("offers the same targets the rule takes", async () => {
@@ -70,9 +70,9 @@ describe("changing an engagement's target", () => {
     const own = await target("Org A prod", p.orgA);
     await target("Org B prod", p.orgB);
     await target("Whose", null);
-    const eng = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
-    const { options } = await getTargetChoices(t.db, p.support, eng);
+    const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
+    const { options } = await getTargetChoices(t.database, p.support, eng);
     expect(options.map((o) => o.id)).toEqual([builtIn, own]);
-    for (const o of options) expect(() => changeTarget(t.db, p.support, { engagementId: eng, serviceTargetId: o.id })).not.toThrow();
+    for (const o of options) await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: o.id });
   });
 });

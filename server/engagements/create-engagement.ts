@@ -1,12 +1,11 @@
 /** Opening an engagement for a customer organisation on one of the six managed platforms. */
-import type { Db } from "@/db/client";
-import { runSync } from "@/db/database";
+import type { Database } from "@/db/database";
 import { findOrganization } from "@/server/accounts/organizations";
 import { findUser } from "@/server/accounts/users";
 import { AppError, fieldError } from "@/server/errors";
 import { getManagedPlatform, unmanagedReason } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { findBuiltInSandbox } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isEligibleOwner, isStaff, OWNER_REFUSAL } from "./checklist";
@@ -14,46 +13,52 @@ import { findOpenEngagement, insertEngagement, nextReference } from "./engagemen
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Creates an engagement (owned by the creator unless another owner is named), targeting the built-in sandbox. */
-export function createEngagement(
-  db: Db,
+export async function createEngagement(
+  database: Database,
   actor: Actor,
   input: { organizationId: string; platformKey: string; ownerId?: string | null },
-): { id: string; reference: string; waiting: WaitingChange | null } {
+): Promise<{ id: string; reference: string; waiting: WaitingChange | null }> {
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Only support staff create engagements.");
   const platform = getManagedPlatform(input.platformKey);
   if (!platform) throw fieldError("platformKey", unmanagedReason(input.platformKey) ?? "Unknown platform.");
   const ownerId = input.ownerId ?? actor.id;
 
-  return db.transaction((tx) => {
-    const org = runSync(findOrganization(tx, input.organizationId));
-    if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
-    const owner = runSync(findUser(tx, ownerId));
-    if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
-    const open = findOpenEngagement(tx, org.id, platform.key);
-    if (open) {
-      const message = `${org.name} already has an open ${platform.name} engagement (${open.reference}).`;
-      throw new AppError("CONFLICT", message, { fields: { platformKey: message } });
-    }
-    const now = new Date();
-    const reference = nextReference(tx);
-    const eng = insertEngagement(tx, {
-      reference,
-      organizationId: org.id,
-      platformKey: platform.key,
-      ownerId: owner.id,
-      // The built-in sandbox serves every organisation: a safe start until support picks the customer's own account.
-      serviceTargetId: runSync(findBuiltInSandbox(tx))?.id ?? null,
-      at: now,
-    });
-    recordAudit(tx, {
-      actor,
-      action: "engagement.created",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: org.id,
-      after: { reference, organization: org.name, platformKey: platform.key, owner: owner.name },
-      at: now,
-    });
-    return { id: eng.id, reference, waiting: refreshWaiting(tx, eng.id, now) };
-  });
+  // Serializable: the checks are about rows that may not exist yet (no open engagement of the
+  // organisation on the platform; no engagement with the next reference). Two creations at once:
+  // one commits, the other runs again and is refused (or takes the next reference).
+  return database.transaction(
+    function* (tx) {
+      const org = yield* findOrganization(tx, input.organizationId);
+      if (!org) throw fieldError("organizationId", "Choose an existing customer organisation.");
+      const owner = yield* findUser(tx, ownerId);
+      if (!isEligibleOwner(owner)) refuse(OWNER_REFUSAL);
+      const open = yield* findOpenEngagement(tx, org.id, platform.key);
+      if (open) {
+        const message = `${org.name} already has an open ${platform.name} engagement (${open.reference}).`;
+        throw new AppError("CONFLICT", message, { fields: { platformKey: message } });
+      }
+      const now = new Date();
+      const reference = yield* nextReference(tx);
+      const eng = yield* insertEngagement(tx, {
+        reference,
+        organizationId: org.id,
+        platformKey: platform.key,
+        ownerId: owner.id,
+        // The built-in sandbox serves every organisation: a safe start until support picks the customer's own account.
+        serviceTargetId: (yield* findBuiltInSandbox(tx))?.id ?? null,
+        at: now,
+      });
+      yield* writeAudit(tx, {
+        actor,
+        action: "engagement.created",
+        targetId: eng.id,
+        engagementId: eng.id,
+        organizationId: org.id,
+        after: { reference, organization: org.name, platformKey: platform.key, owner: owner.name },
+        at: now,
+      });
+      return { id: eng.id, reference, waiting: yield* refreshWaiting(tx, eng.id, now) };
+    },
+    { isolation: "serializable" },
+  );
 }

@@ -1,8 +1,10 @@
 /** The engagement's audit timeline, newest first, in words. */
-import type { Db } from "@/db/client";
+import type { Database, Dialect, Steps } from "@/db/database";
+import { readSteps } from "./engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
-import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief } from "@/server/security/audit";
+import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief, type DbOrTx } from "@/server/security/audit";
+import type { auditEvents } from "@/db/schema";
 import { assertCanView } from "./access";
 import type { TimelineEntry } from "@/core/engagements/schemas";
 import { describeAuditEvent, describeEventRun, isPerCompanyAction } from "./timeline";
@@ -10,7 +12,7 @@ import { describeAuditEvent, describeEventRun, isPerCompanyAction } from "./time
 /** Events read at a time, in brief, for a customer's timeline. */
 const PAGE = 250;
 
-type AuditRow = ReturnType<typeof listAuditEvents>[number];
+type AuditRow = typeof auditEvents.$inferSelect;
 
 /** One event as an entry of its own. */
 const entryOf = (ev: AuditRow): TimelineEntry => ({
@@ -31,31 +33,33 @@ const entryOf = (ev: AuditRow): TimelineEntry => ({
  * machine's per-company events (a credential decrypted for each company the bulk run authorizes…)
  * is one entry saying how many, so the people's moves around it stay in view.
  */
-export function getEngagementTimeline(db: Db, actor: Actor, engagementId: string, limit = 200): TimelineEntry[] {
-  assertCanView(db, actor, engagementId);
-  if (isStaff(actor.role)) return listAuditEvents(db, { engagementId, limit }).map(entryOf);
-  return groupedTimeline(db, engagementId, limit);
+export async function getEngagementTimeline(database: Database, actor: Actor, engagementId: string, limit = 200): Promise<TimelineEntry[]> {
+  return readSteps(database, function* (tx) {
+    yield* assertCanView(tx, actor, engagementId);
+    if (isStaff(actor.role)) return (yield* listAuditEvents(tx, { engagementId, limit })).map(entryOf);
+    return yield* groupedTimeline(tx, database.dialect, engagementId, limit);
+  });
 }
 
 /**
  * Reads the events in brief, newest first; each event of a per-company kind starts a run, which
- * SQLite measures back to the first event that differs (auditRunExtent), and reading goes on
+ * the database measures back to the first event that differs (auditRunExtent), and reading goes on
  * before it — so a run of 10,000 decryptions is one entry counting 10,000, read in a few queries.
  * Events of their own are then read in full for their words.
  */
-function groupedTimeline(db: Db, engagementId: string, limit: number): TimelineEntry[] {
+function* groupedTimeline(tx: DbOrTx, dialect: Dialect, engagementId: string, limit: number): Steps<TimelineEntry[]> {
   const entries: (TimelineEntry | { single: number })[] = [];
   let beforeId: number | undefined;
   reading: for (;;) {
-    const page = listAuditEventsInBrief(db, { engagementId, limit: PAGE, beforeId });
+    const page = yield* listAuditEventsInBrief(tx, dialect, { engagementId, limit: PAGE, beforeId });
     for (const event of page) {
       if (entries.length >= limit) break reading;
       if (!isPerCompanyAction(event.action)) {
         entries.push({ single: event.id });
         continue;
       }
-      const rehearsal = Boolean(event.rehearsal);
-      const run = auditRunExtent(db, { engagementId, fromId: event.id, action: event.action, actorLabel: event.actorLabel, purpose: event.purpose, rehearsal, names: 3 });
+      const rehearsal = event.rehearsal;
+      const run = yield* auditRunExtent(tx, dialect, { engagementId, fromId: event.id, action: event.action, actorLabel: event.actorLabel, purpose: event.purpose, rehearsal, names: 3 });
       if (run.count === 1) entries.push({ single: event.id });
       else {
         entries.push({
@@ -77,7 +81,7 @@ function groupedTimeline(db: Db, engagementId: string, limit: number): TimelineE
     if (page.length < PAGE) break;
     beforeId = page[page.length - 1]!.id;
   }
-  const full = new Map(auditEventsById(db, entries.flatMap((e) => ("single" in e ? [e.single] : []))).map((ev) => [ev.id, ev]));
+  const full = new Map((yield* auditEventsById(tx, entries.flatMap((e) => ("single" in e ? [e.single] : [])))).map((ev) => [ev.id, ev]));
   return entries.flatMap((e) => {
     if (!("single" in e)) return [e];
     const ev = full.get(e.single);

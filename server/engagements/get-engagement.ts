@@ -1,5 +1,5 @@
 /** One engagement as the viewer sees it: its six steps with the actions they may take now. */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
@@ -21,20 +21,24 @@ import {
   waitsForWords,
 } from "./checklist";
 import { STEPS } from "@/core/engagements/steps";
-import { loadEngagementDetail } from "./engagement-repository";
+import { loadEngagementDetail, readSteps } from "./engagement-repository";
 import type { EngagementDetail, StepView } from "@/core/engagements/schemas";
 import { whoseMove } from "./waiting/waiting-rule";
 import { loadWaitingInput } from "./waiting/waiting-input";
 
 /** The engagement with its steps, each offering the viewer its actions (allowed or with the reason why not). */
-export function getEngagement(db: Db, actor: Actor, engagementId: string): EngagementDetail {
-  const loaded = loadEngagementDetail(db, engagementId);
-  if (!loaded) throw new AppError("NOT_FOUND", "No engagement with that id.");
+export async function getEngagement(database: Database, actor: Actor, engagementId: string): Promise<EngagementDetail> {
+  const read = await readSteps(database, function* (tx) {
+    const detail = yield* loadEngagementDetail(tx, engagementId);
+    return detail && { detail, waitingInput: yield* loadWaitingInput(tx, detail.e, detail.states) };
+  });
+  if (!read) throw new AppError("NOT_FOUND", "No engagement with that id.");
+  const loaded = read.detail;
   const { e, states, stepRows, people } = loaded;
   assertOrganization(actor, e.organizationId);
   const platform = getManagedPlatform(e.platformKey);
   // Decided afresh (the stored party is the same after every change; `since` comes from it).
-  const waiting = whoseMove(loadWaitingInput(db, e, states));
+  const waiting = whoseMove(read.waitingInput);
 
   const steps: StepView[] = STEPS.map((def) => {
     const s = stepRows.find((r) => r.step === def.number);

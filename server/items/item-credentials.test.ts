@@ -57,7 +57,7 @@ describe("insertMigrationItems", () => {
     const t = createTestDb();
     try {
       const people = await seedPeople(t.db);
-      const eng = createEngagement(t.db, people.support, { organizationId: people.orgA, platformKey: "qhyg" });
+      const eng = await createEngagement(t.database, people.support, { organizationId: people.orgA, platformKey: "qhyg" });
       const submissionId = t.db
         .insert(intakeSubmissions)
         .values({

@@ -3,10 +3,10 @@
  * the typed actions in audit-events.ts. Values under secret-looking keys are replaced before they
  * are stored, so no secret reaches it.
  */
-import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { auditEvents } from "@/db/schema";
 import type { Db } from "@/db/client";
-import { q, runSync, type Steps } from "@/db/database";
+import { q, runSync, type Dialect, type Steps } from "@/db/database";
 import { actorLabel } from "./actor";
 import { type Actor } from "@/core/accounts/actor";
 import { auditTargetType, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
@@ -66,9 +66,22 @@ export function recordAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput
   runSync(writeAudit(tx, input));
 }
 
-/** An engagement's audit events, newest first. */
-export function listAuditEvents(db: DbOrTx, filter: { engagementId: string; limit: number }) {
-  return db.select().from(auditEvents).where(eq(auditEvents.engagementId, filter.engagementId)).orderBy(desc(auditEvents.id)).limit(filter.limit).all();
+/** An engagement's audit events, newest first (a transaction step; readSteps outside one). */
+export function* listAuditEvents(tx: DbOrTx, filter: { engagementId: string; limit: number }) {
+  return yield* q.all(tx.select().from(auditEvents).where(eq(auditEvents.engagementId, filter.engagementId)).orderBy(desc(auditEvents.id)).limit(filter.limit));
+}
+
+/**
+ * A top-level key of a JSON payload column as text, on either database: SQLite's json_extract,
+ * PostgreSQL's ->> on jsonb. `key` is one of this module's own constants, written into the SQL.
+ */
+function payloadText(dialect: Dialect, column: AnyColumn, key: "purpose" | "company"): SQL<string | null> {
+  return dialect === "postgresql" ? sql<string | null>`(${column} ->> ${sql.raw(`'${key}'`)})` : sql<string | null>`json_extract(${column}, ${sql.raw(`'$.${key}'`)})`;
+}
+
+/** Whether a payload's `rehearsal` is true, as a condition on either database (absent counts as false). */
+function payloadRehearsal(dialect: Dialect, column: AnyColumn): SQL {
+  return dialect === "postgresql" ? sql`coalesce((${column} ->> 'rehearsal')::boolean, false)` : sql`coalesce(json_extract(${column}, '$.rehearsal'), 0) = 1`;
 }
 
 /**
@@ -76,63 +89,69 @@ export function listAuditEvents(db: DbOrTx, filter: { engagementId: string; limi
  * page): what a timeline needs to tell runs of per-company events apart — action, actor, and the
  * purpose, rehearsal flag and company of their payload.
  */
-export function listAuditEventsInBrief(db: DbOrTx, filter: { engagementId: string; limit: number; beforeId?: number }) {
-  return db
-    .select({
-      id: auditEvents.id,
-      at: auditEvents.at,
-      actorLabel: auditEvents.actorLabel,
-      action: auditEvents.action,
-      purpose: sql<string | null>`json_extract(${auditEvents.after}, '$.purpose')`,
-      rehearsal: sql<number | null>`json_extract(${auditEvents.after}, '$.rehearsal')`,
-      company: sql<string | null>`json_extract(${auditEvents.after}, '$.company')`,
-    })
-    .from(auditEvents)
-    .where(and(eq(auditEvents.engagementId, filter.engagementId), filter.beforeId === undefined ? undefined : lt(auditEvents.id, filter.beforeId)))
-    .orderBy(desc(auditEvents.id))
-    .limit(filter.limit)
-    .all();
+export function* listAuditEventsInBrief(tx: DbOrTx, dialect: Dialect, filter: { engagementId: string; limit: number; beforeId?: number }) {
+  return yield* q.all(
+    tx
+      .select({
+        id: auditEvents.id,
+        at: auditEvents.at,
+        actorLabel: auditEvents.actorLabel,
+        action: auditEvents.action,
+        purpose: payloadText(dialect, auditEvents.after, "purpose"),
+        rehearsal: sql<boolean>`case when ${payloadRehearsal(dialect, auditEvents.after)} then 1 else 0 end`.mapWith((v) => Number(v) === 1),
+        company: payloadText(dialect, auditEvents.after, "company"),
+      })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.engagementId, filter.engagementId), filter.beforeId === undefined ? undefined : lt(auditEvents.id, filter.beforeId)))
+      .orderBy(desc(auditEvents.id))
+      .limit(filter.limit),
+  );
 }
 
 /**
  * How far back a run of like events goes from event `fromId` (itself one of them): events of one
  * action and actor with the same purpose and rehearsal flag, one after another with nothing else
- * between. SQLite walks the run backwards to the first event that differs, so a run of 100,000
+ * between. The database walks the run backwards to the first event that differs, so a run of 100,000
  * events is measured without reading them here. Returns how many, the oldest one's id and time,
  * and the companies of its oldest few (`names`, oldest first).
  */
-export function auditRunExtent(
-  db: DbOrTx,
+export function* auditRunExtent(
+  tx: DbOrTx,
+  dialect: Dialect,
   run: { engagementId: string; fromId: number; action: string; actorLabel: string; purpose: string | null; rehearsal: boolean; names: number },
-): { count: number; oldestId: number; oldestAt: Date; names: string[] } {
+): Steps<{ count: number; oldestId: number; oldestAt: Date; names: string[] }> {
+  const rehearsal = payloadRehearsal(dialect, auditEvents.after);
   const like = and(
     eq(auditEvents.action, run.action),
     eq(auditEvents.actorLabel, run.actorLabel),
-    sql`json_extract(${auditEvents.after}, '$.purpose') is ${run.purpose}`,
-    sql`coalesce(json_extract(${auditEvents.after}, '$.rehearsal'), 0) = ${run.rehearsal ? 1 : 0}`,
+    // Null-safe equality (the purpose may be absent); both databases read IS NOT DISTINCT FROM.
+    sql`${payloadText(dialect, auditEvents.after, "purpose")} is not distinct from ${run.purpose}`,
+    run.rehearsal ? rehearsal : sql`not (${rehearsal})`,
   );
   const inEngagement = eq(auditEvents.engagementId, run.engagementId);
-  const other = db
-    .select({ id: auditEvents.id })
-    .from(auditEvents)
-    .where(and(inEngagement, lt(auditEvents.id, run.fromId), sql`not (${like})`))
-    .orderBy(desc(auditEvents.id))
-    .limit(1)
-    .get();
+  const other = yield* q.get(
+    tx
+      .select({ id: auditEvents.id })
+      .from(auditEvents)
+      .where(and(inEngagement, lt(auditEvents.id, run.fromId), sql`not (${like})`))
+      .orderBy(desc(auditEvents.id))
+      .limit(1),
+  );
   const after = other?.id ?? 0;
   const within = and(inEngagement, gt(auditEvents.id, after), lte(auditEvents.id, run.fromId));
-  const count = db.select({ n: sql<number>`count(*)` }).from(auditEvents).where(within).get()?.n ?? 0;
-  const oldest = db
-    .select({ id: auditEvents.id, at: auditEvents.at, company: sql<string | null>`json_extract(${auditEvents.after}, '$.company')` })
-    .from(auditEvents)
-    .where(within)
-    .orderBy(asc(auditEvents.id))
-    .limit(Math.max(1, run.names))
-    .all();
+  const count = (yield* q.get(tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(auditEvents).where(within)))?.n ?? 0;
+  const oldest = yield* q.all(
+    tx
+      .select({ id: auditEvents.id, at: auditEvents.at, company: payloadText(dialect, auditEvents.after, "company") })
+      .from(auditEvents)
+      .where(within)
+      .orderBy(asc(auditEvents.id))
+      .limit(Math.max(1, run.names)),
+  );
   return { count, oldestId: oldest[0]!.id, oldestAt: oldest[0]!.at, names: oldest.map((o) => o.company).filter((c): c is string => !!c) };
 }
 
 /** Audit events by id (for the entries a timeline shows in full). */
-export function auditEventsById(db: DbOrTx, ids: readonly number[]) {
-  return ids.length ? db.select().from(auditEvents).where(inArray(auditEvents.id, [...ids])).all() : [];
+export function* auditEventsById(tx: DbOrTx, ids: readonly number[]) {
+  return ids.length ? yield* q.all(tx.select().from(auditEvents).where(inArray(auditEvents.id, [...ids]))) : [];
 }

@@ -35,7 +35,7 @@ describe("engagementThroughFlows", () => {
     const companies = [0, 1, 2].map((i) => ({ name: `Flow Co ${i}`, credentials: credentialsFor(platform, i), records: 10 * (i + 1) }));
     const result = await engagementThroughFlows({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA, platformKey: "fbrh", companies });
     expect(result.itemIds).toHaveLength(3);
-    const eng = getEngagement(t.db, p.support, result.engagementId);
+    const eng = await getEngagement(t.database, p.support, result.engagementId);
     expect(eng.steps.slice(0, 4).map((s) => s.state)).toEqual(["done", "done", "done", "done"]);
     expect(eng.steps[0]!.evidence?.flow).toMatchObject({ kind: "intake_accepted", submissionId: result.submissionId, rowCount: 3, submittedBy: "Customer A" });
     expect(eng.steps[1]!.evidence?.flow).toMatchObject({ kind: "window_accepted", proposalId: result.windowId });
@@ -66,7 +66,7 @@ describe("engagementThroughFlows", () => {
     ]);
     const opened = openItemCredentials(TEST_KEY_RING, { engagementId: result.engagementId, itemId: items[0]!.id }, items[0]!.credentialsCipher!);
     expect(opened).toEqual(result.tenants[0]!.credentials);
-    const eng = getEngagement(t.db, p.support, result.engagementId);
+    const eng = await getEngagement(t.database, p.support, result.engagementId);
     expect(eng.steps.slice(0, 4).map((s) => s.state)).toEqual(["done", "done", "pending", "pending"]);
     expect(t.db.select().from(engagements).where(eq(engagements.id, result.engagementId)).get()).toMatchObject({ waitingOn: "customer" });
     // The customer heard of each step that waited on them; support of the submission.

@@ -6,6 +6,7 @@
  * for the single-company test. Mail goes through the config's mailer (the outbox in tests).
  */
 import type { Db } from "@/db/client";
+import { databaseOf, runSync } from "@/db/database";
 import type { AppConfig } from "@/server/config";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { changeTarget } from "@/server/engagements/change-target";
@@ -58,10 +59,11 @@ export async function completeIntake(
   params: { engagementId: string; companies?: readonly FlowCompany[]; fileName?: string; contacts?: readonly { name: string; email: string }[] },
 ): Promise<{ submissionId: string }> {
   const { db, config, support, customer } = deps;
+  const database = databaseOf(db);
   const { engagementId } = params;
-  const eng = getEngagement(db, support, engagementId);
+  const eng = await getEngagement(database, support, engagementId);
   const platformKey = eng.platform.key as PlatformKey;
-  const submitted = await submitIntake(db, { ring: config.keyRing }, customer, {
+  const submitted = await submitIntake(database, { ring: config.keyRing }, customer, {
     engagementId,
     form: {
       clientId: "flow-client-id",
@@ -74,8 +76,8 @@ export async function completeIntake(
     const problems = submitted.check.problems.map((p) => `${p.line ?? "-"}: ${p.message}`).join("\n");
     throw new Error(`completeIntake: the token file was refused:\n${problems}`);
   }
-  await notifyAfterChange(db, config, { engagementId, notice: submitted.notice, waiting: submitted.waiting });
-  await notifyAfterChange(db, config, { engagementId, ...acceptSubmission(db, support, { engagementId, submissionId: submitted.submissionId }) });
+  await notifyAfterChange(database, config, { engagementId, notice: submitted.notice, waiting: submitted.waiting });
+  await notifyAfterChange(database, config, { engagementId, ...(await acceptSubmission(database, support, { engagementId, submissionId: submitted.submissionId })) });
   return { submissionId: submitted.submissionId };
 }
 
@@ -86,13 +88,14 @@ export async function completeIntake(
  */
 export async function agreeWindow(deps: FlowDeps, params: { engagementId: string; startsAt?: Date; endsAt?: Date; proposedAt?: Date }): Promise<{ windowId: string }> {
   const { db, config, support, customer } = deps;
+  const database = databaseOf(db);
   const { engagementId } = params;
   const startsAt = params.startsAt ?? new Date(Date.now() + 7 * 86_400_000);
   const endsAt = params.endsAt ?? new Date(startsAt.getTime() + 8 * 3_600_000);
-  const proposed = await proposeWindow(db, { sandbox: config.sandbox }, support, { engagementId, windows: [{ startsAt, endsAt }], now: params.proposedAt });
-  await notifyAfterChange(db, config, { engagementId, ...proposed });
+  const proposed = await proposeWindow(database, { sandbox: config.sandbox }, support, { engagementId, windows: [{ startsAt, endsAt }], now: params.proposedAt });
+  await notifyAfterChange(database, config, { engagementId, ...proposed });
   const windowId = proposed.windowIds[0]!;
-  await notifyAfterChange(db, config, { engagementId, ...acceptWindow(db, customer, { engagementId, windowId }) });
+  await notifyAfterChange(database, config, { engagementId, ...(await acceptWindow(database, customer, { engagementId, windowId })) });
   return { windowId };
 }
 
@@ -120,6 +123,7 @@ export async function engagementThroughFlows(params: {
   contacts?: readonly { name: string; email: string }[];
 }): Promise<EngagementThroughFlows> {
   const { db, config, support, customer } = params;
+  const database = databaseOf(db);
   const platformKey = params.platformKey ?? "qhyg";
   const upTo = params.upTo ?? 4;
   if (!customer.organizationId) throw new Error("engagementThroughFlows: the customer needs an organisation");
@@ -136,29 +140,29 @@ export async function engagementThroughFlows(params: {
     }));
   }
 
-  const created = createEngagement(db, support, { organizationId: customer.organizationId, platformKey });
+  const created = await createEngagement(database, support, { organizationId: customer.organizationId, platformKey });
   const engagementId = created.id;
-  await notifyAfterChange(db, config, { engagementId, waiting: created.waiting });
-  if (params.serviceTargetId) changeTarget(db, support, { engagementId, serviceTargetId: params.serviceTargetId });
+  await notifyAfterChange(database, config, { engagementId, waiting: created.waiting });
+  if (params.serviceTargetId) await changeTarget(database, support, { engagementId, serviceTargetId: params.serviceTargetId });
 
   const deps = { db, config, support, customer };
   const { submissionId } = await completeIntake(deps, { engagementId, companies, fileName: params.fileName, contacts: params.contacts });
   const windowId = upTo >= 2 ? (await agreeWindow(deps, { engagementId, ...params.window })).windowId : null;
-  if (upTo >= 3) await notifyAfterChange(db, config, { engagementId, waiting: confirmCallbackUrl(db, customer, { engagementId }).waiting });
-  if (upTo >= 4) await notifyAfterChange(db, config, { engagementId, waiting: confirmSyncingDisabled(db, customer, { engagementId }).waiting });
+  if (upTo >= 3) await notifyAfterChange(database, config, { engagementId, waiting: (await confirmCallbackUrl(database, customer, { engagementId })).waiting });
+  if (upTo >= 4) await notifyAfterChange(database, config, { engagementId, waiting: (await confirmSyncingDisabled(database, customer, { engagementId })).waiting });
 
-  return { engagementId, reference: created.reference, submissionId, itemIds: realItemIds(db, engagementId), windowId, tenants };
+  return { engagementId, reference: created.reference, submissionId, itemIds: runSync(realItemIds(db, engagementId)), windowId, tenants };
 }
 
 /** Step 5 passed, as the single-company test records it (its flow's evidence). */
 export function passSingleCompanyTest(db: Db, staff: Actor, engagementId: string): void {
   db.transaction((tx) =>
-    applyStepAction(tx, staff, {
+    runSync(applyStepAction(tx, staff, {
       engagementId,
       step: 5,
       action: "complete",
       via: "flow",
       evidence: { kind: "test_passed", runId: "fixture-run", itemId: "fixture-item", companyId: "company-0", connectionId: "connection-0" },
-    }),
+    })),
   );
 }

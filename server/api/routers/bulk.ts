@@ -47,7 +47,7 @@ export const bulkRouter = createTRPCRouter({
     .output(ZStartBulkResponse)
     .mutation(async ({ ctx, input }) => {
       const { runId, notice } = startBulkRun(ctx.db, ctx.actor, { engagementId: input.engagementId, reason: input.reason });
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, notice });
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, notice });
       return { runId };
     }),
   pause: staffEngagementProcedure

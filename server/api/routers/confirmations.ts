@@ -5,14 +5,14 @@ import { ZConfirmationsResponse, ZConfirmRequest, ZConfirmResponse } from "./con
 
 export const confirmationsRouter = createTRPCRouter({
   /** The platform's callback URL with instructions, and step 4's risk from the file. */
-  get: engagementProcedure.output(ZConfirmationsResponse).query(({ ctx, input }) => getConfirmations(ctx.db, ctx.actor, input.engagementId)),
+  get: engagementProcedure.output(ZConfirmationsResponse).query(({ ctx, input }) => getConfirmations(ctx.database, ctx.actor, input.engagementId)),
   /** Step 3: the callback URL is on the customer's app. */
   callbackUrl: engagementProcedure
     .input(ZConfirmRequest)
     .output(ZConfirmResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = confirmCallbackUrl(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
+      const result = await confirmCallbackUrl(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
       return result;
     }),
   /** Step 4: old-app syncing is off for every company in the file. */
@@ -20,8 +20,8 @@ export const confirmationsRouter = createTRPCRouter({
     .input(ZConfirmRequest)
     .output(ZConfirmResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = confirmSyncingDisabled(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
+      const result = await confirmSyncingDisabled(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
       return result;
     }),
 });

@@ -1,4 +1,5 @@
 /** The engagement procedures through createCaller on a real temporary database. */
+import { runSync } from "@/db/database";
 import { z, ZodError } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
@@ -32,13 +33,13 @@ async function newEngagement(platformKey = "qhyg", organizationId = p.orgA) {
 /** Step 5 completes only through a passed single-company test (server/migration): its flow's evidence here. */
 function passStep5(engagementId: string) {
   t.db.transaction((tx) =>
-    applyStepAction(tx, p.support, {
+    runSync(applyStepAction(tx, p.support, {
       engagementId,
       step: 5,
       action: "complete",
       via: "flow",
       evidence: { kind: "test_passed", runId: "run-1", itemId: "item-1", companyId: "company-1", connectionId: "connection-1" },
-    }),
+    })),
   );
 }
 

@@ -32,20 +32,20 @@ export const engagementsRouter = createTRPCRouter({
   list: signedInProcedure
     .input(ZListEngagementsRequest)
     .output(ZListEngagementsResponse)
-    .query(({ ctx, input }) => findEngagements(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => findEngagements(ctx.database, ctx.actor, input)),
   /** One engagement with its checklist as the viewer may act on it. */
-  get: engagementProcedure.output(ZGetEngagementResponse).query(({ ctx, input }) => getEngagement(ctx.db, ctx.actor, input.engagementId)),
+  get: engagementProcedure.output(ZGetEngagementResponse).query(({ ctx, input }) => getEngagement(ctx.database, ctx.actor, input.engagementId)),
   /** The engagement's audit timeline, newest first. */
   timeline: engagementProcedure
     .output(ZTimelineResponse)
-    .query(({ ctx, input }) => getEngagementTimeline(ctx.db, ctx.actor, input.engagementId)),
+    .query(({ ctx, input }) => getEngagementTimeline(ctx.database, ctx.actor, input.engagementId)),
   /** Opens an engagement for an organisation on one of the six managed platforms. */
   create: staffProcedure
     .input(ZCreateEngagementRequest)
     .output(ZCreateEngagementResponse)
     .mutation(async ({ ctx, input }) => {
-      const { waiting, ...created } = createEngagement(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: created.id, waiting });
+      const { waiting, ...created } = await createEngagement(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: created.id, waiting });
       return created;
     }),
   /** Starts, completes or reopens a step (gates and roles enforced by the checklist). */
@@ -53,8 +53,8 @@ export const engagementsRouter = createTRPCRouter({
     .input(ZStepActionRequest)
     .output(ZStepActionResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = actOnStep(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
+      const result = await actOnStep(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
       return result;
     }),
   /** Puts on hold, resumes or cancels. */
@@ -62,16 +62,16 @@ export const engagementsRouter = createTRPCRouter({
     .input(ZSetStatusRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const { waiting } = changeStatus(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting });
+      const { waiting } = await changeStatus(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting });
       return OK;
     }),
   /** Hands the engagement to another support user. */
   setOwner: staffEngagementProcedure
     .input(ZSetOwnerRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      changeOwner(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await changeOwner(ctx.database, ctx.actor, input);
       return OK;
     }),
 });

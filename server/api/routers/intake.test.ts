@@ -32,7 +32,7 @@ const support = () => callerAs(t.db, p.support);
 const customer = () => callerAs(t.db, p.customerA);
 
 async function submit(companies = sampleCompanies("qhyg", 3), actor: Actor = p.customerA, fileName = "companies.csv") {
-  const result = await submitIntake(t.db, { ring: TEST_KEY_RING }, actor, {
+  const result = await submitIntake(t.database, { ring: TEST_KEY_RING }, actor, {
     engagementId,
     form: { clientId: "client-abc", clientSecret: "cs_secret_value_123456", contacts: [{ name: "Carol Contact", email: "carol.contact@org-a.test" }] },
     file: { name: fileName, bytes: tokenFileCsv({ platformKey: "qhyg", companies }) },

@@ -6,19 +6,19 @@ import { OK, ZOk } from "./shared.types";
 
 export const intakeRouter = createTRPCRouter({
   /** The current submission, earlier ones, the platform's columns and limits, and what the viewer may do. */
-  get: engagementProcedure.output(ZGetIntakeResponse).query(({ ctx, input }) => getIntake(ctx.db, ctx.actor, input.engagementId)),
+  get: engagementProcedure.output(ZGetIntakeResponse).query(({ ctx, input }) => getIntake(ctx.database, ctx.actor, input.engagementId)),
   /** One page of the submitted companies, credentials masked. */
   items: engagementProcedure
     .input(ZIntakeItemsRequest)
     .output(ZIntakeItemsResponse)
-    .query(({ ctx, input }) => listIntakeItems(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listIntakeItems(ctx.database, ctx.actor, input)),
   /** Support accepts the current submission: step 1 is done. */
   accept: staffEngagementProcedure
     .input(ZReviewSubmissionRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = acceptSubmission(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await acceptSubmission(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return OK;
     }),
   /** Support sends the current submission back with a note the customer sees and is mailed. */
@@ -26,8 +26,8 @@ export const intakeRouter = createTRPCRouter({
     .input(ZReturnSubmissionRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = returnSubmission(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await returnSubmission(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return OK;
     }),
 });

@@ -20,7 +20,7 @@ export const supplementaryRouter = createTRPCRouter({
     .output(ZAcceptSupplementaryResponse)
     .mutation(async ({ ctx, input }) => {
       const { companies, skipped, waiting, notice } = acceptSupplementaryFile(ctx.db, { ring: ctx.config.keyRing }, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, waiting, notice });
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting, notice });
       return { companies, skipped };
     }),
   /** Support sends the current file back with a note the customer sees and is mailed; its tokens are deleted. */
@@ -29,7 +29,7 @@ export const supplementaryRouter = createTRPCRouter({
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
       const result = sendBackSupplementaryFile(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return OK;
     }),
 });

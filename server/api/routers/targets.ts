@@ -82,13 +82,13 @@ export const targetsRouter = createTRPCRouter({
     .output(ZTestConnectionResponse)
     .mutation(({ ctx, input }) => testTargetConnection(ctx.database, ctx.config.keyRing, ctx.actor, input)),
   /** The targets this engagement may use (its organisation's and the built-in sandbox) and its current one. */
-  choices: staffEngagementProcedure.output(ZTargetChoicesResponse).query(({ ctx, input }) => getTargetChoices(ctx.db, ctx.actor, input.engagementId)),
+  choices: staffEngagementProcedure.output(ZTargetChoicesResponse).query(({ ctx, input }) => getTargetChoices(ctx.database, ctx.actor, input.engagementId)),
   /** Points an engagement at a target (through the engagement module, which owns the rule). */
   assign: staffEngagementProcedure
     .input(ZAssignTargetRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      changeTarget(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await changeTarget(ctx.database, ctx.actor, input);
       return OK;
     }),
 });

@@ -3,6 +3,7 @@
  * on a real sandbox): asking for a test or rehearsal, every refusal with a clear error and nothing
  * written, the runs as listed and read, cancelling, the customer's read-only view.
  */
+import { runSync } from "@/db/database";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { engagements, migrationItems, migrationRuns } from "@/db/schema";
@@ -116,13 +117,13 @@ describe("asking for a test", () => {
 
     const passed = await ready([{ name: "Passed Already", records: 5 }]);
     bed.t.db.transaction((tx) =>
-      applyStepAction(tx, bed.people.support, {
+      runSync(applyStepAction(tx, bed.people.support, {
         engagementId: passed.engagementId,
         step: 5,
         action: "complete",
         via: "flow",
         evidence: { kind: "test_passed", runId: "r", itemId: passed.items[0]!.id, companyId: "c", connectionId: "k" },
-      }),
+      })),
     );
     expect(await refused(s.tests.start({ engagementId: passed.engagementId, kind: "pilot" }))).toMatchObject({
       code: "PRECONDITION_FAILED",
@@ -217,13 +218,13 @@ describe("the controls step 5 offers", () => {
     bed.t.db.update(engagements).set({ serviceTargetId: otherOrgs.serviceTargetId }).where(eq(engagements.id, foreign.engagementId)).run();
     const passed = await ready([{ name: "Passed Co", records: 5 }]);
     bed.t.db.transaction((tx) =>
-      applyStepAction(tx, bed.people.support, {
+      runSync(applyStepAction(tx, bed.people.support, {
         engagementId: passed.engagementId,
         step: 5,
         action: "complete",
         via: "flow",
         evidence: { kind: "test_passed", runId: "r", itemId: passed.items[0]!.id, companyId: "c", connectionId: "k" },
-      }),
+      })),
     );
     for (const [eng, words] of [
       [noTarget, /^Choose the engagement's service target before running the single-company test\.$/],

@@ -15,14 +15,14 @@ export const windowsRouter = createTRPCRouter({
   /** The duration estimate with its formula and inputs, every window, and what the viewer may do. */
   plan: engagementProcedure
     .output(ZWindowPlanResponse)
-    .query(({ ctx, input }) => getWindowPlan(ctx.db, { sandbox: ctx.config.sandbox }, ctx.actor, input.engagementId)),
+    .query(({ ctx, input }) => getWindowPlan(ctx.database, { sandbox: ctx.config.sandbox }, ctx.actor, input.engagementId)),
   /** Support proposes one or more windows; the customer is mailed. */
   propose: staffEngagementProcedure
     .input(ZProposeWindowsRequest)
     .output(ZProposeWindowsResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await proposeWindow(ctx.db, { sandbox: ctx.config.sandbox }, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await proposeWindow(ctx.database, { sandbox: ctx.config.sandbox }, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return { windowIds: result.windowIds };
     }),
   /** Support withdraws a proposed window. */
@@ -30,8 +30,8 @@ export const windowsRouter = createTRPCRouter({
     .input(ZWindowRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = withdrawWindow(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await withdrawWindow(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return OK;
     }),
   /** The customer accepts a proposed window: step 2 is done. */
@@ -39,8 +39,8 @@ export const windowsRouter = createTRPCRouter({
     .input(ZWindowRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = acceptWindow(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await acceptWindow(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return OK;
     }),
   /** Support reschedules the agreed window: step 2 reopens with the reason (the cascade applies). */
@@ -48,8 +48,8 @@ export const windowsRouter = createTRPCRouter({
     .input(ZRescheduleRequest)
     .output(ZRescheduleResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = rescheduleWindow(ctx.db, ctx.actor, input);
-      await notifyAfterChange(ctx.db, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await rescheduleWindow(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return { changed: result.changed };
     }),
 });

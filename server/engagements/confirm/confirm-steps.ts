@@ -5,18 +5,18 @@
  * behalf with a note saying how the customer confirmed; the same evidence is recorded with it.
  * Support hears of it when the move passes to them (the caller mails the waiting change).
  */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { actOnStep, type StepActionResult } from "../act-on-step";
 
 type Confirmation = { engagementId: string; note?: string };
 
 /** Step 3: the platform's callback URL is on the customer's registered OAuth app. */
-export function confirmCallbackUrl(db: Db, actor: Actor, input: Confirmation): StepActionResult {
-  return actOnStep(db, actor, { engagementId: input.engagementId, step: 3, action: "complete", note: input.note });
+export function confirmCallbackUrl(database: Database, actor: Actor, input: Confirmation): Promise<StepActionResult> {
+  return actOnStep(database, actor, { engagementId: input.engagementId, step: 3, action: "complete", note: input.note });
 }
 
 /** Step 4: old-app syncing is off for every company in the file. */
-export function confirmSyncingDisabled(db: Db, actor: Actor, input: Confirmation): StepActionResult {
-  return actOnStep(db, actor, { engagementId: input.engagementId, step: 4, action: "complete", note: input.note });
+export function confirmSyncingDisabled(database: Database, actor: Actor, input: Confirmation): Promise<StepActionResult> {
+  return actOnStep(database, actor, { engagementId: input.engagementId, step: 4, action: "complete", note: input.note });
 }

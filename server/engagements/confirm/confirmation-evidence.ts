@@ -4,6 +4,7 @@
  * and step 4's risk as it stood. Read inside the completing transaction.
  */
 import { getManagedPlatform } from "@/server/platforms";
+import type { Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { findEngagement } from "../engagement-repository";
 import type { FlowEvidence } from "@/core/engagements/evidence";
@@ -11,15 +12,15 @@ import { findCurrentSubmission, tokenExpiryCounts } from "../intake/intake-repos
 import type { StepNumber } from "@/core/engagements/states";
 
 /** The evidence a confirmation of `step` records; undefined for other steps (or without an accepted file, for step 4). */
-export function confirmationEvidence(tx: DbOrTx, params: { engagementId: string; step: StepNumber; now: Date }): FlowEvidence | undefined {
+export function* confirmationEvidence(tx: DbOrTx, params: { engagementId: string; step: StepNumber; now: Date }): Steps<FlowEvidence | undefined> {
   if (params.step !== 3 && params.step !== 4) return undefined;
-  const eng = findEngagement(tx, params.engagementId);
+  const eng = yield* findEngagement(tx, params.engagementId);
   const platform = eng && getManagedPlatform(eng.platformKey);
   if (!platform) return undefined;
   if (params.step === 3) return { kind: "callback_confirmed", callbackUrl: platform.callbackUrl };
-  const submission = findCurrentSubmission(tx, params.engagementId);
+  const submission = yield* findCurrentSubmission(tx, params.engagementId);
   if (submission?.status !== "accepted") return undefined;
-  const counts = tokenExpiryCounts(tx, params.engagementId, params.now);
+  const counts = yield* tokenExpiryCounts(tx, params.engagementId, params.now);
   return {
     kind: "syncing_disabled",
     fileSubmittedAt: submission.submittedAt,

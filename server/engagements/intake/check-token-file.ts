@@ -3,12 +3,13 @@
  * runs, answered as the portal shows it (problems by line or cell, counts per kind, a masked
  * preview). Choosing a file in the portal calls this at once.
  */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
+import { AppError } from "@/server/errors";
 import { parseTokenFile, type TokenFileResult } from "@/server/intake";
 import type { PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
-import { loadForChange } from "../engagement-repository";
+import { findEngagement, readSteps } from "../engagement-repository";
 import { MAX_SHOWN_PROBLEMS, type IntakePreview, type TokenFileCheck } from "@/core/engagements/intake-schemas";
 
 /** An uploaded file: its name as the browser gave it, and its bytes. */
@@ -52,8 +53,9 @@ export function cleanFileName(name: string): string {
 }
 
 /** Parses and validates a file against the engagement's platform; nothing is stored. */
-export async function checkTokenFile(db: Db, actor: Actor, input: { engagementId: string; file: UploadedFile; now?: Date }): Promise<TokenFileCheck> {
-  const { eng } = loadForChange(db, input.engagementId);
+export async function checkTokenFile(database: Database, actor: Actor, input: { engagementId: string; file: UploadedFile; now?: Date }): Promise<TokenFileCheck> {
+  const eng = await readSteps(database, (tx) => findEngagement(tx, input.engagementId));
+  if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
   assertOrganization(actor, eng.organizationId);
   const fileName = cleanFileName(input.file.name);
   const result = await parseTokenFile({ bytes: input.file.bytes, fileName, platformKey: eng.platformKey as PlatformKey, now: input.now ?? new Date() });

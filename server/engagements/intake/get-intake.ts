@@ -2,13 +2,13 @@
  * Step 1 as the viewer sees it: the platform's columns and limits, the current submission (masked
  * values only: nothing here is ever decrypted), the earlier ones, and what the viewer may do now.
  */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { isStaff } from "@/core/accounts/roles";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES, templateColumns } from "@/server/intake";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
-import { loadForChange } from "../engagement-repository";
+import { loadForChange, readSteps } from "../engagement-repository";
 import { countRealItems, listSubmissions, migrationHasStarted, pageRealItems, type SubmissionRow } from "./intake-repository";
 import { acceptRule, returnRule } from "./review-rules";
 import type { IntakeItemsPage, IntakeView, SubmissionView } from "@/core/engagements/intake-schemas";
@@ -43,14 +43,15 @@ function view(row: SubmissionRow, people: Map<string, { id: string; name: string
 }
 
 /** The intake of one engagement for the viewer. */
-export function getIntake(db: Db, actor: Actor, engagementId: string): IntakeView {
-  const { eng, states } = loadForChange(db, engagementId);
-  assertOrganization(actor, eng.organizationId);
+export async function getIntake(database: Database, actor: Actor, engagementId: string): Promise<IntakeView> {
+  const { eng, states, rows, people, started } = await readSteps(database, function* (tx) {
+    const { eng, states } = yield* loadForChange(tx, engagementId);
+    assertOrganization(actor, eng.organizationId);
+    return { eng, states, ...(yield* listSubmissions(tx, eng.id)), started: yield* migrationHasStarted(tx, eng.id) };
+  });
   const platform = getManagedPlatform(eng.platformKey);
-  const { rows, people } = listSubmissions(db, eng.id);
   const currentRow = rows.find((r) => r.status !== "replaced");
   const older = rows.filter((r) => r !== currentRow);
-  const started = migrationHasStarted(db, eng.id);
   const submitRefusal = isStaff(actor.role)
     ? "Customers submit their details and token file in the portal."
     : submissionRefusal({ eng, started });
@@ -69,9 +70,11 @@ export function getIntake(db: Db, actor: Actor, engagementId: string): IntakeVie
 }
 
 /** One page of the engagement's companies as stored (masked credentials), for support's review. */
-export function listIntakeItems(db: Db, actor: Actor, input: { engagementId: string; page: number; pageSize: number }): IntakeItemsPage {
-  const { eng } = loadForChange(db, input.engagementId);
-  assertOrganization(actor, eng.organizationId);
-  const items = pageRealItems(db, eng.id, { offset: (input.page - 1) * input.pageSize, limit: input.pageSize });
-  return { items, total: countRealItems(db, eng.id), page: input.page, pageSize: input.pageSize };
+export async function listIntakeItems(database: Database, actor: Actor, input: { engagementId: string; page: number; pageSize: number }): Promise<IntakeItemsPage> {
+  return readSteps(database, function* (tx) {
+    const { eng } = yield* loadForChange(tx, input.engagementId);
+    assertOrganization(actor, eng.organizationId);
+    const items = yield* pageRealItems(tx, eng.id, { offset: (input.page - 1) * input.pageSize, limit: input.pageSize });
+    return { items, total: yield* countRealItems(tx, eng.id), page: input.page, pageSize: input.pageSize };
+  });
 }

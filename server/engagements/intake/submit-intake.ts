@@ -7,8 +7,7 @@
  * step 1 starts (a new file after acceptance reopens step 1, and the cascade applies). The raw
  * file is not kept. Refused once the migration has started.
  */
-import type { Db } from "@/db/client";
-import { runSync } from "@/db/database";
+import type { Database, Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { parseTokenFile } from "@/server/intake";
 import { severityOf, type IntakeProblem } from "@/core/intake/problems";
@@ -16,11 +15,11 @@ import { insertMigrationItems } from "@/server/items/insert-items";
 import { sealClientSecret } from "@/server/items/item-credentials";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { maskSecret, type KeyRing } from "@/server/security/secrets";
 import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
-import { loadForChange, type EngagementRow } from "../engagement-repository";
+import { loadForChange, readSteps, type EngagementRow } from "../engagement-repository";
 import type { StepStates } from "../checklist";
 import { companiesText, warningsText } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
@@ -54,11 +53,11 @@ function assertSubmitter(actor: Actor): void {
   if (actor.role !== "customer") throw new AppError("FORBIDDEN", "Customers submit their details and token file in the portal.");
 }
 
-function assertMaySubmit(tx: DbOrTx, actor: Actor, engagementId: string): { eng: EngagementRow; states: StepStates; platform: ManagedPlatform } {
-  const { eng, states } = loadForChange(tx, engagementId);
+function* assertMaySubmit(tx: DbOrTx, actor: Actor, engagementId: string): Steps<{ eng: EngagementRow; states: StepStates; platform: ManagedPlatform }> {
+  const { eng, states } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
   assertSubmitter(actor);
-  const refusal = submissionRefusal({ eng, started: migrationHasStarted(tx, engagementId) });
+  const refusal = submissionRefusal({ eng, started: yield* migrationHasStarted(tx, engagementId) });
   if (refusal) throw new AppError("PRECONDITION_FAILED", refusal);
   const platform = getManagedPlatform(eng.platformKey);
   if (!platform) throw new AppError("PRECONDITION_FAILED", "This engagement's platform has no managed migration.");
@@ -67,12 +66,12 @@ function assertMaySubmit(tx: DbOrTx, actor: Actor, engagementId: string): { eng:
 
 /** Submits the details and the token file (see the module note). */
 export async function submitIntake(
-  db: Db,
+  database: Database,
   deps: { ring: KeyRing },
   actor: Actor,
   input: { engagementId: string; form: IntakeForm; file: UploadedFile; now?: Date },
 ): Promise<SubmitIntakeResult> {
-  const first = assertMaySubmit(db, actor, input.engagementId);
+  const first = await readSteps(database, (tx) => assertMaySubmit(tx, actor, input.engagementId));
   const fileName = cleanFileName(input.file.name);
   const parsed = await parseTokenFile({ bytes: input.file.bytes, fileName, platformKey: first.platform.key as PlatformKey, now: input.now ?? new Date() });
   const check = toCheck(parsed, fileName);
@@ -80,56 +79,62 @@ export async function submitIntake(
   const fileKind = parsed.fileKind;
   const warnings: IntakeProblem[] = parsed.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS);
 
-  return db.transaction((tx) => {
-    // Checked again on the rows as they are now (another submission or a run may have come in).
-    const { eng, states, platform } = assertMaySubmit(tx, actor, input.engagementId);
-    const now = new Date();
-    const previous = findCurrentSubmission(tx, eng.id);
-    if (previous) updateSubmission(tx, previous.id, { status: "replaced" });
-    const replacedCompanies = deleteRealItems(tx, eng.id);
-    const submissionId = crypto.randomUUID();
-    const ref = { engagementId: eng.id, submissionId };
-    insertSubmission(tx, {
-      id: submissionId,
-      engagementId: eng.id,
-      status: "submitted",
-      clientId: input.form.clientId,
-      clientSecretCipher: sealClientSecret(deps.ring, ref, input.form.clientSecret),
-      clientSecretMask: maskSecret(input.form.clientSecret),
-      contacts: input.form.contacts,
-      fileName,
-      fileKind,
-      rowCount: parsed.rows.length,
-      warningCount: parsed.warningCount,
-      countsByKind: { ...parsed.countsByKind } as Record<string, number>,
-      preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
-      warnings,
-      submittedById: actor.id,
-      submittedAt: now,
-      replacedItemCount: previous ? replacedCompanies : null,
-    });
-    const companies = runSync(insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now }));
-    recordAudit(tx, {
-      actor,
-      action: "intake.submitted",
-      targetId: submissionId,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      before: { submission: previous?.id ?? null, companies: replacedCompanies },
-      after: { fileName, fileKind, companies, warnings: parsed.warningCount },
-      at: now,
-    });
-    // Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade).
-    if (states[1] === "done") {
-      applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: "A new token file was submitted", at: now });
-    }
-    if (states[1] !== "in_progress") applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "start", via: "flow", at: now });
-    const waiting = refreshWaiting(tx, eng.id, now, eng);
-    const notice: FlowNotice = {
-      to: "support",
-      subject: previous ? "A new token file to review" : "Details and token file to review",
-      text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
-    };
-    return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
-  });
+  // Made before the transaction, which may run more than once on PostgreSQL.
+  const submissionId = crypto.randomUUID();
+  // Read committed: assertMaySubmit locks the engagement row first (loadForChange), and every
+  // submission, review and run request of the engagement does the same, so they queue on it.
+  return database.transaction(
+    function* (tx) {
+      // Checked again on the rows as they are now (another submission or a run may have come in).
+      const { eng, states, platform } = yield* assertMaySubmit(tx, actor, input.engagementId);
+      const now = new Date();
+      const previous = yield* findCurrentSubmission(tx, eng.id);
+      if (previous) yield* updateSubmission(tx, previous.id, { status: "replaced" });
+      const replacedCompanies = yield* deleteRealItems(tx, eng.id);
+      const ref = { engagementId: eng.id, submissionId };
+      yield* insertSubmission(tx, {
+        id: submissionId,
+        engagementId: eng.id,
+        status: "submitted",
+        clientId: input.form.clientId,
+        clientSecretCipher: sealClientSecret(deps.ring, ref, input.form.clientSecret),
+        clientSecretMask: maskSecret(input.form.clientSecret),
+        contacts: input.form.contacts,
+        fileName,
+        fileKind,
+        rowCount: parsed.rows.length,
+        warningCount: parsed.warningCount,
+        countsByKind: { ...parsed.countsByKind } as Record<string, number>,
+        preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
+        warnings,
+        submittedById: actor.id,
+        submittedAt: now,
+        replacedItemCount: previous ? replacedCompanies : null,
+      });
+      const companies = yield* insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
+      yield* writeAudit(tx, {
+        actor,
+        action: "intake.submitted",
+        targetId: submissionId,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        before: { submission: previous?.id ?? null, companies: replacedCompanies },
+        after: { fileName, fileKind, companies, warnings: parsed.warningCount },
+        at: now,
+      });
+      // Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade).
+      if (states[1] === "done") {
+        yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: "A new token file was submitted", at: now });
+      }
+      if (states[1] !== "in_progress") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "start", via: "flow", at: now });
+      const waiting = yield* refreshWaiting(tx, eng.id, now, eng);
+      const notice: FlowNotice = {
+        to: "support",
+        subject: previous ? "A new token file to review" : "Details and token file to review",
+        text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
+      };
+      return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
+    },
+    { isolation: "read committed" },
+  );
 }

@@ -5,11 +5,11 @@
  * through the mailer (the outbox by default, SMTP when set). Never carries a secret: notices are
  * built from names, references, counts and notes.
  */
-import type { Db } from "@/db/client";
-import { databaseOf } from "@/db/database";
+import type { Database } from "@/db/database";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import type { WaitingParty } from "@/core/engagements/flow-states";
+import { readSteps } from "../engagement-repository";
 import { findRecipients, type EngagementRecipients } from "./recipients-repository";
 import type { WaitingChange } from "./refresh-waiting";
 
@@ -32,13 +32,13 @@ function addressees(r: EngagementRecipients, party: WaitingParty): string[] {
  * in the same message when the notice already goes to them. Resolves once delivery was attempted.
  */
 export async function notifyAfterChange(
-  db: Db,
+  database: Database,
   config: NotifyConfig,
   params: { engagementId: string; notice?: FlowNotice | null; waiting?: WaitingChange | null },
 ): Promise<void> {
   const { notice, waiting } = params;
   if (!notice && !waiting) return;
-  const r = findRecipients(db, params.engagementId);
+  const r = await readSteps(database, (tx) => findRecipients(tx, params.engagementId));
   if (!r) return;
   const platform = getManagedPlatform(r.platformKey)?.name ?? r.platformKey;
   const heading = `${r.reference} · ${r.organizationName} · ${platform}`;
@@ -53,7 +53,7 @@ export async function notifyAfterChange(
   for (const m of messages) {
     const text = `${heading}\n\n${m.body}\n\nOpen it in Ferry: ${linkFor(config.appUrl, m.party, params.engagementId)}\n`;
     for (const to of addressees(r, m.party)) {
-      await sendMail(databaseOf(db), config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
+      await sendMail(database, config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
     }
   }
 }

@@ -1,6 +1,7 @@
 /** Who the engagement's mail goes to: its owner on support's side, the organisation's people on the customer's. */
 import { and, eq } from "drizzle-orm";
 import { engagements, organizations, users } from "@/db/schema";
+import { q, type Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { findCurrentSubmission } from "../intake/intake-repository";
 
@@ -14,21 +15,23 @@ export type EngagementRecipients = {
 };
 
 /** The engagement's mail recipients, or undefined for an unknown engagement. */
-export function findRecipients(tx: DbOrTx, engagementId: string): EngagementRecipients | undefined {
-  const row = tx
-    .select({ reference: engagements.reference, platformKey: engagements.platformKey, organizationId: engagements.organizationId, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })
-    .from(engagements)
-    .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
-    .innerJoin(users, eq(users.id, engagements.ownerId))
-    .where(eq(engagements.id, engagementId))
-    .get();
+export function* findRecipients(tx: DbOrTx, engagementId: string): Steps<EngagementRecipients | undefined> {
+  const row = yield* q.get(
+    tx
+      .select({ reference: engagements.reference, platformKey: engagements.platformKey, organizationId: engagements.organizationId, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })
+      .from(engagements)
+      .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
+      .innerJoin(users, eq(users.id, engagements.ownerId))
+      .where(eq(engagements.id, engagementId)),
+  );
   if (!row) return undefined;
-  const people = tx
-    .select({ name: users.name, email: users.email })
-    .from(users)
-    .where(and(eq(users.organizationId, row.organizationId), eq(users.role, "customer"), eq(users.active, true)))
-    .all();
-  const contacts = findCurrentSubmission(tx, engagementId)?.contacts ?? [];
+  const people = yield* q.all(
+    tx
+      .select({ name: users.name, email: users.email })
+      .from(users)
+      .where(and(eq(users.organizationId, row.organizationId), eq(users.role, "customer"), eq(users.active, true))),
+  );
+  const contacts = (yield* findCurrentSubmission(tx, engagementId))?.contacts ?? [];
   const seen = new Set<string>();
   const customers = [...people, ...contacts].filter((p) => {
     const key = p.email.trim().toLowerCase();

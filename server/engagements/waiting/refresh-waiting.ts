@@ -3,6 +3,7 @@
  * rule needs, records whose move it now is, and says whether it changed hands (so the caller can
  * mail the party that now has the move once the transaction has committed).
  */
+import type { Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { loadForChange, updateWaiting } from "../engagement-repository";
 import type { WaitingParty } from "@/core/engagements/flow-states";
@@ -18,10 +19,10 @@ export type WaitingChange = Waiting & { engagementId: string; from: WaitingParty
  * with `before` — the party before the caller's whole change, when the caller made several
  * (a flow whose step change already refreshed it) — or else with the party stored until now.
  */
-export function refreshWaiting(tx: DbOrTx, engagementId: string, at: Date, before?: { waitingOn: WaitingParty | null }): WaitingChange | null {
-  const { eng, states } = loadForChange(tx, engagementId);
-  const waiting = whoseMove(loadWaitingInput(tx, eng, states));
-  if (waiting.party !== eng.waitingOn) updateWaiting(tx, engagementId, { waitingOn: waiting.party, waitingSince: waiting.party ? at : null });
+export function* refreshWaiting(tx: DbOrTx, engagementId: string, at: Date, before?: { waitingOn: WaitingParty | null }): Steps<WaitingChange | null> {
+  const { eng, states } = yield* loadForChange(tx, engagementId);
+  const waiting = whoseMove(yield* loadWaitingInput(tx, eng, states));
+  if (waiting.party !== eng.waitingOn) yield* updateWaiting(tx, engagementId, { waitingOn: waiting.party, waitingSince: waiting.party ? at : null });
   const from = before ? before.waitingOn : eng.waitingOn;
   return waiting.party && waiting.party !== from ? { ...waiting, party: waiting.party, engagementId, from } : null;
 }

@@ -7,6 +7,7 @@ import { and, count, desc, eq, ne } from "drizzle-orm";
 import { handovers, migrationItems, migrationRuns, supplementaryFiles } from "@/db/schema";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { realItems } from "@/server/items/item-scope";
+import { q, type Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import type { StepStates } from "../checklist";
 import { findCurrentSubmission } from "../intake/intake-repository";
@@ -14,21 +15,23 @@ import { countProposedWindows } from "../window/window-repository";
 import type { LastMile, WaitingInput } from "./waiting-rule";
 
 /** The last mile's facts (see LastMile). */
-export function loadLastMile(tx: DbOrTx, engagementId: string): LastMile {
-  const run = tx
-    .select({ status: migrationRuns.status })
-    .from(migrationRuns)
-    .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk")))
-    .orderBy(desc(migrationRuns.requestedAt))
-    .get();
-  const handover = tx.select({ acknowledgedAt: handovers.acknowledgedAt }).from(handovers).where(eq(handovers.engagementId, engagementId)).get();
-  const pending = tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))).get()?.n ?? 0;
-  const supplementary = tx
-    .select({ status: supplementaryFiles.status })
-    .from(supplementaryFiles)
-    .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
-    .orderBy(desc(supplementaryFiles.submittedAt))
-    .get();
+export function* loadLastMile(tx: DbOrTx, engagementId: string): Steps<LastMile> {
+  const run = yield* q.get(
+    tx
+      .select({ status: migrationRuns.status })
+      .from(migrationRuns)
+      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk")))
+      .orderBy(desc(migrationRuns.requestedAt)),
+  );
+  const handover = yield* q.get(tx.select({ acknowledgedAt: handovers.acknowledgedAt }).from(handovers).where(eq(handovers.engagementId, engagementId)));
+  const pending = (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending")))))?.n ?? 0;
+  const supplementary = yield* q.get(
+    tx
+      .select({ status: supplementaryFiles.status })
+      .from(supplementaryFiles)
+      .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
+      .orderBy(desc(supplementaryFiles.submittedAt)),
+  );
   return {
     bulkRunEnded: run?.status === "completed" || run?.status === "cancelled",
     handover: handover ? { acknowledged: handover.acknowledgedAt !== null } : null,
@@ -38,12 +41,12 @@ export function loadLastMile(tx: DbOrTx, engagementId: string): LastMile {
 }
 
 /** Everything the waiting rule reads, for an engagement in `status` with its steps in `states`. */
-export function loadWaitingInput(tx: DbOrTx, eng: { id: string; status: EngagementStatus }, states: StepStates): WaitingInput {
+export function* loadWaitingInput(tx: DbOrTx, eng: { id: string; status: EngagementStatus }, states: StepStates): Steps<WaitingInput> {
   return {
     status: eng.status,
     states,
-    submission: findCurrentSubmission(tx, eng.id)?.status ?? null,
-    proposedWindows: countProposedWindows(tx, eng.id),
-    lastMile: loadLastMile(tx, eng.id),
+    submission: (yield* findCurrentSubmission(tx, eng.id))?.status ?? null,
+    proposedWindows: yield* countProposedWindows(tx, eng.id),
+    lastMile: yield* loadLastMile(tx, eng.id),
   };
 }

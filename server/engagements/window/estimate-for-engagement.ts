@@ -2,17 +2,18 @@
 import { ASSUMED_SERVICE_SYNC, DEFAULT_CONCURRENCY, DEFAULT_POLL_INTERVAL_SECONDS, DEFAULT_RECORDS_PER_COMPANY, estimateMigration, sandboxSyncModel, type MigrationEstimate } from "@/server/intake";
 import { formatDuration } from "@/core/format";
 import type { ManagedPlatform } from "@/server/platforms";
+import type { Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { recordsSummary } from "../intake/intake-repository";
 import type { EstimateView } from "@/core/engagements/window-schemas";
 import type { TargetLimits } from "./target-limits";
 
 /** The estimate and its view, or null when the engagement has no companies yet. */
-export function estimateForEngagement(
+export function* estimateForEngagement(
   tx: DbOrTx,
   params: { engagementId: string; platform: ManagedPlatform; target: TargetLimits },
-): { estimate: MigrationEstimate; view: EstimateView } | null {
-  const summary = recordsSummary(tx, params.engagementId);
+): Steps<{ estimate: MigrationEstimate; view: EstimateView } | null> {
+  const summary = yield* recordsSummary(tx, params.engagementId);
   if (!summary.companies) return null;
   const estimate = estimateMigration({
     companies: summary.companies,

@@ -1,5 +1,6 @@
 /** Step 2 as the viewer sees it: the estimate with its formula, the windows, and what the viewer may do. */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
+import { readSteps } from "../engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
 import { findRecipients } from "../waiting/recipients-repository";
 import { estimateForEngagement } from "./estimate-for-engagement";
@@ -11,16 +12,23 @@ import { acceptWindowRule, proposeRule, rescheduleRule, withdrawRule } from "./w
 import { windowView } from "./window-view";
 
 /** The window plan of one engagement for the viewer. */
-export async function getWindowPlan(db: Db, deps: { sandbox?: SandboxAccess }, actor: Actor, engagementId: string): Promise<WindowPlan> {
-  const first = loadWindowState(db, actor, engagementId);
+export async function getWindowPlan(database: Database, deps: { sandbox?: SandboxAccess }, actor: Actor, engagementId: string): Promise<WindowPlan> {
+  const first = await readSteps(database, (tx) => loadWindowState(tx, actor, engagementId));
   const limits = await targetLimits(first.target, deps.sandbox);
   // Read again after the (possibly remote) limits: what is shown is the state as it is now.
-  const { eng, platform, rule } = loadWindowState(db, actor, engagementId);
-  const { rows, people } = listWindows(db, eng.id);
-  const windows = rows.map((r) => windowView(r, people));
-  const owner = findRecipients(db, eng.id)?.owner ?? { name: "Ferry support", email: "" };
+  const { rule, listed, recipients, estimated } = await readSteps(database, function* (tx) {
+    const { eng, platform, rule } = yield* loadWindowState(tx, actor, engagementId);
+    return {
+      rule,
+      listed: yield* listWindows(tx, eng.id),
+      recipients: yield* findRecipients(tx, eng.id),
+      estimated: yield* estimateForEngagement(tx, { engagementId: eng.id, platform, target: limits }),
+    };
+  });
+  const windows = listed.rows.map((r) => windowView(r, listed.people));
+  const owner = recipients?.owner ?? { name: "Ferry support", email: "" };
   return {
-    estimate: estimateForEngagement(db, { engagementId: eng.id, platform, target: limits })?.view ?? null,
+    estimate: estimated?.view ?? null,
     windows,
     agreed: windows.find((w) => w.status === "accepted") ?? null,
     contact: owner,

@@ -4,11 +4,12 @@
  * starts step 2; the customer is mailed to accept one. The target's limits are read first (the
  * sandbox's controls may be asked over HTTP), then everything is written in one transaction.
  */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
+import { readSteps } from "../engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
@@ -26,12 +27,12 @@ export const windowText = (w: { startsAt: Date; endsAt: Date }) => `${utc.format
 
 /** Proposes windows; returns their ids (in the order given). */
 export async function proposeWindow(
-  db: Db,
+  database: Database,
   deps: { sandbox?: SandboxAccess },
   actor: Actor,
   input: { engagementId: string; windows: { startsAt: Date; endsAt: Date }[]; note?: string; now?: Date },
 ): Promise<{ windowIds: string[]; waiting: WaitingChange | null; notice: FlowNotice }> {
-  const first = loadWindowState(db, actor, input.engagementId);
+  const first = await readSteps(database, (tx) => loadWindowState(tx, actor, input.engagementId));
   enforce(proposeRule(first.rule), isStaff(actor.role));
   const now = input.now ?? new Date();
   if (!input.windows.length) throw fieldError("windows", "Propose at least one window.");
@@ -41,52 +42,58 @@ export async function proposeWindow(
   });
   const limits = await targetLimits(first.target, deps.sandbox);
 
-  return db.transaction((tx) => {
-    const { eng, states, platform, rule } = loadWindowState(tx, actor, input.engagementId);
-    enforce(proposeRule(rule), true);
-    const estimated = estimateForEngagement(tx, { engagementId: eng.id, platform, target: limits });
-    if (!estimated) throw new AppError("PRECONDITION_FAILED", "The engagement has no companies to estimate: the token file must be accepted first.");
-    const at = new Date();
-    const note = input.note?.trim() || null;
-    const rows = input.windows.map((w) => ({
-      id: crypto.randomUUID(),
-      engagementId: eng.id,
-      status: "proposed" as const,
-      startsAt: w.startsAt,
-      endsAt: w.endsAt,
-      estimateSeconds: Math.ceil(estimated.estimate.totalSeconds),
-      estimate: { ...estimated.view },
-      note,
-      proposedById: actor.id,
-      proposedAt: at,
-    }));
-    insertWindows(tx, rows);
-    for (const r of rows) {
-      recordAudit(tx, {
-        actor,
-        action: "window.proposed",
-        targetId: r.id,
+  // Made before the transaction, which may run more than once on PostgreSQL.
+  const ids = input.windows.map(() => crypto.randomUUID());
+  // Read committed: loadWindowState locks the engagement row before the rule is decided.
+  return database.transaction(
+    function* (tx) {
+      const { eng, states, platform, rule } = yield* loadWindowState(tx, actor, input.engagementId);
+      enforce(proposeRule(rule), true);
+      const estimated = yield* estimateForEngagement(tx, { engagementId: eng.id, platform, target: limits });
+      if (!estimated) throw new AppError("PRECONDITION_FAILED", "The engagement has no companies to estimate: the token file must be accepted first.");
+      const at = new Date();
+      const note = input.note?.trim() || null;
+      const rows = input.windows.map((w, i) => ({
+        id: ids[i]!,
         engagementId: eng.id,
-        organizationId: eng.organizationId,
-        after: {
-          startsAt: r.startsAt.toISOString(),
-          endsAt: r.endsAt.toISOString(),
-          estimateSeconds: r.estimateSeconds,
-          shorterThanEstimate: r.endsAt.getTime() - r.startsAt.getTime() < r.estimateSeconds * 1000,
+        status: "proposed" as const,
+        startsAt: w.startsAt,
+        endsAt: w.endsAt,
+        estimateSeconds: Math.ceil(estimated.estimate.totalSeconds),
+        estimate: { ...estimated.view },
+        note,
+        proposedById: actor.id,
+        proposedAt: at,
+      }));
+      yield* insertWindows(tx, rows);
+      for (const r of rows) {
+        yield* writeAudit(tx, {
+          actor,
+          action: "window.proposed",
+          targetId: r.id,
+          engagementId: eng.id,
+          organizationId: eng.organizationId,
+          after: {
+            startsAt: r.startsAt.toISOString(),
+            endsAt: r.endsAt.toISOString(),
+            estimateSeconds: r.estimateSeconds,
+            shorterThanEstimate: r.endsAt.getTime() - r.startsAt.getTime() < r.estimateSeconds * 1000,
+          },
+          at,
+        });
+      }
+      if (states[2] === "pending") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "start", via: "flow", at });
+      const list = rows.map((r) => `- ${windowText(r)}`).join("\n");
+      return {
+        windowIds: rows.map((r) => r.id),
+        waiting: yield* refreshWaiting(tx, eng.id, at, eng),
+        notice: {
+          to: "customer",
+          subject: plural(rows.length, { one: "A migration window proposed", other: "Migration windows proposed" }),
+          text: `${actor.name} proposed ${plural(rows.length, { one: "this migration window", other: "these migration windows" })} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
         },
-        at,
-      });
-    }
-    if (states[2] === "pending") applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "start", via: "flow", at });
-    const list = rows.map((r) => `- ${windowText(r)}`).join("\n");
-    return {
-      windowIds: rows.map((r) => r.id),
-      waiting: refreshWaiting(tx, eng.id, at, eng),
-      notice: {
-        to: "customer",
-        subject: plural(rows.length, { one: "A migration window proposed", other: "Migration windows proposed" }),
-        text: `${actor.name} proposed ${plural(rows.length, { one: "this migration window", other: "these migration windows" })} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
-      },
-    };
-  });
+      };
+    },
+    { isolation: "read committed" },
+  );
 }

@@ -3,11 +3,12 @@
  * steps gated on it reopen too), the accepted window is superseded and the engagement's window
  * cleared (after-steps-reopened.ts), and the customer is told. New windows are then proposed.
  */
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
+import { readSteps } from "../engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
@@ -17,39 +18,43 @@ import { windowText } from "./propose-window";
 import { rescheduleRule } from "./window-rules";
 
 /** Reopens step 2 with a reason; returns the steps that reopened. */
-export function rescheduleWindow(
-  db: Db,
+export async function rescheduleWindow(
+  database: Database,
   actor: Actor,
   input: { engagementId: string; reason: string },
-): { changed: StepNumber[]; waiting: WaitingChange | null; notice: FlowNotice } {
-  const first = loadWindowState(db, actor, input.engagementId);
+): Promise<{ changed: StepNumber[]; waiting: WaitingChange | null; notice: FlowNotice }> {
+  const first = await readSteps(database, (tx) => loadWindowState(tx, actor, input.engagementId));
   enforce(rescheduleRule(first.rule), isStaff(actor.role));
   const reason = input.reason.trim();
   if (!reason) throw fieldError("reason", "Give a reason for rescheduling; the customer sees it.");
-  return db.transaction((tx) => {
-    const { eng, rule } = loadWindowState(tx, actor, input.engagementId);
-    enforce(rescheduleRule(rule), true);
-    if (!eng.windowStartsAt || !eng.windowEndsAt) throw new AppError("PRECONDITION_FAILED", "No window is agreed yet.");
-    const old = { startsAt: eng.windowStartsAt, endsAt: eng.windowEndsAt };
-    const at = new Date();
-    const { changed } = applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "reopen", via: "flow", reason: `Rescheduled: ${reason}`, at });
-    recordAudit(tx, {
-      actor,
-      action: "window.rescheduled",
-      targetId: eng.id,
-      engagementId: eng.id,
-      organizationId: eng.organizationId,
-      after: { startsAt: old.startsAt.toISOString(), endsAt: old.endsAt.toISOString(), reason },
-      at,
-    });
-    return {
-      changed,
-      waiting: refreshWaiting(tx, eng.id, at, eng),
-      notice: {
-        to: "customer",
-        subject: "The migration window is being rescheduled",
-        text: `${actor.name} cancelled the agreed window ${windowText(old)} to reschedule it:\n\n${reason}\n\nA new window will be proposed; the calendar invite for the old one no longer holds.`,
-      },
-    };
-  });
+  // Read committed: loadWindowState locks the engagement row before the rule is decided.
+  return database.transaction(
+    function* (tx) {
+      const { eng, rule } = yield* loadWindowState(tx, actor, input.engagementId);
+      enforce(rescheduleRule(rule), true);
+      if (!eng.windowStartsAt || !eng.windowEndsAt) throw new AppError("PRECONDITION_FAILED", "No window is agreed yet.");
+      const old = { startsAt: eng.windowStartsAt, endsAt: eng.windowEndsAt };
+      const at = new Date();
+      const { changed } = yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "reopen", via: "flow", reason: `Rescheduled: ${reason}`, at });
+      yield* writeAudit(tx, {
+        actor,
+        action: "window.rescheduled",
+        targetId: eng.id,
+        engagementId: eng.id,
+        organizationId: eng.organizationId,
+        after: { startsAt: old.startsAt.toISOString(), endsAt: old.endsAt.toISOString(), reason },
+        at,
+      });
+      return {
+        changed,
+        waiting: yield* refreshWaiting(tx, eng.id, at, eng),
+        notice: {
+          to: "customer",
+          subject: "The migration window is being rescheduled",
+          text: `${actor.name} cancelled the agreed window ${windowText(old)} to reschedule it:\n\n${reason}\n\nA new window will be proposed; the calendar invite for the old one no longer holds.`,
+        },
+      };
+    },
+    { isolation: "read committed" },
+  );
 }

@@ -67,14 +67,14 @@ const CONTACTS = [
 
 describe("the calendar invite of a window", () => {
   it("keeps each name with a quote or a line break inside its own CN and TEXT values, as RFC 5545 and RFC 6868 write them", async () => {
-    const engagementId = createEngagement(t.db, p.support, { organizationId: p.orgA, platformKey: "qhyg" }).id;
+    const engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
     const owner = await createUserWithPassword(t.database, { email: "fixer@test", name: OWNER, role: "support", organizationId: null, password: TEST_PASSWORD });
-    changeOwner(t.db, p.support, { engagementId, ownerId: owner.id });
+    await changeOwner(t.database, p.support, { engagementId, ownerId: owner.id });
     const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
     await completeIntake(flow, { engagementId, contacts: CONTACTS });
     const { windowId } = await agreeWindow(flow, { engagementId });
 
-    const lines = parseIcs(windowInvite(t.db, p.customerA, { engagementId, windowId, appUrl: "http://ferry.test" }).text);
+    const lines = parseIcs((await windowInvite(t.database, p.customerA, { engagementId, windowId, appUrl: "http://ferry.test" })).text);
 
     // One organiser, and one attendee per person: no name added a line of its own.
     const organizers = lines.filter((l) => l.name === "ORGANIZER");

@@ -9,7 +9,8 @@
  * encoded before they reach it (RFC 5545 §3.1–3.3, RFC 6868).
  */
 import { createEvent } from "ics";
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
+import { readSteps } from "../engagement-repository";
 import { AppError } from "@/server/errors";
 import { formatDuration } from "@/core/format";
 import type { Actor } from "@/core/accounts/actor";
@@ -44,14 +45,20 @@ function icsText(value: string): string {
 }
 
 /** The invite of one proposed or accepted window. */
-export function windowInvite(db: Db, actor: Actor, input: { engagementId: string; windowId: string; appUrl: string }): { fileName: string; text: string } {
-  const { eng, platform } = loadWindowState(db, actor, input.engagementId);
-  const window = findWindow(db, eng.id, input.windowId);
-  if (!window) throw new AppError("NOT_FOUND", "No such window on this engagement.");
-  if (window.status !== "proposed" && window.status !== "accepted") {
-    throw new AppError("PRECONDITION_FAILED", `That window was ${window.status}; there is no invite for it.`);
-  }
-  const r = findRecipients(db, eng.id);
+export async function windowInvite(
+  database: Database,
+  actor: Actor,
+  input: { engagementId: string; windowId: string; appUrl: string },
+): Promise<{ fileName: string; text: string }> {
+  const { eng, platform, window, r } = await readSteps(database, function* (tx) {
+    const { eng, platform } = yield* loadWindowState(tx, actor, input.engagementId);
+    const window = yield* findWindow(tx, eng.id, input.windowId);
+    if (!window) throw new AppError("NOT_FOUND", "No such window on this engagement.");
+    if (window.status !== "proposed" && window.status !== "accepted") {
+      throw new AppError("PRECONDITION_FAILED", `That window was ${window.status}; there is no invite for it.`);
+    }
+    return { eng, platform, window, r: yield* findRecipients(tx, eng.id) };
+  });
   const contact = r?.owner;
   const portal = `${input.appUrl.replace(/\/$/, "")}/portal/engagements/${eng.id}`;
   const description = [

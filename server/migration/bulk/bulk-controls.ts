@@ -4,15 +4,15 @@
  * and again inside it, changes the run or its companies in that transaction and is audited. The
  * worker notices a pause or a cancel at its next lease renewal (within a second) and lets go.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
-import { loadForChange } from "@/server/engagements/engagement-repository";
+import { loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { targetUseRefusal } from "@/server/targets/rules";
-import { runSync } from "@/db/database";
 import { findServiceTarget } from "@/server/targets/targets";
 import { findHandover } from "../handover/handover-repository";
 import { findRealItem } from "../engine/item-repository";
@@ -48,8 +48,8 @@ export function loadBulkContext(
   actor: Actor,
   engagementId: string,
   now: Date = new Date(),
-): BulkContext & { eng: ReturnType<typeof loadForChange>["eng"]; latest: RunRow | undefined; counts: Record<MigrationItemState, number> } {
-  const { eng, states } = loadForChange(tx, engagementId);
+): BulkContext & { eng: EngagementRow; latest: RunRow | undefined; counts: Record<MigrationItemState, number> } {
+  const { eng, states } = runSync(loadForChange(tx, engagementId));
   const latest = latestBulkRun(tx, engagementId);
   const counts = realCountsByState(tx, engagementId);
   return {
@@ -99,7 +99,7 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
     insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
     const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
     const reconciliation = runSync(reconcile(tx, c.eng.id));
-    if (c.states[6] === "pending") applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now });
+    if (c.states[6] === "pending") runSync(applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now }));
     const outside = outsideWindowStart(c.window, now, input.reason);
     recordAudit(tx, {
       actor,

@@ -17,8 +17,8 @@
  *   on by itself, probing now and then), counting no company's attempts; a 500 or a timeout is
  *   retried within the company's bounds and then fails that company alone.
  */
+import { databaseOf, runSync } from "@/db/database";
 import type { Db } from "@/db/client";
-import { runSync } from "@/db/database";
 import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
 import { recordAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
@@ -342,8 +342,8 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       if (handed > 0) {
         recordAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
       }
-      return refreshWaiting(tx, engagement.id, now);
+      return runSync(refreshWaiting(tx, engagement.id, now));
     });
-    if (d.notify && waiting) await notifyAfterChange(db, d.notify, { engagementId: engagement.id, waiting });
+    if (d.notify && waiting) await notifyAfterChange(databaseOf(db), d.notify, { engagementId: engagement.id, waiting });
   }
 }

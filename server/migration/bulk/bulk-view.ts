@@ -128,7 +128,7 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
 
 /** The bulk migration of an engagement as a screen shows it (controls only for staff), at `now`. */
 export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now: Date = new Date()): BulkOverviewView {
-  assertCanView(db, actor, engagementId);
+  runSync(assertCanView(db, actor, engagementId));
   const c = loadBulkContext(db, actor, engagementId, now);
   const pilot = runSync(passedPilotItem(db, engagementId));
   const staff = isStaff(actor.role);
@@ -178,7 +178,7 @@ export function listBulkItems(
   actor: Actor,
   filter: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
 ): BulkItemsPageView {
-  assertCanView(db, actor, filter.engagementId);
+  runSync(assertCanView(db, actor, filter.engagementId));
   const c = loadBulkContext(db, actor, filter.engagementId);
   const itemActions = isStaff(actor.role) && itemActionsRefusal(c) === null;
   const pilotItemId = runSync(passedPilotItem(db, filter.engagementId))?.id;

@@ -8,12 +8,12 @@
  * archived), gets a refusal as a value before the key is decrypted, so that key is never sent; each
  * kind of run words it its own way (a test fails, a bulk run stops until resumed).
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { findEngagement, type EngagementRow } from "@/server/engagements/engagement-repository";
 import type { ManagedPlatform } from "@/server/platforms";
 import type { KeyRing } from "@/server/security/secrets";
 import { targetUseRefusal } from "@/server/targets/rules";
-import { runSync } from "@/db/database";
 import { decryptTargetApiKey, findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { platformOf } from "./item-repository";
 import type { RunRow } from "./run-repository";
@@ -27,7 +27,7 @@ export type RunSession<C> = RunEngagement & { target: ServiceTargetRecord; conne
 
 /** The run's engagement and its platform; an engagement that no longer exists is a fault of Ferry's own (thrown). */
 export function runEngagement(db: Db, run: RunRow): RunEngagement {
-  const engagement = findEngagement(db, run.engagementId);
+  const engagement = runSync(findEngagement(db, run.engagementId));
   if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
   return { engagement, platform: platformOf(engagement.platformKey) };
 }

@@ -4,6 +4,7 @@
  * tenant → advice and step 4 reopened; a wrong key; a full free trial), leases taken over after a
  * worker dies, a cancelled run let go, and the rehearsal on simulated companies.
  */
+import { runSync } from "@/db/database";
 import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -89,10 +90,10 @@ describe("the single-company test", () => {
     const step5 = steps(eng.engagementId)[5]!;
     expect(step5).toMatchObject({ state: "done", completedById: bed.people.support.id });
     expect(step5.evidence).toEqual({ flow: { kind: "test_passed", runId, itemId: eng.items[1]!.id, companyId: run.item!.companyId, connectionId: run.item!.connectionId } });
-    expect(getEngagement(bed.t.db, bed.people.support, eng.engagementId).currentStep).toBe(6);
+    expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).currentStep).toBe(6);
 
     // Decryptions on record: the target's key when the worker took the run up, the company's credentials once.
-    const timeline = getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId).map((e) => e.summary);
+    const timeline = (await getEngagementTimeline(bed.t.database, bed.people.support, eng.engagementId)).map((e) => e.summary);
     expect(timeline.slice(0, 4)).toEqual([
       "Completed step 5 (Single-company test)",
       "Single-company test on Small Co passed",
@@ -132,7 +133,7 @@ describe("the single-company test", () => {
     expect(s[4]!.reopenedReason).toBe(`Single-company test on Rotated Books: ${advice}`);
     expect(s[5]!.reopenedReason).toBe(`Step 4 was reopened: Single-company test on Rotated Books: ${advice}`);
     // Why the advice names no new token file: after this test the portal refuses one.
-    expect(migrationHasStarted(bed.t.db, eng.engagementId)).toBe(true);
+    expect(runSync(migrationHasStarted(bed.t.db, eng.engagementId))).toBe(true);
   });
 
   it.each([
@@ -154,7 +155,7 @@ describe("the single-company test", () => {
     expect(run.advice!.text).toContain("reconnect link");
     const s = steps(eng.engagementId);
     expect([s[4]!.state, s[5]!.state]).toEqual(["done", "in_progress"]);
-    expect(getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId)[0]!.summary).toBe(`Single-company test on Wrong Tokens Ltd failed: ${run.advice!.text.replace(/\.$/, "")}`);
+    expect((await getEngagementTimeline(bed.t.database, bed.people.support, eng.engagementId))[0]!.summary).toBe(`Single-company test on Wrong Tokens Ltd failed: ${run.advice!.text.replace(/\.$/, "")}`);
   });
 
   it("a wrong API key fails the test saying so, with the service's status, text and correlationId", async () => {
@@ -270,7 +271,7 @@ describe("leases", () => {
     expect(findRun(bed.t.db, runId)).toMatchObject({ status: "cancelled", statusReason: "Taking too long", leaseOwner: null });
     expect(findItem(bed.t.db, eng.items[0]!.id)).toMatchObject({ state: "sync_requested", leaseOwner: null });
     expect(steps(eng.engagementId)[5]!.state).toBe("in_progress");
-    expect(getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId)[0]!.summary).toBe("Cancelled the single-company test on Slow Sync: Taking too long");
+    expect((await getEngagementTimeline(bed.t.database, bed.people.support, eng.engagementId))[0]!.summary).toBe("Cancelled the single-company test on Slow Sync: Taking too long");
 
     // Tested again, the company carries on from what was stored (no second company); the
     // cancelled run keeps its own view of it.
@@ -333,7 +334,7 @@ describe("the rehearsal", () => {
     const opened = bed.t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.engagementId === eng.engagementId);
     expect(opened.map((e) => e.targetId)).toEqual([run.item!.id]);
     expect(findRun(bed.t.db, runId)?.sandboxApiKeyCipher).toMatch(/^v1\./);
-    const timeline = getEngagementTimeline(bed.t.db, bed.people.support, eng.engagementId).map((e) => e.summary);
+    const timeline = (await getEngagementTimeline(bed.t.database, bed.people.support, eng.engagementId)).map((e) => e.summary);
     expect(timeline[0]).toBe("Rehearsal on the sandbox with a simulated Real Two passed");
     expect(timeline).toContain("Decrypted the credentials of a simulated Real Two to authorize its connection on the service (rehearsal)");
     expect(steps(eng.engagementId)[5]!.state).toBe("pending");

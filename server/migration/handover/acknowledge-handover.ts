@@ -3,6 +3,7 @@
  * note of how it was given): the engagement's credentials are purged, step 6 completes with the
  * handover as its evidence, and so the engagement completes.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { assertOrganization, refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
@@ -17,7 +18,7 @@ import { checkpointAfterPurge, purgeEngagementCredentials, type PurgeCounts } fr
 import { acknowledgementNeedsNote, acknowledgementNoteRefusal, acknowledgeRefusal, NOT_PRODUCED } from "./rules";
 
 function decide(tx: DbOrTx, actor: Actor, input: { engagementId: string; note?: string }) {
-  const { eng, states } = loadForChange(tx, input.engagementId);
+  const { eng, states } = runSync(loadForChange(tx, input.engagementId));
   assertOrganization(actor, eng.organizationId);
   const handover = findHandover(tx, eng.id) ?? null;
   const refusal = acknowledgeRefusal({ role: actor.role, engagementStatus: eng.status, states, handover }) ?? acknowledgementNoteRefusal(actor.role, input.note);
@@ -55,7 +56,7 @@ export async function acknowledgeHandover(
     const purged = purgeEngagementCredentials(tx, { actor, engagementId: eng.id, organizationId: eng.organizationId, trigger: "handover_acknowledged", at });
     // An automatic purge may have come first: the evidence keeps when the credentials went.
     const purgedAt = findHandover(tx, eng.id)?.purgedAt ?? at;
-    const step = applyStepAction(tx, actor, {
+    const step = runSync(applyStepAction(tx, actor, {
       engagementId: eng.id,
       step: 6,
       action: "complete",
@@ -63,7 +64,7 @@ export async function acknowledgeHandover(
       note: onBehalf ? note : undefined,
       evidence: { kind: "handed_over", acknowledgedAt: at, purgedAt, counts: handover.counts },
       at,
-    });
+    }));
     return { eng, purged, status: step.status, owner: engagementOwner(tx, eng.id) };
   });
   checkpointAfterPurge(db);

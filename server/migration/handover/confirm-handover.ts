@@ -1,6 +1,6 @@
 /** Support produces the handover report once every real company of the engagement is final. */
-import type { Db } from "@/db/client";
 import { runSync } from "@/db/database";
+import type { Db } from "@/db/client";
 import { assertOrganization, refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange } from "@/server/engagements/engagement-repository";
@@ -18,7 +18,7 @@ export type HandoverDeps = HandoverMailDeps & { purgeAfterDays: number };
 
 /** The engagement as a confirmation needs it, refused when the report cannot be produced. */
 function decide(tx: DbOrTx, actor: Actor, engagementId: string) {
-  const { eng, states } = loadForChange(tx, engagementId);
+  const { eng, states } = runSync(loadForChange(tx, engagementId));
   assertOrganization(actor, eng.organizationId);
   const { total, counts } = countRealItems(tx, eng.id);
   const refusal = confirmRefusal({
@@ -43,7 +43,7 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
   const at = new Date();
   const done = db.transaction((tx) => {
     const { eng, states, total, counts } = decide(tx, actor, input.engagementId);
-    if (states[6] === "pending") applyStepAction(tx, actor, { engagementId: eng.id, step: 6, action: "start", via: "flow", at });
+    if (states[6] === "pending") runSync(applyStepAction(tx, actor, { engagementId: eng.id, step: 6, action: "start", via: "flow", at }));
     const { id } = insertHandover(tx, { engagementId: eng.id, confirmedById: actor.id, confirmedAt: at, counts, total });
     const reconciliation = runSync(reconcile(tx, eng.id));
     recordAudit(tx, {
@@ -57,7 +57,7 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
     });
     // The hypercare days begin with the watch's next check (on the target's clock); it is the customer's move now.
     ensureWatch(tx, { engagementId: eng.id, now: at, dueNow: true });
-    refreshWaiting(tx, eng.id, at);
+    runSync(refreshWaiting(tx, eng.id, at));
     return { id, eng, reconciliation, recipients: customerRecipients(tx, eng.id, eng.organizationId) };
   });
   await mailReportReady(db, deps, {

@@ -1,6 +1,6 @@
 /** The handover of one engagement as the viewer sees it: live counts, the report's record, what they may do. */
-import type { Db } from "@/db/client";
 import { runSync } from "@/db/database";
+import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { isStaff } from "@/server/engagements/checklist";
@@ -16,7 +16,7 @@ const offer = (refusal: { reason: string } | null) => ({ allowed: !refusal, reas
 
 /** The engagement's handover (null until the report is produced), with the actions the viewer may take. */
 export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number }, engagementId: string): HandoverView {
-  const { eng, states } = loadForChange(db, engagementId);
+  const { eng, states } = runSync(loadForChange(db, engagementId));
   assertOrganization(actor, eng.organizationId);
   const { total, counts } = countRealItems(db, eng.id);
   const activeBulkRun = activeBulkRunStatus(db, eng.id);

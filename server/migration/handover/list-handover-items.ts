@@ -1,4 +1,5 @@
 /** One page of the handover report's companies, filtered and searched on the server. */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { assertCanView } from "@/server/engagements/access";
 import type { Actor } from "@/core/accounts/actor";
@@ -14,7 +15,7 @@ export function listHandoverItems(
   actor: Actor,
   input: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
 ): HandoverItemsPage {
-  assertCanView(db, actor, input.engagementId);
+  runSync(assertCanView(db, actor, input.engagementId));
   assertReportReadable(db, actor, input.engagementId);
   const { rows, total } = pageOfReportItems(db, input);
   return { items: rows.map(toReportRow), total, page: input.page, pageSize: input.pageSize };

@@ -1,6 +1,6 @@
 /** The whole handover report as a CSV download, streamed in chunks so 100,000 companies never sit in memory at once. */
-import type { Db } from "@/db/client";
 import { runSync } from "@/db/database";
+import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { loadForChange } from "@/server/engagements/engagement-repository";
@@ -17,7 +17,7 @@ const CHUNK = 1000;
  * another organisation's customer, and until the report is produced.
  */
 export function handoverReportCsv(db: Db, actor: Actor, engagementId: string): { fileName: string; body: ReadableStream<Uint8Array> } {
-  const { eng } = loadForChange(db, engagementId);
+  const { eng } = runSync(loadForChange(db, engagementId));
   assertOrganization(actor, eng.organizationId);
   if (!findHandover(db, eng.id)) throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
   const encoder = new TextEncoder();

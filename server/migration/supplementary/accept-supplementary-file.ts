@@ -7,6 +7,7 @@
  * row's tokens deleted. The file named must be the current one awaiting review: support accepts
  * exactly what they reviewed.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
@@ -103,7 +104,7 @@ export function acceptSupplementaryFile(
     return {
       companies: usable.length,
       skipped: skipped.length,
-      waiting: refreshWaiting(tx, eng.id, now, eng),
+      waiting: runSync(refreshWaiting(tx, eng.id, now, eng)),
       notice: {
         to: "customer",
         subject: "Your fresh tokens were accepted",

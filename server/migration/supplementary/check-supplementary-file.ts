@@ -5,6 +5,7 @@
  * not in the engagement, that several companies could be, that does not wait for fresh tokens, or
  * that an earlier row already named. Sending the file runs the same check again.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { parseTokenFile, ProblemList, type TokenFileResult, type TokenRow } from "@/server/intake";
@@ -28,7 +29,7 @@ const NOT_FOR_SUPPLEMENTARY: ReadonlySet<ProblemKind> = new Set<ProblemKind>(["c
 
 /** The engagement, its platform and the rules' view of it, for the viewer. */
 export function loadSupplementaryState(tx: DbOrTx, actor: Actor, engagementId: string): { eng: EngagementRow; platform: ManagedPlatform; state: SupplementaryState } {
-  const { eng } = loadForChange(tx, engagementId);
+  const { eng } = runSync(loadForChange(tx, engagementId));
   assertOrganization(actor, eng.organizationId);
   const platform = getManagedPlatform(eng.platformKey);
   if (!platform) throw new AppError("PRECONDITION_FAILED", "This engagement's platform has no managed migration.");

@@ -2,6 +2,7 @@
  * Support sends a supplementary file back with a note the customer sees and is mailed. Its fresh
  * tokens are deleted at once (they will never be used); the customer sends a new file.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
@@ -36,7 +37,7 @@ export function sendBackSupplementaryFile(
       at: now,
     });
     return {
-      waiting: refreshWaiting(tx, eng.id, now, eng),
+      waiting: runSync(refreshWaiting(tx, eng.id, now, eng)),
       notice: {
         to: "customer",
         subject: "Your fresh tokens were sent back",

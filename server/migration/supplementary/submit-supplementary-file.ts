@@ -6,6 +6,7 @@
  * company are stored — each company's credentials encrypted, bound to its row — and support is
  * told. The raw file is not kept; afterwards only masks are shown.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { AppError } from "@/server/errors";
 import { severityOf, type IntakeProblem } from "@/core/intake/problems";
@@ -98,7 +99,7 @@ export async function submitSupplementaryFile(
       after: { fileName, companies: matched.length, warnings: check.warningCount },
       at: now,
     });
-    const waiting = refreshWaiting(tx, eng.id, now, eng);
+    const waiting = runSync(refreshWaiting(tx, eng.id, now, eng));
     const notice: FlowNotice = {
       to: "support",
       subject: replaces ? "New fresh tokens to review" : "Fresh tokens to review",

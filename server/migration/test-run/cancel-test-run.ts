@@ -3,6 +3,7 @@
  * long). The run ends at once; the worker notices at its next lease renewal and lets the company
  * go, keeping what it stored (a later test resumes from there). The checklist is left as it is.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { findEngagement } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
@@ -42,7 +43,7 @@ export function cancelTestRun(db: Db, actor: Actor, input: { engagementId: strin
       action: "migration.test_cancelled",
       targetId: run.id,
       engagementId: run.engagementId,
-      organizationId: findEngagement(tx, run.engagementId)?.organizationId ?? null,
+      organizationId: runSync(findEngagement(tx, run.engagementId))?.organizationId ?? null,
       after: { kind: run.kind as TestRunKind, company, reason },
       at: now,
     });

@@ -33,25 +33,25 @@ function applyToChecklist(tx: DbOrTx, params: { run: RunRow; item: ItemRow | nul
   if (run.kind === "rehearsal") return { kind: "none", reason: "A rehearsal never changes the checklist." };
   const actor = requester(tx, run);
   if (!actor) return { kind: "none", reason: "The person who asked for the test no longer exists." };
-  const { eng, states } = loadForChange(tx, run.engagementId);
+  const { eng, states } = runSync(loadForChange(tx, run.engagementId));
   if (outcome.result === "passed" && item?.companyId && item.connectionId) {
     const d = stepActionAvailability({ role: actor.role, action: "complete", step: 5, states, engagementStatus: eng.status, via: "flow" });
     if (!d.ok) return { kind: "none", reason: d.reason };
-    applyStepAction(tx, actor, {
+    runSync(applyStepAction(tx, actor, {
       engagementId: eng.id,
       step: 5,
       action: "complete",
       via: "flow",
       evidence: { kind: "test_passed", runId: run.id, itemId: item.id, companyId: item.companyId, connectionId: item.connectionId },
       at: now,
-    });
+    }));
     return { kind: "completed", step: 5 };
   }
   if (outcome.advice?.reopenStep === 4) {
     const d = stepActionAvailability({ role: actor.role, action: "reopen", step: 4, states, engagementStatus: eng.status });
     if (!d.ok) return { kind: "none", reason: d.reason };
     const reason = `Single-company test on ${item?.name ?? "a company"}: ${outcome.advice.text}`;
-    applyStepAction(tx, actor, { engagementId: eng.id, step: 4, action: "reopen", reason, via: "flow", at: now });
+    runSync(applyStepAction(tx, actor, { engagementId: eng.id, step: 4, action: "reopen", reason, via: "flow", at: now }));
     return { kind: "reopened", step: 4, reason };
   }
   return { kind: "none", reason: "The test failed; the checklist stays as it is." };
@@ -102,7 +102,7 @@ export function finishTestRun(
       action: "migration.test_finished",
       targetId: run.id,
       engagementId: run.engagementId,
-      organizationId: findEngagement(tx, run.engagementId)?.organizationId ?? null,
+      organizationId: runSync(findEngagement(tx, run.engagementId))?.organizationId ?? null,
       after: {
         kind: run.kind as TestRunKind,
         company,

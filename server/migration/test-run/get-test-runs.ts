@@ -47,7 +47,7 @@ function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestR
 
 /** The engagement's single-company tests and rehearsals, newest first. */
 export function listTestRuns(db: Db, actor: Actor, engagementId: string): TestRunSummaryView[] {
-  assertCanView(db, actor, engagementId);
+  runSync(assertCanView(db, actor, engagementId));
   return listRunRows(db, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED }).map((run) =>
     summary(db, run, outcomeOf(run).item ?? (run.itemId ? findItem(db, run.itemId) : undefined)),
   );
@@ -85,7 +85,7 @@ const span = (from: Date | null | undefined, to: Date | null | undefined) => (fr
 
 /** One run in full (see ZTestRunDetail). */
 export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; runId: string }): TestRunDetailView {
-  assertCanView(db, actor, input.engagementId);
+  runSync(assertCanView(db, actor, input.engagementId));
   const run = findRun(db, input.runId);
   if (!run || run.engagementId !== input.engagementId || !(TEST_RUN_KINDS as readonly string[]).includes(run.kind)) {
     throw new AppError("NOT_FOUND", "No such test run on this engagement.");
@@ -156,7 +156,7 @@ export const TESTABLE_LISTED = 20;
  * picker can say what it leaves out.
  */
 export function listTestableItems(db: Db, actor: Actor, input: { engagementId: string; search?: string }) {
-  assertCanView(db, actor, input.engagementId);
+  runSync(assertCanView(db, actor, input.engagementId));
   const search = input.search?.trim() || undefined;
   const companies = searchRealItems(db, { engagementId: input.engagementId, search, limit: TESTABLE_LISTED }).map((i) => ({
     id: i.id,
@@ -174,7 +174,7 @@ export function listTestableItems(db: Db, actor: Actor, input: { engagementId: s
  * under way — each allowed, or not with the reason the operation would refuse with.
  */
 export function getTestControls(db: Db, actor: Actor, engagementId: string): TestControlsView {
-  assertCanView(db, actor, engagementId);
+  runSync(assertCanView(db, actor, engagementId));
   const c = loadTestRunContext(db, actor, engagementId);
   return {
     pilot: toControl(pilotRefusal(c)),

@@ -4,14 +4,14 @@
  * step 5; a worker process takes the run up and makes the calls (worker.ts). Checked before the
  * transaction and again inside it.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
-import { loadForChange } from "@/server/engagements/engagement-repository";
+import { loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
 import { fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { targetUseRefusal } from "@/server/targets/rules";
-import { runSync } from "@/db/database";
 import { findServiceTarget } from "@/server/targets/targets";
 import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import { attachItemToRun, countRealItems, findRealItem, pickSmallestItem, type ItemRow } from "../engine/item-repository";
@@ -31,8 +31,8 @@ export function loadTestRunContext(
   tx: DbOrTx,
   actor: Actor,
   engagementId: string,
-): TestRunContext & { eng: ReturnType<typeof loadForChange>["eng"]; runningRun: RunRow | undefined } {
-  const { eng, states } = loadForChange(tx, engagementId);
+): TestRunContext & { eng: EngagementRow; runningRun: RunRow | undefined } {
+  const { eng, states } = runSync(loadForChange(tx, engagementId));
   const runningRun = activeRuns(tx, eng.id, TEST_RUN_KINDS)[0];
   const target = eng.serviceTargetId ? runSync(findServiceTarget(tx, eng.serviceTargetId)) : undefined;
   return {
@@ -76,7 +76,7 @@ export function requestTestRun(db: Db, actor: Actor, input: TestRunRequest): { r
     if (input.kind === "pilot") {
       insertRun(tx, { id: runId, engagementId: eng.id, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId: item.id, requestedById: actor.id, now, outcome: { pickedBy } });
       attachItemToRun(tx, { itemId: item.id, runId, now });
-      if (states[5] === "pending") applyStepAction(tx, actor, { engagementId: eng.id, step: 5, action: "start", via: "flow", at: now });
+      if (states[5] === "pending") runSync(applyStepAction(tx, actor, { engagementId: eng.id, step: 5, action: "start", via: "flow", at: now }));
     } else {
       // The simulated twin is made by the worker; until then the run names the real company.
       insertRun(tx, {

@@ -3,6 +3,7 @@
  * their reconnect links (on the page, and as a CSV to send on), the watch's state, and support's two
  * controls — how many days of hypercare, and a check now.
  */
+import { runSync } from "@/db/database";
 import { stringify } from "csv-stringify/sync";
 import { asc, count, eq, isNotNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
@@ -17,7 +18,6 @@ import { realItems } from "@/server/items/item-scope";
 import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
 import { recordAudit } from "@/server/security/audit";
 import { limitsOfTarget } from "@/server/targets/limits";
-import { runSync } from "@/db/database";
 import { findServiceTarget } from "@/server/targets/targets";
 import type { Refusal } from "@/server/engagements/checklist";
 import { latestBulkRun } from "../bulk/bulk-repository";
@@ -75,7 +75,7 @@ const allowedOf = (r: Refusal | null) => ({ allowed: r === null, reason: r && !r
 
 /** The last mile of an engagement, as the viewer may see it. */
 export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMileView {
-  const { eng } = loadForChange(db, engagementId);
+  const { eng } = runSync(loadForChange(db, engagementId));
   assertOrganization(actor, eng.organizationId);
   const watch = findWatch(db, eng.id) ?? null;
   const days = db.select({ d: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, eng.id)).get()?.d ?? 7;
@@ -125,7 +125,7 @@ export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMil
 /** Support asks for a check now: the next worker that looks takes it. */
 export function checkWatchNow(db: Db, actor: Actor, input: { engagementId: string }): void {
   db.transaction((tx) => {
-    const { eng } = loadForChange(tx, input.engagementId);
+    const { eng } = runSync(loadForChange(tx, input.engagementId));
     const watch = findWatch(tx, eng.id);
     const r = checkNowRefusal(actor, watch?.status === "watching");
     if (r) refuse(r);
@@ -136,7 +136,7 @@ export function checkWatchNow(db: Db, actor: Actor, input: { engagementId: strin
 /** Support sets how many days the hypercare watch lasts; a watch already counting moves its end by the difference. */
 export function setHypercareDays(db: Db, actor: Actor, input: { engagementId: string; days: number }): void {
   db.transaction((tx) => {
-    const { eng } = loadForChange(tx, input.engagementId);
+    const { eng } = runSync(loadForChange(tx, input.engagementId));
     const watch = findWatch(tx, eng.id);
     const r = daysRefusal(actor, eng.status, watch?.status === "ended");
     if (r) refuse(r);
@@ -151,7 +151,7 @@ export function setHypercareDays(db: Db, actor: Actor, input: { engagementId: st
 
 /** The waiting companies as CSV, for the customer to send each end customer its link (every cell neutralised for spreadsheets). */
 export function reconnectLinksCsv(db: Db, actor: Actor, engagementId: string): { fileName: string; body: string } {
-  const { eng } = loadForChange(db, engagementId);
+  const { eng } = runSync(loadForChange(db, engagementId));
   assertOrganization(actor, eng.organizationId);
   const rows = pendingRows(db, eng.id);
   if (!rows.length) throw new AppError("PRECONDITION_FAILED", "No company waits for its end customer to reconnect.");

@@ -4,6 +4,7 @@
  * the watch ends. Sent after the check's transaction has committed; a mail that fails stays in the
  * outbox with its error and never undoes what the check found.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { companiesText, countOf, daysText, plural } from "@/core/words";
 import { findRecipients } from "@/server/engagements/waiting/recipients-repository";
@@ -15,7 +16,7 @@ export type WatchMailDeps = { mail: MailConfig; appUrl: string };
 
 /** Everyone on the engagement: the organisation's people and contacts, and its owner. */
 function everyone(db: Db, engagementId: string) {
-  const r = findRecipients(db, engagementId);
+  const r = runSync(findRecipients(db, engagementId));
   if (!r) return null;
   const seen = new Set<string>();
   const to = [...r.customers.map((c) => ({ ...c, portal: true })), { ...r.owner, portal: false }].filter((p) => !seen.has(p.email) && seen.add(p.email));

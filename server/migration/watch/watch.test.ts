@@ -61,7 +61,7 @@ describe("the last mile", () => {
     expect(watchedItems(bed.t.db, eng.engagementId, ["reconnect_pending"]).map((i) => i.name).sort()).toEqual(["Cedar Cycles", "Dune Dental"]);
     expect(actions(eng.engagementId, "migration.reconnect_pending")).toHaveLength(1);
     // It is the customer's move now: the links to send on, or fresh tokens.
-    expect(getEngagement(bed.t.db, bed.people.support, eng.engagementId).waiting).toMatchObject({
+    expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting).toMatchObject({
       party: "support",
       moves: { customer: { action: "send_reconnect_links" }, support: { action: "produce_report" } },
     });
@@ -81,7 +81,7 @@ describe("the last mile", () => {
     // The report is produced with Dune still waiting: the customer acknowledges; the hypercare days start.
     setHypercareDays(bed.t.db, bed.people.support, { engagementId: eng.engagementId, days: 3 });
     await confirmHandover(bed.t.db, bed.people.support, { ...notify(), purgeAfterDays: 14 }, { engagementId: eng.engagementId });
-    expect(getEngagement(bed.t.db, bed.people.support, eng.engagementId).waiting).toMatchObject({ party: "customer", moves: { customer: { action: "acknowledge_report" } } });
+    expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting).toMatchObject({ party: "customer", moves: { customer: { action: "acknowledge_report" } } });
     const started = await until("hypercare begins", () => watch(eng.engagementId)!, (x) => x.hypercareEndsAt !== null, 30_000);
     const clock = new Date((await bed.sb.control.getClock()).now).getTime();
     expect(started.hypercareEndsAt!.getTime() - clock).toBeGreaterThan(2.9 * 86_400_000);
@@ -127,6 +127,6 @@ describe("the last mile", () => {
     expect(page.data.results.map((c) => c.id).sort()).toEqual(eng.items.map((i) => item(i.id).companyId).sort());
     // Nothing failed on its tokens: no watch until the handover, and no move for the customer.
     expect(watch(eng.engagementId)).toBeUndefined();
-    expect(getEngagement(bed.t.db, bed.people.support, eng.engagementId).waiting.moves).toEqual({ customer: null, support: expect.objectContaining({ action: "produce_report" }) });
+    expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting.moves).toEqual({ customer: null, support: expect.objectContaining({ action: "produce_report" }) });
   }, 60_000);
 });

@@ -11,6 +11,7 @@
  * for free), so a test or a bench can live through a week of hypercare in seconds; the real
  * service's is this machine's.
  */
+import { databaseOf, runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { findEngagement } from "@/server/engagements/engagement-repository";
 import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
@@ -22,7 +23,6 @@ import type { KeyRing } from "@/server/security/secrets";
 import { createPacer } from "@/server/service-client/pacer";
 import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
-import { runSync } from "@/db/database";
 import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
@@ -174,7 +174,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
 
   async function check(row: WatchRow, target: ServiceTargetRecord, client: ServiceClient, now: Date): Promise<CheckReport> {
     const engagementId = row.engagementId;
-    const engagement = findEngagement(db, engagementId);
+    const engagement = runSync(findEngagement(db, engagementId));
     if (!engagement) throw new Error(`The engagement of watch ${engagementId} no longer exists.`);
     const counts = watchedCounts(db, engagementId);
     const waitingItems = watchedItems(db, engagementId, ["reconnect_pending"]);
@@ -270,7 +270,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         const pendingItems = watchedItems(tx, engagementId).filter((i) => i.state === "reconnect_pending");
         report = { engagementId, days: hypercare.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, linkUrl: i.linkUrl })) };
       }
-      const waiting: WaitingChange | null = refreshWaiting(tx, engagementId, at);
+      const waiting: WaitingChange | null = runSync(refreshWaiting(tx, engagementId, at));
       return { ended, report, waiting };
     });
     if (!outcome) {
@@ -280,7 +280,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     if (deps.notify) {
       await mailDrops(db, deps.notify, { engagementId, dropped });
       if (outcome.report) await mailWatchEnded(db, deps.notify, outcome.report);
-      await notifyAfterChange(db, deps.notify, { engagementId, waiting: outcome.waiting });
+      await notifyAfterChange(databaseOf(db), deps.notify, { engagementId, waiting: outcome.waiting });
     }
     // A quiet check says nothing: the log tells what changed, failed or ended.
     const quiet = !failure && !outcome.ended && !dropped.length && !findings?.reconnected.length && !startHypercare;
