@@ -61,6 +61,9 @@ import * as pgSchema from "./schema.pg";
 
 export type Dialect = DatabaseDialect;
 
+/** What a step that works inside or outside a transaction builds its queries on. */
+export type Queryable = Pick<Db, "insert" | "select" | "update" | "delete" | "query">;
+
 /** The `tx` a transaction body builds its queries on (typed as SQLite's; on PostgreSQL it is pg's). */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -290,4 +293,20 @@ export function getDatabase(): Database {
     cache.__ferryDatabase = url ? openPostgres(url) : databaseOf(getDb());
   }
   return cache.__ferryDatabase;
+}
+
+/**
+ * Runs steps that only read, outside a transaction: straight on SQLite's connection (a read needs
+ * no write lock there); on PostgreSQL in a read-committed transaction, since a step's queries must
+ * be built on a transaction's handle.
+ */
+export function readSteps<T>(database: Database, body: (tx: Queryable) => Steps<T>): Promise<T> {
+  if (database.dialect === "sqlite") {
+    try {
+      return Promise.resolve(runSync(body(database.db)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  return database.transaction(body, { isolation: "read committed" });
 }

@@ -6,8 +6,8 @@
  * the viewer (another organisation's answers exactly like an unknown id), the same-origin check
  * for posts, and a body read as a stream that stops at the cap, before anything is parsed.
  */
+import { readSteps } from "@/db/database";
 import { assertCanView } from "@/server/engagements/access";
-import { readSteps } from "@/server/engagements/engagement-repository";
 import { checkTokenFile, notifyAfterChange, submitIntake, windowInvite } from "@/server/engagements/flows";
 import { ZIntakeForm } from "@/core/engagements/intake-schemas";
 import { AppError } from "@/server/errors";

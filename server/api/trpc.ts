@@ -3,6 +3,7 @@
  * place AppError codes become tRPC codes), 3. procedures by audience. After each audience's
  * procedure the context's actor is narrowed in the type, not checked again in handlers.
  */
+import { readSteps } from "@/db/database";
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
@@ -12,7 +13,6 @@ import type { AppConfig } from "@/server/config";
 import { AppError, type AppErrorCode } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { assertCanView } from "@/server/engagements/access";
-import { readSteps } from "@/server/engagements/engagement-repository";
 import { engagementInput } from "./routers/shared.types";
 
 // 1. Context ------------------------------------------------------------------------------------

@@ -1,11 +1,12 @@
 /** Starting, completing and reopening a checklist step. */
+import { readSteps } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { assertOrganization, refuse } from "./access";
 import { recordStatusChange } from "./change-status";
 import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepActor, type StepStates } from "./checklist";
-import { loadForChange, readSteps, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
+import { loadForChange, updateStep, updateEngagement, type StepChange } from "./engagement-repository";
 import { confirmationEvidence } from "./confirm/confirmation-evidence";
 import type { FlowEvidence } from "@/core/engagements/evidence";
 import type { EngagementStatus, StepAction, StepNumber, StepState } from "@/core/engagements/states";

@@ -1,10 +1,11 @@
 /** Putting an engagement on hold, resuming it, or cancelling it (with a reason). */
+import { readSteps } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { refuse } from "./access";
 import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
-import { loadForChange, readSteps, updateEngagement } from "./engagement-repository";
+import { loadForChange, updateEngagement } from "./engagement-repository";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 

@@ -4,7 +4,7 @@
  * use only its organisation's targets or the built-in sandbox.
  */
 import { eq } from "drizzle-orm";
-import { forUpdate, q, type Database } from "@/db/database";
+import { forUpdate, q, type Database, readSteps } from "@/db/database";
 import { serviceTargets } from "@/db/schema";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
@@ -14,7 +14,7 @@ import type { TargetChoicesView } from "@/core/targets/schemas";
 import { findServiceTarget, listTargetChoices } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isStaff, targetChangeAvailability } from "./checklist";
-import { findEngagement, loadForChange, readSteps, updateEngagement } from "./engagement-repository";
+import { findEngagement, loadForChange, updateEngagement } from "./engagement-repository";
 
 /**
  * Changes the engagement's service target: support only, refused once it is completed or cancelled

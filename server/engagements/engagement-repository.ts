@@ -8,7 +8,7 @@ import { engagements, engagementSteps, organizations, serviceTargets, users } fr
 import { AppError } from "@/server/errors";
 import { MANAGED_PLATFORMS } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
-import { forUpdate, q, runSync, type Database, type Steps } from "@/db/database";
+import { forUpdate, q, type Steps } from "@/db/database";
 import { initialStates, type StepStates } from "./checklist";
 import type { StepEvidence } from "@/core/engagements/evidence";
 import type { EngagementListFilter } from "@/core/engagements/schemas";
@@ -16,22 +16,6 @@ import type { StepNumber, StepState } from "@/core/engagements/states";
 
 export type EngagementRow = typeof engagements.$inferSelect;
 export type StepRow = typeof engagementSteps.$inferSelect;
-
-/**
- * Runs steps that only read, outside a transaction: straight on SQLite's connection (a read needs
- * no write lock there); on PostgreSQL in a read-committed transaction, since a step's queries must
- * be built on a transaction's handle.
- */
-export function readSteps<T>(database: Database, body: (tx: DbOrTx) => Steps<T>): Promise<T> {
-  if (database.dialect === "sqlite") {
-    try {
-      return Promise.resolve(runSync(body(database.db)));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-  return database.transaction(body, { isolation: "read committed" });
-}
 
 /** The engagement row, or undefined. */
 export function* findEngagement(tx: DbOrTx, engagementId: string): Steps<EngagementRow | undefined> {

@@ -1,9 +1,10 @@
 /** The engagement list: filtered, searched, paged, with counts per step. */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { isStaff } from "./checklist";
-import { queryEngagementPage, readSteps } from "./engagement-repository";
+import { queryEngagementPage } from "./engagement-repository";
 import type { EngagementList, EngagementListFilter } from "@/core/engagements/schemas";
 import { ALL_STEPS_DONE, STEP_NUMBERS } from "@/core/engagements/states";
 

@@ -1,6 +1,6 @@
 /** The engagement's audit timeline, newest first, in words. */
+import { readSteps } from "@/db/database";
 import type { Database, Dialect, Steps } from "@/db/database";
-import { readSteps } from "./engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
 import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief, type DbOrTx } from "@/server/security/audit";

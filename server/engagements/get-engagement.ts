@@ -1,4 +1,5 @@
 /** One engagement as the viewer sees it: its six steps with the actions they may take now. */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { getManagedPlatform } from "@/server/platforms";
@@ -21,7 +22,7 @@ import {
   waitsForWords,
 } from "./checklist";
 import { STEPS } from "@/core/engagements/steps";
-import { loadEngagementDetail, readSteps } from "./engagement-repository";
+import { loadEngagementDetail } from "./engagement-repository";
 import type { EngagementDetail, StepView } from "@/core/engagements/schemas";
 import { whoseMove } from "./waiting/waiting-rule";
 import { loadWaitingInput } from "./waiting/waiting-input";

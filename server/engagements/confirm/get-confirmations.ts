@@ -1,10 +1,11 @@
 /** Steps 3 and 4 for the viewer: the platform's callback URL with instructions, and step 4's risk from the file. */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
-import { findEngagement, readSteps } from "../engagement-repository";
+import { findEngagement } from "../engagement-repository";
 import { findCurrentSubmission, tokenExpiryCounts } from "../intake/intake-repository";
 import { CALLBACK_INSTRUCTIONS } from "./callback-instructions";
 import type { ConfirmationsView } from "@/core/engagements/confirm-schemas";

@@ -3,6 +3,7 @@
  * submission, how many companies and warnings, who submitted it when). The submission named must
  * still be the current one awaiting review: support accepts exactly what they reviewed.
  */
+import { readSteps } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { isStaff } from "@/core/accounts/roles";
 import { findUser } from "@/server/accounts/users";
@@ -11,7 +12,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
-import { loadForChange, readSteps, type EngagementRow } from "../engagement-repository";
+import { loadForChange, type EngagementRow } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import { companiesText } from "@/core/words";
 import type { FlowNotice } from "../waiting/notify";

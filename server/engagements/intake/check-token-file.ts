@@ -3,13 +3,14 @@
  * runs, answered as the portal shows it (problems by line or cell, counts per kind, a masked
  * preview). Choosing a file in the portal calls this at once.
  */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { parseTokenFile, type TokenFileResult } from "@/server/intake";
 import type { PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
-import { findEngagement, readSteps } from "../engagement-repository";
+import { findEngagement } from "../engagement-repository";
 import { MAX_SHOWN_PROBLEMS, type IntakePreview, type TokenFileCheck } from "@/core/engagements/intake-schemas";
 
 /** An uploaded file: its name as the browser gave it, and its bytes. */

@@ -2,13 +2,14 @@
  * Step 1 as the viewer sees it: the platform's columns and limits, the current submission (masked
  * values only: nothing here is ever decrypted), the earlier ones, and what the viewer may do now.
  */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
 import { isStaff } from "@/core/accounts/roles";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES, templateColumns } from "@/server/intake";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { assertOrganization } from "../access";
-import { loadForChange, readSteps } from "../engagement-repository";
+import { loadForChange } from "../engagement-repository";
 import { countRealItems, listSubmissions, migrationHasStarted, pageRealItems, type SubmissionRow } from "./intake-repository";
 import { acceptRule, returnRule } from "./review-rules";
 import type { IntakeItemsPage, IntakeView, SubmissionView } from "@/core/engagements/intake-schemas";

@@ -3,11 +3,11 @@
  * accepted submission can be sent back too until the migration starts: that reopens step 1 with
  * the note as the reason, and the cascade applies (steps 2–4 open again with it).
  */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
 import { fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
-import { readSteps } from "../engagement-repository";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";

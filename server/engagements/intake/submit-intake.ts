@@ -7,6 +7,7 @@
  * step 1 starts (a new file after acceptance reopens step 1, and the cascade applies). The raw
  * file is not kept. Refused once the migration has started.
  */
+import { readSteps } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { parseTokenFile } from "@/server/intake";
@@ -19,7 +20,7 @@ import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { maskSecret, type KeyRing } from "@/server/security/secrets";
 import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
-import { loadForChange, readSteps, type EngagementRow } from "../engagement-repository";
+import { loadForChange, type EngagementRow } from "../engagement-repository";
 import type { StepStates } from "../checklist";
 import { companiesText, warningsText } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";

@@ -5,11 +5,11 @@
  * through the mailer (the outbox by default, SMTP when set). Never carries a secret: notices are
  * built from names, references, counts and notes.
  */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import type { WaitingParty } from "@/core/engagements/flow-states";
-import { readSteps } from "../engagement-repository";
 import { findRecipients, type EngagementRecipients } from "./recipients-repository";
 import type { WaitingChange } from "./refresh-waiting";
 

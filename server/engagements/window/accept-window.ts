@@ -3,11 +3,12 @@
  * and the estimate beside it). The other proposed windows are superseded, and the engagement's
  * window is set.
  */
+import { readSteps } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
-import { readSteps, updateEngagement } from "../engagement-repository";
+import { updateEngagement } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
 import { enforce, loadWindowState, proposedWindow } from "./load-window-state";

@@ -1,6 +1,6 @@
 /** Step 2 as the viewer sees it: the estimate with its formula, the windows, and what the viewer may do. */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
-import { readSteps } from "../engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
 import { findRecipients } from "../waiting/recipients-repository";
 import { estimateForEngagement } from "./estimate-for-engagement";

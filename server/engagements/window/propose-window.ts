@@ -4,8 +4,8 @@
  * starts step 2; the customer is mailed to accept one. The target's limits are read first (the
  * sandbox's controls may be asked over HTTP), then everything is written in one transaction.
  */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
-import { readSteps } from "../engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";

@@ -3,8 +3,8 @@
  * steps gated on it reopen too), the accepted window is superseded and the engagement's window
  * cleared (after-steps-reopened.ts), and the customer is told. New windows are then proposed.
  */
+import { readSteps } from "@/db/database";
 import type { Database } from "@/db/database";
-import { readSteps } from "../engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";

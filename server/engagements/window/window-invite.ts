@@ -8,9 +8,9 @@
  * could add a line such as another attendee), and it lets a lone CR through in text; so names are
  * encoded before they reach it (RFC 5545 §3.1–3.3, RFC 6868).
  */
+import { readSteps } from "@/db/database";
 import { createEvent } from "ics";
 import type { Database } from "@/db/database";
-import { readSteps } from "../engagement-repository";
 import { AppError } from "@/server/errors";
 import { formatDuration } from "@/core/format";
 import type { Actor } from "@/core/accounts/actor";

@@ -1,6 +1,6 @@
 /**
  * The one module that touches drizzle for migration windows (step 2). Its functions are
- * transaction steps (`yield*` them in a body; readSteps outside a transaction).
+ * transaction steps (`yield*` them in a body; readSteps, db/database.ts, outside a transaction).
  */
 import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import { users, windowProposals } from "@/db/schema";

@@ -1,6 +1,6 @@
 /** Support withdraws a window it proposed that the customer has not accepted. */
+import { readSteps } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
-import { readSteps } from "../engagement-repository";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit, type DbOrTx } from "@/server/security/audit";
