@@ -2,6 +2,7 @@
  * Support sends a supplementary file back with a note the customer sees and is mailed. Its fresh
  * tokens are deleted at once (they will never be used); the customer sends a new file.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
@@ -24,8 +25,8 @@ export function sendBackSupplementaryFile(
   return db.transaction((tx) => {
     const { eng, current } = reviewedFile(tx, actor, input, sendBackRule);
     const now = new Date();
-    updateFile(tx, current.id, { status: "returned", note, decidedById: actor.id, decidedAt: now });
-    purgeRows(tx, current.id, now);
+    runSync(updateFile(tx, current.id, { status: "returned", note, decidedById: actor.id, decidedAt: now }));
+    runSync(purgeRows(tx, current.id, now));
     recordAudit(tx, {
       actor,
       action: "supplementary.sent_back",
