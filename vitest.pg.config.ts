@@ -7,7 +7,7 @@
 import { defineConfig } from "vitest/config";
 import base from "./vitest.config.mjs";
 
-export const POSTGRES_READY = ["db/database.test.ts", "db/schema-drift.test.ts", "server/accounts/accounts-pg.test.ts", "server/targets/targets-pg.test.ts"];
+export const POSTGRES_READY = ["db/database.test.ts", "db/schema-drift.test.ts", "server/accounts/accounts-pg.test.ts", "server/targets/targets-pg.test.ts", "server/migration/handover/handover-pg.test.ts", "server/migration/supplementary/supplementary-pg.test.ts"];
 
 // Replaces the SQLite pass's include (mergeConfig would append to it).
 export default defineConfig({ ...base, test: { ...base.test, include: POSTGRES_READY } });

@@ -5,6 +5,7 @@
  * file replaces one awaiting review; acceptance requeues exactly its companies into the bulk run
  * at connection_created with the fresh tokens sealed for them; sending back mails the customer.
  */
+import { runSync } from "@/db/database";
 import { and, count, eq, isNotNull } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, mailOutbox, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows } from "@/db/schema";
@@ -63,9 +64,9 @@ describe("which companies wait for fresh tokens", () => {
         { state: "failed" as const, name: "Co refused", lastError: { kind: "reauthorization_required" as const, status: 400, error: "invalid_grant", correlationId: null } },
       ],
     });
-    const byRule = candidateCompanies(t.db, all.engagementId).filter(waitsForFreshTokens).map((c) => c.name);
+    const byRule = runSync(candidateCompanies(t.db, all.engagementId)).filter(waitsForFreshTokens).map((c) => c.name);
     expect(byRule.sort()).toEqual(["Co reauth_required", "Co reconnect_pending", "Co refused"]);
-    expect(listWaiting(t.db, all.engagementId, 100).map((c) => c.name).sort()).toEqual(byRule);
+    expect(runSync(listWaiting(t.db, all.engagementId, 100)).map((c) => c.name).sort()).toEqual(byRule);
   });
 
   it("are listed to both sides with why each failed, with the customer offered the file and support nothing yet", async () => {

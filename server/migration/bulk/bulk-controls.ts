@@ -64,7 +64,7 @@ export function loadBulkContext(
     run: latest ? { status: latest.status } : null,
     unfinished: UNFINISHED.reduce((n, s) => n + counts[s], 0),
     failed: counts.failed,
-    handoverProduced: findHandover(tx, engagementId) !== undefined,
+    handoverProduced: runSync(findHandover(tx, engagementId)) !== undefined,
     window: eng.windowStartsAt && eng.windowEndsAt ? { startsAt: eng.windowStartsAt, endsAt: eng.windowEndsAt } : null,
     now,
   };

@@ -183,7 +183,7 @@ export function listBulkItems(
   const itemActions = isStaff(actor.role) && itemActionsRefusal(c) === null;
   const pilotItemId = runSync(passedPilotItem(db, filter.engagementId))?.id;
   const retryable = itemActions && c.latest !== undefined && c.latest.status !== "paused" && c.latest.status !== "stopped";
-  const { rows, total } = pageOfReportItems(db, filter);
+  const { rows, total } = runSync(pageOfReportItems(db, filter));
   return {
     rows: rows.map((r) => {
       const lastError = readFailure(r.lastError);

@@ -9,6 +9,7 @@
  * minutes), and the rest of server/env.ts.
  */
 import { openDb } from "@/db/client";
+import { databaseOf } from "@/db/database";
 import { appConfig } from "@/server/config";
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
@@ -38,9 +39,9 @@ function main(): void {
   // The automatic purge (FERRY_PURGE_AFTER_DAYS after a handover report or a cancellation): at
   // start and then periodically. Idempotent and checked again inside each engagement's
   // transaction, so two workers doing it at once purge each engagement once.
-  const purge = () => {
+  const purge = async () => {
     try {
-      const done = purgeDueCredentials(db, { now: new Date(), afterDays: e.FERRY_PURGE_AFTER_DAYS });
+      const done = await purgeDueCredentials(databaseOf(db), { now: new Date(), afterDays: e.FERRY_PURGE_AFTER_DAYS });
       if (done.engagements) {
         console.log(`Purged the credentials of ${countOf(done.engagements, "engagement", "engagements")} ${daysText(e.FERRY_PURGE_AFTER_DAYS)} after their handover or cancellation (${companiesText(done.items)})`);
       }
@@ -48,8 +49,8 @@ function main(): void {
       console.error(`Automatic purge failed (tried again in ${PURGE_EVERY_MS / 60_000} minutes): ${logSafe(error)}`);
     }
   };
-  purge();
-  const purgeTimer = setInterval(purge, PURGE_EVERY_MS);
+  void purge();
+  const purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

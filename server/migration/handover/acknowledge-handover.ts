@@ -3,8 +3,9 @@
  * note of how it was given): the engagement's credentials are purged, step 6 completes with the
  * handover as its evidence, and so the engagement completes.
  */
-import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
+import { databaseOf, runSync } from "@/db/database";
+import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 import { assertOrganization, refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange } from "@/server/engagements/engagement-repository";
@@ -14,13 +15,13 @@ import { recordAudit, type DbOrTx } from "@/server/security/audit";
 import type { HandoverDeps } from "./confirm-handover";
 import { engagementOwner, findHandover, markAcknowledged } from "./handover-repository";
 import { mailAcknowledged } from "./handover-mail";
-import { checkpointAfterPurge, purgeEngagementCredentials, type PurgeCounts } from "./purge-credentials";
+import { purgeEngagementCredentials, type PurgeCounts } from "./purge-credentials";
 import { acknowledgementNeedsNote, acknowledgementNoteRefusal, acknowledgeRefusal, NOT_PRODUCED } from "./rules";
 
 function decide(tx: DbOrTx, actor: Actor, input: { engagementId: string; note?: string }) {
   const { eng, states } = runSync(loadForChange(tx, input.engagementId));
   assertOrganization(actor, eng.organizationId);
-  const handover = findHandover(tx, eng.id) ?? null;
+  const handover = runSync(findHandover(tx, eng.id)) ?? null;
   const refusal = acknowledgeRefusal({ role: actor.role, engagementStatus: eng.status, states, handover }) ?? acknowledgementNoteRefusal(actor.role, input.note);
   if (refusal || !handover) refuse(refusal ?? NOT_PRODUCED);
   return { eng, handover };
@@ -43,7 +44,7 @@ export async function acknowledgeHandover(
   const at = new Date();
   const done = db.transaction((tx) => {
     const { eng, handover } = decide(tx, actor, { ...input, note });
-    markAcknowledged(tx, handover.id, { byId: actor.id, at, note: onBehalf ? (note ?? null) : null });
+    runSync(markAcknowledged(tx, handover.id, { byId: actor.id, at, note: onBehalf ? (note ?? null) : null }));
     recordAudit(tx, {
       actor,
       action: "handover.acknowledged",
@@ -53,9 +54,9 @@ export async function acknowledgeHandover(
       after: { onBehalfOfCustomer: onBehalf, ...(onBehalf && note ? { note } : {}) },
       at,
     });
-    const purged = purgeEngagementCredentials(tx, { actor, engagementId: eng.id, organizationId: eng.organizationId, trigger: "handover_acknowledged", at });
+    const purged = runSync(purgeEngagementCredentials(tx, { actor, engagementId: eng.id, organizationId: eng.organizationId, trigger: "handover_acknowledged", at }));
     // An automatic purge may have come first: the evidence keeps when the credentials went.
-    const purgedAt = findHandover(tx, eng.id)?.purgedAt ?? at;
+    const purgedAt = runSync(findHandover(tx, eng.id))?.purgedAt ?? at;
     const step = runSync(applyStepAction(tx, actor, {
       engagementId: eng.id,
       step: 6,
@@ -65,9 +66,9 @@ export async function acknowledgeHandover(
       evidence: { kind: "handed_over", acknowledgedAt: at, purgedAt, counts: handover.counts },
       at,
     }));
-    return { eng, purged, status: step.status, owner: engagementOwner(tx, eng.id) };
+    return { eng, purged, status: step.status, owner: runSync(engagementOwner(tx, eng.id)) };
   });
-  checkpointAfterPurge(db);
+  checkpointAfterSecretOverwrite(databaseOf(db));
   if (done.owner) {
     await mailAcknowledged(db, deps, {
       engagement: done.eng,

@@ -20,14 +20,14 @@ export type HandoverDeps = HandoverMailDeps & { purgeAfterDays: number };
 function decide(tx: DbOrTx, actor: Actor, engagementId: string) {
   const { eng, states } = runSync(loadForChange(tx, engagementId));
   assertOrganization(actor, eng.organizationId);
-  const { total, counts } = countRealItems(tx, eng.id);
+  const { total, counts } = runSync(countRealItems(tx, eng.id));
   const refusal = confirmRefusal({
     engagementStatus: eng.status,
     states,
     counts,
     total,
-    activeBulkRun: activeBulkRunStatus(tx, eng.id),
-    handover: findHandover(tx, eng.id) ?? null,
+    activeBulkRun: runSync(activeBulkRunStatus(tx, eng.id)),
+    handover: runSync(findHandover(tx, eng.id)) ?? null,
   });
   if (refusal) refuse(refusal);
   return { eng, states, total, counts };
@@ -44,7 +44,7 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
   const done = db.transaction((tx) => {
     const { eng, states, total, counts } = decide(tx, actor, input.engagementId);
     if (states[6] === "pending") runSync(applyStepAction(tx, actor, { engagementId: eng.id, step: 6, action: "start", via: "flow", at }));
-    const { id } = insertHandover(tx, { engagementId: eng.id, confirmedById: actor.id, confirmedAt: at, counts, total });
+    const { id } = runSync(insertHandover(tx, { engagementId: eng.id, confirmedById: actor.id, confirmedAt: at, counts, total }));
     const reconciliation = runSync(reconcile(tx, eng.id));
     recordAudit(tx, {
       actor,
@@ -58,7 +58,7 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
     // The hypercare days begin with the watch's next check (on the target's clock); it is the customer's move now.
     ensureWatch(tx, { engagementId: eng.id, now: at, dueNow: true });
     runSync(refreshWaiting(tx, eng.id, at));
-    return { id, eng, reconciliation, recipients: customerRecipients(tx, eng.id, eng.organizationId) };
+    return { id, eng, reconciliation, recipients: runSync(customerRecipients(tx, eng.id, eng.organizationId)) };
   });
   await mailReportReady(db, deps, {
     engagement: done.eng,

@@ -18,10 +18,10 @@ const offer = (refusal: { reason: string } | null) => ({ allowed: !refusal, reas
 export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number }, engagementId: string): HandoverView {
   const { eng, states } = runSync(loadForChange(db, engagementId));
   assertOrganization(actor, eng.organizationId);
-  const { total, counts } = countRealItems(db, eng.id);
-  const activeBulkRun = activeBulkRunStatus(db, eng.id);
-  const h = findHandover(db, eng.id) ?? null;
-  const names = namesOf(db, [h?.confirmedById ?? null, h?.acknowledgedById ?? null]);
+  const { total, counts } = runSync(countRealItems(db, eng.id));
+  const activeBulkRun = runSync(activeBulkRunStatus(db, eng.id));
+  const h = runSync(findHandover(db, eng.id)) ?? null;
+  const names = runSync(namesOf(db, [h?.confirmedById ?? null, h?.acknowledgedById ?? null]));
   const person = (id: string | null | undefined) => (id ? (names.get(id) ?? null) : null);
   const confirm = isStaff(actor.role)
     ? confirmRefusal({ engagementStatus: eng.status, states, counts, total, activeBulkRun, handover: h })
@@ -33,7 +33,7 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
     counts,
     reconciliation: runSync(reconcile(db, eng.id)),
     activeBulkRun,
-    credentialsHeld: countHeldCredentials(db, eng.id),
+    credentialsHeld: runSync(countHeldCredentials(db, eng.id)),
     handover: h
       ? {
           confirmedAt: h.confirmedAt,
@@ -57,7 +57,7 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
 
 /** A customer reads the report once it is produced; staff also before (a preview). */
 export function assertReportReadable(db: Db, actor: Actor, engagementId: string): void {
-  if (!isStaff(actor.role) && !findHandover(db, engagementId)) {
+  if (!isStaff(actor.role) && !runSync(findHandover(db, engagementId))) {
     throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
   }
 }

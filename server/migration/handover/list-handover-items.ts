@@ -1,6 +1,6 @@
 /** One page of the handover report's companies, filtered and searched on the server. */
-import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
+import { runSync } from "@/db/database";
 import { assertCanView } from "@/server/engagements/access";
 import type { Actor } from "@/core/accounts/actor";
 import type { MigrationItemState } from "@/core/migration/states";
@@ -17,6 +17,6 @@ export function listHandoverItems(
 ): HandoverItemsPage {
   runSync(assertCanView(db, actor, input.engagementId));
   assertReportReadable(db, actor, input.engagementId);
-  const { rows, total } = pageOfReportItems(db, input);
+  const { rows, total } = runSync(pageOfReportItems(db, input));
   return { items: rows.map(toReportRow), total, page: input.page, pageSize: input.pageSize };
 }

@@ -9,7 +9,9 @@ import { auditEvents, engagements, handovers, intakeSubmissions, migrationItems,
 import { callerAs } from "@/server/testing/caller";
 import { seedHandover, type HandoverFixture } from "@/server/testing/handover-fixture";
 import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
-import { checkpointAfterPurge, purgeDueCredentials } from "./purge-credentials";
+import { databaseOf } from "@/db/database";
+import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { purgeDueCredentials } from "./purge-credentials";
 
 let t: TestDb;
 let p: People;
@@ -52,7 +54,7 @@ describe("purgeDueCredentials", () => {
     await handedOver(due, 14, now);
     await handedOver(notYet, 13.9, now);
 
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toEqual({ engagements: 1, items: 6, rehearsalItems: 0, submissions: 1, rehearsalKeys: 0, supplementaryRows: 0 });
+    expect(await purgeDueCredentials(databaseOf(t.db), { now, afterDays: 14 })).toEqual({ engagements: 1, items: 6, rehearsalItems: 0, submissions: 1, rehearsalKeys: 0, supplementaryRows: 0 });
     expect(held(due.engagementId)).toBe(0);
     expect(held(notYet.engagementId)).toBe(7);
     const [event] = purgeEvents();
@@ -84,7 +86,7 @@ describe("purgeDueCredentials", () => {
     await cancelled(recent, 2, now);
     t.db.update(engagements).set({ updatedAt: new Date(now.getTime() - 400 * DAY) }).where(eq(engagements.id, active.engagementId)).run();
 
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toMatchObject({ engagements: 1, items: 6, submissions: 1 });
+    expect(await purgeDueCredentials(databaseOf(t.db), { now, afterDays: 14 })).toMatchObject({ engagements: 1, items: 6, submissions: 1 });
     expect([held(old.engagementId), held(recent.engagementId), held(active.engagementId)]).toEqual([0, 7, 7]);
     expect(purgeEvents()[0]!.after).toMatchObject({ trigger: "after_cancellation", afterDays: 14 });
     const timeline = await support().engagements.timeline({ engagementId: old.engagementId });
@@ -96,7 +98,7 @@ describe("purgeDueCredentials", () => {
     const f = await seedHandover(t.db, p);
     await cancelled(f, 0, now);
     t.db.update(engagements).set({ statusChangedAt: null, updatedAt: new Date(now.getTime() - 15 * DAY) }).where(eq(engagements.id, f.engagementId)).run();
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(1);
+    expect((await purgeDueCredentials(databaseOf(t.db), { now, afterDays: 14 })).engagements).toBe(1);
   });
 
   it("also deletes the API key of a sandbox client a rehearsal made, even when nothing else is left", async () => {
@@ -108,20 +110,20 @@ describe("purgeDueCredentials", () => {
       .returning({ id: migrationRuns.id })
       .get();
     await cancelled(f, 20, now);
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 })).toMatchObject({ engagements: 1, items: 6, submissions: 1, rehearsalKeys: 1 });
+    expect(await purgeDueCredentials(databaseOf(t.db), { now, afterDays: 14 })).toMatchObject({ engagements: 1, items: 6, submissions: 1, rehearsalKeys: 1 });
     expect(t.db.select().from(migrationRuns).where(eq(migrationRuns.id, run.id)).get()!.sandboxApiKeyCipher).toBeNull();
     expect(purgeEvents()[0]!.after).toMatchObject({ rehearsalKeys: 1 });
     // Nothing is left to find on the next run.
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(0);
+    expect((await purgeDueCredentials(databaseOf(t.db), { now, afterDays: 14 })).engagements).toBe(0);
   });
 
   it("is idempotent: a second run purges and records nothing", async () => {
     const now = new Date();
     const f = await seedHandover(t.db, p);
     await handedOver(f, 30, now);
-    expect(purgeDueCredentials(t.db, { now, afterDays: 14 }).engagements).toBe(1);
+    expect((await purgeDueCredentials(databaseOf(t.db), { now, afterDays: 14 })).engagements).toBe(1);
     const events = t.db.select({ n: count() }).from(auditEvents).get()!.n;
-    expect(purgeDueCredentials(t.db, { now: new Date(now.getTime() + DAY), afterDays: 14 })).toEqual({ engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0, supplementaryRows: 0 });
+    expect(await purgeDueCredentials(databaseOf(t.db), { now: new Date(now.getTime() + DAY), afterDays: 14 })).toEqual({ engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0, supplementaryRows: 0 });
     expect(t.db.select({ n: count() }).from(auditEvents).get()!.n).toBe(events);
     expect(t.db.select().from(handovers).get()!.purgedAt).toEqual(now);
   });
@@ -129,14 +131,14 @@ describe("purgeDueCredentials", () => {
   it("with a wait of 0 days purges at the next run after the report", async () => {
     const f = await seedHandover(t.db, p);
     await support().handover.confirm({ engagementId: f.engagementId });
-    expect(purgeDueCredentials(t.db, { now: new Date(), afterDays: 0 }).items).toBe(6);
+    expect((await purgeDueCredentials(databaseOf(t.db), { now: new Date(), afterDays: 0 })).items).toBe(6);
   });
 
   it("leaves the acknowledgement to complete step 6 afterwards, keeping when the credentials went", async () => {
     const now = new Date(Date.now() - 1000);
     const f = await seedHandover(t.db, p);
     await handedOver(f, 15, now);
-    purgeDueCredentials(t.db, { now, afterDays: 14 });
+    await purgeDueCredentials(databaseOf(t.db), { now, afterDays: 14 });
     const result = await callerAs(t.db, p.customerA).handover.acknowledge({ engagementId: f.engagementId });
     expect(result).toEqual({ status: "completed", purged: { items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0, supplementaryRows: 0 } });
     expect(purgeEvents()).toHaveLength(1);
@@ -148,7 +150,7 @@ describe("purgeDueCredentials", () => {
 
 /** Every byte of the database and its write-ahead log, after a checkpoint. */
 function rawFile(db: TestDb): Buffer {
-  checkpointAfterPurge(db.db);
+  checkpointAfterSecretOverwrite(databaseOf(db.db));
   const parts = [db.file, `${db.file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f));
   return Buffer.concat(parts);
 }

@@ -1,15 +1,17 @@
 /**
  * Purging an engagement's credentials: every item's credential ciphertext, every submission's
  * OAuth client secret and the fresh tokens of its supplementary files set to NULL — and, with SQLite's secure_delete on (db/client.ts), overwritten
- * in the database file — with the masks kept for the screens. It happens when the customer
+ * in the database file (on PostgreSQL the old row versions go at VACUUM: see the README) — with
+ * the masks kept for the screens. It happens when the customer
  * acknowledges the handover report, and automatically a set time after the report was produced
  * (and not acknowledged) or after the engagement was cancelled: `purgeDueCredentials`, which the
  * worker calls periodically.
  */
-import type { Db } from "@/db/client";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import type { Database, Steps } from "@/db/database";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 import type { Actor } from "@/core/accounts/actor";
-import { engagementsDueForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys, purgeSupplementaryRows } from "./handover-repository";
+import { engagementsDueForPurge, lockEngagementForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys, purgeSupplementaryRows } from "./handover-repository";
 import { purgeCutoff } from "./purge-schedule";
 import type { PurgeTrigger } from "@/core/migration/handover-states";
 
@@ -21,20 +23,22 @@ export type PurgeCounts = { items: number; rehearsalItems: number; submissions: 
 
 /**
  * Deletes the engagement's credentials inside the caller's transaction, records when on the
- * handover (if any), and audits it when anything was deleted. Idempotent: a second call deletes
- * nothing and records nothing.
+ * handover (if any), and audits it when anything was deleted (a transaction step). Idempotent: a
+ * second call deletes nothing and records nothing — also when it runs at the same time as the
+ * first on PostgreSQL, at read committed: each write takes only rows still holding a secret, so the
+ * second waits on the first's row locks and then finds them purged.
  */
-export function purgeEngagementCredentials(
+export function* purgeEngagementCredentials(
   tx: DbOrTx,
   params: { actor: Actor | null; engagementId: string; organizationId: string; trigger: PurgeTrigger; at: Date; afterDays?: number },
-): PurgeCounts {
-  const { items, rehearsalItems } = purgeItemCredentials(tx, params.engagementId, params.at);
-  const submissions = purgeClientSecrets(tx, params.engagementId, params.at);
-  const rehearsalKeys = purgeRehearsalKeys(tx, params.engagementId);
-  const supplementaryRows = purgeSupplementaryRows(tx, params.engagementId, params.at);
-  markHandoverPurged(tx, params.engagementId, { at: params.at, trigger: params.trigger });
+): Steps<PurgeCounts> {
+  const { items, rehearsalItems } = yield* purgeItemCredentials(tx, params.engagementId, params.at);
+  const submissions = yield* purgeClientSecrets(tx, params.engagementId, params.at);
+  const rehearsalKeys = yield* purgeRehearsalKeys(tx, params.engagementId);
+  const supplementaryRows = yield* purgeSupplementaryRows(tx, params.engagementId, params.at);
+  yield* markHandoverPurged(tx, params.engagementId, { at: params.at, trigger: params.trigger });
   if (items + rehearsalItems + submissions + rehearsalKeys + supplementaryRows > 0) {
-    recordAudit(tx, {
+    yield* writeAudit(tx, {
       actor: params.actor,
       action: "credentials.purged",
       targetId: params.engagementId,
@@ -56,30 +60,27 @@ export function purgeEngagementCredentials(
 }
 
 /**
- * Clears the copies of purged pages the write-ahead log still holds: a checkpoint that copies the
- * log into the database file (where secure_delete has zeroed the deleted bytes) and truncates it.
- * Best effort: while another connection reads, SQLite checkpoints what it can and the rest is
- * overwritten as the log is reused.
- */
-export function checkpointAfterPurge(db: Db): void {
-  db.$client.pragma("wal_checkpoint(TRUNCATE)");
-}
-
-/**
  * The automatic purge: deletes the credentials of every engagement whose handover report was
  * produced, or which was cancelled, `afterDays` days or more before `now`, and still holds any.
  * Each engagement in its own transaction, checked again inside it; audited with the system as the
  * actor. Idempotent: a second run finds nothing. Returns how many engagements and items it purged.
  */
-export function purgeDueCredentials(db: Db, options: { now: Date; afterDays: number }): { engagements: number } & PurgeCounts {
+export async function purgeDueCredentials(database: Database, options: { now: Date; afterDays: number }): Promise<{ engagements: number } & PurgeCounts> {
   const cutoff = purgeCutoff(options.now, options.afterDays);
   const total = { engagements: 0, items: 0, rehearsalItems: 0, submissions: 0, rehearsalKeys: 0, supplementaryRows: 0 };
-  for (const due of engagementsDueForPurge(db, cutoff)) {
-    const counts = db.transaction((tx) => {
-      const still = engagementsDueForPurge(tx, cutoff, due.engagementId)[0];
-      if (!still) return null;
-      return purgeEngagementCredentials(tx, { actor: null, ...still, at: options.now, afterDays: options.afterDays });
-    });
+  const due = await database.transaction((tx) => engagementsDueForPurge(tx, cutoff), { isolation: "read committed" });
+  for (const one of due) {
+    // Read committed, with the engagement's row locked before it is checked again: a purge running
+    // at once (another worker's) waits, then finds nothing left to purge.
+    const counts = await database.transaction(
+      function* (tx) {
+        yield* lockEngagementForPurge(tx, one.engagementId);
+        const still = (yield* engagementsDueForPurge(tx, cutoff, one.engagementId))[0];
+        if (!still) return null;
+        return yield* purgeEngagementCredentials(tx, { actor: null, ...still, at: options.now, afterDays: options.afterDays });
+      },
+      { isolation: "read committed" },
+    );
     if (!counts) continue;
     total.engagements += 1;
     total.items += counts.items;
@@ -88,6 +89,6 @@ export function purgeDueCredentials(db: Db, options: { now: Date; afterDays: num
     total.rehearsalKeys += counts.rehearsalKeys;
     total.supplementaryRows += counts.supplementaryRows;
   }
-  if (total.engagements) checkpointAfterPurge(db);
+  if (total.engagements) checkpointAfterSecretOverwrite(database);
   return total;
 }

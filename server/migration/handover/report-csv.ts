@@ -19,7 +19,7 @@ const CHUNK = 1000;
 export function handoverReportCsv(db: Db, actor: Actor, engagementId: string): { fileName: string; body: ReadableStream<Uint8Array> } {
   const { eng } = runSync(loadForChange(db, engagementId));
   assertOrganization(actor, eng.organizationId);
-  if (!findHandover(db, eng.id)) throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
+  if (!runSync(findHandover(db, eng.id))) throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
   const encoder = new TextEncoder();
   let after: { position: number; id: string } | null = null;
   let started = false;
@@ -29,7 +29,7 @@ export function handoverReportCsv(db: Db, actor: Actor, engagementId: string): {
       // on the shared connection between pulls.
       // The reconciliation is read with the first chunk's rows, so the two agree.
       const head = started ? null : { reconciliation: runSync(reconcile(db, eng.id)), reference: eng.reference };
-      const items = reportItemsAfter(db, eng.id, after, CHUNK);
+      const items = runSync(reportItemsAfter(db, eng.id, after, CHUNK));
       if (items.length || head) controller.enqueue(encoder.encode(reportCsvChunk(items.map(toReportRow), head)));
       started = true;
       if (items.length < CHUNK) controller.close();

@@ -27,7 +27,7 @@ import { findCurrentFile, giveFreshCredentials, purgeRows, rowsToApply, updateFi
 export function reviewedFile(tx: DbOrTx, actor: Actor, input: { engagementId: string; fileId: string }, rule: typeof acceptRule | typeof sendBackRule) {
   const { eng, state } = loadSupplementaryState(tx, actor, input.engagementId);
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Support reviews files of fresh tokens.");
-  const current = findCurrentFile(tx, eng.id);
+  const current = runSync(findCurrentFile(tx, eng.id));
   if (!current || current.id !== input.fileId) {
     throw new AppError("PRECONDITION_FAILED", "That file is no longer the current one: the customer has sent a newer file, or none. Review the current one.");
   }
@@ -47,7 +47,7 @@ export function acceptSupplementaryFile(
   return db.transaction((tx) => {
     const { eng, current } = reviewedFile(tx, actor, input, acceptRule);
     const now = new Date();
-    const rows = rowsToApply(tx, current.id);
+    const rows = runSync(rowsToApply(tx, current.id));
     const usable = rows.filter((r) => r.cipher && waitsForFreshTokens(r));
     if (!usable.length) {
       throw new AppError(
@@ -66,26 +66,26 @@ export function acceptSupplementaryFile(
         after: { purpose: `give the company the fresh tokens of ${current.fileName} for its retry`, company: row.name, rehearsal: false },
         at: now,
       });
-      giveFreshCredentials(tx, {
+      runSync(giveFreshCredentials(tx, {
         itemId: row.itemId,
         cipher: sealItemCredentials(deps.ring, { engagementId: eng.id, itemId: row.itemId }, credentials),
         mask: row.mask,
         accessTokenExpiresAt: row.accessTokenExpiresAt,
         fileId: current.id,
         now,
-      });
+      }));
     }
     const usableIds = new Set(usable.map((r) => r.id));
     const skipped = rows.filter((r) => !usableIds.has(r.id));
-    purgeRows(
+    runSync(purgeRows(
       tx,
       current.id,
       now,
       skipped.map((r) => r.id),
-    );
+    ));
     const run = requeueIntoBulkRun(tx, { engagementId: eng.id, itemIds: usable.map((r) => r.itemId), state: "connection_created", now });
     if (!run) throw new AppError("PRECONDITION_FAILED", "The engagement has no bulk run to retry the companies in.");
-    updateFile(tx, current.id, { status: "accepted", decidedById: actor.id, decidedAt: now });
+    runSync(updateFile(tx, current.id, { status: "accepted", decidedById: actor.id, decidedAt: now }));
     recordAudit(tx, {
       actor,
       action: "supplementary.accepted",

@@ -36,10 +36,10 @@ export function loadSupplementaryState(tx: DbOrTx, actor: Actor, engagementId: s
   const state: SupplementaryState = {
     role: actor.role,
     status: eng.status,
-    watching: isWatching(tx, eng.id),
+    watching: runSync(isWatching(tx, eng.id)),
     bulkRun: !!latestBulkRun(tx, eng.id),
-    waiting: countWaiting(tx, eng.id),
-    current: findCurrentFile(tx, eng.id)?.status ?? null,
+    waiting: runSync(countWaiting(tx, eng.id)),
+    current: runSync(findCurrentFile(tx, eng.id))?.status ?? null,
   };
   return { eng, platform, state };
 }
@@ -99,5 +99,5 @@ export async function checkSupplementaryFile(db: Db, actor: Actor, input: { enga
   const allowed = checkRule(state);
   if (!allowed.allowed) throw new AppError("PRECONDITION_FAILED", allowed.reason ?? "Fresh tokens cannot be sent now.");
   const parsed = await parseSupplementaryFile(eng.platformKey, input.file, input.now ?? new Date());
-  return supplementaryCheck(parsed, cleanFileName(input.file.name), candidateCompanies(db, eng.id)).check;
+  return supplementaryCheck(parsed, cleanFileName(input.file.name), runSync(candidateCompanies(db, eng.id))).check;
 }

@@ -3,6 +3,7 @@
  * failed), the current file with its companies and masked values (nothing here is ever
  * decrypted), earlier files, and what the viewer may do now — the rules module's answers.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES, templateColumns } from "@/server/intake";
 import type { Actor } from "@/core/accounts/actor";
@@ -27,21 +28,21 @@ function fileView(db: Db, row: SupplementaryFileRow, people: People): Supplement
     decidedBy: person(row.decidedById),
     decidedAt: row.decidedAt,
     note: row.note,
-    rows: listRows(db, row.id, MAX_LISTED_ROWS),
+    rows: runSync(listRows(db, row.id, MAX_LISTED_ROWS)),
   };
 }
 
 /** The engagement's supplementary file for the viewer. */
 export function getSupplementary(db: Db, actor: Actor, engagementId: string): SupplementaryView {
   const { eng, platform, state } = loadSupplementaryState(db, actor, engagementId);
-  const { rows, people } = listFiles(db, eng.id);
+  const { rows, people } = runSync(listFiles(db, eng.id));
   const currentRow = rows.find((r) => r.status !== "replaced");
   return {
     platform: { key: platform.key, name: platform.name },
     limits: { maxFileBytes: MAX_FILE_BYTES, maxRows: MAX_DATA_ROWS },
     columns: templateColumns(platform),
     waiting: {
-      companies: listWaiting(db, eng.id, MAX_LISTED_WAITING).map((c) => {
+      companies: runSync(listWaiting(db, eng.id, MAX_LISTED_WAITING)).map((c) => {
         const failure = readFailure(c.lastError);
         return {
           id: c.id,
@@ -53,7 +54,7 @@ export function getSupplementary(db: Db, actor: Actor, engagementId: string): Su
           failure,
         };
       }),
-      total: countWaiting(db, eng.id),
+      total: runSync(countWaiting(db, eng.id)),
     },
     current: currentRow ? fileView(db, currentRow, people) : null,
     history: rows

@@ -25,8 +25,8 @@ export function sendBackSupplementaryFile(
   return db.transaction((tx) => {
     const { eng, current } = reviewedFile(tx, actor, input, sendBackRule);
     const now = new Date();
-    updateFile(tx, current.id, { status: "returned", note, decidedById: actor.id, decidedAt: now });
-    purgeRows(tx, current.id, now);
+    runSync(updateFile(tx, current.id, { status: "returned", note, decidedById: actor.id, decidedAt: now }));
+    runSync(purgeRows(tx, current.id, now));
     recordAudit(tx, {
       actor,
       action: "supplementary.sent_back",

@@ -55,25 +55,25 @@ export async function submitSupplementaryFile(
   const first = assertMaySubmit(db, actor, input.engagementId);
   const fileName = cleanFileName(input.file.name);
   const parsed = await parseSupplementaryFile(first.eng.platformKey, input.file, input.now ?? new Date());
-  const checked = supplementaryCheck(parsed, fileName, candidateCompanies(db, first.eng.id));
+  const checked = supplementaryCheck(parsed, fileName, runSync(candidateCompanies(db, first.eng.id)));
   if (!checked.check.ok) return { ok: false, check: checked.check };
 
   return db.transaction((tx): SubmitSupplementaryResult => {
     // Checked again on the companies as they are now (a reconnection or a retry may have come in).
     const { eng, platform } = assertMaySubmit(tx, actor, input.engagementId);
-    const { check, matched } = supplementaryCheck(parsed, fileName, candidateCompanies(tx, eng.id));
+    const { check, matched } = supplementaryCheck(parsed, fileName, runSync(candidateCompanies(tx, eng.id)));
     if (!check.ok) return { ok: false, check };
     const now = new Date();
-    const previous = findCurrentFile(tx, eng.id);
+    const previous = runSync(findCurrentFile(tx, eng.id));
     const replaces = previous?.status === "submitted" ? previous : null;
     if (replaces) {
-      updateFile(tx, replaces.id, { status: "replaced" });
-      purgeRows(tx, replaces.id, now);
+      runSync(updateFile(tx, replaces.id, { status: "replaced" }));
+      runSync(purgeRows(tx, replaces.id, now));
     }
     const fileId = crypto.randomUUID();
     const warnings: IntakeProblem[] = check.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS);
-    insertFile(tx, { id: fileId, engagementId: eng.id, status: "submitted", fileName, rowCount: matched.length, warnings, submittedById: actor.id, submittedAt: now });
-    insertRows(
+    runSync(insertFile(tx, { id: fileId, engagementId: eng.id, status: "submitted", fileName, rowCount: matched.length, warnings, submittedById: actor.id, submittedAt: now }));
+    runSync(insertRows(
       tx,
       fileId,
       matched.map(({ row, company }, position) => {
@@ -88,7 +88,7 @@ export async function submitSupplementaryFile(
           accessTokenExpiresAt: accessTokenExpiry(row.credentials),
         };
       }),
-    );
+    ));
     recordAudit(tx, {
       actor,
       action: "supplementary.submitted",

@@ -1,10 +1,13 @@
 /**
  * The one module of the supplementary file that touches drizzle: the files and their rows, the
  * engagement's companies as matching reads them, those waiting for fresh tokens, and an item
- * given its fresh credentials. Synchronous (better-sqlite3): operations call it inside their
- * transactions.
+ * given its fresh credentials. Transaction steps (db/database.ts): operations compose them with
+ * `yield*`; code still on better-sqlite3's own transactions, or reading outside one on SQLite, runs
+ * them with runSync.
  */
-import { and, asc, count, desc, eq, inArray, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, is, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { q, type Steps, type Written } from "@/db/database";
 import { migrationItems, supplementaryFiles, supplementaryRows, users, watches } from "@/db/schema";
 import { realItems } from "@/server/items/item-scope";
 import type { DbOrTx } from "@/server/security/audit";
@@ -14,7 +17,8 @@ import { TOKEN_FAILURE_KINDS, type CandidateCompany } from "./rules";
 export type SupplementaryFileRow = typeof supplementaryFiles.$inferSelect;
 export type NewSupplementaryFile = typeof supplementaryFiles.$inferInsert;
 
-const lastErrorKind = sql<string | null>`json_extract(${migrationItems.lastError}, '$.kind')`;
+/** The failure's kind: `->>` reads JSON alike on SQLite (3.38 and later) and PostgreSQL's jsonb. */
+const lastErrorKind = sql<string | null>`${migrationItems.lastError} ->> 'kind'`;
 
 /**
  * Companies waiting for fresh tokens, as SQL: the same as `waitsForFreshTokens` (rules.ts), for
@@ -29,8 +33,9 @@ export const waitingForTokens: SQL = and(
 )!;
 
 /** Every real company of the engagement, as matching reads it. */
-export function candidateCompanies(tx: DbOrTx, engagementId: string): CandidateCompany[] {
-  return tx
+export function* candidateCompanies(tx: DbOrTx, engagementId: string): Steps<CandidateCompany[]> {
+  const rows = yield* q.all(
+    tx
     .select({
       id: migrationItems.id,
       name: migrationItems.name,
@@ -41,19 +46,22 @@ export function candidateCompanies(tx: DbOrTx, engagementId: string): CandidateC
     })
     .from(migrationItems)
     .where(realItems(engagementId))
-    .orderBy(asc(migrationItems.position))
-    .all()
-    .map((c) => ({ ...c, hasConnection: Boolean(c.hasConnection) }));
+    .orderBy(asc(migrationItems.position)),
+  );
+  // A 0/1 on SQLite, a boolean on PostgreSQL.
+  return rows.map((c) => ({ ...c, hasConnection: Boolean(c.hasConnection) }));
 }
 
 /** How many real companies wait for fresh tokens. */
-export function countWaiting(tx: DbOrTx, engagementId: string): number {
-  return tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, waitingForTokens)).get()?.n ?? 0;
+export function* countWaiting(tx: DbOrTx, engagementId: string): Steps<number> {
+  const row = yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, waitingForTokens)));
+  return row?.n ?? 0;
 }
 
 /** The first `limit` companies waiting for fresh tokens, in file order, with what the engine recorded of their failure. */
-export function listWaiting(tx: DbOrTx, engagementId: string, limit: number) {
-  return tx
+export function* listWaiting(tx: DbOrTx, engagementId: string, limit: number) {
+  return yield* q.all(
+    tx
     .select({
       id: migrationItems.id,
       name: migrationItems.name,
@@ -66,45 +74,45 @@ export function listWaiting(tx: DbOrTx, engagementId: string, limit: number) {
     .from(migrationItems)
     .where(realItems(engagementId, waitingForTokens))
     .orderBy(asc(migrationItems.position))
-    .limit(limit)
-    .all();
+    .limit(limit),
+  );
 }
 
 /** Whether the engagement's hypercare watch is on. */
-export function isWatching(tx: DbOrTx, engagementId: string): boolean {
-  return !!tx.select({ id: watches.engagementId }).from(watches).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))).get();
+export function* isWatching(tx: DbOrTx, engagementId: string): Steps<boolean> {
+  return !!(yield* q.get(tx.select({ id: watches.engagementId }).from(watches).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching")))));
 }
 
 /** The engagement's current file: the newest not replaced, or undefined. */
-export function findCurrentFile(tx: DbOrTx, engagementId: string): SupplementaryFileRow | undefined {
-  return tx
-    .select()
-    .from(supplementaryFiles)
-    .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
-    .orderBy(desc(supplementaryFiles.submittedAt), desc(supplementaryFiles.id))
-    .get();
+export function* findCurrentFile(tx: DbOrTx, engagementId: string): Steps<SupplementaryFileRow | undefined> {
+  return yield* q.get(
+    tx
+      .select()
+      .from(supplementaryFiles)
+      .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
+      .orderBy(desc(supplementaryFiles.submittedAt), desc(supplementaryFiles.id))
+      .limit(1),
+  );
 }
 
 /** Every file of the engagement, newest first, with the people who sent and decided them. */
-export function listFiles(tx: DbOrTx, engagementId: string) {
-  const rows = tx
-    .select()
-    .from(supplementaryFiles)
-    .where(eq(supplementaryFiles.engagementId, engagementId))
-    .orderBy(desc(supplementaryFiles.submittedAt), desc(supplementaryFiles.id))
-    .all();
+export function* listFiles(tx: DbOrTx, engagementId: string) {
+  const rows = yield* q.all(
+    tx.select().from(supplementaryFiles).where(eq(supplementaryFiles.engagementId, engagementId)).orderBy(desc(supplementaryFiles.submittedAt), desc(supplementaryFiles.id)),
+  );
   const ids = [...new Set(rows.flatMap((r) => [r.submittedById, r.decidedById]).filter((x): x is string => !!x))];
-  const people = new Map(ids.length ? tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids)).all().map((p) => [p.id, p]) : []);
+  const named = ids.length ? yield* q.all(tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids))) : [];
+  const people = new Map(named.map((p) => [p.id, p]));
   return { rows, people };
 }
 
-export function insertFile(tx: DbOrTx, values: NewSupplementaryFile): void {
-  tx.insert(supplementaryFiles).values(values).run();
+export function* insertFile(tx: DbOrTx, values: NewSupplementaryFile): Steps<void> {
+  yield* q.run(tx.insert(supplementaryFiles).values(values));
 }
 
 /** Changes a file's status and who decided it when (and the note when sent back). */
-export function updateFile(tx: DbOrTx, fileId: string, set: Partial<Pick<SupplementaryFileRow, "status" | "decidedById" | "decidedAt" | "note">>): void {
-  tx.update(supplementaryFiles).set(set).where(eq(supplementaryFiles.id, fileId)).run();
+export function* updateFile(tx: DbOrTx, fileId: string, set: Partial<Pick<SupplementaryFileRow, "status" | "decidedById" | "decidedAt" | "note">>): Steps<Written> {
+  return yield* q.run(tx.update(supplementaryFiles).set(set).where(eq(supplementaryFiles.id, fileId)));
 }
 
 const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
@@ -120,9 +128,22 @@ export type NewRow = {
   accessTokenExpiresAt: Date | null;
 };
 
-/** Inserts a file's rows through one prepared single-row insert (as the token file's items are). */
-export function insertRows(tx: DbOrTx, fileId: string, rows: readonly NewRow[]): void {
+/** Rows per INSERT on PostgreSQL: 8 parameters a row, well under its 65,535 a statement. */
+const PG_ROWS_PER_INSERT = 1_000;
+
+/**
+ * Inserts a file's rows: on SQLite through one prepared single-row insert (as the token file's
+ * items are, server/items/insert-items.ts); on PostgreSQL, where each statement is a round trip,
+ * in multi-row INSERTs.
+ */
+export function* insertRows(tx: DbOrTx, fileId: string, rows: readonly NewRow[]): Steps<void> {
   if (!rows.length) return;
+  if (!is(tx, BaseSQLiteDatabase)) {
+    for (let start = 0; start < rows.length; start += PG_ROWS_PER_INSERT) {
+      yield* q.run(tx.insert(supplementaryRows).values(rows.slice(start, start + PG_ROWS_PER_INSERT).map((r) => ({ ...r, fileId }))));
+    }
+    return;
+  }
   const insert = tx
     .insert(supplementaryRows)
     .values({
@@ -138,13 +159,15 @@ export function insertRows(tx: DbOrTx, fileId: string, rows: readonly NewRow[]):
     })
     .prepare();
   for (const r of rows) {
-    insert.run({ ...r, fileId, accessTokenExpiresAtMs: r.accessTokenExpiresAt?.getTime() ?? null });
+    // The prepared statement runs as a step like any query (its sync run() inside the transaction).
+    yield* q.run({ run: () => insert.run({ ...r, fileId, accessTokenExpiresAtMs: r.accessTokenExpiresAt?.getTime() ?? null }) });
   }
 }
 
 /** A file's rows in file order with their companies (masks only), the first `limit`. */
-export function listRows(tx: DbOrTx, fileId: string, limit: number) {
-  return tx
+export function* listRows(tx: DbOrTx, fileId: string, limit: number) {
+  return yield* q.all(
+    tx
     .select({
       id: supplementaryRows.id,
       sourceRef: supplementaryRows.sourceRef,
@@ -157,13 +180,14 @@ export function listRows(tx: DbOrTx, fileId: string, limit: number) {
     .innerJoin(migrationItems, eq(migrationItems.id, supplementaryRows.itemId))
     .where(eq(supplementaryRows.fileId, fileId))
     .orderBy(asc(supplementaryRows.position))
-    .limit(limit)
-    .all();
+    .limit(limit),
+  );
 }
 
 /** What accepting a file reads of each row: its sealed tokens and its company's state now. */
-export function rowsToApply(tx: DbOrTx, fileId: string) {
-  return tx
+export function* rowsToApply(tx: DbOrTx, fileId: string) {
+  const rows = yield* q.all(
+    tx
     .select({
       id: supplementaryRows.id,
       cipher: supplementaryRows.credentialsCipher,
@@ -178,28 +202,32 @@ export function rowsToApply(tx: DbOrTx, fileId: string) {
     .from(supplementaryRows)
     .innerJoin(migrationItems, eq(migrationItems.id, supplementaryRows.itemId))
     .where(eq(supplementaryRows.fileId, fileId))
-    .orderBy(asc(supplementaryRows.position))
-    .all()
-    .map((r) => ({ ...r, state: r.state as MigrationItemState, hasConnection: Boolean(r.hasConnection) }));
+    .orderBy(asc(supplementaryRows.position)),
+  );
+  return rows.map((r) => ({ ...r, state: r.state as MigrationItemState, hasConnection: Boolean(r.hasConnection) }));
 }
 
 /** Deletes the fresh tokens of a file's rows (all, or those named), keeping the masks; returns how many held some. */
-export function purgeRows(tx: DbOrTx, fileId: string, at: Date, rowIds?: readonly string[]): number {
+export function* purgeRows(tx: DbOrTx, fileId: string, at: Date, rowIds?: readonly string[]): Steps<number> {
   if (rowIds && !rowIds.length) return 0;
-  return tx
-    .update(supplementaryRows)
-    .set({ credentialsCipher: null, credentialsPurgedAt: at })
-    .where(and(eq(supplementaryRows.fileId, fileId), isNotNull(supplementaryRows.credentialsCipher), rowIds ? inArray(supplementaryRows.id, [...rowIds]) : undefined))
-    .returning({ id: supplementaryRows.id })
-    .all().length;
+  const purged = yield* q.all(
+    tx
+      .update(supplementaryRows)
+      .set({ credentialsCipher: null, credentialsPurgedAt: at })
+      .where(and(eq(supplementaryRows.fileId, fileId), isNotNull(supplementaryRows.credentialsCipher), rowIds ? inArray(supplementaryRows.id, [...rowIds]) : undefined))
+      .returning({ id: supplementaryRows.id }),
+  );
+  return purged.length;
 }
 
 /** Gives a company its fresh credentials, sealed for the item, and names the file they came from. */
-export function giveFreshCredentials(
+export function* giveFreshCredentials(
   tx: DbOrTx,
   params: { itemId: string; cipher: string; mask: Record<string, string>; accessTokenExpiresAt: Date | null; fileId: string; now: Date },
-): void {
-  tx.update(migrationItems)
+): Steps<void> {
+  yield* q.run(
+    tx
+    .update(migrationItems)
     .set({
       credentialsCipher: params.cipher,
       credentialsMask: params.mask,
@@ -208,6 +236,6 @@ export function giveFreshCredentials(
       supplementaryFileId: params.fileId,
       updatedAt: params.now,
     })
-    .where(eq(migrationItems.id, params.itemId))
-    .run();
+    .where(eq(migrationItems.id, params.itemId)),
+  );
 }
