@@ -15,8 +15,11 @@ import type { Db } from "@/db/client";
 import { rateBudgetMembers, rateBudgetQuotas } from "@/db/schema";
 import { aheadOf, blockGranted, isLive, reclaimable, STALE_MS, unused, type BudgetMember } from "./budget-rules";
 
-/** What a member reports of the quota blocks it holds. */
-export type QuotaReport = { period: string; taken: number; used: number; ahead: number };
+/**
+ * What a member reports of the quota blocks it holds: how many it has sent of them, and how many
+ * more it may send before its next report. (What it was granted is the store's to count.)
+ */
+export type QuotaReport = { period: string; used: number; ahead: number };
 
 /** A daily quota as a member knows it: its period, size and end. */
 export type QuotaCounter = { period: string; quota: number; resetsAt: Date };
@@ -90,15 +93,14 @@ export function createBudgetStore(db: Db, options: { staleMs?: number } = {}): B
 
     async heartbeat({ id, targetId, now, quota, serviceUsed }) {
       return db.transaction((tx) => {
-        const renewed = tx
-          .update(rateBudgetMembers)
-          .set({
-            heartbeatAt: now,
-            ...(quota ? { quotaPeriod: quota.period, quotaTaken: quota.taken, quotaUsed: quota.used, quotaAhead: quota.ahead } : {}),
-          })
-          .where(eq(rateBudgetMembers.id, id))
-          .returning({ id: rateBudgetMembers.id })
-          .get();
+        const renewed = tx.update(rateBudgetMembers).set({ heartbeatAt: now }).where(eq(rateBudgetMembers.id, id)).returning({ id: rateBudgetMembers.id }).get();
+        // The report counts against the blocks of its own period only (none taken yet in a new one: nothing to count against).
+        if (quota) {
+          tx.update(rateBudgetMembers)
+            .set({ quotaUsed: quota.used, quotaAhead: quota.ahead })
+            .where(and(eq(rateBudgetMembers.id, id), eq(rateBudgetMembers.quotaPeriod, quota.period)))
+            .run();
+        }
 
         // The target's dead members: their shares go to the others, their unsent blocks back to the counter.
         const dead = tx

@@ -132,7 +132,8 @@ export function joinSharedBudget(options: SharedBudgetOptions): SharedBudget {
     return counter;
   }
 
-  const fresh = () => now() - lastBeatOk < staleMs - heartbeatMs;
+  // Stops sending well before the others could find it dead (a heartbeat late or more).
+  const fresh = () => now() - lastBeatOk < staleMs - Math.min(heartbeatMs, staleMs / 3);
 
   async function heartbeat(): Promise<void> {
     if (closed) return;
@@ -143,7 +144,7 @@ export function joinSharedBudget(options: SharedBudgetOptions): SharedBudget {
     const t = now();
     const c = currentCounter();
     const ahead = c ? aheadOf({ inHand: taken - used, ratePerSecond: ratePerSecond(), heartbeatMs }) : 0;
-    const report = c ? { period: c.period, taken, used, ahead } : null;
+    const report = c ? { period: c.period, used, ahead } : null;
     const reportedService = serviceUsed;
     if (report) pendingBound = report.used + ahead;
     try {
