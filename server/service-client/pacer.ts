@@ -188,6 +188,9 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       if (t < pausedUntil) return wakeAt(pausedUntil);
       // Not counted yet by the machine's other pacers: the share says when (it calls back).
       if (share && !share.ready()) return;
+      // Joining others that already send, it knows nothing of the window they are in: one request
+      // first, whose answer says what remains of it and when it resets.
+      if (share && !window && stats.answered === 0 && inFlight.size > 0) return;
       if (window && windowSpent(window)) {
         if (!Number.isFinite(window.resetAt)) {
           // Spent before any answer told when it resets: wait for one, or, with none to come (each
