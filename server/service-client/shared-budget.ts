@@ -92,7 +92,7 @@ export function joinSharedBudget(options: SharedBudgetOptions): SharedBudget {
   let bound = 0;
   /** The bound a report on its way will set, kept meanwhile too. */
   let pendingBound: number | null = null;
-  let fetching = false;
+  let fetching: Promise<void> | null = null;
   let spentUntil = 0;
   let serviceUsed: (QuotaCounter & { used: number }) | null = null;
   const recent: number[] = [];
@@ -180,9 +180,8 @@ export function joinSharedBudget(options: SharedBudgetOptions): SharedBudget {
   function requestBlock(): void {
     const c = currentCounter();
     if (!c || fetching || closed || !joined || spentUntil > now()) return;
-    fetching = true;
     const usedAtAsk = used;
-    store
+    fetching = store
       .takeBlock({ id, targetId, counter: c, wanted: blockWanted(ratePerSecond()), used: usedAtAsk, ratePerSecond: ratePerSecond(), now: new Date(now()) })
       .then((r) => {
         if (counter?.period !== c.period) return; // the period moved on meanwhile
@@ -201,7 +200,7 @@ export function joinSharedBudget(options: SharedBudgetOptions): SharedBudget {
         spentUntil = now() + 1_000;
       })
       .finally(() => {
-        fetching = false;
+        fetching = null;
         notify();
       });
   }
@@ -277,7 +276,9 @@ export function joinSharedBudget(options: SharedBudgetOptions): SharedBudget {
       if (closed) return;
       closed = true;
       clearInterval(loop);
+      // What is on its way decides what it holds, and so what it hands back.
       await beating;
+      await fetching;
       if (!joined) return;
       const c = counter;
       await store.leave({ id, targetId, quota: c ? { period: c.period, taken, used } : null });
