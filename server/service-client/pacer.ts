@@ -40,6 +40,8 @@ export type PacerShare = {
   windowAllowance(limit: number): number;
   /** Its fraction of the per-minute ceiling. */
   ceilingFraction(): number;
+  /** Whether it shares the window with other pacers of its machine now (alone, it behaves as a lone pacer does). */
+  sharedWithOthers(): boolean;
   /** Whether it holds daily quota for one more request (false: a block is on its way, or the quota is spent). */
   canSpendQuota(): boolean;
   /** Counts one request sent. */
@@ -190,7 +192,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       if (share && !share.ready()) return;
       // Joining others that already send, it knows nothing of the window they are in: one request
       // first, whose answer says what remains of it and when it resets.
-      if (share && !window && stats.answered === 0 && inFlight.size > 0) return;
+      if (share && !window && stats.answered === 0 && inFlight.size > 0 && share.sharedWithOthers()) return;
       if (window && windowSpent(window)) {
         if (!Number.isFinite(window.resetAt)) {
           // Spent before any answer told when it resets: wait for one, or, with none to come (each

@@ -222,6 +222,7 @@ export function joinSharedBudget(options: SharedBudgetOptions): SharedBudget {
     // A seat outside the split (the watch's few requests) keeps to the headers' remaining alone.
     windowAllowance: (limit) => (!sharesWindow ? limit : share.ready ? windowAllowance(limit, share) : 0),
     ceilingFraction: () => (!sharesWindow ? 1 : share.ready ? 1 / share.count : 0),
+    sharedWithOthers: () => sharesWindow && share.ready && share.count > 1,
     canSpendQuota: () => {
       const c = currentCounter();
       if (!c) return true;
