@@ -116,7 +116,7 @@ export type WorkerProcess = {
 };
 
 /** A migration worker process (`server/migration/engine/worker-main.ts`, as `npm run worker` runs it) on the bench's database. */
-export function startWorkerProcess(bed: BenchBed, sandbox: SandboxProcess): WorkerProcess {
+export function startWorkerProcess(bed: BenchBed, sandbox: SandboxProcess, extraEnv: Record<string, string> = {}): WorkerProcess {
   const spawnedAt = performance.now();
   const spawnedAtEpoch = Date.now();
   const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server/migration/engine/worker-main.ts")], {
@@ -130,6 +130,7 @@ export function startWorkerProcess(bed: BenchBed, sandbox: SandboxProcess): Work
       NEXTAUTH_SECRET: "bench-worker-secret-not-used",
       SANDBOX_URL: sandbox.url,
       SANDBOX_ADMIN_TOKEN: sandbox.adminToken,
+      ...extraEnv,
     },
   });
   const lines = collect(child);

@@ -593,6 +593,57 @@ export const supplementaryRows = sqliteTable(
   (t) => [index("supplementary_rows_file_idx").on(t.fileId, t.position), index("supplementary_rows_item_idx").on(t.itemId)],
 );
 
+/**
+ * One rate budget per service target across worker processes (server/service-client/shared-budget.ts).
+ * A row per pacer that sends to the target: the machine it runs on (its per-address share of the
+ * target's window is the window divided among the machine's live rows), its heartbeat (a row
+ * older than the stale limit is dead: its share is freed and its unused quota handed back), and
+ * the daily-quota blocks it holds.
+ */
+export const rateBudgetMembers = sqliteTable(
+  "rate_budget_members",
+  {
+    id: text("id").primaryKey(),
+    targetId: text("target_id")
+      .notNull()
+      .references(() => serviceTargets.id, { onDelete: "cascade" }),
+    /** FERRY_MACHINE_ID, else the host name: the members of one machine share its address's limit. */
+    machineId: text("machine_id").notNull(),
+    /** Whether it takes a share of the per-address window (the watch's trickle does not). */
+    sharesWindow: integer("shares_window", { mode: "boolean" }).notNull().default(true),
+    joinedAt: integer("joined_at", { mode: "timestamp_ms" }).notNull(),
+    heartbeatAt: integer("heartbeat_at", { mode: "timestamp_ms" }).notNull(),
+    /** The quota period its blocks were taken from (null: none held). */
+    quotaPeriod: text("quota_period"),
+    /** Requests of that period's quota granted to it in blocks, sent as of its last heartbeat, and how many more it may send before its next one. */
+    quotaTaken: integer("quota_taken").notNull().default(0),
+    quotaUsed: integer("quota_used").notNull().default(0),
+    quotaAhead: integer("quota_ahead").notNull().default(0),
+  },
+  (t) => [index("rate_budget_members_target_idx").on(t.targetId, t.machineId), index("rate_budget_members_heartbeat_idx").on(t.heartbeatAt)],
+);
+
+/**
+ * A target's daily quota for one period (a UTC day, or the period whose reset the service
+ * announced), shared out in blocks: `granted` only grows by an atomic conditional update that
+ * never passes `quota`, and shrinks by what a member hands back unused.
+ */
+export const rateBudgetQuotas = sqliteTable(
+  "rate_budget_quotas",
+  {
+    targetId: text("target_id")
+      .notNull()
+      .references(() => serviceTargets.id, { onDelete: "cascade" }),
+    period: text("period").notNull(),
+    quota: integer("quota").notNull(),
+    granted: integer("granted").notNull().default(0),
+    /** When the period ends (rows of ended periods are deleted). */
+    resetsAt: integer("resets_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.targetId, t.period] }), index("rate_budget_quotas_resets_idx").on(t.resetsAt)],
+);
+
 export const organizationsRelations = relations(organizations, ({ many }) => ({
   users: many(users),
   engagements: many(engagements),

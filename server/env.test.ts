@@ -31,4 +31,11 @@ describe("environment", () => {
       expect(() => parseEnv({ ...good, FERRY_PURGE_AFTER_DAYS: bad })).toThrow(/FERRY_PURGE_AFTER_DAYS: must be a whole number of days from 0 to 3650/);
     }
   });
+
+  it("reads FERRY_MACHINE_ID as the machine's name for the shared rate budget (the host name when unset)", () => {
+    expect(parseEnv(good).FERRY_MACHINE_ID).toBeUndefined();
+    expect(parseEnv({ ...good, FERRY_MACHINE_ID: " worker-b " }).FERRY_MACHINE_ID).toBe("worker-b");
+    expect(() => parseEnv({ ...good, FERRY_MACHINE_ID: "   " })).toThrow(/FERRY_MACHINE_ID/);
+    expect(() => parseEnv({ ...good, FERRY_MACHINE_ID: "x".repeat(201) })).toThrow(/FERRY_MACHINE_ID/);
+  });
 });

@@ -28,6 +28,11 @@ const schema = z.object({
   SANDBOX_URL: z.url("must be the sandbox's base URL, e.g. http://127.0.0.1:4010").default("http://127.0.0.1:4010"),
   SANDBOX_ADMIN_TOKEN: z.string().optional(),
   /**
+   * The machine a worker runs on, as the service sees its address: workers with the same id share
+   * one per-address rate limit per target (default: the host name).
+   */
+  FERRY_MACHINE_ID: z.string().trim().min(1).max(200).optional(),
+  /**
    * Days after a handover report is produced (and not acknowledged), or after an engagement is
    * cancelled, before the worker purges its credentials by itself (0–3650; default 14).
    */

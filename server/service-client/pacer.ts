@@ -19,11 +19,42 @@
  *   or 503's Retry-After stops every request until it has passed.
  * - **Limits the service does not announce.** The real service blocks an address beyond 1,000
  *   requests a minute without a header saying so; `maxPerMinute` keeps a token bucket under it.
+ * - **Shared with other workers** (optional `share`, shared-budget.ts). Every pacer on one machine
+ *   sending to one target spends only its part of each short window (and of the per-minute
+ *   ceiling), so together they keep to what the address is allowed; requests wait while the share
+ *   is not yet known; each request spends a unit of the daily quota held in blocks from the shared
+ *   counter, and requests wait while none is in hand. Without a share a pacer has the whole limit,
+ *   as a lone worker does. The share is asked synchronously: no database round trip per request.
  *
  * Hand-written rather than p-queue/bottleneck: those pace to fixed rates set in advance, and this
  * paces to what the server reports on each answer.
  */
+import { isQuotaWindow } from "./budget-rules";
 import { parseRateLimit, parseServerDate } from "./rate-limit";
+
+/** A pacer's part of a budget shared with other pacers on the same target (shared-budget.ts implements it). */
+export type PacerShare = {
+  /** Whether this pacer may send at all now (its share is known to the others and its own heartbeat fresh). */
+  ready(): boolean;
+  /** Its part of a short (per-address) window of `limit` requests. */
+  windowAllowance(limit: number): number;
+  /** Its fraction of the per-minute ceiling. */
+  ceilingFraction(): number;
+  /** Whether it shares the window with other pacers of its machine now (alone, it behaves as a lone pacer does). */
+  sharedWithOthers(): boolean;
+  /** Whether it holds daily quota for one more request (false: a block is on its way, or the quota is spent). */
+  canSpendQuota(): boolean;
+  /** Counts one request sent. */
+  spendQuota(): void;
+  /** The daily quota is spent (every member's blocks used up) until `until` (epoch ms). */
+  quotaHold(): { until: number; limit: number } | null;
+  /** An answer described a quota period (a window resetting far ahead): its limit, what remains, its reset on the server's clock and on this machine's. */
+  observeQuota(params: { limit: number; remaining: number; resetServer: number; resetLocal: number }): void;
+  /** Support resumed a held run: ask for quota again now. */
+  wake(): void;
+  /** Called when the share or the quota in hand changes, so that waiting requests go. */
+  subscribe(listener: () => void): () => void;
+};
 
 export type PacerOptions = {
   /** In-flight requests at the start (default 8). */
@@ -40,11 +71,13 @@ export type PacerOptions = {
   now?: () => number;
   /** Epoch milliseconds for a monotonic `now` value (to compare with server dates). */
   wallClock?: () => number;
+  /** This pacer's part of the target's budget shared with other workers (none: it has the whole limit). */
+  share?: PacerShare | null;
 };
 
 /** Why requests are held back, and until when (epoch ms). */
 export type PacerHold = {
-  reason: "window_spent" | "retry_after" | "maintenance" | "minute_ceiling";
+  reason: "window_spent" | "retry_after" | "maintenance" | "minute_ceiling" | "quota_spent";
   /** When sending resumes (epoch ms, on this machine's clock). */
   until: number;
   /** The limit whose window is spent, when the headers named one. */
@@ -89,6 +122,8 @@ type Window = {
   lowestRemaining: number;
   /** The send number of the answer this window was last set from. */
   seq: number;
+  /** A quota period (resets far ahead), which the shared budget splits in blocks rather than by machine share. */
+  long: boolean;
 };
 
 const RECENT_MS = 10_000;
@@ -101,6 +136,9 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   const maxConcurrency = Math.max(1, options.maxConcurrency ?? 64);
   const resetMarginMs = options.resetMarginMs ?? 15;
   let concurrency = Math.min(maxConcurrency, Math.max(1, options.initialConcurrency ?? 8));
+  const share = options.share ?? null;
+  /** Requests sent into the current window, from our side (its allowance under a share). */
+  let spentInWindow = 0;
 
   let window: Window | null = null;
   let pausedUntil = 0;
@@ -121,8 +159,15 @@ export function createPacer(options: PacerOptions = {}): Pacer {
 
   // Token bucket under a per-minute ceiling: 95 % of it, refilled evenly, at most 10 at once,
   // so no rolling minute can hold more than the ceiling.
+  // Under a share the pacer has its fraction of the ceiling (rate and burst alike).
   const perMinute = options.maxPerMinute ?? null;
   const bucket = perMinute ? { tokens: Math.min(10, perMinute), at: now(), rate: (0.95 * perMinute) / 60_000, size: Math.min(10, perMinute) } : null;
+  const bucketRate = () => (bucket && share ? bucket.rate * share.ceilingFraction() : (bucket?.rate ?? 0));
+  const bucketSize = () => (bucket && share && perMinute ? Math.max(1, Math.min(bucket.size, Math.floor(perMinute * share.ceilingFraction()))) : (bucket?.size ?? 0));
+
+  /** Whether this pacer has spent its part of a short window (only under a share). */
+  const allowanceSpent = (w: Window) => share !== null && !w.long && spentInWindow >= share.windowAllowance(w.limit);
+  const windowSpent = (w: Window) => w.budget <= 0 || allowanceSpent(w);
 
   const wakeAt = (at: number) => {
     if (timer && timerAt <= at) return;
@@ -143,7 +188,12 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     while (waiters.length) {
       const t = now();
       if (t < pausedUntil) return wakeAt(pausedUntil);
-      if (window && window.budget <= 0) {
+      // Not counted yet by the machine's other pacers: the share says when (it calls back).
+      if (share && !share.ready()) return;
+      // Joining others that already send, it knows nothing of the window they are in: one request
+      // first, whose answer says what remains of it and when it resets.
+      if (share && !window && stats.answered === 0 && inFlight.size > 0 && share.sharedWithOthers()) return;
+      if (window && windowSpent(window)) {
         if (!Number.isFinite(window.resetAt)) {
           // Spent before any answer told when it resets: wait for one, or, with none to come (each
           // answered from an ended window, or refused), let one request through to learn it.
@@ -152,16 +202,23 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           if (t < window.resetAt) return wakeAt(window.resetAt);
           // The window has ended: assume the next allows as many until an answer says otherwise.
           window = { ...window, budget: window.limit, resetAt: Number.POSITIVE_INFINITY, resetServer: Number.NaN, lowestRemaining: window.limit };
+          spentInWindow = 0;
         }
       }
       if (inFlight.size >= Math.floor(concurrency)) return;
       if (bucket) {
-        bucket.tokens = Math.min(bucket.size, bucket.tokens + (t - bucket.at) * bucket.rate);
+        const rate = bucketRate();
+        if (rate <= 0) return;
+        bucket.tokens = Math.min(bucketSize(), bucket.tokens + (t - bucket.at) * rate);
         bucket.at = t;
-        if (bucket.tokens < 1) return wakeAt(t + (1 - bucket.tokens) / bucket.rate);
-        bucket.tokens -= 1;
+        if (bucket.tokens < 1) return wakeAt(t + (1 - bucket.tokens) / rate);
       }
+      // The daily quota in hand (a block on its way calls back).
+      if (share && !share.canSpendQuota()) return;
+      if (bucket) bucket.tokens -= 1;
       if (window) window.budget -= 1;
+      spentInWindow += 1;
+      share?.spendQuota();
       waiters.shift()?.();
     }
   }
@@ -224,14 +281,20 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       // Requests still unanswered may be counted by the server after this answer was made: all of
       // them are taken off (a few answered out of order are counted twice, which only errs safe).
       const budget = remaining - (inFlight.size - 1);
+      const long = isQuotaWindow(resetAt, receivedAt);
       if (resetAt <= receivedAt) {
         // An answer from a window that has ended says nothing about the one requests now go into.
       } else if (sameWindow && window) {
         // Within a window the lowest remaining is the latest the server has counted.
         if (remaining <= window.lowestRemaining) window = { ...window, limit, lowestRemaining: remaining, budget, seq: Math.max(window.seq, params.seq) };
       } else if (!window || params.seq > window.seq) {
-        window = { limit, budget, resetAt, resetServer: reset, lowestRemaining: remaining, seq: params.seq };
+        // Into a window assumed at the last reset went every request since; else, at least every
+        // request from the oldest still unanswered on (the server counted this one in the new window).
+        if (!(window && Number.isNaN(window.resetServer))) spentInWindow = seq - Math.min(params.seq, ...inFlight) + 1;
+        window = { limit, budget, resetAt, resetServer: reset, lowestRemaining: remaining, seq: params.seq, long };
       }
+      // A quota period is shared by blocks of the daily quota, across machines.
+      if (share && long && resetAt > receivedAt) share.observeQuota({ limit, remaining, resetServer: reset, resetLocal: toWallAt(resetAt, receivedAt) });
     }
     const retryAfterMs = info?.retryAfterMs ?? null;
 
@@ -254,6 +317,12 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       concurrency = Math.min(maxConcurrency, concurrency + 1 / Math.max(1, concurrency));
     }
   }
+
+  /** A local monotonic time as epoch ms. */
+  const toWallAt = (local: number, t: number) => wallClock() + (local - t);
+
+  // A change of share or quota in hand lets waiting requests go.
+  share?.subscribe(() => pump());
 
   const pacedFetch: typeof fetch = async (input, init) => {
     const id = await acquire(init?.signal);
@@ -278,9 +347,11 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       const t = now();
       const toWall = (local: number) => wallClock() + (local - t);
       let hold: PacerHold | null = null;
+      const quotaHold = share?.quotaHold() ?? null;
       if (t < pausedUntil) hold = { reason: pauseReason, until: toWall(pausedUntil), limit: window?.limit ?? null };
-      else if (window && window.budget <= 0 && Number.isFinite(window.resetAt) && t < window.resetAt) hold = { reason: "window_spent", until: toWall(window.resetAt), limit: window.limit };
-      else if (bucket && bucket.tokens < 1 && waiters.length) hold = { reason: "minute_ceiling", until: toWall(t + (1 - bucket.tokens) / bucket.rate), limit: perMinute };
+      else if (quotaHold) hold = { reason: "quota_spent", until: quotaHold.until, limit: quotaHold.limit };
+      else if (window && windowSpent(window) && Number.isFinite(window.resetAt) && t < window.resetAt) hold = { reason: "window_spent", until: toWall(window.resetAt), limit: window.limit };
+      else if (bucket && bucket.tokens < 1 && waiters.length) hold = { reason: "minute_ceiling", until: toWall(t + (1 - bucket.tokens) / Math.max(bucketRate(), 1e-9)), limit: perMinute };
       while (recent.length && (recent[0] ?? 0) < t - RECENT_MS) recent.shift();
       const span = Math.min(RECENT_MS, Math.max(1000, t - (recent[0] ?? t)));
       return {
@@ -288,7 +359,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         inFlight: inFlight.size,
         concurrency: Math.floor(concurrency),
         limit: window?.limit ?? null,
-        remaining: window ? Math.max(0, window.budget) : null,
+        remaining: window ? Math.max(0, share && !window.long ? Math.min(window.budget, share.windowAllowance(window.limit) - spentInWindow) : window.budget) : null,
         recentRate: recent.length / (span / 1000),
         hold,
       };
@@ -296,6 +367,8 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     wake: () => {
       pausedUntil = 0;
       if (window) window = { ...window, budget: window.limit, resetAt: Number.POSITIVE_INFINITY, resetServer: Number.NaN, lowestRemaining: window.limit };
+      spentInWindow = 0;
+      share?.wake();
       pump();
     },
   };

@@ -26,6 +26,8 @@ import { createServiceClient, type ServiceClientOptions } from "@/server/service
 import { pacerCeilingPerMinute } from "@/server/targets/limits";
 import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../engine/item-repository";
 import { createPacer, type PacerHold } from "@/server/service-client/pacer";
+import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
+import type { BudgetStore } from "@/server/service-client/budget-store";
 import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { handToEndCustomers } from "../watch/watch-repository";
@@ -50,6 +52,8 @@ export type BulkDeps = {
   maxItems?: number;
   /** Mail when the run's end hands companies to their end customers (whose move it then is); none without it. */
   notify?: NotifyConfig | null;
+  /** The target's rate budget shared with every other worker (none: this worker's pacer has the whole limit). */
+  budget?: { store: BudgetStore; machineId: string } | null;
 };
 
 /** A company that has to wait longer than this is let go and claimed again when due. */
@@ -73,7 +77,7 @@ export function holdOf(hold: PacerHold | null, nowMs: number): BulkOutcome["hold
   if (hold.reason === "maintenance") {
     return { kind: "maintenance", text: `The service is in maintenance (503): the run waits and carries on by itself (next try about ${at} UTC).`, until: hold.until };
   }
-  if (hold.until - nowMs > 60_000) {
+  if (hold.reason === "quota_spent" || hold.until - nowMs > 60_000) {
     return {
       kind: "daily_quota",
       text: `The service's request quota${hold.limit ? ` of ${hold.limit.toLocaleString("en-GB")}` : ""} is spent: the run waits for its reset at ${at} UTC and carries on by itself.`,
@@ -133,7 +137,12 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     run,
     purpose: (reference) => `call the service for the bulk migration of ${reference}`,
     connect: (target, apiKey) => {
+      // One budget per target across workers: this pacer's part of the machine's window, the daily quota in blocks.
+      const share: SharedBudget | null = d.budget
+        ? joinSharedBudget({ store: d.budget.store, targetId: target.id, machineId: d.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, log })
+        : null;
       const pacer = createPacer({
+        share,
         initialConcurrency: 8,
         maxConcurrency: 64,
         // The service blocks an address beyond its per-minute limit without a header saying so: every
@@ -142,7 +151,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
       });
       const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
-      return { pacer, client };
+      return { pacer, client, share };
     },
   });
   if (!session.ok) {
@@ -151,199 +160,205 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     return;
   }
   const { engagement, platform, target } = session;
-  const { pacer, client } = session.connection;
-  const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
-  const runAbort = new AbortController();
-  const sig = AbortSignal.any([signal, runAbort.signal]);
-  const ctx: RunnerContext = {
-    db,
-    ring: d.ring,
-    client,
-    runId: run.id,
-    owner,
-    engagement,
-    platform,
-    rehearsal: false,
-    policy,
-    signal: sig,
-    beforeStore: d.beforeStore,
-  };
-  const maxItems = d.maxItems ?? 256;
-  const drivers = new Map<string, Promise<void>>();
-  let stop: StoredError | null = null;
-  let lastProbeAt = Date.now();
+  const { pacer, client, share } = session.connection;
+  try {
+    const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
+    const runAbort = new AbortController();
+    const sig = AbortSignal.any([signal, runAbort.signal]);
+    const ctx: RunnerContext = {
+      db,
+      ring: d.ring,
+      client,
+      runId: run.id,
+      owner,
+      engagement,
+      platform,
+      rehearsal: false,
+      policy,
+      signal: sig,
+      beforeStore: d.beforeStore,
+    };
+    const maxItems = d.maxItems ?? 256;
+    const drivers = new Map<string, Promise<void>>();
+    let stop: StoredError | null = null;
+    let lastProbeAt = Date.now();
 
-  /** Waits while the pacer holds every request for long (maintenance, a spent quota); the run's loop probes now and then. */
-  async function gate(): Promise<void> {
-    for (;;) {
-      const hold = pacer.stats().hold;
-      const now = Date.now();
-      if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return;
-      await sleep(Math.min(1_000, hold.until - now), sig);
+    /** Waits while the pacer holds every request for long (maintenance, a spent quota); the run's loop probes now and then. */
+    async function gate(): Promise<void> {
+      for (;;) {
+        const hold = pacer.stats().hold;
+        const now = Date.now();
+        if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return;
+        await sleep(Math.min(1_000, hold.until - now), sig);
+      }
     }
-  }
 
-  async function drive(itemId: string): Promise<void> {
+    async function drive(itemId: string): Promise<void> {
+      try {
+        for (;;) {
+          sig.throwIfAborted();
+          await gate();
+          const step = await stepItem(ctx, itemId);
+          if (step.kind === "final") return;
+          if (step.kind === "wait") {
+            const ms = step.until.getTime() - Date.now();
+            if (ms > LET_GO_AFTER_MS) return; // claimed again when due
+            await sleep(ms, sig);
+            continue;
+          }
+          if (step.transition.runEffect?.scope === "run_stop") {
+            stop ??= step.transition.runEffect.error;
+            runAbort.abort(new Error("run stopped"));
+            return;
+          }
+        }
+      } catch (error) {
+        if (sig.aborted || error instanceof LeaseLostError) return;
+        // A fault of Ferry's own about this company (e.g. its credentials were purged): it fails alone.
+        const message = error instanceof Error ? error.message : String(error);
+        log(`company ${itemId} of run ${run.id} failed: ${message}`);
+        const now = new Date();
+        failItemAlone(db, { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } });
+      } finally {
+        drivers.delete(itemId);
+        releaseItemLease(db, { itemId, owner });
+      }
+    }
+
+    let last = { sent: 0, rateLimited: 0 };
+    let lastPaceAt = 0;
+    let windowSeen: { requests: number; perSeconds: number } | null = null;
+    let previousReset: { limit: number; until: number } | null = null;
+
+    function recordPace(now: number): void {
+      const s = pacer.stats();
+      const delta = { requests: s.sent - last.sent, rateLimited: s.rateLimited - last.rateLimited };
+      last = { sent: s.sent, rateLimited: s.rateLimited };
+      // The limit's window length, from two consecutive spent windows' resets (a second, a minute, a day).
+      if (s.hold?.reason === "window_spent" && s.hold.limit) {
+        if (previousReset && previousReset.limit === s.hold.limit && s.hold.until - previousReset.until > 500) {
+          // Windows are fixed: the shortest gap between two resets seen is the window's length.
+          const span = Math.max(1, Math.round((s.hold.until - previousReset.until) / 1000));
+          if (!windowSeen || windowSeen.requests !== s.hold.limit || span < windowSeen.perSeconds) windowSeen = { requests: s.hold.limit, perSeconds: span };
+        }
+        if (!previousReset || s.hold.until - previousReset.until > 500) previousReset = { limit: s.hold.limit, until: s.hold.until };
+      }
+      const limit = windowSeen ?? (s.limit ? { requests: s.limit, perSeconds: 1 } : null);
+      addPace(db, {
+        runId: run.id,
+        delta,
+        coordinator: coordinator
+          ? { finished: Object.entries(runCountsByState(db, run.id)).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0), limit, hold: holdOf(s.hold, now) ?? null }
+          : null,
+        now: new Date(now),
+      });
+    }
+
     try {
       for (;;) {
-        sig.throwIfAborted();
-        await gate();
-        const step = await stepItem(ctx, itemId);
-        if (step.kind === "final") return;
-        if (step.kind === "wait") {
-          const ms = step.until.getTime() - Date.now();
-          if (ms > LET_GO_AFTER_MS) return; // claimed again when due
-          await sleep(ms, sig);
-          continue;
+        if (sig.aborted) break;
+        const now = Date.now();
+        if (now - lastPaceAt >= PACE_EVERY_MS) {
+          lastPaceAt = now;
+          recordPace(now);
+          const current = findRun(db, run.id);
+          if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
+          // A helper lets go when the coordinator's lease ran out, so that its worker takes the run over.
+          if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) break;
         }
-        if (step.transition.runEffect?.scope === "run_stop") {
-          stop ??= step.transition.runEffect.error;
-          runAbort.abort(new Error("run stopped"));
-          return;
+        const s = pacer.stats();
+        const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
+        if (!longHold) lastProbeAt = now;
+        else if (s.hold && now - lastProbeAt >= probeEvery(s.hold.until - now, target.kind)) {
+          // A probe: the pacer lets go what waits in it (as many as its concurrency, halved by the
+          // hold's answers) or else the companies at the gate; their answers say whether the service
+          // is back. Done here, not by one company, whose request could queue behind the others'.
+          lastProbeAt = now;
+          pacer.wake();
         }
-      }
-    } catch (error) {
-      if (sig.aborted || error instanceof LeaseLostError) return;
-      // A fault of Ferry's own about this company (e.g. its credentials were purged): it fails alone.
-      const message = error instanceof Error ? error.message : String(error);
-      log(`company ${itemId} of run ${run.id} failed: ${message}`);
-      const now = new Date();
-      failItemAlone(db, { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } });
-    } finally {
-      drivers.delete(itemId);
-      releaseItemLease(db, { itemId, owner });
-    }
-  }
-
-  let last = { sent: 0, rateLimited: 0 };
-  let lastPaceAt = 0;
-  let windowSeen: { requests: number; perSeconds: number } | null = null;
-  let previousReset: { limit: number; until: number } | null = null;
-
-  function recordPace(now: number): void {
-    const s = pacer.stats();
-    const delta = { requests: s.sent - last.sent, rateLimited: s.rateLimited - last.rateLimited };
-    last = { sent: s.sent, rateLimited: s.rateLimited };
-    // The limit's window length, from two consecutive spent windows' resets (a second, a minute, a day).
-    if (s.hold?.reason === "window_spent" && s.hold.limit) {
-      if (previousReset && previousReset.limit === s.hold.limit && s.hold.until - previousReset.until > 500) {
-        // Windows are fixed: the shortest gap between two resets seen is the window's length.
-        const span = Math.max(1, Math.round((s.hold.until - previousReset.until) / 1000));
-        if (!windowSeen || windowSeen.requests !== s.hold.limit || span < windowSeen.perSeconds) windowSeen = { requests: s.hold.limit, perSeconds: span };
-      }
-      if (!previousReset || s.hold.until - previousReset.until > 500) previousReset = { limit: s.hold.limit, until: s.hold.until };
-    }
-    const limit = windowSeen ?? (s.limit ? { requests: s.limit, perSeconds: 1 } : null);
-    addPace(db, {
-      runId: run.id,
-      delta,
-      coordinator: coordinator
-        ? { finished: Object.entries(runCountsByState(db, run.id)).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0), limit, hold: holdOf(s.hold, now) ?? null }
-        : null,
-      now: new Date(now),
-    });
-  }
-
-  try {
-    for (;;) {
-      if (sig.aborted) break;
-      const now = Date.now();
-      if (now - lastPaceAt >= PACE_EVERY_MS) {
-        lastPaceAt = now;
-        recordPace(now);
-        const current = findRun(db, run.id);
-        if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
-        // A helper lets go when the coordinator's lease ran out, so that its worker takes the run over.
-        if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) break;
-      }
-      const s = pacer.stats();
-      const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
-      if (!longHold) lastProbeAt = now;
-      else if (s.hold && now - lastProbeAt >= probeEvery(s.hold.until - now, target.kind)) {
-        // A probe: the pacer lets go what waits in it (as many as its concurrency, halved by the
-        // hold's answers) or else the companies at the gate; their answers say whether the service
-        // is back. Done here, not by one company, whose request could queue behind the others'.
-        lastProbeAt = now;
-        pacer.wake();
-      }
-      const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
-      if (!longHold && drivers.size < cap) {
-        const claimed = claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) });
-        for (const item of claimed) drivers.set(item.id, drive(item.id));
-      }
-      if (drivers.size === 0) {
-        if (countUnfinished(db, run.id) === 0) {
-          if (coordinator) {
-            // The last requests are counted before the run is seen finished, so its figures are final then.
-            recordPace(Date.now());
-            await finish();
+        const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
+        if (!longHold && drivers.size < cap) {
+          const claimed = claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) });
+          for (const item of claimed) drivers.set(item.id, drive(item.id));
+        }
+        if (drivers.size === 0) {
+          if (countUnfinished(db, run.id) === 0) {
+            if (coordinator) {
+              // The last requests are counted before the run is seen finished, so its figures are final then.
+              recordPace(Date.now());
+              await finish();
+            }
+            break;
           }
-          break;
         }
+        await sleep(TICK_MS, sig).catch(() => {});
       }
-      await sleep(TICK_MS, sig).catch(() => {});
+    } finally {
+      runAbort.abort(new Error("run over"));
+      await Promise.allSettled([...drivers.values()]);
+      try {
+        recordPace(Date.now());
+      } catch {
+        // The pace is for the screens; a busy database must not lose the run's outcome below.
+      }
+    }
+
+    const error = stop as StoredError | null;
+    if (error && !signal.aborted) {
+      const reason = await stopReason(error, async () => {
+        try {
+          return (await client.countCompanies()).data;
+        } catch {
+          return null;
+        }
+      });
+      const now = new Date();
+      db.transaction((tx) => {
+        if (!setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now })) return;
+        recordAudit(tx, {
+          actor: null,
+          action: "migration.bulk_stopped",
+          targetId: run.id,
+          engagementId: engagement.id,
+          organizationId: engagement.organizationId,
+          after: { reason, status: error.status, correlationId: error.correlationId },
+          at: now,
+        });
+      });
+      log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
+    }
+
+    async function finish(): Promise<void> {
+      const now = new Date();
+      const waiting = db.transaction((tx) => {
+        const current = findRun(tx, run.id);
+        if (!current) return null;
+        const counts = runCountsByState(tx, run.id);
+        const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
+        if (!done) return null;
+        // The companies that failed on their tokens go to their end customers, with their reconnect links.
+        const handed = handToEndCustomers(tx, { engagementId: engagement.id, now });
+        const reconciliation = runSync(reconcile(tx, engagement.id));
+        recordAudit(tx, {
+          actor: null,
+          action: "migration.bulk_finished",
+          targetId: run.id,
+          engagementId: engagement.id,
+          organizationId: engagement.organizationId,
+          after: { counts, reconciliation },
+          at: now,
+        });
+        log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(reconciliation)}`);
+        if (handed > 0) {
+          recordAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
+        }
+        return runSync(refreshWaiting(tx, engagement.id, now));
+      });
+      if (d.notify && waiting) await notifyAfterChange(databaseOf(db), d.notify, { engagementId: engagement.id, waiting });
     }
   } finally {
-    runAbort.abort(new Error("run over"));
-    await Promise.allSettled([...drivers.values()]);
-    try {
-      recordPace(Date.now());
-    } catch {
-      // The pace is for the screens; a busy database must not lose the run's outcome below.
-    }
-  }
-
-  const error = stop as StoredError | null;
-  if (error && !signal.aborted) {
-    const reason = await stopReason(error, async () => {
-      try {
-        return (await client.countCompanies()).data;
-      } catch {
-        return null;
-      }
-    });
-    const now = new Date();
-    db.transaction((tx) => {
-      if (!setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now })) return;
-      recordAudit(tx, {
-        actor: null,
-        action: "migration.bulk_stopped",
-        targetId: run.id,
-        engagementId: engagement.id,
-        organizationId: engagement.organizationId,
-        after: { reason, status: error.status, correlationId: error.correlationId },
-        at: now,
-      });
-    });
-    log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
-  }
-
-  async function finish(): Promise<void> {
-    const now = new Date();
-    const waiting = db.transaction((tx) => {
-      const current = findRun(tx, run.id);
-      if (!current) return null;
-      const counts = runCountsByState(tx, run.id);
-      const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
-      if (!done) return null;
-      // The companies that failed on their tokens go to their end customers, with their reconnect links.
-      const handed = handToEndCustomers(tx, { engagementId: engagement.id, now });
-      const reconciliation = runSync(reconcile(tx, engagement.id));
-      recordAudit(tx, {
-        actor: null,
-        action: "migration.bulk_finished",
-        targetId: run.id,
-        engagementId: engagement.id,
-        organizationId: engagement.organizationId,
-        after: { counts, reconciliation },
-        at: now,
-      });
-      log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(reconciliation)}`);
-      if (handed > 0) {
-        recordAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
-      }
-      return runSync(refreshWaiting(tx, engagement.id, now));
-    });
-    if (d.notify && waiting) await notifyAfterChange(databaseOf(db), d.notify, { engagementId: engagement.id, waiting });
+    // Its share goes to the machine's other pacers, its unused quota back to the counter (after the
+    // stop's last request, which goes through the same pacer).
+    await share?.leave().catch((error: unknown) => log(`leaving the rate budget failed: ${error instanceof Error ? error.message : String(error)}`));
   }
 }

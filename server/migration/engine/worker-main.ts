@@ -15,7 +15,7 @@ import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
 import { logSafe } from "@/server/security/log-safe";
 import { purgeDueCredentials } from "../handover/purge-credentials";
-import { createWorker } from "./worker";
+import { createWorker, machineIdOf } from "./worker";
 import { companiesText, countOf, daysText } from "@/core/words";
 
 /** How often the worker looks for credentials due for the automatic purge. */
@@ -32,6 +32,7 @@ function main(): void {
     log: (line) => console.log(line),
     // Mail for what the worker changes (companies handed to their end customers, drops, the watch's end).
     notify: { appUrl: config.appUrl, mail: config.mail },
+    machineId: machineIdOf(e),
   });
   console.log(`Migration worker ${worker.owner} started on ${e.DATABASE_FILE}${e.SANDBOX_ADMIN_TOKEN ? "" : " (no SANDBOX_ADMIN_TOKEN: rehearsals will fail)"}`);
   worker.start();

@@ -43,6 +43,7 @@ import { RUN_KINDS, type RunKind } from "@/core/migration/states";
 import { setBulkStatus, runToHelp } from "../bulk/bulk-repository";
 import { carryOutBulk, type BulkDeps } from "../bulk/bulk-runner";
 import { createWatcher } from "../watch/watcher";
+import { createBudgetStore, type BudgetStore } from "@/server/service-client/budget-store";
 import type { NotifyConfig } from "@/server/engagements/waiting/notify";
 
 export type WorkerOptions = {
@@ -71,6 +72,13 @@ export type WorkerOptions = {
   watchEveryMs?: number;
   /** Tests: called with each answer before it is stored (throw to stop as a crash would). */
   beforeStore?: (call: PipelineCall) => void;
+  /**
+   * The targets' rate budgets shared with every worker (default: in the app database) and the
+   * machine whose address this worker's requests come from (default FERRY_MACHINE_ID, else the
+   * host name); null: this worker's pacers learn the limits alone.
+   */
+  budget?: BudgetStore | null;
+  machineId?: string;
 };
 
 export type Worker = {
@@ -84,6 +92,11 @@ export type Worker = {
   /** Stops: the current call is abandoned, every lease released for another worker; resolves once idle. */
   stop(): Promise<void>;
 };
+
+/** The machine whose address the service counts this worker's requests from: FERRY_MACHINE_ID, else the host name. */
+export function machineIdOf(environment: { FERRY_MACHINE_ID?: string | undefined }): string {
+  return environment.FERRY_MACHINE_ID?.trim() || os.hostname();
+}
 
 /** Why a run's work was abandoned before its end. */
 class RunAbandoned extends Error {
@@ -119,7 +132,10 @@ export function createWorker(options: WorkerOptions): Worker {
   const log = (line: string) => sink(logSafe(line));
   const stopping = new AbortController();
   let loop: Promise<void> | null = null;
+  const budgetStore = options.budget === undefined ? createBudgetStore(db) : options.budget;
+  const budget = budgetStore ? { store: budgetStore, machineId: options.machineId ?? machineIdOf({ FERRY_MACHINE_ID: process.env.FERRY_MACHINE_ID }) } : null;
   const bulkDeps: BulkDeps = {
+    budget,
     db,
     ring,
     owner,
@@ -130,7 +146,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
     notify: options.notify ?? null,
   };
-  const watcher = createWatcher({ db, ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, ...(options.client ? { client: options.client } : {}) });
+  const watcher = createWatcher({ db, ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, budget, ...(options.client ? { client: options.client } : {}) });
   const watchEveryMs = options.watchEveryMs ?? 2_000;
   let watchLoop: Promise<void> | null = null;
 
@@ -334,6 +350,7 @@ export function createWorker(options: WorkerOptions): Worker {
       stopping.abort(new RunAbandoned("stopped"));
       await loop;
       await watchLoop;
+      await watcher.close();
     },
   };
 }

@@ -21,6 +21,8 @@ import { recordAudit } from "@/server/security/audit";
 import { logSafe } from "@/server/security/log-safe";
 import type { KeyRing } from "@/server/security/secrets";
 import { createPacer } from "@/server/service-client/pacer";
+import type { BudgetStore } from "@/server/service-client/budget-store";
+import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
 import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
@@ -76,12 +78,16 @@ export type WatcherDeps = {
   reconnectEveryMs?: number;
   /** Options of the service clients (timeouts, a fetch). */
   client?: Partial<Omit<ServiceClientOptions, "baseUrl" | "apiKey">>;
+  /** The targets' rate budgets shared with every worker: the watch spends the daily quota as they do (none: its own pacer alone). */
+  budget?: { store: BudgetStore; machineId: string } | null;
   log: (line: string) => void;
 };
 
 export type Watcher = {
   /** Checks every watch that is due now (each taken under a lease); returns how many it checked. */
   tick(): Promise<number>;
+  /** Leaves the targets' shared budgets (handing back unused quota). */
+  close(): Promise<void>;
 };
 
 /** What one check did, for its log line and the tests. */
@@ -111,6 +117,8 @@ export function createWatcher(deps: WatcherDeps): Watcher {
   const control = deps.sandbox ? createControlClient(deps.sandbox) : null;
   /** A service client per engagement and target, kept while this worker lives (its key decrypted once). */
   const sessions = new Map<string, { targetId: string; client: ServiceClient }>();
+  /** The watch's seats in the targets' shared budgets, one per engagement's client. */
+  const seats = new Map<string, SharedBudget>();
 
   const onSandbox = (target: ServiceTargetRecord) => !!deps.sandbox && sameBase(target.baseUrl, deps.sandbox.url);
 
@@ -129,8 +137,15 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       run,
       purpose: (reference) => `watch the migrated connections of ${reference}`,
       connect: (t, apiKey) => {
-        // Slow on purpose: a check is a few list requests, never a burst.
-        const pacer = createPacer({ initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
+        // Slow on purpose: a check is a few list requests, never a burst. Such a trickle takes no
+        // part of the machine's per-address window from the bulk runs (it keeps to what the headers
+        // say remains), but its requests come out of the shared daily quota like theirs.
+        seats.get(engagementId)?.leave().catch(() => {});
+        const share = deps.budget
+          ? joinSharedBudget({ store: deps.budget.store, targetId: t.id, machineId: deps.budget.machineId, knownDailyQuota: t.builtIn ? null : t.dailyQuota, sharesWindow: false, log })
+          : null;
+        if (share) seats.set(engagementId, share);
+        const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
         return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch });
       },
     });
@@ -325,5 +340,11 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     return checked;
   }
 
-  return { tick };
+  return {
+    tick,
+    async close() {
+      await Promise.allSettled([...seats.values()].map((seat) => seat.leave()));
+      seats.clear();
+    },
+  };
 }

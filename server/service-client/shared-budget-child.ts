@@ -1,0 +1,80 @@
+/**
+ * One pacer in a process of its own, for shared-budget-processes.test.ts: it joins a target's
+ * shared rate budget on Ferry's database (unless BUDGET_SHARE=0) and sends GET /companies through
+ * its pacer from several callers until its time is up, then leaves the budget. Every 200 ms it
+ * prints one JSON line of what it has done, and a last one with `done: true`.
+ *
+ * Env: DATABASE_FILE, BUDGET_TARGET_ID, BUDGET_MACHINE_ID, BUDGET_KNOWN_QUOTA (empty: none),
+ * BUDGET_SHARE, SANDBOX_URL, SANDBOX_API_KEY, BUDGET_DURATION_MS, BUDGET_CALLERS.
+ */
+import { openDb } from "@/db/client";
+import { createBudgetStore } from "./budget-store";
+import { createPacer } from "./pacer";
+import { joinSharedBudget } from "./shared-budget";
+
+async function main(): Promise<void> {
+  const e = process.env;
+  const db = openDb(e.DATABASE_FILE!);
+  const share =
+    e.BUDGET_SHARE === "0"
+      ? null
+      : joinSharedBudget({
+          store: createBudgetStore(db),
+          targetId: e.BUDGET_TARGET_ID!,
+          machineId: e.BUDGET_MACHINE_ID ?? "test-machine",
+          knownDailyQuota: e.BUDGET_KNOWN_QUOTA ? Number(e.BUDGET_KNOWN_QUOTA) : null,
+          log: (line) => console.error(line),
+        });
+  const pacer = createPacer({ share, initialConcurrency: 8, maxConcurrency: 64 });
+  const authorization = `Basic ${Buffer.from(e.SANDBOX_API_KEY!).toString("base64")}`;
+  const deadline = Date.now() + Number(e.BUDGET_DURATION_MS ?? 5_000);
+  const counts = { sent: 0, ok: 0, r429: 0, failed: 0 };
+
+  const report = (done = false) => {
+    const state = share?.state();
+    console.log(
+      JSON.stringify({
+        t: Date.now(),
+        ...counts,
+        // Requests the pacer let go (answered or not): what the service may have counted.
+        pacerSent: pacer.stats().sent,
+        ready: share?.ready() ?? true,
+        count: state?.share.ready ? state.share.count : null,
+        taken: state?.quota?.taken ?? null,
+        used: state?.quota?.used ?? null,
+        hold: pacer.stats().hold?.reason ?? null,
+        done,
+      }),
+    );
+  };
+  const ticker = setInterval(report, 200);
+
+  const caller = async () => {
+    while (Date.now() < deadline) {
+      const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+      try {
+        const response = await pacer.fetch(`${e.SANDBOX_URL}/companies?page=1&pageSize=1`, { headers: { Authorization: authorization }, signal });
+        counts.sent += 1;
+        await response.arrayBuffer();
+        if (response.status === 429) counts.r429 += 1;
+        else if (response.ok) counts.ok += 1;
+      } catch {
+        // Still waiting in the pacer when the time was up (never sent), or no answer.
+        if (Date.now() < deadline) counts.failed += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Number(e.BUDGET_CALLERS ?? 8) }, caller));
+  clearInterval(ticker);
+  await share?.leave();
+  report(true);
+  db.$client.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
