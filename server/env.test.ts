@@ -14,6 +14,11 @@ describe("environment", () => {
     expect(() => parseEnv({ ...good, FERRY_ENCRYPTION_KEY: "nope" })).toThrow(/FERRY_ENCRYPTION_KEY: must be '<key id>:<32 bytes in base64>'/);
   });
 
+  it("refuses DATABASE_URL by name while Ferry runs on SQLite only (a blank one is as unset)", () => {
+    expect(() => parseEnv({ ...good, DATABASE_URL: "postgres://ferry@db.internal:5432/ferry" })).toThrow(/DATABASE_URL: Ferry does not run on PostgreSQL yet/);
+    expect(parseEnv({ ...good, DATABASE_URL: " " }).DATABASE_FILE).toBe("data/ferry.db");
+  });
+
   it("reads TRUST_PROXY as a number of proxies, none by default", () => {
     expect(parseEnv(good).TRUST_PROXY).toBe(0);
     expect(parseEnv({ ...good, TRUST_PROXY: "true" }).TRUST_PROXY).toBe(1);
