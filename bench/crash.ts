@@ -17,6 +17,7 @@
  * Run: npm run bench -- crash
  * Last line: {"bench":"crash","companies":500,"kills":20,"duplicates":…,"lost":…,"max_resume_s":…}
  */
+import { runSync } from "@/db/database";
 import { and, eq, gte, inArray, sql } from "drizzle-orm";
 import { serviceCalls } from "@/db/schema";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
 
     const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
     worker = startWorkerProcess(bed, sandbox);
-    const active = () => ["queued", "running"].includes(findRun(bed.db, runId)!.status);
+    const active = () => ["queued", "running"].includes(runSync(findRun(bed.db, runId))!.status);
     const starts: { at: number; kind: "first start" | "restart" }[] = [{ at: worker.spawnedAtEpoch, kind: "first start" }];
     let kills = 0;
     while (kills < KILLS && active()) {
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
       worker = startWorkerProcess(bed, sandbox);
       starts.push({ at: worker.spawnedAtEpoch, kind: "restart" });
     }
-    const run = await until("the run to end", () => findRun(bed.db, runId)!, (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
+    const run = await until("the run to end", () => runSync(findRun(bed.db, runId))!, (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
     const wallS = (run.finishedAt!.getTime() - run.requestedAt.getTime()) / 1000;
 
     const states = statesOf(bed.db, eng.engagementId);

@@ -17,6 +17,7 @@
  * Run: npm run bench -- faults
  * Last line: {"bench":"faults","companies":500,"correct":…,"wrong":…,"manual_actions":0}
  */
+import { runSync } from "@/db/database";
 import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
 import type { ItemChecks } from "@/server/migration/engine/pipeline";
@@ -83,14 +84,14 @@ async function main(): Promise<void> {
     const maintenanceAt = Date.now();
     let holdShown: string | null = null;
     while (Date.now() - maintenanceAt < MAINTENANCE.seconds * 1000) {
-      const hold = (findRun(bed.db, runId)!.outcome as { hold?: { kind: string } }).hold;
+      const hold = (runSync(findRun(bed.db, runId))!.outcome as { hold?: { kind: string } }).hold;
       if (hold) holdShown = hold.kind;
       await sleep(500);
     }
     await sandbox.control.setFaults({ maintenance: false });
     const finishedAtMaintenanceEnd = finished();
 
-    const run = await until("the run to end", () => findRun(bed.db, runId)!, (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
+    const run = await until("the run to end", () => runSync(findRun(bed.db, runId))!, (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
     const wallS = (run.finishedAt!.getTime() - run.requestedAt.getTime()) / 1000;
     await sandbox.control.setFaults({ errorRate: 0, rateLimitPerSecond: null });
 

@@ -17,6 +17,7 @@
  * Run: npm run bench -- migrate
  * Last line: {"bench":"migrate","companies":1000,"wall_s":…,"requests":…,"utilisation":…,"share_429":…,"sequential_s":…,"speedup":…}
  */
+import { runSync } from "@/db/database";
 import { findRun } from "@/server/migration/engine/run-repository";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { bulkPipelinePolicy } from "@/server/migration/bulk/bulk-runner";
@@ -45,12 +46,12 @@ async function main(): Promise<void> {
 
     // Baseline: one company at a time, the same calls and policy, a plain client, no pacer.
     const { runId: baseRunId } = startBulkRun(baseBed.db, baseBed.people.support, { engagementId: baseEng.engagementId });
-    const baseRun = findRun(baseBed.db, baseRunId)!;
+    const baseRun = runSync(findRun(baseBed.db, baseRunId))!;
     const owner = "sequential-baseline";
     const client = createServiceClient({ baseUrl: sandbox.url, apiKey: baseEng.apiKey });
     const seqStart = performance.now();
     for (const item of baseEng.items) {
-      if (!claimItem(baseBed.db, { itemId: item.id, runId: baseRun.id, owner, leaseMs: 3_600_000, now: new Date() })) throw new Error(`could not claim ${item.id}`);
+      if (!runSync(claimItem(baseBed.db, { itemId: item.id, runId: baseRun.id, owner, leaseMs: 3_600_000, now: new Date() }))) throw new Error(`could not claim ${item.id}`);
       const result = await driveItem(
         {
           db: baseBed.db,
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
     const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
     const run = await until(
       "the bulk run to end",
-      () => findRun(bed.db, runId)!,
+      () => runSync(findRun(bed.db, runId))!,
       (r) => !["queued", "running"].includes(r.status),
       20 * 60_000,
     );

@@ -19,6 +19,7 @@
  * Run: npm run bench -- watch [companies] [drops]
  * Last line: {"bench":"watch","companies":…,"days":…,"requests":…,"quota_share":…,"missed":…,"detect_s":…}
  */
+import { runSync } from "@/db/database";
 import { performance } from "node:perf_hooks";
 import { and, eq, isNotNull } from "drizzle-orm";
 import { migrationItems, watches } from "@/db/schema";
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
     const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
     const worker = createWorker({ db: bed.db, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
     worker.start();
-    await until("the bulk run", () => findRun(bed.db, runId)!, (r) => r.status === "completed", 120_000);
+    await until("the bulk run", () => runSync(findRun(bed.db, runId))!, (r) => r.status === "completed", 120_000);
     await worker.stop();
 
     // The engagement's other companies, migrated: on the sandbox (tagged, Linked) and verified in Ferry.

@@ -22,6 +22,7 @@
  * Run: npm run bench -- workers [companies]
  * Last line: {"bench":"workers","workers":3,"companies":…,"utilisation":…,"share_429":…,"duplicates":…,"lost":…,"one_worker_utilisation":…}
  */
+import { runSync } from "@/db/database";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { findRun } from "@/server/migration/engine/run-repository";
@@ -84,7 +85,7 @@ async function measure(params: { database: BenchDatabase; sandbox: SandboxProces
   const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
   const run = await until(
     "the bulk run to end",
-    () => findRun(bed.db, runId)!,
+    () => runSync(findRun(bed.db, runId))!,
     (r) => !["queued", "running"].includes(r.status),
     20 * 60_000,
   );
@@ -98,7 +99,7 @@ async function measure(params: { database: BenchDatabase; sandbox: SandboxProces
 
   const wallS = (run.finishedAt!.getTime() - run.requestedAt.getTime()) / 1000;
   // Read again once every worker has stopped: a helper adds its last requests as it lets go.
-  const outcome = findRun(bed.db, runId)!.outcome as { requests?: number; rateLimited?: number };
+  const outcome = runSync(findRun(bed.db, runId))!.outcome as { requests?: number; rateLimited?: number };
   const requests = outcome.requests ?? 0;
   const rateLimited = outcome.rateLimited ?? 0;
   const recorded = recordedCalls(bed.db, runId);

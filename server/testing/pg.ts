@@ -7,7 +7,7 @@
 import crypto from "node:crypto";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { Pool } from "pg";
-import { migratePostgresPool } from "@/db/migrate-pg";
+import { migratePostgres, migratePostgresPool } from "@/db/migrate-pg";
 import * as pgSchema from "@/db/schema.pg";
 import { startPostgres, type ThrowawayPostgres } from "@/scripts/postgres.mjs";
 
@@ -71,6 +71,18 @@ export async function createEmptyPgDatabase(): Promise<{ url: string; drop: () =
       }
     },
   };
+}
+
+/** A fresh database with the committed PostgreSQL migrations applied (no pool kept open): its URL, and how to drop it. */
+export async function createMigratedPgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const created = await createEmptyPgDatabase();
+  try {
+    await migratePostgres(created.url);
+  } catch (error) {
+    await created.drop();
+    throw error;
+  }
+  return created;
 }
 
 /** A fresh database with the committed PostgreSQL migrations applied, and drizzle over it with the PostgreSQL schema. */

@@ -6,7 +6,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb, type Db } from "@/db/client";
-import { databaseOf, type Database } from "@/db/database";
+import { databaseOf, openPostgres, type Database, type Dialect } from "@/db/database";
+import { databaseDialect } from "@/db/dialect";
 import { createOrganization } from "@/server/accounts/organizations";
 import { createUserWithPassword } from "@/server/accounts/users";
 import type { Actor } from "@/core/accounts/actor";
@@ -31,6 +32,50 @@ export function createTestDb(): TestDb {
   };
 }
 
+/**
+ * A fresh app database for one test file, on the database the test run is for: SQLite (a
+ * temporary file, the SQLite pass) or, when DATABASE_URL names PostgreSQL (the PostgreSQL pass of
+ * `npm test`), a database of its own on the throwaway server with the committed migrations.
+ */
+export type TestDatabase = {
+  database: Database;
+  /** `database.db`: await its queries (both drivers answer alike). */
+  db: Db;
+  dialect: Dialect;
+  /** What a child process needs in its environment to open this same database. */
+  env: { DATABASE_FILE: string; DATABASE_URL: "" } | { DATABASE_URL: string };
+  close: () => Promise<void>;
+};
+
+/** A fresh, migrated app database on the dialect DATABASE_URL selects (see TestDatabase). */
+export async function createTestDatabase(options: { max?: number } = {}): Promise<TestDatabase> {
+  if (databaseDialect() === "postgresql") {
+    // Imported here so the SQLite pass never loads the PostgreSQL harness.
+    const { createMigratedPgDatabase } = await import("./pg");
+    const { url, drop } = await createMigratedPgDatabase();
+    const database = openPostgres(url, { max: options.max ?? 10 });
+    return {
+      database,
+      db: database.db,
+      dialect: "postgresql",
+      env: { DATABASE_URL: url },
+      close: async () => {
+        await database.close();
+        await drop();
+      },
+    };
+  }
+  const t = createTestDb();
+  return {
+    database: t.database,
+    db: t.db,
+    dialect: "sqlite",
+    // An empty DATABASE_URL, so a child process of the SQLite pass never inherits a PostgreSQL one.
+    env: { DATABASE_FILE: t.file, DATABASE_URL: "" },
+    close: async () => t.close(),
+  };
+}
+
 export const TEST_PASSWORD = "correct horse battery";
 
 /** A key ring for tests (a fresh random key per test process). */
@@ -49,8 +94,8 @@ export type People = {
 const SEEDER: Actor = { id: "test-seed", email: "", name: "Test seed", role: "admin", organizationId: null };
 
 /** Two organisations and one person of each role (customers A and B in different organisations). */
-export async function seedPeople(db: Db): Promise<People> {
-  const database = databaseOf(db);
+export async function seedPeople(target: Db | Database): Promise<People> {
+  const database = "db" in target ? target : databaseOf(target);
   const orgA = (await createOrganization(database, SEEDER, { name: "Org A" })).id;
   const orgB = (await createOrganization(database, SEEDER, { name: "Org B" })).id;
   const make = (email: string, name: string, role: Actor["role"], organizationId: string | null) =>

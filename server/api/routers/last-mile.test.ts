@@ -3,6 +3,7 @@
  * temporary database: both sides read the waiting companies with their links, only support steers
  * the watch, another organisation's customer gets the same 404 as for an unknown engagement.
  */
+import { runSync } from "@/db/database";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrationItems } from "@/db/schema";
@@ -28,7 +29,7 @@ async function handedOver() {
   for (const [i, item] of f.items.entries()) {
     t.db.update(migrationItems).set({ companyId: `company-${i}`, connectionId: `connection-${i}`, linkUrl: `https://link.example/company/company-${i}` }).where(eq(migrationItems.id, item.id)).run();
   }
-  t.db.transaction((tx) => handToEndCustomers(tx, { engagementId: f.engagementId, now: new Date() }));
+  t.db.transaction((tx) => runSync(handToEndCustomers(tx, { engagementId: f.engagementId, now: new Date() })));
   return f;
 }
 

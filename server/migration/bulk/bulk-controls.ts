@@ -50,8 +50,8 @@ export function loadBulkContext(
   now: Date = new Date(),
 ): BulkContext & { eng: EngagementRow; latest: RunRow | undefined; counts: Record<MigrationItemState, number> } {
   const { eng, states } = runSync(loadForChange(tx, engagementId));
-  const latest = latestBulkRun(tx, engagementId);
-  const counts = realCountsByState(tx, engagementId);
+  const latest = runSync(latestBulkRun(tx, engagementId));
+  const counts = runSync(realCountsByState(tx, engagementId));
   return {
     eng,
     latest,
@@ -96,8 +96,8 @@ export function startBulkRun(db: Db, actor: Actor, input: { engagementId: string
     check(startRefusal(c));
     check(startReasonRefusal(c, input.reason));
     const target = runSync(findServiceTarget(tx, c.eng.serviceTargetId!));
-    insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} });
-    const companies = attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now });
+    runSync(insertRun(tx, { id: runId, engagementId: c.eng.id, kind: "bulk", serviceTargetId: c.eng.serviceTargetId, itemId: null, requestedById: actor.id, now, outcome: {} }));
+    const companies = runSync(attachToRun(tx, { engagementId: c.eng.id, runId, states: UNFINISHED, now }));
     const reconciliation = runSync(reconcile(tx, c.eng.id));
     if (c.states[6] === "pending") runSync(applyStepAction(tx, actor, { engagementId: c.eng.id, step: 6, action: "start", via: "flow", at: now }));
     const outside = outsideWindowStart(c.window, now, input.reason);
@@ -145,7 +145,7 @@ export function pauseBulkRun(db: Db, actor: Actor, input: { engagementId: string
     check(pauseRefusal(c));
     const now = new Date();
     const reason = input.reason?.trim() || undefined;
-    setBulkStatus(tx, { runId: c.latest!.id, from: ["queued", "running"], to: "paused", reason: reason ? `Paused by ${actor.name}: ${reason}` : `Paused by ${actor.name}.`, now });
+    runSync(setBulkStatus(tx, { runId: c.latest!.id, from: ["queued", "running"], to: "paused", reason: reason ? `Paused by ${actor.name}: ${reason}` : `Paused by ${actor.name}.`, now }));
     recordAudit(tx, { actor, action: "migration.bulk_paused", targetId: c.latest!.id, engagementId: c.eng.id, organizationId: c.eng.organizationId, after: { reason }, at: now });
   });
 }
@@ -158,7 +158,7 @@ export function resumeBulkRun(db: Db, actor: Actor, input: { engagementId: strin
     check(resumeRefusal(c));
     const run = c.latest!;
     const now = new Date();
-    setBulkStatus(tx, { runId: run.id, from: ["paused", "stopped"], to: "queued", reason: null, now });
+    runSync(setBulkStatus(tx, { runId: run.id, from: ["paused", "stopped"], to: "queued", reason: null, now }));
     recordAudit(tx, {
       actor,
       action: "migration.bulk_resumed",
@@ -179,7 +179,7 @@ export function cancelBulkRun(db: Db, actor: Actor, input: { engagementId: strin
     check(cancelRefusal(c));
     const now = new Date();
     const reason = input.reason.trim();
-    setBulkStatus(tx, { runId: c.latest!.id, from: OPEN_BULK_STATUSES, to: "cancelled", reason: `Cancelled by ${actor.name}: ${reason}`, now, finished: true });
+    runSync(setBulkStatus(tx, { runId: c.latest!.id, from: OPEN_BULK_STATUSES, to: "cancelled", reason: `Cancelled by ${actor.name}: ${reason}`, now, finished: true }));
     recordAudit(tx, {
       actor,
       action: "migration.bulk_cancelled",
@@ -201,15 +201,15 @@ export function retryFailedItems(db: Db, actor: Actor, input: { engagementId: st
     check(retryFailedRefusal(c));
     const now = new Date();
     const run = c.latest!;
-    const n = attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: ["failed"], now });
-    reopenRun(tx, run, now);
+    const n = runSync(attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: ["failed"], now }));
+    runSync(reopenRun(tx, run, now));
     recordAudit(tx, { actor, action: "migration.bulk_retry_failed", targetId: run.id, engagementId: c.eng.id, organizationId: c.eng.organizationId, after: { companies: n }, at: now });
     return { count: n };
   });
 }
 
 function loadItem(tx: DbOrTx, engagementId: string, itemId: string) {
-  const item = findRealItem(tx, engagementId, itemId);
+  const item = runSync(findRealItem(tx, engagementId, itemId));
   if (!item) throw new AppError("NOT_FOUND", "No such company in this engagement's token file.");
   return item;
 }
@@ -227,7 +227,7 @@ export function setItemAsideControl(db: Db, actor: Actor, input: { engagementId:
     check(setAsideItemRefusal(item.state, item.name));
     const now = new Date();
     const reason = input.reason.trim();
-    setItemAside(tx, { itemId: item.id, reason, now });
+    runSync(setItemAside(tx, { itemId: item.id, reason, now }));
     recordAudit(tx, {
       actor,
       action: "migration_item.set_aside",
@@ -254,8 +254,8 @@ export function retryItemControl(db: Db, actor: Actor, input: { engagementId: st
     check(retryItemRefusal(item.state, item.name, c.latest?.status ?? null, c.runTargetRefusal));
     const now = new Date();
     const run = c.latest!;
-    attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: [item.state], itemId: item.id, now });
-    reopenRun(tx, run, now);
+    runSync(attachToRun(tx, { engagementId: c.eng.id, runId: run.id, states: [item.state], itemId: item.id, now }));
+    runSync(reopenRun(tx, run, now));
     recordAudit(tx, {
       actor,
       action: "migration_item.retried",

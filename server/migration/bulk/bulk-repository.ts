@@ -2,11 +2,15 @@
  * The bulk run as stored (the only module of the bulk run that touches drizzle): the engagement's
  * latest bulk run, attaching companies to it in one statement each (a run may cover 100,000),
  * the counts per state, the pace counters the workers add to, and the run's status changes.
+ * Transaction steps (db/database.ts), but for `addPace`, a transaction of its own.
+ *
+ * The run's `outcome` (JSON) is changed by reading it with the row locked and writing it back,
+ * not with a database's JSON functions, so the same code runs on SQLite and PostgreSQL and two
+ * workers adding to its counters at once queue on the row instead of losing one's addition.
  */
-import { and, count, desc, eq, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, ne, notInArray, or } from "drizzle-orm";
 import { migrationItems, migrationRuns } from "@/db/schema";
-import type { Db } from "@/db/client";
-import { q, runSync, type Steps } from "@/db/database";
+import { forUpdate, q, type Database, type Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "../../items/item-scope";
 import { purgeUsedFreshTokens } from "../../items/fresh-tokens";
@@ -15,36 +19,39 @@ import type { RunRow } from "../engine/run-repository";
 import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 
 /** The engagement's latest bulk run, or undefined before the first. */
-export function latestBulkRun(tx: DbOrTx, engagementId: string): RunRow | undefined {
-  return tx
-    .select()
-    .from(migrationRuns)
-    .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk")))
-    .orderBy(desc(migrationRuns.requestedAt))
-    .limit(1)
-    .get();
+export function* latestBulkRun(tx: DbOrTx, engagementId: string): Steps<RunRow | undefined> {
+  return yield* q.get(
+    tx
+      .select()
+      .from(migrationRuns)
+      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "bulk")))
+      .orderBy(desc(migrationRuns.requestedAt))
+      .limit(1),
+  );
 }
 
 /** Zero for every state, then the counts found. */
 function countsOf(rows: readonly { state: MigrationItemState; n: number }[]): Record<MigrationItemState, number> {
   const counts = Object.fromEntries(MIGRATION_ITEM_STATES.map((s) => [s, 0])) as Record<MigrationItemState, number>;
-  for (const r of rows) counts[r.state] = r.n;
+  // PostgreSQL's count(*) is a bigint, which node-postgres reads as a string.
+  for (const r of rows) counts[r.state] = Number(r.n);
   return counts;
 }
 
 /** The engagement's real companies per state. */
-export function realCountsByState(tx: DbOrTx, engagementId: string): Record<MigrationItemState, number> {
-  return countsOf(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(realItems(engagementId)).groupBy(migrationItems.state).all());
+export function* realCountsByState(tx: DbOrTx, engagementId: string): Steps<Record<MigrationItemState, number>> {
+  return countsOf(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(realItems(engagementId)).groupBy(migrationItems.state)));
 }
 
 /** A run's companies per state. */
-export function runCountsByState(tx: DbOrTx, runId: string): Record<MigrationItemState, number> {
-  return countsOf(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(eq(migrationItems.runId, runId)).groupBy(migrationItems.state).all());
+export function* runCountsByState(tx: DbOrTx, runId: string): Steps<Record<MigrationItemState, number>> {
+  return countsOf(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(eq(migrationItems.runId, runId)).groupBy(migrationItems.state)));
 }
 
 /** A run's companies not yet in a final state. */
-export function countUnfinished(tx: DbOrTx, runId: string): number {
-  return tx.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.runId, runId), notInArray(migrationItems.state, [...FINAL_ITEM_STATES]))).get()?.n ?? 0;
+export function* countUnfinished(tx: DbOrTx, runId: string): Steps<number> {
+  const row = yield* q.get(tx.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.runId, runId), notInArray(migrationItems.state, [...FINAL_ITEM_STATES]))));
+  return Number(row?.n ?? 0);
 }
 
 /**
@@ -52,18 +59,20 @@ export function countUnfinished(tx: DbOrTx, runId: string): number {
  * company and connection (the pipeline re-authorizes, never creating twice) and forgets the
  * previous attempt's checks, counters and error. `states`: which companies (by their state now).
  */
-export function attachToRun(tx: DbOrTx, params: { engagementId: string; runId: string; states: readonly MigrationItemState[]; itemId?: string; now: Date }): number {
-  return tx
-    .update(migrationItems)
-    .set(freshAttempt(params.runId, params.now))
-    .where(realItems(params.engagementId, inArray(migrationItems.state, [...params.states]), params.itemId ? eq(migrationItems.id, params.itemId) : undefined))
-    .run().changes;
+export function* attachToRun(tx: DbOrTx, params: { engagementId: string; runId: string; states: readonly MigrationItemState[]; itemId?: string; now: Date }): Steps<number> {
+  const { changes } = yield* q.run(
+    tx
+      .update(migrationItems)
+      .set(freshAttempt(params.runId, params.now))
+      .where(realItems(params.engagementId, inArray(migrationItems.state, [...params.states]), params.itemId ? eq(migrationItems.id, params.itemId) : undefined)),
+  );
+  return changes;
 }
 
 /** Puts a run (the engagement's latest bulk run) back to work on companies attached to it: reopened when it had ended. */
-export function reopenRun(tx: DbOrTx, run: RunRow, now: Date): void {
+export function* reopenRun(tx: DbOrTx, run: RunRow, now: Date): Steps<void> {
   if (run.status === "completed" || run.status === "cancelled" || run.status === "failed") {
-    setBulkStatus(tx, { runId: run.id, from: [run.status], to: "queued", reason: null, now });
+    yield* setBulkStatus(tx, { runId: run.id, from: [run.status], to: "queued", reason: null, now });
   }
 }
 
@@ -73,17 +82,19 @@ export function reopenRun(tx: DbOrTx, run: RunRow, now: Date): void {
  * one with fresh tokens from a supplementary file at `connection_created` (authorize again). Each
  * forgets its previous attempt; returns the run, or null when the engagement has no bulk run.
  */
-export function requeueIntoBulkRun(
+export function* requeueIntoBulkRun(
   tx: DbOrTx,
   params: { engagementId: string; itemIds: readonly string[]; state: Extract<MigrationItemState, "authorized" | "connection_created">; now: Date },
-): RunRow | null {
-  const run = latestBulkRun(tx, params.engagementId);
+): Steps<RunRow | null> {
+  const run = yield* latestBulkRun(tx, params.engagementId);
   if (!run || !params.itemIds.length) return run ?? null;
-  tx.update(migrationItems)
-    .set({ ...freshAttempt(run.id, params.now), state: params.state })
-    .where(realItems(params.engagementId, inArray(migrationItems.id, [...params.itemIds])))
-    .run();
-  reopenRun(tx, run, params.now);
+  yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ ...freshAttempt(run.id, params.now), state: params.state })
+      .where(realItems(params.engagementId, inArray(migrationItems.id, [...params.itemIds]))),
+  );
+  yield* reopenRun(tx, run, params.now);
   return run;
 }
 
@@ -91,20 +102,27 @@ export function requeueIntoBulkRun(
  * Sets one company aside with its reason; a worker driving it loses its lease and lets it go. Fresh
  * tokens it was being retried with are purged (a final state: see items/fresh-tokens.ts).
  */
-export function setItemAside(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): void {
-  tx.update(migrationItems)
-    .set({ state: "set_aside", outcomeReason: params.reason, nextAttemptAt: null, leaseOwner: null, leaseExpiresAt: null, finishedAt: params.now, updatedAt: params.now })
-    .where(eq(migrationItems.id, params.itemId))
-    .run();
-  runSync(purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now }));
+export function* setItemAside(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ state: "set_aside", outcomeReason: params.reason, nextAttemptAt: null, leaseOwner: null, leaseExpiresAt: null, finishedAt: params.now, updatedAt: params.now })
+      .where(eq(migrationItems.id, params.itemId)),
+  );
+  yield* purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now });
 }
 
 /** Changes a bulk run's status (from one of `from`), with its reason; false when it was in none of them. */
-export function setBulkStatus(
+export function* setBulkStatus(
   tx: DbOrTx,
   params: { runId: string; from: readonly RunStatus[]; to: RunStatus; reason: string | null; now: Date; finished?: boolean },
-): boolean {
-  return (
+): Steps<boolean> {
+  const inFrom = and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...params.from]));
+  const row = yield* q.get(forUpdate(tx.select({ outcome: migrationRuns.outcome }).from(migrationRuns).where(inFrom)));
+  if (!row) return false;
+  // A hold the run waited on belongs to the status it leaves.
+  const { hold: _hold, ...outcome } = (row.outcome ?? {}) as BulkOutcome;
+  const { changes } = yield* q.run(
     tx
       .update(migrationRuns)
       .set({
@@ -114,11 +132,11 @@ export function setBulkStatus(
         finishedAt: params.finished ? params.now : null,
         // Anything but running lets the worker's lease go at its next renewal.
         ...(params.to === "running" ? {} : { leaseOwner: null, leaseExpiresAt: null }),
-        outcome: sql`json_remove(coalesce(${migrationRuns.outcome}, '{}'), '$.hold')`,
+        outcome: outcome as Record<string, unknown>,
       })
-      .where(and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...params.from])))
-      .run().changes > 0
+      .where(inFrom),
   );
+  return changes > 0;
 }
 
 /** What a worker adds to a run's pace counters since it last did (any worker of the run may). */
@@ -139,55 +157,61 @@ export type BulkOutcome = {
 const SAMPLES = 30;
 
 /**
- * Adds a worker's requests to the run's counters (one atomic statement: any worker of the run may)
- * and, from the run's coordinator, a sample for the screens' pace and ETA and the hold it sees.
+ * Adds a worker's requests to the run's counters and, from the run's coordinator, a sample for the
+ * screens' pace and ETA and the hold it sees. Any worker of the run may: the run's row is locked
+ * while its outcome is read and written back (read committed), so additions at once queue.
  */
-export function addPace(
-  db: Db,
+export async function addPace(
+  database: Database,
   params: {
     runId: string;
     delta: PaceDelta;
     coordinator: { finished: number; limit: { requests: number; perSeconds: number } | null; hold: BulkOutcome["hold"] | null } | null;
     now: Date;
   },
-): void {
-  const o = migrationRuns.outcome;
-  db.transaction((tx) => {
-    tx.update(migrationRuns)
-      .set({
-        outcome: sql`json_set(coalesce(${o}, '{}'),
-          '$.requests', coalesce(json_extract(${o}, '$.requests'), 0) + ${params.delta.requests},
-          '$.rateLimited', coalesce(json_extract(${o}, '$.rateLimited'), 0) + ${params.delta.rateLimited})`,
-      })
-      .where(eq(migrationRuns.id, params.runId))
-      .run();
-    const c = params.coordinator;
-    if (!c) return;
-    const row = tx.select({ outcome: migrationRuns.outcome }).from(migrationRuns).where(eq(migrationRuns.id, params.runId)).get();
-    const outcome = { ...((row?.outcome ?? {}) as BulkOutcome) };
-    outcome.samples = [...(outcome.samples ?? []), [params.now.getTime(), outcome.requests ?? 0, c.finished] as [number, number, number]].slice(-SAMPLES);
-    if (c.limit) outcome.limit = c.limit;
-    if (c.hold) outcome.hold = c.hold;
-    else delete outcome.hold;
-    tx.update(migrationRuns).set({ outcome: outcome as Record<string, unknown>, updatedAt: params.now }).where(eq(migrationRuns.id, params.runId)).run();
-  });
+): Promise<void> {
+  const c = params.coordinator;
+  if (!c && params.delta.requests === 0 && params.delta.rateLimited === 0) return;
+  await database.transaction(
+    function* (tx) {
+      const row = yield* q.get(forUpdate(tx.select({ outcome: migrationRuns.outcome }).from(migrationRuns).where(eq(migrationRuns.id, params.runId))));
+      if (!row) return;
+      const outcome = { ...((row.outcome ?? {}) as BulkOutcome) };
+      outcome.requests = (outcome.requests ?? 0) + params.delta.requests;
+      outcome.rateLimited = (outcome.rateLimited ?? 0) + params.delta.rateLimited;
+      if (c) {
+        outcome.samples = [...(outcome.samples ?? []), [params.now.getTime(), outcome.requests, c.finished] as [number, number, number]].slice(-SAMPLES);
+        if (c.limit) outcome.limit = c.limit;
+        if (c.hold) outcome.hold = c.hold;
+        else delete outcome.hold;
+      }
+      yield* q.run(
+        tx
+          .update(migrationRuns)
+          .set({ outcome: outcome as Record<string, unknown>, ...(c ? { updatedAt: params.now } : {}) })
+          .where(eq(migrationRuns.id, params.runId)),
+      );
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /** A bulk run another worker is carrying out, whose companies this worker may help with. */
-export function runToHelp(tx: DbOrTx, params: { owner: string; now: Date }): RunRow | undefined {
-  return tx
-    .select()
-    .from(migrationRuns)
-    .where(
-      and(
-        eq(migrationRuns.kind, "bulk"),
-        eq(migrationRuns.status, "running"),
-        or(isNull(migrationRuns.leaseOwner), sql`${migrationRuns.leaseOwner} <> ${params.owner}`),
-        sql`${migrationRuns.leaseExpiresAt} > ${params.now.getTime()}`,
-      ),
-    )
-    .limit(1)
-    .get();
+export function* runToHelp(tx: DbOrTx, params: { owner: string; now: Date }): Steps<RunRow | undefined> {
+  return yield* q.get(
+    tx
+      .select()
+      .from(migrationRuns)
+      .where(
+        and(
+          eq(migrationRuns.kind, "bulk"),
+          eq(migrationRuns.status, "running"),
+          or(isNull(migrationRuns.leaseOwner), ne(migrationRuns.leaseOwner, params.owner)),
+          gt(migrationRuns.leaseExpiresAt, params.now),
+        ),
+      )
+      .limit(1),
+  );
 }
 
 /** The company of the engagement's latest passed single-company test (it counts as migrated); a transaction step. */

@@ -5,6 +5,7 @@
  * and by a refused key, a maintenance window waited out with no company failing, and two workers
  * sharing one run without creating anything twice.
  */
+import { runSync } from "@/db/database";
 import { and, eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, serviceCalls, serviceTargets } from "@/db/schema";
@@ -71,7 +72,7 @@ describe("the bulk run", () => {
     const list = companies(30, (i) => (i === 4 || i === 17 ? { rotatedAfterExport: true } : {}));
     const { eng, runId } = await startedRun(list);
     worker().start();
-    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 90_000);
     // The two rotated ones go to their end customers (reconnect links) when the run ends.
     expect(statesOf(eng.engagementId)).toEqual({ verified: 28, reconnect_pending: 2 });
     const reauth = bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), eq(migrationItems.state, "reconnect_pending"))).all();
@@ -98,7 +99,7 @@ describe("the bulk run", () => {
     for (let i = 0; i < 48; i++) await client.createCompany({ name: `Existing ${i}` });
     const { eng, runId } = await startedRun(companies(5), { target: { apiKey, name: "Free trial target" } });
     worker().start();
-    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^Free-trial company limit of 50 reached: 50 companies exist on this service account\. Upgrade the account/);
     expect(run.statusReason).toContain("402");
     const counts = statesOf(eng.engagementId);
@@ -115,7 +116,7 @@ describe("the bulk run", () => {
   it("stops on a refused API key (401) with the reason, failing no company", async () => {
     const { eng, runId } = await startedRun(companies(3), { target: { apiKey: "not-a-key-of-the-sandbox", name: "Wrong key" } });
     worker().start();
-    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(401\)/);
     expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
   });
@@ -130,7 +131,7 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(3), { target: { apiKey: created.apiKey, name: "Deleted key" } });
     await fetch(`${bed.sb.url}/apiKeys/${created.id}`, { method: "DELETE", headers: { Authorization: `Basic ${Buffer.from(first).toString("base64")}` } });
     worker().start();
-    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(403\)/);
     expect(run.statusReason).toContain("outdated API key");
     expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
@@ -140,7 +141,7 @@ describe("the bulk run", () => {
     const { apiKey } = await bed.sb.control.createClient({ plan: "free", name: "Old trial", createdAt: new Date(Date.now() - 400 * 86_400_000).toISOString() });
     const { eng, runId } = await startedRun(companies(2), { target: { apiKey, name: "Expired trial" } });
     worker().start();
-    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service account's free trial has expired: the customer must upgrade it, then resume\. \(The service said: 402 /);
     expect(statesOf(eng.engagementId)).toEqual({ pending: 2 });
   });
@@ -149,7 +150,7 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(6));
     await bed.sb.control.setFaults({ maintenance: true });
     worker().start();
-    await until("the bulk run", () => (findRun(bed.t.db, runId)!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
+    await until("the bulk run", () => (runSync(findRun(bed.t.db, runId))!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
     expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold).toMatchObject({ kind: "maintenance" });
     // The 503's Retry-After is 30 s; the run asks again (probes) well before that.
     const answered503 = () =>
@@ -162,7 +163,7 @@ describe("the bulk run", () => {
     const firstWave = Math.min(...answered503());
     await until("the bulk run", () => answered503(), (ats) => ats.some((at) => at > firstWave + 5_000), 25_000);
     await bed.sb.control.setFaults({ maintenance: false });
-    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 6 });
     expect(bed.t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).all().every((i) => i.attempts === 0)).toBe(true);
   }, 120_000);
@@ -184,7 +185,7 @@ describe("the bulk run", () => {
     expect(hold).toMatchObject({ kind: "daily_quota", text: expect.stringMatching(/^The service's request quota of 1,000 is spent: the run waits for its reset at 00:00 UTC/) });
     expect(statesOf(eng.engagementId)).toEqual({ pending: 4 });
     await bed.sb.control.advanceClock({ days: 1 });
-    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 4 });
   }, 120_000);
 
@@ -207,7 +208,7 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(2));
     bed.t.db.update(serviceTargets).set({ organizationId: bed.people.orgB }).where(eq(serviceTargets.id, eng.serviceTargetId)).run();
     worker().start();
-    const run = await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/is another organisation's account on the service/);
     expect(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n).toBe(0);
     expect(bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, eng.serviceTargetId))).all()).toEqual([]);
@@ -217,11 +218,11 @@ describe("the bulk run", () => {
     const { runId } = await startedRun(companies(4, () => ({ records: 4_000 })));
     const other = await bed.ready(companies(2));
     worker().start();
-    await until("the bulk run", () => findRun(bed.t.db, runId)!.status, (s) => s === "running", 20_000);
+    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!.status, (s) => s === "running", 20_000);
     const { runId: pilotId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: other.engagementId, kind: "pilot" });
-    const pilot = await until("the bulk run", () => findRun(bed.t.db, pilotId)!, (r) => r.status === "passed" || r.status === "failed", 30_000);
+    const pilot = await until("the bulk run", () => runSync(findRun(bed.t.db, pilotId))!, (r) => r.status === "passed" || r.status === "failed", 30_000);
     expect(pilot.status).toBe("passed");
-    expect(findRun(bed.t.db, runId)!.status).toBe("running");
+    expect(runSync(findRun(bed.t.db, runId))!.status).toBe("running");
   }, 120_000);
   it("a maintenance window that begins mid-run, requests queued behind the limit: the run probes about every 10 s until the service is back, then finishes", async () => {
     await bed.sb.control.setFaults({ rateLimitPerSecond: 10 });
@@ -240,7 +241,7 @@ describe("the bulk run", () => {
     // Answers at the start, after about 10 s and after about 20 s: the hold's Retry-After (30 s) is not waited out.
     await until("the bulk run", answered503, (ats) => ats.some((at) => at > first + 15_000), 30_000);
     await bed.sb.control.setFaults({ maintenance: false });
-    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 90_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 30 });
   }, 180_000);
 
@@ -249,7 +250,7 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(24));
     worker("worker-a").start();
     worker("worker-b").start();
-    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 90_000);
+    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 90_000);
     expect(statesOf(eng.engagementId)).toEqual({ verified: 24 });
     expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
     const creates = bed.t.db

@@ -156,7 +156,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
   });
   if (!session.ok) {
     const reason = session.refusal.kind === "no_target" ? "The run has no service target: choose one for the engagement, then resume." : session.refusal.reason;
-    if (coordinator) setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() });
+    if (coordinator) runSync(setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }));
     return;
   }
   const { engagement, platform, target } = session;
@@ -218,10 +218,10 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         const message = error instanceof Error ? error.message : String(error);
         log(`company ${itemId} of run ${run.id} failed: ${message}`);
         const now = new Date();
-        failItemAlone(db, { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } });
+        await failItemAlone(databaseOf(db), { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } });
       } finally {
         drivers.delete(itemId);
-        releaseItemLease(db, { itemId, owner });
+        runSync(releaseItemLease(db, { itemId, owner }));
       }
     }
 
@@ -244,14 +244,14 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         if (!previousReset || s.hold.until - previousReset.until > 500) previousReset = { limit: s.hold.limit, until: s.hold.until };
       }
       const limit = windowSeen ?? (s.limit ? { requests: s.limit, perSeconds: 1 } : null);
-      addPace(db, {
+      void addPace(databaseOf(db), {
         runId: run.id,
         delta,
         coordinator: coordinator
-          ? { finished: Object.entries(runCountsByState(db, run.id)).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0), limit, hold: holdOf(s.hold, now) ?? null }
+          ? { finished: Object.entries(runSync(runCountsByState(db, run.id))).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0), limit, hold: holdOf(s.hold, now) ?? null }
           : null,
         now: new Date(now),
-      });
+      }).catch((error: unknown) => log(`recording the pace of run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`));
     }
 
     try {
@@ -261,7 +261,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         if (now - lastPaceAt >= PACE_EVERY_MS) {
           lastPaceAt = now;
           recordPace(now);
-          const current = findRun(db, run.id);
+          const current = runSync(findRun(db, run.id));
           if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
           // A helper lets go when the coordinator's lease ran out, so that its worker takes the run over.
           if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) break;
@@ -278,11 +278,11 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         }
         const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
         if (!longHold && drivers.size < cap) {
-          const claimed = claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) });
+          const claimed = runSync(claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) }));
           for (const item of claimed) drivers.set(item.id, drive(item.id));
         }
         if (drivers.size === 0) {
-          if (countUnfinished(db, run.id) === 0) {
+          if (runSync(countUnfinished(db, run.id)) === 0) {
             if (coordinator) {
               // The last requests are counted before the run is seen finished, so its figures are final then.
               recordPace(Date.now());
@@ -314,7 +314,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       });
       const now = new Date();
       db.transaction((tx) => {
-        if (!setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now })) return;
+        if (!runSync(setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now }))) return;
         recordAudit(tx, {
           actor: null,
           action: "migration.bulk_stopped",
@@ -331,13 +331,13 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     async function finish(): Promise<void> {
       const now = new Date();
       const waiting = db.transaction((tx) => {
-        const current = findRun(tx, run.id);
+        const current = runSync(findRun(tx, run.id));
         if (!current) return null;
-        const counts = runCountsByState(tx, run.id);
-        const done = finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
+        const counts = runSync(runCountsByState(tx, run.id));
+        const done = runSync(finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now }));
         if (!done) return null;
         // The companies that failed on their tokens go to their end customers, with their reconnect links.
-        const handed = handToEndCustomers(tx, { engagementId: engagement.id, now });
+        const handed = runSync(handToEndCustomers(tx, { engagementId: engagement.id, now }));
         const reconciliation = runSync(reconcile(tx, engagement.id));
         recordAudit(tx, {
           actor: null,

@@ -95,7 +95,7 @@ export function runActivityWords(run: { status: RunStatus; held: boolean; counts
 }
 
 function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["latest"]>, now: Date): BulkRunView {
-  const counts = runCountsByState(db, run.id);
+  const counts = runSync(runCountsByState(db, run.id));
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const finished = finishedOf(counts);
   const outcome = (run.outcome ?? {}) as BulkOutcome;

@@ -5,11 +5,15 @@
  * synchronous transaction, fenced by the lease (a worker that lost its lease writes nothing).
  *
  * A claim is one atomic `UPDATE … WHERE (lease free or expired) … RETURNING`: SQLite runs one
- * writer at a time, so two workers can never both see an item free and take it.
+ * writer at a time, so two workers can never both see an item free and take it; on PostgreSQL the
+ * items are picked with FOR UPDATE SKIP LOCKED (claimers at once take different items, none
+ * waits for another) and the update checks the lease again on the rows it locked.
+ *
+ * Reads and single statements are transaction steps (db/database.ts); storing a call's result and
+ * failing an item alone are whole transactions, on the `Database`.
  */
 import { and, asc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { databaseOf, runSync } from "@/db/database";
+import { forUpdate, q, type Database, type Steps } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
 import type { DbOrTx } from "@/server/security/audit";
@@ -62,8 +66,8 @@ export function toPipelineItem(row: ItemRow, platform: Pick<ManagedPlatform, "ke
 }
 
 /** One item row, or undefined. */
-export function findItem(db: DbOrTx, itemId: string): ItemRow | undefined {
-  return db.select().from(migrationItems).where(eq(migrationItems.id, itemId)).get();
+export function* findItem(tx: DbOrTx, itemId: string): Steps<ItemRow | undefined> {
+  return yield* q.get(tx.select().from(migrationItems).where(eq(migrationItems.id, itemId)));
 }
 
 /** The managed platform of an engagement's items (the engagement's platform). */
@@ -75,18 +79,22 @@ export function platformOf(platformKey: string): ManagedPlatform {
 
 const leaseFree = (now: Date) => or(isNull(migrationItems.leaseOwner), isNull(migrationItems.leaseExpiresAt), lt(migrationItems.leaseExpiresAt, now));
 
+/** When an item was first taken: kept once set. */
+const startedOnce = (now: Date) => sql`coalesce(${migrationItems.startedAt}, ${sql.param(now, migrationItems.startedAt)})`;
+
 /**
  * Takes the lease on one item of a run (free, expired, or already this worker's). Returns the
  * row, or undefined when another worker holds it or it belongs to another run.
  */
-export function claimItem(db: Db, params: { itemId: string; runId: string; owner: string; leaseMs: number; now: Date }): ItemRow | undefined {
+export function* claimItem(tx: DbOrTx, params: { itemId: string; runId: string; owner: string; leaseMs: number; now: Date }): Steps<ItemRow | undefined> {
   const { itemId, runId, owner, now } = params;
-  return db
-    .update(migrationItems)
-    .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: sql`coalesce(${migrationItems.startedAt}, ${now.getTime()})` })
-    .where(and(eq(migrationItems.id, itemId), eq(migrationItems.runId, runId), or(leaseFree(now), eq(migrationItems.leaseOwner, owner))))
-    .returning()
-    .get();
+  return yield* q.get(
+    tx
+      .update(migrationItems)
+      .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: startedOnce(now) })
+      .where(and(eq(migrationItems.id, itemId), eq(migrationItems.runId, runId), or(leaseFree(now), eq(migrationItems.leaseOwner, owner))))
+      .returning(),
+  );
 }
 
 /**
@@ -94,71 +102,82 @@ export function claimItem(db: Db, params: { itemId: string; runId: string; owner
  * lease free or expired), in file order — one statement, so two workers never take the same item.
  * What a bulk run's workers call to share a run's items.
  */
-export function claimItems(db: Db, params: { runId: string; owner: string; limit: number; leaseMs: number; now: Date }): ItemRow[] {
+export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; limit: number; leaseMs: number; now: Date }): Steps<ItemRow[]> {
   const { runId, owner, now } = params;
-  const candidates = db
-    .select({ id: migrationItems.id })
-    .from(migrationItems)
-    .where(
-      and(
-        eq(migrationItems.runId, runId),
-        notInArray(migrationItems.state, [...FINAL_ITEM_STATES]),
-        or(isNull(migrationItems.nextAttemptAt), lt(migrationItems.nextAttemptAt, now)),
-        leaseFree(now),
-      ),
-    )
-    .orderBy(asc(migrationItems.position))
-    .limit(params.limit);
-  return db
-    .update(migrationItems)
-    .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: sql`coalesce(${migrationItems.startedAt}, ${now.getTime()})` })
-    // The same conditions again on the row itself: the statement is atomic either way, and this
-    // keeps it correct should the subquery ever be evaluated apart from the update.
-    .where(and(inArray(migrationItems.id, candidates), leaseFree(now)))
-    .returning()
-    .all();
+  const candidates = forUpdate(
+    tx
+      .select({ id: migrationItems.id })
+      .from(migrationItems)
+      .where(
+        and(
+          eq(migrationItems.runId, runId),
+          notInArray(migrationItems.state, [...FINAL_ITEM_STATES]),
+          or(isNull(migrationItems.nextAttemptAt), lt(migrationItems.nextAttemptAt, now)),
+          leaseFree(now),
+        ),
+      )
+      .orderBy(asc(migrationItems.position))
+      .limit(params.limit),
+    { skipLocked: true },
+  );
+  return yield* q.all(
+    tx
+      .update(migrationItems)
+      .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: startedOnce(now) })
+      // The same conditions again on the row itself: on PostgreSQL (read committed) a row locked by
+      // the subquery is checked again as it is now, and on SQLite the statement is atomic anyway.
+      .where(and(inArray(migrationItems.id, candidates), eq(migrationItems.runId, runId), leaseFree(now)))
+      .returning(),
+  );
 }
 
 /** Extends every item lease this worker holds; returns how many it still holds. */
-export function renewItemLeases(db: Db, params: { owner: string; leaseMs: number; now: Date }): number {
-  return db
-    .update(migrationItems)
-    .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
-    .where(eq(migrationItems.leaseOwner, params.owner))
-    .run().changes;
+export function* renewItemLeases(tx: DbOrTx, params: { owner: string; leaseMs: number; now: Date }): Steps<number> {
+  const { changes } = yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
+      .where(eq(migrationItems.leaseOwner, params.owner)),
+  );
+  return changes;
 }
 
 /** Gives up this worker's leases on a run's items (or on all it holds), so another worker may take them at once. */
-export function releaseItemLeases(db: Db, params: { owner: string; runId?: string }): void {
-  db.update(migrationItems)
-    .set({ leaseOwner: null, leaseExpiresAt: null })
-    .where(and(eq(migrationItems.leaseOwner, params.owner), params.runId ? eq(migrationItems.runId, params.runId) : undefined))
-    .run();
+export function* releaseItemLeases(tx: DbOrTx, params: { owner: string; runId?: string }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ leaseOwner: null, leaseExpiresAt: null })
+      .where(and(eq(migrationItems.leaseOwner, params.owner), params.runId ? eq(migrationItems.runId, params.runId) : undefined)),
+  );
 }
 
 /** Records a create as sent, before it is (fenced by the lease). */
-export function markInFlight(db: Db, params: { itemId: string; owner: string; call: InFlightCall; now: Date }): void {
-  const changed = db
-    .update(migrationItems)
-    .set({ inFlightCall: params.call, updatedAt: params.now })
-    .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
-    .run().changes;
-  if (changed === 0) throw new LeaseLostError(`item ${params.itemId}`);
+export function* markInFlight(tx: DbOrTx, params: { itemId: string; owner: string; call: InFlightCall; now: Date }): Steps<void> {
+  const { changes } = yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ inFlightCall: params.call, updatedAt: params.now })
+      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+  );
+  if (changes === 0) throw new LeaseLostError(`item ${params.itemId}`);
 }
 
 const FINAL: readonly MigrationItemState[] = FINAL_ITEM_STATES;
 
 /**
  * Stores one call and the item's new fields in one transaction, only while this worker holds the
- * item's lease (else LeaseLostError, and nothing is written). Synchronous (better-sqlite3).
+ * item's lease (else LeaseLostError, and nothing is written). Read committed: the fenced update
+ * is one statement that locks the item's row, so a takeover between check and write cannot be.
  */
-export function storeCallResult(
-  db: Db,
+export async function storeCallResult(
+  database: Database,
   params: { itemId: string; runId: string; owner: string; record: CallRecord; transition: Transition; now: Date; linkUrl?: string | null },
-): void {
+): Promise<void> {
   const { transition: t, now } = params;
-  const purged = db.transaction((tx) => {
-    const changed = tx
+  const purged = await database.transaction(function* (tx) {
+    const { changes } = yield* q.run(
+      tx
       .update(migrationItems)
       .set({
         state: t.state,
@@ -174,19 +193,19 @@ export function storeCallResult(
         finishedAt: FINAL.includes(t.state) ? now : null,
         ...(params.linkUrl ? { linkUrl: params.linkUrl } : {}),
         // Verified again after its end customer reconnected it (or fresh tokens came for it).
-        ...(t.state === "verified" ? { reconnectedAt: sql`case when ${migrationItems.reconnectSince} is not null then ${now.getTime()} else ${migrationItems.reconnectedAt} end` } : {}),
+        ...(t.state === "verified"
+          ? { reconnectedAt: sql`case when ${migrationItems.reconnectSince} is not null then ${sql.param(now, migrationItems.reconnectedAt)} else ${migrationItems.reconnectedAt} end` }
+          : {}),
         updatedAt: now,
       })
-      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
-      .run().changes;
-    if (changed === 0) throw new LeaseLostError(`item ${params.itemId}`);
-    tx.insert(serviceCalls)
-      .values({ runId: params.runId, itemId: params.itemId, ...params.record })
-      .run();
+      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+    );
+    if (changes === 0) throw new LeaseLostError(`item ${params.itemId}`);
+    yield* q.run(tx.insert(serviceCalls).values({ runId: params.runId, itemId: params.itemId, ...params.record }));
     // A retry with fresh tokens from a supplementary file has used them once it ends.
-    return FINAL.includes(t.state) && runSync(purgeUsedFreshTokens(tx, { itemId: params.itemId, at: now }));
-  });
-  if (purged) checkpointAfterFreshTokenPurge(databaseOf(db));
+    return FINAL.includes(t.state) && (yield* purgeUsedFreshTokens(tx, { itemId: params.itemId, at: now }));
+  }, { isolation: "read committed" });
+  if (purged) checkpointAfterFreshTokenPurge(database);
 }
 
 /**
@@ -213,76 +232,83 @@ export function freshAttempt(runId: string, now: Date) {
 }
 
 /** Makes one item ready to be run again by a new run (see `freshAttempt`). Inside the caller's transaction. */
-export function attachItemToRun(tx: DbOrTx, params: { itemId: string; runId: string; now: Date }): void {
-  const changed = tx.update(migrationItems).set(freshAttempt(params.runId, params.now)).where(eq(migrationItems.id, params.itemId)).run().changes;
-  if (!changed) throw new Error(`No migration item ${params.itemId}`);
+export function* attachItemToRun(tx: DbOrTx, params: { itemId: string; runId: string; now: Date }): Steps<void> {
+  const { changes } = yield* q.run(tx.update(migrationItems).set(freshAttempt(params.runId, params.now)).where(eq(migrationItems.id, params.itemId)));
+  if (!changes) throw new Error(`No migration item ${params.itemId}`);
 }
 
 /** Why an item cannot be tested: the states that already say what is wrong with it. */
 const UNTESTABLE: readonly MigrationItemState[] = ["reauth_required", "failed", "set_aside"];
 
 /** One of the customer's real items of an engagement, or undefined. */
-export function findRealItem(tx: DbOrTx, engagementId: string, itemId: string): ItemRow | undefined {
-  return tx.select().from(migrationItems).where(realItems(engagementId, eq(migrationItems.id, itemId))).get();
+export function* findRealItem(tx: DbOrTx, engagementId: string, itemId: string): Steps<ItemRow | undefined> {
+  return yield* q.get(tx.select().from(migrationItems).where(realItems(engagementId, eq(migrationItems.id, itemId))));
 }
 
 /**
  * The company Ferry picks for the single-company test: the smallest by `records` (unknown sizes
  * last, then file order) among those not already known to need reauthorization, failed or set aside.
  */
-export function pickSmallestItem(tx: DbOrTx, engagementId: string): ItemRow | undefined {
-  return tx
-    .select()
-    .from(migrationItems)
-    .where(realItems(engagementId, notInArray(migrationItems.state, [...UNTESTABLE])))
-    .orderBy(sql`${migrationItems.recordsHint} is null`, asc(migrationItems.recordsHint), asc(migrationItems.position))
-    .limit(1)
-    .get();
+export function* pickSmallestItem(tx: DbOrTx, engagementId: string): Steps<ItemRow | undefined> {
+  return yield* q.get(
+    tx
+      .select()
+      .from(migrationItems)
+      .where(realItems(engagementId, notInArray(migrationItems.state, [...UNTESTABLE])))
+      .orderBy(sql`${migrationItems.recordsHint} is null`, asc(migrationItems.recordsHint), asc(migrationItems.position))
+      .limit(1),
+  );
 }
 
 /** How many real items an engagement has. */
-export function countRealItems(tx: DbOrTx, engagementId: string): number {
-  return tx.select({ n: sql<number>`count(*)` }).from(migrationItems).where(realItems(engagementId)).get()?.n ?? 0;
+export function* countRealItems(tx: DbOrTx, engagementId: string): Steps<number> {
+  return (yield* q.get(tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(migrationItems).where(realItems(engagementId))))?.n ?? 0;
 }
 
 /** Real items whose name or external reference contains `search` (every real item without one). */
 function matchingRealItems(engagementId: string, search: string | undefined) {
   const term = search?.trim();
   const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  return realItems(engagementId, pattern ? or(sql`${migrationItems.name} like ${pattern} escape '\\'`, sql`${migrationItems.externalRef} like ${pattern} escape '\\'`) : undefined);
+  // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+  const like = (column: typeof migrationItems.name | typeof migrationItems.externalRef) => sql`lower(${column}) like lower(${pattern}) escape '\\'`;
+  return realItems(engagementId, pattern ? or(like(migrationItems.name), like(migrationItems.externalRef)) : undefined);
 }
 
 /** Real items whose name or external reference contains `search`, smallest first (the test's company picker). */
-export function searchRealItems(tx: DbOrTx, params: { engagementId: string; search?: string; limit: number }): ItemRow[] {
-  return tx
-    .select()
-    .from(migrationItems)
-    .where(matchingRealItems(params.engagementId, params.search))
-    .orderBy(sql`${migrationItems.recordsHint} is null`, asc(migrationItems.recordsHint), asc(migrationItems.position))
-    .limit(params.limit)
-    .all();
+export function* searchRealItems(tx: DbOrTx, params: { engagementId: string; search?: string; limit: number }): Steps<ItemRow[]> {
+  return yield* q.all(
+    tx
+      .select()
+      .from(migrationItems)
+      .where(matchingRealItems(params.engagementId, params.search))
+      .orderBy(sql`${migrationItems.recordsHint} is null`, asc(migrationItems.recordsHint), asc(migrationItems.position))
+      .limit(params.limit),
+  );
 }
 
 /** How many real items `searchRealItems` would find without its limit. */
-export function countSearchedRealItems(tx: DbOrTx, params: { engagementId: string; search?: string }): number {
-  return tx.select({ n: sql<number>`count(*)` }).from(migrationItems).where(matchingRealItems(params.engagementId, params.search)).get()?.n ?? 0;
+export function* countSearchedRealItems(tx: DbOrTx, params: { engagementId: string; search?: string }): Steps<number> {
+  return (yield* q.get(tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(migrationItems).where(matchingRealItems(params.engagementId, params.search))))?.n ?? 0;
 }
 
 /** Gives up this worker's lease on one item (it waits a while, or it is done): any worker may take it next. */
-export function releaseItemLease(db: Db, params: { itemId: string; owner: string }): void {
-  db.update(migrationItems)
-    .set({ leaseOwner: null, leaseExpiresAt: null })
-    .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
-    .run();
+export function* releaseItemLease(tx: DbOrTx, params: { itemId: string; owner: string }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ leaseOwner: null, leaseExpiresAt: null })
+      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+  );
 }
 
 /**
  * Fails one item on a fault of Ferry's own (not a service answer: e.g. its credentials were purged
  * meanwhile), fenced by the lease; the others of the run go on.
  */
-export function failItemAlone(db: Db, params: { itemId: string; owner: string; error: StoredError; now: Date }): void {
-  const purged = db.transaction((tx) => {
-    const failed = tx
+export async function failItemAlone(database: Database, params: { itemId: string; owner: string; error: StoredError; now: Date }): Promise<void> {
+  const purged = await database.transaction(function* (tx) {
+    const { changes: failed } = yield* q.run(
+      tx
       .update(migrationItems)
       .set({
         state: "failed",
@@ -295,9 +321,9 @@ export function failItemAlone(db: Db, params: { itemId: string; owner: string; e
         leaseOwner: null,
         leaseExpiresAt: null,
       })
-      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner)))
-      .run().changes;
-    return failed > 0 && runSync(purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now }));
-  });
-  if (purged) checkpointAfterFreshTokenPurge(databaseOf(db));
+      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+    );
+    return failed > 0 && (yield* purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now }));
+  }, { isolation: "read committed" });
+  if (purged) checkpointAfterFreshTokenPurge(database);
 }

@@ -5,6 +5,7 @@
  * another worker carries on at once. A worker helping with another's bulk run holds only the
  * leases of the companies it drives.
  */
+import { runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { claimItem, releaseItemLeases, renewItemLeases } from "./item-repository";
 import { releaseRun, renewRunLease } from "./run-repository";
@@ -29,8 +30,8 @@ export function holdLeases(params: {
   const renew = setInterval(() => {
     try {
       const now = new Date();
-      renewItemLeases(db, { owner, leaseMs, now });
-      if (runLease && !renewRunLease(db, { runId, owner, leaseMs, now })) runLease.onLost();
+      runSync(renewItemLeases(db, { owner, leaseMs, now }));
+      if (runLease && !runSync(renewRunLease(db, { runId, owner, leaseMs, now }))) runLease.onLost();
     } catch (error) {
       // A busy database: the next renewal tries again well before the lease runs out.
       log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -39,8 +40,8 @@ export function holdLeases(params: {
   return {
     release() {
       clearInterval(renew);
-      releaseItemLeases(db, { owner, runId });
-      if (runLease) releaseRun(db, { runId, owner });
+      runSync(releaseItemLeases(db, { owner, runId }));
+      if (runLease) runSync(releaseRun(db, { runId, owner }));
     },
   };
 }
@@ -49,7 +50,7 @@ export function holdLeases(params: {
 export async function takeItemLease(db: Db, params: { itemId: string; runId: string; owner: string; leaseMs: number; signal: AbortSignal }): Promise<void> {
   const { itemId, runId, owner, leaseMs, signal } = params;
   for (;;) {
-    if (claimItem(db, { itemId, runId, owner, leaseMs, now: new Date() })) return;
+    if (runSync(claimItem(db, { itemId, runId, owner, leaseMs, now: new Date() }))) return;
     await sleep(Math.min(1_000, leaseMs / 4), signal);
   }
 }

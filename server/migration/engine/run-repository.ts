@@ -4,11 +4,16 @@
  * the end of a run, and the reads the screens make.
  *
  * A worker claims a run with one atomic `UPDATE … WHERE status is queued or running AND (lease
- * free or expired) … RETURNING`, renews the lease while it works, and every write it makes to the
- * run is fenced by the lease: a worker that lost it (it stalled, another took over) writes nothing.
+ * free or expired) … RETURNING` (on PostgreSQL the run is picked with FOR UPDATE SKIP LOCKED, so
+ * workers claiming at once each take a different run, and the update checks the conditions again
+ * on the row it locked), renews the lease while it works, and every write it makes to the run is
+ * fenced by the lease: a worker that lost it (it stalled, another took over) writes nothing.
+ *
+ * Every function is a transaction step (db/database.ts): `yield*` it in a transaction body, or run
+ * it alone with `database.transaction(…)` / `readSteps(…)`.
  */
 import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import { forUpdate, q, type Steps } from "@/db/database";
 import { migrationRuns, serviceCalls } from "@/db/schema";
 import type { DbOrTx } from "@/server/security/audit";
 import { ACTIVE_RUN_STATUSES, type RunKind, type RunStatus } from "@/core/migration/states";
@@ -20,12 +25,12 @@ export type CallRow = typeof serviceCalls.$inferSelect;
 const leaseFree = (now: Date) => or(isNull(migrationRuns.leaseOwner), isNull(migrationRuns.leaseExpiresAt), lt(migrationRuns.leaseExpiresAt, now));
 
 /** Adds a queued run (inside the caller's transaction). */
-export function insertRun(
+export function* insertRun(
   tx: DbOrTx,
   params: { id: string; engagementId: string; kind: RunKind; serviceTargetId: string | null; itemId: string | null; requestedById: string; now: Date; outcome?: TestRunOutcome },
-): void {
-  tx.insert(migrationRuns)
-    .values({
+): Steps<void> {
+  yield* q.run(
+    tx.insert(migrationRuns).values({
       id: params.id,
       engagementId: params.engagementId,
       kind: params.kind,
@@ -36,67 +41,74 @@ export function insertRun(
       requestedAt: params.now,
       outcome: (params.outcome ?? {}) as Record<string, unknown>,
       updatedAt: params.now,
-    })
-    .run();
+    }),
+  );
 }
 
 /** The engagement's runs of some kinds that a worker has still to finish. */
-export function activeRuns(tx: DbOrTx, engagementId: string, kinds: readonly RunKind[]): RunRow[] {
-  return tx
-    .select()
-    .from(migrationRuns)
-    .where(and(eq(migrationRuns.engagementId, engagementId), inArray(migrationRuns.kind, [...kinds]), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES])))
-    .all();
+export function* activeRuns(tx: DbOrTx, engagementId: string, kinds: readonly RunKind[]): Steps<RunRow[]> {
+  return yield* q.all(
+    tx
+      .select()
+      .from(migrationRuns)
+      .where(and(eq(migrationRuns.engagementId, engagementId), inArray(migrationRuns.kind, [...kinds]), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES]))),
+  );
 }
 
 /**
  * Takes the oldest queued or running run of the given kinds whose lease is free or expired, and
  * marks it running with this worker's lease. One statement: two workers never take the same run.
+ * On PostgreSQL the subquery locks the run it picks and skips runs other claimers hold locked, so
+ * workers claiming at once take different runs instead of queuing on the oldest (read committed:
+ * the update checks `claimable` again on the locked row).
  */
-export function claimRun(db: Db, params: { owner: string; kinds: readonly RunKind[]; leaseMs: number; now: Date }): RunRow | undefined {
+export function* claimRun(tx: DbOrTx, params: { owner: string; kinds: readonly RunKind[]; leaseMs: number; now: Date }): Steps<RunRow | undefined> {
   const { owner, now } = params;
   const claimable = and(inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES]), inArray(migrationRuns.kind, [...params.kinds]), leaseFree(now));
-  const oldest = db.select({ id: migrationRuns.id }).from(migrationRuns).where(claimable).orderBy(asc(migrationRuns.requestedAt)).limit(1);
-  return db
-    .update(migrationRuns)
-    .set({
-      status: "running",
-      leaseOwner: owner,
-      leaseExpiresAt: new Date(now.getTime() + params.leaseMs),
-      startedAt: sql`coalesce(${migrationRuns.startedAt}, ${now.getTime()})`,
-      updatedAt: now,
-    })
-    .where(and(inArray(migrationRuns.id, oldest), claimable))
-    .returning()
-    .get();
-}
-
-/** Extends this worker's lease on a run; false when the run is no longer running or no longer its. */
-export function renewRunLease(db: Db, params: { runId: string; owner: string; leaseMs: number; now: Date }): boolean {
-  return (
-    db
+  const oldest = forUpdate(tx.select({ id: migrationRuns.id }).from(migrationRuns).where(claimable).orderBy(asc(migrationRuns.requestedAt)).limit(1), { skipLocked: true });
+  return yield* q.get(
+    tx
       .update(migrationRuns)
-      .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
-      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running")))
-      .run().changes > 0
+      .set({
+        status: "running",
+        leaseOwner: owner,
+        leaseExpiresAt: new Date(now.getTime() + params.leaseMs),
+        startedAt: sql`coalesce(${migrationRuns.startedAt}, ${sql.param(now, migrationRuns.startedAt)})`,
+        updatedAt: now,
+      })
+      .where(and(inArray(migrationRuns.id, oldest), claimable))
+      .returning(),
   );
 }
 
+/** Extends this worker's lease on a run; false when the run is no longer running or no longer its. */
+export function* renewRunLease(tx: DbOrTx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
+  const { changes } = yield* q.run(
+    tx
+      .update(migrationRuns)
+      .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running"))),
+  );
+  return changes > 0;
+}
+
 /** Gives up this worker's lease on a run (it stops; another worker may take the run at once). */
-export function releaseRun(db: Db, params: { runId: string; owner: string }): void {
-  db.update(migrationRuns)
-    .set({ leaseOwner: null, leaseExpiresAt: null })
-    .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner)))
-    .run();
+export function* releaseRun(tx: DbOrTx, params: { runId: string; owner: string }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(migrationRuns)
+      .set({ leaseOwner: null, leaseExpiresAt: null })
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner))),
+  );
 }
 
 /** Stores what a running run has to show so far (fenced by the lease); false when the lease is gone. */
-export function updateRunProgress(
-  db: DbOrTx,
+export function* updateRunProgress(
+  tx: DbOrTx,
   params: { runId: string; owner: string; now: Date; outcome: TestRunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
-): boolean {
-  return (
-    db
+): Steps<boolean> {
+  const { changes } = yield* q.run(
+    tx
       .update(migrationRuns)
       .set({
         outcome: params.outcome as Record<string, unknown>,
@@ -104,20 +116,20 @@ export function updateRunProgress(
         ...(params.itemId ? { itemId: params.itemId } : {}),
         ...(params.sandbox ? { sandboxClientId: params.sandbox.clientId, sandboxApiKeyCipher: params.sandbox.apiKeyCipher } : {}),
       })
-      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running")))
-      .run().changes > 0
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running"))),
   );
+  return changes > 0;
 }
 
 /**
  * Ends a run this worker holds (inside the caller's transaction): its final status, what it
  * found, the reason in words. False when the run was cancelled or taken over meanwhile.
  */
-export function finishRunRow(
+export function* finishRunRow(
   tx: DbOrTx,
   params: { runId: string; owner: string; status: RunStatus; outcome: TestRunOutcome; statusReason: string | null; now: Date },
-): boolean {
-  return (
+): Steps<boolean> {
+  const { changes } = yield* q.run(
     tx
       .update(migrationRuns)
       .set({
@@ -129,39 +141,45 @@ export function finishRunRow(
         leaseExpiresAt: null,
         updatedAt: params.now,
       })
-      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running")))
-      .run().changes > 0
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running"))),
   );
+  return changes > 0;
 }
 
 /** Cancels a queued or running run (inside the caller's transaction); false when it had already ended. */
-export function cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date; outcome: TestRunOutcome }): boolean {
-  return (
+export function* cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date; outcome: TestRunOutcome }): Steps<boolean> {
+  const { changes } = yield* q.run(
     tx
       .update(migrationRuns)
       .set({ status: "cancelled", statusReason: params.reason, outcome: params.outcome as Record<string, unknown>, finishedAt: params.now, leaseOwner: null, leaseExpiresAt: null, updatedAt: params.now })
-      .where(and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES])))
-      .run().changes > 0
+      .where(and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES]))),
   );
+  return changes > 0;
 }
 
 /** One run, or undefined. */
-export function findRun(db: DbOrTx, runId: string): RunRow | undefined {
-  return db.select().from(migrationRuns).where(eq(migrationRuns.id, runId)).get();
+export function* findRun(tx: DbOrTx, runId: string): Steps<RunRow | undefined> {
+  return yield* q.get(tx.select().from(migrationRuns).where(eq(migrationRuns.id, runId)));
+}
+
+/** One run with its row locked until the transaction ends (FOR UPDATE on PostgreSQL), for a change that depends on its state. */
+export function* lockRun(tx: DbOrTx, runId: string): Steps<RunRow | undefined> {
+  return yield* q.get(forUpdate(tx.select().from(migrationRuns).where(eq(migrationRuns.id, runId))));
 }
 
 /** An engagement's runs of some kinds, newest first. */
-export function listRunRows(db: DbOrTx, params: { engagementId: string; kinds: readonly RunKind[]; limit: number }): RunRow[] {
-  return db
-    .select()
-    .from(migrationRuns)
-    .where(and(eq(migrationRuns.engagementId, params.engagementId), inArray(migrationRuns.kind, [...params.kinds])))
-    .orderBy(desc(migrationRuns.requestedAt))
-    .limit(params.limit)
-    .all();
+export function* listRunRows(tx: DbOrTx, params: { engagementId: string; kinds: readonly RunKind[]; limit: number }): Steps<RunRow[]> {
+  return yield* q.all(
+    tx
+      .select()
+      .from(migrationRuns)
+      .where(and(eq(migrationRuns.engagementId, params.engagementId), inArray(migrationRuns.kind, [...params.kinds])))
+      .orderBy(desc(migrationRuns.requestedAt))
+      .limit(params.limit),
+  );
 }
 
 /** Every call a run made, in order. */
-export function listCallRows(db: DbOrTx, runId: string): CallRow[] {
-  return db.select().from(serviceCalls).where(eq(serviceCalls.runId, runId)).orderBy(asc(serviceCalls.id)).all();
+export function* listCallRows(tx: DbOrTx, runId: string): Steps<CallRow[]> {
+  return yield* q.all(tx.select().from(serviceCalls).where(eq(serviceCalls.runId, runId)).orderBy(asc(serviceCalls.id)));
 }

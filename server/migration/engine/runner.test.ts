@@ -5,6 +5,7 @@
  * leaving exactly one company and one connection; a rotated tenant, a commerce platform, a data
  * type that fails to sync.
  */
+import { runSync } from "@/db/database";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
@@ -27,7 +28,7 @@ const ready = (companies: ReadyCompany[], platformKey: "qhyg" | "fztf" = "qhyg")
 /** A run holding one item, and a runner context for it with a worker id of its own. */
 function runnerFor(eng: ReadyEngagement, itemId: string, owner: string, client: ServiceClient, extra: Partial<RunnerContext> = {}): RunnerContext {
   const runId = crypto.randomUUID();
-  bed.t.db.transaction((tx) => insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId, requestedById: bed.people.support.id, now: new Date() }));
+  bed.t.db.transaction((tx) => runSync(insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId, requestedById: bed.people.support.id, now: new Date() })));
   bed.t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.id, itemId)).run();
   return {
     db: bed.t.db,
@@ -56,7 +57,7 @@ describe("one company, call by call", () => {
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-a", client);
-    expect(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-a", leaseMs: LEASE_MS, now: new Date() })).toBeDefined();
+    expect(runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-a", leaseMs: LEASE_MS, now: new Date() }))).toBeDefined();
 
     const seen: PipelineCall[] = [];
     for (;;) {
@@ -68,14 +69,14 @@ describe("one company, call by call", () => {
       }
       seen.push(step.call);
       // Stored before the next call: the item's state and the call's row are there now.
-      expect(findItem(bed.t.db, itemId)!.state).toBe(step.transition.state);
+      expect(runSync(findItem(bed.t.db, itemId))!.state).toBe(step.transition.state);
       expect(bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).all()).toHaveLength(seen.length);
     }
     expect(seen.slice(0, 4)).toEqual(["createCompany", "createConnection", "authorize", "requestSync"]);
     expect(seen.at(-1)).toBe("readData");
     expect(seen.slice(4, -1).every((c) => c === "getDataStatus")).toBe(true);
 
-    const item = findItem(bed.t.db, itemId)!;
+    const item = runSync(findItem(bed.t.db, itemId))!;
     expect(item).toMatchObject({ state: "verified", inFlightCall: null, lastError: null, attempts: 0 });
     expect(item.checks).toMatchObject({ connection: { status: "Linked" }, read: { dataType: "chartOfAccounts", records: 5 } });
     expect(Object.values((item.checks as { sync: { dataTypes: Record<string, string> } }).sync.dataTypes).every((s) => s === "Complete" || s === "NotSupported")).toBe(true);
@@ -117,7 +118,7 @@ describe("resume at every boundary", () => {
           if (scenario.when === "before its record" && call === scenario.call) throw new Crash(call);
         },
       });
-      claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-1", leaseMs: LEASE_MS, now: new Date() });
+      runSync(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-1", leaseMs: LEASE_MS, now: new Date() }));
 
       // The first worker runs until it dies at the boundary.
       let stopped = false;
@@ -132,15 +133,15 @@ describe("resume at every boundary", () => {
           stopped = true;
         }
       }
-      const atCrash = findItem(bed.t.db, itemId)!;
+      const atCrash = runSync(findItem(bed.t.db, itemId))!;
       if (scenario.when === "before its record" && (scenario.call === "createCompany" || scenario.call === "createConnection")) {
         // The create was sent and answered, but only its intent is stored.
         expect(atCrash.inFlightCall).toBe(scenario.call);
       }
 
       // The lease is still the dead worker's: nobody else may take the item yet; once it expires, another does.
-      expect(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date() })).toBeUndefined();
-      expect(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) })).toBeDefined();
+      expect(runSync(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date() }))).toBeUndefined();
+      expect(runSync(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) }))).toBeDefined();
       const second: RunnerContext = { ...first, owner: "worker-2", beforeStore: undefined };
       // The first worker, come back to life, can no longer write.
       await expect(stepItem(first, itemId)).rejects.toThrow(/no longer this worker's/);
@@ -148,7 +149,7 @@ describe("resume at every boundary", () => {
       const result = await driveItem(second, itemId);
       expect(result).toEqual({ state: "verified", runStop: null });
       expect(await onService(client, itemId)).toEqual({ companies: 1, connections: 1 });
-      const item = findItem(bed.t.db, itemId)!;
+      const item = runSync(findItem(bed.t.db, itemId))!;
       expect(item.companyId).toBe(atCrash.companyId ?? item.companyId);
       if (scenario.when === "before its record" && scenario.call === "createCompany") {
         const operations = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
@@ -169,9 +170,9 @@ describe("outcomes a company can have", () => {
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-r", client);
-    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() });
+    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() }));
     expect(await driveItem(ctx, itemId)).toEqual({ state: "reauth_required", runStop: null });
-    const item = findItem(bed.t.db, itemId)!;
+    const item = runSync(findItem(bed.t.db, itemId))!;
     expect(item.outcomeReason).toMatch(/^400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used/);
     expect(item.checks).toMatchObject({ connection: { status: "Deauthorized", errors: [{ statusCode: "400" }] } });
     expect(item.lastError).toMatchObject({ kind: "reauthorization_required", operation: "authorizeConnection" });
@@ -182,9 +183,9 @@ describe("outcomes a company can have", () => {
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-s", client);
-    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() });
+    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() }));
     expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
-    expect(findItem(bed.t.db, itemId)!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
+    expect(runSync(findItem(bed.t.db, itemId))!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
   });
 
   it("a data type that fails to sync fails the company, naming it", async () => {
@@ -192,9 +193,9 @@ describe("outcomes a company can have", () => {
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-f", client);
-    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() });
+    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() }));
     expect(await driveItem(ctx, itemId)).toEqual({ state: "failed", runStop: null });
-    expect(findItem(bed.t.db, itemId)).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
+    expect(runSync(findItem(bed.t.db, itemId))).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
   });
 
   it("a free trial at its 50 companies stops the run, leaving the company to try again", async () => {
@@ -204,10 +205,10 @@ describe("outcomes a company can have", () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => full.createCompany({ name: `Existing ${i}` })));
     const itemId = eng.items[0]!.id;
     const ctx = runnerFor(eng, itemId, "worker-l", full);
-    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() });
+    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() }));
     const result = await driveItem(ctx, itemId);
     expect(result).toMatchObject({ state: "pending", runStop: { kind: "company_limit", status: 402 } });
-    expect(findItem(bed.t.db, itemId)).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
+    expect(runSync(findItem(bed.t.db, itemId))).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
   });
 });
 
@@ -222,9 +223,9 @@ describe("the name the service keeps", () => {
     const created: { name: string; description: string | null | undefined }[] = [];
     for (const [i, { id: itemId }] of eng.items.entries()) {
       const ctx = runnerFor(eng, itemId, `worker-n${i}`, client);
-      claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: `worker-n${i}`, leaseMs: LEASE_MS, now: new Date() });
+      runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: `worker-n${i}`, leaseMs: LEASE_MS, now: new Date() }));
       expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
-      const item = findItem(bed.t.db, itemId)!;
+      const item = runSync(findItem(bed.t.db, itemId))!;
       const { data } = await client.getCompany({ companyId: item.companyId! });
       created.push({ name: data.name, description: data.description });
       // The item keeps the file's name and the name sent.
@@ -243,9 +244,9 @@ describe("the name the service keeps", () => {
     const itemId = eng.items[0]!.id;
     bed.t.db.update(migrationItems).set({ serviceName: null }).where(eq(migrationItems.id, itemId)).run();
     const ctx = runnerFor(eng, itemId, "worker-old", client);
-    claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-old", leaseMs: LEASE_MS, now: new Date() });
+    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-old", leaseMs: LEASE_MS, now: new Date() }));
     expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
-    const { data } = await client.getCompany({ companyId: findItem(bed.t.db, itemId)!.companyId! });
+    const { data } = await client.getCompany({ companyId: runSync(findItem(bed.t.db, itemId))!.companyId! });
     expect(data).toMatchObject({ name: "Zoe's Cafe & Bar", description: `Migrated by Ferry (${eng.reference}). Name in the token file: Zoë's Café & Bar` });
   });
 });

@@ -8,6 +8,7 @@
  * The item's credentials are decrypted only in memory, for the authorization call, and each
  * decryption is an audit event. Every write is fenced by the worker's lease on the item.
  */
+import { databaseOf, runSync } from "@/db/database";
 import type { Db } from "@/db/client";
 import { companyDescription, serviceNameOf, type ManagedPlatform } from "@/server/platforms";
 import { ServiceError, type CallMeta, type ServiceClient } from "@/server/service-client";
@@ -220,20 +221,20 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
 
 /** Takes one step of an item's pipeline: one call and its stored result, or a wait, or its end. */
 export async function stepItem(ctx: RunnerContext, itemId: string): Promise<StepReport> {
-  const row = findItem(ctx.db, itemId);
+  const row = runSync(findItem(ctx.db, itemId));
   if (!row) throw new Error(`No migration item ${itemId}`);
   if (row.leaseOwner !== ctx.owner) throw new LeaseLostError(`item ${itemId}`);
   const item = toPipelineItem(row, ctx.platform);
   const decision = decideNext(item, nowOf(ctx));
   if (decision.kind !== "call") return decision;
   if (decision.call === "createCompany" || decision.call === "createConnection") {
-    markInFlight(ctx.db, { itemId, owner: ctx.owner, call: decision.call, now: nowOf(ctx) });
+    runSync(markInFlight(ctx.db, { itemId, owner: ctx.owner, call: decision.call, now: nowOf(ctx) }));
   }
   const { result, record, linkUrl } = await execute(ctx, row, item, decision);
   ctx.beforeStore?.(decision.call);
   const now = nowOf(ctx);
   const transition = applyResult(item, decision, result, now, ctx.policy ?? DEFAULT_PIPELINE_POLICY);
-  storeCallResult(ctx.db, { itemId, runId: ctx.runId, owner: ctx.owner, record, transition, now, linkUrl });
+  await storeCallResult(databaseOf(ctx.db), { itemId, runId: ctx.runId, owner: ctx.owner, record, transition, now, linkUrl });
   return { kind: "stored", call: decision.call, transition };
 }
 

@@ -4,6 +4,7 @@
  * is killed with SIGKILL in the middle of a test, the other takes it over once the lease expires
  * and finishes it without a second company or connection.
  */
+import { runSync } from "@/db/database";
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,7 +68,7 @@ describe("worker processes on one database", () => {
 
     const engs = await Promise.all([1, 2, 3, 4].map((n) => readyEngagement(t.db, { ring, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies: [{ name: `Shared ${n}`, records: 3 }] })));
     const runIds = engs.map((e) => requestTestRun(t.db, people.support, { engagementId: e.engagementId, kind: "pilot" }).runId);
-    await until("the four tests to end", () => runIds.every((id) => findRun(t.db, id)?.status === "passed"), Boolean);
+    await until("the four tests to end", () => runIds.every((id) => runSync(findRun(t.db, id))?.status === "passed"), Boolean);
     for (const id of runIds) {
       const takers = [a, b].flatMap((w) => w.lines).filter((l) => l === `took pilot run ${id}`);
       expect(takers).toHaveLength(1);
@@ -81,19 +82,19 @@ describe("worker processes on one database", () => {
     const slow = await readyEngagement(t.db, { ring, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies: [{ name: "Killed Midway", records: 2_000 }] });
     const runId = requestTestRun(t.db, people.support, { engagementId: slow.engagementId, kind: "pilot" }).runId;
     const itemId = slow.items[0]!.id;
-    await until("the slow test to reach its sync", () => findItem(t.db, itemId)?.state === "sync_requested", Boolean);
+    await until("the slow test to reach its sync", () => runSync(findItem(t.db, itemId))?.state === "sync_requested", Boolean);
     const victim = [a, b].find((w) => w.lines.includes(`took pilot run ${runId}`))!;
     const survivor = victim === a ? b : a;
     process.kill(-victim.child.pid!, "SIGKILL");
     await victim.exited;
-    expect(findRun(t.db, runId)).toMatchObject({ status: "running", leaseOwner: expect.any(String) as string });
+    expect(runSync(findRun(t.db, runId))).toMatchObject({ status: "running", leaseOwner: expect.any(String) as string });
 
-    await until("the survivor to finish the test", () => findRun(t.db, runId)?.status === "passed", Boolean, 90_000);
+    await until("the survivor to finish the test", () => runSync(findRun(t.db, runId))?.status === "passed", Boolean, 90_000);
     expect(survivor.lines).toContain(`took pilot run ${runId}`);
     const client = createServiceClient({ baseUrl: sb.url, apiKey: slow.apiKey });
     const companies = (await client.findCompaniesByTag({ name: ITEM_TAG, value: itemId })).data;
     expect(companies).toHaveLength(1);
     expect((await client.listConnections({ companyId: companies[0]!.id })).data).toHaveLength(1);
-    expect(findItem(t.db, itemId)).toMatchObject({ state: "verified", leaseOwner: null });
+    expect(runSync(findItem(t.db, itemId))).toMatchObject({ state: "verified", leaseOwner: null });
   }, 180_000);
 });

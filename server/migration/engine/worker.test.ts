@@ -51,7 +51,7 @@ describe("the single-company test", () => {
       { name: "Middle Co", records: 20 },
     ]);
     const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
-    expect(findRun(bed.t.db, runId)).toMatchObject({ status: "queued", kind: "pilot", itemId: eng.items[1]!.id });
+    expect(runSync(findRun(bed.t.db, runId))).toMatchObject({ status: "queued", kind: "pilot", itemId: eng.items[1]!.id });
     expect(steps(eng.engagementId)[5]!.state).toBe("in_progress");
     const queued = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId });
     expect(queued).toMatchObject({ active: true, company: "Small Co", pickedBy: "smallest", progress: { done: 0, label: "Creating the company" } });
@@ -102,8 +102,8 @@ describe("the single-company test", () => {
     ]);
     expect(timeline).toContain("Asked for the single-company test on Small Co (the smallest company)");
     // The worker let go of everything.
-    expect(findRun(bed.t.db, runId)).toMatchObject({ leaseOwner: null });
-    expect(findItem(bed.t.db, eng.items[1]!.id)).toMatchObject({ leaseOwner: null });
+    expect(runSync(findRun(bed.t.db, runId))).toMatchObject({ leaseOwner: null });
+    expect(runSync(findItem(bed.t.db, eng.items[1]!.id))).toMatchObject({ leaseOwner: null });
   });
 
   it("a tenant rotated after the export fails with the advice in words, and reopens step 4 (the cascade reopens step 5)", async () => {
@@ -213,21 +213,21 @@ describe("leases", () => {
     const eng = await ready([{ name: "Crashed Midway", records: 3 }]);
     const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     // The dead worker: took the run and the company, made the first two calls, then stopped renewing.
-    const dead = claimRun(bed.t.db, { owner: "dead", kinds: ["pilot"], leaseMs: 600, now: new Date() })!;
+    const dead = runSync(claimRun(bed.t.db, { owner: "dead", kinds: ["pilot"], leaseMs: 600, now: new Date() }))!;
     expect(dead.id).toBe(runId);
     const itemId = eng.items[0]!.id;
-    claimItem(bed.t.db, { itemId, runId, owner: "dead", leaseMs: 600, now: new Date() });
+    runSync(claimItem(bed.t.db, { itemId, runId, owner: "dead", leaseMs: 600, now: new Date() }));
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const ctx = { db: bed.t.db, ring: TEST_KEY_RING, client, runId, owner: "dead", engagement: { id: eng.engagementId, organizationId: eng.organizationId, reference: eng.reference }, platform: platformOf("qhyg"), rehearsal: false, policy: FAST };
     await stepItem(ctx, itemId);
     await stepItem(ctx, itemId);
-    expect(findItem(bed.t.db, itemId)!.state).toBe("connection_created");
+    expect(runSync(findItem(bed.t.db, itemId))!.state).toBe("connection_created");
 
     const w = worker();
     expect(await w.runOnce()).toBeNull(); // still leased
     await new Promise((r) => setTimeout(r, 700));
     expect((await w.runOnce())?.id).toBe(runId);
-    expect(findRun(bed.t.db, runId)).toMatchObject({ status: "passed" });
+    expect(runSync(findRun(bed.t.db, runId))).toMatchObject({ status: "passed" });
     const { data } = await client.findCompaniesByTag({ name: ITEM_TAG, value: itemId });
     expect(data).toHaveLength(1);
     expect((await client.listConnections({ companyId: data[0]!.id })).data).toHaveLength(1);
@@ -243,7 +243,7 @@ describe("leases", () => {
       const taken: string[] = [];
       for (let i = 0; i < 6; i++) {
         const db = i % 2 ? otherDb : bed.t.db;
-        const run = claimRun(db, { owner: `w${i % 2}`, kinds: ["pilot"], leaseMs: 60_000, now: new Date() });
+        const run = runSync(claimRun(db, { owner: `w${i % 2}`, kinds: ["pilot"], leaseMs: 60_000, now: new Date() }));
         if (run) taken.push(run.id);
       }
       expect(taken.sort()).toEqual([...runIds].sort());
@@ -254,7 +254,7 @@ describe("leases", () => {
       const done = await Promise.all([a.runOnce(), b.runOnce(), a.runOnce(), b.runOnce()]);
       const ids = done.filter((r) => r !== null).map((r) => r.id);
       expect(new Set(ids).size).toBe(ids.length);
-      for (const id of runIds) expect(findRun(bed.t.db, id)?.status).toBe("passed");
+      for (const id of runIds) expect(runSync(findRun(bed.t.db, id))?.status).toBe("passed");
     } finally {
       otherDb.$client.close();
     }
@@ -265,11 +265,11 @@ describe("leases", () => {
     const { runId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     const w = worker({ leaseMs: 400 });
     const running = w.runOnce();
-    for (let i = 0; i < 100 && findItem(bed.t.db, eng.items[0]!.id)!.state !== "sync_requested"; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && runSync(findItem(bed.t.db, eng.items[0]!.id))!.state !== "sync_requested"; i++) await new Promise((r) => setTimeout(r, 50));
     cancelTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId, reason: "Taking too long" });
     await running;
-    expect(findRun(bed.t.db, runId)).toMatchObject({ status: "cancelled", statusReason: "Taking too long", leaseOwner: null });
-    expect(findItem(bed.t.db, eng.items[0]!.id)).toMatchObject({ state: "sync_requested", leaseOwner: null });
+    expect(runSync(findRun(bed.t.db, runId))).toMatchObject({ status: "cancelled", statusReason: "Taking too long", leaseOwner: null });
+    expect(runSync(findItem(bed.t.db, eng.items[0]!.id))).toMatchObject({ state: "sync_requested", leaseOwner: null });
     expect(steps(eng.engagementId)[5]!.state).toBe("in_progress");
     expect((await getEngagementTimeline(bed.t.database, bed.people.support, eng.engagementId))[0]!.summary).toBe("Cancelled the single-company test on Slow Sync: Taking too long");
 
@@ -278,7 +278,7 @@ describe("leases", () => {
     const again = requestTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     const secondRun = worker().runOnce();
     // The big sync is requested again; the sandbox's clock moves on instead of the test waiting.
-    for (let i = 0; i < 200 && (findItem(bed.t.db, eng.items[0]!.id)!.checks as { sync?: unknown } | null)?.sync === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && (runSync(findItem(bed.t.db, eng.items[0]!.id))!.checks as { sync?: unknown } | null)?.sync === undefined; i++) await new Promise((r) => setTimeout(r, 50));
     await bed.sb.control.advanceClock({ seconds: 3_600 });
     await secondRun;
     const second = getTestRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, runId: again.runId });
@@ -333,7 +333,7 @@ describe("the rehearsal", () => {
     // Only the twin's credentials were opened, and it says so.
     const opened = bed.t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.engagementId === eng.engagementId);
     expect(opened.map((e) => e.targetId)).toEqual([run.item!.id]);
-    expect(findRun(bed.t.db, runId)?.sandboxApiKeyCipher).toMatch(/^v1\./);
+    expect(runSync(findRun(bed.t.db, runId))?.sandboxApiKeyCipher).toMatch(/^v1\./);
     const timeline = (await getEngagementTimeline(bed.t.database, bed.people.support, eng.engagementId)).map((e) => e.summary);
     expect(timeline[0]).toBe("Rehearsal on the sandbox with a simulated Real Two passed");
     expect(timeline).toContain("Decrypted the credentials of a simulated Real Two to authorize its connection on the service (rehearsal)");

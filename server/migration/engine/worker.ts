@@ -25,6 +25,7 @@
  * and the pacer. A worker that finds no run to claim helps with a bulk run another worker holds
  * (its companies are claimed one by one, so two workers never drive the same company).
  */
+import { runSync } from "@/db/database";
 import os from "node:os";
 import type { Db } from "@/db/client";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
@@ -170,8 +171,8 @@ export function createWorker(options: WorkerOptions): Worker {
     const start = run.kind === "rehearsal" ? await openRehearsal(run, signal) : openPilot(run);
     const { engagement, platform } = start;
     const finish = (itemId: string | null, failure: StoredError | null) => {
-      const current = findRun(db, run.id) ?? run;
-      const item = itemId ? (findItem(db, itemId) ?? null) : null;
+      const current = runSync(findRun(db, run.id)) ?? run;
+      const item = itemId ? (runSync(findItem(db, itemId)) ?? null) : null;
       const outcome = finishTestRun(db, { run: current, owner, item, failure });
       if (!outcome) throw new RunAbandoned("lease_lost");
       log(`${run.kind === "rehearsal" ? "rehearsal" : "single-company test"} ${run.id} on ${engagement.reference}: ${outcome.result}${outcome.advice ? ` (${outcome.advice.code})` : ""}`);
@@ -254,10 +255,10 @@ export function createWorker(options: WorkerOptions): Worker {
   /** The next work: a run to claim, or else a bulk run of another worker's to help with. */
   function claimNext(): { run: RunRow; help: boolean } | null {
     if (stopping.signal.aborted) return null;
-    const run = claimRun(db, { owner, kinds, leaseMs, now: new Date() });
+    const run = runSync(claimRun(db, { owner, kinds, leaseMs, now: new Date() }));
     if (run) return { run, help: false };
     if (!kinds.includes("bulk") || helping.size > 0) return null;
-    const other = runToHelp(db, { owner, now: new Date() });
+    const other = runSync(runToHelp(db, { owner, now: new Date() }));
     if (!other) return null;
     helping.add(other.id);
     return { run: other, help: true };
@@ -289,12 +290,12 @@ export function createWorker(options: WorkerOptions): Worker {
         const message = error instanceof Error ? error.message : String(error);
         log(`run ${run.id} failed: ${message}`);
         try {
-          const current = findRun(db, run.id) ?? run;
+          const current = runSync(findRun(db, run.id)) ?? run;
           if (current.kind === "bulk") {
-            setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`, now: new Date() });
+            runSync(setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`, now: new Date() }));
             return;
           }
-          const item = current.itemId ? (findItem(db, current.itemId) ?? null) : null;
+          const item = current.itemId ? (runSync(findItem(db, current.itemId)) ?? null) : null;
           finishTestRun(db, { run: current, owner, item, failure: storedFailure("internal", message) });
         } catch (finishError) {
           log(`could not record the failure of run ${run.id}: ${finishError instanceof Error ? finishError.message : String(finishError)}`);

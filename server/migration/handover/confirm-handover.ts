@@ -56,7 +56,7 @@ export async function confirmHandover(db: Db, actor: Actor, deps: HandoverDeps, 
       at,
     });
     // The hypercare days begin with the watch's next check (on the target's clock); it is the customer's move now.
-    ensureWatch(tx, { engagementId: eng.id, now: at, dueNow: true });
+    runSync(ensureWatch(tx, { engagementId: eng.id, now: at, dueNow: true }));
     runSync(refreshWaiting(tx, eng.id, at));
     return { id, eng, reconciliation, recipients: runSync(customerRecipients(tx, eng.id, eng.organizationId)) };
   });

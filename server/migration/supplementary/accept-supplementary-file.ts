@@ -83,7 +83,7 @@ export function acceptSupplementaryFile(
       now,
       skipped.map((r) => r.id),
     ));
-    const run = requeueIntoBulkRun(tx, { engagementId: eng.id, itemIds: usable.map((r) => r.itemId), state: "connection_created", now });
+    const run = runSync(requeueIntoBulkRun(tx, { engagementId: eng.id, itemIds: usable.map((r) => r.itemId), state: "connection_created", now }));
     if (!run) throw new AppError("PRECONDITION_FAILED", "The engagement has no bulk run to retry the companies in.");
     runSync(updateFile(tx, current.id, { status: "accepted", decidedById: actor.id, decidedAt: now }));
     recordAudit(tx, {

@@ -37,7 +37,7 @@ export function loadSupplementaryState(tx: DbOrTx, actor: Actor, engagementId: s
     role: actor.role,
     status: eng.status,
     watching: runSync(isWatching(tx, eng.id)),
-    bulkRun: !!latestBulkRun(tx, eng.id),
+    bulkRun: !!runSync(latestBulkRun(tx, eng.id)),
     waiting: runSync(countWaiting(tx, eng.id)),
     current: runSync(findCurrentFile(tx, eng.id))?.status ?? null,
   };

@@ -5,6 +5,7 @@
  * again, syncs and verifies it — and the fresh tokens are purged once used (whatever the retry's
  * outcome), also after the handover's own purge.
  */
+import { runSync } from "@/db/database";
 import fs from "node:fs";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
@@ -54,7 +55,7 @@ async function bulkRunDone() {
   passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
   const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
   const w = worker();
-  await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+  await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
   await w.stop();
   const copperleaf = eng.items[1]!;
   // Handed to its end customer with its reconnect link; fresh tokens are the other way back.
@@ -110,7 +111,7 @@ describe("a company retried with fresh tokens", () => {
 
     worker();
     const done = await until("Copperleaf verified", () => item(copperleaf.id), (i) => i.state === "verified", 60_000);
-    await until("the run completed again", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 30_000);
+    await until("the run completed again", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 30_000);
     // The same company and connection: authorized again, never created twice.
     expect(done).toMatchObject({ companyId: before.companyId, connectionId: before.connectionId, credentialsCipher: null });
     expect(done.credentialsPurgedAt).not.toBeNull();
@@ -157,7 +158,7 @@ describe("a company retried with fresh tokens", () => {
 
     const fresh = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "valid")).credentials;
     await sendAndAccept(customer, eng.engagementId, fresh);
-    expect(findRun(bed.t.db, runId)!.status).toBe("queued");
+    expect(runSync(findRun(bed.t.db, runId))!.status).toBe("queued");
     worker();
     const done = await until("Copperleaf verified", () => item(copperleaf.id), (i) => i.state === "verified", 60_000);
     expect(done.credentialsCipher).toBeNull();

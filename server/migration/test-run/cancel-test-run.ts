@@ -18,7 +18,7 @@ import { cancelRefusal } from "./rules";
 import { snapshotOf, testChecks, type TestRunOutcome } from "./test-run-report";
 
 function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: string }) {
-  const found = findRun(tx, input.runId);
+  const found = runSync(findRun(tx, input.runId));
   const run = found && found.engagementId === input.engagementId && (TEST_RUN_KINDS as readonly string[]).includes(found.kind) ? found : undefined;
   // Who may cancel comes first; then a run that is not this engagement's test is not found.
   if (!run && isStaff(actor.role)) throw new AppError("NOT_FOUND", "No such test run on this engagement.");
@@ -35,8 +35,8 @@ export function cancelTestRun(db: Db, actor: Actor, input: { engagementId: strin
     const now = new Date();
     const reason = input.reason?.trim() || "Cancelled by support.";
     const previous = (run.outcome ?? {}) as TestRunOutcome;
-    const item = run.itemId ? findItem(tx, run.itemId) : undefined;
-    cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now), checks: testChecks(item, false) } : {}) } });
+    const item = run.itemId ? runSync(findItem(tx, run.itemId)) : undefined;
+    runSync(cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now), checks: testChecks(item, false) } : {}) } }));
     const company = previous.simulates?.name ?? item?.name ?? "a company";
     recordAudit(tx, {
       actor,

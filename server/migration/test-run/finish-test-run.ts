@@ -95,7 +95,7 @@ export function finishTestRun(
   const company = (previous.simulates?.name ?? item?.name) || "a company";
   return db.transaction((tx) => {
     // Cancelled or taken over meanwhile: leave the run and the checklist as they are.
-    const current = findRun(tx, run.id);
+    const current = runSync(findRun(tx, run.id));
     if (current?.status !== "running" || current.leaseOwner !== params.owner) return null;
     recordAudit(tx, {
       actor: null,
@@ -113,7 +113,7 @@ export function finishTestRun(
     });
     outcome.stepEffect = applyToChecklist(tx, { run, item, outcome, now });
     const statusReason = outcome.result === "passed" ? null : (outcome.advice?.text ?? null);
-    finishRunRow(tx, { runId: run.id, owner: params.owner, status: passed ? "passed" : "failed", outcome, statusReason, now });
+    runSync(finishRunRow(tx, { runId: run.id, owner: params.owner, status: passed ? "passed" : "failed", outcome, statusReason, now }));
     return outcome;
   });
 }

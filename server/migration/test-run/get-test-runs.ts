@@ -48,8 +48,8 @@ function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestR
 /** The engagement's single-company tests and rehearsals, newest first. */
 export function listTestRuns(db: Db, actor: Actor, engagementId: string): TestRunSummaryView[] {
   runSync(assertCanView(db, actor, engagementId));
-  return listRunRows(db, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED }).map((run) =>
-    summary(db, run, outcomeOf(run).item ?? (run.itemId ? findItem(db, run.itemId) : undefined)),
+  return runSync(listRunRows(db, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED })).map((run) =>
+    summary(db, run, outcomeOf(run).item ?? (run.itemId ? runSync(findItem(db, run.itemId)) : undefined)),
   );
 }
 
@@ -86,7 +86,7 @@ const span = (from: Date | null | undefined, to: Date | null | undefined) => (fr
 /** One run in full (see ZTestRunDetail). */
 export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; runId: string }): TestRunDetailView {
   runSync(assertCanView(db, actor, input.engagementId));
-  const run = findRun(db, input.runId);
+  const run = runSync(findRun(db, input.runId));
   if (!run || run.engagementId !== input.engagementId || !(TEST_RUN_KINDS as readonly string[]).includes(run.kind)) {
     throw new AppError("NOT_FOUND", "No such test run on this engagement.");
   }
@@ -94,7 +94,7 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
   const active = isActive(run);
   const now = new Date();
   // A run that ended shows the company as it left it; a running one, as it is now.
-  const row = run.itemId ? findItem(db, run.itemId) : undefined;
+  const row = run.itemId ? runSync(findItem(db, run.itemId)) : undefined;
   const item = (active ? undefined : outcome.item) ?? (row ? snapshotOf(row, now) : null);
   const target =
     run.kind === "rehearsal"
@@ -130,7 +130,7 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
       runMs: span(run.startedAt, run.finishedAt ?? (active ? now : null)),
       syncMs: item?.syncMs ?? null,
     },
-    calls: listCallRows(db, run.id).map((c) => ({
+    calls: runSync(listCallRows(db, run.id)).map((c) => ({
       id: c.id,
       at: c.at,
       operation: c.operation,
@@ -158,15 +158,15 @@ export const TESTABLE_LISTED = 20;
 export function listTestableItems(db: Db, actor: Actor, input: { engagementId: string; search?: string }) {
   runSync(assertCanView(db, actor, input.engagementId));
   const search = input.search?.trim() || undefined;
-  const companies = searchRealItems(db, { engagementId: input.engagementId, search, limit: TESTABLE_LISTED }).map((i) => ({
+  const companies = runSync(searchRealItems(db, { engagementId: input.engagementId, search, limit: TESTABLE_LISTED })).map((i) => ({
     id: i.id,
     name: i.name,
     externalRef: i.externalRef,
     records: i.recordsHint,
     state: i.state,
   }));
-  const total = countRealItems(db, input.engagementId);
-  return { companies, total, matching: search ? countSearchedRealItems(db, { engagementId: input.engagementId, search }) : total };
+  const total = runSync(countRealItems(db, input.engagementId));
+  return { companies, total, matching: search ? runSync(countSearchedRealItems(db, { engagementId: input.engagementId, search })) : total };
 }
 
 /**

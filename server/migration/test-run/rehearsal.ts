@@ -53,7 +53,7 @@ async function sandboxKey(params: { db: Db; ring: KeyRing; run: RunRow; owner: s
   }
   const { clientId, apiKey } = await params.control.createClient({ plan: "paid", name: `Ferry rehearsal ${params.reference}` });
   const outcome = (run.outcome ?? {}) as TestRunOutcome;
-  if (!updateRunProgress(db, { runId: run.id, owner: params.owner, now: new Date(), outcome, sandbox: { clientId, apiKeyCipher: encryptSecret(ring, apiKey, keyContext(run.id)) } })) {
+  if (!runSync(updateRunProgress(db, { runId: run.id, owner: params.owner, now: new Date(), outcome, sandbox: { clientId, apiKeyCipher: encryptSecret(ring, apiKey, keyContext(run.id)) } }))) {
     throw new LeaseLostError(`rehearsal ${params.run.id}`);
   }
   return apiKey;
@@ -97,11 +97,11 @@ export async function prepareRehearsal(params: {
   );
   const missing = real.filter((r) => !made.has(r.position));
   const progress = (created: number, done: boolean): TestRunOutcome => ({
-    ...((findRun(db, params.run.id)?.outcome ?? {}) as TestRunOutcome),
+    ...((runSync(findRun(db, params.run.id))?.outcome ?? {}) as TestRunOutcome),
     sandboxUrl: params.sandboxUrl,
     preparation: { total: real.length, created, done },
   });
-  if (!updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(made.size, false) })) throw new LeaseLostError(`rehearsal ${params.run.id}`);
+  if (!runSync(updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(made.size, false) }))) throw new LeaseLostError(`rehearsal ${params.run.id}`);
 
   let created = made.size;
   for (let start = 0; start < missing.length; start += BATCH) {
@@ -135,7 +135,7 @@ export async function prepareRehearsal(params: {
       })),
     );
     created += batch.length;
-    if (!updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(created, false) })) throw new LeaseLostError(`rehearsal ${params.run.id}`);
+    if (!runSync(updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(created, false) }))) throw new LeaseLostError(`rehearsal ${params.run.id}`);
   }
 
   const outcome = progress(created, true);
@@ -148,9 +148,9 @@ export async function prepareRehearsal(params: {
     .get();
   if (!twin) throw new Error(`No simulated twin of ${simulated.name} was made.`);
   db.transaction((tx) => {
-    const current = findRun(tx, params.run.id);
-    if (current?.itemId !== twin.id) attachItemToRun(tx, { itemId: twin.id, runId: params.run.id, now: new Date() });
-    if (!updateRunProgress(tx, { runId: params.run.id, owner, now: new Date(), outcome, itemId: twin.id })) throw new LeaseLostError(`rehearsal ${params.run.id}`);
+    const current = runSync(findRun(tx, params.run.id));
+    if (current?.itemId !== twin.id) runSync(attachItemToRun(tx, { itemId: twin.id, runId: params.run.id, now: new Date() }));
+    if (!runSync(updateRunProgress(tx, { runId: params.run.id, owner, now: new Date(), outcome, itemId: twin.id }))) throw new LeaseLostError(`rehearsal ${params.run.id}`);
   });
   return { apiKey, itemId: twin.id };
 }

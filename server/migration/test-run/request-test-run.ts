@@ -33,7 +33,7 @@ export function loadTestRunContext(
   engagementId: string,
 ): TestRunContext & { eng: EngagementRow; runningRun: RunRow | undefined } {
   const { eng, states } = runSync(loadForChange(tx, engagementId));
-  const runningRun = activeRuns(tx, eng.id, TEST_RUN_KINDS)[0];
+  const runningRun = runSync(activeRuns(tx, eng.id, TEST_RUN_KINDS))[0];
   const target = eng.serviceTargetId ? runSync(findServiceTarget(tx, eng.serviceTargetId)) : undefined;
   return {
     eng,
@@ -48,7 +48,7 @@ export function loadTestRunContext(
         ? targetUseRefusal(target, eng.organizationId)
         : "The engagement's service target no longer exists: choose another.",
     running: runningRun ? { kind: runningRun.kind as TestRunKind, status: runningRun.status } : null,
-    companies: countRealItems(tx, eng.id),
+    companies: runSync(countRealItems(tx, eng.id)),
   };
 }
 
@@ -57,8 +57,8 @@ function check(tx: DbOrTx, actor: Actor, input: TestRunRequest): { c: ReturnType
   const c = loadTestRunContext(tx, actor, input.engagementId);
   const refusal = testRefusal(input.kind, c);
   if (refusal) refuse(refusal);
-  const item = input.itemId ? findRealItem(tx, c.eng.id, input.itemId) : pickSmallestItem(tx, c.eng.id);
-  const holder = item?.runId ? findRun(tx, item.runId) : undefined;
+  const item = input.itemId ? runSync(findRealItem(tx, c.eng.id, input.itemId)) : runSync(pickSmallestItem(tx, c.eng.id));
+  const holder = item?.runId ? runSync(findRun(tx, item.runId)) : undefined;
   const unusable = companyRefusal({ kind: input.kind, chosen: !!input.itemId, item, holder: holder ?? null });
   if (unusable) refuse(unusable);
   return { c, item: item!, pickedBy: input.itemId ? "support" : "smallest" };
@@ -74,12 +74,12 @@ export function requestTestRun(db: Db, actor: Actor, input: TestRunRequest): { r
     const { eng, states } = c;
     const now = new Date();
     if (input.kind === "pilot") {
-      insertRun(tx, { id: runId, engagementId: eng.id, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId: item.id, requestedById: actor.id, now, outcome: { pickedBy } });
-      attachItemToRun(tx, { itemId: item.id, runId, now });
+      runSync(insertRun(tx, { id: runId, engagementId: eng.id, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId: item.id, requestedById: actor.id, now, outcome: { pickedBy } }));
+      runSync(attachItemToRun(tx, { itemId: item.id, runId, now }));
       if (states[5] === "pending") runSync(applyStepAction(tx, actor, { engagementId: eng.id, step: 5, action: "start", via: "flow", at: now }));
     } else {
       // The simulated twin is made by the worker; until then the run names the real company.
-      insertRun(tx, {
+      runSync(insertRun(tx, {
         id: runId,
         engagementId: eng.id,
         kind: "rehearsal",
@@ -88,7 +88,7 @@ export function requestTestRun(db: Db, actor: Actor, input: TestRunRequest): { r
         requestedById: actor.id,
         now,
         outcome: { pickedBy, simulates: { itemId: item.id, name: item.name } },
-      });
+      }));
     }
     recordAudit(tx, {
       actor,

@@ -77,13 +77,13 @@ const allowedOf = (r: Refusal | null) => ({ allowed: r === null, reason: r && !r
 export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMileView {
   const { eng } = runSync(loadForChange(db, engagementId));
   assertOrganization(actor, eng.organizationId);
-  const watch = findWatch(db, eng.id) ?? null;
+  const watch = runSync(findWatch(db, eng.id)) ?? null;
   const days = db.select({ d: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, eng.id)).get()?.d ?? 7;
   const pendingTotal = db.select({ n: count() }).from(migrationItems).where(realItems(eng.id, eq(migrationItems.state, "reconnect_pending"))).get()?.n ?? 0;
   const reconnected =
     db.select({ n: count() }).from(migrationItems).where(realItems(eng.id, eq(migrationItems.state, "verified"), isNotNull(migrationItems.reconnectedAt))).get()?.n ?? 0;
   let budget: number | null = null;
-  const run = latestBulkRun(db, eng.id);
+  const run = runSync(latestBulkRun(db, eng.id));
   const target = run?.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
   if (target) {
     const rule = limitsOfTarget(target);
@@ -126,10 +126,10 @@ export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMil
 export function checkWatchNow(db: Db, actor: Actor, input: { engagementId: string }): void {
   db.transaction((tx) => {
     const { eng } = runSync(loadForChange(tx, input.engagementId));
-    const watch = findWatch(tx, eng.id);
+    const watch = runSync(findWatch(tx, eng.id));
     const r = checkNowRefusal(actor, watch?.status === "watching");
     if (r) refuse(r);
-    makeWatchDue(tx, eng.id);
+    runSync(makeWatchDue(tx, eng.id));
   });
 }
 
@@ -137,14 +137,14 @@ export function checkWatchNow(db: Db, actor: Actor, input: { engagementId: strin
 export function setHypercareDays(db: Db, actor: Actor, input: { engagementId: string; days: number }): void {
   db.transaction((tx) => {
     const { eng } = runSync(loadForChange(tx, input.engagementId));
-    const watch = findWatch(tx, eng.id);
+    const watch = runSync(findWatch(tx, eng.id));
     const r = daysRefusal(actor, eng.status, watch?.status === "ended");
     if (r) refuse(r);
     const before = tx.select({ d: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, eng.id)).get()?.d ?? 7;
     if (before === input.days) return;
     const at = new Date();
     tx.update(engagements).set({ hypercareDays: input.days, updatedAt: at }).where(eq(engagements.id, eng.id)).run();
-    if (watch?.hypercareEndsAt) moveHypercareEnd(tx, { engagementId: eng.id, endsAt: new Date(watch.hypercareEndsAt.getTime() + (input.days - before) * DAY_MS) });
+    if (watch?.hypercareEndsAt) runSync(moveHypercareEnd(tx, { engagementId: eng.id, endsAt: new Date(watch.hypercareEndsAt.getTime() + (input.days - before) * DAY_MS) }));
     recordAudit(tx, { actor, action: "watch.hypercare_days_changed", targetId: eng.id, engagementId: eng.id, organizationId: eng.organizationId, before: { days: before }, after: { days: input.days }, at });
   });
 }

@@ -1,11 +1,11 @@
 /**
  * The one module of the watch that touches drizzle: an engagement's watch row (claimed under a
- * lease, as runs are), the companies it looks at, and what a check changes on them. Synchronous
- * (better-sqlite3): callers run it inside their transactions.
+ * lease, as runs are), the companies it looks at, and what a check changes on them. Transaction
+ * steps (db/database.ts): callers `yield*` them inside their transactions.
  */
 import { and, count, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { engagements, handovers, migrationItems, watches } from "@/db/schema";
-import type { Db } from "@/db/client";
+import { q, type Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
 import { ASKED_FOR, type WatchedItem } from "./watch-rules";
@@ -16,22 +16,24 @@ export type WatchRow = typeof watches.$inferSelect;
 export const TOKEN_FAILURE_KINDS = ["reauthorization_required", "auth_error_during_sync"] as const;
 
 /** The engagement's watch, if one was started. */
-export function findWatch(tx: DbOrTx, engagementId: string): WatchRow | undefined {
-  return tx.select().from(watches).where(eq(watches.engagementId, engagementId)).get();
+export function* findWatch(tx: DbOrTx, engagementId: string): Steps<WatchRow | undefined> {
+  return yield* q.get(tx.select().from(watches).where(eq(watches.engagementId, engagementId)));
 }
 
 /**
  * Starts the engagement's watch (or wakes an ended one) with a check due at once; the worker that
  * takes it sets its clock. A watch that runs already is only made due now when `dueNow`.
  */
-export function ensureWatch(tx: DbOrTx, params: { engagementId: string; now: Date; dueNow?: boolean }): void {
-  const existing = findWatch(tx, params.engagementId);
+export function* ensureWatch(tx: DbOrTx, params: { engagementId: string; now: Date; dueNow?: boolean }): Steps<void> {
+  const existing = yield* findWatch(tx, params.engagementId);
   if (!existing) {
-    tx.insert(watches).values({ engagementId: params.engagementId, status: "watching", startedAt: params.now, nextCheckAt: ASKED_FOR }).run();
+    // Callers hold the engagement's row locked, so two of them cannot both find no watch; the
+    // primary key would refuse the second insert anyway.
+    yield* q.run(tx.insert(watches).values({ engagementId: params.engagementId, status: "watching", startedAt: params.now, nextCheckAt: ASKED_FOR }));
     return;
   }
   if (existing.status === "ended" || params.dueNow) {
-    tx.update(watches).set({ status: "watching", endedAt: null, nextCheckAt: ASKED_FOR }).where(eq(watches.engagementId, params.engagementId)).run();
+    yield* q.run(tx.update(watches).set({ status: "watching", endedAt: null, nextCheckAt: ASKED_FOR }).where(eq(watches.engagementId, params.engagementId)));
   }
 }
 
@@ -40,42 +42,46 @@ export function ensureWatch(tx: DbOrTx, params: { engagementId: string; now: Dat
  * refused during its sync) is handed to its end customer — `reconnect_pending` with its Link URL —
  * and the watch starts. Returns how many were handed over.
  */
-export function handToEndCustomers(tx: DbOrTx, params: { engagementId: string; now: Date }): number {
+export function* handToEndCustomers(tx: DbOrTx, params: { engagementId: string; now: Date }): Steps<number> {
   const failedOnTokens = and(
     eq(migrationItems.state, "failed"),
-    inArray(sql`json_extract(${migrationItems.lastError}, '$.kind')`, [...TOKEN_FAILURE_KINDS]),
+    // `->>` reads a JSON column's key as text alike on SQLite (3.38 and later) and PostgreSQL's jsonb.
+    inArray(sql`${migrationItems.lastError} ->> 'kind'`, [...TOKEN_FAILURE_KINDS]),
   );
-  const changed = tx
-    .update(migrationItems)
-    .set({ state: "reconnect_pending", reconnectSince: params.now, updatedAt: params.now })
-    .where(realItems(params.engagementId, isNotNull(migrationItems.companyId), or(eq(migrationItems.state, "reauth_required"), failedOnTokens)))
-    .run().changes;
-  const pending = countPending(tx, params.engagementId);
-  if (changed > 0 || pending > 0) ensureWatch(tx, { engagementId: params.engagementId, now: params.now });
-  return changed;
+  const { changes } = yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ state: "reconnect_pending", reconnectSince: params.now, updatedAt: params.now })
+      .where(realItems(params.engagementId, isNotNull(migrationItems.companyId), or(eq(migrationItems.state, "reauth_required"), failedOnTokens))),
+  );
+  const pending = yield* countPending(tx, params.engagementId);
+  if (changes > 0 || pending > 0) yield* ensureWatch(tx, { engagementId: params.engagementId, now: params.now });
+  return changes;
 }
 
 /** Real companies waiting for their end customers. */
-export function countPending(tx: DbOrTx, engagementId: string): number {
-  return tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))).get()?.n ?? 0;
+export function* countPending(tx: DbOrTx, engagementId: string): Steps<number> {
+  const row = yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))));
+  return Number(row?.n ?? 0);
 }
 
 /** Watches that may be checked now by some worker: watching, with no live lease. */
-export function watchesToConsider(db: Db, now: Date): WatchRow[] {
-  return db
-    .select()
-    .from(watches)
-    .where(and(eq(watches.status, "watching"), or(isNull(watches.leaseExpiresAt), lt(watches.leaseExpiresAt, now))))
-    .all();
+export function* watchesToConsider(tx: DbOrTx, now: Date): Steps<WatchRow[]> {
+  return yield* q.all(
+    tx
+      .select()
+      .from(watches)
+      .where(and(eq(watches.status, "watching"), or(isNull(watches.leaseExpiresAt), lt(watches.leaseExpiresAt, now)))),
+  );
 }
 
 /**
  * Takes a watch for one check, if no other worker took or checked it since it was read (its next
  * check is still the one read): one atomic statement.
  */
-export function claimWatch(db: Db, params: { engagementId: string; owner: string; leaseMs: number; now: Date; nextCheckAt: Date }): boolean {
-  return (
-    db
+export function* claimWatch(tx: DbOrTx, params: { engagementId: string; owner: string; leaseMs: number; now: Date; nextCheckAt: Date }): Steps<boolean> {
+  const { changes } = yield* q.run(
+    tx
       .update(watches)
       .set({ leaseOwner: params.owner, leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
       .where(
@@ -85,33 +91,36 @@ export function claimWatch(db: Db, params: { engagementId: string; owner: string
           eq(watches.nextCheckAt, params.nextCheckAt),
           or(isNull(watches.leaseExpiresAt), lt(watches.leaseExpiresAt, params.now)),
         ),
-      )
-      .run().changes > 0
+      ),
   );
+  return changes > 0;
 }
 
 /** Keeps a watch's lease while its check goes on. */
-export function renewWatchLease(db: Db, params: { engagementId: string; owner: string; leaseMs: number; now: Date }): boolean {
-  return (
-    db
+export function* renewWatchLease(tx: DbOrTx, params: { engagementId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
+  const { changes } = yield* q.run(
+    tx
       .update(watches)
       .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
-      .where(and(eq(watches.engagementId, params.engagementId), eq(watches.leaseOwner, params.owner)))
-      .run().changes > 0
+      .where(and(eq(watches.engagementId, params.engagementId), eq(watches.leaseOwner, params.owner))),
   );
+  return changes > 0;
 }
 
 /** Lets a watch go without a check (e.g. the worker stops). */
-export function releaseWatch(db: Db, params: { engagementId: string; owner: string }): void {
-  db.update(watches)
-    .set({ leaseOwner: null, leaseExpiresAt: null })
-    .where(and(eq(watches.engagementId, params.engagementId), eq(watches.leaseOwner, params.owner)))
-    .run();
+export function* releaseWatch(tx: DbOrTx, params: { engagementId: string; owner: string }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(watches)
+      .set({ leaseOwner: null, leaseExpiresAt: null })
+      .where(and(eq(watches.engagementId, params.engagementId), eq(watches.leaseOwner, params.owner))),
+  );
 }
 
 /** The companies a check looks at: the engagement's real companies waiting for their end customers, and the migrated ones (or only those in `states`). */
-export function watchedItems(tx: DbOrTx, engagementId: string, states: readonly WatchedItem["state"][] = WATCHED_STATES): WatchedItem[] {
-  return tx
+export function* watchedItems(tx: DbOrTx, engagementId: string, states: readonly WatchedItem["state"][] = WATCHED_STATES): Steps<WatchedItem[]> {
+  const rows = yield* q.all(
+    tx
     .select({
       id: migrationItems.id,
       name: migrationItems.name,
@@ -121,26 +130,27 @@ export function watchedItems(tx: DbOrTx, engagementId: string, states: readonly 
       linkUrl: migrationItems.linkUrl,
     })
     .from(migrationItems)
-    .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, [...states])))
-    .all()
-    .map((r) => ({ ...r, state: r.state as WatchedItem["state"], companyId: r.companyId! }));
+    .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, [...states]))),
+  );
+  return rows.map((r) => ({ ...r, state: r.state as WatchedItem["state"], companyId: r.companyId! }));
 }
 
 const WATCHED_STATES: readonly WatchedItem["state"][] = ["reconnect_pending", "verified"];
 
 /** How many companies the watch looks after, and how many of them are migrated, without loading them (a check between listings loads only the waiting ones). */
-export function watchedCounts(tx: DbOrTx, engagementId: string): { companies: number; verified: number } {
-  const rows = tx
-    .select({ state: migrationItems.state, n: count() })
-    .from(migrationItems)
-    .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, [...WATCHED_STATES])))
-    .groupBy(migrationItems.state)
-    .all();
-  return { companies: rows.reduce((sum, r) => sum + r.n, 0), verified: rows.find((r) => r.state === "verified")?.n ?? 0 };
+export function* watchedCounts(tx: DbOrTx, engagementId: string): Steps<{ companies: number; verified: number }> {
+  const rows = yield* q.all(
+    tx
+      .select({ state: migrationItems.state, n: count() })
+      .from(migrationItems)
+      .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, [...WATCHED_STATES])))
+      .groupBy(migrationItems.state),
+  );
+  return { companies: rows.reduce((sum, r) => sum + Number(r.n), 0), verified: Number(rows.find((r) => r.state === "verified")?.n ?? 0) };
 }
 
 /** What the check found, stored on the watch: counters, the next check, the failure (or none). */
-export function recordCheck(
+export function* recordCheck(
   tx: DbOrTx,
   params: {
     engagementId: string;
@@ -153,10 +163,11 @@ export function recordCheck(
     failure: Record<string, unknown> | null;
     hypercareEndsAt?: Date;
   },
-): boolean {
+): Steps<boolean> {
   const w = watches;
-  const dayMs = 86_400_000;
-  return (
+  // The day's count starts again once a day has passed on the target's clock.
+  const newDay = sql`${w.dayStartedAt} is null or ${w.dayStartedAt} <= ${sql.param(new Date(params.at.getTime() - 86_400_000), w.dayStartedAt)}`;
+  const { changes } = yield* q.run(
     tx
       .update(w)
       .set({
@@ -164,9 +175,8 @@ export function recordCheck(
         nextCheckAt: params.nextCheckAt,
         checks: sql`${w.checks} + 1`,
         requests: sql`${w.requests} + ${params.requests}`,
-        // The day's count starts again once a day has passed on the target's clock.
-        requestsToday: sql`case when ${w.dayStartedAt} is null or ${params.at.getTime()} - ${w.dayStartedAt} >= ${dayMs} then ${params.requests} else ${w.requestsToday} + ${params.requests} end`,
-        dayStartedAt: sql`case when ${w.dayStartedAt} is null or ${params.at.getTime()} - ${w.dayStartedAt} >= ${dayMs} then ${params.at.getTime()} else ${w.dayStartedAt} end`,
+        requestsToday: sql`case when ${newDay} then ${params.requests} else ${w.requestsToday} + ${params.requests} end`,
+        dayStartedAt: sql`case when ${newDay} then ${sql.param(params.at, w.dayStartedAt)} else ${w.dayStartedAt} end`,
         drops: sql`${w.drops} + ${params.drops}`,
         reconnections: sql`${w.reconnections} + ${params.reconnections}`,
         lastFailure: params.failure,
@@ -174,61 +184,67 @@ export function recordCheck(
         leaseExpiresAt: null,
         ...(params.hypercareEndsAt ? { hypercareEndsAt: params.hypercareEndsAt } : {}),
       })
-      .where(and(eq(w.engagementId, params.engagementId), eq(w.leaseOwner, params.owner)))
-      .run().changes > 0
+      .where(and(eq(w.engagementId, params.engagementId), eq(w.leaseOwner, params.owner))),
   );
+  return changes > 0;
 }
 
 /** Ends the watch (its final report is the caller's audit event and mail). */
-export function endWatch(tx: DbOrTx, params: { engagementId: string; at: Date }): void {
-  tx.update(watches).set({ status: "ended", endedAt: params.at, leaseOwner: null, leaseExpiresAt: null }).where(eq(watches.engagementId, params.engagementId)).run();
+export function* endWatch(tx: DbOrTx, params: { engagementId: string; at: Date }): Steps<void> {
+  yield* q.run(tx.update(watches).set({ status: "ended", endedAt: params.at, leaseOwner: null, leaseExpiresAt: null }).where(eq(watches.engagementId, params.engagementId)));
 }
 
 /** Support asks for a check now (the next time a worker looks). */
-export function makeWatchDue(tx: DbOrTx, engagementId: string): boolean {
-  return tx.update(watches).set({ nextCheckAt: ASKED_FOR }).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))).run().changes > 0;
+export function* makeWatchDue(tx: DbOrTx, engagementId: string): Steps<boolean> {
+  const { changes } = yield* q.run(tx.update(watches).set({ nextCheckAt: ASKED_FOR }).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))));
+  return changes > 0;
 }
 
 /** Moves the end of the hypercare days (their number changed) and makes a check due, so an end now past ends the watch at once. */
-export function moveHypercareEnd(tx: DbOrTx, params: { engagementId: string; endsAt: Date }): void {
-  tx.update(watches)
-    .set({ hypercareEndsAt: params.endsAt, nextCheckAt: ASKED_FOR })
-    .where(and(eq(watches.engagementId, params.engagementId), eq(watches.status, "watching")))
-    .run();
+export function* moveHypercareEnd(tx: DbOrTx, params: { engagementId: string; endsAt: Date }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(watches)
+      .set({ hypercareEndsAt: params.endsAt, nextCheckAt: ASKED_FOR })
+      .where(and(eq(watches.engagementId, params.engagementId), eq(watches.status, "watching"))),
+  );
 }
 
 /** The company found linked again: it goes on with that connection (the bulk run syncs and verifies it). */
-export function setReconnectedConnection(tx: DbOrTx, params: { itemId: string; connectionId: string }): void {
-  tx.update(migrationItems).set({ connectionId: params.connectionId }).where(eq(migrationItems.id, params.itemId)).run();
+export function* setReconnectedConnection(tx: DbOrTx, params: { itemId: string; connectionId: string }): Steps<void> {
+  yield* q.run(tx.update(migrationItems).set({ connectionId: params.connectionId }).where(eq(migrationItems.id, params.itemId)));
 }
 
 /** A migrated company whose connection dropped: back in its end customer's hands, with the platform's words. */
-export function markDropped(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): void {
-  tx.update(migrationItems)
-    .set({ state: "reconnect_pending", droppedAt: params.now, reconnectSince: params.now, outcomeReason: params.reason, updatedAt: params.now })
-    .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.state, "verified")))
-    .run();
+export function* markDropped(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ state: "reconnect_pending", droppedAt: params.now, reconnectSince: params.now, outcomeReason: params.reason, updatedAt: params.now })
+      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.state, "verified"))),
+  );
 }
 
 /** Link URLs the listing told. */
-export function storeLinkUrls(tx: DbOrTx, links: readonly { itemId: string; linkUrl: string }[]): void {
-  for (const l of links) tx.update(migrationItems).set({ linkUrl: l.linkUrl }).where(eq(migrationItems.id, l.itemId)).run();
+export function* storeLinkUrls(tx: DbOrTx, links: readonly { itemId: string; linkUrl: string }[]): Steps<void> {
+  for (const l of links) yield* q.run(tx.update(migrationItems).set({ linkUrl: l.linkUrl }).where(eq(migrationItems.id, l.itemId)));
 }
 
 /** The handover as the watch needs it (produced, and when), and the engagement's hypercare days. */
-export function hypercareOf(tx: DbOrTx, engagementId: string): { producedAt: Date | null; days: number } {
-  const h = tx.select({ at: handovers.confirmedAt }).from(handovers).where(eq(handovers.engagementId, engagementId)).get();
-  const e = tx.select({ days: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, engagementId)).get();
+export function* hypercareOf(tx: DbOrTx, engagementId: string): Steps<{ producedAt: Date | null; days: number }> {
+  const h = yield* q.get(tx.select({ at: handovers.confirmedAt }).from(handovers).where(eq(handovers.engagementId, engagementId)));
+  const e = yield* q.get(tx.select({ days: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, engagementId)));
   return { producedAt: h?.at ?? null, days: e?.days ?? 7 };
 }
 
 /** Real companies per state of interest for the final report. */
-export function finalTally(tx: DbOrTx, engagementId: string): { verified: number; pending: number } {
-  const rows = tx
-    .select({ state: migrationItems.state, n: count() })
-    .from(migrationItems)
-    .where(realItems(engagementId, inArray(migrationItems.state, ["verified", "reconnect_pending"])))
-    .groupBy(migrationItems.state)
-    .all();
-  return { verified: rows.find((r) => r.state === "verified")?.n ?? 0, pending: rows.find((r) => r.state === "reconnect_pending")?.n ?? 0 };
+export function* finalTally(tx: DbOrTx, engagementId: string): Steps<{ verified: number; pending: number }> {
+  const rows = yield* q.all(
+    tx
+      .select({ state: migrationItems.state, n: count() })
+      .from(migrationItems)
+      .where(realItems(engagementId, inArray(migrationItems.state, ["verified", "reconnect_pending"])))
+      .groupBy(migrationItems.state),
+  );
+  return { verified: Number(rows.find((r) => r.state === "verified")?.n ?? 0), pending: Number(rows.find((r) => r.state === "reconnect_pending")?.n ?? 0) };
 }

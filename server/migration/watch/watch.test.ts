@@ -5,6 +5,7 @@
  * the company on to verified; after the handover report the hypercare watch (the sandbox's clock
  * moved day by day) finds a dropped connection, tells everyone, and ends with its final report.
  */
+import { runSync } from "@/db/database";
 import { and, eq, like } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { auditEvents, mailOutbox, migrationItems, watches } from "@/db/schema";
@@ -49,7 +50,7 @@ describe("the last mile", () => {
     const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
     const w = worker();
     w.start();
-    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
 
     // The two rotated companies wait for their end customers, each with the service's Link URL.
     const [alder, , cedar, dune] = eng.items.map((i) => item(i.id));
@@ -57,8 +58,8 @@ describe("the last mile", () => {
     expect(cedar!.linkUrl).toBe(`${bed.sb.url}/link/company/${cedar!.companyId}`);
     expect(alder!.state).toBe("verified");
     // A check between listings loads only the waiting companies, and counts the rest.
-    expect(watchedCounts(bed.t.db, eng.engagementId)).toEqual({ companies: 4, verified: 2 });
-    expect(watchedItems(bed.t.db, eng.engagementId, ["reconnect_pending"]).map((i) => i.name).sort()).toEqual(["Cedar Cycles", "Dune Dental"]);
+    expect(runSync(watchedCounts(bed.t.db, eng.engagementId))).toEqual({ companies: 4, verified: 2 });
+    expect(runSync(watchedItems(bed.t.db, eng.engagementId, ["reconnect_pending"])).map((i) => i.name).sort()).toEqual(["Cedar Cycles", "Dune Dental"]);
     expect(actions(eng.engagementId, "migration.reconnect_pending")).toHaveLength(1);
     // It is the customer's move now: the links to send on, or fresh tokens.
     expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting).toMatchObject({
@@ -76,7 +77,7 @@ describe("the last mile", () => {
     expect(back.reconnectedAt).not.toBeNull();
     expect(item(dune!.id).state).toBe("reconnect_pending");
     expect(actions(eng.engagementId, "migration_item.reconnected").map((e) => (e.after as { company: string }).company)).toEqual(["Cedar Cycles"]);
-    await until("the run again", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 30_000);
+    await until("the run again", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 30_000);
 
     // The report is produced with Dune still waiting: the customer acknowledges; the hypercare days start.
     setHypercareDays(bed.t.db, bed.people.support, { engagementId: eng.engagementId, days: 3 });
@@ -120,7 +121,7 @@ describe("the last mile", () => {
     passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
     const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
     worker().start();
-    await until("the bulk run", () => findRun(bed.t.db, runId)!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
     const { createServiceClient } = await import("@/server/service-client");
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const page = await client.listCompanies({ tag: { name: ENGAGEMENT_TAG, value: eng.engagementId }, page: 1, pageSize: 5000 });

@@ -29,6 +29,7 @@ import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/ta
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
 import { openRunSession } from "../engine/run-session";
+import type { RunRow } from "../engine/run-repository";
 import { mailDrops, mailWatchEnded } from "./watch-mail";
 import { countOf } from "@/core/words";
 import {
@@ -128,7 +129,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     return new Date();
   }
 
-  function clientFor(engagementId: string, run: NonNullable<ReturnType<typeof latestBulkRun>>, target: ServiceTargetRecord): ServiceClient | string {
+  function clientFor(engagementId: string, run: RunRow, target: ServiceTargetRecord): ServiceClient | string {
     const cached = sessions.get(engagementId);
     if (cached?.targetId === target.id) return cached.client;
     const session = openRunSession({
@@ -191,9 +192,9 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const engagementId = row.engagementId;
     const engagement = runSync(findEngagement(db, engagementId));
     if (!engagement) throw new Error(`The engagement of watch ${engagementId} no longer exists.`);
-    const counts = watchedCounts(db, engagementId);
-    const waitingItems = watchedItems(db, engagementId, ["reconnect_pending"]);
-    const hypercare = hypercareOf(db, engagementId);
+    const counts = runSync(watchedCounts(db, engagementId));
+    const waitingItems = runSync(watchedItems(db, engagementId, ["reconnect_pending"]));
+    const hypercare = runSync(hypercareOf(db, engagementId));
     const startHypercare = !row.hypercareEndsAt && hypercare.producedAt ? new Date(now.getTime() + hypercare.days * DAY_MS) : undefined;
     const hypercareEndsAt = row.hypercareEndsAt ?? startHypercare ?? null;
 
@@ -203,7 +204,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const plan = planCheck({ pending: waitingItems.length, dayStartedAt: row.dayStartedAt, now, hypercareStarts: !!startHypercare, hypercareEndsAt, askedFor: row.nextCheckAt.getTime() === ASKED_FOR.getTime() });
     // Between listings a check looks up only the waiting companies: the others (thousands, after a
     // large run) are loaded only for the day's listing.
-    const items = plan === "list" ? watchedItems(db, engagementId) : waitingItems;
+    const items = plan === "list" ? runSync(watchedItems(db, engagementId)) : waitingItems;
     try {
       if (plan === "list") {
         const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)));
@@ -228,22 +229,22 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const outcome = db.transaction((tx) => {
       const at = new Date();
       if (findings) {
-        storeLinkUrls(tx, findings.links);
+        runSync(storeLinkUrls(tx, findings.links));
         for (const l of findings.links) {
           const item = byId.get(l.itemId);
           if (item) item.linkUrl = l.linkUrl;
         }
         for (const r of findings.reconnected) {
-          setReconnectedConnection(tx, r);
+          runSync(setReconnectedConnection(tx, r));
           recordAudit(tx, { actor: null, action: "migration_item.reconnected", targetId: r.itemId, engagementId, organizationId: engagement.organizationId, after: { company: byId.get(r.itemId)?.name ?? r.itemId }, at });
         }
-        requeueIntoBulkRun(tx, { engagementId, itemIds: findings.reconnected.map((r) => r.itemId), state: "authorized", now: at });
+        runSync(requeueIntoBulkRun(tx, { engagementId, itemIds: findings.reconnected.map((r) => r.itemId), state: "authorized", now: at }));
         for (const d of dropped) {
-          markDropped(tx, { itemId: d.itemId, reason: d.reason, now: at });
+          runSync(markDropped(tx, { itemId: d.itemId, reason: d.reason, now: at }));
           recordAudit(tx, { actor: null, action: "migration_item.dropped", targetId: d.itemId, engagementId, organizationId: engagement.organizationId, after: { company: d.name, reason: d.reason }, at });
         }
       }
-      const pending = countPending(tx, engagementId);
+      const pending = runSync(countPending(tx, engagementId));
       const base = nextCheckDelayMs({ pending, companies: counts.companies, dailyQuota, reconnectEveryMs: deps.reconnectEveryMs ?? (onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service) });
       let next = now.getTime() + (failure ? Math.min(base, RETRY_AFTER_FAILURE_MS) : base);
       // The next day's listing is due a day after this day's began (recordCheck starts a new day as planCheck reads it).
@@ -251,7 +252,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       next = Math.min(next, dayStarted.getTime() + DAY_MS);
       // The last check falls on the hypercare's end, not a day after it.
       if (hypercareEndsAt && next > hypercareEndsAt.getTime()) next = Math.max(now.getTime(), hypercareEndsAt.getTime());
-      const stored = recordCheck(tx, {
+      const stored = runSync(recordCheck(tx, {
         engagementId,
         owner,
         at: now,
@@ -261,7 +262,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         reconnections: findings?.reconnected.length ?? 0,
         failure,
         ...(startHypercare ? { hypercareEndsAt: startHypercare } : {}),
-      });
+      }));
       if (!stored) return null;
       if (startHypercare) {
         recordAudit(tx, { actor: null, action: "watch.hypercare_started", targetId: engagementId, engagementId, organizationId: engagement.organizationId, after: { days: hypercare.days, endsAt: startHypercare.toISOString() }, at });
@@ -270,8 +271,8 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       const ended = closed || (!failure && hypercareOver(hypercareEndsAt, now));
       let report: Parameters<typeof mailWatchEnded>[2] | null = null;
       if (ended) {
-        endWatch(tx, { engagementId, at });
-        const tally = finalTally(tx, engagementId);
+        runSync(endWatch(tx, { engagementId, at }));
+        const tally = runSync(finalTally(tx, engagementId));
         const totals = { checks: row.checks + 1, requests: row.requests + requests, drops: row.drops + dropped.length, reconnections: row.reconnections + (findings?.reconnected.length ?? 0) };
         recordAudit(tx, {
           actor: null,
@@ -282,7 +283,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
           after: { ...totals, stillPending: tally.pending, verified: tally.verified },
           at,
         });
-        const pendingItems = watchedItems(tx, engagementId).filter((i) => i.state === "reconnect_pending");
+        const pendingItems = runSync(watchedItems(tx, engagementId)).filter((i) => i.state === "reconnect_pending");
         report = { engagementId, days: hypercare.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, linkUrl: i.linkUrl })) };
       }
       const waiting: WaitingChange | null = runSync(refreshWaiting(tx, engagementId, at));
@@ -310,27 +311,27 @@ export function createWatcher(deps: WatcherDeps): Watcher {
 
   async function tick(): Promise<number> {
     let checked = 0;
-    for (const row of watchesToConsider(db, new Date())) {
+    for (const row of runSync(watchesToConsider(db, new Date()))) {
       try {
-        const run = latestBulkRun(db, row.engagementId);
+        const run = runSync(latestBulkRun(db, row.engagementId));
         const target = run?.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
         if (!run || !target) continue;
         const now = await clockOf(target);
         if (row.nextCheckAt.getTime() > now.getTime()) continue;
-        if (!claimWatch(db, { engagementId: row.engagementId, owner, leaseMs, now: new Date(), nextCheckAt: row.nextCheckAt })) continue;
+        if (!runSync(claimWatch(db, { engagementId: row.engagementId, owner, leaseMs, now: new Date(), nextCheckAt: row.nextCheckAt }))) continue;
         try {
           const client = clientFor(row.engagementId, run, target);
           if (typeof client === "string") {
             // No usable target: say so on the watch and look again in an hour.
             db.transaction((tx) =>
-              recordCheck(tx, { engagementId: row.engagementId, owner, at: now, nextCheckAt: new Date(now.getTime() + 3_600_000), requests: 0, drops: 0, reconnections: 0, failure: { status: null, error: client, correlationId: null, kind: "no_service_target" } }),
+              runSync(recordCheck(tx, { engagementId: row.engagementId, owner, at: now, nextCheckAt: new Date(now.getTime() + 3_600_000), requests: 0, drops: 0, reconnections: 0, failure: { status: null, error: client, correlationId: null, kind: "no_service_target" } })),
             );
             continue;
           }
           await check(row, target, client, now);
           checked += 1;
         } catch (error) {
-          releaseWatch(db, { engagementId: row.engagementId, owner });
+          runSync(releaseWatch(db, { engagementId: row.engagementId, owner }));
           throw error;
         }
       } catch (error) {
