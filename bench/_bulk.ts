@@ -158,7 +158,7 @@ export function benchCompanies(n: number, extra: (i: number) => Partial<ReadyCom
 /** An engagement at step 6 on a new paid sandbox client: steps 1–4 through their flows, step 5 passed. */
 export async function readyBulk(bed: BenchBed, sandbox: SandboxProcess, companies: ReadyCompany[]): Promise<ReadyEngagement> {
   const eng = await readyEngagement(bed.db, { ring: bed.ring, support: bed.people.support, sandbox: { url: sandbox.url, control: sandbox.control }, companies });
-  passSingleCompanyTest(bed.db, bed.people.support, eng.engagementId);
+  await passSingleCompanyTest(bed.db, bed.people.support, eng.engagementId);
   return eng;
 }
 

@@ -44,7 +44,7 @@ async function main() {
   const people = await seedPeople(t.db);
   const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Bench target", baseUrl: "http://127.0.0.1:9", apiKey: "bench-api-key-0001", kind: "sandbox", organizationId: people.orgA });
   const flows = await engagementThroughFlows({ db: t.db, config: testConfig(), support: people.support, customer: people.customerA, serviceTargetId: target.id });
-  passSingleCompanyTest(t.db, people.support, flows.engagementId);
+  await passSingleCompanyTest(t.db, people.support, flows.engagementId);
   // The flows agree a window a week on: the bench starts before it, saying why as support must.
   const { runId } = startBulkRun(t.db, people.support, { engagementId: flows.engagementId, reason: "A benchmark of the progress reads, run before the window." });
   const template = t.db.select().from(migrationItems).where(eq(migrationItems.id, flows.itemIds[0]!)).get()!;

@@ -1,9 +1,9 @@
 /** Test support for router tests: tRPC callers acting as each person, the app config, error capture. */
 import { TRPCError } from "@trpc/server";
 import type { Db } from "@/db/client";
-import { databaseOf } from "@/db/database";
+import type { Database } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
-import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { asDatabase, TEST_KEY_RING } from "@/server/testing/test-db";
 import { createCaller } from "../api/root";
 import type { AppConfig } from "@/server/config";
 
@@ -28,6 +28,7 @@ export async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
 }
 
 /** A tRPC caller acting as `actor` (or anonymous). */
-export function callerAs(db: Db, actor: Actor | null, config: AppConfig = testConfig()) {
-  return createCaller({ database: databaseOf(db), db, actor, clientAddress: "127.0.0.1", config });
+export function callerAs(target: Db | Database, actor: Actor | null, config: AppConfig = testConfig()) {
+  const database = asDatabase(target);
+  return createCaller({ database, db: database.db, actor, clientAddress: "127.0.0.1", config });
 }

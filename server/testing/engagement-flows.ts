@@ -6,7 +6,7 @@
  * for the single-company test. Mail goes through the config's mailer (the outbox in tests).
  */
 import type { Db } from "@/db/client";
-import { databaseOf, runSync } from "@/db/database";
+import { readSteps, type Database } from "@/db/database";
 import type { AppConfig } from "@/server/config";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { changeTarget } from "@/server/engagements/change-target";
@@ -27,6 +27,7 @@ import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { SandboxControl, Tenant, TenantOptions } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/core/accounts/actor";
+import { asDatabase } from "./test-db";
 
 export type FlowCompany = TokenFileCompany;
 
@@ -51,7 +52,7 @@ export function sampleCompanies(platformKey: PlatformKey, n: number): FlowCompan
   return Array.from({ length: n }, (_, i) => ({ name: `Company ${i + 1} Ltd`, credentials: credentialsFor(platform, i), externalRef: `REF-${i + 1}`, records: 20 + i }));
 }
 
-type FlowDeps = { db: Db; config: AppConfig; support: Actor; customer: Actor };
+type FlowDeps = { db: Db | Database; config: AppConfig; support: Actor; customer: Actor };
 
 /** Step 1 on an existing engagement: the customer submits a token file of `companies`, support accepts it. */
 export async function completeIntake(
@@ -59,7 +60,7 @@ export async function completeIntake(
   params: { engagementId: string; companies?: readonly FlowCompany[]; fileName?: string; contacts?: readonly { name: string; email: string }[] },
 ): Promise<{ submissionId: string }> {
   const { db, config, support, customer } = deps;
-  const database = databaseOf(db);
+  const database = asDatabase(db);
   const { engagementId } = params;
   const eng = await getEngagement(database, support, engagementId);
   const platformKey = eng.platform.key as PlatformKey;
@@ -88,7 +89,7 @@ export async function completeIntake(
  */
 export async function agreeWindow(deps: FlowDeps, params: { engagementId: string; startsAt?: Date; endsAt?: Date; proposedAt?: Date }): Promise<{ windowId: string }> {
   const { db, config, support, customer } = deps;
-  const database = databaseOf(db);
+  const database = asDatabase(db);
   const { engagementId } = params;
   const startsAt = params.startsAt ?? new Date(Date.now() + 7 * 86_400_000);
   const endsAt = params.endsAt ?? new Date(startsAt.getTime() + 8 * 3_600_000);
@@ -105,7 +106,7 @@ export async function agreeWindow(deps: FlowDeps, params: { engagementId: string
  * neither gives three sample companies.
  */
 export async function engagementThroughFlows(params: {
-  db: Db;
+  db: Db | Database;
   config: AppConfig;
   support: Actor;
   /** A customer of the organisation the engagement is for. */
@@ -123,7 +124,7 @@ export async function engagementThroughFlows(params: {
   contacts?: readonly { name: string; email: string }[];
 }): Promise<EngagementThroughFlows> {
   const { db, config, support, customer } = params;
-  const database = databaseOf(db);
+  const database = asDatabase(db);
   const platformKey = params.platformKey ?? "qhyg";
   const upTo = params.upTo ?? 4;
   if (!customer.organizationId) throw new Error("engagementThroughFlows: the customer needs an organisation");
@@ -151,18 +152,20 @@ export async function engagementThroughFlows(params: {
   if (upTo >= 3) await notifyAfterChange(database, config, { engagementId, waiting: (await confirmCallbackUrl(database, customer, { engagementId })).waiting });
   if (upTo >= 4) await notifyAfterChange(database, config, { engagementId, waiting: (await confirmSyncingDisabled(database, customer, { engagementId })).waiting });
 
-  return { engagementId, reference: created.reference, submissionId, itemIds: runSync(realItemIds(db, engagementId)), windowId, tenants };
+  return { engagementId, reference: created.reference, submissionId, itemIds: await readSteps(database, (tx) => realItemIds(tx, engagementId)), windowId, tenants };
 }
 
 /** Step 5 passed, as the single-company test records it (its flow's evidence). */
-export function passSingleCompanyTest(db: Db, staff: Actor, engagementId: string): void {
-  db.transaction((tx) =>
-    runSync(applyStepAction(tx, staff, {
-      engagementId,
-      step: 5,
-      action: "complete",
-      via: "flow",
-      evidence: { kind: "test_passed", runId: "fixture-run", itemId: "fixture-item", companyId: "company-0", connectionId: "connection-0" },
-    })),
+export async function passSingleCompanyTest(db: Db | Database, staff: Actor, engagementId: string): Promise<void> {
+  await asDatabase(db).transaction(
+    (tx) =>
+      applyStepAction(tx, staff, {
+        engagementId,
+        step: 5,
+        action: "complete",
+        via: "flow",
+        evidence: { kind: "test_passed", runId: "fixture-run", itemId: "fixture-item", companyId: "company-0", connectionId: "connection-0" },
+      }),
+    { isolation: "read committed" },
   );
 }

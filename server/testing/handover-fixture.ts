@@ -9,6 +9,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { testConfig } from "@/server/testing/caller";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
@@ -17,7 +18,7 @@ import type { MigrationItemState } from "@/core/migration/states";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { engagementThroughFlows, FLOW_CLIENT_SECRET, passSingleCompanyTest, type EngagementThroughFlows, type FlowCompany } from "@/server/testing/engagement-flows";
-import type { People } from "@/server/testing/test-db";
+import { asDatabase, type People } from "@/server/testing/test-db";
 
 /** The last error as the engine stores it (pipeline.ts's StoredError; what a report reads of it, the rest optional). */
 type LastError = Pick<StoredError, "kind" | "status" | "error" | "correlationId"> & Partial<StoredError>;
@@ -72,7 +73,7 @@ function customerOf(people: People, organizationId: string): Actor {
  * confirmed), step 5 passed as its test records it.
  */
 export async function engagementAtStep6(
-  db: Db,
+  db: Db | Database,
   people: People,
   params: { organizationId: string; platformKey?: PlatformKey; companies?: readonly FlowCompany[]; contacts?: readonly { name: string; email: string }[] },
 ): Promise<EngagementThroughFlows> {
@@ -85,7 +86,7 @@ export async function engagementAtStep6(
     ...(params.companies ? { companies: params.companies } : {}),
     ...(params.contacts ? { contacts: params.contacts } : {}),
   });
-  passSingleCompanyTest(db, people.support, flows.engagementId);
+  await passSingleCompanyTest(db, people.support, flows.engagementId);
   return flows;
 }
 
@@ -97,10 +98,11 @@ let counter = 0;
  * flows') lands in the outbox like any other.
  */
 export async function seedHandover(
-  db: Db,
+  target: Db | Database,
   people: People,
   params: { companies?: CompanySpec[]; organizationId?: string; platformKey?: PlatformKey; contacts?: { name: string; email: string }[] } = {},
 ): Promise<HandoverFixture> {
+  const db = asDatabase(target).db;
   const platform = getManagedPlatform(params.platformKey ?? "qhyg");
   if (!platform) throw new Error("seedHandover: unknown platform");
   const organizationId = params.organizationId ?? people.orgA;
@@ -113,13 +115,12 @@ export async function seedHandover(
     credentials: credentialsFor(platform, base + i),
   }));
   const eng = await engagementAtStep6(db, people, { organizationId, platformKey: platform.key, companies: rows, contacts: params.contacts });
-  const items = db
+  const items = await db
     .select({ id: migrationItems.id, name: migrationItems.name, position: migrationItems.position })
     .from(migrationItems)
     .where(eq(migrationItems.engagementId, eng.engagementId))
-    .orderBy(migrationItems.position)
-    .all();
-  items.forEach((item, i) => finishItem(db, item.id, companies[i]!, i));
+    .orderBy(migrationItems.position);
+  for (const [i, item] of items.entries()) await finishItem(db, item.id, companies[i]!, i);
   return {
     engagementId: eng.engagementId,
     reference: eng.reference,
@@ -140,7 +141,8 @@ const DEFAULT_COMPANIES: CompanySpec[] = [
 ];
 
 /** Writes what the engine would have written for an item that reached `spec.state`. */
-export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): void {
+export async function finishItem(target: Db | Database, itemId: string, spec: CompanySpec, i = 0): Promise<void> {
+  const db = asDatabase(target).db;
   const created = spec.state !== "pending" && spec.state !== "set_aside";
   const ids = created ? { companyId: `c0a1b2c3-0000-4000-8000-${String(i).padStart(12, "0")}`, connectionId: `d0e1f2a3-0000-4000-8000-${String(i).padStart(12, "0")}` } : {};
   const defaults: Partial<CompanySpec> =
@@ -161,7 +163,8 @@ export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): vo
           : {};
   const s = { ...defaults, ...spec };
   const final = ["verified", "reauth_required", "failed", "set_aside"].includes(s.state);
-  db.update(migrationItems)
+  await db
+    .update(migrationItems)
     .set({
       state: s.state,
       ...ids,
@@ -173,12 +176,11 @@ export function finishItem(db: Db, itemId: string, spec: CompanySpec, i = 0): vo
       finishedAt: final ? new Date() : null,
       updatedAt: new Date(),
     })
-    .where(eq(migrationItems.id, itemId))
-    .run();
+    .where(eq(migrationItems.id, itemId));
   const at = new Date();
   const call = (ok: boolean) => ({ runId: "fixture-run", itemId, at, operation: ok ? "getDataStatus" : "createConnection", method: "GET", path: "/", status: ok ? 200 : 500, ok, durationMs: 5, attempts: 1 });
   const calls = [...Array.from({ length: s.calls?.ok ?? 0 }, () => call(true)), ...Array.from({ length: s.calls?.failed ?? 0 }, () => call(false))];
-  if (calls.length) db.insert(serviceCalls).values(calls).run();
+  if (calls.length) await db.insert(serviceCalls).values(calls);
 }
 
 /** The sandbox's words for tokens the old app refreshed after the export, as the pipeline keeps them. */

@@ -7,7 +7,7 @@
  * is proposed and accepted (one under way now), the customer confirms steps 3 and 4.
  */
 import type { Db } from "@/db/client";
-import { databaseOf } from "@/db/database";
+import type { Database } from "@/db/database";
 import { asc, eq } from "drizzle-orm";
 import { migrationItems, users } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
@@ -19,6 +19,7 @@ import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows } from "@/server/testing/engagement-flows";
 import { realItems } from "../items/item-scope";
+import { asDatabase } from "./test-db";
 
 /** The test sandbox's default limit per client (10,000 requests a second), as a target's known per-minute limit. */
 export const SANDBOX_CLIENT_REQUESTS_PER_MINUTE = 600_000;
@@ -60,7 +61,7 @@ export type ReadyEngagement = {
  * a new sandbox client of the given plan.
  */
 export async function readyEngagement(
-  db: Db,
+  on: Db | Database,
   params: {
     ring: KeyRing;
     support: Actor;
@@ -80,17 +81,19 @@ export async function readyEngagement(
   },
 ): Promise<ReadyEngagement> {
   const { ring, support, sandbox } = params;
+  const database = asDatabase(on);
+  const db = database.db;
   const platform = getManagedPlatform(params.platformKey ?? "qhyg");
   if (!platform) throw new Error(`${params.platformKey} is not a managed platform`);
   const suffix = crypto.randomUUID().slice(0, 8);
 
-  const organizationId = params.organizationId ?? (await createOrganization(databaseOf(db), support, { name: `Ready Org ${suffix}` })).id;
+  const organizationId = params.organizationId ?? (await createOrganization(database, support, { name: `Ready Org ${suffix}` })).id;
   // A sandbox client is the customer's own account there, so its target is the organisation's. Its
   // known limits are the test sandbox's (10,000 requests a second per client): the run paces to the
   // sandbox's headers as on the built-in sandbox, not to the real service's 1,000 a minute.
   const ownTarget = async (apiKey: string, name: string) => ({
     apiKey,
-    ...(await createServiceTarget(databaseOf(db), ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE, dailyQuota: SANDBOX_CLIENT_DAILY_QUOTA })),
+    ...(await createServiceTarget(database, ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE, dailyQuota: SANDBOX_CLIENT_DAILY_QUOTA })),
   });
   let target: { id: string; apiKey: string };
   if (params.target && "id" in params.target) {
@@ -117,7 +120,7 @@ export async function readyEngagement(
     if (company.rotatedAfterExport) await sandbox.control.rotate(platform.key, tenant.tenantId);
   }
 
-  const customer = params.customer ?? customerOf(db, organizationId, suffix);
+  const customer = params.customer ?? (await customerOf(db, organizationId, suffix));
   const config: AppConfig = {
     appUrl: "http://ferry.test",
     mail: { from: "Ferry <ferry@test>", log: () => {}, keyRing: ring },
@@ -125,7 +128,7 @@ export async function readyEngagement(
     purgeAfterDays: 14,
   };
   const flows = await engagementThroughFlows({
-    db,
+    db: database,
     config,
     support,
     customer,
@@ -145,7 +148,7 @@ export async function readyEngagement(
   const eng = { id: flows.engagementId, reference: flows.reference };
   const submissionId = flows.submissionId;
 
-  const rows = db.select().from(migrationItems).where(realItems(eng.id)).orderBy(asc(migrationItems.position)).all();
+  const rows = await db.select().from(migrationItems).where(realItems(eng.id)).orderBy(asc(migrationItems.position));
   return {
     engagementId: eng.id,
     reference: eng.reference,
@@ -161,11 +164,11 @@ export async function readyEngagement(
 let customers = 0;
 
 /** A customer of the organisation for the flows: an existing one, or a new one who never signs in (no password). */
-function customerOf(db: Db, organizationId: string, suffix: string): Actor {
-  const existing = db.select().from(users).where(eq(users.organizationId, organizationId)).get();
+async function customerOf(db: Db, organizationId: string, suffix: string): Promise<Actor> {
+  const [existing] = await db.select().from(users).where(eq(users.organizationId, organizationId)).limit(1);
   if (existing) return { id: existing.id, email: existing.email, name: existing.name, role: existing.role, organizationId };
   customers += 1;
-  const u = db
+  const [u] = await db
     .insert(users)
     .values({
       email: `customer-${suffix}-${customers}@ready.test`,
@@ -173,7 +176,7 @@ function customerOf(db: Db, organizationId: string, suffix: string): Actor {
       role: "customer",
       organizationId,
     })
-    .returning()
-    .get();
+    .returning();
+  if (!u) throw new Error("readyEngagement: the customer was not made");
   return { id: u.id, email: u.email, name: u.name, role: u.role, organizationId };
 }

@@ -5,11 +5,12 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { migrationItems, migrationRuns } from "@/db/schema";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import { seedHandover, type CompanySpec, type HandoverFixture } from "./handover-fixture";
-import type { People } from "./test-db";
+import { asDatabase, type People } from "./test-db";
 import { csvBytes, headerFor } from "./token-files";
 
 const qbo = getManagedPlatform("qhyg")!;
@@ -31,14 +32,15 @@ export const AFTER_BULK_COMPANIES: CompanySpec[] = [
 export type AfterBulkRun = HandoverFixture & { runId: string };
 
 /** An engagement at step 6 whose completed bulk run left `companies` as they say (QuickBooks Online). */
-export async function afterBulkRun(db: Db, people: People, params: { companies?: CompanySpec[]; organizationId?: string } = {}): Promise<AfterBulkRun> {
+export async function afterBulkRun(target: Db | Database, people: People, params: { companies?: CompanySpec[]; organizationId?: string } = {}): Promise<AfterBulkRun> {
+  const db = asDatabase(target).db;
   const f = await seedHandover(db, people, { companies: params.companies ?? AFTER_BULK_COMPANIES, ...(params.organizationId ? { organizationId: params.organizationId } : {}) });
   const now = new Date();
   const runId = crypto.randomUUID();
-  db.insert(migrationRuns)
-    .values({ id: runId, engagementId: f.engagementId, kind: "bulk", status: "completed", requestedById: people.support.id, requestedAt: now, startedAt: now, finishedAt: now, outcome: {} })
-    .run();
-  db.update(migrationItems).set({ runId }).where(eq(migrationItems.engagementId, f.engagementId)).run();
+  await db
+    .insert(migrationRuns)
+    .values({ id: runId, engagementId: f.engagementId, kind: "bulk", status: "completed", requestedById: people.support.id, requestedAt: now, startedAt: now, finishedAt: now, outcome: {} });
+  await db.update(migrationItems).set({ runId }).where(eq(migrationItems.engagementId, f.engagementId));
   return { ...f, runId };
 }
 

@@ -42,6 +42,8 @@ export type TestDatabase = {
   /** `database.db`: await its queries (both drivers answer alike). */
   db: Db;
   dialect: Dialect;
+  /** The SQLite file (SQLite only: tests about the file itself, e.g. what a purge leaves in it). */
+  file?: string;
   /** What a child process needs in its environment to open this same database. */
   env: { DATABASE_FILE: string; DATABASE_URL: "" } | { DATABASE_URL: string };
   close: () => Promise<void>;
@@ -70,6 +72,7 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
     database: t.database,
     db: t.db,
     dialect: "sqlite",
+    file: t.file,
     // An empty DATABASE_URL, so a child process of the SQLite pass never inherits a PostgreSQL one.
     env: { DATABASE_FILE: t.file, DATABASE_URL: "" },
     close: async () => t.close(),
@@ -93,9 +96,14 @@ export type People = {
 
 const SEEDER: Actor = { id: "test-seed", email: "", name: "Test seed", role: "admin", organizationId: null };
 
+/** The `Database` of a test's handle: the layer itself, or the one a drizzle handle belongs to (fixtures take either). */
+export function asDatabase(target: Db | Database): Database {
+  return "db" in target ? target : databaseOf(target);
+}
+
 /** Two organisations and one person of each role (customers A and B in different organisations). */
 export async function seedPeople(target: Db | Database): Promise<People> {
-  const database = "db" in target ? target : databaseOf(target);
+  const database = asDatabase(target);
   const orgA = (await createOrganization(database, SEEDER, { name: "Org A" })).id;
   const orgB = (await createOrganization(database, SEEDER, { name: "Org B" })).id;
   const make = (email: string, name: string, role: Actor["role"], organizationId: string | null) =>

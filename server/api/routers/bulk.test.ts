@@ -61,7 +61,7 @@ describe("starting", () => {
   });
 
   it("queues a run of every unfinished company, starts step 6, is audited, and a second start is refused", async () => {
-    passSingleCompanyTest(t.db, p.support, engagementId);
+    await passSingleCompanyTest(t.db, p.support, engagementId);
     const { runId } = await support().bulk.start({ engagementId });
     expect(run()).toMatchObject({ id: runId, status: "queued", kind: "bulk" });
     expect(itemIds.map((_, i) => item(i).runId)).toEqual(itemIds.map(() => runId));
@@ -77,8 +77,8 @@ describe("starting", () => {
 });
 
 describe("the agreed window", () => {
-  beforeEach(() => {
-    passSingleCompanyTest(t.db, p.support, engagementId);
+  beforeEach(async () => {
+    await passSingleCompanyTest(t.db, p.support, engagementId);
   });
 
   it("before it: refused without a reason, on the reason field, in words that say when it starts; nothing changes", async () => {
@@ -145,7 +145,7 @@ describe("the agreed window", () => {
 
 describe("the service target the run copies", () => {
   it("must be one the engagement may use: start, resume and retries are refused otherwise, changing nothing", async () => {
-    passSingleCompanyTest(t.db, p.support, engagementId);
+    await passSingleCompanyTest(t.db, p.support, engagementId);
     const own = t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, engagementId)).get()!.id!;
     const other = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Org B production", baseUrl: "https://api.codat.io", apiKey: "org-b-key-0000", kind: "service", organizationId: p.orgB });
     // Data from before targets had organisations: the engagement points at another organisation's account.
@@ -169,7 +169,7 @@ describe("the service target the run copies", () => {
 
 describe("controls", () => {
   beforeEach(async () => {
-    passSingleCompanyTest(t.db, p.support, engagementId);
+    await passSingleCompanyTest(t.db, p.support, engagementId);
     await support().bulk.start({ engagementId });
   });
 

@@ -344,7 +344,7 @@ describe("the engagement's step 6", () => {
     const step6 = t.db.select().from(engagementSteps).where(and(eq(engagementSteps.engagementId, f.engagementId), eq(engagementSteps.step, 6))).get()!;
     expect(step6.state).toBe("done");
     // A later item change (retrying one, say) cannot reopen a completed engagement's step 6 by hand.
-    finishItem(t.db, f.items[4]!.id, { state: "verified" });
+    await finishItem(t.db, f.items[4]!.id, { state: "verified" });
     expect((await trpcError(support().engagements.step({ engagementId: f.engagementId, step: 6, action: "reopen", reason: "x" }))).code).toBe("PRECONDITION_FAILED");
   });
 });

@@ -183,7 +183,7 @@ describe("rescheduling", () => {
     await customer().windows.accept({ engagementId, windowId: windowIds[0]! });
     await customer().confirmations.callbackUrl({ engagementId });
     await customer().confirmations.syncingDisabled({ engagementId });
-    passSingleCompanyTest(t.db, p.support, engagementId);
+    await passSingleCompanyTest(t.db, p.support, engagementId);
 
     expect((await customer().windows.plan({ engagementId })).reschedule.allowed).toBe(false);
     const noReason = await trpcError(support().windows.reschedule({ engagementId, reason: " " }));

@@ -44,7 +44,7 @@ const companies = (n: number, extra: (i: number) => Partial<ReadyCompany> = () =
 /** An engagement at step 6: steps 1–4 through their flows, step 5 passed; its bulk run started. */
 async function startedRun(list: ReadyCompany[], extra: Parameters<typeof bed.ready>[1] = {}) {
   const eng = await bed.ready(list, extra);
-  passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
+  await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
   const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
   return { eng, runId };
 }

@@ -73,7 +73,7 @@ describe("the overview at an injected time", () => {
     const flows = await engagementThroughFlows({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA, serviceTargetId: target.id, companies: sampleCompanies("qhyg", 4), window });
     engagementId = flows.engagementId;
     itemIds = flows.itemIds;
-    passSingleCompanyTest(t.db, p.support, engagementId);
+    await passSingleCompanyTest(t.db, p.support, engagementId);
   });
   afterEach(() => t.close());
 

@@ -25,7 +25,7 @@ describe("claiming a run's items", () => {
     bed.t.db.update(migrationItems).set({ nextAttemptAt: new Date(now.getTime() + 60_000) }).where(eq(migrationItems.id, waiting!.id)).run();
     bed.t.db.update(migrationItems).set({ state: "verified" }).where(eq(migrationItems.id, done!.id)).run();
 
-    const other = openDb(bed.t.file, { migrate: false });
+    const other = openDb(bed.t.file!, { migrate: false });
     try {
       const a = runSync(claimItems(bed.t.db, { runId, owner: "a", limit: 3, leaseMs: 1_000, now }));
       const b = runSync(claimItems(other, { runId, owner: "b", limit: 10, leaseMs: 1_000, now }));

@@ -237,7 +237,7 @@ describe("leases", () => {
     const engs = await Promise.all([1, 2, 3].map((n) => ready([{ name: `Parallel ${n}`, records: 3 }])));
     const runIds = engs.map((e) => requestTestRun(bed.t.db, bed.people.support, { engagementId: e.engagementId, kind: "pilot" }).runId);
     const { openDb } = await import("@/db/client");
-    const otherDb = openDb(bed.t.file);
+    const otherDb = openDb(bed.t.file!);
     try {
       // Claims interleaved from two connections: each run is taken exactly once.
       const taken: string[] = [];
@@ -360,7 +360,7 @@ describe("secrets", () => {
     const keys = [...targetKeys, ...rehearsalKeys];
     const views = JSON.stringify(runs.map((r) => getTestRun(bed.t.db, bed.people.support, { engagementId: r.engagementId, runId: r.id })));
     bed.t.db.$client.pragma("wal_checkpoint(TRUNCATE)");
-    const raw = fs.readFileSync(bed.t.file).toString("latin1");
+    const raw = fs.readFileSync(bed.t.file!).toString("latin1");
     for (const text of [raw, views]) {
       expect(text).not.toMatch(/qhyg\.(at|rt)\.[A-Za-z0-9_-]{10}/);
       for (const key of keys) expect(text.includes(key)).toBe(false);

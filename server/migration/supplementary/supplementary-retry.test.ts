@@ -52,7 +52,7 @@ async function bulkRunDone() {
       { name: "Fernhill Farm", records: 5, externalRef: "FF-03" },
     ],
   );
-  passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
+  await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
   const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
   const w = worker();
   await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
@@ -89,7 +89,7 @@ async function sendAndAccept(customer: Actor, engagementId: string, credentials:
 
 /** Every byte of the database file and its write-ahead log. */
 function rawFile(): Buffer {
-  const file = bed.t.file;
+  const file = bed.t.file!;
   return Buffer.concat([file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
 }
 

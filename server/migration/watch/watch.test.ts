@@ -46,7 +46,7 @@ describe("the last mile", () => {
   it("hands companies that failed on their tokens to their end customers with links, brings a reconnected one to verified, and watches the migrated connections after the handover until the hypercare days end", async () => {
     const list = ["Alder Books", "Birch Bakery", "Cedar Cycles", "Dune Dental"].map((name, i) => ({ name, records: 5, externalRef: `EXT-${i + 1}`, rotatedAfterExport: i >= 2 }));
     const eng = await bed.ready(list);
-    passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
+    await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
     const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
     const w = worker();
     w.start();
@@ -118,7 +118,7 @@ describe("the last mile", () => {
   it("tags each company with its engagement (one listing finds them all), and refuses a check while nothing is watched", async () => {
     const eng = await bed.ready([{ name: "Elm Energy", records: 3 }, { name: "Fir Farms", records: 3 }]);
     expect(() => checkWatchNow(bed.t.db, bed.people.support, { engagementId: eng.engagementId })).toThrow(/Nothing is watched/);
-    passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
+    await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
     const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
     worker().start();
     await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
