@@ -112,6 +112,21 @@ describe("asking for a test", () => {
     }
   });
 
+  it("of several cancels at once, one cancels the run and the others are refused", async () => {
+    const eng = await ready([{ name: "Cancelled Twice Co", records: 5 }]);
+    const s = support();
+    const { runId } = await s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" });
+    await Promise.all(Array.from({ length: 6 }, () => s.tests.controls({ engagementId: eng.engagementId })));
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => s.tests.cancel({ engagementId: eng.engagementId, runId, reason: `Cancel ${i}` })));
+    // The run's row is locked before it is checked: the others wait, then find it ended.
+    const audited = await bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.test_cancelled")));
+    expect(audited).toHaveLength(1);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === "rejected")) expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: "The run has already ended (cancelled)." });
+    const [run] = await bed.t.db.select().from(migrationRuns).where(eq(migrationRuns.id, runId));
+    expect(run!.statusReason).toBe((audited[0]!.after as { reason: string }).reason);
+  });
+
   it("refuses a test before steps 1–4 are done (naming them), while a rehearsal only needs the companies", async () => {
     const eng = await ready([{ name: "Early", records: 5 }], { stopAfterStep1: true });
     const s = support();
