@@ -4,6 +4,7 @@
  */
 import { AppError, type AppErrorCode } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
+import type { Database } from "@/db/database";
 import { handoverReportCsv } from "@/server/migration/handover/report-csv";
 import { reconnectLinksCsv } from "@/server/migration/watch/last-mile";
 import { engagementInput } from "./routers/shared.types";
@@ -44,16 +45,16 @@ export function downloadResponse(params: { fileName: string; contentType: string
  * GET a CSV of an engagement: 401 without a session, 404 for an unknown id (and for a customer,
  * another organisation's), the domain's refusal as its status (409 when there is nothing yet).
  */
-function engagementCsvResponse(
-  ctx: Pick<Context, "db" | "actor">,
+async function engagementCsvResponse(
+  ctx: Pick<Context, "database" | "actor">,
   engagementId: string,
-  build: (db: Context["db"], actor: Actor, engagementId: string) => { fileName: string; body: BodyInit },
-): Response {
+  build: (database: Database, actor: Actor, engagementId: string) => Promise<{ fileName: string; body: BodyInit }>,
+): Promise<Response> {
   if (!ctx.actor) return text(401, "Sign in to continue.");
   const id = engagementInput.safeParse({ engagementId });
   if (!id.success) return text(404, "No engagement with that id.");
   try {
-    const { fileName, body } = build(ctx.db, ctx.actor, id.data.engagementId);
+    const { fileName, body } = await build(ctx.database, ctx.actor, id.data.engagementId);
     return downloadResponse({ fileName, contentType: "text/csv; charset=utf-8", body });
   } catch (error) {
     if (error instanceof AppError) return text(HTTP_STATUS[error.code], error.message);
@@ -62,11 +63,13 @@ function engagementCsvResponse(
 }
 
 /** The handover report as CSV (409 until it is produced). */
-export function handoverCsvResponse(ctx: Pick<Context, "db" | "actor">, engagementId: string): Response {
+export function handoverCsvResponse(ctx: Pick<Context, "database" | "actor">, engagementId: string): Promise<Response> {
   return engagementCsvResponse(ctx, engagementId, handoverReportCsv);
 }
 
 /** The reconnect links of the companies waiting for their end customers, as CSV (409 when none waits). */
-export function reconnectLinksCsvResponse(ctx: Pick<Context, "db" | "actor">, engagementId: string): Response {
-  return engagementCsvResponse(ctx, engagementId, reconnectLinksCsv);
+export function reconnectLinksCsvResponse(ctx: Pick<Context, "database" | "actor">, engagementId: string): Promise<Response> {
+  // Adapter until server/migration/watch/last-mile.ts (another module's) takes the Database: its
+  // builder still reads through better-sqlite3's sync API, so this works on SQLite only.
+  return engagementCsvResponse(ctx, engagementId, async (database, actor, id) => reconnectLinksCsv(database.db, actor, id));
 }

@@ -1,20 +1,20 @@
 /**
- * One reconciliation, the same on every surface: an engagement on a real sandbox and a real SQLite
- * file whose single-company test migrates one company, one company set aside before the bulk run,
+ * One reconciliation, the same on every surface: an engagement on a real sandbox and a real
+ * database whose single-company test migrates one company, one company set aside before the bulk run,
  * and a bulk run (real worker) in which one tenant's tokens were rotated after the export and one
  * data type fails to sync. The bulk panel, the handover card (before and after the report), the
  * timeline's bulk and handover entries and the report's CSV all say the same numbers, the pilot's
  * company counted and named — for support and for the customer alike.
  */
 import { parse } from "csv-parse/sync";
-import { runSync } from "@/db/database";
+import { readSteps } from "@/db/database";
+import { databaseDialect } from "@/db/dialect";
 import { eq } from "drizzle-orm";
 import { migrationItems } from "@/db/schema";
 import { seedHandover } from "@/server/testing/handover-fixture";
 import { afterEach, describe, expect, it } from "vitest";
 import { callerAs } from "@/server/testing/caller";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
-import { until } from "@/server/testing/until";
 import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 import { DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "./engine/pipeline";
 import { findRun } from "./engine/run-repository";
@@ -24,6 +24,20 @@ import { handoverReportCsv } from "./handover/report-csv";
 import { requestTestRun } from "./test-run/request-test-run";
 import { reconcile, toReconciliation } from "./reconciliation";
 import { engineTestBed } from "../testing/test-bed";
+
+/**
+ * Polls an awaited `read` until `done` (server/testing/until.ts reads synchronously: a query is a
+ * promise now).
+ */
+async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -38,8 +52,8 @@ describe("toReconciliation", () => {
     expect(toReconciliation(counts, null)).toEqual({ ...counts, inProgress: 2, pilot: null });
   });
 
-  it("is all zeros for an engagement without companies", () => {
-    expect(runSync(reconcile(bed.t.db, "no-such-engagement"))).toEqual({
+  it("is all zeros for an engagement without companies", async () => {
+    expect(await readSteps(bed.t.database, (tx) => reconcile(tx, "no-such-engagement"))).toEqual({
       supplied: 0,
       created: 0,
       linked: 0,
@@ -59,7 +73,7 @@ describe("how far each company got, read from what the engine stored", () => {
   it("counts a company linked or synced on the way even where it ended elsewhere, and one the watch found dropped as having been verified", async () => {
     const at = new Date().toISOString();
     // Org B: the file's other test makes Org A's QuickBooks Online engagement (one open per platform).
-    const f = await seedHandover(bed.t.db, bed.people, {
+    const f = await seedHandover(bed.t.database, bed.people, {
       organizationId: bed.people.orgB,
       companies: [
         { state: "verified" },
@@ -85,8 +99,8 @@ describe("how far each company got, read from what the engine stored", () => {
         { state: "pending" },
       ],
     });
-    bed.t.db.update(migrationItems).set({ droppedAt: new Date() }).where(eq(migrationItems.id, f.items[4]!.id)).run();
-    expect(runSync(reconcile(bed.t.db, f.engagementId))).toEqual({
+    await bed.t.db.update(migrationItems).set({ droppedAt: new Date() }).where(eq(migrationItems.id, f.items[4]!.id));
+    expect(await readSteps(bed.t.database, (tx) => reconcile(tx, f.engagementId))).toEqual({
       supplied: 7,
       created: 5,
       linked: 4,
@@ -103,7 +117,9 @@ describe("how far each company got, read from what the engine stored", () => {
 });
 
 describe("one reconciliation on every surface", () => {
-  it("the bulk panel, the handover card, the timeline and the report's CSV say the same numbers, the pilot's company included and named", async () => {
+  // Needs the worker, which runs on better-sqlite3's sync API until server/migration/engine is on
+  // the database layer (another part of issue 19): on PostgreSQL once it is.
+  it.skipIf(databaseDialect() === "postgresql")("the bulk panel, the handover card, the timeline and the report's CSV say the same numbers, the pilot's company included and named", async () => {
     const { people } = bed;
     const eng = await bed.ready(
       [
@@ -118,20 +134,20 @@ describe("one reconciliation on every surface", () => {
       { organizationId: people.orgA, customer: people.customerA },
     );
     const [pilot, , , , , , closed] = eng.items;
-    const support = callerAs(bed.t.db, people.support);
-    const customer = callerAs(bed.t.db, people.customerA);
+    const support = callerAs(bed.t.database, people.support);
+    const customer = callerAs(bed.t.database, people.customerA);
     const worker = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
     running.push(worker);
     worker.start();
 
     // Step 5 on the first company, through a real run.
-    const { runId: pilotRunId } = requestTestRun(bed.t.db, people.support, { engagementId: eng.engagementId, kind: "pilot", itemId: pilot!.id });
-    expect((await until("the pilot", () => runSync(findRun(bed.t.db, pilotRunId))!, (r) => r.status === "passed" || r.status === "failed", 60_000)).status).toBe("passed");
+    const { runId: pilotRunId } = await requestTestRun(bed.t.database, people.support, { engagementId: eng.engagementId, kind: "pilot", itemId: pilot!.id });
+    expect((await until("the pilot", () => readSteps(bed.t.database, (tx) => findRun(tx, pilotRunId)), (r) => r?.status === "passed" || r?.status === "failed", 60_000))!.status).toBe("passed");
 
     // One company is set aside before the bulk run; the run takes the other five.
     await support.bulk.setAside({ engagementId: eng.engagementId, itemId: closed!.id, reason: "Closed by the end customer" });
     await support.bulk.start({ engagementId: eng.engagementId });
-    await until("the bulk run", () => getBulkOverview(bed.t.db, people.support, eng.engagementId).run?.status, (s) => s === "completed", 90_000);
+    await until("the bulk run", async () => (await getBulkOverview(bed.t.database, people.support, eng.engagementId)).run?.status, (s) => s === "completed", 90_000);
 
     const expected: Reconciliation = {
       supplied: 7,
@@ -150,7 +166,7 @@ describe("one reconciliation on every surface", () => {
       inProgress: 0,
       pilot: { name: "Pilot Books Ltd", state: "verified" },
     };
-    const now = runSync(reconcile(bed.t.db, eng.engagementId));
+    const now = await readSteps(bed.t.database, (tx) => reconcile(tx, eng.engagementId));
     expect(now).toEqual(expected);
     expect(now.reconnectPending + now.reauthRequired).toBe(1);
 
@@ -176,7 +192,7 @@ describe("one reconciliation on every surface", () => {
 
     // The report's CSV states it at the top, one count a row, and its table agrees.
     const chunks: Uint8Array[] = [];
-    for await (const chunk of handoverReportCsv(bed.t.db, people.customerA, eng.engagementId).body) chunks.push(chunk);
+    for await (const chunk of (await handoverReportCsv(bed.t.database, people.customerA, eng.engagementId)).body) chunks.push(chunk);
     const records: string[][] = parse(Buffer.concat(chunks).toString("utf8"), { bom: true, relax_column_count: true });
     expect(records[0]).toEqual(["Reconciliation", `${eng.reference}: ${words}`]);
     const top = Object.fromEntries(records.slice(1, records.findIndex((r) => r[0] === "Company name")).map((r) => [r[0], r[1]]));

@@ -2,7 +2,7 @@
  * The one reconciliation of an engagement's migration (see core/migration/reconciliation.ts):
  * what the bulk panel, the handover card, the timeline's bulk and handover entries and the
  * handover report all show. A transaction step: callers that record it with a change read it
- * inside their transaction; code on better-sqlite3's sync API runs it with runSync.
+ * inside their transaction; reads outside one run it through `readSteps`.
  */
 import type { Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";

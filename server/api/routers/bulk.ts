@@ -32,12 +32,12 @@ import { OK, ZOk } from "./shared.types";
 
 export const bulkRouter = createTRPCRouter({
   /** The latest bulk run with its progress, pace and ETA, the companies per state, the controls on offer (none to a customer). */
-  overview: engagementProcedure.output(ZBulkOverviewResponse).query(({ ctx, input }) => getBulkOverview(ctx.db, ctx.actor, input.engagementId)),
+  overview: engagementProcedure.output(ZBulkOverviewResponse).query(({ ctx, input }) => getBulkOverview(ctx.database, ctx.actor, input.engagementId)),
   /** A page of the engagement's companies: state, ids, attempts, last error (filter, search); row actions only for staff. */
   items: engagementProcedure
     .input(ZBulkItemsRequest)
     .output(ZBulkItemsResponse)
-    .query(({ ctx, input }) => listBulkItems(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listBulkItems(ctx.database, ctx.actor, input)),
   /**
    * Starts the bulk migration of every company not yet final (step 5 passed); starts step 6.
    * Outside the agreed window only with a reason, which the customer is mailed.
@@ -46,43 +46,43 @@ export const bulkRouter = createTRPCRouter({
     .input(ZStartBulkRequest)
     .output(ZStartBulkResponse)
     .mutation(async ({ ctx, input }) => {
-      const { runId, notice } = startBulkRun(ctx.db, ctx.actor, { engagementId: input.engagementId, reason: input.reason });
+      const { runId, notice } = await startBulkRun(ctx.database, ctx.actor, { engagementId: input.engagementId, reason: input.reason });
       await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, notice });
       return { runId };
     }),
   pause: staffEngagementProcedure
     .input(ZPauseBulkRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      pauseBulkRun(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await pauseBulkRun(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** Resumes a paused run, or one the worker stopped (401, 403, a 402) once its cause is fixed. */
-  resume: staffEngagementProcedure.output(ZOk).mutation(({ ctx, input }) => {
-    resumeBulkRun(ctx.db, ctx.actor, input);
+  resume: staffEngagementProcedure.output(ZOk).mutation(async ({ ctx, input }) => {
+    await resumeBulkRun(ctx.database, ctx.actor, input);
     return OK;
   }),
   cancel: staffEngagementProcedure
     .input(ZCancelBulkRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      cancelBulkRun(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await cancelBulkRun(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** Puts every failed company back into the run. */
-  retryFailed: staffEngagementProcedure.output(ZRetryFailedResponse).mutation(({ ctx, input }) => retryFailedItems(ctx.db, ctx.actor, input)),
+  retryFailed: staffEngagementProcedure.output(ZRetryFailedResponse).mutation(({ ctx, input }) => retryFailedItems(ctx.database, ctx.actor, input)),
   setAside: staffEngagementProcedure
     .input(ZSetAsideRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      setItemAsideControl(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await setItemAsideControl(ctx.database, ctx.actor, input);
       return OK;
     }),
   retryItem: staffEngagementProcedure
     .input(ZRetryItemRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      retryItemControl(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await retryItemControl(ctx.database, ctx.actor, input);
       return OK;
     }),
 });

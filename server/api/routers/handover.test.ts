@@ -1,71 +1,77 @@
 /** The handover procedures through createCaller on a real temporary database. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSync } from "@/db/database";
-import { and, count, eq, isNotNull, like } from "drizzle-orm";
+import { and, asc, count, eq, isNotNull, like } from "drizzle-orm";
 import { auditEvents, engagements, engagementSteps, handovers, intakeSubmissions, mailOutbox, migrationItems, migrationRuns } from "@/db/schema";
 import { insertMigrationItems } from "@/server/items/insert-items";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import { finishItem, seedHandover, type HandoverFixture } from "@/server/testing/handover-fixture";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(() => t.close());
 
-const support = () => callerAs(t.db, p.support);
-const customer = () => callerAs(t.db, p.customerA);
+const support = () => callerAs(t.database, p.support);
+const customer = () => callerAs(t.database, p.customerA);
 
-const rows = (table: typeof handovers | typeof auditEvents | typeof mailOutbox) => t.db.select({ n: count() }).from(table).get()!.n;
+const rows = async (table: typeof handovers | typeof auditEvents | typeof mailOutbox) => (await t.db.select({ n: count() }).from(table))[0]!.n;
+const counts = () => Promise.all([rows(handovers), rows(auditEvents), rows(mailOutbox)]);
+/** The only handover row (each test has one engagement with a report at most). */
+const theHandover = async () => (await t.db.select().from(handovers))[0];
+const heldCiphers = async (engagementId?: string) =>
+  (await t.db.select({ n: count() }).from(migrationItems).where(and(engagementId ? eq(migrationItems.engagementId, engagementId) : undefined, isNotNull(migrationItems.credentialsCipher))))[0]!.n;
 
 /** A rehearsal's simulated company beside the real ones (never counted, listed or reported). */
-function addRehearsalItem(f: HandoverFixture, state: "pending" | "verified" = "pending") {
+async function addRehearsalItem(f: HandoverFixture, state: "pending" | "verified" = "pending") {
   const runId = crypto.randomUUID();
-  t.db.insert(migrationRuns).values({ id: runId, engagementId: f.engagementId, kind: "rehearsal", status: "running", requestedAt: new Date() }).run();
-  t.db.transaction((tx) =>
-    runSync(insertMigrationItems(tx, {
-      ring: TEST_KEY_RING,
-      platform: getManagedPlatform("qhyg")!,
-      engagementId: f.engagementId,
-      submissionId: f.submissionId,
-      rows: [{ line: 2, name: "Rehearsal Co", externalRef: "REH-1", records: 10, credentials: credentialsFor(getManagedPlatform("qhyg")!, 999_999) }],
-      at: new Date(),
-    })),
+  await t.db.insert(migrationRuns).values({ id: runId, engagementId: f.engagementId, kind: "rehearsal", status: "running", requestedAt: new Date() });
+  await t.database.transaction(
+    (tx) =>
+      insertMigrationItems(tx, {
+        ring: TEST_KEY_RING,
+        platform: getManagedPlatform("qhyg")!,
+        engagementId: f.engagementId,
+        submissionId: f.submissionId,
+        rows: [{ line: 2, name: "Rehearsal Co", externalRef: "REH-1", records: 10, credentials: credentialsFor(getManagedPlatform("qhyg")!, 999_999) }],
+        at: new Date(),
+      }),
+    { isolation: "read committed" },
   );
-  t.db.update(migrationItems).set({ rehearsalRunId: runId, state }).where(eq(migrationItems.name, "Rehearsal Co")).run();
+  await t.db.update(migrationItems).set({ rehearsalRunId: runId, state }).where(eq(migrationItems.name, "Rehearsal Co"));
   return runId;
 }
 
 describe("producing the handover report", () => {
   it("is refused, with the reason in words and nothing written, while any real company is not final", async () => {
-    const f = await seedHandover(t.db, p, { companies: [{ state: "verified" }, { state: "pending" }, { state: "sync_requested" }, { state: "sync_requested" }] });
-    const before = [rows(handovers), rows(auditEvents), rows(mailOutbox)];
+    const f = await seedHandover(t.database, p, { companies: [{ state: "verified" }, { state: "pending" }, { state: "sync_requested" }, { state: "sync_requested" }] });
+    const before = await counts();
     const error = await trpcError(support().handover.confirm({ engagementId: f.engagementId }));
     expect(error.code).toBe("PRECONDITION_FAILED");
     expect(error.message).toBe("3 companies are not in a final state yet (1 pending, 2 sync requested): migrate, retry or set them aside first.");
-    expect([rows(handovers), rows(auditEvents), rows(mailOutbox)]).toEqual(before);
+    expect(await counts()).toEqual(before);
     const view = await support().handover.get({ engagementId: f.engagementId });
     expect(view.actions.confirm).toEqual({ allowed: false, reason: error.message });
     expect(view).toMatchObject({ total: 4, counts: { verified: 1, pending: 1, sync_requested: 2 }, handover: null });
   });
 
   it("is refused while a bulk run is queued, running or paused", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     for (const status of ["queued", "running", "paused"] as const) {
       const id = crypto.randomUUID();
-      t.db.insert(migrationRuns).values({ id, engagementId: f.engagementId, kind: "bulk", status, requestedAt: new Date() }).run();
+      await t.db.insert(migrationRuns).values({ id, engagementId: f.engagementId, kind: "bulk", status, requestedAt: new Date() });
       const error = await trpcError(support().handover.confirm({ engagementId: f.engagementId }));
       expect(error.message).toBe(`The bulk run is still ${status}: let it finish, or cancel it, before producing the handover report.`);
-      t.db.update(migrationRuns).set({ status: "completed" }).where(eq(migrationRuns.id, id)).run();
+      await t.db.update(migrationRuns).set({ status: "completed" }).where(eq(migrationRuns.id, id));
     }
     // A finished bulk run, and a pilot still running, do not hold it back.
-    t.db.insert(migrationRuns).values({ engagementId: f.engagementId, kind: "pilot", status: "running", requestedAt: new Date() }).run();
+    await t.db.insert(migrationRuns).values({ engagementId: f.engagementId, kind: "pilot", status: "running", requestedAt: new Date() });
     await expect(support().handover.confirm({ engagementId: f.engagementId })).resolves.toMatchObject({ handoverId: expect.any(String) });
   });
 
@@ -73,7 +79,7 @@ describe("producing the handover report", () => {
     const early = (await support().engagements.create({ organizationId: p.orgB, platformKey: "qhyg" })).id;
     expect((await trpcError(support().handover.confirm({ engagementId: early }))).message).toBe("The handover comes after step 5 (Single-company test).");
 
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     await support().engagements.setStatus({ engagementId: f.engagementId, status: "on_hold" });
     expect((await trpcError(support().handover.confirm({ engagementId: f.engagementId }))).message).toBe(
       "The engagement is on hold; the handover report can be produced only while it is active.",
@@ -82,12 +88,12 @@ describe("producing the handover report", () => {
     await support().handover.confirm({ engagementId: f.engagementId });
     const again = await trpcError(support().handover.confirm({ engagementId: f.engagementId }));
     expect(again).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has already been produced." });
-    expect(rows(handovers)).toBe(1);
+    expect(await rows(handovers)).toBe(1);
   });
 
   it("ignores a rehearsal's companies: they neither hold the report back nor appear in it", async () => {
-    const f = await seedHandover(t.db, p);
-    addRehearsalItem(f, "pending");
+    const f = await seedHandover(t.database, p);
+    await addRehearsalItem(f, "pending");
     const view = await support().handover.get({ engagementId: f.engagementId });
     expect(view.total).toBe(6);
     expect(view.actions.confirm.allowed).toBe(true);
@@ -98,7 +104,7 @@ describe("producing the handover report", () => {
   });
 
   it("records the counts per final state, starts step 6, audits it and mails the customer", async () => {
-    const f = await seedHandover(t.db, p, { contacts: [{ name: "Ops Lead", email: "ops@org-a.test" }, { name: "Customer A again", email: "A@ORG-A.TEST" }] });
+    const f = await seedHandover(t.database, p, { contacts: [{ name: "Ops Lead", email: "ops@org-a.test" }, { name: "Customer A again", email: "A@ORG-A.TEST" }] });
     await support().handover.confirm({ engagementId: f.engagementId });
 
     const view = await support().handover.get({ engagementId: f.engagementId });
@@ -123,7 +129,7 @@ describe("producing the handover report", () => {
     expect(timeline.map((e) => e.summary)).toContain("Started step 6 (Bulk migration and handover)");
 
     // (The set-up's flows mailed too; this is the report's mail.)
-    const mail = t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%handover report is ready")).all();
+    const mail = await t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%handover report is ready"));
     expect(mail.map((m) => m.to).sort()).toEqual(["a@org-a.test", "ops@org-a.test"]);
     expect(mail[0]!.subject).toBe(`${f.reference}: your handover report is ready`);
     expect(mail[0]!.text).toContain(`its handover report is ready: ${words}.`);
@@ -134,7 +140,7 @@ describe("producing the handover report", () => {
 
 describe("the report's companies", () => {
   it("lists every real company in file order with ids, checks, and for the rest why and what to do", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     const page = await customer().handover.items({ engagementId: f.engagementId, pageSize: 25 });
     expect(page).toMatchObject({ total: 6, page: 1, pageSize: 25 });
@@ -163,7 +169,7 @@ describe("the report's companies", () => {
   });
 
   it("pages, filters by final state and searches on the server", async () => {
-    const f = await seedHandover(t.db, p, {
+    const f = await seedHandover(t.database, p, {
       companies: Array.from({ length: 30 }, (_, i) => ({ state: i % 10 === 0 ? ("failed" as const) : ("verified" as const), name: `Shop ${i}` })),
     });
     const s = support();
@@ -192,7 +198,7 @@ describe("the report's companies", () => {
   });
 
   it("is hidden from the customer until the report is produced", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     const error = await trpcError(customer().handover.items({ engagementId: f.engagementId }));
     expect(error).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has not been produced yet." });
     // Support sees a preview.
@@ -205,43 +211,44 @@ describe("the report's companies", () => {
   });
 
   it("another organisation's customer gets exactly what an unknown id gets", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     await support().handover.confirm({ engagementId: f.engagementId });
-    const other = callerAs(t.db, p.customerB);
+    const other = callerAs(t.database, p.customerB);
     const unknown = await trpcError(other.handover.get({ engagementId: "no-such-engagement" }));
+    // Each call made only when awaited: a rejection nobody awaits yet would be an unhandled one.
     for (const call of [
-      other.handover.get({ engagementId: f.engagementId }),
-      other.handover.items({ engagementId: f.engagementId }),
-      other.handover.acknowledge({ engagementId: f.engagementId }),
+      () => other.handover.get({ engagementId: f.engagementId }),
+      () => other.handover.items({ engagementId: f.engagementId }),
+      () => other.handover.acknowledge({ engagementId: f.engagementId }),
     ]) {
-      expect(await trpcError(call)).toMatchObject({ code: "NOT_FOUND", message: unknown.message });
+      expect(await trpcError(call())).toMatchObject({ code: "NOT_FOUND", message: unknown.message });
     }
-    expect(t.db.select().from(handovers).get()!.acknowledgedAt).toBeNull();
+    expect((await theHandover())!.acknowledgedAt).toBeNull();
   });
 });
 
 describe("acknowledging the report", () => {
   it("is refused before the report is produced", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     const error = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(error).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has not been produced yet." });
-    expect(t.db.select({ n: count() }).from(migrationItems).where(isNotNull(migrationItems.credentialsCipher)).get()!.n).toBe(6);
+    expect(await heldCiphers()).toBe(6);
   });
 
   it("by the customer purges every credential, completes step 6 and the engagement, audited and mailed", async () => {
-    const f = await seedHandover(t.db, p);
-    addRehearsalItem(f, "verified");
+    const f = await seedHandover(t.database, p);
+    await addRehearsalItem(f, "verified");
     await support().handover.confirm({ engagementId: f.engagementId });
-    const masksBefore = t.db.select({ id: migrationItems.id, mask: migrationItems.credentialsMask }).from(migrationItems).orderBy(migrationItems.id).all();
+    const masksBefore = await t.db.select({ id: migrationItems.id, mask: migrationItems.credentialsMask }).from(migrationItems).orderBy(migrationItems.id);
 
     const result = await customer().handover.acknowledge({ engagementId: f.engagementId });
     expect(result).toEqual({ status: "completed", purged: { items: 6, rehearsalItems: 1, submissions: 1, rehearsalKeys: 0, supplementaryRows: 0 } });
 
     // Ciphertexts gone, masks kept, purge times recorded.
-    const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, f.engagementId)).orderBy(migrationItems.id).all();
+    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, f.engagementId)).orderBy(migrationItems.id);
     expect(items.every((i) => i.credentialsCipher === null && i.credentialsPurgedAt !== null)).toBe(true);
     expect(items.map((i) => ({ id: i.id, mask: i.credentialsMask }))).toEqual(masksBefore);
-    const submission = t.db.select().from(intakeSubmissions).where(eq(intakeSubmissions.id, f.submissionId)).get()!;
+    const [submission] = await t.db.select().from(intakeSubmissions).where(eq(intakeSubmissions.id, f.submissionId));
     expect(submission).toMatchObject({ clientSecretCipher: null, clientSecretMask: `••••${f.clientSecret.slice(-4)}`, credentialsPurgedAt: expect.any(Date) });
 
     // Step 6 done with the handover as its evidence; the engagement completed.
@@ -265,22 +272,22 @@ describe("acknowledging the report", () => {
       ["Customer A (customer)", "Acknowledged the handover report"],
     ]);
 
-    const ownerMail = t.db.select().from(mailOutbox).where(and(eq(mailOutbox.to, "support@test"), like(mailOutbox.subject, "%handover report acknowledged"))).get()!;
-    expect(ownerMail.subject).toBe(`${f.reference}: handover report acknowledged`);
-    expect(ownerMail.text).toContain("Customer A acknowledged the handover report");
-    expect(ownerMail.text).toContain("the tokens of 6 companies and 1 OAuth client secret deleted");
+    const [ownerMail] = await t.db.select().from(mailOutbox).where(and(eq(mailOutbox.to, "support@test"), like(mailOutbox.subject, "%handover report acknowledged")));
+    expect(ownerMail!.subject).toBe(`${f.reference}: handover report acknowledged`);
+    expect(ownerMail!.text).toContain("Customer A acknowledged the handover report");
+    expect(ownerMail!.text).toContain("the tokens of 6 companies and 1 OAuth client secret deleted");
 
     const again = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(again).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has already been acknowledged." });
   });
 
   it("by staff needs a note of how the customer acknowledged, which is kept as evidence", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     const noNote = await trpcError(support().handover.acknowledgeOnBehalf({ engagementId: f.engagementId, note: "  " }));
     expect(noNote.code).toBe("BAD_REQUEST");
     expect(noNote.cause).toMatchObject({ fields: { note: expect.stringContaining("Say how the customer acknowledged") } });
-    expect(t.db.select().from(handovers).get()!.acknowledgedAt).toBeNull();
+    expect((await theHandover())!.acknowledgedAt).toBeNull();
 
     await support().handover.acknowledgeOnBehalf({ engagementId: f.engagementId, note: "Carol confirmed by email on 3 May." });
     const eng = await support().engagements.get({ engagementId: f.engagementId });
@@ -291,29 +298,29 @@ describe("acknowledging the report", () => {
   });
 
   it("is refused while the engagement is on hold, and nothing is purged", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     await support().engagements.setStatus({ engagementId: f.engagementId, status: "on_hold" });
     const error = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(error.message).toBe("The engagement is on hold; the handover can be acknowledged only while it is active.");
-    expect(t.db.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.engagementId, f.engagementId), isNotNull(migrationItems.credentialsCipher))).get()!.n).toBe(6);
+    expect(await heldCiphers(f.engagementId)).toBe(6);
   });
 
   it("is refused, and nothing purged, while a step before it was reopened after the report", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     await support().engagements.step({ engagementId: f.engagementId, step: 5, action: "reopen", reason: "Test again on the new target." });
     const error = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(error.message).toBe("The handover can be acknowledged once step 5 (Single-company test) is done again.");
     expect((await customer().handover.get({ engagementId: f.engagementId })).actions.acknowledge).toMatchObject({ allowed: false, reason: error.message });
-    expect(t.db.select().from(handovers).get()!.acknowledgedAt).toBeNull();
-    expect(t.db.select({ n: count() }).from(migrationItems).where(isNotNull(migrationItems.credentialsCipher)).get()!.n).toBe(6);
+    expect((await theHandover())!.acknowledgedAt).toBeNull();
+    expect(await heldCiphers()).toBe(6);
   });
 
   it("puts no secret into any response, the audit log or the mail", async () => {
-    const f = await seedHandover(t.db, p);
-    const envelopes = t.db.select({ c: migrationItems.credentialsCipher }).from(migrationItems).all().map((r) => r.c!);
-    envelopes.push(t.db.select().from(intakeSubmissions).get()!.clientSecretCipher!);
+    const f = await seedHandover(t.database, p);
+    const envelopes = (await t.db.select({ c: migrationItems.credentialsCipher }).from(migrationItems)).map((r) => r.c!);
+    envelopes.push((await t.db.select().from(intakeSubmissions))[0]!.clientSecretCipher!);
     const responses: unknown[] = [];
     const record = async <T,>(x: Promise<T>) => {
       const v = await x;
@@ -328,23 +335,60 @@ describe("acknowledging the report", () => {
     await record(customer().handover.acknowledge({ engagementId: f.engagementId }));
     await record(customer().engagements.get({ engagementId: f.engagementId }));
     await record(support().engagements.timeline({ engagementId: f.engagementId }));
-    const everything = JSON.stringify([responses, t.db.select().from(auditEvents).all(), t.db.select().from(mailOutbox).all()]);
+    const everything = JSON.stringify([responses, await t.db.select().from(auditEvents).orderBy(asc(auditEvents.id)), await t.db.select().from(mailOutbox)]);
     const secrets = [f.clientSecret, ...envelopes, ...f.items.flatMap((i) => [i.credentials.accessToken!, i.credentials.refreshToken!])];
     for (const secret of secrets) expect(everything).not.toContain(secret);
   });
 });
 
+describe("at once", () => {
+  /** `n` calls started together (after reads at once, so the pool has a connection for each). */
+  async function together<T>(engagementId: string, n: number, call: () => Promise<T>) {
+    await Promise.all(Array.from({ length: n }, () => support().handover.get({ engagementId })));
+    return Promise.allSettled(Array.from({ length: n }, call));
+  }
+
+  it("of several confirmations at once, one produces the report and mails it; the others are refused (on PostgreSQL they really are at once)", async () => {
+    const f = await seedHandover(t.database, p, { contacts: [{ name: "Ops Lead", email: "ops@org-a.test" }] });
+    const results = await together(f.engagementId, 6, () => support().handover.confirm({ engagementId: f.engagementId }));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has already been produced." });
+    }
+    expect(await rows(handovers)).toBe(1);
+    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, "handover.confirmed"))).toHaveLength(1);
+    const mail = await t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%handover report is ready"));
+    expect(mail.map((m) => m.to).sort()).toEqual(["a@org-a.test", "ops@org-a.test"]);
+  });
+
+  it("of several acknowledgements at once, one purges and completes step 6; the others are refused", async () => {
+    const f = await seedHandover(t.database, p);
+    await support().handover.confirm({ engagementId: f.engagementId });
+    const results = await together(f.engagementId, 6, () => customer().handover.acknowledge({ engagementId: f.engagementId }));
+    expect(results.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<unknown>).value)).toEqual([
+      { status: "completed", purged: { items: 6, rehearsalItems: 0, submissions: 1, rehearsalKeys: 0, supplementaryRows: 0 } },
+    ]);
+    for (const r of results.filter((r) => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: "The handover report has already been acknowledged." });
+    }
+    for (const action of ["handover.acknowledged", "credentials.purged"]) {
+      expect(await t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, f.engagementId), eq(auditEvents.action, action)))).toHaveLength(1);
+    }
+    expect(await t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%handover report acknowledged"))).toHaveLength(1);
+  });
+});
+
 describe("the engagement's step 6", () => {
   it("cannot be completed by hand, and the handover cannot be produced for a completed engagement", async () => {
-    const f = await seedHandover(t.db, p);
+    const f = await seedHandover(t.database, p);
     await support().handover.confirm({ engagementId: f.engagementId });
     await customer().handover.acknowledge({ engagementId: f.engagementId });
-    const status = t.db.select({ status: engagements.status }).from(engagements).where(eq(engagements.id, f.engagementId)).get()!.status;
-    expect(status).toBe("completed");
-    const step6 = t.db.select().from(engagementSteps).where(and(eq(engagementSteps.engagementId, f.engagementId), eq(engagementSteps.step, 6))).get()!;
-    expect(step6.state).toBe("done");
+    const [eng] = await t.db.select({ status: engagements.status }).from(engagements).where(eq(engagements.id, f.engagementId));
+    expect(eng!.status).toBe("completed");
+    const [step6] = await t.db.select().from(engagementSteps).where(and(eq(engagementSteps.engagementId, f.engagementId), eq(engagementSteps.step, 6)));
+    expect(step6!.state).toBe("done");
     // A later item change (retrying one, say) cannot reopen a completed engagement's step 6 by hand.
-    await finishItem(t.db, f.items[4]!.id, { state: "verified" });
+    await finishItem(t.database, f.items[4]!.id, { state: "verified" });
     expect((await trpcError(support().engagements.step({ engagementId: f.engagementId, step: 6, action: "reopen", reason: "x" }))).code).toBe("PRECONDITION_FAILED");
   });
 });

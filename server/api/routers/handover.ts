@@ -20,23 +20,23 @@ import {
 
 export const handoverRouter = createTRPCRouter({
   /** Where the handover stands: live counts, the report's record, what the viewer may do. */
-  get: engagementProcedure.output(ZHandoverResponse).query(({ ctx, input }) => getHandover(ctx.db, ctx.actor, ctx.config, input.engagementId)),
+  get: engagementProcedure.output(ZHandoverResponse).query(({ ctx, input }) => getHandover(ctx.database, ctx.actor, ctx.config, input.engagementId)),
   /** A page of the report's companies (for staff also a preview before the report is produced). */
   items: engagementProcedure
     .input(ZHandoverItemsRequest)
     .output(ZHandoverItemsResponse)
-    .query(({ ctx, input }) => listHandoverItems(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listHandoverItems(ctx.database, ctx.actor, input)),
   /** Produces the report once every company is final and no bulk run is active; mails the customer. */
   confirm: staffEngagementProcedure
     .output(ZConfirmHandoverResponse)
-    .mutation(({ ctx, input }) => confirmHandover(ctx.db, ctx.actor, ctx.config, input)),
+    .mutation(({ ctx, input }) => confirmHandover(ctx.database, ctx.actor, ctx.config, input)),
   /** The customer acknowledges the report: the credentials are purged and step 6 completes. */
   acknowledge: customerEngagementProcedure
     .output(ZAcknowledgeResponse)
-    .mutation(({ ctx, input }) => acknowledgeHandover(ctx.db, ctx.actor, ctx.config, { engagementId: input.engagementId })),
+    .mutation(({ ctx, input }) => acknowledgeHandover(ctx.database, ctx.actor, ctx.config, { engagementId: input.engagementId })),
   /** Records the customer's acknowledgement (with how it was given): purges the credentials, completes step 6. */
   acknowledgeOnBehalf: staffEngagementProcedure
     .input(ZAcknowledgeOnBehalfRequest)
     .output(ZAcknowledgeResponse)
-    .mutation(({ ctx, input }) => acknowledgeHandover(ctx.db, ctx.actor, ctx.config, input)),
+    .mutation(({ ctx, input }) => acknowledgeHandover(ctx.database, ctx.actor, ctx.config, input)),
 });

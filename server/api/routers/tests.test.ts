@@ -3,26 +3,40 @@
  * on a real sandbox): asking for a test or rehearsal, every refusal with a clear error and nothing
  * written, the runs as listed and read, cancelling, the customer's read-only view.
  */
-import { runSync } from "@/db/database";
-import { count, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { engagements, migrationItems, migrationRuns } from "@/db/schema";
+import { auditEvents, engagements, migrationItems, migrationRuns } from "@/db/schema";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { engineTestBed } from "@/server/testing/test-bed";
 import { callerAs, trpcError } from "../../testing/caller";
 
 const bed = engineTestBed();
 
-const support = () => callerAs(bed.t.db, bed.people.support);
+const support = () => callerAs(bed.t.database, bed.people.support);
 const ready = bed.ready;
-const runCount = () => bed.t.db.select({ n: count() }).from(migrationRuns).get()!.n;
+const runCount = async () => (await bed.t.db.select({ n: count() }).from(migrationRuns))[0]!.n;
 
-/** The error a refused request gets, and proof that nothing was written. */
-async function refused(call: Promise<unknown>) {
-  const before = runCount();
-  const error = await trpcError(call);
-  expect(runCount()).toBe(before);
+/** The error a refused request gets, and proof that nothing was written (the call is made once the count is read). */
+async function refused(call: () => Promise<unknown>) {
+  const before = await runCount();
+  const error = await trpcError(call());
+  expect(await runCount()).toBe(before);
   return error;
+}
+
+/** Completes step 5 as a passed test would (no run needed for the rules that read it). */
+async function completeStep5(engagementId: string, itemId: string) {
+  await bed.t.database.transaction(
+    (tx) =>
+      applyStepAction(tx, bed.people.support, {
+        engagementId,
+        step: 5,
+        action: "complete",
+        via: "flow",
+        evidence: { kind: "test_passed", runId: "r", itemId, companyId: "c", connectionId: "k" },
+      }),
+    { isolation: "read committed" },
+  );
 }
 
 describe("asking for a test", () => {
@@ -66,7 +80,7 @@ describe("asking for a test", () => {
     const eng = await ready([{ name: "Gamma", records: 5 }]);
     const s = support();
     const { runId } = await s.tests.start({ engagementId: eng.engagementId, kind: "pilot" });
-    const busy = await refused(s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" }));
+    const busy = await refused(() => s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" }));
     expect(busy).toMatchObject({ code: "CONFLICT", message: "A single-company test is already waiting for the worker: wait for it to end or cancel it." });
 
     await s.tests.cancel({ engagementId: eng.engagementId, runId, reason: "Wrong company" });
@@ -77,10 +91,46 @@ describe("asking for a test", () => {
     await s.tests.start({ engagementId: eng.engagementId, kind: "pilot" });
   });
 
+  it("of several requests at once, queues one test or rehearsal and refuses the others (on PostgreSQL they really are at once)", async () => {
+    const s = support();
+    for (const [kind, what] of [
+      ["rehearsal", "rehearsal"],
+      ["pilot", "single-company test"],
+    ] as const) {
+      const eng = await ready([{ name: `Racing ${kind} Co`, records: 5 }]);
+      // Reads at once first, so the pool has a connection for each request and they start together.
+      await Promise.all(Array.from({ length: 8 }, () => s.tests.controls({ engagementId: eng.engagementId })));
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => s.tests.start({ engagementId: eng.engagementId, kind })));
+      // One run queued and audited: the engagement's lock makes each request see the one before.
+      expect(await bed.t.db.select().from(migrationRuns).where(eq(migrationRuns.engagementId, eng.engagementId))).toHaveLength(1);
+      const audited = await bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, eng.engagementId), eq(auditEvents.action, "migration.test_requested")));
+      expect(audited).toHaveLength(1);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      for (const r of results.filter((r) => r.status === "rejected")) {
+        expect(r.reason).toMatchObject({ code: "CONFLICT", message: `A ${what} is already waiting for the worker: wait for it to end or cancel it.` });
+      }
+    }
+  });
+
+  it("of several cancels at once, one cancels the run and the others are refused", async () => {
+    const eng = await ready([{ name: "Cancelled Twice Co", records: 5 }]);
+    const s = support();
+    const { runId } = await s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" });
+    await Promise.all(Array.from({ length: 6 }, () => s.tests.controls({ engagementId: eng.engagementId })));
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => s.tests.cancel({ engagementId: eng.engagementId, runId, reason: `Cancel ${i}` })));
+    // The run's row is locked before it is checked: the others wait, then find it ended.
+    const audited = await bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.test_cancelled")));
+    expect(audited).toHaveLength(1);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === "rejected")) expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: "The run has already ended (cancelled)." });
+    const [run] = await bed.t.db.select().from(migrationRuns).where(eq(migrationRuns.id, runId));
+    expect(run!.statusReason).toBe((audited[0]!.after as { reason: string }).reason);
+  });
+
   it("refuses a test before steps 1–4 are done (naming them), while a rehearsal only needs the companies", async () => {
     const eng = await ready([{ name: "Early", records: 5 }], { stopAfterStep1: true });
     const s = support();
-    const early = await refused(s.tests.start({ engagementId: eng.engagementId, kind: "pilot" }));
+    const early = await refused(() => s.tests.start({ engagementId: eng.engagementId, kind: "pilot" }));
     expect(early).toMatchObject({ code: "PRECONDITION_FAILED" });
     expect(early.message).toContain("step 2 (Time agreed), step 3 (Callback URL added), step 4 (Syncing disabled)");
     await expect(s.tests.start({ engagementId: eng.engagementId, kind: "rehearsal" })).resolves.toMatchObject({ runId: expect.any(String) as string });
@@ -89,12 +139,12 @@ describe("asking for a test", () => {
   it("refuses an engagement without companies, without a target, on hold, or whose step 5 is done", async () => {
     const s = support();
     const empty = await s.engagements.create({ organizationId: bed.people.orgB, platformKey: "rwuv" });
-    const none = await refused(s.tests.start({ engagementId: empty.id, kind: "rehearsal" }));
+    const none = await refused(() => s.tests.start({ engagementId: empty.id, kind: "rehearsal" }));
     expect(none).toMatchObject({ code: "PRECONDITION_FAILED", message: "There are no companies to test yet: they come from the token file accepted in step 1." });
 
     const noTarget = await ready([{ name: "Untargeted", records: 5 }]);
-    bed.t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId)).run();
-    expect(await refused(s.tests.start({ engagementId: noTarget.engagementId, kind: "pilot" }))).toMatchObject({
+    await bed.t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId));
+    expect(await refused(() => s.tests.start({ engagementId: noTarget.engagementId, kind: "pilot" }))).toMatchObject({
       code: "PRECONDITION_FAILED",
       message: "Choose the engagement's service target before running the single-company test.",
     });
@@ -103,8 +153,8 @@ describe("asking for a test", () => {
     // organisations): the test, which copies the target, is refused, and no key is ever sent.
     const foreign = await ready([{ name: "Foreign", records: 5 }]);
     const otherOrgsTarget = await ready([{ name: "Other org's", records: 5 }], { organizationId: bed.people.orgB });
-    bed.t.db.update(engagements).set({ serviceTargetId: otherOrgsTarget.serviceTargetId }).where(eq(engagements.id, foreign.engagementId)).run();
-    expect(await refused(s.tests.start({ engagementId: foreign.engagementId, kind: "pilot" }))).toMatchObject({
+    await bed.t.db.update(engagements).set({ serviceTargetId: otherOrgsTarget.serviceTargetId }).where(eq(engagements.id, foreign.engagementId));
+    expect(await refused(() => s.tests.start({ engagementId: foreign.engagementId, kind: "pilot" }))).toMatchObject({
       code: "PRECONDITION_FAILED",
       message: expect.stringContaining("is another organisation's account on the service: choose one of this organisation's targets or the built-in sandbox."),
     });
@@ -112,20 +162,12 @@ describe("asking for a test", () => {
     const held = await ready([{ name: "Held", records: 5 }]);
     await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold" });
     for (const kind of ["pilot", "rehearsal"] as const) {
-      expect((await refused(s.tests.start({ engagementId: held.engagementId, kind }))).message).toMatch(/on hold|only while the engagement is active/);
+      expect((await refused(() => s.tests.start({ engagementId: held.engagementId, kind }))).message).toMatch(/on hold|only while the engagement is active/);
     }
 
     const passed = await ready([{ name: "Passed Already", records: 5 }]);
-    bed.t.db.transaction((tx) =>
-      runSync(applyStepAction(tx, bed.people.support, {
-        engagementId: passed.engagementId,
-        step: 5,
-        action: "complete",
-        via: "flow",
-        evidence: { kind: "test_passed", runId: "r", itemId: passed.items[0]!.id, companyId: "c", connectionId: "k" },
-      })),
-    );
-    expect(await refused(s.tests.start({ engagementId: passed.engagementId, kind: "pilot" }))).toMatchObject({
+    await completeStep5(passed.engagementId, passed.items[0]!.id);
+    expect(await refused(() => s.tests.start({ engagementId: passed.engagementId, kind: "pilot" }))).toMatchObject({
       code: "PRECONDITION_FAILED",
       message: "Step 5 (Single-company test) is already done.",
     });
@@ -135,20 +177,20 @@ describe("asking for a test", () => {
     const one = await ready([{ name: "Mine", records: 5 }]);
     const other = await ready([{ name: "Theirs", records: 5 }]);
     const s = support();
-    const foreign = await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: other.items[0]!.id }));
+    const foreign = await refused(() => s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: other.items[0]!.id }));
     expect(foreign).toMatchObject({ code: "BAD_REQUEST", cause: { fields: { itemId: "Choose a company of this engagement's token file." } } });
 
-    bed.t.db.update(migrationItems).set({ state: "set_aside" }).where(eq(migrationItems.id, one.items[0]!.id)).run();
-    expect(await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: one.items[0]!.id }))).toMatchObject({
+    await bed.t.db.update(migrationItems).set({ state: "set_aside" }).where(eq(migrationItems.id, one.items[0]!.id));
+    expect(await refused(() => s.tests.start({ engagementId: one.engagementId, kind: "pilot", itemId: one.items[0]!.id }))).toMatchObject({
       code: "BAD_REQUEST",
       cause: { fields: { itemId: "Mine is set aside; choose another company." } },
     });
     // Nothing left to pick by itself either.
-    expect((await refused(s.tests.start({ engagementId: one.engagementId, kind: "pilot" }))).cause).toMatchObject({ fields: { itemId: expect.stringContaining("choose one yourself") as string } });
+    expect((await refused(() => s.tests.start({ engagementId: one.engagementId, kind: "pilot" }))).cause).toMatchObject({ fields: { itemId: expect.stringContaining("choose one yourself") as string } });
 
-    const badKind = await refused(s.tests.start({ engagementId: other.engagementId, kind: "bulk" as "pilot" }));
+    const badKind = await refused(() => s.tests.start({ engagementId: other.engagementId, kind: "bulk" as "pilot" }));
     expect(badKind.code).toBe("BAD_REQUEST");
-    expect((await refused(callerAs(bed.t.db, bed.people.customerA).tests.start({ engagementId: other.engagementId, kind: "pilot" }))).code).toBe("FORBIDDEN");
+    expect((await refused(() => callerAs(bed.t.database, bed.people.customerA).tests.start({ engagementId: other.engagementId, kind: "pilot" }))).code).toBe("FORBIDDEN");
   });
 });
 
@@ -159,12 +201,13 @@ describe("reading runs", () => {
     const { runId } = await support().tests.start({ engagementId: mine.engagementId, kind: "pilot" });
     expect((await trpcError(support().tests.get({ engagementId: other.engagementId, runId }))).code).toBe("NOT_FOUND");
 
-    const customerA = callerAs(bed.t.db, bed.people.customerA);
+    const customerA = callerAs(bed.t.database, bed.people.customerA);
     expect(await customerA.tests.list({ engagementId: mine.engagementId })).toMatchObject([{ id: runId, company: "Portal Co" }]);
     expect(await customerA.tests.get({ engagementId: mine.engagementId, runId })).toMatchObject({ id: runId, item: { name: "Portal Co" } });
-    const customerB = callerAs(bed.t.db, bed.people.customerB);
-    for (const call of [customerB.tests.list({ engagementId: mine.engagementId }), customerB.tests.get({ engagementId: mine.engagementId, runId })]) {
-      expect(await trpcError(call)).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
+    const customerB = callerAs(bed.t.database, bed.people.customerB);
+    // Each call made only when awaited: a rejection nobody awaits yet would be an unhandled one.
+    for (const call of [() => customerB.tests.list({ engagementId: mine.engagementId }), () => customerB.tests.get({ engagementId: mine.engagementId, runId })]) {
+      expect(await trpcError(call())).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
     }
   });
 });
@@ -176,7 +219,7 @@ describe("the controls step 5 offers", () => {
     const controls = await s.tests.controls({ engagementId });
     const answer = async (kind: "pilot" | "rehearsal") => {
       if (controls[kind].allowed) return null;
-      return (await refused(s.tests.start({ engagementId, kind }))).message;
+      return (await refused(() => s.tests.start({ engagementId, kind }))).message;
     };
     return { controls, pilot: await answer("pilot"), rehearsal: await answer("rehearsal") };
   }
@@ -211,21 +254,13 @@ describe("the controls step 5 offers", () => {
   it("refuses the test without a usable target, and once step 5 is done, while the rehearsal stays on offer", async () => {
     const s = support();
     const noTarget = await ready([{ name: "Untargeted Co", records: 5 }]);
-    bed.t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId)).run();
+    await bed.t.db.update(engagements).set({ serviceTargetId: null }).where(eq(engagements.id, noTarget.engagementId));
     const foreign = await ready([{ name: "Foreign Co", records: 5 }]);
     // Each ready engagement is a new organisation's, with that organisation's own target.
     const otherOrgs = await ready([{ name: "Other Co", records: 5 }]);
-    bed.t.db.update(engagements).set({ serviceTargetId: otherOrgs.serviceTargetId }).where(eq(engagements.id, foreign.engagementId)).run();
+    await bed.t.db.update(engagements).set({ serviceTargetId: otherOrgs.serviceTargetId }).where(eq(engagements.id, foreign.engagementId));
     const passed = await ready([{ name: "Passed Co", records: 5 }]);
-    bed.t.db.transaction((tx) =>
-      runSync(applyStepAction(tx, bed.people.support, {
-        engagementId: passed.engagementId,
-        step: 5,
-        action: "complete",
-        via: "flow",
-        evidence: { kind: "test_passed", runId: "r", itemId: passed.items[0]!.id, companyId: "c", connectionId: "k" },
-      })),
-    );
+    await completeStep5(passed.engagementId, passed.items[0]!.id);
     for (const [eng, words] of [
       [noTarget, /^Choose the engagement's service target before running the single-company test\.$/],
       [foreign, /is another organisation's account on the service/],
@@ -258,13 +293,13 @@ describe("the controls step 5 offers", () => {
   it("customers read every control refused; another organisation's engagement is not found", async () => {
     const mine = await ready([{ name: "Portal Controls Co", records: 5 }], { organizationId: bed.people.orgA, platformKey: "pbtz" });
     await support().tests.start({ engagementId: mine.engagementId, kind: "pilot" });
-    expect(await callerAs(bed.t.db, bed.people.customerA).tests.controls({ engagementId: mine.engagementId })).toEqual({
+    expect(await callerAs(bed.t.database, bed.people.customerA).tests.controls({ engagementId: mine.engagementId })).toEqual({
       pilot: { allowed: false, reason: "Only support staff run tests." },
       rehearsal: { allowed: false, reason: "Only support staff run tests." },
       cancel: { allowed: false, reason: "Only support staff cancel tests." },
     });
     for (const engagementId of [mine.engagementId, "no-such-engagement"]) {
-      expect(await trpcError(callerAs(bed.t.db, bed.people.customerB).tests.controls({ engagementId }))).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
+      expect(await trpcError(callerAs(bed.t.database, bed.people.customerB).tests.controls({ engagementId }))).toMatchObject({ code: "NOT_FOUND", message: "No engagement with that id." });
     }
   });
 });

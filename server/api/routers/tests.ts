@@ -25,27 +25,27 @@ export const testsRouter = createTRPCRouter({
   items: staffEngagementProcedure
     .input(ZTestableItemsRequest)
     .output(ZTestableItemsResponse)
-    .query(({ ctx, input }) => listTestableItems(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listTestableItems(ctx.database, ctx.actor, input)),
   /** Queues a single-company test (starting step 5) or a rehearsal on the built-in sandbox. */
   start: staffEngagementProcedure
     .input(ZStartTestRequest)
     .output(ZStartTestResponse)
-    .mutation(({ ctx, input }) => requestTestRun(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => requestTestRun(ctx.database, ctx.actor, input)),
   /** The engagement's tests and rehearsals, newest first. */
-  list: engagementProcedure.output(ZTestRunsResponse).query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, input.engagementId)),
+  list: engagementProcedure.output(ZTestRunsResponse).query(({ ctx, input }) => listTestRuns(ctx.database, ctx.actor, input.engagementId)),
   /** One run in full: checks, data types, every call with its correlationId (poll while active). */
   get: engagementProcedure
     .input(ZTestRunRequest)
     .output(ZTestRunResponse)
-    .query(({ ctx, input }) => getTestRun(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => getTestRun(ctx.database, ctx.actor, input)),
   /** What step 5 offers the viewer now (test, rehearsal, cancel), each allowed or why not; customers get every one refused. */
-  controls: engagementProcedure.output(ZTestControlsResponse).query(({ ctx, input }) => getTestControls(ctx.db, ctx.actor, input.engagementId)),
+  controls: engagementProcedure.output(ZTestControlsResponse).query(({ ctx, input }) => getTestControls(ctx.database, ctx.actor, input.engagementId)),
   /** Cancels a test or rehearsal that has not ended. */
   cancel: staffEngagementProcedure
     .input(ZCancelTestRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      cancelTestRun(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await cancelTestRun(ctx.database, ctx.actor, input);
       return OK;
     }),
 });

@@ -7,7 +7,7 @@ import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { engagements, migrationItems, migrationRuns } from "@/db/schema";
 import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { testConfig } from "@/server/testing/caller";
 import { createServiceTarget } from "@/server/targets/targets";
 import { startBulkRun } from "./bulk-controls";
@@ -61,40 +61,40 @@ describe("what a running bulk run says it is doing", () => {
 });
 
 describe("the overview at an injected time", () => {
-  let t: TestDb;
+  let t: TestDatabase;
   let p: People;
   let engagementId: string;
   let itemIds: string[];
 
   beforeEach(async () => {
-    t = createTestDb();
-    p = await seedPeople(t.db);
+    t = await createTestDatabase();
+    p = await seedPeople(t.database);
     const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Sandbox target", baseUrl: "http://127.0.0.1:9", apiKey: "sandbox-key-for-view-tests", kind: "sandbox", organizationId: p.orgA });
-    const flows = await engagementThroughFlows({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA, serviceTargetId: target.id, companies: sampleCompanies("qhyg", 4), window });
+    const flows = await engagementThroughFlows({ db: t.database, config: testConfig(), support: p.support, customer: p.customerA, serviceTargetId: target.id, companies: sampleCompanies("qhyg", 4), window });
     engagementId = flows.engagementId;
     itemIds = flows.itemIds;
-    await passSingleCompanyTest(t.db, p.support, engagementId);
+    await passSingleCompanyTest(t.database, p.support, engagementId);
   });
   afterEach(() => t.close());
 
   /** The worker's progress as it stores it: half the companies verified, and the pace samples of the last 18 s. */
-  function halfDone(runId: string, now: Date) {
-    t.db.update(migrationItems).set({ state: "verified" }).where(inArray(migrationItems.id, itemIds.slice(0, 2))).run();
+  async function halfDone(runId: string, now: Date) {
+    await t.db.update(migrationItems).set({ state: "verified" }).where(inArray(migrationItems.id, itemIds.slice(0, 2)));
     const ms = now.getTime();
     const samples = [
       [ms - 20_000, 0, 0],
       [ms - 2_000, 90, 2],
     ];
-    t.db.update(migrationRuns).set({ status: "running", outcome: { requests: 90, samples } }).where(eq(migrationRuns.id, runId)).run();
+    await t.db.update(migrationRuns).set({ status: "running", outcome: { requests: 90, samples } }).where(eq(migrationRuns.id, runId));
   }
 
-  it("inside the window: the time left beside the ETA; the overrun when the pace says so", () => {
+  it("inside the window: the time left beside the ETA; the overrun when the pace says so", async () => {
     const startedAt = at("2031-03-02T03:00:00Z");
-    const { runId } = startBulkRun(t.db, p.support, { engagementId, now: startedAt });
+    const { runId } = await startBulkRun(t.database, p.support, { engagementId, now: startedAt });
     // Two companies left at two per 18 s: an ETA of 18 s.
     const early = at("2031-03-02T03:30:00Z");
-    halfDone(runId, early);
-    const roomy = getBulkOverview(t.db, p.support, engagementId, early);
+    await halfDone(runId, early);
+    const roomy = await getBulkOverview(t.database, p.support, engagementId, early);
     expect(roomy.run!.pace.etaSeconds).toBe(18);
     // The panel says what the run is doing, not that it is "already running".
     expect(roomy.run!.activity).toBe("Migrating: 2 companies still to start.");
@@ -102,19 +102,19 @@ describe("the overview at an injected time", () => {
     expect(roomy.window).toMatchObject({ position: "inside", seconds: 1_800, overrun: null });
 
     const late = at("2031-03-02T03:59:50Z");
-    halfDone(runId, late);
-    const tight = getBulkOverview(t.db, p.support, engagementId, late);
+    await halfDone(runId, late);
+    const tight = await getBulkOverview(t.database, p.support, engagementId, late);
     expect(tight.window).toMatchObject({ position: "inside", seconds: 10, overrun: { kind: "pace", seconds: 8 } });
     // The customer sees the same (they agreed the window).
-    expect(getBulkOverview(t.db, p.customerA, engagementId, late).window).toEqual(tight.window);
+    expect((await getBulkOverview(t.database, p.customerA, engagementId, late)).window).toEqual(tight.window);
   });
 
-  it("the window ended with companies unfinished: said so; no window agreed: nothing shown", () => {
-    const { runId } = startBulkRun(t.db, p.support, { engagementId, now: at("2031-03-02T03:00:00Z") });
+  it("the window ended with companies unfinished: said so; no window agreed: nothing shown", async () => {
+    const { runId } = await startBulkRun(t.database, p.support, { engagementId, now: at("2031-03-02T03:00:00Z") });
     const after = at("2031-03-02T05:00:00Z");
-    halfDone(runId, after);
-    expect(getBulkOverview(t.db, p.support, engagementId, after).window).toMatchObject({ position: "after", seconds: 3_600, overrun: { kind: "ended", seconds: 3_600 } });
-    t.db.update(engagements).set({ windowStartsAt: null, windowEndsAt: null }).where(eq(engagements.id, engagementId)).run();
-    expect(getBulkOverview(t.db, p.support, engagementId, after).window).toBeNull();
+    await halfDone(runId, after);
+    expect((await getBulkOverview(t.database, p.support, engagementId, after)).window).toMatchObject({ position: "after", seconds: 3_600, overrun: { kind: "ended", seconds: 3_600 } });
+    await t.db.update(engagements).set({ windowStartsAt: null, windowEndsAt: null }).where(eq(engagements.id, engagementId));
+    expect((await getBulkOverview(t.database, p.support, engagementId, after)).window).toBeNull();
   });
 });

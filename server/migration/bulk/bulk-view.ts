@@ -3,12 +3,12 @@
  * and ETA, the engagement's companies per state, the controls on offer (none in the portal), and a
  * page of companies filterable by state and searchable (server-side: fast at 100,000 companies).
  */
-import type { Db } from "@/db/client";
-import { runSync } from "@/db/database";
+import { readSteps, type Database, type Steps } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { isStaff, toControl } from "@/server/engagements/checklist";
 import type { Actor } from "@/core/accounts/actor";
+import type { DbOrTx } from "@/server/security/audit";
 import { serviceNameOf } from "@/server/platforms";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
@@ -18,7 +18,7 @@ import { FINAL_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/co
 import { countOf, listText } from "@/core/words";
 import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
 import { reconcile } from "../reconciliation";
-import { loadBulkContext } from "./bulk-controls";
+import { loadBulkContext, type LoadedBulkContext } from "./bulk-controls";
 import {
   cancelRefusal,
   isOpenBulkStatus,
@@ -94,15 +94,15 @@ export function runActivityWords(run: { status: RunStatus; held: boolean; counts
   return said.length ? `Migrating: ${listText(said)}.` : "Finishing: every company has reached a final state.";
 }
 
-function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["latest"]>, now: Date): BulkRunView {
-  const counts = runSync(runCountsByState(db, run.id));
+function* runView(tx: DbOrTx, run: NonNullable<LoadedBulkContext["latest"]>, now: Date): Steps<BulkRunView> {
+  const counts = yield* runCountsByState(tx, run.id);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const finished = finishedOf(counts);
   const outcome = (run.outcome ?? {}) as BulkOutcome;
   const pace = paceFromSamples(outcome.samples ?? [], now.getTime());
   const left = total - finished;
   const running = run.status === "running" || run.status === "queued";
-  const target = run.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
+  const target = run.serviceTargetId ? yield* findServiceTarget(tx, run.serviceTargetId) : undefined;
   return {
     id: run.id,
     status: run.status,
@@ -110,7 +110,7 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
     statusReason: run.statusReason,
     activity: runActivityWords({ status: run.status, held: running && !!outcome.hold, counts }),
     hold: running && outcome.hold ? { kind: outcome.hold.kind as "maintenance", text: outcome.hold.text, until: outcome.hold.until ? new Date(outcome.hold.until) : null } : null,
-    requestedBy: run.requestedById ? (runSync(findUser(db, run.requestedById))?.name ?? null) : null,
+    requestedBy: run.requestedById ? ((yield* findUser(tx, run.requestedById))?.name ?? null) : null,
     requestedAt: run.requestedAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
@@ -127,32 +127,35 @@ function runView(db: Db, run: NonNullable<ReturnType<typeof loadBulkContext>["la
 }
 
 /** The bulk migration of an engagement as a screen shows it (controls only for staff), at `now`. */
-export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now: Date = new Date()): BulkOverviewView {
-  runSync(assertCanView(db, actor, engagementId));
-  const c = loadBulkContext(db, actor, engagementId, now);
-  const pilot = runSync(passedPilotItem(db, engagementId));
+export function getBulkOverview(database: Database, actor: Actor, engagementId: string, now: Date = new Date()): Promise<BulkOverviewView> {
+  return readSteps(database, (tx) => bulkOverview(tx, actor, engagementId, now));
+}
+
+/** `getBulkOverview`, read inside `readSteps`. */
+function* bulkOverview(tx: DbOrTx, actor: Actor, engagementId: string, now: Date): Steps<BulkOverviewView> {
+  yield* assertCanView(tx, actor, engagementId);
+  const c = yield* loadBulkContext(tx, actor, engagementId, now);
+  const pilot = yield* passedPilotItem(tx, engagementId);
   const staff = isStaff(actor.role);
   const refusedForCustomers = { allowed: false, reason: "Support staff control the bulk migration." };
   const control = (refusal: ReturnType<typeof startRefusal>) => (staff ? toControl(refusal) : refusedForCustomers);
   const total = Object.values(c.counts).reduce((a, b) => a + b, 0);
-  const limitText =
-    c.eng.serviceTargetId === null
-      ? null
-      : (() => {
-          const target = runSync(findServiceTarget(db, c.eng.serviceTargetId));
-          if (!target) return null;
-          const rule = limitsOfTarget(target);
-          return rule.kind === "service"
-            ? `${rule.source.charAt(0).toUpperCase()}${rule.source.slice(1)}: the run keeps under ${rule.requestsPerMinute.toLocaleString("en-GB")} requests a minute, paces to the X-Rate-Limit headers of every answer and waits for a spent quota's reset.`
-            : "The built-in sandbox's configured limit, as its X-Rate-Limit headers report it on every answer; the run paces to them.";
-        })();
-  const run = c.latest ? runView(db, c.latest, now) : null;
+  const target = c.eng.serviceTargetId === null ? undefined : yield* findServiceTarget(tx, c.eng.serviceTargetId);
+  const limitText = !target
+    ? null
+    : (() => {
+        const rule = limitsOfTarget(target);
+        return rule.kind === "service"
+          ? `${rule.source.charAt(0).toUpperCase()}${rule.source.slice(1)}: the run keeps under ${rule.requestsPerMinute.toLocaleString("en-GB")} requests a minute, paces to the X-Rate-Limit headers of every answer and waits for a spent quota's reset.`
+          : "The built-in sandbox's configured limit, as its X-Rate-Limit headers report it on every answer; the run paces to them.";
+      })();
+  const run = c.latest ? yield* runView(tx, c.latest, now) : null;
   return {
     run,
     counts: c.counts,
     total,
     pilot: pilot ? { name: pilot.name, state: pilot.state } : null,
-    reconciliation: runSync(reconcile(db, engagementId)),
+    reconciliation: yield* reconcile(tx, engagementId),
     limitText,
     window: c.window
       ? windowOutlook({
@@ -174,38 +177,40 @@ export function getBulkOverview(db: Db, actor: Actor, engagementId: string, now:
 
 /** A page of the engagement's companies with their migration state, last error and ids. */
 export function listBulkItems(
-  db: Db,
+  database: Database,
   actor: Actor,
   filter: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
-): BulkItemsPageView {
-  runSync(assertCanView(db, actor, filter.engagementId));
-  const c = loadBulkContext(db, actor, filter.engagementId);
-  const itemActions = isStaff(actor.role) && itemActionsRefusal(c) === null;
-  const pilotItemId = runSync(passedPilotItem(db, filter.engagementId))?.id;
-  const retryable = itemActions && c.latest !== undefined && c.latest.status !== "paused" && c.latest.status !== "stopped";
-  const { rows, total } = runSync(pageOfReportItems(db, filter));
-  return {
-    rows: rows.map((r) => {
-      const lastError = readFailure(r.lastError);
-      return {
-        id: r.id,
-        name: r.name,
-        serviceName: serviceNameOf(r),
-        externalRef: r.externalRef,
-        state: r.state,
-        companyId: r.companyId,
-        connectionId: r.connectionId,
-        attempts: r.attempts,
-        attemptsInAll: r.attemptsInAll,
-        lastError,
-        outcomeReason: lastError?.error && r.outcomeReason?.includes(lastError.error) ? null : r.outcomeReason,
-        pilot: r.id === pilotItemId,
-        canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",
-        canRetry: retryable && RETRY_FROM.includes(r.state),
-      };
-    }),
-    total,
-    page: filter.page,
-    pageSize: filter.pageSize,
-  };
+): Promise<BulkItemsPageView> {
+  return readSteps(database, function* (tx) {
+    yield* assertCanView(tx, actor, filter.engagementId);
+    const c = yield* loadBulkContext(tx, actor, filter.engagementId);
+    const itemActions = isStaff(actor.role) && itemActionsRefusal(c) === null;
+    const pilotItemId = (yield* passedPilotItem(tx, filter.engagementId))?.id;
+    const retryable = itemActions && c.latest !== undefined && c.latest.status !== "paused" && c.latest.status !== "stopped";
+    const { rows, total } = yield* pageOfReportItems(tx, filter);
+    return {
+      rows: rows.map((r) => {
+        const lastError = readFailure(r.lastError);
+        return {
+          id: r.id,
+          name: r.name,
+          serviceName: serviceNameOf(r),
+          externalRef: r.externalRef,
+          state: r.state,
+          companyId: r.companyId,
+          connectionId: r.connectionId,
+          attempts: r.attempts,
+          attemptsInAll: r.attemptsInAll,
+          lastError,
+          outcomeReason: lastError?.error && r.outcomeReason?.includes(lastError.error) ? null : r.outcomeReason,
+          pilot: r.id === pilotItemId,
+          canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",
+          canRetry: retryable && RETRY_FROM.includes(r.state),
+        };
+      }),
+      total,
+      page: filter.page,
+      pageSize: filter.pageSize,
+    };
+  });
 }

@@ -136,7 +136,7 @@ describe("what the customer must do", () => {
 });
 
 describe("reading the checks the engine stored", () => {
-  it("reads the checks the engine stores, and says them in one line", () => {
+  it("reads the checks the engine stores, data types by name (jsonb keeps no key order), and says them in one line", () => {
     const at = "2026-11-24T10:00:00.000Z";
     const checks = readChecks({
       connection: { status: "Linked", at },
@@ -147,8 +147,8 @@ describe("reading the checks the engine stored", () => {
     expect(checks).toEqual({
       connection: "Linked",
       dataTypes: [
-        { dataType: "chartOfAccounts", status: "Complete", records: 1200 },
         { dataType: "bills", status: "FetchError", records: null },
+        { dataType: "chartOfAccounts", status: "Complete", records: 1200 },
         { dataType: "journals", status: "NotSupported", records: null },
       ],
     });

@@ -1,11 +1,11 @@
 /** The handover of one engagement as the viewer sees it: live counts, the report's record, what they may do. */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database, type Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { isStaff } from "@/server/engagements/checklist";
 import { loadForChange } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
+import type { DbOrTx } from "@/server/security/audit";
 import { activeBulkRunStatus, countHeldCredentials, countRealItems, findHandover, namesOf } from "./handover-repository";
 import { automaticPurgeAt } from "./purge-schedule";
 import { reconcile } from "../reconciliation";
@@ -15,13 +15,18 @@ import type { HandoverView } from "@/core/migration/handover-schemas";
 const offer = (refusal: { reason: string } | null) => ({ allowed: !refusal, reason: refusal?.reason ?? null });
 
 /** The engagement's handover (null until the report is produced), with the actions the viewer may take. */
-export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number }, engagementId: string): HandoverView {
-  const { eng, states } = runSync(loadForChange(db, engagementId));
+export function getHandover(database: Database, actor: Actor, deps: { purgeAfterDays: number }, engagementId: string): Promise<HandoverView> {
+  return readSteps(database, (tx) => handoverView(tx, actor, deps, engagementId));
+}
+
+/** `getHandover`, read inside `readSteps`. */
+function* handoverView(tx: DbOrTx, actor: Actor, deps: { purgeAfterDays: number }, engagementId: string): Steps<HandoverView> {
+  const { eng, states } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
-  const { total, counts } = runSync(countRealItems(db, eng.id));
-  const activeBulkRun = runSync(activeBulkRunStatus(db, eng.id));
-  const h = runSync(findHandover(db, eng.id)) ?? null;
-  const names = runSync(namesOf(db, [h?.confirmedById ?? null, h?.acknowledgedById ?? null]));
+  const { total, counts } = yield* countRealItems(tx, eng.id);
+  const activeBulkRun = yield* activeBulkRunStatus(tx, eng.id);
+  const h = (yield* findHandover(tx, eng.id)) ?? null;
+  const names = yield* namesOf(tx, [h?.confirmedById ?? null, h?.acknowledgedById ?? null]);
   const person = (id: string | null | undefined) => (id ? (names.get(id) ?? null) : null);
   const confirm = isStaff(actor.role)
     ? confirmRefusal({ engagementStatus: eng.status, states, counts, total, activeBulkRun, handover: h })
@@ -31,9 +36,9 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
     reference: eng.reference,
     total,
     counts,
-    reconciliation: runSync(reconcile(db, eng.id)),
+    reconciliation: yield* reconcile(tx, eng.id),
     activeBulkRun,
-    credentialsHeld: runSync(countHeldCredentials(db, eng.id)),
+    credentialsHeld: yield* countHeldCredentials(tx, eng.id),
     handover: h
       ? {
           confirmedAt: h.confirmedAt,
@@ -55,9 +60,9 @@ export function getHandover(db: Db, actor: Actor, deps: { purgeAfterDays: number
   };
 }
 
-/** A customer reads the report once it is produced; staff also before (a preview). */
-export function assertReportReadable(db: Db, actor: Actor, engagementId: string): void {
-  if (!isStaff(actor.role) && !runSync(findHandover(db, engagementId))) {
+/** A customer reads the report once it is produced; staff also before (a preview). A transaction step. */
+export function* assertReportReadable(tx: DbOrTx, actor: Actor, engagementId: string): Steps<void> {
+  if (!isStaff(actor.role) && !(yield* findHandover(tx, engagementId))) {
     throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
   }
 }

@@ -3,8 +3,7 @@
  * was acknowledged and the credentials purged. Sent after the change is committed (a mail that
  * fails is kept in the outbox with its error; it never undoes the handover).
  */
-import type { Db } from "@/db/client";
-import { databaseOf } from "@/db/database";
+import type { Database } from "@/db/database";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import { companiesText as companies, countOf } from "@/core/words";
@@ -19,7 +18,7 @@ const base = (appUrl: string) => appUrl.replace(/\/$/, "");
 
 /** Tells each customer recipient the report is ready, and until when the credentials are kept. */
 export async function mailReportReady(
-  db: Db,
+  database: Database,
   deps: HandoverMailDeps,
   params: { engagement: EngagementRef; recipients: readonly { name: string; email: string }[]; reconciliation: Reconciliation; automaticPurgeAt: Date },
 ): Promise<void> {
@@ -27,7 +26,7 @@ export async function mailReportReady(
   const platform = getManagedPlatform(e.platformKey)?.name ?? e.platformKey;
   const notMigrated = reconciliation.supplied - reconciliation.verified;
   for (const r of params.recipients) {
-    await sendMail(databaseOf(db), deps.mail, {
+    await sendMail(database, deps.mail, {
       to: r.email,
       subject: `${e.reference}: your handover report is ready`,
       text: [
@@ -47,12 +46,12 @@ export async function mailReportReady(
 
 /** Tells the engagement's owner the report was acknowledged and what was purged. */
 export async function mailAcknowledged(
-  db: Db,
+  database: Database,
   deps: HandoverMailDeps,
   params: { engagement: EngagementRef; owner: { name: string; email: string }; by: string; onBehalf: boolean; purgedItems: number; purgedSecrets: number },
 ): Promise<void> {
   const { engagement: e } = params;
-  await sendMail(databaseOf(db), deps.mail, {
+  await sendMail(database, deps.mail, {
     to: params.owner.email,
     subject: `${e.reference}: handover report acknowledged`,
     text: [

@@ -27,13 +27,17 @@ export function readChecks(raw: unknown): ItemChecks | null {
   const parsed = ZStoredChecks.safeParse(raw);
   if (!parsed.success || raw === null) return null;
   const { connection, sync, read, records } = parsed.data;
-  const dataTypes = Object.entries(sync?.dataTypes ?? {}).map(([dataType, status]) => ({
-    dataType,
-    status,
-    // The service counts the records of the data types read back: the proof's, and (after a
-    // single-company test) every other one it lists.
-    records: read && read.dataType === dataType ? (read.records ?? null) : (records?.[dataType] ?? null),
-  }));
+  // By name: a JSON object's key order is not kept by PostgreSQL's jsonb, so the report would list
+  // the data types in one order on SQLite and another on PostgreSQL.
+  const dataTypes = Object.entries(sync?.dataTypes ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([dataType, status]) => ({
+      dataType,
+      status,
+      // The service counts the records of the data types read back: the proof's, and (after a
+      // single-company test) every other one it lists.
+      records: read && read.dataType === dataType ? (read.records ?? null) : (records?.[dataType] ?? null),
+    }));
   if (!connection && !dataTypes.length) return null;
   return { connection: connection?.status ?? null, dataTypes };
 }

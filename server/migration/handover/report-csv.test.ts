@@ -4,21 +4,21 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { handoverCsvResponse } from "@/server/api/downloads";
 import { callerAs } from "@/server/testing/caller";
 import { seedHandover, type CompanySpec } from "@/server/testing/handover-fixture";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { handoverReportCsv } from "./report-csv";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(() => t.close());
 
 async function produced(companies: CompanySpec[]) {
-  const f = await seedHandover(t.db, p, { companies });
-  await callerAs(t.db, p.support).handover.confirm({ engagementId: f.engagementId });
+  const f = await seedHandover(t.database, p, { companies });
+  await callerAs(t.database, p.support).handover.confirm({ engagementId: f.engagementId });
   return f;
 }
 
@@ -73,7 +73,7 @@ describe("the handover report as CSV", () => {
       },
       { state: "set_aside", name: "Closed Co", outcomeReason: "Closed by the end customer" },
     ]);
-    const { fileName, body } = handoverReportCsv(t.db, p.customerA, f.engagementId);
+    const { fileName, body } = await handoverReportCsv(t.database, p.customerA, f.engagementId);
     expect(fileName).toBe(`${f.reference}-handover-report.csv`);
     const { text } = await readAll(body);
     expect(text.startsWith("\ufeff")).toBe(true);
@@ -107,7 +107,7 @@ describe("the handover report as CSV", () => {
       "Connection ID": expect.stringMatching(/^d0e1f2a3-/),
       "Connection status": "Linked",
       Checks: "Linked; 2 of 3 data types complete, 1 not supported; 50 records",
-      "Data types": "chartOfAccounts: Complete (50); invoices: Complete; directIncomes: NotSupported",
+      "Data types": "chartOfAccounts: Complete (50); directIncomes: NotSupported; invoices: Complete",
       Reason: "",
       "What you need to do": "",
       "Attempts in all": "7",
@@ -145,7 +145,7 @@ describe("the handover report as CSV", () => {
       { state: "set_aside", name: "Reasoned Co", outcomeReason: "=cmd|' /C calc'!A0" },
       { state: "failed", name: "Erring Co", lastError: { kind: "bad_request", status: 400, error: "@SUM(1)", correlationId: "=corr" } },
     ]);
-    const { top, table: records } = csvParts((await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body)).text, { relax_quotes: true });
+    const { top, table: records } = csvParts((await readAll((await handoverReportCsv(t.database, p.support, f.engagementId)).body)).text, { relax_quotes: true });
     const cells = [...top, ...records.slice(1)].flat();
     // No cell starts a formula, and each dangerous value is still there, behind one quote mark.
     for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
@@ -161,7 +161,7 @@ describe("the handover report as CSV", () => {
 
   it("streams thousands of companies in chunks, each once and in file order", async () => {
     const f = await produced(Array.from({ length: 2345 }, (_, i) => ({ state: "verified" as const, name: `Company ${i}` })));
-    const { text, chunks } = await readAll(handoverReportCsv(t.db, p.support, f.engagementId).body);
+    const { text, chunks } = await readAll((await handoverReportCsv(t.database, p.support, f.engagementId)).body);
     expect(chunks).toBe(3);
     const { table: records } = csvParts(text);
     expect(records).toHaveLength(2346);
@@ -173,7 +173,7 @@ describe("the handover report as CSV", () => {
 describe("the CSV download", () => {
   it("answers the file with its name, as an attachment nobody caches", async () => {
     const f = await produced([{ state: "verified" }]);
-    const res = handoverCsvResponse({ db: t.db, actor: p.customerA }, f.engagementId);
+    const res = await handoverCsvResponse({ database: t.database, actor: p.customerA }, f.engagementId);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(res.headers.get("content-disposition")).toBe(
@@ -189,16 +189,16 @@ describe("the CSV download", () => {
   });
 
   it("refuses without a session, for another organisation (as for an unknown id), and before the report exists", async () => {
-    const f = await seedHandover(t.db, p);
-    expect(handoverCsvResponse({ db: t.db, actor: null }, f.engagementId).status).toBe(401);
-    const early = handoverCsvResponse({ db: t.db, actor: p.support }, f.engagementId);
+    const f = await seedHandover(t.database, p);
+    expect((await handoverCsvResponse({ database: t.database, actor: null }, f.engagementId)).status).toBe(401);
+    const early = await handoverCsvResponse({ database: t.database, actor: p.support }, f.engagementId);
     expect([early.status, await early.text()]).toEqual([409, "The handover report has not been produced yet."]);
-    await callerAs(t.db, p.support).handover.confirm({ engagementId: f.engagementId });
-    const unknown = handoverCsvResponse({ db: t.db, actor: p.customerB }, "no-such-engagement");
-    const other = handoverCsvResponse({ db: t.db, actor: p.customerB }, f.engagementId);
+    await callerAs(t.database, p.support).handover.confirm({ engagementId: f.engagementId });
+    const unknown = await handoverCsvResponse({ database: t.database, actor: p.customerB }, "no-such-engagement");
+    const other = await handoverCsvResponse({ database: t.database, actor: p.customerB }, f.engagementId);
     expect([other.status, await other.text()]).toEqual([unknown.status, await unknown.text()]);
     expect(other.status).toBe(404);
-    expect(handoverCsvResponse({ db: t.db, actor: p.customerB }, "x".repeat(65)).status).toBe(404);
-    expect(handoverCsvResponse({ db: t.db, actor: p.customerA }, f.engagementId).status).toBe(200);
+    expect((await handoverCsvResponse({ database: t.database, actor: p.customerB }, "x".repeat(65))).status).toBe(404);
+    expect((await handoverCsvResponse({ database: t.database, actor: p.customerA }, f.engagementId)).status).toBe(200);
   });
 });

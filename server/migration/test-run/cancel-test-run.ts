@@ -3,13 +3,12 @@
  * long). The run ends at once; the worker notices at its next lease renewal and lets the company
  * go, keeping what it stored (a later test resumes from there). The checklist is left as it is.
  */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database, type Steps } from "@/db/database";
 import { findEngagement } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
-import { findRun, cancelRunRow } from "../engine/run-repository";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { findRun, cancelRunRow, lockRun, type RunRow } from "../engine/run-repository";
 import { TEST_RUN_KINDS, type TestRunKind } from "@/core/migration/states";
 import { isStaff } from "@/core/accounts/roles";
 import { refuse } from "@/server/engagements/access";
@@ -17,8 +16,9 @@ import { findItem } from "../engine/item-repository";
 import { cancelRefusal } from "./rules";
 import { snapshotOf, testChecks, type TestRunOutcome } from "./test-run-report";
 
-function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: string }) {
-  const found = runSync(findRun(tx, input.runId));
+/** The run to cancel, refused unless the actor may cancel it now; `lock`: read it with its row locked. */
+function* check(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: string }, lock: boolean): Steps<RunRow> {
+  const found = lock ? yield* lockRun(tx, input.runId) : yield* findRun(tx, input.runId);
   const run = found && found.engagementId === input.engagementId && (TEST_RUN_KINDS as readonly string[]).includes(found.kind) ? found : undefined;
   // Who may cancel comes first; then a run that is not this engagement's test is not found.
   if (!run && isStaff(actor.role)) throw new AppError("NOT_FOUND", "No such test run on this engagement.");
@@ -28,24 +28,30 @@ function check(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: s
 }
 
 /** Cancels a queued or running test run, with a reason for the timeline. */
-export function cancelTestRun(db: Db, actor: Actor, input: { engagementId: string; runId: string; reason?: string }): void {
-  check(db, actor, input);
-  db.transaction((tx) => {
-    const run = check(tx, actor, input);
-    const now = new Date();
-    const reason = input.reason?.trim() || "Cancelled by support.";
-    const previous = (run.outcome ?? {}) as TestRunOutcome;
-    const item = run.itemId ? runSync(findItem(tx, run.itemId)) : undefined;
-    runSync(cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now), checks: testChecks(item, false) } : {}) } }));
-    const company = previous.simulates?.name ?? item?.name ?? "a company";
-    recordAudit(tx, {
-      actor,
-      action: "migration.test_cancelled",
-      targetId: run.id,
-      engagementId: run.engagementId,
-      organizationId: runSync(findEngagement(tx, run.engagementId))?.organizationId ?? null,
-      after: { kind: run.kind as TestRunKind, company, reason },
-      at: now,
-    });
-  });
+export async function cancelTestRun(database: Database, actor: Actor, input: { engagementId: string; runId: string; reason?: string }): Promise<void> {
+  await readSteps(database, (tx) => check(tx, actor, input, false));
+  // Read committed, with the run's row locked before it is checked again: a second cancel waits
+  // and then finds the run ended; the worker's own writes to the run (its progress, its end) wait
+  // too, so the outcome kept here is the run's latest.
+  await database.transaction(
+    function* (tx) {
+      const run = yield* check(tx, actor, input, true);
+      const now = new Date();
+      const reason = input.reason?.trim() || "Cancelled by support.";
+      const previous = (run.outcome ?? {}) as TestRunOutcome;
+      const item = run.itemId ? yield* findItem(tx, run.itemId) : undefined;
+      yield* cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now), checks: testChecks(item, false) } : {}) } });
+      const company = previous.simulates?.name ?? item?.name ?? "a company";
+      yield* writeAudit(tx, {
+        actor,
+        action: "migration.test_cancelled",
+        targetId: run.id,
+        engagementId: run.engagementId,
+        organizationId: (yield* findEngagement(tx, run.engagementId))?.organizationId ?? null,
+        after: { kind: run.kind as TestRunKind, company, reason },
+        at: now,
+      });
+    },
+    { isolation: "read committed" },
+  );
 }

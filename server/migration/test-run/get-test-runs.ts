@@ -3,13 +3,13 @@
  * full — live while it runs, from its stored outcome once it has ended — the companies support
  * may pick for a test, and the controls step 5 offers (rules.ts).
  */
-import type { Db } from "@/db/client";
-import { runSync } from "@/db/database";
+import { readSteps, type Database, type Steps } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { toControl } from "@/server/engagements/checklist";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
+import type { DbOrTx } from "@/server/security/audit";
 import { findServiceTarget } from "@/server/targets/targets";
 import { countRealItems, countSearchedRealItems, findItem, searchRealItems } from "../engine/item-repository";
 import type { ItemChecks } from "../engine/pipeline";
@@ -27,7 +27,7 @@ const RUNS_LISTED = 50;
 const isActive = (run: RunRow) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status);
 const outcomeOf = (run: RunRow) => (run.outcome ?? {}) as TestRunOutcome;
 
-function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestRunSummaryView {
+function* summary(tx: DbOrTx, run: RunRow, item: { name: string } | undefined): Steps<TestRunSummaryView> {
   const outcome = outcomeOf(run);
   return {
     id: run.id,
@@ -38,7 +38,7 @@ function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestR
     requestedAt: run.requestedAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
-    requestedBy: run.requestedById ? (runSync(findUser(db, run.requestedById))?.name ?? null) : null,
+    requestedBy: run.requestedById ? ((yield* findUser(tx, run.requestedById))?.name ?? null) : null,
     company: outcome.simulates?.name ?? item?.name ?? null,
     pickedBy: outcome.pickedBy ?? null,
     statusReason: run.statusReason,
@@ -46,11 +46,15 @@ function summary(db: Db, run: RunRow, item: { name: string } | undefined): TestR
 }
 
 /** The engagement's single-company tests and rehearsals, newest first. */
-export function listTestRuns(db: Db, actor: Actor, engagementId: string): TestRunSummaryView[] {
-  runSync(assertCanView(db, actor, engagementId));
-  return runSync(listRunRows(db, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED })).map((run) =>
-    summary(db, run, outcomeOf(run).item ?? (run.itemId ? runSync(findItem(db, run.itemId)) : undefined)),
-  );
+export function listTestRuns(database: Database, actor: Actor, engagementId: string): Promise<TestRunSummaryView[]> {
+  return readSteps(database, function* (tx) {
+    yield* assertCanView(tx, actor, engagementId);
+    const listed: TestRunSummaryView[] = [];
+    for (const run of yield* listRunRows(tx, { engagementId, kinds: TEST_RUN_KINDS, limit: RUNS_LISTED })) {
+      listed.push(yield* summary(tx, run, outcomeOf(run).item ?? (run.itemId ? yield* findItem(tx, run.itemId) : undefined)));
+    }
+    return listed;
+  });
 }
 
 const PROGRESS_STEPS = 5;
@@ -84,9 +88,14 @@ function progressOf(run: RunRow, item: ItemSnapshot | null, checks: ItemChecks |
 const span = (from: Date | null | undefined, to: Date | null | undefined) => (from && to ? Math.max(0, to.getTime() - from.getTime()) : null);
 
 /** One run in full (see ZTestRunDetail). */
-export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; runId: string }): TestRunDetailView {
-  runSync(assertCanView(db, actor, input.engagementId));
-  const run = runSync(findRun(db, input.runId));
+export function getTestRun(database: Database, actor: Actor, input: { engagementId: string; runId: string }): Promise<TestRunDetailView> {
+  return readSteps(database, (tx) => testRunDetail(tx, actor, input));
+}
+
+/** One run in full, read inside `readSteps`. */
+function* testRunDetail(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: string }): Steps<TestRunDetailView> {
+  yield* assertCanView(tx, actor, input.engagementId);
+  const run = yield* findRun(tx, input.runId);
   if (!run || run.engagementId !== input.engagementId || !(TEST_RUN_KINDS as readonly string[]).includes(run.kind)) {
     throw new AppError("NOT_FOUND", "No such test run on this engagement.");
   }
@@ -94,16 +103,16 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
   const active = isActive(run);
   const now = new Date();
   // A run that ended shows the company as it left it; a running one, as it is now.
-  const row = run.itemId ? runSync(findItem(db, run.itemId)) : undefined;
+  const row = run.itemId ? yield* findItem(tx, run.itemId) : undefined;
   const item = (active ? undefined : outcome.item) ?? (row ? snapshotOf(row, now) : null);
   const target =
     run.kind === "rehearsal"
       ? { name: "Built-in sandbox (a client of the rehearsal's own)", baseUrl: outcome.sandboxUrl ?? "" }
       : run.serviceTargetId
-        ? (runSync(findServiceTarget(db, run.serviceTargetId)) ?? null)
+        ? ((yield* findServiceTarget(tx, run.serviceTargetId)) ?? null)
         : null;
   return {
-    ...summary(db, run, item ?? undefined),
+    ...(yield* summary(tx, run, item ?? undefined)),
     target: target ? { name: target.name, baseUrl: target.baseUrl } : null,
     preparation: outcome.preparation ?? null,
     progress: progressOf(run, item, (row?.checks ?? null) as ItemChecks | null),
@@ -130,7 +139,7 @@ export function getTestRun(db: Db, actor: Actor, input: { engagementId: string; 
       runMs: span(run.startedAt, run.finishedAt ?? (active ? now : null)),
       syncMs: item?.syncMs ?? null,
     },
-    calls: runSync(listCallRows(db, run.id)).map((c) => ({
+    calls: (yield* listCallRows(tx, run.id)).map((c) => ({
       id: c.id,
       at: c.at,
       operation: c.operation,
@@ -155,27 +164,31 @@ export const TESTABLE_LISTED = 20;
  * TESTABLE_LISTED), with how many there are in all and how many the search matches, so the
  * picker can say what it leaves out.
  */
-export function listTestableItems(db: Db, actor: Actor, input: { engagementId: string; search?: string }) {
-  runSync(assertCanView(db, actor, input.engagementId));
-  const search = input.search?.trim() || undefined;
-  const companies = runSync(searchRealItems(db, { engagementId: input.engagementId, search, limit: TESTABLE_LISTED })).map((i) => ({
-    id: i.id,
-    name: i.name,
-    externalRef: i.externalRef,
-    records: i.recordsHint,
-    state: i.state,
-  }));
-  const total = runSync(countRealItems(db, input.engagementId));
-  return { companies, total, matching: search ? runSync(countSearchedRealItems(db, { engagementId: input.engagementId, search })) : total };
+export function listTestableItems(database: Database, actor: Actor, input: { engagementId: string; search?: string }) {
+  return readSteps(database, function* (tx) {
+    yield* assertCanView(tx, actor, input.engagementId);
+    const search = input.search?.trim() || undefined;
+    const companies = (yield* searchRealItems(tx, { engagementId: input.engagementId, search, limit: TESTABLE_LISTED })).map((i) => ({
+      id: i.id,
+      name: i.name,
+      externalRef: i.externalRef,
+      records: i.recordsHint,
+      state: i.state,
+    }));
+    const total = yield* countRealItems(tx, input.engagementId);
+    return { companies, total, matching: search ? yield* countSearchedRealItems(tx, { engagementId: input.engagementId, search }) : total };
+  });
 }
 
 /**
  * What step 5 offers the viewer now: the single-company test, the rehearsal, cancelling the run
  * under way — each allowed, or not with the reason the operation would refuse with.
  */
-export function getTestControls(db: Db, actor: Actor, engagementId: string): TestControlsView {
-  runSync(assertCanView(db, actor, engagementId));
-  const c = loadTestRunContext(db, actor, engagementId);
+export async function getTestControls(database: Database, actor: Actor, engagementId: string): Promise<TestControlsView> {
+  const c = await readSteps(database, function* (tx) {
+    yield* assertCanView(tx, actor, engagementId);
+    return yield* loadTestRunContext(tx, actor, engagementId);
+  });
   return {
     pilot: toControl(pilotRefusal(c)),
     rehearsal: toControl(rehearsalRefusal(c)),
