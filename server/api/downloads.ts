@@ -67,6 +67,16 @@ export function handoverCsvResponse(ctx: Pick<Context, "db" | "actor">, engageme
 }
 
 /** The reconnect links of the companies waiting for their end customers, as CSV (409 when none waits). */
-export function reconnectLinksCsvResponse(ctx: Pick<Context, "db" | "actor">, engagementId: string): Response {
-  return engagementCsvResponse(ctx, engagementId, reconnectLinksCsv);
+export async function reconnectLinksCsvResponse(ctx: Pick<Context, "database" | "actor">, engagementId: string): Promise<Response> {
+  // As engagementCsvResponse, with the CSV built on the Database (async) until the handover's is too.
+  if (!ctx.actor) return text(401, "Sign in to continue.");
+  const id = engagementInput.safeParse({ engagementId });
+  if (!id.success) return text(404, "No engagement with that id.");
+  try {
+    const { fileName, body } = await reconnectLinksCsv(ctx.database, ctx.actor, id.data.engagementId);
+    return downloadResponse({ fileName, contentType: "text/csv; charset=utf-8", body });
+  } catch (error) {
+    if (error instanceof AppError) return text(HTTP_STATUS[error.code], error.message);
+    throw error;
+  }
 }
