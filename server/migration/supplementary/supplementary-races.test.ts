@@ -54,6 +54,8 @@ async function together<T>(operations: (() => Promise<T>)[]): Promise<PromiseSet
     const running = Promise.allSettled(operations.map((run) => run()));
     const deadline = Date.now() + 2_000;
     for (;;) {
+      // The holder's transaction would keep reading its first snapshot of the activity without the clear.
+      await holder.query("select pg_stat_clear_snapshot()");
       const { rows } = await holder.query<{ n: number }>(
         "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
       );
