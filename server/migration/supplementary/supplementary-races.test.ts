@@ -91,12 +91,13 @@ describe("a supplementary file changed from two places at once", () => {
 
   it("a newer file sent while support accepts the current one: one of the two wins, never both", async () => {
     const firstId = await sent([COPPERLEAF, WILDROSE], "first.csv");
-    const [accepted, submitted] = await together<unknown>([
+    const results = await together<unknown>([
       () => accept(firstId),
       () => submitSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.customerA, { engagementId: f.engagementId, file: file([{ ...COPPERLEAF, seed: 7 }, { ...WILDROSE, seed: 8 }], "second.csv") }),
     ]);
-    const acceptWon = accepted!.status === "fulfilled";
-    const submitWon = submitted!.status === "fulfilled" && (submitted.value as { ok: boolean }).ok;
+    const [accepted, submitted] = [results[0]!, results[1]!];
+    const acceptWon = accepted.status === "fulfilled";
+    const submitWon = submitted.status === "fulfilled" && (submitted.value as { ok: boolean }).ok;
     expect([acceptWon, submitWon].filter(Boolean)).toHaveLength(1);
 
     const files = Object.fromEntries((await t.db.select().from(supplementaryFiles)).map((x) => [x.fileName, x.status]));
