@@ -22,13 +22,15 @@ const bed = engineTestBed();
 const notify = () => ({ appUrl: "http://ferry.test", mail: { from: "Ferry <ferry@test>", log: () => {}, keyRing: TEST_KEY_RING } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An engagement after its bulk run: Alder migrated (its connection since revoked), Birch waiting for its end customer (who has linked it again); its watch due now. */
-async function watchedEngagement() {
+/** An engagement after its bulk run (see the module comment): Alder migrated (its connection since revoked), Birch waiting for its end customer (who has linked it again); its watch due now. */
+async function watchedEngagement(options: { birchUntagged?: boolean } = {}) {
   const eng = await bed.ready([{ name: "Alder Books", records: 3 }, { name: "Birch Bakery", records: 3 }]);
   const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
   const made = [];
   for (const item of eng.items) {
-    const company = (await client.createCompany({ name: item.name, tags: { [ENGAGEMENT_TAG]: eng.engagementId } })).data;
+    // A company made before Ferry tagged companies with their engagement is found by a second listing, of all companies.
+    const tags: Record<string, string> = options.birchUntagged && item.name === "Birch Bakery" ? {} : { [ENGAGEMENT_TAG]: eng.engagementId };
+    const company = (await client.createCompany({ name: item.name, tags })).data;
     const connection = (await client.createConnection({ companyId: company.id, platformKey: eng.platformKey })).data;
     await bed.sb.control.link(company.id, connection.id);
     made.push({ item, companyId: company.id, connectionId: connection.id });
@@ -140,6 +142,24 @@ describe("workers checking one watch at once", () => {
     // Worker B takes the expired lease and checks the watch in full.
     expect(await watcher("worker-b").w.tick()).toBe(1);
     expect(await first).toBe(0);
+    await checkedOnce(eng, alder, birch);
+  }, 60_000);
+
+  it("a check longer than its lease keeps it by renewing it between requests: another worker looking meanwhile does not take it", async () => {
+    // Two listings (by tag, then of all companies for the untagged one), each answered after 700 ms, under a lease of one second.
+    const { eng, alder, birch } = await watchedEngagement({ birchUntagged: true });
+    const slow = watcher("worker-a", { leaseMs: 1_000, delayMs: 700 });
+    let done = false;
+    const first = slow.w.tick().finally(() => (done = true));
+    const other = watcher("worker-b");
+    let taken = 0;
+    while (!done) {
+      taken += await other.w.tick();
+      await sleep(50);
+    }
+    expect(await first).toBe(1);
+    expect(slow.calls.listings).toBe(2);
+    expect([taken, other.calls.listings]).toEqual([0, 0]);
     await checkedOnce(eng, alder, birch);
   }, 60_000);
 });
