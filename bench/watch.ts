@@ -19,7 +19,7 @@
  * Run: npm run bench -- watch [companies] [drops]
  * Last line: {"bench":"watch","companies":…,"days":…,"requests":…,"quota_share":…,"missed":…,"detect_s":…}
  */
-import { runSync } from "@/db/database";
+import { databaseOf, runSync } from "@/db/database";
 import { performance } from "node:perf_hooks";
 import { and, eq, isNotNull } from "drizzle-orm";
 import { migrationItems, watches } from "@/db/schema";
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       return fetch(input, init);
     };
     const watcher = createWatcher({
-      db: bed.db,
+      database: databaseOf(bed.db),
       ring: bed.ring,
       owner: "bench-watch",
       sandbox: { url: sandbox.url, adminToken: sandbox.adminToken },

@@ -69,7 +69,5 @@ export function handoverCsvResponse(ctx: Pick<Context, "database" | "actor">, en
 
 /** The reconnect links of the companies waiting for their end customers, as CSV (409 when none waits). */
 export function reconnectLinksCsvResponse(ctx: Pick<Context, "database" | "actor">, engagementId: string): Promise<Response> {
-  // Adapter until server/migration/watch/last-mile.ts (another module's) takes the Database: its
-  // builder still reads through better-sqlite3's sync API, so this works on SQLite only.
-  return engagementCsvResponse(ctx, engagementId, async (database, actor, id) => reconnectLinksCsv(database.db, actor, id));
+  return engagementCsvResponse(ctx, engagementId, reconnectLinksCsv);
 }

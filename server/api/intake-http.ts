@@ -156,9 +156,9 @@ export function handleSupplementaryFileRequest(req: Request, params: { engagemen
     await readSteps(ctx.database, (tx) => assertCanView(tx, actor, params.engagementId));
     const file = await fileOf(await readUpload(req));
     if (params.mode === "check") {
-      return json(200, { check: await checkSupplementaryFile(ctx.db, actor, { engagementId: params.engagementId, file }) });
+      return json(200, { check: await checkSupplementaryFile(ctx.database, actor, { engagementId: params.engagementId, file }) });
     }
-    const result = await submitSupplementaryFile(ctx.db, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, file });
+    const result = await submitSupplementaryFile(ctx.database, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, file });
     if (!result.ok) return json(422, { error: { code: "BAD_INPUT", message: "The file has problems to fix; nothing was stored.", fields: null }, check: result.check });
     await notifyAfterChange(ctx.database, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
     return json(200, { fileId: result.fileId, companies: result.companies, replacedCompanies: result.replacedCompanies, check: result.check });

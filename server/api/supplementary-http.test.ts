@@ -1,29 +1,29 @@
 /**
  * The supplementary file's HTTP routes through their real handler with real Request objects on a
- * real temporary database: the token file route's protections (session, visibility with the same
+ * real database (SQLite, or PostgreSQL in its pass): the token file route's protections (session, visibility with the same
  * 404 for another organisation, same origin, the body cap, a reference for unexpected errors), a
  * check that stores nothing, a refusal by line with nothing stored, a good file stored and support
  * mailed, and a hostile workbook refused as the first file's route refuses it.
  */
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql, type SQL } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { auditEvents, mailOutbox, migrationRuns, supplementaryFiles, supplementaryRows } from "@/db/schema";
 import type { Actor } from "@/core/accounts/actor";
 import { HOSTILE_FILES } from "@/server/testing/hostile-files";
 import { afterBulkRun, freshCredentials, freshTokenCsv, type AfterBulkRun, type FreshRow } from "@/server/testing/supplementary-fixture";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { handleSupplementaryFileRequest, TOKEN_FILE_BODY_LIMIT } from "./intake-http";
 import { testConfig } from "../testing/caller";
 
 const APP = "http://ferry.test";
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 let f: AfterBulkRun;
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
-  f = await afterBulkRun(t.db, p);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
+  f = await afterBulkRun(t.database, p);
 });
 afterEach(() => t.close());
 
@@ -47,14 +47,20 @@ const COPPERLEAF: FreshRow = { name: "Copperleaf Cafe", externalRef: "CC-02", se
 const good = (rows: FreshRow[] = [COPPERLEAF]) => ({ name: "fresh.csv", bytes: freshTokenCsv(rows) });
 
 /** What a refused request must leave unchanged. */
-function stored() {
-  const n = (table: typeof supplementaryFiles | typeof supplementaryRows | typeof auditEvents | typeof mailOutbox) => t.db.select({ n: count() }).from(table).get()!.n;
-  return { files: n(supplementaryFiles), rows: n(supplementaryRows), audit: n(auditEvents), mail: n(mailOutbox) };
+async function stored() {
+  const n = async (table: typeof supplementaryFiles | typeof supplementaryRows | typeof auditEvents | typeof mailOutbox) => (await t.db.select({ n: count() }).from(table))[0]!.n;
+  return { files: await n(supplementaryFiles), rows: await n(supplementaryRows), audit: await n(auditEvents), mail: await n(mailOutbox) };
+}
+
+/** A statement no query builder makes (the same SQL on both databases; each driver's own call to run it). */
+async function runStatement(statement: SQL): Promise<void> {
+  if (t.dialect === "sqlite") t.db.run(statement);
+  else await (t.db as unknown as { execute(query: SQL): Promise<unknown> }).execute(statement);
 }
 
 describe("the supplementary file route's protections", () => {
   it("refuses a post from another site (403), a signed-out request (401), and staff sending (403); nothing stored", async () => {
-    const before = stored();
+    const before = await stored();
     expect((await post("submit", p.customerA, upload(good(), { origin: "http://evil.test" }))).status).toBe(403);
     expect((await post("submit", p.customerA, upload(good(), { "sec-fetch-site": "cross-site" }))).status).toBe(403);
     const anonymous = await post("submit", null, upload(good()));
@@ -63,18 +69,18 @@ describe("the supplementary file route's protections", () => {
     const staff = await post("submit", p.support, upload(good()));
     expect(staff.status).toBe(403);
     expect(await staff.json()).toMatchObject({ error: { code: "FORBIDDEN", message: "Customers send fresh tokens in the portal." } });
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("answers another organisation's engagement exactly like an unknown id, for a check and a submission", async () => {
-    const before = stored();
+    const before = await stored();
     for (const mode of ["check", "submit"] as const) {
       const unknown = await post(mode, p.customerB, upload(good()), "no-such-engagement");
       const other = await post(mode, p.customerB, upload(good()));
       expect([unknown.status, other.status]).toEqual([404, 404]);
       expect(await other.json()).toEqual(await unknown.json());
     }
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("refuses a body over the cap before reading it, one that is not a form upload, and a form without a file", async () => {
@@ -88,15 +94,15 @@ describe("the supplementary file route's protections", () => {
   });
 
   it("says why before the bulk run has left companies waiting for tokens (409), storing nothing", async () => {
-    t.db.delete(migrationRuns).where(eq(migrationRuns.id, f.runId)).run();
+    await t.db.delete(migrationRuns).where(eq(migrationRuns.id, f.runId));
     const res = await post("check", p.customerA, upload(good()));
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ error: { code: "PRECONDITION_FAILED", message: expect.stringMatching(/once the bulk migration has run/) } });
   });
 
   it("answers an unexpected error with a reference only, never a stack, a message or the file", async () => {
-    // A company row the database cannot read as JSON (damaged by hand): the query fails, not the file.
-    t.db.$client.prepare("update migration_items set last_error = '{' where engagement_id = ?").run(f.engagementId);
+    // The companies' table damaged by hand (a column renamed): the query fails, not the file.
+    await runStatement(sql`alter table migration_items rename column last_error to last_error_gone`);
     const secret = freshCredentials(1).refreshToken!;
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
@@ -117,7 +123,7 @@ describe("the supplementary file route's protections", () => {
 
 describe("checking and sending a file", () => {
   it("answers a check with the companies it names and a masked preview, storing nothing", async () => {
-    const before = stored();
+    const before = await stored();
     const res = await post("check", p.customerA, upload(good([COPPERLEAF, { name: "Wildrose Wedding Co", seed: 2 }])));
     expect(res.status).toBe(200);
     const { check } = (await res.json()) as { check: { ok: boolean; matches: { name: string; matchedBy: string }[]; preview: { rows: unknown[] } } };
@@ -127,17 +133,17 @@ describe("checking and sending a file", () => {
       ["Wildrose Wedding Co", "name"],
     ]);
     expect(check.preview.rows).toHaveLength(2);
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("refuses a file with a company not in the engagement (422, by line), storing nothing", async () => {
-    const before = stored();
+    const before = await stored();
     const res = await post("submit", p.customerA, upload(good([COPPERLEAF, { name: "Nobody Ltd", seed: 2 }])));
     expect(res.status).toBe(422);
     const body = (await res.json()) as { error: { message: string }; check: { problems: { kind: string; line: number }[] } };
     expect(body.error.message).toBe("The file has problems to fix; nothing was stored.");
     expect(body.check.problems.map((x) => [x.kind, x.line])).toEqual([["company_not_in_engagement", 3]]);
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("stores a good file, answers what it stored, and mails support", async () => {
@@ -145,8 +151,8 @@ describe("checking and sending a file", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { fileId: string; companies: number; replacedCompanies: number };
     expect(body).toMatchObject({ companies: 1, replacedCompanies: 0 });
-    expect(t.db.select().from(supplementaryFiles).where(eq(supplementaryFiles.id, body.fileId)).get()).toMatchObject({ status: "submitted", rowCount: 1 });
-    const mail = t.db.select().from(mailOutbox).where(eq(mailOutbox.subject, `[${f.reference}] Fresh tokens to review`)).all();
+    expect((await t.db.select().from(supplementaryFiles).where(eq(supplementaryFiles.id, body.fileId)))[0]).toMatchObject({ status: "submitted", rowCount: 1 });
+    const mail = await t.db.select().from(mailOutbox).where(eq(mailOutbox.subject, `[${f.reference}] Fresh tokens to review`));
     expect(mail.map((m) => m.to)).toEqual([p.support.email]);
     expect(mail[0]!.text).toContain(`${p.customerA.name} sent fresh tokens for 1 company that failed on its tokens (fresh.csv, 0 warnings).`);
   });
@@ -154,13 +160,13 @@ describe("checking and sending a file", () => {
   it.each(HOSTILE_FILES.filter((h) => ["lying-sheet", "huge-cell", "csv-huge-cell"].includes(h.name)).map((h) => [h.name, h] as const))(
     "refuses the hostile file %s as the first file's route does, storing nothing",
     async (_, hostile) => {
-      const before = stored();
+      const before = await stored();
       const res = await post("submit", p.customerA, upload({ name: hostile.fileName, bytes: await hostile.build() }));
       expect(res.status).toBe(422);
       const body = (await res.json()) as { check: { ok: boolean; problems: { kind: string; message: string }[] } };
       expect(body.check.ok).toBe(false);
       expect(body.check.problems).toEqual([expect.objectContaining({ kind: hostile.expect.kind, message: expect.stringMatching(hostile.expect.message) })]);
-      expect(stored()).toEqual(before);
+      expect(await stored()).toEqual(before);
     },
     60_000,
   );

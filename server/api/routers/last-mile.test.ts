@@ -1,61 +1,60 @@
 /**
  * The last mile's procedures and its CSV, through createCaller and the route's handler on a real
- * temporary database: both sides read the waiting companies with their links, only support steers
+ * database (SQLite, or PostgreSQL in its pass): both sides read the waiting companies with their links, only support steers
  * the watch, another organisation's customer gets the same 404 as for an unknown engagement.
  */
-import { runSync } from "@/db/database";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrationItems } from "@/db/schema";
 import { reconnectLinksCsvResponse } from "@/server/api/downloads";
 import { handToEndCustomers } from "@/server/migration/watch/watch-repository";
 import { seedHandover } from "@/server/testing/handover-fixture";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(() => t.close());
 
 /** An engagement at step 6 whose bulk run handed two companies to their end customers. */
 async function handedOver() {
-  const f = await seedHandover(t.db, p, {
+  const f = await seedHandover(t.database, p, {
     companies: [{ state: "verified", name: "Ash Ltd" }, { state: "reauth_required", name: "Société Générale Café", externalRef: "=HYPERLINK(\"x\")" }, { state: "reauth_required", name: "Oak & Co" }],
   });
   for (const [i, item] of f.items.entries()) {
-    t.db.update(migrationItems).set({ companyId: `company-${i}`, connectionId: `connection-${i}`, linkUrl: `https://link.example/company/company-${i}` }).where(eq(migrationItems.id, item.id)).run();
+    await t.db.update(migrationItems).set({ companyId: `company-${i}`, connectionId: `connection-${i}`, linkUrl: `https://link.example/company/company-${i}` }).where(eq(migrationItems.id, item.id));
   }
-  t.db.transaction((tx) => runSync(handToEndCustomers(tx, { engagementId: f.engagementId, now: new Date() })));
+  await t.database.transaction((tx) => handToEndCustomers(tx, { engagementId: f.engagementId, now: new Date() }), { isolation: "read committed" });
   return f;
 }
 
 describe("lastMile", () => {
   it("shows both sides the companies waiting for their end customers with their reconnect links; only support steers the watch", async () => {
     const f = await handedOver();
-    const support = await callerAs(t.db, p.support).lastMile.get({ engagementId: f.engagementId });
+    const support = await callerAs(t.database, p.support).lastMile.get({ engagementId: f.engagementId });
     expect(support.pending.map((r) => [r.name, r.linkUrl])).toEqual([
       ["Société Générale Café", "https://link.example/company/company-1"],
       ["Oak & Co", "https://link.example/company/company-2"],
     ]);
     expect(support).toMatchObject({ pendingTotal: 2, hypercareDays: 7, watch: { status: "watching", checks: 0 }, controls: { checkNow: { allowed: true }, setHypercareDays: { allowed: true } } });
-    const customer = await callerAs(t.db, p.customerA).lastMile.get({ engagementId: f.engagementId });
+    const customer = await callerAs(t.database, p.customerA).lastMile.get({ engagementId: f.engagementId });
     expect(customer.pending).toEqual(support.pending);
     expect(customer.controls).toEqual({
       checkNow: { allowed: false, reason: "Support staff ask for checks." },
       setHypercareDays: { allowed: false, reason: "Support staff set the hypercare days." },
     });
-    expect((await trpcError(callerAs(t.db, p.customerA).lastMile.checkNow({ engagementId: f.engagementId }))).code).toBe("FORBIDDEN");
-    expect((await trpcError(callerAs(t.db, p.customerB).lastMile.get({ engagementId: f.engagementId }))).code).toBe("NOT_FOUND");
-    expect((await trpcError(callerAs(t.db, p.customerB).lastMile.get({ engagementId: "no-such-engagement" }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(callerAs(t.database, p.customerA).lastMile.checkNow({ engagementId: f.engagementId }))).code).toBe("FORBIDDEN");
+    expect((await trpcError(callerAs(t.database, p.customerB).lastMile.get({ engagementId: f.engagementId }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(callerAs(t.database, p.customerB).lastMile.get({ engagementId: "no-such-engagement" }))).code).toBe("NOT_FOUND");
   });
 
   it("sets the hypercare days within 1–90, audited; a bad number is refused on its field and nothing changes", async () => {
     const f = await handedOver();
-    const s = callerAs(t.db, p.support);
+    const s = callerAs(t.database, p.support);
     for (const days of [0, 91, 2.5]) {
       const e = await trpcError(s.lastMile.setHypercareDays({ engagementId: f.engagementId, days }));
       expect(e.code).toBe("BAD_REQUEST");
@@ -69,16 +68,16 @@ describe("lastMile", () => {
 
   it("downloads the reconnect links as CSV (cells neutralised for spreadsheets); 404 for another organisation, 409 when none waits", async () => {
     const f = await handedOver();
-    const answer = reconnectLinksCsvResponse({ db: t.db, actor: p.customerA }, f.engagementId);
+    const answer = await reconnectLinksCsvResponse({ database: t.database, actor: p.customerA }, f.engagementId);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-disposition")).toContain(`${f.reference}-reconnect-links.csv`);
     const text = await answer.text();
     expect(text).toContain("Société Générale Café,\"'=HYPERLINK(\"\"x\"\")\",https://link.example/company/company-1");
     expect(text).toContain("Oak & Co,REF-2,https://link.example/company/company-2");
     expect(text).not.toContain("Ash Ltd");
-    expect(reconnectLinksCsvResponse({ db: t.db, actor: p.customerB }, f.engagementId).status).toBe(404);
-    expect(reconnectLinksCsvResponse({ db: t.db, actor: null }, f.engagementId).status).toBe(401);
-    const none = await seedHandover(t.db, p, { companies: [{ state: "verified" }], organizationId: p.orgB });
-    expect(reconnectLinksCsvResponse({ db: t.db, actor: p.support }, none.engagementId).status).toBe(409);
+    expect((await reconnectLinksCsvResponse({ database: t.database, actor: p.customerB }, f.engagementId)).status).toBe(404);
+    expect((await reconnectLinksCsvResponse({ database: t.database, actor: null }, f.engagementId)).status).toBe(401);
+    const none = await seedHandover(t.database, p, { companies: [{ state: "verified" }], organizationId: p.orgB });
+    expect((await reconnectLinksCsvResponse({ database: t.database, actor: p.support }, none.engagementId)).status).toBe(409);
   });
 });

@@ -9,18 +9,18 @@ import { OK, ZOk } from "./shared.types";
 
 export const lastMileRouter = createTRPCRouter({
   /** The companies waiting for their end customers (with their links), the watch, what the viewer may do. */
-  get: engagementProcedure.output(ZLastMileResponse).query(({ ctx, input }) => getLastMile(ctx.db, ctx.actor, input.engagementId)),
+  get: engagementProcedure.output(ZLastMileResponse).query(({ ctx, input }) => getLastMile(ctx.database, ctx.actor, input.engagementId)),
   /** How many days after the handover the migrated connections are checked daily. */
   setHypercareDays: staffEngagementProcedure
     .input(ZSetHypercareDaysRequest)
     .output(ZOk)
-    .mutation(({ ctx, input }) => {
-      setHypercareDays(ctx.db, ctx.actor, input);
+    .mutation(async ({ ctx, input }) => {
+      await setHypercareDays(ctx.database, ctx.actor, input);
       return OK;
     }),
   /** A check at the next worker's look, instead of at its time. */
-  checkNow: staffEngagementProcedure.output(ZOk).mutation(({ ctx, input }) => {
-    checkWatchNow(ctx.db, ctx.actor, input);
+  checkNow: staffEngagementProcedure.output(ZOk).mutation(async ({ ctx, input }) => {
+    await checkWatchNow(ctx.database, ctx.actor, input);
     return OK;
   }),
 });

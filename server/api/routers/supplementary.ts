@@ -13,13 +13,13 @@ import { OK, ZOk } from "./shared.types";
 
 export const supplementaryRouter = createTRPCRouter({
   /** The companies waiting for fresh tokens, the current file (masked) and earlier ones, and what the viewer may do. */
-  get: engagementProcedure.output(ZGetSupplementaryResponse).query(({ ctx, input }) => getSupplementary(ctx.db, ctx.actor, input.engagementId)),
+  get: engagementProcedure.output(ZGetSupplementaryResponse).query(({ ctx, input }) => getSupplementary(ctx.database, ctx.actor, input.engagementId)),
   /** Support accepts the current file: its companies get the fresh tokens and are retried in the bulk run. */
   accept: staffEngagementProcedure
     .input(ZReviewSupplementaryRequest)
     .output(ZAcceptSupplementaryResponse)
     .mutation(async ({ ctx, input }) => {
-      const { companies, skipped, waiting, notice } = acceptSupplementaryFile(ctx.db, { ring: ctx.config.keyRing }, ctx.actor, input);
+      const { companies, skipped, waiting, notice } = await acceptSupplementaryFile(ctx.database, { ring: ctx.config.keyRing }, ctx.actor, input);
       await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting, notice });
       return { companies, skipped };
     }),
@@ -28,7 +28,7 @@ export const supplementaryRouter = createTRPCRouter({
     .input(ZSendBackSupplementaryRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = sendBackSupplementaryFile(ctx.db, ctx.actor, input);
+      const result = await sendBackSupplementaryFile(ctx.database, ctx.actor, input);
       await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return OK;
     }),

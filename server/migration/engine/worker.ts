@@ -25,7 +25,7 @@
  * and the pacer. A worker that finds no run to claim helps with a bulk run another worker holds
  * (its companies are claimed one by one, so two workers never drive the same company).
  */
-import { runSync } from "@/db/database";
+import { databaseOf, runSync } from "@/db/database";
 import os from "node:os";
 import type { Db } from "@/db/client";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
@@ -147,7 +147,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
     notify: options.notify ?? null,
   };
-  const watcher = createWatcher({ db, ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, budget, ...(options.client ? { client: options.client } : {}) });
+  const watcher = createWatcher({ database: databaseOf(db), ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, budget, ...(options.client ? { client: options.client } : {}) });
   const watchEveryMs = options.watchEveryMs ?? 2_000;
   let watchLoop: Promise<void> | null = null;
 

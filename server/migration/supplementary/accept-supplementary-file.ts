@@ -6,28 +6,43 @@
  * company that no longer waits (reconnected, retried or set aside meanwhile) is skipped and its
  * row's tokens deleted. The file named must be the current one awaiting review: support accepts
  * exactly what they reviewed.
+ *
+ * One read-committed transaction: the engagement's row is locked first (loadForChange), and every
+ * other change of the engagement's files — a newer file, a send-back, a second acceptance, the
+ * handover's purge — locks it too, so the file is decided on as the previous change left it; the
+ * companies' rows are locked as they are read (rowsToApply), so each is given its tokens and
+ * retried once, and only while it still waits for them.
  */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database, type Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { isStaff } from "@/core/accounts/roles";
-import { recordAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { openSupplementaryCredentials, sealItemCredentials } from "@/server/items/item-credentials";
 import { companiesText, plural } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import type { FlowNotice } from "@/server/engagements/waiting/notify";
+import type { EngagementRow } from "@/server/engagements/engagement-repository";
 import { requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { loadSupplementaryState } from "./check-supplementary-file";
 import { acceptRule, waitsForFreshTokens, type sendBackRule } from "./rules";
-import { findCurrentFile, giveFreshCredentials, purgeRows, rowsToApply, updateFile } from "./supplementary-repository";
+import { findCurrentFile, giveFreshCredentials, purgeRows, rowsToApply, updateFile, type SupplementaryFileRow } from "./supplementary-repository";
 
-/** The file named, checked to be the current one and reviewable by this rule now. */
-export function reviewedFile(tx: DbOrTx, actor: Actor, input: { engagementId: string; fileId: string }, rule: typeof acceptRule | typeof sendBackRule) {
-  const { eng, state } = loadSupplementaryState(tx, actor, input.engagementId);
+/**
+ * The file named, checked to be the current one and reviewable by this rule now; `forChange`: with
+ * the engagement's row locked (see loadSupplementaryState).
+ */
+export function* reviewedFile(
+  tx: DbOrTx,
+  actor: Actor,
+  input: { engagementId: string; fileId: string },
+  rule: typeof acceptRule | typeof sendBackRule,
+  options: { forChange: boolean },
+): Steps<{ eng: EngagementRow; current: SupplementaryFileRow }> {
+  const { eng, state } = yield* loadSupplementaryState(tx, actor, input.engagementId, options);
   if (!isStaff(actor.role)) throw new AppError("FORBIDDEN", "Support reviews files of fresh tokens.");
-  const current = runSync(findCurrentFile(tx, eng.id));
+  const current = yield* findCurrentFile(tx, eng.id);
   if (!current || current.id !== input.fileId) {
     throw new AppError("PRECONDITION_FAILED", "That file is no longer the current one: the customer has sent a newer file, or none. Review the current one.");
   }
@@ -37,17 +52,18 @@ export function reviewedFile(tx: DbOrTx, actor: Actor, input: { engagementId: st
 }
 
 /** Accepts the current file: its companies get their fresh tokens and are retried in the bulk run. */
-export function acceptSupplementaryFile(
-  db: Db,
+export async function acceptSupplementaryFile(
+  database: Database,
   deps: { ring: KeyRing },
   actor: Actor,
   input: { engagementId: string; fileId: string },
-): { companies: number; skipped: number; waiting: WaitingChange | null; notice: FlowNotice } {
-  reviewedFile(db, actor, input, acceptRule);
-  return db.transaction((tx) => {
-    const { eng, current } = reviewedFile(tx, actor, input, acceptRule);
-    const now = new Date();
-    const rows = runSync(rowsToApply(tx, current.id));
+): Promise<{ companies: number; skipped: number; waiting: WaitingChange | null; notice: FlowNotice }> {
+  // Refused at once without waiting for the engagement's row, then decided again with it locked.
+  await readSteps(database, (tx) => reviewedFile(tx, actor, input, acceptRule, { forChange: false }));
+  const now = new Date();
+  return database.transaction(function* (tx) {
+    const { eng, current } = yield* reviewedFile(tx, actor, input, acceptRule, { forChange: true });
+    const rows = yield* rowsToApply(tx, current.id);
     const usable = rows.filter((r) => r.cipher && waitsForFreshTokens(r));
     if (!usable.length) {
       throw new AppError(
@@ -57,7 +73,7 @@ export function acceptSupplementaryFile(
     }
     for (const row of usable) {
       const credentials = openSupplementaryCredentials(deps.ring, { engagementId: eng.id, fileId: current.id, rowId: row.id }, row.cipher!);
-      recordAudit(tx, {
+      yield* writeAudit(tx, {
         actor,
         action: "migration_item.credentials_decrypted",
         targetId: row.itemId,
@@ -66,27 +82,27 @@ export function acceptSupplementaryFile(
         after: { purpose: `give the company the fresh tokens of ${current.fileName} for its retry`, company: row.name, rehearsal: false },
         at: now,
       });
-      runSync(giveFreshCredentials(tx, {
+      yield* giveFreshCredentials(tx, {
         itemId: row.itemId,
         cipher: sealItemCredentials(deps.ring, { engagementId: eng.id, itemId: row.itemId }, credentials),
         mask: row.mask,
         accessTokenExpiresAt: row.accessTokenExpiresAt,
         fileId: current.id,
         now,
-      }));
+      });
     }
     const usableIds = new Set(usable.map((r) => r.id));
     const skipped = rows.filter((r) => !usableIds.has(r.id));
-    runSync(purgeRows(
+    yield* purgeRows(
       tx,
       current.id,
       now,
       skipped.map((r) => r.id),
-    ));
-    const run = runSync(requeueIntoBulkRun(tx, { engagementId: eng.id, itemIds: usable.map((r) => r.itemId), state: "connection_created", now }));
+    );
+    const run = yield* requeueIntoBulkRun(tx, { engagementId: eng.id, itemIds: usable.map((r) => r.itemId), state: "connection_created", now });
     if (!run) throw new AppError("PRECONDITION_FAILED", "The engagement has no bulk run to retry the companies in.");
-    runSync(updateFile(tx, current.id, { status: "accepted", decidedById: actor.id, decidedAt: now }));
-    recordAudit(tx, {
+    yield* updateFile(tx, current.id, { status: "accepted", decidedById: actor.id, decidedAt: now });
+    yield* writeAudit(tx, {
       actor,
       action: "supplementary.accepted",
       targetId: current.id,
@@ -104,12 +120,12 @@ export function acceptSupplementaryFile(
     return {
       companies: usable.length,
       skipped: skipped.length,
-      waiting: runSync(refreshWaiting(tx, eng.id, now, eng)),
+      waiting: yield* refreshWaiting(tx, eng.id, now, eng),
       notice: {
         to: "customer",
         subject: "Your fresh tokens were accepted",
         text: `${actor.name} accepted the fresh tokens of ${current.fileName}: ${companiesText(usable.length)} ${plural(usable.length, { one: "is", other: "are" })} being migrated again with them.${skippedText} Ferry deletes the fresh tokens once each company's retry has ended; you can follow it in the portal.`,
       },
     };
-  });
+  }, { isolation: "read committed" });
 }

@@ -5,8 +5,7 @@
  * not in the engagement, that several companies could be, that does not wait for fresh tokens, or
  * that an earlier row already named. Sending the file runs the same check again.
  */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database, type Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { parseTokenFile, ProblemList, type TokenFileResult, type TokenRow } from "@/server/intake";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
@@ -15,7 +14,7 @@ import type { ProblemKind } from "@/core/intake/problems";
 import type { SupplementaryCheck } from "@/core/migration/supplementary-schemas";
 import type { DbOrTx } from "@/server/security/audit";
 import { assertOrganization } from "@/server/engagements/access";
-import { loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
+import { findEngagement, loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
 import { cleanFileName, sourceRefOf, toCheck, type UploadedFile } from "@/server/engagements/intake/check-token-file";
 import { latestBulkRun } from "../bulk/bulk-repository";
 import { checkRule, matchRows, type CandidateCompany, type RowMatch, type SupplementaryState } from "./rules";
@@ -27,19 +26,30 @@ import { candidateCompanies, countWaiting, findCurrentFile, isWatching } from ".
  */
 const NOT_FOR_SUPPLEMENTARY: ReadonlySet<ProblemKind> = new Set<ProblemKind>(["company_name_altered", "duplicate_company_name"]);
 
-/** The engagement, its platform and the rules' view of it, for the viewer. */
-export function loadSupplementaryState(tx: DbOrTx, actor: Actor, engagementId: string): { eng: EngagementRow; platform: ManagedPlatform; state: SupplementaryState } {
-  const { eng } = runSync(loadForChange(tx, engagementId));
+/**
+ * The engagement, its platform and the rules' view of it, for the viewer. `forChange` (inside a
+ * transaction that changes the engagement): its row is loaded with loadForChange, locked until the
+ * transaction ends, so the rules decide on the files and companies as every other change of the
+ * engagement leaves them; otherwise it is only read.
+ */
+export function* loadSupplementaryState(
+  tx: DbOrTx,
+  actor: Actor,
+  engagementId: string,
+  options: { forChange: boolean },
+): Steps<{ eng: EngagementRow; platform: ManagedPlatform; state: SupplementaryState }> {
+  const eng = options.forChange ? (yield* loadForChange(tx, engagementId)).eng : yield* findEngagement(tx, engagementId);
+  if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
   assertOrganization(actor, eng.organizationId);
   const platform = getManagedPlatform(eng.platformKey);
   if (!platform) throw new AppError("PRECONDITION_FAILED", "This engagement's platform has no managed migration.");
   const state: SupplementaryState = {
     role: actor.role,
     status: eng.status,
-    watching: runSync(isWatching(tx, eng.id)),
-    bulkRun: !!runSync(latestBulkRun(tx, eng.id)),
-    waiting: runSync(countWaiting(tx, eng.id)),
-    current: runSync(findCurrentFile(tx, eng.id))?.status ?? null,
+    watching: yield* isWatching(tx, eng.id),
+    bulkRun: !!(yield* latestBulkRun(tx, eng.id)),
+    waiting: yield* countWaiting(tx, eng.id),
+    current: (yield* findCurrentFile(tx, eng.id))?.status ?? null,
   };
   return { eng, platform, state };
 }
@@ -94,10 +104,11 @@ export function parseSupplementaryFile(platformKey: string, file: UploadedFile, 
 }
 
 /** Checks a supplementary file for the engagement; nothing is stored. Refused while the engagement takes no fresh tokens. */
-export async function checkSupplementaryFile(db: Db, actor: Actor, input: { engagementId: string; file: UploadedFile; now?: Date }): Promise<SupplementaryCheck> {
-  const { eng, state } = loadSupplementaryState(db, actor, input.engagementId);
+export async function checkSupplementaryFile(database: Database, actor: Actor, input: { engagementId: string; file: UploadedFile; now?: Date }): Promise<SupplementaryCheck> {
+  const { eng, state } = await readSteps(database, (tx) => loadSupplementaryState(tx, actor, input.engagementId, { forChange: false }));
   const allowed = checkRule(state);
   if (!allowed.allowed) throw new AppError("PRECONDITION_FAILED", allowed.reason ?? "Fresh tokens cannot be sent now.");
   const parsed = await parseSupplementaryFile(eng.platformKey, input.file, input.now ?? new Date());
-  return supplementaryCheck(parsed, cleanFileName(input.file.name), runSync(candidateCompanies(db, eng.id))).check;
+  const companies = await readSteps(database, (tx) => candidateCompanies(tx, eng.id));
+  return supplementaryCheck(parsed, cleanFileName(input.file.name), companies).check;
 }

@@ -3,8 +3,7 @@
  * failed), the current file with its companies and masked values (nothing here is ever
  * decrypted), earlier files, and what the viewer may do now — the rules module's answers.
  */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database } from "@/db/database";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES, templateColumns } from "@/server/intake";
 import type { Actor } from "@/core/accounts/actor";
 import { MAX_LISTED_ROWS, MAX_LISTED_WAITING, type SupplementaryFileView, type SupplementaryView } from "@/core/migration/supplementary-schemas";
@@ -15,7 +14,9 @@ import { countWaiting, listFiles, listRows, listWaiting, type SupplementaryFileR
 
 type People = Map<string, { id: string; name: string }>;
 
-function fileView(db: Db, row: SupplementaryFileRow, people: People): SupplementaryFileView {
+type ListedRows = SupplementaryFileView["rows"];
+
+function fileView(row: SupplementaryFileRow, people: People, rows: ListedRows): SupplementaryFileView {
   const person = (id: string | null) => (id ? (people.get(id) ?? null) : null);
   return {
     id: row.id,
@@ -28,21 +29,34 @@ function fileView(db: Db, row: SupplementaryFileRow, people: People): Supplement
     decidedBy: person(row.decidedById),
     decidedAt: row.decidedAt,
     note: row.note,
-    rows: runSync(listRows(db, row.id, MAX_LISTED_ROWS)),
+    rows,
   };
 }
 
 /** The engagement's supplementary file for the viewer. */
-export function getSupplementary(db: Db, actor: Actor, engagementId: string): SupplementaryView {
-  const { eng, platform, state } = loadSupplementaryState(db, actor, engagementId);
-  const { rows, people } = runSync(listFiles(db, eng.id));
+export async function getSupplementary(database: Database, actor: Actor, engagementId: string): Promise<SupplementaryView> {
+  // Only reads: nothing is locked (a view a moment old is redrawn on the next change).
+  const { platform, state, rows, people, currentRows, waiting, total } = await readSteps(database, function* (tx) {
+    const { eng, platform, state } = yield* loadSupplementaryState(tx, actor, engagementId, { forChange: false });
+    const { rows, people } = yield* listFiles(tx, eng.id);
+    const current = rows.find((r) => r.status !== "replaced");
+    return {
+      platform,
+      state,
+      rows,
+      people,
+      currentRows: current ? yield* listRows(tx, current.id, MAX_LISTED_ROWS) : [],
+      waiting: yield* listWaiting(tx, eng.id, MAX_LISTED_WAITING),
+      total: yield* countWaiting(tx, eng.id),
+    };
+  });
   const currentRow = rows.find((r) => r.status !== "replaced");
   return {
     platform: { key: platform.key, name: platform.name },
     limits: { maxFileBytes: MAX_FILE_BYTES, maxRows: MAX_DATA_ROWS },
     columns: templateColumns(platform),
     waiting: {
-      companies: runSync(listWaiting(db, eng.id, MAX_LISTED_WAITING)).map((c) => {
+      companies: waiting.map((c) => {
         const failure = readFailure(c.lastError);
         return {
           id: c.id,
@@ -54,9 +68,9 @@ export function getSupplementary(db: Db, actor: Actor, engagementId: string): Su
           failure,
         };
       }),
-      total: runSync(countWaiting(db, eng.id)),
+      total,
     },
-    current: currentRow ? fileView(db, currentRow, people) : null,
+    current: currentRow ? fileView(currentRow, people, currentRows) : null,
     history: rows
       .filter((r) => r !== currentRow)
       .map((r) => ({

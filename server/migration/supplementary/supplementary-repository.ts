@@ -2,12 +2,11 @@
  * The one module of the supplementary file that touches drizzle: the files and their rows, the
  * engagement's companies as matching reads them, those waiting for fresh tokens, and an item
  * given its fresh credentials. Transaction steps (db/database.ts): operations compose them with
- * `yield*`; code still on better-sqlite3's own transactions, or reading outside one on SQLite, runs
- * them with runSync.
+ * `yield*` in their transactions, and read with them outside one through `readSteps`.
  */
 import { and, asc, count, desc, eq, inArray, is, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { q, type Steps, type Written } from "@/db/database";
+import { forUpdate, q, type Steps, type Written } from "@/db/database";
 import { migrationItems, supplementaryFiles, supplementaryRows, users, watches } from "@/db/schema";
 import { realItems } from "@/server/items/item-scope";
 import type { DbOrTx } from "@/server/security/audit";
@@ -184,9 +183,14 @@ export function* listRows(tx: DbOrTx, fileId: string, limit: number) {
   );
 }
 
-/** What accepting a file reads of each row: its sealed tokens and its company's state now. */
+/**
+ * What accepting a file reads of each row: its sealed tokens and its company's state now. The rows
+ * and their companies' rows are locked until the transaction ends (FOR UPDATE on PostgreSQL): each
+ * company is given its tokens only while it still waits for them, as read here.
+ */
 export function* rowsToApply(tx: DbOrTx, fileId: string) {
   const rows = yield* q.all(
+    forUpdate(
     tx
     .select({
       id: supplementaryRows.id,
@@ -203,6 +207,7 @@ export function* rowsToApply(tx: DbOrTx, fileId: string) {
     .innerJoin(migrationItems, eq(migrationItems.id, supplementaryRows.itemId))
     .where(eq(supplementaryRows.fileId, fileId))
     .orderBy(asc(supplementaryRows.position)),
+    ),
   );
   return rows.map((r) => ({ ...r, state: r.state as MigrationItemState, hasConnection: Boolean(r.hasConnection) }));
 }

@@ -1,22 +1,23 @@
 /**
  * The last mile as both sides see and steer it: the companies waiting for their end customers with
  * their reconnect links (on the page, and as a CSV to send on), the watch's state, and support's two
- * controls — how many days of hypercare, and a check now.
+ * controls — how many days of hypercare, and a check now. Support's controls lock the engagement's
+ * row (loadForChange) and decide on the watch as it is then, in one read-committed transaction: a
+ * worker writing a check locks the same row first, so the two queue rather than interleave.
  */
-import { runSync } from "@/db/database";
 import { stringify } from "csv-stringify/sync";
-import { asc, count, eq, isNotNull } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import { asc, count, eq, isNotNull, type SQL } from "drizzle-orm";
+import { q, readSteps, type Database, type Steps } from "@/db/database";
 import { engagements, migrationItems } from "@/db/schema";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
 import type { LastMileView, ReconnectRowView } from "@/core/migration/last-mile-schemas";
 import { assertOrganization, refuse } from "@/server/engagements/access";
-import { loadForChange } from "@/server/engagements/engagement-repository";
+import { findEngagement, loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
 import { realItems } from "@/server/items/item-scope";
 import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import type { Refusal } from "@/server/engagements/checklist";
@@ -40,9 +41,11 @@ const pendingColumns = {
   lastError: migrationItems.lastError,
 };
 
-function pendingRows(db: Db, engagementId: string, limit?: number): ReconnectRowView[] {
-  const q = db.select(pendingColumns).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))).orderBy(asc(migrationItems.position));
-  return (limit ? q.limit(limit) : q).all().map((r) => ({
+/** The companies waiting for their end customers, in file order (the first `limit`, or all). */
+function* pendingRows(tx: DbOrTx, engagementId: string, limit?: number): Steps<ReconnectRowView[]> {
+  const query = tx.select(pendingColumns).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))).orderBy(asc(migrationItems.position));
+  const rows = yield* q.all(limit ? query.limit(limit) : query);
+  return rows.map((r) => ({
     itemId: r.id,
     name: r.name,
     externalRef: r.externalRef,
@@ -73,28 +76,42 @@ function daysRefusal(actor: Actor, status: string, watchEnded: boolean): Refusal
 
 const allowedOf = (r: Refusal | null) => ({ allowed: r === null, reason: r && !r.ok ? r.reason : null });
 
-/** The last mile of an engagement, as the viewer may see it. */
-export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMileView {
-  const { eng } = runSync(loadForChange(db, engagementId));
+/** The engagement for the viewer (read, not locked): NOT_FOUND for an unknown one and for another organisation's. */
+function* viewedEngagement(tx: DbOrTx, actor: Actor, engagementId: string): Steps<EngagementRow> {
+  const eng = yield* findEngagement(tx, engagementId);
+  if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
   assertOrganization(actor, eng.organizationId);
-  const watch = runSync(findWatch(db, eng.id)) ?? null;
-  const days = db.select({ d: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, eng.id)).get()?.d ?? 7;
-  const pendingTotal = db.select({ n: count() }).from(migrationItems).where(realItems(eng.id, eq(migrationItems.state, "reconnect_pending"))).get()?.n ?? 0;
-  const reconnected =
-    db.select({ n: count() }).from(migrationItems).where(realItems(eng.id, eq(migrationItems.state, "verified"), isNotNull(migrationItems.reconnectedAt))).get()?.n ?? 0;
+  return eng;
+}
+
+/** A count of the engagement's real companies matching `where` (a number on both databases: drizzle's count() maps PostgreSQL's bigint). */
+function* countReal(tx: DbOrTx, engagementId: string, ...where: SQL[]): Steps<number> {
+  return (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, ...where))))?.n ?? 0;
+}
+
+/** The last mile of an engagement, as the viewer may see it. */
+export async function getLastMile(database: Database, actor: Actor, engagementId: string): Promise<LastMileView> {
+  const { eng, watch, pendingTotal, reconnected, verified, target, pending } = await readSteps(database, function* (tx) {
+    const eng = yield* viewedEngagement(tx, actor, engagementId);
+    const run = yield* latestBulkRun(tx, eng.id);
+    return {
+      eng,
+      watch: (yield* findWatch(tx, eng.id)) ?? null,
+      pendingTotal: yield* countReal(tx, eng.id, eq(migrationItems.state, "reconnect_pending")),
+      reconnected: yield* countReal(tx, eng.id, eq(migrationItems.state, "verified"), isNotNull(migrationItems.reconnectedAt)),
+      verified: yield* countReal(tx, eng.id, eq(migrationItems.state, "verified")),
+      target: run?.serviceTargetId ? yield* findServiceTarget(tx, run.serviceTargetId) : undefined,
+      pending: yield* pendingRows(tx, eng.id, PENDING_ON_PAGE),
+    };
+  });
   let budget: number | null = null;
-  const run = runSync(latestBulkRun(db, eng.id));
-  const target = run?.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
   if (target) {
     const rule = limitsOfTarget(target);
-    if (rule.kind === "service") {
-      const verified = db.select({ n: count() }).from(migrationItems).where(realItems(eng.id, eq(migrationItems.state, "verified"))).get()?.n ?? 0;
-      budget = dailyBudget(rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * verified);
-    }
+    if (rule.kind === "service") budget = dailyBudget(rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * verified);
   }
   const failure = watch?.lastFailure as { status?: number | null; error?: string; correlationId?: string | null } | null | undefined;
   return {
-    hypercareDays: days,
+    hypercareDays: eng.hypercareDays,
     watch: watch
       ? {
           status: watch.status,
@@ -112,7 +129,7 @@ export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMil
           endedAt: watch.endedAt,
         }
       : null,
-    pending: pendingRows(db, eng.id, PENDING_ON_PAGE),
+    pending,
     pendingTotal,
     reconnected,
     controls: {
@@ -122,38 +139,63 @@ export function getLastMile(db: Db, actor: Actor, engagementId: string): LastMil
   };
 }
 
+/** Support's "check now", decided on the watch as it is (the engagement's row locked inside a transaction). */
+function* checkNowStep(tx: DbOrTx, actor: Actor, engagementId: string): Steps<string> {
+  const { eng } = yield* loadForChange(tx, engagementId);
+  assertOrganization(actor, eng.organizationId);
+  const watch = yield* findWatch(tx, eng.id);
+  const r = checkNowRefusal(actor, watch?.status === "watching");
+  if (r) refuse(r);
+  return eng.id;
+}
+
 /** Support asks for a check now: the next worker that looks takes it. */
-export function checkWatchNow(db: Db, actor: Actor, input: { engagementId: string }): void {
-  db.transaction((tx) => {
-    const { eng } = runSync(loadForChange(tx, input.engagementId));
-    const watch = runSync(findWatch(tx, eng.id));
-    const r = checkNowRefusal(actor, watch?.status === "watching");
-    if (r) refuse(r);
-    runSync(makeWatchDue(tx, eng.id));
-  });
+export async function checkWatchNow(database: Database, actor: Actor, input: { engagementId: string }): Promise<void> {
+  // Refused at once without waiting for the engagement's row, then decided again with it locked.
+  await readSteps(database, (tx) => checkNowStep(tx, actor, input.engagementId));
+  await database.transaction(
+    function* (tx) {
+      yield* makeWatchDue(tx, yield* checkNowStep(tx, actor, input.engagementId));
+    },
+    { isolation: "read committed" },
+  );
+}
+
+/** Support's change of the hypercare days, decided on the engagement and its watch as they are. */
+function* hypercareDaysStep(tx: DbOrTx, actor: Actor, engagementId: string) {
+  const { eng } = yield* loadForChange(tx, engagementId);
+  assertOrganization(actor, eng.organizationId);
+  const watch = yield* findWatch(tx, eng.id);
+  const r = daysRefusal(actor, eng.status, watch?.status === "ended");
+  if (r) refuse(r);
+  return { eng, watch };
 }
 
 /** Support sets how many days the hypercare watch lasts; a watch already counting moves its end by the difference. */
-export function setHypercareDays(db: Db, actor: Actor, input: { engagementId: string; days: number }): void {
-  db.transaction((tx) => {
-    const { eng } = runSync(loadForChange(tx, input.engagementId));
-    const watch = runSync(findWatch(tx, eng.id));
-    const r = daysRefusal(actor, eng.status, watch?.status === "ended");
-    if (r) refuse(r);
-    const before = tx.select({ d: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, eng.id)).get()?.d ?? 7;
-    if (before === input.days) return;
-    const at = new Date();
-    tx.update(engagements).set({ hypercareDays: input.days, updatedAt: at }).where(eq(engagements.id, eng.id)).run();
-    if (watch?.hypercareEndsAt) runSync(moveHypercareEnd(tx, { engagementId: eng.id, endsAt: new Date(watch.hypercareEndsAt.getTime() + (input.days - before) * DAY_MS) }));
-    recordAudit(tx, { actor, action: "watch.hypercare_days_changed", targetId: eng.id, engagementId: eng.id, organizationId: eng.organizationId, before: { days: before }, after: { days: input.days }, at });
-  });
+export async function setHypercareDays(database: Database, actor: Actor, input: { engagementId: string; days: number }): Promise<void> {
+  await readSteps(database, (tx) => hypercareDaysStep(tx, actor, input.engagementId));
+  const at = new Date();
+  // Read committed: the engagement's row is locked before the days are read, so two changes queue
+  // and each moves the watch's end by its own difference from what the other left.
+  await database.transaction(
+    function* (tx) {
+      const { eng, watch } = yield* hypercareDaysStep(tx, actor, input.engagementId);
+      const before = eng.hypercareDays;
+      if (before === input.days) return;
+      yield* q.run(tx.update(engagements).set({ hypercareDays: input.days, updatedAt: at }).where(eq(engagements.id, eng.id)));
+      if (watch?.hypercareEndsAt) yield* moveHypercareEnd(tx, { engagementId: eng.id, endsAt: new Date(watch.hypercareEndsAt.getTime() + (input.days - before) * DAY_MS) });
+      yield* writeAudit(tx, { actor, action: "watch.hypercare_days_changed", targetId: eng.id, engagementId: eng.id, organizationId: eng.organizationId, before: { days: before }, after: { days: input.days }, at });
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /** The waiting companies as CSV, for the customer to send each end customer its link (every cell neutralised for spreadsheets). */
-export function reconnectLinksCsv(db: Db, actor: Actor, engagementId: string): { fileName: string; body: string } {
-  const { eng } = runSync(loadForChange(db, engagementId));
-  assertOrganization(actor, eng.organizationId);
-  const rows = pendingRows(db, eng.id);
+export async function reconnectLinksCsv(database: Database, actor: Actor, engagementId: string): Promise<{ fileName: string; body: string }> {
+  const { eng, rows } = await readSteps(database, function* (tx) {
+    const eng = yield* viewedEngagement(tx, actor, engagementId);
+    return { eng, rows: yield* pendingRows(tx, eng.id) };
+  });
   if (!rows.length) throw new AppError("PRECONDITION_FAILED", "No company waits for its end customer to reconnect.");
   const records = rows.map((r) =>
     [r.name, r.externalRef ?? "", r.linkUrl ?? "", r.companyId ?? "", r.since ? r.since.toISOString() : "", r.dropped ? "Dropped after its migration" : "Failed on its tokens", r.reason ?? ""].map(

@@ -4,19 +4,17 @@
  * the watch ends. Sent after the check's transaction has committed; a mail that fails stays in the
  * outbox with its error and never undoes what the check found.
  */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database } from "@/db/database";
 import { companiesText, countOf, daysText, plural } from "@/core/words";
 import { findRecipients } from "@/server/engagements/waiting/recipients-repository";
-import { databaseOf } from "@/db/database";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 
 export type WatchMailDeps = { mail: MailConfig; appUrl: string };
 
 /** Everyone on the engagement: the organisation's people and contacts, and its owner. */
-function everyone(db: Db, engagementId: string) {
-  const r = runSync(findRecipients(db, engagementId));
+async function everyone(database: Database, engagementId: string) {
+  const r = await readSteps(database, (tx) => findRecipients(tx, engagementId));
   if (!r) return null;
   const seen = new Set<string>();
   const to = [...r.customers.map((c) => ({ ...c, portal: true })), { ...r.owner, portal: false }].filter((p) => !seen.has(p.email) && seen.add(p.email));
@@ -28,15 +26,16 @@ const pageOf = (appUrl: string, engagementId: string, portal: boolean) =>
 
 /** Tells everyone which migrated connections dropped, and where each company's end customer reconnects it. */
 export async function mailDrops(
-  db: Db,
+  database: Database,
   deps: WatchMailDeps,
   params: { engagementId: string; dropped: readonly { name: string; reason: string; linkUrl: string | null }[] },
 ): Promise<void> {
-  const who = everyone(db, params.engagementId);
-  if (!who || !params.dropped.length) return;
+  if (!params.dropped.length) return;
+  const who = await everyone(database, params.engagementId);
+  if (!who) return;
   const lines = params.dropped.map((d) => `- ${d.name}: ${d.reason}\n  Reconnect link: ${d.linkUrl ?? "(listed on the engagement page once the service gives it)"}`);
   for (const p of who.to) {
-    await sendMail(databaseOf(db), deps.mail, {
+    await sendMail(database, deps.mail, {
       to: p.email,
       subject: `[${who.r.reference}] ${plural(params.dropped.length, { one: "A migrated connection dropped", other: `${params.dropped.length} migrated connections dropped` })}`,
       text: [
@@ -55,14 +54,14 @@ export async function mailDrops(
 
 /** The watch's final report, to everyone. */
 export async function mailWatchEnded(
-  db: Db,
+  database: Database,
   deps: WatchMailDeps,
   params: { engagementId: string; days: number; checks: number; requests: number; drops: number; reconnections: number; verified: number; pending: readonly { name: string; linkUrl: string | null }[] },
 ): Promise<void> {
-  const who = everyone(db, params.engagementId);
+  const who = await everyone(database, params.engagementId);
   if (!who) return;
   for (const p of who.to) {
-    await sendMail(databaseOf(db), deps.mail, {
+    await sendMail(database, deps.mail, {
       to: p.email,
       subject: `[${who.r.reference}] The hypercare watch has ended`,
       text: [

@@ -5,7 +5,7 @@
  */
 import { and, count, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { engagements, handovers, migrationItems, watches } from "@/db/schema";
-import { q, type Steps } from "@/db/database";
+import { forUpdate, q, type Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
 import { ASKED_FOR, type WatchedItem } from "./watch-rules";
@@ -18,6 +18,25 @@ export const TOKEN_FAILURE_KINDS = ["reauthorization_required", "auth_error_duri
 /** The engagement's watch, if one was started. */
 export function* findWatch(tx: DbOrTx, engagementId: string): Steps<WatchRow | undefined> {
   return yield* q.get(tx.select().from(watches).where(eq(watches.engagementId, engagementId)));
+}
+
+/**
+ * The engagement's watch with its row locked until the transaction ends (FOR UPDATE on
+ * PostgreSQL): a check's writes read its lease here, so no other worker can take the watch
+ * (claimWatch waits on the row) between that reading and the check's record.
+ */
+export function* lockWatch(tx: DbOrTx, engagementId: string): Steps<WatchRow | undefined> {
+  return yield* q.get(forUpdate(tx.select().from(watches).where(eq(watches.engagementId, engagementId))));
+}
+
+/**
+ * The states of the watched companies a check is about to change, their rows locked until the
+ * transaction ends: what the listing found is applied only to companies still as the check read them.
+ */
+export function* lockItemStates(tx: DbOrTx, itemIds: readonly string[]): Steps<Map<string, string>> {
+  if (!itemIds.length) return new Map();
+  const rows = yield* q.all(forUpdate(tx.select({ id: migrationItems.id, state: migrationItems.state }).from(migrationItems).where(inArray(migrationItems.id, [...itemIds]))));
+  return new Map(rows.map((r) => [r.id, r.state]));
 }
 
 /**

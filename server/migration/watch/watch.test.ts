@@ -1,22 +1,24 @@
 /**
- * The last mile with a real worker against a real sandbox on a random port and a real SQLite file:
+ * The last mile with a real worker against a real sandbox on a random port and a real database:
  * a bulk run's companies that failed on their tokens are handed to their end customers with their
  * reconnect links; one end customer connects through the sandbox's Link flow and the watch carries
  * the company on to verified; after the handover report the hypercare watch (the sandbox's clock
  * moved day by day) finds a dropped connection, tells everyone, and ends with its final report.
+ *
+ * SQLite only for now: the worker (createWorker, startBulkRun) and confirmHandover still run on
+ * better-sqlite3. The watch's own concurrency on PostgreSQL is watcher-races.test.ts's.
  */
-import { runSync } from "@/db/database";
 import { and, eq, like } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { auditEvents, mailOutbox, migrationItems, watches } from "@/db/schema";
+import { readSteps } from "@/db/database";
+import { databaseDialect } from "@/db/dialect";
+import { auditEvents, mailOutbox, migrationItems, migrationRuns, watches } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { engineTestBed } from "@/server/testing/test-bed";
-import { until } from "@/server/testing/until";
 import { startBulkRun } from "../bulk/bulk-controls";
 import { DEFAULT_PIPELINE_POLICY, ENGAGEMENT_TAG, type PipelinePolicy } from "../engine/pipeline";
-import { findRun } from "../engine/run-repository";
 import { createWorker, type Worker } from "../engine/worker";
 import { confirmHandover } from "../handover/confirm-handover";
 import { checkWatchNow, getLastMile, reconnectLinksCsv, setHypercareDays } from "./last-mile";
@@ -37,12 +39,23 @@ const worker = () => {
   return w;
 };
 
-const item = (id: string) => bed.t.db.select().from(migrationItems).where(eq(migrationItems.id, id)).get()!;
-const watch = (engagementId: string) => bed.t.db.select().from(watches).where(eq(watches.engagementId, engagementId)).get();
-const actions = (engagementId: string, action: string) =>
-  bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, engagementId), eq(auditEvents.action, action))).all();
+const item = async (id: string) => (await bed.t.db.select().from(migrationItems).where(eq(migrationItems.id, id)).limit(1))[0]!;
+const watch = async (engagementId: string) => (await bed.t.db.select().from(watches).where(eq(watches.engagementId, engagementId)).limit(1))[0];
+const run = async (runId: string) => (await bed.t.db.select().from(migrationRuns).where(eq(migrationRuns.id, runId)).limit(1))[0]!;
+const actions = (engagementId: string, action: string) => bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, engagementId), eq(auditEvents.action, action)));
 
-describe("the last mile", () => {
+/** Polls `read` until `done`, as server/testing/until.ts does for synchronous reads. */
+async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(databaseDialect() === "postgresql")("the last mile", () => {
   it("hands companies that failed on their tokens to their end customers with links, brings a reconnected one to verified, and watches the migrated connections after the handover until the hypercare days end", async () => {
     const list = ["Alder Books", "Birch Bakery", "Cedar Cycles", "Dune Dental"].map((name, i) => ({ name, records: 5, externalRef: `EXT-${i + 1}`, rotatedAfterExport: i >= 2 }));
     const eng = await bed.ready(list);
@@ -50,23 +63,23 @@ describe("the last mile", () => {
     const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
     const w = worker();
     w.start();
-    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
 
     // The two rotated companies wait for their end customers, each with the service's Link URL.
-    const [alder, , cedar, dune] = eng.items.map((i) => item(i.id));
+    const [alder, , cedar, dune] = await Promise.all(eng.items.map((i) => item(i.id)));
     expect([cedar!.state, dune!.state]).toEqual(["reconnect_pending", "reconnect_pending"]);
     expect(cedar!.linkUrl).toBe(`${bed.sb.url}/link/company/${cedar!.companyId}`);
     expect(alder!.state).toBe("verified");
     // A check between listings loads only the waiting companies, and counts the rest.
-    expect(runSync(watchedCounts(bed.t.db, eng.engagementId))).toEqual({ companies: 4, verified: 2 });
-    expect(runSync(watchedItems(bed.t.db, eng.engagementId, ["reconnect_pending"])).map((i) => i.name).sort()).toEqual(["Cedar Cycles", "Dune Dental"]);
-    expect(actions(eng.engagementId, "migration.reconnect_pending")).toHaveLength(1);
+    expect(await readSteps(bed.t.database, (tx) => watchedCounts(tx, eng.engagementId))).toEqual({ companies: 4, verified: 2 });
+    expect((await readSteps(bed.t.database, (tx) => watchedItems(tx, eng.engagementId, ["reconnect_pending"]))).map((i) => i.name).sort()).toEqual(["Cedar Cycles", "Dune Dental"]);
+    expect(await actions(eng.engagementId, "migration.reconnect_pending")).toHaveLength(1);
     // It is the customer's move now: the links to send on, or fresh tokens.
     expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting).toMatchObject({
       party: "support",
       moves: { customer: { action: "send_reconnect_links" }, support: { action: "produce_report" } },
     });
-    const csv = reconnectLinksCsv(bed.t.db, bed.people.support, eng.engagementId).body;
+    const csv = (await reconnectLinksCsv(bed.t.database, bed.people.support, eng.engagementId)).body;
     expect(csv).toContain(`Cedar Cycles,EXT-3,${cedar!.linkUrl}`);
     expect(csv).toContain(`Dune Dental,EXT-4,${dune!.linkUrl}`);
     expect(csv).not.toContain("Alder Books");
@@ -75,15 +88,15 @@ describe("the last mile", () => {
     await bed.sb.control.link(cedar!.companyId!, cedar!.connectionId!);
     const back = await until("Cedar reconnected", () => item(cedar!.id), (i) => i.state === "verified", 60_000);
     expect(back.reconnectedAt).not.toBeNull();
-    expect(item(dune!.id).state).toBe("reconnect_pending");
-    expect(actions(eng.engagementId, "migration_item.reconnected").map((e) => (e.after as { company: string }).company)).toEqual(["Cedar Cycles"]);
-    await until("the run again", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 30_000);
+    expect((await item(dune!.id)).state).toBe("reconnect_pending");
+    expect((await actions(eng.engagementId, "migration_item.reconnected")).map((e) => (e.after as { company: string }).company)).toEqual(["Cedar Cycles"]);
+    await until("the run again", () => run(runId), (r) => r.status === "completed", 30_000);
 
     // The report is produced with Dune still waiting: the customer acknowledges; the hypercare days start.
-    setHypercareDays(bed.t.db, bed.people.support, { engagementId: eng.engagementId, days: 3 });
+    await setHypercareDays(bed.t.database, bed.people.support, { engagementId: eng.engagementId, days: 3 });
     await confirmHandover(bed.t.db, bed.people.support, { ...notify(), purgeAfterDays: 14 }, { engagementId: eng.engagementId });
     expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting).toMatchObject({ party: "customer", moves: { customer: { action: "acknowledge_report" } } });
-    const started = await until("hypercare begins", () => watch(eng.engagementId)!, (x) => x.hypercareEndsAt !== null, 30_000);
+    const started = await until("hypercare begins", async () => (await watch(eng.engagementId))!, (x) => x.hypercareEndsAt !== null, 30_000);
     const clock = new Date((await bed.sb.control.getClock()).now).getTime();
     expect(started.hypercareEndsAt!.getTime() - clock).toBeGreaterThan(2.9 * 86_400_000);
 
@@ -93,11 +106,11 @@ describe("the last mile", () => {
     const dropped = await until("Alder found dropped", () => item(alder!.id), (i) => i.state === "reconnect_pending", 30_000);
     expect(dropped.droppedAt).not.toBeNull();
     expect(dropped.outcomeReason).toMatch(/revoked/i);
-    const mails = bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, `%migrated connection dropped%`)).all();
+    const mails = await bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, `%migrated connection dropped%`));
     expect(mails.length).toBeGreaterThanOrEqual(2);
     expect(mails[0]!.text).toContain(`Alder Books`);
     expect(mails[0]!.text).toContain(`${bed.sb.url}/link/company/${alder!.companyId}`);
-    const view = getLastMile(bed.t.db, bed.people.support, eng.engagementId);
+    const view = await getLastMile(bed.t.database, bed.people.support, eng.engagementId);
     expect(view.pending.map((r) => [r.name, r.dropped])).toEqual([
       ["Alder Books", true],
       ["Dune Dental", false],
@@ -105,29 +118,29 @@ describe("the last mile", () => {
 
     // The days pass: the watch ends with its final report on the timeline and by mail.
     await bed.sb.control.advanceClock({ days: 3 });
-    const ended = await until("the watch ends", () => watch(eng.engagementId)!, (x) => x.status === "ended", 30_000);
+    const ended = await until("the watch ends", async () => (await watch(eng.engagementId))!, (x) => x.status === "ended", 30_000);
     expect(ended.drops).toBe(1);
     expect(ended.reconnections).toBe(1);
-    const report = actions(eng.engagementId, "watch.ended")[0]!.after as Record<string, number>;
+    const report = (await actions(eng.engagementId, "watch.ended"))[0]!.after as Record<string, number>;
     expect(report).toMatchObject({ drops: 1, reconnections: 1, stillPending: 2, verified: 2 });
-    expect(bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%hypercare watch has ended%")).all().length).toBeGreaterThanOrEqual(2);
+    expect((await bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%hypercare watch has ended%"))).length).toBeGreaterThanOrEqual(2);
     // Every check listed the engagement's companies in pages: never one request per company.
     expect(ended.requests).toBeLessThanOrEqual(ended.checks * 2);
   }, 180_000);
 
   it("tags each company with its engagement (one listing finds them all), and refuses a check while nothing is watched", async () => {
     const eng = await bed.ready([{ name: "Elm Energy", records: 3 }, { name: "Fir Farms", records: 3 }]);
-    expect(() => checkWatchNow(bed.t.db, bed.people.support, { engagementId: eng.engagementId })).toThrow(/Nothing is watched/);
+    await expect(checkWatchNow(bed.t.database, bed.people.support, { engagementId: eng.engagementId })).rejects.toThrow(/Nothing is watched/);
     await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
     const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
     worker().start();
-    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
+    await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
     const { createServiceClient } = await import("@/server/service-client");
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const page = await client.listCompanies({ tag: { name: ENGAGEMENT_TAG, value: eng.engagementId }, page: 1, pageSize: 5000 });
-    expect(page.data.results.map((c) => c.id).sort()).toEqual(eng.items.map((i) => item(i.id).companyId).sort());
+    expect(page.data.results.map((c) => c.id).sort()).toEqual((await Promise.all(eng.items.map(async (i) => (await item(i.id)).companyId))).sort());
     // Nothing failed on its tokens: no watch until the handover, and no move for the customer.
-    expect(watch(eng.engagementId)).toBeUndefined();
+    expect(await watch(eng.engagementId)).toBeUndefined();
     expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting.moves).toEqual({ customer: null, support: expect.objectContaining({ action: "produce_report" }) });
   }, 60_000);
 });

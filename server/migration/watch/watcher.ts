@@ -10,14 +10,22 @@
  * Time is the target's: the built-in sandbox's clock can be moved forward (its controls tell it,
  * for free), so a test or a bench can live through a week of hypercare in seconds; the real
  * service's is this machine's.
+ *
+ * Workers on many machines tick at once (PostgreSQL). A watch is taken by one conditional UPDATE
+ * (claimWatch: no live lease, and its next check still the one read), so one worker checks it; the
+ * check renews its lease between its requests and stops when another worker holds it. What a
+ * check found is written in one read-committed transaction that locks the engagement's row (as
+ * every change of an engagement does, so support's controls and a supplementary file's acceptance
+ * queue with it), then the watch's row, and writes only while the lease is still its own: a check
+ * whose lease expired and was taken writes nothing. It changes only companies still in the state
+ * it read them in (their rows locked too). Mail goes after the commit.
  */
-import { databaseOf, runSync } from "@/db/database";
-import type { Db } from "@/db/client";
-import { findEngagement } from "@/server/engagements/engagement-repository";
+import { readSteps, type Database } from "@/db/database";
+import { findEngagement, loadForChange } from "@/server/engagements/engagement-repository";
 import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { logSafe } from "@/server/security/log-safe";
 import type { KeyRing } from "@/server/security/secrets";
 import { createPacer } from "@/server/service-client/pacer";
@@ -25,10 +33,10 @@ import type { BudgetStore } from "@/server/service-client/budget-store";
 import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
-import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
+import { targetUseRefusal } from "@/server/targets/rules";
+import { findServiceTarget, revealTargetApiKey, type ServiceTargetRecord } from "@/server/targets/targets";
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
-import { openRunSession } from "../engine/run-session";
 import type { RunRow } from "../engine/run-repository";
 import { mailDrops, mailWatchEnded } from "./watch-mail";
 import { countOf } from "@/core/words";
@@ -38,9 +46,12 @@ import {
   endWatch,
   finalTally,
   hypercareOf,
+  lockItemStates,
+  lockWatch,
   markDropped,
   recordCheck,
   releaseWatch,
+  renewWatchLease,
   setReconnectedConnection,
   storeLinkUrls,
   watchedCounts,
@@ -63,10 +74,10 @@ import {
 } from "./watch-rules";
 
 export type WatcherDeps = {
-  db: Db;
+  database: Database;
   ring: KeyRing;
   owner: string;
-  /** How long a check may hold its watch without renewing (default 60 s: a check is a few requests). */
+  /** How long a check holds its watch without renewing (default 60 s; a check renews it between its requests). */
   leaseMs?: number;
   /** The built-in sandbox's controls: its clock, for every target on the sandbox's server. */
   sandbox?: { url: string; adminToken: string } | null;
@@ -91,8 +102,15 @@ export type Watcher = {
   close(): Promise<void>;
 };
 
-/** What one check did, for its log line and the tests. */
-export type CheckReport = { engagementId: string; requests: number; findings: WatchFindings | null; failure: string | null; ended: boolean };
+/** What one check did, for its log line and the tests; `recorded` is false when it lost its lease and another worker's check counts instead. */
+export type CheckReport = { engagementId: string; requests: number; findings: WatchFindings | null; failure: string | null; ended: boolean; recorded: boolean };
+
+/** A check's lease passed to another worker (it expired and was taken): the check stops and writes nothing. */
+class LeaseLost extends Error {
+  constructor(engagementId: string) {
+    super(`The watch of engagement ${engagementId} was taken by another worker.`);
+  }
+}
 
 const sameBase = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 
@@ -113,7 +131,7 @@ function toListed(c: { id: string; redirect?: string | null; dataConnections: { 
 }
 
 export function createWatcher(deps: WatcherDeps): Watcher {
-  const { db, owner, log } = deps;
+  const { database, owner, log } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
   const control = deps.sandbox ? createControlClient(deps.sandbox) : null;
   /** A service client per engagement and target, kept while this worker lives (its key decrypted once). */
@@ -122,6 +140,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
   const seats = new Map<string, SharedBudget>();
 
   const onSandbox = (target: ServiceTargetRecord) => !!deps.sandbox && sameBase(target.baseUrl, deps.sandbox.url);
+  const readCommitted = { isolation: "read committed" } as const;
 
   /** Now on the target's clock. */
   async function clockOf(target: ServiceTargetRecord): Promise<Date> {
@@ -129,38 +148,54 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     return new Date();
   }
 
-  function clientFor(engagementId: string, run: RunRow, target: ServiceTargetRecord): ServiceClient | string {
+  /**
+   * The engagement's service client on its run's target: the target checked for this engagement,
+   * its key decrypted (audited) once and kept in memory; the refusal's words when it may not be used.
+   */
+  async function clientFor(engagementId: string, run: RunRow, target: ServiceTargetRecord): Promise<ServiceClient | string> {
     const cached = sessions.get(engagementId);
     if (cached?.targetId === target.id) return cached.client;
-    const session = openRunSession({
-      db,
-      ring: deps.ring,
-      run,
-      purpose: (reference) => `watch the migrated connections of ${reference}`,
-      connect: (t, apiKey) => {
-        // Slow on purpose: a check is a few list requests, never a burst. Such a trickle takes no
-        // part of the machine's per-address window from the bulk runs (it keeps to what the headers
-        // say remains), but its requests come out of the shared daily quota like theirs.
-        seats.get(engagementId)?.leave().catch(() => {});
-        const share = deps.budget
-          ? joinSharedBudget({ store: deps.budget.store, targetId: t.id, machineId: deps.budget.machineId, knownDailyQuota: t.builtIn ? null : t.dailyQuota, sharesWindow: false, log })
-          : null;
-        if (share) seats.set(engagementId, share);
-        const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
-        return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch });
-      },
+    const engagement = await readSteps(database, (tx) => findEngagement(tx, run.engagementId));
+    if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
+    const refused = targetUseRefusal(target, engagement.organizationId);
+    if (refused) return refused;
+    const apiKey = await revealTargetApiKey(database, deps.ring, null, {
+      targetId: target.id,
+      purpose: `watch the migrated connections of ${engagement.reference}`,
+      engagement: { engagementId: engagement.id, organizationId: engagement.organizationId },
     });
-    if (!session.ok) return session.refusal.kind === "no_target" ? "The engagement's bulk run has no service target." : session.refusal.reason;
-    sessions.set(engagementId, { targetId: target.id, client: session.connection });
-    return session.connection;
+    // Slow on purpose: a check is a few list requests, never a burst. Such a trickle takes no part
+    // of the machine's per-address window from the bulk runs (it keeps to what the headers say
+    // remains), but its requests come out of the shared daily quota like theirs.
+    seats.get(engagementId)?.leave().catch(() => {});
+    const share = deps.budget
+      ? joinSharedBudget({ store: deps.budget.store, targetId: target.id, machineId: deps.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, sharesWindow: false, log })
+      : null;
+    if (share) seats.set(engagementId, share);
+    const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(target), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
+    const client = createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch });
+    sessions.set(engagementId, { targetId: target.id, client });
+    return client;
+  }
+
+  /** Keeps the watch's lease between a check's requests (renewed once a third of it has passed); throws LeaseLost when another worker holds it. */
+  function leaseKeeper(engagementId: string): () => Promise<void> {
+    let renewedAt = Date.now();
+    return async () => {
+      if (Date.now() - renewedAt < leaseMs / 3) return;
+      const at = new Date();
+      if (!(await database.transaction((tx) => renewWatchLease(tx, { engagementId, owner, leaseMs, now: at }), readCommitted))) throw new LeaseLost(engagementId);
+      renewedAt = at.getTime();
+    };
   }
 
   /** Lists the engagement's companies (by their engagement tag), in pages; companies made before the tag are looked for among all. */
-  async function listCompanies(client: ServiceClient, engagementId: string, wanted: ReadonlySet<string>): Promise<{ listed: Map<string, ListedCompany>; requests: number }> {
+  async function listCompanies(client: ServiceClient, engagementId: string, wanted: ReadonlySet<string>, keepLease: () => Promise<void>): Promise<{ listed: Map<string, ListedCompany>; requests: number }> {
     const listed = new Map<string, ListedCompany>();
     let requests = 0;
     const pages = async (tag?: { name: string; value: string }) => {
       for (let page = 1; ; page++) {
+        await keepLease();
         const { data } = await client.listCompanies({ tag, page, pageSize: WATCH_PAGE_SIZE });
         requests += 1;
         for (const c of data.results) listed.set(c.id, toListed(c));
@@ -173,10 +208,11 @@ export function createWatcher(deps: WatcherDeps): Watcher {
   }
 
   /** Looks up the waiting companies one by one (at most LOOKUP_MAX); one deleted on the service is left out, as a listing would. */
-  async function lookUp(client: ServiceClient, waiting: readonly { companyId: string }[]): Promise<{ listed: Map<string, ListedCompany>; requests: number }> {
+  async function lookUp(client: ServiceClient, waiting: readonly { companyId: string }[], keepLease: () => Promise<void>): Promise<{ listed: Map<string, ListedCompany>; requests: number }> {
     const listed = new Map<string, ListedCompany>();
     let requests = 0;
     for (const w of waiting) {
+      await keepLease();
       requests += 1;
       try {
         const { data } = await client.getCompany({ companyId: w.companyId });
@@ -190,32 +226,42 @@ export function createWatcher(deps: WatcherDeps): Watcher {
 
   async function check(row: WatchRow, target: ServiceTargetRecord, client: ServiceClient, now: Date): Promise<CheckReport> {
     const engagementId = row.engagementId;
-    const engagement = runSync(findEngagement(db, engagementId));
+    const { engagement, counts, waitingItems, hypercare } = await readSteps(database, function* (tx) {
+      return {
+        engagement: yield* findEngagement(tx, engagementId),
+        counts: yield* watchedCounts(tx, engagementId),
+        waitingItems: yield* watchedItems(tx, engagementId, ["reconnect_pending"]),
+        hypercare: yield* hypercareOf(tx, engagementId),
+      };
+    });
     if (!engagement) throw new Error(`The engagement of watch ${engagementId} no longer exists.`);
-    const counts = runSync(watchedCounts(db, engagementId));
-    const waitingItems = runSync(watchedItems(db, engagementId, ["reconnect_pending"]));
-    const hypercare = runSync(hypercareOf(db, engagementId));
     const startHypercare = !row.hypercareEndsAt && hypercare.producedAt ? new Date(now.getTime() + hypercare.days * DAY_MS) : undefined;
-    const hypercareEndsAt = row.hypercareEndsAt ?? startHypercare ?? null;
+    const plannedEnd = row.hypercareEndsAt ?? startHypercare ?? null;
 
     let findings: WatchFindings | null = null;
     let failure: { status: number | null; error: string; correlationId: string | null; kind: string } | null = null;
     let requests = 0;
-    const plan = planCheck({ pending: waitingItems.length, dayStartedAt: row.dayStartedAt, now, hypercareStarts: !!startHypercare, hypercareEndsAt, askedFor: row.nextCheckAt.getTime() === ASKED_FOR.getTime() });
+    const plan = planCheck({ pending: waitingItems.length, dayStartedAt: row.dayStartedAt, now, hypercareStarts: !!startHypercare, hypercareEndsAt: plannedEnd, askedFor: row.nextCheckAt.getTime() === ASKED_FOR.getTime() });
     // Between listings a check looks up only the waiting companies: the others (thousands, after a
     // large run) are loaded only for the day's listing.
-    const items = plan === "list" ? runSync(watchedItems(db, engagementId)) : waitingItems;
+    const items = plan === "list" ? await readSteps(database, (tx) => watchedItems(tx, engagementId)) : waitingItems;
+    const keepLease = leaseKeeper(engagementId);
+    const lost = (): CheckReport => {
+      log(`watch of ${engagement.reference}: lost its lease; another worker checks it`);
+      return { engagementId, requests, findings, failure: failure?.error ?? null, ended: false, recorded: false };
+    };
     try {
       if (plan === "list") {
-        const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)));
+        const listing = await listCompanies(client, engagementId, new Set(items.map((i) => i.companyId)), keepLease);
         requests = listing.requests;
         findings = decideWatch(items, listing.listed, engagement.platformKey);
       } else {
-        const lookup = await lookUp(client, waitingItems);
+        const lookup = await lookUp(client, waitingItems, keepLease);
         requests = lookup.requests;
         findings = decideWatch(waitingItems, lookup.listed, engagement.platformKey);
       }
     } catch (error) {
+      if (error instanceof LeaseLost) return lost();
       if (!(error instanceof ServiceError)) throw error;
       requests = Math.max(requests, 1);
       failure = { status: error.status, error: error.error, correlationId: error.correlationId, kind: error.kind };
@@ -224,114 +270,137 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const rule = limitsOfTarget(target);
     const dailyQuota = rule.kind === "service" ? rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * counts.verified : null;
     const byId = new Map(items.map((i) => [i.id, i]));
-    const dropped = (findings?.dropped ?? []).map((d) => ({ ...d, name: byId.get(d.itemId)?.name ?? d.itemId, linkUrl: byId.get(d.itemId)?.linkUrl ?? null }));
+    const learned = new Map((findings?.links ?? []).map((l) => [l.itemId, l.linkUrl]));
+    const found = findings;
+    const at = new Date();
+    const reconnectEveryMs = deps.reconnectEveryMs ?? (onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service);
 
-    const outcome = db.transaction((tx) => {
-      const at = new Date();
-      if (findings) {
-        runSync(storeLinkUrls(tx, findings.links));
-        for (const l of findings.links) {
-          const item = byId.get(l.itemId);
-          if (item) item.linkUrl = l.linkUrl;
+    // Read committed: the engagement's row, then the watch's, are locked before anything is
+    // decided (see the module comment); the body may run again on PostgreSQL, so it changes
+    // nothing outside the database and returns what the mail needs.
+    const outcome = await database.transaction(function* (tx) {
+      const { eng } = yield* loadForChange(tx, engagementId);
+      const watch = yield* lockWatch(tx, engagementId);
+      // The fence: the lease expired during the check and another worker took the watch (or checked it already).
+      if (!watch || watch.leaseOwner !== owner) return null;
+      let reconnected: { itemId: string; connectionId: string }[] = [];
+      let dropped: { itemId: string; reason: string; name: string; linkUrl: string | null }[] = [];
+      if (found) {
+        // Only companies still as the check read them: meanwhile fresh tokens may have been accepted
+        // for a waiting one, or a migrated one handed back already.
+        const states = yield* lockItemStates(tx, [...found.reconnected.map((r) => r.itemId), ...found.dropped.map((d) => d.itemId)]);
+        reconnected = found.reconnected.filter((r) => states.get(r.itemId) === "reconnect_pending");
+        dropped = found.dropped
+          .filter((d) => states.get(d.itemId) === "verified")
+          .map((d) => ({ ...d, name: byId.get(d.itemId)?.name ?? d.itemId, linkUrl: learned.get(d.itemId) ?? byId.get(d.itemId)?.linkUrl ?? null }));
+        yield* storeLinkUrls(tx, found.links);
+        for (const r of reconnected) {
+          yield* setReconnectedConnection(tx, r);
+          yield* writeAudit(tx, { actor: null, action: "migration_item.reconnected", targetId: r.itemId, engagementId, organizationId: eng.organizationId, after: { company: byId.get(r.itemId)?.name ?? r.itemId }, at });
         }
-        for (const r of findings.reconnected) {
-          runSync(setReconnectedConnection(tx, r));
-          recordAudit(tx, { actor: null, action: "migration_item.reconnected", targetId: r.itemId, engagementId, organizationId: engagement.organizationId, after: { company: byId.get(r.itemId)?.name ?? r.itemId }, at });
-        }
-        runSync(requeueIntoBulkRun(tx, { engagementId, itemIds: findings.reconnected.map((r) => r.itemId), state: "authorized", now: at }));
+        yield* requeueIntoBulkRun(tx, { engagementId, itemIds: reconnected.map((r) => r.itemId), state: "authorized", now: at });
         for (const d of dropped) {
-          runSync(markDropped(tx, { itemId: d.itemId, reason: d.reason, now: at }));
-          recordAudit(tx, { actor: null, action: "migration_item.dropped", targetId: d.itemId, engagementId, organizationId: engagement.organizationId, after: { company: d.name, reason: d.reason }, at });
+          yield* markDropped(tx, { itemId: d.itemId, reason: d.reason, now: at });
+          yield* writeAudit(tx, { actor: null, action: "migration_item.dropped", targetId: d.itemId, engagementId, organizationId: eng.organizationId, after: { company: d.name, reason: d.reason }, at });
         }
       }
-      const pending = runSync(countPending(tx, engagementId));
-      const base = nextCheckDelayMs({ pending, companies: counts.companies, dailyQuota, reconnectEveryMs: deps.reconnectEveryMs ?? (onSandbox(target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service) });
+      // Support may have changed the hypercare days during the check: the locked row tells the end now.
+      const startsNow = watch.hypercareEndsAt ? undefined : startHypercare;
+      const hypercareEndsAt = watch.hypercareEndsAt ?? startsNow ?? null;
+      const pending = yield* countPending(tx, engagementId);
+      const base = nextCheckDelayMs({ pending, companies: counts.companies, dailyQuota, reconnectEveryMs });
       let next = now.getTime() + (failure ? Math.min(base, RETRY_AFTER_FAILURE_MS) : base);
       // The next day's listing is due a day after this day's began (recordCheck starts a new day as planCheck reads it).
       const dayStarted = !row.dayStartedAt || now.getTime() - row.dayStartedAt.getTime() >= DAY_MS ? now : row.dayStartedAt;
       next = Math.min(next, dayStarted.getTime() + DAY_MS);
       // The last check falls on the hypercare's end, not a day after it.
       if (hypercareEndsAt && next > hypercareEndsAt.getTime()) next = Math.max(now.getTime(), hypercareEndsAt.getTime());
-      const stored = runSync(recordCheck(tx, {
+      // A check asked for while this one ran (support's "check now", new hypercare days) stays asked for.
+      const askedMeanwhile = watch.nextCheckAt.getTime() === ASKED_FOR.getTime() && row.nextCheckAt.getTime() !== ASKED_FOR.getTime();
+      const stored = yield* recordCheck(tx, {
         engagementId,
         owner,
         at: now,
-        nextCheckAt: new Date(next),
+        nextCheckAt: askedMeanwhile ? ASKED_FOR : new Date(next),
         requests,
         drops: dropped.length,
-        reconnections: findings?.reconnected.length ?? 0,
+        reconnections: reconnected.length,
         failure,
-        ...(startHypercare ? { hypercareEndsAt: startHypercare } : {}),
-      }));
-      if (!stored) return null;
-      if (startHypercare) {
-        recordAudit(tx, { actor: null, action: "watch.hypercare_started", targetId: engagementId, engagementId, organizationId: engagement.organizationId, after: { days: hypercare.days, endsAt: startHypercare.toISOString() }, at });
+        ...(startsNow ? { hypercareEndsAt: startsNow } : {}),
+      });
+      // Cannot happen with the watch's row locked and its lease read above; if it did, nothing is kept.
+      if (!stored) throw new LeaseLost(engagementId);
+      if (startsNow) {
+        yield* writeAudit(tx, { actor: null, action: "watch.hypercare_started", targetId: engagementId, engagementId, organizationId: eng.organizationId, after: { days: hypercare.days, endsAt: startsNow.toISOString() }, at });
       }
-      const closed = engagement.status === "cancelled";
+      const closed = eng.status === "cancelled";
       const ended = closed || (!failure && hypercareOver(hypercareEndsAt, now));
       let report: Parameters<typeof mailWatchEnded>[2] | null = null;
       if (ended) {
-        runSync(endWatch(tx, { engagementId, at }));
-        const tally = runSync(finalTally(tx, engagementId));
-        const totals = { checks: row.checks + 1, requests: row.requests + requests, drops: row.drops + dropped.length, reconnections: row.reconnections + (findings?.reconnected.length ?? 0) };
-        recordAudit(tx, {
+        yield* endWatch(tx, { engagementId, at });
+        const tally = yield* finalTally(tx, engagementId);
+        const totals = { checks: watch.checks + 1, requests: watch.requests + requests, drops: watch.drops + dropped.length, reconnections: watch.reconnections + reconnected.length };
+        yield* writeAudit(tx, {
           actor: null,
           action: "watch.ended",
           targetId: engagementId,
           engagementId,
-          organizationId: engagement.organizationId,
+          organizationId: eng.organizationId,
           after: { ...totals, stillPending: tally.pending, verified: tally.verified },
           at,
         });
-        const pendingItems = runSync(watchedItems(tx, engagementId)).filter((i) => i.state === "reconnect_pending");
+        const pendingItems = (yield* watchedItems(tx, engagementId)).filter((i) => i.state === "reconnect_pending");
         report = { engagementId, days: hypercare.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, linkUrl: i.linkUrl })) };
       }
-      const waiting: WaitingChange | null = runSync(refreshWaiting(tx, engagementId, at));
-      return { ended, report, waiting };
-    });
-    if (!outcome) {
-      log(`watch of ${engagement.reference}: lost its lease; another worker checks it`);
-      return { engagementId, requests, findings, failure: failure?.error ?? null, ended: false };
-    }
+      const waiting: WaitingChange | null = yield* refreshWaiting(tx, engagementId, at, eng);
+      return { ended, report, waiting, dropped, reconnected: reconnected.length, startsNow: !!startsNow };
+    }, readCommitted);
+    if (!outcome) return lost();
     if (deps.notify) {
-      await mailDrops(db, deps.notify, { engagementId, dropped });
-      if (outcome.report) await mailWatchEnded(db, deps.notify, outcome.report);
-      await notifyAfterChange(databaseOf(db), deps.notify, { engagementId, waiting: outcome.waiting });
+      await mailDrops(database, deps.notify, { engagementId, dropped: outcome.dropped });
+      if (outcome.report) await mailWatchEnded(database, deps.notify, outcome.report);
+      await notifyAfterChange(database, deps.notify, { engagementId, waiting: outcome.waiting });
     }
     // A quiet check says nothing: the log tells what changed, failed or ended.
-    const quiet = !failure && !outcome.ended && !dropped.length && !findings?.reconnected.length && !startHypercare;
+    const quiet = !failure && !outcome.ended && !outcome.dropped.length && !outcome.reconnected && !outcome.startsNow;
     if (!quiet)
       log(
         `watch of ${engagement.reference}: ${countOf(requests, "request", "requests")}` +
-        (failure ? `, the check failed (${failure.status ?? failure.kind}: ${failure.error})` : `, ${findings?.reconnected.length ?? 0} reconnected, ${dropped.length} dropped`) +
+        (failure ? `, the check failed (${failure.status ?? failure.kind}: ${failure.error})` : `, ${outcome.reconnected} reconnected, ${outcome.dropped.length} dropped`) +
         (outcome.ended ? "; the watch ended" : ""),
     );
-    return { engagementId, requests, findings, failure: failure?.error ?? null, ended: outcome.ended };
+    return { engagementId, requests, findings, failure: failure?.error ?? null, ended: outcome.ended, recorded: true };
   }
 
   async function tick(): Promise<number> {
     let checked = 0;
-    for (const row of runSync(watchesToConsider(db, new Date()))) {
+    for (const row of await readSteps(database, (tx) => watchesToConsider(tx, new Date()))) {
       try {
-        const run = runSync(latestBulkRun(db, row.engagementId));
-        const target = run?.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
+        const { run, target } = await readSteps(database, function* (tx) {
+          const run = yield* latestBulkRun(tx, row.engagementId);
+          return { run, target: run?.serviceTargetId ? yield* findServiceTarget(tx, run.serviceTargetId) : undefined };
+        });
         if (!run || !target) continue;
         const now = await clockOf(target);
         if (row.nextCheckAt.getTime() > now.getTime()) continue;
-        if (!runSync(claimWatch(db, { engagementId: row.engagementId, owner, leaseMs, now: new Date(), nextCheckAt: row.nextCheckAt }))) continue;
+        // Read committed: one conditional UPDATE. A second worker's waits on the row, then finds
+        // the lease live or the next check moved, and changes nothing.
+        const claim = { engagementId: row.engagementId, owner, leaseMs, now: new Date(), nextCheckAt: row.nextCheckAt };
+        if (!(await database.transaction((tx) => claimWatch(tx, claim), readCommitted))) continue;
         try {
-          const client = clientFor(row.engagementId, run, target);
+          const client = await clientFor(row.engagementId, run, target);
           if (typeof client === "string") {
-            // No usable target: say so on the watch and look again in an hour.
-            db.transaction((tx) =>
-              runSync(recordCheck(tx, { engagementId: row.engagementId, owner, at: now, nextCheckAt: new Date(now.getTime() + 3_600_000), requests: 0, drops: 0, reconnections: 0, failure: { status: null, error: client, correlationId: null, kind: "no_service_target" } })),
+            // No usable target: say so on the watch and look again in an hour (recordCheck is fenced by the lease).
+            const failure = { status: null, error: client, correlationId: null, kind: "no_service_target" };
+            await database.transaction(
+              (tx) => recordCheck(tx, { engagementId: row.engagementId, owner, at: now, nextCheckAt: new Date(now.getTime() + 3_600_000), requests: 0, drops: 0, reconnections: 0, failure }),
+              readCommitted,
             );
             continue;
           }
-          await check(row, target, client, now);
-          checked += 1;
+          if ((await check(row, target, client, now)).recorded) checked += 1;
         } catch (error) {
-          runSync(releaseWatch(db, { engagementId: row.engagementId, owner }));
+          await database.transaction((tx) => releaseWatch(tx, { engagementId: row.engagementId, owner }), readCommitted);
           throw error;
         }
       } catch (error) {
