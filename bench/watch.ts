@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     // A real bulk run of a small engagement (its two companies through the pipeline on the sandbox).
     const eng = await readyBulk(bed, sandbox, benchCompanies(2));
     const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
-    const worker = createWorker({ db: bed.db, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
+    const worker = createWorker({ database: bed.database, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
     worker.start();
     await until("the bulk run", () => runSync(findRun(bed.db, runId))!, (r) => r.status === "completed", 120_000);
     await worker.stop();

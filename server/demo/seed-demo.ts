@@ -166,7 +166,7 @@ async function handedOverWithReconnection(
   const rotated = file.tenants.find((t) => t.name === BLUEBIRD_ZOHO_ROTATED);
   if (rotated && s.control) await s.control.rotate("rwuv", rotated.tenantId);
 
-  const worker = createWorker({ db, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
+  const worker = createWorker({ database: databaseOf(db), ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
   // The test on a company whose tokens are good (Ferry's own pick, the smallest, is the refreshed one).
   const pilot = db.select({ id: migrationItems.id }).from(migrationItems).where(and(eq(migrationItems.engagementId, zoho.id), eq(migrationItems.name, "Bluebird Garden"))).get();
   requestTestRun(db, p.support, { engagementId: zoho.id, kind: "pilot", itemId: pilot?.id ?? null });

@@ -120,7 +120,7 @@ describe("one reconciliation on every surface", () => {
     const [pilot, , , , , , closed] = eng.items;
     const support = callerAs(bed.t.db, people.support);
     const customer = callerAs(bed.t.db, people.customerA);
-    const worker = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+    const worker = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
     running.push(worker);
     worker.start();
 

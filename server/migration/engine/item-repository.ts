@@ -2,7 +2,7 @@
  * The migration items as the engine reads and writes them (the only module of the engine that
  * touches drizzle for items): loading an item for the pipeline, claiming items with a lease,
  * renewing and releasing leases, and storing a call's result with the item's new fields in one
- * synchronous transaction, fenced by the lease (a worker that lost its lease writes nothing).
+ * transaction, fenced by the lease (a worker that lost its lease writes nothing).
  *
  * A claim is one atomic `UPDATE … WHERE (lease free or expired) … RETURNING`: SQLite runs one
  * writer at a time, so two workers can never both see an item free and take it; on PostgreSQL the
@@ -131,13 +131,17 @@ export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; 
   );
 }
 
-/** Extends every item lease this worker holds; returns how many it still holds. */
-export function* renewItemLeases(tx: DbOrTx, params: { owner: string; leaseMs: number; now: Date }): Steps<number> {
+/**
+ * Extends the item leases this worker holds (of one run, or all of them); returns how many it
+ * still holds. Only rows whose lease owner is this worker match, so on PostgreSQL it never waits
+ * on the rows another worker has locked, nor extends a lease another worker took over.
+ */
+export function* renewItemLeases(tx: DbOrTx, params: { owner: string; runId?: string; leaseMs: number; now: Date }): Steps<number> {
   const { changes } = yield* q.run(
     tx
       .update(migrationItems)
       .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
-      .where(eq(migrationItems.leaseOwner, params.owner)),
+      .where(and(eq(migrationItems.leaseOwner, params.owner), params.runId ? eq(migrationItems.runId, params.runId) : undefined)),
   );
   return changes;
 }

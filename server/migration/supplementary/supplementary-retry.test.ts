@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 const worker = () => {
-  const w = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
   running.push(w);
   w.start();
   return w;

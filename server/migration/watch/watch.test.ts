@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 const worker = () => {
-  const w = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, watchEveryMs: 100, notify: notify(), sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken } });
+  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, watchEveryMs: 100, notify: notify(), sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken } });
   running.push(w);
   return w;
 };

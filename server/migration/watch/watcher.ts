@@ -129,11 +129,11 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     return new Date();
   }
 
-  function clientFor(engagementId: string, run: RunRow, target: ServiceTargetRecord): ServiceClient | string {
+  async function clientFor(engagementId: string, run: RunRow, target: ServiceTargetRecord): Promise<ServiceClient | string> {
     const cached = sessions.get(engagementId);
     if (cached?.targetId === target.id) return cached.client;
-    const session = openRunSession({
-      db,
+    const session = await openRunSession({
+      database: databaseOf(db),
       ring: deps.ring,
       run,
       purpose: (reference) => `watch the migrated connections of ${reference}`,
@@ -320,7 +320,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         if (row.nextCheckAt.getTime() > now.getTime()) continue;
         if (!runSync(claimWatch(db, { engagementId: row.engagementId, owner, leaseMs, now: new Date(), nextCheckAt: row.nextCheckAt }))) continue;
         try {
-          const client = clientFor(row.engagementId, run, target);
+          const client = await clientFor(row.engagementId, run, target);
           if (typeof client === "string") {
             // No usable target: say so on the watch and look again in an hour.
             db.transaction((tx) =>
