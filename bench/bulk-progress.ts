@@ -55,7 +55,7 @@ async function main() {
   const flows = await engagementThroughFlows({ db: t.database, config: testConfig(), support: people.support, customer: people.customerA, serviceTargetId: target.id });
   await passSingleCompanyTest(t.database, people.support, flows.engagementId);
   // The flows agree a window a week on: the bench starts before it, saying why as support must.
-  const { runId } = startBulkRun(t.db, people.support, { engagementId: flows.engagementId, reason: "A benchmark of the progress reads, run before the window." });
+  const { runId } = await startBulkRun(t.db, people.support, { engagementId: flows.engagementId, reason: "A benchmark of the progress reads, run before the window." });
   const [template] = await t.db.select().from(migrationItems).where(eq(migrationItems.id, flows.itemIds[0]!)).limit(1);
 
   const rows: (typeof migrationItems.$inferInsert)[] = [];

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     await sandbox.control.setFaults({ rateLimitPerSecond: R });
     const eng = await readyBulk(bed, sandbox, benchCompanies(COMPANIES));
 
-    const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
     worker = startWorkerProcess(bed, sandbox);
     const active = async () => ["queued", "running"].includes((await runNow(bed.database, runId)).status);
     const starts: { at: number; kind: "first start" | "restart" }[] = [{ at: worker.spawnedAtEpoch, kind: "first start" }];

@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     const rotated = new Set(eng.items.filter((_, i) => (i + 1) % 20 === 0).map((it) => it.id));
 
     await sandbox.control.setFaults({ errorRate: 0.1 });
-    const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
     const startedAt = new Date();
     worker = startWorkerProcess(bed, sandbox);
     const finished = async () => {

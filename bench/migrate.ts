@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     console.log(`Set-up (not timed): ${COMPANIES + SEQUENTIAL} sandbox tenants, two engagements through steps 1–5 in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
 
     // Baseline: one company at a time, the same calls and policy, a plain client, no pacer.
-    const { runId: baseRunId } = startBulkRun(baseBed.db, baseBed.people.support, { engagementId: baseEng.engagementId });
+    const { runId: baseRunId } = await startBulkRun(baseBed.db, baseBed.people.support, { engagementId: baseEng.engagementId });
     const baseRun = await runNow(baseBed.database, baseRunId);
     const owner = "sequential-baseline";
     const client = createServiceClient({ baseUrl: sandbox.url, apiKey: baseEng.apiKey });
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     // The bulk run through a real worker process (started and idle before the run is).
     worker = startWorkerProcess(bed, sandbox);
     await worker.ready;
-    const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
     const run = await until(
       "the bulk run to end",
       () => runNow(bed.database, runId),

@@ -81,7 +81,7 @@ async function measure(params: { database: BenchDatabase; sandbox: SandboxProces
   const procs = Array.from({ length: workers }, () => startWorkerProcess(bed, sandbox, database.workerEnv(bed)));
   params.started.push(...procs);
   await Promise.all(procs.map((w) => w.ready));
-  const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+  const { runId } = await startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
   const run = await until(
     "the bulk run to end",
     () => runNow(bed.database, runId),
