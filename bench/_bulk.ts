@@ -31,20 +31,8 @@ import { ITEM_TAG } from "@/server/migration/engine/pipeline";
 import { findRun, type RunRow } from "@/server/migration/engine/run-repository";
 import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/testing/ready-engagement";
 
-/**
- * Polls `read` (a read of the database: awaited) until `done` says its value is the awaited one,
- * and returns it; throws after `timeoutMs`, naming `what` and the last value. The benches wait on
- * the worker through the database as the tests do (server/testing/until.ts reads synchronously).
- */
-export async function until<T>(what: string, read: () => T | Promise<T>, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The benches wait on the worker through the database as the tests do (an awaited read). */
+export { until } from "@/server/testing/until";
 
 export const ROOT = path.join(__dirname, "..");
 

@@ -16,12 +16,12 @@ import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../engin
 import { requestTestRun } from "../test-run/request-test-run";
 import { findRun } from "../engine/run-repository";
 import { engineTestBed } from "../../testing/test-bed";
+import { until } from "@/server/testing/until";
 import type { ReadyCompany } from "../../testing/ready-engagement";
 import { createWorker, type Worker } from "../engine/worker";
 import { setTargetLimits } from "@/server/targets/targets";
 import { cancelBulkRun, startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";
-
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -58,20 +58,6 @@ const statesOf = async (engagementId: string) =>
 const runNow = async (runId: string) => (await readSteps(bed.t.database, (tx) => findRun(tx, runId)))!;
 /** How many calls the run has stored. */
 const callCount = async (runId: string) => (await bed.t.db.select({ n: count() }).from(serviceCalls).where(eq(serviceCalls.runId, runId)))[0]!.n;
-
-/**
- * Polls `read` (a read of the database: awaited) until `done` says its value is the awaited one;
- * throws after `timeoutMs` with the last value. (server/testing/until.ts reads synchronously.)
- */
-async function until<T>(what: string, read: () => T | Promise<T>, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Companies the sandbox holds per Ferry item tag (each must be exactly one). */
 async function companiesPerItem(apiKey: string, itemIds: string[]): Promise<number[]> {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSteps } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
+import { until } from "@/server/testing/until";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { generateKeySpec, keyRingFrom } from "@/server/security/secrets";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
@@ -55,17 +56,6 @@ function startWorker(): WorkerProcess {
   const w = { child, lines, exited, owner };
   started.push(w);
   return w;
-}
-
-/** Polls an awaited read until `done`; throws after `timeoutMs` with the last value (server/testing/until.ts reads synchronously). */
-async function until<T>(what: string, read: () => T | Promise<T>, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const runNow = async (runId: string) => (await readSteps(t.database, (tx) => findRun(tx, runId)))!;
