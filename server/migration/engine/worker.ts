@@ -5,12 +5,12 @@
  * Claims and leases (graphile-worker / pg-boss style), on the app database (db/database.ts): SQLite
  * in WAL mode shared with web, or PostgreSQL shared by any number of workers on any number of
  * machines:
- * - A worker claims a run with one atomic `UPDATE … WHERE lease free or expired … RETURNING`
- *   (run-repository.ts), and the run's company with the same kind of statement on the item
- *   (item-repository.ts), each in a read-committed transaction of its own. On PostgreSQL the
- *   statement picks its rows with FOR UPDATE SKIP LOCKED and checks the lease again on the rows it
- *   locked, so workers claiming at once take different work and none takes the same run or item
- *   twice; on SQLite one writer at a time gives the same.
+ * - A worker claims a run with a conditional `UPDATE … WHERE lease free or expired … RETURNING`
+ *   (run-repository.ts), and the run's companies with the same kind of statement on the items
+ *   (item-repository.ts), each in a read-committed transaction of its own. On PostgreSQL the rows
+ *   are first picked with FOR UPDATE SKIP LOCKED and the update checks the lease again on them,
+ *   so workers claiming at once take different work, none waits for another, and none takes the
+ *   same run or item twice; on SQLite one writer at a time gives the same.
  * - The lease (owner, expiry) is renewed every `leaseMs / 4` while the worker works (leases.ts, for
  *   the runs it claimed and the bulk runs it helps with alike; a renewal never starts while the
  *   previous one is still running). A worker that is killed stops renewing; once its lease expires

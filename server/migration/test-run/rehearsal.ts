@@ -7,6 +7,8 @@
  *
  * Resumable: the client's key is stored (encrypted) as soon as it exists, and tenants are made in
  * batches stored as they are made, so a worker that takes the run over carries on where it stopped.
+ * Every write is fenced by the worker's lease on the run: its transaction locks the run's row and
+ * checks it first, so a worker that lost the run stores no key, twin or progress beside the new one.
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { Database, Steps } from "@/db/database";
