@@ -97,7 +97,7 @@ export async function startSandboxProcess(dir: string): Promise<SandboxProcess> 
   };
 }
 
-export type BenchBed = { database: Database; db: Db; file: string; keySpec: string; ring: KeyRing; people: People; close(): void };
+export type BenchBed = { database: Database; db: Db; file: string; keySpec: string; ring: KeyRing; people: People; close(): Promise<void> };
 
 /** A database file of its own in `dir`, people of each role, and a key ring (its key spec for worker processes). */
 export async function createBenchBed(dir: string, name: string): Promise<BenchBed> {
@@ -105,7 +105,7 @@ export async function createBenchBed(dir: string, name: string): Promise<BenchBe
   const db = openDb(file);
   const database = databaseOf(db);
   const keySpec = generateKeySpec("bench");
-  return { database, db, file, keySpec, ring: keyRingFrom(keySpec), people: await seedPeople(database), close: () => db.$client.close() };
+  return { database, db, file, keySpec, ring: keyRingFrom(keySpec), people: await seedPeople(database), close: () => database.close() };
 }
 
 export type WorkerProcess = {
@@ -238,7 +238,7 @@ export async function tearDown(p: { worker: WorkerProcess | null; beds: BenchBed
     p.worker.kill("SIGTERM");
     await p.worker.exited;
   }
-  for (const bed of p.beds) bed.close();
+  for (const bed of p.beds) await bed.close();
   await p.sandbox.close();
   if (process.env.BENCH_KEEP) console.error(`kept ${p.tmp.dir}`);
   else p.tmp.remove();
