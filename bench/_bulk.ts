@@ -1,12 +1,15 @@
 /**
  * What the bulk-run benches (migrate, crash, faults) share: a real sandbox and real migration
  * workers in processes of their own (so neither shares the bench's event loop, nor each other's),
- * real temporary SQLite files, and engagements taken to step 6 through the real flows.
+ * real temporary SQLite files, and engagements taken to step 6 through the real flows. The benches
+ * read Ferry's database through the dialect-neutral layer (`bed.database`: awaited queries), as
+ * the workers write it.
  *
  * - `startSandboxProcess(dir)`: `server/sandbox/main.ts` on a random port, its own SQLite file.
  * - `startWorkerProcess(bed, sandbox)`: `server/migration/engine/worker-main.ts` (what `npm run worker`
  *   starts) on the bench's database with its key; `kill("SIGKILL")` ends it at once.
- * - `createBenchBed(dir, name)`: a database file with a person of each role and the key ring.
+ * - `createBenchBed(dir, name)`: a database file with a person of each role and the key ring
+ *   (`database`, and `db`, its SQLite handle, for benches not on the layer yet).
  * - `readyBulk(bed, sandbox, companies)`: an engagement at step 6 (steps 1–4 through their flows,
  *   step 5 passed), its bulk run not yet started.
  */
@@ -15,8 +18,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, eq, sql } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { openDb, type Db } from "@/db/client";
+import { databaseOf, readSteps, type Database } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
 import { createServiceClient } from "@/server/service-client";
@@ -24,9 +28,10 @@ import { generateKeySpec, keyRingFrom, type KeyRing } from "@/server/security/se
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { seedPeople, type People } from "@/server/testing/test-db";
 import { ITEM_TAG } from "@/server/migration/engine/pipeline";
+import { findRun, type RunRow } from "@/server/migration/engine/run-repository";
 import { readyEngagement, type ReadyCompany, type ReadyEngagement } from "@/server/testing/ready-engagement";
 
-/** The benches wait on the worker through the database as the tests do. */
+/** The benches wait on the worker through the database as the tests do (an awaited read). */
 export { until } from "@/server/testing/until";
 
 export const ROOT = path.join(__dirname, "..");
@@ -92,14 +97,15 @@ export async function startSandboxProcess(dir: string): Promise<SandboxProcess> 
   };
 }
 
-export type BenchBed = { db: Db; file: string; keySpec: string; ring: KeyRing; people: People; close(): void };
+export type BenchBed = { database: Database; db: Db; file: string; keySpec: string; ring: KeyRing; people: People; close(): Promise<void> };
 
 /** A database file of its own in `dir`, people of each role, and a key ring (its key spec for worker processes). */
 export async function createBenchBed(dir: string, name: string): Promise<BenchBed> {
   const file = path.join(dir, `${name}.db`);
   const db = openDb(file);
+  const database = databaseOf(db);
   const keySpec = generateKeySpec("bench");
-  return { db, file, keySpec, ring: keyRingFrom(keySpec), people: await seedPeople(db), close: () => db.$client.close() };
+  return { database, db, file, keySpec, ring: keyRingFrom(keySpec), people: await seedPeople(database), close: () => database.close() };
 }
 
 export type WorkerProcess = {
@@ -157,29 +163,33 @@ export function benchCompanies(n: number, extra: (i: number) => Partial<ReadyCom
 
 /** An engagement at step 6 on a new paid sandbox client: steps 1–4 through their flows, step 5 passed. */
 export async function readyBulk(bed: BenchBed, sandbox: SandboxProcess, companies: ReadyCompany[]): Promise<ReadyEngagement> {
-  const eng = await readyEngagement(bed.db, { ring: bed.ring, support: bed.people.support, sandbox: { url: sandbox.url, control: sandbox.control }, companies });
-  await passSingleCompanyTest(bed.db, bed.people.support, eng.engagementId);
+  const eng = await readyEngagement(bed.database, { ring: bed.ring, support: bed.people.support, sandbox: { url: sandbox.url, control: sandbox.control }, companies });
+  await passSingleCompanyTest(bed.database, bed.people.support, eng.engagementId);
   return eng;
 }
 
 /** Items per state of an engagement. */
-export function statesOf(db: Db, engagementId: string): Record<string, number> {
-  return Object.fromEntries(
-    db
-      .select({ state: migrationItems.state, n: sql<number>`count(*)` })
-      .from(migrationItems)
-      .where(eq(migrationItems.engagementId, engagementId))
-      .groupBy(migrationItems.state)
-      .all()
-      .map((r) => [r.state, r.n]),
-  );
+export async function statesOf(database: Database, engagementId: string): Promise<Record<string, number>> {
+  const rows = await database.db
+    .select({ state: migrationItems.state, n: count() })
+    .from(migrationItems)
+    .where(eq(migrationItems.engagementId, engagementId))
+    .groupBy(migrationItems.state);
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
 /** HTTP requests of a run as Ferry recorded them (one service_calls row per answer or failure). */
-export function recordedCalls(db: Db, runId: string): { all: number; rateLimited: number } {
-  const all = db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()?.n ?? 0;
-  const rateLimited = db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 429))).get()?.n ?? 0;
-  return { all, rateLimited };
+export async function recordedCalls(database: Database, runId: string): Promise<{ all: number; rateLimited: number }> {
+  const [all] = await database.db.select({ n: count() }).from(serviceCalls).where(eq(serviceCalls.runId, runId));
+  const [rateLimited] = await database.db.select({ n: count() }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 429)));
+  return { all: all?.n ?? 0, rateLimited: rateLimited?.n ?? 0 };
+}
+
+/** A run as stored now (the benches wait on it as the tests do). */
+export async function runNow(database: Database, runId: string): Promise<RunRow> {
+  const run = await readSteps(database, (tx) => findRun(tx, runId));
+  if (!run) throw new Error(`No run ${runId}`);
+  return run;
 }
 
 /**
@@ -228,7 +238,7 @@ export async function tearDown(p: { worker: WorkerProcess | null; beds: BenchBed
     p.worker.kill("SIGTERM");
     await p.worker.exited;
   }
-  for (const bed of p.beds) bed.close();
+  for (const bed of p.beds) await bed.close();
   await p.sandbox.close();
   if (process.env.BENCH_KEEP) console.error(`kept ${p.tmp.dir}`);
   else p.tmp.remove();

@@ -17,19 +17,18 @@
  * Run: npm run bench -- crash
  * Last line: {"bench":"crash","companies":500,"kills":20,"duplicates":…,"lost":…,"max_resume_s":…}
  */
-import { runSync } from "@/db/database";
-import { and, eq, gte, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray } from "drizzle-orm";
+import type { Database } from "@/db/database";
 import { serviceCalls } from "@/db/schema";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
-import { findRun } from "@/server/migration/engine/run-repository";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
-import type { Db } from "@/db/client";
 import {
   benchCompanies,
   benchDir,
   createBenchBed,
   machineLoad,
   readyBulk,
+  runNow,
   sandboxDuplicates,
   startSandboxProcess,
   startWorkerProcess,
@@ -43,25 +42,28 @@ const COMPANIES = Number(process.argv[2] ?? 500);
 const KILLS = Number(process.argv[3] ?? 20);
 const R = 50;
 
-/** The end (epoch ms) of the first successful call of the run that started at or after `from`. */
-function firstSuccessAfter(db: Db, runId: string, from: number): number | null {
-  const row = db
-    .select({ end: sql<number>`min(${serviceCalls.at} + ${serviceCalls.durationMs})` })
+/**
+ * The end (epoch ms) of the first successful call of the run that started at or after `from`: the
+ * earliest to end of the first calls to start (their ends worked out here, not in SQL, where a
+ * timestamp plus milliseconds means something else on each database).
+ */
+async function firstSuccessAfter(database: Database, runId: string, from: number): Promise<number | null> {
+  const first = await database.db
+    .select({ at: serviceCalls.at, durationMs: serviceCalls.durationMs })
     .from(serviceCalls)
     .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.ok, true), gte(serviceCalls.at, new Date(from))))
-    .get();
-  return row?.end ?? null;
+    .orderBy(asc(serviceCalls.at))
+    .limit(64);
+  return first.length ? Math.min(...first.map((c) => c.at.getTime() + c.durationMs)) : null;
 }
 
 /** Lookups the pipeline made because a create was in flight when its worker died (it looks before creating again). */
-function healed(db: Db, runId: string): number {
-  return (
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(serviceCalls)
-      .where(and(eq(serviceCalls.runId, runId), inArray(serviceCalls.operation, ["findCompaniesByTag", "listConnections"])))
-      .get()?.n ?? 0
-  );
+async function healed(database: Database, runId: string): Promise<number> {
+  const [row] = await database.db
+    .select({ n: count() })
+    .from(serviceCalls)
+    .where(and(eq(serviceCalls.runId, runId), inArray(serviceCalls.operation, ["findCompaniesByTag", "listConnections"])));
+  return row?.n ?? 0;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,35 +78,37 @@ async function main(): Promise<void> {
     await sandbox.control.setFaults({ rateLimitPerSecond: R });
     const eng = await readyBulk(bed, sandbox, benchCompanies(COMPANIES));
 
-    const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
     worker = startWorkerProcess(bed, sandbox);
-    const active = () => ["queued", "running"].includes(runSync(findRun(bed.db, runId))!.status);
+    const active = async () => ["queued", "running"].includes((await runNow(bed.database, runId)).status);
     const starts: { at: number; kind: "first start" | "restart" }[] = [{ at: worker.spawnedAtEpoch, kind: "first start" }];
     let kills = 0;
-    while (kills < KILLS && active()) {
+    while (kills < KILLS && (await active())) {
       // Wait for the current worker's first successful call, then kill it at a random moment after.
       const since = starts.at(-1)!.at;
-      await until("the worker's first successful call", () => firstSuccessAfter(bed.db, runId, since) !== null || !active(), Boolean, 60_000);
-      if (!active()) break;
+      await until("the worker's first successful call", async () => (await firstSuccessAfter(bed.database, runId, since)) !== null || !(await active()), Boolean, 60_000);
+      if (!(await active())) break;
       await sleep(300 + Math.random() * 1_200);
-      if (!active()) break;
+      if (!(await active())) break;
       worker.kill("SIGKILL");
       await worker.exited;
       kills += 1;
       worker = startWorkerProcess(bed, sandbox);
       starts.push({ at: worker.spawnedAtEpoch, kind: "restart" });
     }
-    const run = await until("the run to end", () => runSync(findRun(bed.db, runId))!, (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
+    const run = await until("the run to end", () => runNow(bed.database, runId), (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
     const wallS = (run.finishedAt!.getTime() - run.requestedAt.getTime()) / 1000;
 
-    const states = statesOf(bed.db, eng.engagementId);
+    const states = await statesOf(bed.database, eng.engagementId);
     const lost = Object.entries(states)
       .filter(([state]) => !(FINAL_ITEM_STATES as readonly string[]).includes(state))
       .reduce((n, [, k]) => n + k, 0);
-    const resumes = starts.map((s) => {
-      const end = firstSuccessAfter(bed.db, runId, s.at);
-      return { ...s, seconds: end === null ? null : (end - s.at) / 1000 };
-    });
+    const resumes = await Promise.all(
+      starts.map(async (s) => {
+        const end = await firstSuccessAfter(bed.database, runId, s.at);
+        return { ...s, seconds: end === null ? null : (end - s.at) / 1000 };
+      }),
+    );
     const restarts = resumes.filter((r) => r.kind === "restart");
     const measured = restarts.map((r) => r.seconds).filter((s): s is number => s !== null);
     const maxResume = measured.length ? Math.max(...measured) : null;
@@ -120,7 +124,7 @@ async function main(): Promise<void> {
     console.log(`run ${run.status} in ${wallS.toFixed(1)} s with ${kills} kills; items: ${JSON.stringify(states)}`);
     console.log(`duplicates: ${dup.duplicateCompanies} companies created twice, ${dup.duplicateConnections} connections created twice → ${duplicates}   target 0 → ${duplicates === 0 ? "MET" : "MISSED"}`);
     console.log(`  (the sandbox holds ${dup.companies} companies tagged with the ${COMPANIES} items, ${dup.missing} items without one; ${onClient} companies on its clients)`);
-    console.log(`  (lookups made because a kill left a create marked in flight — sent or still queued — instead of creating again: ${healed(bed.db, runId)})`);
+    console.log(`  (lookups made because a kill left a create marked in flight — sent or still queued — instead of creating again: ${await healed(bed.database, runId)})`);
     console.log(`lost (not final at the end): ${lost}   target 0 → ${lost === 0 ? "MET" : "MISSED"}`);
     console.log(`restart → first successful call, per restart (s): ${restarts.map((r) => (r.seconds === null ? "–" : r.seconds.toFixed(2))).join(" ")}`);
     console.log(`  longest ${maxResume === null ? "–" : maxResume.toFixed(2)} s, median ${median(measured).toFixed(2)} s   target ≤ 5 s → ${maxResume !== null && maxResume <= 5 ? "MET" : "MISSED"}`);

@@ -17,11 +17,9 @@
  * Run: npm run bench -- faults
  * Last line: {"bench":"faults","companies":500,"correct":…,"wrong":…,"manual_actions":0}
  */
-import { runSync } from "@/db/database";
-import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNotNull, lte } from "drizzle-orm";
 import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
 import type { ItemChecks } from "@/server/migration/engine/pipeline";
-import { findRun } from "@/server/migration/engine/run-repository";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import {
@@ -30,6 +28,7 @@ import {
   createBenchBed,
   machineLoad,
   readyBulk,
+  runNow,
   recordedCalls,
   sandboxDuplicates,
   startSandboxProcess,
@@ -62,11 +61,11 @@ async function main(): Promise<void> {
     const rotated = new Set(eng.items.filter((_, i) => (i + 1) % 20 === 0).map((it) => it.id));
 
     await sandbox.control.setFaults({ errorRate: 0.1 });
-    const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
     const startedAt = new Date();
     worker = startWorkerProcess(bed, sandbox);
-    const finished = () => {
-      const s = statesOf(bed.db, eng.engagementId);
+    const finished = async () => {
+      const s = await statesOf(bed.database, eng.engagementId);
       return FINAL_ITEM_STATES.reduce((n, st) => n + (s[st] ?? 0), 0);
     };
 
@@ -84,19 +83,19 @@ async function main(): Promise<void> {
     const maintenanceAt = Date.now();
     let holdShown: string | null = null;
     while (Date.now() - maintenanceAt < MAINTENANCE.seconds * 1000) {
-      const hold = (runSync(findRun(bed.db, runId))!.outcome as { hold?: { kind: string } }).hold;
+      const hold = ((await runNow(bed.database, runId)).outcome as { hold?: { kind: string } }).hold;
       if (hold) holdShown = hold.kind;
       await sleep(500);
     }
     await sandbox.control.setFaults({ maintenance: false });
-    const finishedAtMaintenanceEnd = finished();
+    const finishedAtMaintenanceEnd = await finished();
 
-    const run = await until("the run to end", () => runSync(findRun(bed.db, runId))!, (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
+    const run = await until("the run to end", () => runNow(bed.database, runId), (r) => !["queued", "running"].includes(r.status), 15 * 60_000);
     const wallS = (run.finishedAt!.getTime() - run.requestedAt.getTime()) / 1000;
     await sandbox.control.setFaults({ errorRate: 0, rateLimitPerSecond: null });
 
     // Each company's final state against the one it must have.
-    const rows = bed.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).all();
+    const rows = await bed.database.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId));
     const wrong: string[] = [];
     for (const row of rows) {
       const checks = (row.checks ?? {}) as ItemChecks;
@@ -110,38 +109,36 @@ async function main(): Promise<void> {
     const dup = await sandboxDuplicates(sandbox, eng.apiKey, eng.items.map((i) => i.id));
     for (let i = 0; i < dup.duplicateCompanies + dup.duplicateConnections; i++) wrong.push("a duplicate on the sandbox");
     const correct = rows.length - Math.min(rows.length, wrong.length);
-    const manualActions =
-      bed.db
-        .select({ n: sql<number>`count(*)` })
-        .from(auditEvents)
-        .where(and(eq(auditEvents.engagementId, eng.engagementId), isNotNull(auditEvents.actorId), gt(auditEvents.at, startedAt)))
-        .get()?.n ?? 0;
+    const [manual] = await bed.database.db
+      .select({ n: count() })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.engagementId, eng.engagementId), isNotNull(auditEvents.actorId), gt(auditEvents.at, startedAt)));
+    const manualActions = manual?.n ?? 0;
 
     const outcome = run.outcome as { requests?: number; rateLimited?: number };
-    const calls = recordedCalls(bed.db, runId);
+    const calls = await recordedCalls(bed.database, runId);
     const byStatus = Object.fromEntries(
-      bed.db
-        .select({ status: serviceCalls.status, n: sql<number>`count(*)` })
-        .from(serviceCalls)
-        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.ok, false)))
-        .groupBy(serviceCalls.status)
-        .all()
-        .map((r) => [String(r.status ?? "none"), r.n]),
+      (
+        await bed.database.db
+          .select({ status: serviceCalls.status, n: count() })
+          .from(serviceCalls)
+          .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.ok, false)))
+          .groupBy(serviceCalls.status)
+      ).map((r) => [String(r.status ?? "none"), r.n]),
     );
-    const most500 =
-      bed.db
-        .select({ n: sql<number>`count(*)` })
-        .from(serviceCalls)
-        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 500)))
-        .groupBy(serviceCalls.itemId)
-        .orderBy(sql`count(*) desc`)
-        .limit(1)
-        .get()?.n ?? 0;
+    const [most] = await bed.database.db
+      .select({ n: count() })
+      .from(serviceCalls)
+      .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 500)))
+      .groupBy(serviceCalls.itemId)
+      .orderBy(desc(count()))
+      .limit(1);
+    const most500 = most?.n ?? 0;
     // Requests in flight when the limit dropped count too (a call's `at` is when it was made).
-    const burst429 = db429Between(runId, burstAt - 2_000, burstEnd + 2_000);
+    const burst429 = await db429Between(runId, burstAt - 2_000, burstEnd + 2_000);
 
     console.log("");
-    console.log(`run ${run.status} in ${wallS.toFixed(1)} s by itself; items: ${JSON.stringify(statesOf(bed.db, eng.engagementId))}`);
+    console.log(`run ${run.status} in ${wallS.toFixed(1)} s by itself; items: ${JSON.stringify(await statesOf(bed.database, eng.engagementId))}`);
     console.log(`faults met: ${byStatus["500"] ?? 0} answers 500, ${byStatus["429"] ?? 0} answers 429 (${burst429} during the burst), ${byStatus["503"] ?? 0} answers 503; the screens showed the hold "${holdShown ?? "none"}" during maintenance; ${finishedAtMaintenanceEnd} companies final when it ended`);
     console.log(`requests: ${outcome.requests ?? 0} (Ferry's call records: ${calls.all}); 429 share ${(((outcome.rateLimited ?? 0) / Math.max(1, outcome.requests ?? 0)) * 100).toFixed(2)} %; the most 500s met by one company: ${most500}`);
     console.log(`baseline: the limit's floor for these requests is ${((outcome.requests ?? 0) / R).toFixed(1)} s + the ${MAINTENANCE.seconds} s window + the ${BURST.seconds} s burst = ${((outcome.requests ?? 0) / R + MAINTENANCE.seconds + BURST.seconds).toFixed(1)} s, against ${wallS.toFixed(1)} s measured`);
@@ -151,14 +148,12 @@ async function main(): Promise<void> {
     console.log(`\nAt the end: ${machineLoad()}.`);
     console.log(JSON.stringify({ bench: "faults", companies: COMPANIES, correct, wrong: wrong.length, manual_actions: manualActions }));
 
-    function db429Between(id: string, from: number, to: number): number {
-      return (
-        bed.db
-          .select({ n: sql<number>`count(*)` })
-          .from(serviceCalls)
-          .where(and(eq(serviceCalls.runId, id), eq(serviceCalls.status, 429), gt(serviceCalls.at, new Date(from)), sql`${serviceCalls.at} <= ${to}`))
-          .get()?.n ?? 0
-      );
+    async function db429Between(id: string, from: number, to: number): Promise<number> {
+      const [row] = await bed.database.db
+        .select({ n: count() })
+        .from(serviceCalls)
+        .where(and(eq(serviceCalls.runId, id), eq(serviceCalls.status, 429), gt(serviceCalls.at, new Date(from)), lte(serviceCalls.at, new Date(to))));
+      return row?.n ?? 0;
     }
   } finally {
     await tearDown({ worker, beds: [bed], sandbox, tmp });

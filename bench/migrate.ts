@@ -17,14 +17,12 @@
  * Run: npm run bench -- migrate
  * Last line: {"bench":"migrate","companies":1000,"wall_s":…,"requests":…,"utilisation":…,"share_429":…,"sequential_s":…,"speedup":…}
  */
-import { runSync } from "@/db/database";
-import { findRun } from "@/server/migration/engine/run-repository";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { bulkPipelinePolicy } from "@/server/migration/bulk/bulk-runner";
 import { claimItem, platformOf } from "@/server/migration/engine/item-repository";
 import { driveItem } from "@/server/migration/engine/runner";
 import { createServiceClient } from "@/server/service-client";
-import { benchCompanies, benchDir, createBenchBed, machineLoad, readyBulk, recordedCalls, startSandboxProcess, startWorkerProcess, statesOf, tearDown, until } from "./_bulk";
+import { benchCompanies, benchDir, createBenchBed, machineLoad, readyBulk, recordedCalls, runNow, startSandboxProcess, startWorkerProcess, statesOf, tearDown, until } from "./_bulk";
 
 const COMPANIES = Number(process.argv[2] ?? 1000);
 const SEQUENTIAL = Math.min(Number(process.argv[3] ?? 50), COMPANIES);
@@ -45,16 +43,17 @@ async function main(): Promise<void> {
     console.log(`Set-up (not timed): ${COMPANIES + SEQUENTIAL} sandbox tenants, two engagements through steps 1–5 in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
 
     // Baseline: one company at a time, the same calls and policy, a plain client, no pacer.
-    const { runId: baseRunId } = startBulkRun(baseBed.db, baseBed.people.support, { engagementId: baseEng.engagementId });
-    const baseRun = runSync(findRun(baseBed.db, baseRunId))!;
+    const { runId: baseRunId } = await startBulkRun(baseBed.database, baseBed.people.support, { engagementId: baseEng.engagementId });
+    const baseRun = await runNow(baseBed.database, baseRunId);
     const owner = "sequential-baseline";
     const client = createServiceClient({ baseUrl: sandbox.url, apiKey: baseEng.apiKey });
     const seqStart = performance.now();
     for (const item of baseEng.items) {
-      if (!runSync(claimItem(baseBed.db, { itemId: item.id, runId: baseRun.id, owner, leaseMs: 3_600_000, now: new Date() }))) throw new Error(`could not claim ${item.id}`);
+      const claimed = await baseBed.database.transaction((tx) => claimItem(tx, { itemId: item.id, runId: baseRun.id, owner, leaseMs: 3_600_000, now: new Date() }), { isolation: "read committed" });
+      if (!claimed) throw new Error(`could not claim ${item.id}`);
       const result = await driveItem(
         {
-          db: baseBed.db,
+          database: baseBed.database,
           ring: baseBed.ring,
           client,
           runId: baseRun.id,
@@ -69,27 +68,27 @@ async function main(): Promise<void> {
       if (result.state !== "verified") throw new Error(`sequential baseline: ${item.name} ended ${result.state}`);
     }
     const seqS = (performance.now() - seqStart) / 1000;
-    const seqCalls = recordedCalls(baseBed.db, baseRun.id);
+    const seqCalls = await recordedCalls(baseBed.database, baseRun.id);
     const sequentialScaled = (seqS * COMPANIES) / SEQUENTIAL;
 
     // The bulk run through a real worker process (started and idle before the run is).
     worker = startWorkerProcess(bed, sandbox);
     await worker.ready;
-    const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
     const run = await until(
       "the bulk run to end",
-      () => runSync(findRun(bed.db, runId))!,
+      () => runNow(bed.database, runId),
       (r) => !["queued", "running"].includes(r.status),
       20 * 60_000,
     );
     if (run.status !== "completed") throw new Error(`the bulk run ended ${run.status}: ${run.statusReason}`);
-    const states = statesOf(bed.db, eng.engagementId);
+    const states = await statesOf(bed.database, eng.engagementId);
     if (states.verified !== COMPANIES) throw new Error(`expected ${COMPANIES} verified, got ${JSON.stringify(states)}`);
     const wallS = (run.finishedAt!.getTime() - run.requestedAt.getTime()) / 1000;
     const outcome = run.outcome as { requests?: number; rateLimited?: number };
     const requests = outcome.requests ?? 0;
     const rateLimited = outcome.rateLimited ?? 0;
-    const recorded = recordedCalls(bed.db, runId);
+    const recorded = await recordedCalls(bed.database, runId);
     const floorS = requests / R;
     const utilisation = floorS / wallS;
     const share429 = requests ? rateLimited / requests : 0;

@@ -71,8 +71,8 @@ async function main(): Promise<void> {
     await sandbox.control.setFaults({ rateLimitPerSecond: null });
     // A real bulk run of a small engagement (its two companies through the pipeline on the sandbox).
     const eng = await readyBulk(bed, sandbox, benchCompanies(2));
-    const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
-    const worker = createWorker({ db: bed.db, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
+    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
+    const worker = createWorker({ database: bed.database, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
     worker.start();
     await until("the bulk run", () => runSync(findRun(bed.db, runId))!, (r) => r.status === "completed", 120_000);
     await worker.stop();
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     // Budgeted as the real service's account: its published daily quota for the connected companies.
     bed.db.update(serviceTargets).set({ dailyQuota: null, requestsPerMinute: null }).where(eq(serviceTargets.id, eng.serviceTargetId)).run();
     const dailyQuota = REAL_SERVICE_LIMITS.target === "service" ? REAL_SERVICE_LIMITS.dailyQuota.base + REAL_SERVICE_LIMITS.dailyQuota.perConnectedCompany * COMPANIES : 0;
-    await confirmHandover(bed.db, bed.people.support, { appUrl: "http://ferry.bench", mail: { from: "Ferry <ferry@bench>", log: () => {}, keyRing: TEST_KEY_RING }, purgeAfterDays: 14 }, { engagementId: eng.engagementId });
+    await confirmHandover(bed.database, bed.people.support, { appUrl: "http://ferry.bench", mail: { from: "Ferry <ferry@bench>", log: () => {}, keyRing: TEST_KEY_RING }, purgeAfterDays: 14 }, { engagementId: eng.engagementId });
     console.log(`Set-up (not timed): ${COMPANIES} companies on the sandbox and in Ferry, the handover produced, in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
 
     // Baseline: one call per company, one check.

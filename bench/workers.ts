@@ -22,10 +22,8 @@
  * Run: npm run bench -- workers [companies]
  * Last line: {"bench":"workers","workers":3,"companies":…,"utilisation":…,"share_429":…,"duplicates":…,"lost":…,"one_worker_utilisation":…}
  */
-import { runSync } from "@/db/database";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
-import { findRun } from "@/server/migration/engine/run-repository";
 import {
   benchCompanies,
   benchDir,
@@ -33,6 +31,7 @@ import {
   machineLoad,
   readyBulk,
   recordedCalls,
+  runNow,
   sandboxDuplicates,
   startSandboxProcess,
   startWorkerProcess,
@@ -82,10 +81,10 @@ async function measure(params: { database: BenchDatabase; sandbox: SandboxProces
   const procs = Array.from({ length: workers }, () => startWorkerProcess(bed, sandbox, database.workerEnv(bed)));
   params.started.push(...procs);
   await Promise.all(procs.map((w) => w.ready));
-  const { runId } = startBulkRun(bed.db, bed.people.support, { engagementId: eng.engagementId });
+  const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
   const run = await until(
     "the bulk run to end",
-    () => runSync(findRun(bed.db, runId))!,
+    () => runNow(bed.database, runId),
     (r) => !["queued", "running"].includes(r.status),
     20 * 60_000,
   );
@@ -99,11 +98,11 @@ async function measure(params: { database: BenchDatabase; sandbox: SandboxProces
 
   const wallS = (run.finishedAt!.getTime() - run.requestedAt.getTime()) / 1000;
   // Read again once every worker has stopped: a helper adds its last requests as it lets go.
-  const outcome = runSync(findRun(bed.db, runId))!.outcome as { requests?: number; rateLimited?: number };
+  const outcome = (await runNow(bed.database, runId)).outcome as { requests?: number; rateLimited?: number };
   const requests = outcome.requests ?? 0;
   const rateLimited = outcome.rateLimited ?? 0;
-  const recorded = recordedCalls(bed.db, runId);
-  const states = statesOf(bed.db, eng.engagementId);
+  const recorded = await recordedCalls(bed.database, runId);
+  const states = await statesOf(bed.database, eng.engagementId);
   const notFinal = Object.entries(states)
     .filter(([state]) => !(FINAL_ITEM_STATES as readonly string[]).includes(state))
     .reduce((n, [, k]) => n + k, 0);

@@ -1,19 +1,23 @@
 /**
- * `npm run db:seed`: migrates, registers the built-in sandbox at SANDBOX_URL and seeds the demo data
+ * `npm run db:seed`: migrates the app database (PostgreSQL when DATABASE_URL says so, else SQLite
+ * in DATABASE_FILE), registers the built-in sandbox at SANDBOX_URL and seeds the demo data
  * (idempotent). With SANDBOX_ADMIN_TOKEN the demo's token files hold real sandbox tenants.
  */
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
-import { openDb } from "@/db/client";
+import { databaseLabel, readyDatabase } from "@/db/ready";
 import { seedDemo } from "@/server/demo/seed-demo";
 
 async function main() {
   const e = env();
-  const db = openDb(e.DATABASE_FILE);
+  const database = await readyDatabase();
   const sandbox = e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : undefined;
-  const { seeded } = await seedDemo(db, { ring: appKeyRing(), sandbox, sandboxUrl: e.SANDBOX_URL, appUrl: e.NEXTAUTH_URL });
-  db.$client.close();
-  console.log(seeded ? `Demo data seeded into ${e.DATABASE_FILE}` : `Demo data already present in ${e.DATABASE_FILE}`);
+  try {
+    const { seeded } = await seedDemo(database, { ring: appKeyRing(), sandbox, sandboxUrl: e.SANDBOX_URL, appUrl: e.NEXTAUTH_URL });
+    console.log(seeded ? `Demo data seeded into ${databaseLabel(e)}` : `Demo data already present in ${databaseLabel(e)}`);
+  } finally {
+    await database.close();
+  }
 }
 
 main().catch((error: unknown) => {

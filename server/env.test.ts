@@ -14,9 +14,11 @@ describe("environment", () => {
     expect(() => parseEnv({ ...good, FERRY_ENCRYPTION_KEY: "nope" })).toThrow(/FERRY_ENCRYPTION_KEY: must be '<key id>:<32 bytes in base64>'/);
   });
 
-  it("refuses DATABASE_URL by name while Ferry runs on SQLite only (a blank one is as unset)", () => {
-    expect(() => parseEnv({ ...good, DATABASE_URL: "postgres://ferry@db.internal:5432/ferry" })).toThrow(/DATABASE_URL: Ferry does not run on PostgreSQL yet/);
-    expect(parseEnv({ ...good, DATABASE_URL: " " }).DATABASE_FILE).toBe("data/ferry.db");
+  it("takes a PostgreSQL DATABASE_URL, refuses any other kind by name, and reads a blank one as unset (SQLite)", () => {
+    expect(parseEnv({ ...good, DATABASE_URL: "postgres://ferry:pw@db.internal:5432/ferry" }).DATABASE_URL).toBe("postgres://ferry:pw@db.internal:5432/ferry");
+    expect(parseEnv({ ...good, DATABASE_URL: "postgresql://ferry@db.internal/ferry?sslmode=require" }).DATABASE_URL).toBe("postgresql://ferry@db.internal/ferry?sslmode=require");
+    expect(() => parseEnv({ ...good, DATABASE_URL: "mysql://ferry@db.internal/ferry" })).toThrow(/DATABASE_URL: must be a PostgreSQL URL/);
+    expect(parseEnv({ ...good, DATABASE_URL: " " })).toMatchObject({ DATABASE_URL: undefined, DATABASE_FILE: "data/ferry.db" });
   });
 
   it("reads TRUST_PROXY as a number of proxies, none by default", () => {

@@ -12,14 +12,14 @@ const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_FILE: z.string().min(1).default("data/ferry.db"),
   /**
-   * PostgreSQL is being built (db/database.ts): its schema, migrations and the converted modules'
-   * tests exist, but most of Ferry still runs on SQLite only, and db/schema.ts would hand that code
-   * PostgreSQL's tables. So the app refuses to start with it rather than fail on a first query.
+   * PostgreSQL instead of SQLite (postgres://user:password@host:5432/database), for Ferry on more
+   * than one machine; unset or blank: SQLite in DATABASE_FILE. db/dialect.ts reads it too.
    */
   DATABASE_URL: z
     .string()
     .optional()
-    .refine((v) => !v?.trim(), "Ferry does not run on PostgreSQL yet: only `npm run db:migrate` and the tests read DATABASE_URL. Unset it to run on SQLite (DATABASE_FILE)."),
+    .transform((v) => v?.trim() || undefined)
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\/\S+$/i.test(v), "must be a PostgreSQL URL (postgres://user:password@host:5432/database), or unset to use SQLite (DATABASE_FILE)"),
   NEXTAUTH_SECRET: z.string().min(16, "must be at least 16 characters"),
   NEXTAUTH_URL: z.url("must be the app's public URL, e.g. http://localhost:3000").optional(),
   /** The current key (used to encrypt), as `<id>:<base64 32 bytes>`. */

@@ -96,7 +96,7 @@ function next(weekday: number, hourUtc: number, now = new Date()): Date {
   return d;
 }
 
-type Seeding = { db: Db; database: Database; ring: KeyRing; control?: SandboxControl; notify: (engagementId: string, r: { notice?: FlowNotice | null; waiting?: WaitingChange | null }) => Promise<void> };
+type Seeding = { database: Database; ring: KeyRing; control?: SandboxControl; notify: (engagementId: string, r: { notice?: FlowNotice | null; waiting?: WaitingChange | null }) => Promise<void> };
 
 /** The companies of a demo file: real sandbox tenants when a sandbox is given, stand-ins otherwise. */
 async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly { name: string; records: number }[]) {
@@ -151,7 +151,7 @@ async function handedOverWithReconnection(
   s: Seeding,
   p: { support: Actor; customer: Actor; organizationId: string; sandbox: SandboxAccess; mail: { appUrl: string; mail: MailConfig } },
 ): Promise<void> {
-  const { db } = s;
+  const { database } = s;
   const zoho = await createEngagement(s.database, p.support, { organizationId: p.organizationId, platformKey: "rwuv" });
   await s.notify(zoho.id, zoho);
   const file = await companiesFor(s, "rwuv", BLUEBIRD_ZOHO_COMPANIES);
@@ -166,14 +166,18 @@ async function handedOverWithReconnection(
   const rotated = file.tenants.find((t) => t.name === BLUEBIRD_ZOHO_ROTATED);
   if (rotated && s.control) await s.control.rotate("rwuv", rotated.tenantId);
 
-  const worker = createWorker({ db, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
+  const worker = createWorker({ database, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
   // The test on a company whose tokens are good (Ferry's own pick, the smallest, is the refreshed one).
-  const pilot = db.select({ id: migrationItems.id }).from(migrationItems).where(and(eq(migrationItems.engagementId, zoho.id), eq(migrationItems.name, "Bluebird Garden"))).get();
-  requestTestRun(db, p.support, { engagementId: zoho.id, kind: "pilot", itemId: pilot?.id ?? null });
+  const [pilot] = await database.db
+    .select({ id: migrationItems.id })
+    .from(migrationItems)
+    .where(and(eq(migrationItems.engagementId, zoho.id), eq(migrationItems.name, "Bluebird Garden")))
+    .limit(1);
+  await requestTestRun(database, p.support, { engagementId: zoho.id, kind: "pilot", itemId: pilot?.id ?? null });
   await worker.runOnce();
-  startBulkRun(db, p.support, { engagementId: zoho.id, reason: "The demo runs its bulk migrations at once." });
+  await startBulkRun(database, p.support, { engagementId: zoho.id, reason: "The demo runs its bulk migrations at once." });
   await worker.runOnce();
-  await confirmHandover(db, p.support, { ...p.mail, purgeAfterDays: 14 }, { engagementId: zoho.id });
+  await confirmHandover(database, p.support, { ...p.mail, purgeAfterDays: 14 }, { engagementId: zoho.id });
 }
 
 /**
@@ -182,9 +186,8 @@ async function handedOverWithReconnection(
  * `sandboxUrl` (or the sandbox's URL) is marked built-in, or, with sandbox access, one is added
  * with a client of its own. With sandbox access the token files are built from real sandbox tenants.
  */
-export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
-  // Accounts and targets are on the dialect-neutral layer; the rest of the seed still uses the SQLite handle.
-  const database = databaseOf(db);
+export async function seedDemo(on: Database | Db, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
+  const database = "db" in on ? on : databaseOf(on);
   const sandboxUrl = options.sandbox?.url ?? options.sandboxUrl;
   if (sandboxUrl) {
     const access = options.sandbox;
@@ -210,7 +213,6 @@ export async function seedDemo(db: Db, options: { ring: KeyRing; sandbox?: Sandb
   // The demo's mail lands in the outbox quietly (never SMTP: the addresses are not real).
   const mail = { appUrl: options.appUrl ?? "http://localhost:3000", mail: { from: "Ferry <ferry@localhost>", keyRing: options.ring, log: () => {} } };
   const s: Seeding = {
-    db,
     database,
     ring: options.ring,
     control: options.sandbox ? createControlClient(options.sandbox) : undefined,

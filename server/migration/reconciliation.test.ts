@@ -6,9 +6,9 @@
  * timeline's bulk and handover entries and the report's CSV all say the same numbers, the pilot's
  * company counted and named — for support and for the customer alike.
  */
+import { until } from "@/server/testing/until";
 import { parse } from "csv-parse/sync";
 import { readSteps } from "@/db/database";
-import { databaseDialect } from "@/db/dialect";
 import { eq } from "drizzle-orm";
 import { migrationItems } from "@/db/schema";
 import { seedHandover } from "@/server/testing/handover-fixture";
@@ -24,20 +24,6 @@ import { handoverReportCsv } from "./handover/report-csv";
 import { requestTestRun } from "./test-run/request-test-run";
 import { reconcile, toReconciliation } from "./reconciliation";
 import { engineTestBed } from "../testing/test-bed";
-
-/**
- * Polls an awaited `read` until `done` (server/testing/until.ts reads synchronously: a query is a
- * promise now).
- */
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -117,9 +103,7 @@ describe("how far each company got, read from what the engine stored", () => {
 });
 
 describe("one reconciliation on every surface", () => {
-  // Needs the worker, which runs on better-sqlite3's sync API until server/migration/engine is on
-  // the database layer (another part of issue 19): on PostgreSQL once it is.
-  it.skipIf(databaseDialect() === "postgresql")("the bulk panel, the handover card, the timeline and the report's CSV say the same numbers, the pilot's company included and named", async () => {
+  it("the bulk panel, the handover card, the timeline and the report's CSV say the same numbers, the pilot's company included and named", async () => {
     const { people } = bed;
     const eng = await bed.ready(
       [
@@ -136,7 +120,7 @@ describe("one reconciliation on every surface", () => {
     const [pilot, , , , , , closed] = eng.items;
     const support = callerAs(bed.t.database, people.support);
     const customer = callerAs(bed.t.database, people.customerA);
-    const worker = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+    const worker = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
     running.push(worker);
     worker.start();
 

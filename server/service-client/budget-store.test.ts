@@ -1,30 +1,38 @@
 /**
- * The shared rate budget on a real temporary SQLite database: the store's statements (blocks within
- * the quota whoever takes them, dead members freed, unused blocks handed back) and a pacer's seat
- * in it (its share following the machine's members, daily quota taken before sending).
+ * The shared rate budget on the test database (SQLite, or PostgreSQL on its pass): the store's
+ * statements (blocks within the quota whoever takes them, also six takers at once on connections
+ * of their own; dead members freed, unused blocks handed back) and a pacer's seat in it (its share
+ * following the machine's members, daily quota taken before sending).
  */
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openDb } from "@/db/client";
+import { databaseOf, openPostgres, type Database } from "@/db/database";
 import { rateBudgetMembers, rateBudgetQuotas } from "@/db/schema";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDb, TEST_KEY_RING, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
 import { HEARTBEAT_MS, STALE_MS, utcDayPeriod } from "./budget-rules";
 import { createBudgetStore, type BudgetStore, type QuotaCounter } from "./budget-store";
 import { joinSharedBudget, type SharedBudget } from "./shared-budget";
 
-let t: TestDb;
+let t: TestDatabase;
 let store: BudgetStore;
 let targetId: string;
 const T = Date.parse("2026-11-25T12:00:00.000Z");
 const at = (ms: number) => new Date(T + ms);
 const counter = (quota: number): QuotaCounter => ({ period: "day:2026-11-25", quota, resetsAt: new Date(utcDayPeriod(T).resetsAt) });
 
-const granted = () => t.db.select().from(rateBudgetQuotas).where(eq(rateBudgetQuotas.targetId, targetId)).get()?.granted;
-const memberRow = (id: string) => t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.id, id)).get();
+const granted = async () => (await t.db.select().from(rateBudgetQuotas).where(eq(rateBudgetQuotas.targetId, targetId)))[0]?.granted;
+const memberRow = async (id: string) => (await t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.id, id)))[0];
+
+/** Another connection to the test database, as another worker process has. */
+function otherConnection(): Database {
+  return "DATABASE_FILE" in t.env ? databaseOf(openDb(t.env.DATABASE_FILE, { migrate: false })) : openPostgres(t.env.DATABASE_URL, { max: 1 });
+}
 
 beforeEach(async () => {
-  t = createTestDb();
-  store = createBudgetStore(t.db);
+  t = await createTestDatabase();
+  store = createBudgetStore(t.database);
   targetId = (await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Acme's account", baseUrl: "https://api.example.test", apiKey: "key-0123456789", kind: "service", dailyQuota: 250 })).id;
 });
 afterEach(() => t.close());
@@ -39,18 +47,47 @@ describe("the budget store", () => {
     expect(grants.reduce((x, y) => x + y, 0)).toBe(250);
     expect(grants[0]).toBe(42); // a fair part of what is left (250 ÷ (2 × 3)), not the 200 wanted
     expect(grants.slice(-3)).toEqual([0, 0, 0]);
-    expect(granted()).toBe(250);
-    expect(memberRow("a")).toMatchObject({ quotaPeriod: "day:2026-11-25", quotaUsed: 0 });
+    expect(await granted()).toBe(250);
+    expect(await memberRow("a")).toMatchObject({ quotaPeriod: "day:2026-11-25", quotaUsed: 0 });
+  });
+
+  it("six takers at once, each on a connection of its own, are granted exactly the quota between them, never more", async () => {
+    // On PostgreSQL these are six concurrent transactions: the counter's row lock queues them and
+    // the conditional update keeps the counter within the quota (take both away and it overshoots).
+    const ids = ["a", "b", "c", "d", "e", "f"];
+    const connections = ids.map(() => otherConnection());
+    try {
+      const stores = connections.map((database) => createBudgetStore(database));
+      for (const id of ids) await store.join({ id, targetId, machineId: "m1", sharesWindow: true, now: at(0) });
+      const quota = 250;
+      const grants = await Promise.all(
+        stores.map(async (s, i) => {
+          const mine: number[] = [];
+          for (let round = 0; ; round++) {
+            const { granted: n } = await s.takeBlock({ id: ids[i]!, targetId, counter: counter(quota), wanted: 40, used: 0, ratePerSecond: 10, now: at(round) });
+            if (n === 0) return mine;
+            mine.push(n);
+          }
+        }),
+      );
+      const total = grants.flat().reduce((x, y) => x + y, 0);
+      expect(total).toBe(quota);
+      expect(await granted()).toBe(quota);
+      // Each member's row counts what it was granted, and nothing of it was lost to another's take.
+      for (const [i, id] of ids.entries()) expect((await memberRow(id))?.quotaTaken).toBe(grants[i]!.reduce((x, y) => x + y, 0));
+    } finally {
+      await Promise.all(connections.map((c) => c.close()));
+    }
   });
 
   it("grants nothing from a quota the service says is already spent", async () => {
     await store.join({ id: "a", targetId, machineId: "m1", sharesWindow: true, now: at(0) });
     await store.heartbeat({ id: "a", targetId, now: at(100), quota: null, serviceUsed: { ...counter(250), used: 250 } });
-    expect(granted()).toBe(250);
+    expect(await granted()).toBe(250);
     expect(await store.takeBlock({ id: "a", targetId, counter: counter(250), wanted: 200, used: 0, ratePerSecond: 10, now: at(200) })).toEqual({ granted: 0, taken: 0, ahead: 0 });
     // What the service says only ever raises the count: a lower figure (an older answer) changes nothing.
     await store.heartbeat({ id: "a", targetId, now: at(300), quota: null, serviceUsed: { ...counter(250), used: 10 } });
-    expect(granted()).toBe(250);
+    expect(await granted()).toBe(250);
   });
 
   it("a member that leaves hands back what it did not send", async () => {
@@ -58,11 +95,11 @@ describe("the budget store", () => {
     const block = await store.takeBlock({ id: "a", targetId, counter: counter(250), wanted: 100, used: 0, ratePerSecond: 10, now: at(0) });
     expect(block.granted).toBe(100);
     await store.leave({ id: "a", targetId, quota: { period: counter(250).period, taken: 100, used: 30 } });
-    expect(granted()).toBe(30);
-    expect(memberRow("a")).toBeUndefined();
+    expect(await granted()).toBe(30);
+    expect(await memberRow("a")).toBeUndefined();
     // Leaving twice (or after being found dead) hands back nothing more.
     await store.leave({ id: "a", targetId, quota: { period: counter(250).period, taken: 100, used: 30 } });
-    expect(granted()).toBe(30);
+    expect(await granted()).toBe(30);
   });
 
   it("a member with a stale heartbeat is removed by the next heartbeat of any member, its unsent blocks handed back", async () => {
@@ -70,23 +107,23 @@ describe("the budget store", () => {
     await store.join({ id: "live", targetId, machineId: "m2", sharesWindow: true, now: at(0) });
     await store.takeBlock({ id: "dead", targetId, counter: counter(1_000), wanted: 100, used: 0, ratePerSecond: 10, now: at(0) });
     await store.heartbeat({ id: "dead", targetId, now: at(1_000), quota: { period: counter(1_000).period, used: 20, ahead: 30 } });
-    expect(granted()).toBe(100);
+    expect(await granted()).toBe(100);
 
     // Not yet stale: still counted, nothing handed back.
     let beat = await store.heartbeat({ id: "live", targetId, now: at(1_000 + STALE_MS), quota: null });
     expect(beat.members.map((m) => m.id).sort()).toEqual(["dead", "live"]);
-    expect(granted()).toBe(100);
+    expect(await granted()).toBe(100);
 
     beat = await store.heartbeat({ id: "live", targetId, now: at(1_001 + STALE_MS), quota: null });
     expect(beat.members.map((m) => m.id)).toEqual(["live"]);
-    expect(memberRow("dead")).toBeUndefined();
+    expect(await memberRow("dead")).toBeUndefined();
     // 100 granted − 20 reported sent − 30 it may have sent since its report.
-    expect(granted()).toBe(50);
+    expect(await granted()).toBe(50);
 
     // The dead member comes back (it had stalled): told so, it holds nothing and joins again.
     expect((await store.heartbeat({ id: "dead", targetId, now: at(9_000), quota: { period: counter(1_000).period, used: 20, ahead: 30 } })).alive).toBe(false);
     expect(await store.takeBlock({ id: "dead", targetId, counter: counter(1_000), wanted: 100, used: 0, ratePerSecond: 10, now: at(9_000) })).toEqual({ granted: 0, taken: 0, ahead: 0 });
-    expect(granted()).toBe(50);
+    expect(await granted()).toBe(50);
   });
 
   it("follows a known quota that an admin changed", async () => {
@@ -94,7 +131,7 @@ describe("the budget store", () => {
     await store.takeBlock({ id: "a", targetId, counter: counter(250), wanted: 100, used: 0, ratePerSecond: 10, now: at(0) });
     // 20 left of the new quota; half of it to the one member, the rest kept for whoever asks next.
     expect((await store.takeBlock({ id: "a", targetId, counter: counter(120), wanted: 100, used: 0, ratePerSecond: 10, now: at(1) })).granted).toBe(10);
-    expect(t.db.select().from(rateBudgetQuotas).where(and(eq(rateBudgetQuotas.targetId, targetId))).get()).toMatchObject({ quota: 120, granted: 110 });
+    expect((await t.db.select().from(rateBudgetQuotas).where(and(eq(rateBudgetQuotas.targetId, targetId))))[0]).toMatchObject({ quota: 120, granted: 110 });
   });
 });
 
@@ -173,7 +210,7 @@ describe("a pacer's seat in the shared budget", () => {
     }
     expect(sent).toBe(250);
     expect(a.quotaHold()).toEqual({ until: utcDayPeriod(T).resetsAt, limit: 250 });
-    expect(granted()).toBe(250);
+    expect(await granted()).toBe(250);
   });
 });
 

@@ -4,14 +4,15 @@
  * touches the database only when it joins, heartbeats (every few seconds), takes a block of the
  * quota (a few times a minute) and leaves, never per request.
  *
- * The methods return promises so the same interface fits an asynchronous database; on SQLite each
- * is one synchronous transaction (better-sqlite3's never awaits). The statements are plain drizzle
- * and portable SQL: a block is taken by `UPDATE … SET granted = granted + :n WHERE granted + :n <=
- * quota`, which holds under concurrent takers on any database, and nothing relies on `MIN`/`MAX`
- * scalar functions or an upsert's update clause.
+ * Each method is one read-committed transaction on the `Database` (db/database.ts), SQLite or
+ * PostgreSQL, with generator bodies. A block is taken with the period's counter row locked (FOR
+ * UPDATE on PostgreSQL), so takers at once queue on it and each sees what the one before left; the
+ * update itself is `UPDATE … SET granted = granted + :n WHERE granted + :n <= quota`, which keeps
+ * the counter within the quota even so. Nothing relies on `MIN`/`MAX` scalar functions, an upsert's
+ * update clause, or anything else one of the two databases lacks.
  */
 import { and, eq, gte, lt, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { rateBudgetMembers, rateBudgetQuotas } from "@/db/schema";
 import { aheadOf, blockGranted, isLive, reclaimable, STALE_MS, unused, type BudgetMember } from "./budget-rules";
 
@@ -46,8 +47,6 @@ export type BudgetStore = {
   leave(params: { id: string; targetId: string; quota: { period: string; taken: number; used: number } | null }): Promise<void>;
 };
 
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
 const toMember = (row: typeof rateBudgetMembers.$inferSelect): BudgetMember => ({
   id: row.id,
   machineId: row.machineId,
@@ -61,134 +60,139 @@ const toMember = (row: typeof rateBudgetMembers.$inferSelect): BudgetMember => (
 });
 
 /** Takes `n` off a period's granted requests (never below zero), in two portable statements. */
-function handBack(tx: Tx, params: { targetId: string; period: string; n: number; now: Date }): void {
+function* handBack(tx: Tx, params: { targetId: string; period: string; n: number; now: Date }): Steps<void> {
   const { targetId, period, n, now } = params;
   if (n <= 0) return;
   const key = and(eq(rateBudgetQuotas.targetId, targetId), eq(rateBudgetQuotas.period, period));
-  const done = tx
-    .update(rateBudgetQuotas)
-    .set({ granted: sql`${rateBudgetQuotas.granted} - ${n}`, updatedAt: now })
-    .where(and(key, gte(rateBudgetQuotas.granted, n)))
-    .run();
-  if (done.changes === 0) tx.update(rateBudgetQuotas).set({ granted: 0, updatedAt: now }).where(and(key, lt(rateBudgetQuotas.granted, n))).run();
+  const done = yield* q.run(
+    tx
+      .update(rateBudgetQuotas)
+      .set({ granted: sql`${rateBudgetQuotas.granted} - ${n}`, updatedAt: now })
+      .where(and(key, gte(rateBudgetQuotas.granted, n))),
+  );
+  if (done.changes === 0) yield* q.run(tx.update(rateBudgetQuotas).set({ granted: 0, updatedAt: now }).where(and(key, lt(rateBudgetQuotas.granted, n))));
 }
 
 /** The counter row of a period, made when the first member asks for it. */
-function ensureCounter(tx: Tx, params: { targetId: string; counter: QuotaCounter; now: Date }): void {
+function* ensureCounter(tx: Tx, params: { targetId: string; counter: QuotaCounter; now: Date }): Steps<void> {
   const { targetId, counter, now } = params;
-  tx.insert(rateBudgetQuotas)
-    .values({ targetId, period: counter.period, quota: counter.quota, granted: 0, resetsAt: counter.resetsAt, updatedAt: now })
-    .onConflictDoNothing()
-    .run();
+  yield* q.run(
+    tx
+      .insert(rateBudgetQuotas)
+      .values({ targetId, period: counter.period, quota: counter.quota, granted: 0, resetsAt: counter.resetsAt, updatedAt: now })
+      .onConflictDoNothing(),
+  );
 }
 
+const READ_COMMITTED = { isolation: "read committed" } as const;
+
 /** The budget store on Ferry's database (see the module comment). */
-export function createBudgetStore(db: Db, options: { staleMs?: number } = {}): BudgetStore {
+export function createBudgetStore(database: Database, options: { staleMs?: number } = {}): BudgetStore {
   const staleMs = options.staleMs ?? STALE_MS;
 
   return {
     async join({ id, targetId, machineId, sharesWindow, now }) {
-      db.insert(rateBudgetMembers).values({ id, targetId, machineId, sharesWindow, joinedAt: now, heartbeatAt: now }).run();
+      await database.transaction(function* (tx) {
+        yield* q.run(tx.insert(rateBudgetMembers).values({ id, targetId, machineId, sharesWindow, joinedAt: now, heartbeatAt: now }));
+      }, READ_COMMITTED);
     },
 
     async heartbeat({ id, targetId, now, quota, serviceUsed }) {
-      return db.transaction((tx) => {
-        const renewed = tx.update(rateBudgetMembers).set({ heartbeatAt: now }).where(eq(rateBudgetMembers.id, id)).returning({ id: rateBudgetMembers.id }).get();
+      return database.transaction(function* (tx) {
+        const renewed = yield* q.get(tx.update(rateBudgetMembers).set({ heartbeatAt: now }).where(eq(rateBudgetMembers.id, id)).returning({ id: rateBudgetMembers.id }));
         // The report counts against the blocks of its own period only (none taken yet in a new one: nothing to count against).
         if (quota) {
-          tx.update(rateBudgetMembers)
-            .set({ quotaUsed: quota.used, quotaAhead: quota.ahead })
-            .where(and(eq(rateBudgetMembers.id, id), eq(rateBudgetMembers.quotaPeriod, quota.period)))
-            .run();
+          yield* q.run(
+            tx
+              .update(rateBudgetMembers)
+              .set({ quotaUsed: quota.used, quotaAhead: quota.ahead })
+              .where(and(eq(rateBudgetMembers.id, id), eq(rateBudgetMembers.quotaPeriod, quota.period))),
+          );
         }
 
         // The target's dead members: their shares go to the others, their unsent blocks back to the counter.
-        const dead = tx
-          .select()
-          .from(rateBudgetMembers)
-          .where(and(eq(rateBudgetMembers.targetId, targetId), lt(rateBudgetMembers.heartbeatAt, new Date(now.getTime() - staleMs))))
-          .all();
+        const dead = yield* q.all(
+          tx
+            .select()
+            .from(rateBudgetMembers)
+            .where(and(eq(rateBudgetMembers.targetId, targetId), lt(rateBudgetMembers.heartbeatAt, new Date(now.getTime() - staleMs)))),
+        );
         for (const row of dead) {
-          const gone = tx
-            .delete(rateBudgetMembers)
-            .where(and(eq(rateBudgetMembers.id, row.id), eq(rateBudgetMembers.heartbeatAt, row.heartbeatAt)))
-            .run();
-          if (gone.changes && row.quotaPeriod) handBack(tx, { targetId, period: row.quotaPeriod, n: reclaimable(row), now });
+          // Deleted only as it was read (a heartbeat since makes it live again); of two members
+          // freeing it at once, one deletes it and hands its blocks back, the other finds it gone.
+          const gone = yield* q.run(tx.delete(rateBudgetMembers).where(and(eq(rateBudgetMembers.id, row.id), eq(rateBudgetMembers.heartbeatAt, row.heartbeatAt))));
+          if (gone.changes && row.quotaPeriod) yield* handBack(tx, { targetId, period: row.quotaPeriod, n: reclaimable(row), now });
         }
 
         if (serviceUsed) {
           // Requests the service counted that no member was granted (another client of the account, a test): they are spent too.
-          ensureCounter(tx, { targetId, counter: serviceUsed, now });
-          tx.update(rateBudgetQuotas)
-            .set({ granted: serviceUsed.used, updatedAt: now })
-            .where(and(eq(rateBudgetQuotas.targetId, targetId), eq(rateBudgetQuotas.period, serviceUsed.period), lt(rateBudgetQuotas.granted, serviceUsed.used)))
-            .run();
+          yield* ensureCounter(tx, { targetId, counter: serviceUsed, now });
+          yield* q.run(
+            tx
+              .update(rateBudgetQuotas)
+              .set({ granted: serviceUsed.used, updatedAt: now })
+              .where(and(eq(rateBudgetQuotas.targetId, targetId), eq(rateBudgetQuotas.period, serviceUsed.period), lt(rateBudgetQuotas.granted, serviceUsed.used))),
+          );
         }
         // Counters of periods that ended a day ago or more are of no use to anyone.
-        tx.delete(rateBudgetQuotas)
-          .where(and(eq(rateBudgetQuotas.targetId, targetId), lt(rateBudgetQuotas.resetsAt, new Date(now.getTime() - 86_400_000))))
-          .run();
+        yield* q.run(tx.delete(rateBudgetQuotas).where(and(eq(rateBudgetQuotas.targetId, targetId), lt(rateBudgetQuotas.resetsAt, new Date(now.getTime() - 86_400_000)))));
 
-        const members = tx
-          .select()
-          .from(rateBudgetMembers)
-          .where(eq(rateBudgetMembers.targetId, targetId))
-          .all()
+        const members = (yield* q.all(tx.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, targetId))))
           .map(toMember)
           .filter((m) => isLive(m, now.getTime(), staleMs));
         return { alive: !!renewed, members };
-      });
+      }, READ_COMMITTED);
     },
 
     async takeBlock({ id, targetId, counter, wanted, used, ratePerSecond, now }) {
-      return db.transaction((tx) => {
-        const me = tx.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.id, id)).get();
+      return database.transaction(function* (tx) {
+        const me = yield* q.get(forUpdate(tx.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.id, id))));
         // A member found dead holds nothing: it joins again before it takes any more.
         if (!me) return { granted: 0, taken: 0, ahead: 0 };
         const samePeriod = me.quotaPeriod === counter.period;
         const takenBefore = samePeriod ? me.quotaTaken : 0;
 
-        ensureCounter(tx, { targetId, counter, now });
+        yield* ensureCounter(tx, { targetId, counter, now });
         const key = and(eq(rateBudgetQuotas.targetId, targetId), eq(rateBudgetQuotas.period, counter.period));
+        // The counter's row locked from here to the commit: takers at once queue on it, and each
+        // block is sized on what is really left (not on what was left before another's take).
+        const row = yield* q.get(forUpdate(tx.select().from(rateBudgetQuotas).where(key)));
         // An admin may have changed the target's known quota since the counter was made.
-        tx.update(rateBudgetQuotas)
-          .set({ quota: counter.quota })
-          .where(and(key, sql`${rateBudgetQuotas.quota} <> ${counter.quota}`))
-          .run();
-        const row = tx.select().from(rateBudgetQuotas).where(key).get();
-        const members = tx
-          .select({ heartbeatAt: rateBudgetMembers.heartbeatAt })
-          .from(rateBudgetMembers)
-          .where(eq(rateBudgetMembers.targetId, targetId))
-          .all()
-          .filter((m) => isLive({ heartbeatAt: m.heartbeatAt.getTime() }, now.getTime(), staleMs)).length;
-        let granted = row ? blockGranted({ wanted, left: row.quota - row.granted, members }) : 0;
+        if (row && row.quota !== counter.quota) yield* q.run(tx.update(rateBudgetQuotas).set({ quota: counter.quota }).where(key));
+        const members = (yield* q.all(tx.select({ heartbeatAt: rateBudgetMembers.heartbeatAt }).from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, targetId)))).filter((m) =>
+          isLive({ heartbeatAt: m.heartbeatAt.getTime() }, now.getTime(), staleMs),
+        ).length;
+        let granted = row ? blockGranted({ wanted, left: counter.quota - row.granted, members }) : 0;
         if (granted > 0) {
           // The conditional update is what keeps the counter within the quota, whoever takes at once.
-          const took = tx
-            .update(rateBudgetQuotas)
-            .set({ granted: sql`${rateBudgetQuotas.granted} + ${granted}`, updatedAt: now })
-            .where(and(key, sql`${rateBudgetQuotas.granted} + ${granted} <= ${rateBudgetQuotas.quota}`))
-            .run();
+          const took = yield* q.run(
+            tx
+              .update(rateBudgetQuotas)
+              .set({ granted: sql`${rateBudgetQuotas.granted} + ${granted}`, updatedAt: now })
+              .where(and(key, sql`${rateBudgetQuotas.granted} + ${granted} <= ${rateBudgetQuotas.quota}`)),
+          );
           if (took.changes === 0) granted = 0;
         }
         const taken = takenBefore + granted;
         const ahead = aheadOf({ inHand: taken - used, ratePerSecond });
-        tx.update(rateBudgetMembers)
-          // Not a heartbeat: the members' share rule reads a heartbeat as "has read the members since".
-          .set({ quotaPeriod: counter.period, quotaTaken: taken, quotaUsed: used, quotaAhead: ahead })
-          .where(eq(rateBudgetMembers.id, id))
-          .run();
+        yield* q.run(
+          tx
+            .update(rateBudgetMembers)
+            // Not a heartbeat: the members' share rule reads a heartbeat as "has read the members since".
+            .set({ quotaPeriod: counter.period, quotaTaken: taken, quotaUsed: used, quotaAhead: ahead })
+            .where(eq(rateBudgetMembers.id, id)),
+        );
         return { granted, taken, ahead };
-      });
+      }, READ_COMMITTED);
     },
 
     async leave({ id, targetId, quota }) {
-      db.transaction((tx) => {
-        const gone = tx.delete(rateBudgetMembers).where(eq(rateBudgetMembers.id, id)).run();
+      const now = new Date();
+      await database.transaction(function* (tx) {
+        const gone = yield* q.run(tx.delete(rateBudgetMembers).where(eq(rateBudgetMembers.id, id)));
         // Only a member still counted hands back: one found dead had its blocks handed back already.
-        if (gone.changes && quota) handBack(tx, { targetId, period: quota.period, n: unused(quota), now: new Date() });
-      });
+        if (gone.changes && quota) yield* handBack(tx, { targetId, period: quota.period, n: unused(quota), now });
+      }, READ_COMMITTED);
     },
   };
 }

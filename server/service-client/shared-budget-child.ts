@@ -4,22 +4,23 @@
  * its pacer from several callers until its time is up, then leaves the budget. Every 200 ms it
  * prints one JSON line of what it has done, and a last one with `done: true`.
  *
- * Env: DATABASE_FILE, BUDGET_TARGET_ID, BUDGET_MACHINE_ID, BUDGET_KNOWN_QUOTA (empty: none),
+ * Env: DATABASE_URL (PostgreSQL) or DATABASE_FILE (SQLite), BUDGET_TARGET_ID, BUDGET_MACHINE_ID, BUDGET_KNOWN_QUOTA (empty: none),
  * BUDGET_SHARE, SANDBOX_URL, SANDBOX_API_KEY, BUDGET_DURATION_MS, BUDGET_CALLERS.
  */
-import { openDb } from "@/db/client";
+import { getDatabase } from "@/db/database";
 import { createBudgetStore } from "./budget-store";
 import { createPacer } from "./pacer";
 import { joinSharedBudget } from "./shared-budget";
 
 async function main(): Promise<void> {
   const e = process.env;
-  const db = openDb(e.DATABASE_FILE!);
+  // The database the environment names (db/database.ts): PostgreSQL with DATABASE_URL, else SQLite at DATABASE_FILE.
+  const database = getDatabase();
   const share =
     e.BUDGET_SHARE === "0"
       ? null
       : joinSharedBudget({
-          store: createBudgetStore(db),
+          store: createBudgetStore(database),
           targetId: e.BUDGET_TARGET_ID!,
           machineId: e.BUDGET_MACHINE_ID ?? "test-machine",
           knownDailyQuota: e.BUDGET_KNOWN_QUOTA ? Number(e.BUDGET_KNOWN_QUOTA) : null,
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   clearInterval(ticker);
   await share?.leave();
   report(true);
-  db.$client.close();
+  await database.close();
 }
 
 main().then(

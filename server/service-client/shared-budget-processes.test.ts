@@ -1,6 +1,7 @@
 /**
  * The shared rate budget with pacers in processes of their own (shared-budget-child.ts), on one
- * SQLite file, against a real sandbox on a random port: together they keep to the limit of their
+ * test database (a SQLite file, or a PostgreSQL database on its pass, each process with its own
+ * connection), against a real sandbox on a random port: together they keep to the limit of their
  * address and to the account's daily quota, with few 429s; a process killed with SIGKILL has its
  * share given to the others and its unsent quota handed back once its heartbeat is stale.
  *
@@ -13,7 +14,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateBudgetMembers, rateBudgetQuotas } from "@/db/schema";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDb, TEST_KEY_RING, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { until } from "@/server/testing/until";
 import { reclaimable, STALE_MS } from "./budget-rules";
@@ -22,7 +23,7 @@ type Line = { t: number; sent: number; pacerSent: number; ok: number; r429: numb
 type Child = { child: ChildProcess; lines: Line[]; errors: string[]; exited: Promise<number | null>; last(): Line | undefined };
 
 let sb: TestSandbox;
-let t: TestDb;
+let t: TestDatabase;
 const started: Child[] = [];
 
 function startPacer(params: { targetId: string; apiKey: string; durationMs: number; knownQuota?: number; share?: boolean; callers?: number }): Child {
@@ -31,7 +32,8 @@ function startPacer(params: { targetId: string; apiKey: string; durationMs: numb
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
-      DATABASE_FILE: t.file,
+      // The test database: DATABASE_FILE (and an empty DATABASE_URL) on SQLite, DATABASE_URL on PostgreSQL.
+      ...t.env,
       BUDGET_TARGET_ID: params.targetId,
       BUDGET_MACHINE_ID: "machine-one",
       BUDGET_KNOWN_QUOTA: params.knownQuota ? String(params.knownQuota) : "",
@@ -76,12 +78,12 @@ const sum = (lines: Line[], key: "pacerSent" | "sent" | "r429" | "ok") => lines.
 
 beforeAll(async () => {
   sb = await startTestSandbox();
-  t = createTestDb();
+  t = await createTestDatabase();
 });
 afterAll(async () => {
   for (const c of started) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
   await Promise.all(started.map((c) => c.exited));
-  t.close();
+  await t.close();
   await sb.close();
 });
 
@@ -115,7 +117,7 @@ describe("one rate budget per target across processes", () => {
       expect(c.last()!.ok).toBeGreaterThan(20);
     }
     // Each left, so nothing of them stays in the budget.
-    expect(t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, shared.targetId)).all()).toEqual([]);
+    expect(await t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, shared.targetId))).toEqual([]);
   }, 60_000);
 
   it("a daily quota of 200 shared by three processes: never more than 200 sent, and what they were granted is what they sent", async () => {
@@ -129,7 +131,7 @@ describe("one rate budget per target across processes", () => {
     expect(sum(lines, "r429")).toBe(0);
     for (const c of children) expect(c.lines.some((l) => l.hold === "quota_spent")).toBe(true);
     // Blocks not used were handed back when each left: the counter holds exactly what was sent.
-    const counter = t.db.select().from(rateBudgetQuotas).where(eq(rateBudgetQuotas.targetId, quota.targetId)).get();
+    const [counter] = await t.db.select().from(rateBudgetQuotas).where(eq(rateBudgetQuotas.targetId, quota.targetId));
     expect(counter).toMatchObject({ quota: 200, granted: sent });
 
     // The quota is already spent: a process started now sends nothing.
@@ -149,13 +151,13 @@ describe("one rate budget per target across processes", () => {
     victim.child.kill("SIGKILL");
     await victim.exited;
     const killedAt = Date.now();
-    const members = t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, quota.targetId)).all();
+    const members = await t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, quota.targetId));
     expect(members).toHaveLength(3);
 
     // Its row stays until its heartbeat is stale, then the next heartbeat of a survivor removes it.
     await until("the survivors to split the window between them", () => survivors.map((c) => c.last()?.count ?? 0), (counts) => counts.every((n) => n === 2), 20_000);
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(STALE_MS - 2_500);
-    const after = t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, quota.targetId)).all();
+    const after = await t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.targetId, quota.targetId));
     expect(after).toHaveLength(2);
     const dead = members.find((m) => !after.some((a) => a.id === m.id))!;
     // It had taken a block it had not used up; what it could not have sent came back.
@@ -173,7 +175,7 @@ describe("one rate budget per target across processes", () => {
     expect(late.reduce((x, y) => x + y, 0)).toBeGreaterThan(30 * 0.75);
     expect(sum(lines, "r429") / sum(lines, "sent")).toBeLessThanOrEqual(0.02);
     // Once both left, the counter holds what they sent, and what the dead one reported plus what it may have sent since.
-    const counter = t.db.select().from(rateBudgetQuotas).where(eq(rateBudgetQuotas.targetId, quota.targetId)).get()!;
-    expect(counter.granted).toBe(sum(lines, "pacerSent") + dead.quotaUsed + dead.quotaAhead);
+    const [counter] = await t.db.select().from(rateBudgetQuotas).where(eq(rateBudgetQuotas.targetId, quota.targetId));
+    expect(counter!.granted).toBe(sum(lines, "pacerSent") + dead.quotaUsed + dead.quotaAhead);
   }, 90_000);
 });

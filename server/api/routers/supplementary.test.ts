@@ -9,7 +9,6 @@ import { and, count, eq, isNotNull } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, mailOutbox, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows } from "@/db/schema";
 import { MIGRATION_ITEM_STATES } from "@/core/migration/states";
-import { databaseDialect } from "@/db/dialect";
 import { openItemCredentials, openSupplementaryCredentials } from "@/server/items/item-credentials";
 import { SecretDecryptionError } from "@/server/security/secrets";
 import { checkSupplementaryFile } from "@/server/migration/supplementary/check-supplementary-file";
@@ -254,8 +253,7 @@ describe("support's review", () => {
 });
 
 describe("the handover's purge", () => {
-  // handover.confirm still runs on better-sqlite3 (confirm-handover.ts is not on the Database yet): SQLite only until it is.
-  it.skipIf(databaseDialect() === "postgresql")("deletes fresh tokens never used (a file awaiting review), counted in its audit event", async () => {
+  it("deletes fresh tokens never used (a file awaiting review), counted in its audit event", async () => {
     const { fileId } = await sent([COPPERLEAF, WILDROSE]);
     await support().handover.confirm({ engagementId: f.engagementId });
     const result = await customer().handover.acknowledge({ engagementId: f.engagementId });

@@ -1,12 +1,12 @@
 /**
- * The bulk run carried out by real workers against a real sandbox on a random port and a real
- * SQLite file: every company migrated at a small rate limit with hardly any 429, rotated tenants
+ * The bulk run carried out by real workers against a real sandbox on a random port and the test
+ * database (a SQLite file, or PostgreSQL on its pass): every company migrated at a small rate limit with hardly any 429, rotated tenants
  * ending reauth_required with the platform's reason, the run stopped in words by a full free trial
  * and by a refused key, a maintenance window waited out with no company failing, and two workers
  * sharing one run without creating anything twice.
  */
-import { runSync } from "@/db/database";
-import { and, eq, sql } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
+import { readSteps } from "@/db/database";
 import { afterEach, describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, serviceCalls, serviceTargets } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
@@ -16,12 +16,12 @@ import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../engin
 import { requestTestRun } from "../test-run/request-test-run";
 import { findRun } from "../engine/run-repository";
 import { engineTestBed } from "../../testing/test-bed";
+import { until } from "@/server/testing/until";
 import type { ReadyCompany } from "../../testing/ready-engagement";
 import { createWorker, type Worker } from "../engine/worker";
 import { setTargetLimits } from "@/server/targets/targets";
 import { cancelBulkRun, startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";
-import { until } from "@/server/testing/until";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 const worker = (owner?: string) => {
-  const w = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, ...(owner ? { owner } : {}) });
+  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, ...(owner ? { owner } : {}) });
   running.push(w);
   return w;
 };
@@ -44,21 +44,20 @@ const companies = (n: number, extra: (i: number) => Partial<ReadyCompany> = () =
 /** An engagement at step 6: steps 1–4 through their flows, step 5 passed; its bulk run started. */
 async function startedRun(list: ReadyCompany[], extra: Parameters<typeof bed.ready>[1] = {}) {
   const eng = await bed.ready(list, extra);
-  await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
-  const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
+  await passSingleCompanyTest(bed.t.database, bed.people.support, eng.engagementId);
+  const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
   return { eng, runId };
 }
 
-const statesOf = (engagementId: string) =>
+const statesOf = async (engagementId: string) =>
   Object.fromEntries(
-    bed.t.db
-      .select({ state: migrationItems.state, n: sql<number>`count(*)` })
-      .from(migrationItems)
-      .where(eq(migrationItems.engagementId, engagementId))
-      .groupBy(migrationItems.state)
-      .all()
-      .map((r) => [r.state, r.n]),
+    (await bed.t.db.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).groupBy(migrationItems.state)).map((r) => [r.state, r.n]),
   );
+
+/** The run as stored now (it exists: the test started it). */
+const runNow = async (runId: string) => (await readSteps(bed.t.database, (tx) => findRun(tx, runId)))!;
+/** How many calls the run has stored. */
+const callCount = async (runId: string) => (await bed.t.db.select({ n: count() }).from(serviceCalls).where(eq(serviceCalls.runId, runId)))[0]!.n;
 
 /** Companies the sandbox holds per Ferry item tag (each must be exactly one). */
 async function companiesPerItem(apiKey: string, itemIds: string[]): Promise<number[]> {
@@ -72,23 +71,23 @@ describe("the bulk run", () => {
     const list = companies(30, (i) => (i === 4 || i === 17 ? { rotatedAfterExport: true } : {}));
     const { eng, runId } = await startedRun(list);
     worker().start();
-    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 90_000);
+    const run = await until("the bulk run", () => runNow(runId), (r) => r.status === "completed", 90_000);
     // The two rotated ones go to their end customers (reconnect links) when the run ends.
-    expect(statesOf(eng.engagementId)).toEqual({ verified: 28, reconnect_pending: 2 });
-    const reauth = bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), eq(migrationItems.state, "reconnect_pending"))).all();
+    expect(await statesOf(eng.engagementId)).toEqual({ verified: 28, reconnect_pending: 2 });
+    const reauth = await bed.t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, eng.engagementId), eq(migrationItems.state, "reconnect_pending")));
     expect(reauth.map((r) => r.name).sort()).toEqual(["Company 005", "Company 018"]);
     for (const r of reauth) expect(r.outcomeReason).toMatch(/invalid_grant/);
     const outcome = run.outcome as { requests: number; rateLimited: number };
     // Six calls at least per migrated company, three for a refused one.
     expect(outcome.requests).toBeGreaterThanOrEqual(28 * 6 + 2 * 3);
     // Final as soon as the run is seen completed: every request made, each recorded as a call.
-    expect(outcome.requests).toBe(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n);
+    expect(outcome.requests).toBe(await callCount(runId));
     expect(outcome.rateLimited / outcome.requests).toBeLessThanOrEqual(0.01);
     expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
-    const overview = getBulkOverview(bed.t.db, bed.people.support, eng.engagementId);
+    const overview = await getBulkOverview(bed.t.database, bed.people.support, eng.engagementId);
     expect(overview.run).toMatchObject({ status: "completed", active: false, progress: { total: 30, finished: 30 } });
     expect(overview.controls.retryFailed).toMatchObject({ allowed: false, reason: "No company has failed." });
-    const finished = bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.bulk_finished"))).get();
+    const [finished] = await bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.bulk_finished")));
     expect(finished?.after).toMatchObject({ counts: { verified: 28, reauth_required: 2 } });
   }, 120_000);
 
@@ -99,26 +98,26 @@ describe("the bulk run", () => {
     for (let i = 0; i < 48; i++) await client.createCompany({ name: `Existing ${i}` });
     const { eng, runId } = await startedRun(companies(5), { target: { apiKey, name: "Free trial target" } });
     worker().start();
-    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runNow(runId), (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^Free-trial company limit of 50 reached: 50 companies exist on this service account\. Upgrade the account/);
     expect(run.statusReason).toContain("402");
-    const counts = statesOf(eng.engagementId);
+    const counts = await statesOf(eng.engagementId);
     expect(counts.failed ?? 0).toBe(0);
-    const stopped = bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.bulk_stopped"))).get();
+    const [stopped] = await bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.targetId, runId), eq(auditEvents.action, "migration.bulk_stopped")));
     expect(stopped?.after).toMatchObject({ status: 402 });
     // Nothing more is sent while stopped.
-    const calls = bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n;
+    const calls = await callCount(runId);
     await new Promise((r) => setTimeout(r, 600));
-    expect(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n).toBe(calls);
-    expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).controls.resume.allowed).toBe(true);
+    expect(await callCount(runId)).toBe(calls);
+    expect((await getBulkOverview(bed.t.database, bed.people.support, eng.engagementId)).controls.resume.allowed).toBe(true);
   });
 
   it("stops on a refused API key (401) with the reason, failing no company", async () => {
     const { eng, runId } = await startedRun(companies(3), { target: { apiKey: "not-a-key-of-the-sandbox", name: "Wrong key" } });
     worker().start();
-    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runNow(runId), (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(401\)/);
-    expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
+    expect(await statesOf(eng.engagementId)).toEqual({ pending: 3 });
   });
 
   it("stops on a key the service no longer accepts (403, a deleted key) with the reason, failing no company", async () => {
@@ -131,41 +130,36 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(3), { target: { apiKey: created.apiKey, name: "Deleted key" } });
     await fetch(`${bed.sb.url}/apiKeys/${created.id}`, { method: "DELETE", headers: { Authorization: `Basic ${Buffer.from(first).toString("base64")}` } });
     worker().start();
-    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runNow(runId), (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service target's API key was refused \(403\)/);
     expect(run.statusReason).toContain("outdated API key");
-    expect(statesOf(eng.engagementId)).toEqual({ pending: 3 });
+    expect(await statesOf(eng.engagementId)).toEqual({ pending: 3 });
   });
 
   it("stops when the free trial has expired (402) with the reason, failing no company", async () => {
     const { apiKey } = await bed.sb.control.createClient({ plan: "free", name: "Old trial", createdAt: new Date(Date.now() - 400 * 86_400_000).toISOString() });
     const { eng, runId } = await startedRun(companies(2), { target: { apiKey, name: "Expired trial" } });
     worker().start();
-    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runNow(runId), (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/^The service account's free trial has expired: the customer must upgrade it, then resume\. \(The service said: 402 /);
-    expect(statesOf(eng.engagementId)).toEqual({ pending: 2 });
+    expect(await statesOf(eng.engagementId)).toEqual({ pending: 2 });
   });
 
   it("waits out a maintenance window (503) by itself: no company fails and none counts an attempt for it", async () => {
     const { eng, runId } = await startedRun(companies(6));
     await bed.sb.control.setFaults({ maintenance: true });
     worker().start();
-    await until("the bulk run", () => (runSync(findRun(bed.t.db, runId))!.outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
-    expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold).toMatchObject({ kind: "maintenance" });
+    await until("the bulk run", async () => ((await runNow(runId)).outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
+    expect((await getBulkOverview(bed.t.database, bed.people.support, eng.engagementId)).run?.hold).toMatchObject({ kind: "maintenance" });
     // The 503's Retry-After is 30 s; the run asks again (probes) well before that.
-    const answered503 = () =>
-      bed.t.db
-        .select({ at: serviceCalls.at })
-        .from(serviceCalls)
-        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))
-        .all()
-        .map((c) => c.at.getTime());
-    const firstWave = Math.min(...answered503());
+    const answered503 = async () =>
+      (await bed.t.db.select({ at: serviceCalls.at }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))).map((c) => c.at.getTime());
+    const firstWave = Math.min(...(await answered503()));
     await until("the bulk run", () => answered503(), (ats) => ats.some((at) => at > firstWave + 5_000), 25_000);
     await bed.sb.control.setFaults({ maintenance: false });
-    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
-    expect(statesOf(eng.engagementId)).toEqual({ verified: 6 });
-    expect(bed.t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).all().every((i) => i.attempts === 0)).toBe(true);
+    await until("the bulk run", () => runNow(runId), (r) => r.status === "completed", 60_000);
+    expect(await statesOf(eng.engagementId)).toEqual({ verified: 6 });
+    expect((await bed.t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId))).every((i) => i.attempts === 0)).toBe(true);
   }, 120_000);
 
   it("waits for a spent daily quota's reset with the reason shown, instead of failing companies", async () => {
@@ -181,12 +175,12 @@ describe("the bulk run", () => {
       if (refused) break;
     }
     worker().start();
-    const hold = await until("the bulk run", () => getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).run?.hold ?? null, (h) => h !== null, 20_000);
+    const hold = await until("the bulk run", async () => (await getBulkOverview(bed.t.database, bed.people.support, eng.engagementId)).run?.hold ?? null, (h) => h !== null, 20_000);
     expect(hold).toMatchObject({ kind: "daily_quota", text: expect.stringMatching(/^The service's request quota of 1,000 is spent: the run waits for its reset at 00:00 UTC/) });
-    expect(statesOf(eng.engagementId)).toEqual({ pending: 4 });
+    expect(await statesOf(eng.engagementId)).toEqual({ pending: 4 });
     await bed.sb.control.advanceClock({ days: 1 });
-    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 60_000);
-    expect(statesOf(eng.engagementId)).toEqual({ verified: 4 });
+    await until("the bulk run", () => runNow(runId), (r) => r.status === "completed", 60_000);
+    expect(await statesOf(eng.engagementId)).toEqual({ verified: 4 });
   }, 120_000);
 
   it("keeps under the per-minute limit of any target that is not the built-in sandbox, even one labelled a sandbox", async () => {
@@ -195,54 +189,49 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(3));
     await setTargetLimits(bed.t.database, bed.people.admin, { targetId: eng.serviceTargetId, requestsPerMinute: 6, dailyQuota: null });
     worker().start();
-    const calls = () => bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n;
+    const calls = () => callCount(runId);
     await until("the bulk run", calls, (n) => n >= 6, 20_000);
     // The sandbox itself would take thousands a second; the run sends no more than the target's minute allows.
     await new Promise((r) => setTimeout(r, 2_000));
-    expect(calls()).toBeLessThanOrEqual(7);
-    expect(getBulkOverview(bed.t.db, bed.people.support, eng.engagementId).limitText).toMatch(/^The target's known limits \(6 requests per minute, set on the target; .*the run keeps under 6 requests a minute/);
-    cancelBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId, reason: "Test over" });
+    expect(await calls()).toBeLessThanOrEqual(7);
+    expect((await getBulkOverview(bed.t.database, bed.people.support, eng.engagementId)).limitText).toMatch(/^The target's known limits \(6 requests per minute, set on the target; .*the run keeps under 6 requests a minute/);
+    await cancelBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId, reason: "Test over" });
   });
 
   it("stops, sending nothing, when its target is one the engagement may not use", async () => {
     const { eng, runId } = await startedRun(companies(2));
-    bed.t.db.update(serviceTargets).set({ organizationId: bed.people.orgB }).where(eq(serviceTargets.id, eng.serviceTargetId)).run();
+    await bed.t.db.update(serviceTargets).set({ organizationId: bed.people.orgB }).where(eq(serviceTargets.id, eng.serviceTargetId));
     worker().start();
-    const run = await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "stopped");
+    const run = await until("the bulk run", () => runNow(runId), (r) => r.status === "stopped");
     expect(run.statusReason).toMatch(/is another organisation's account on the service/);
-    expect(bed.t.db.select({ n: sql<number>`count(*)` }).from(serviceCalls).where(eq(serviceCalls.runId, runId)).get()!.n).toBe(0);
-    expect(bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, eng.serviceTargetId))).all()).toEqual([]);
+    expect(await callCount(runId)).toBe(0);
+    expect(await bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, eng.serviceTargetId)))).toEqual([]);
   });
 
   it("a long bulk run does not hold up another engagement's single-company test on the same worker", async () => {
     const { runId } = await startedRun(companies(4, () => ({ records: 4_000 })));
     const other = await bed.ready(companies(2));
     worker().start();
-    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!.status, (s) => s === "running", 20_000);
-    const { runId: pilotId } = requestTestRun(bed.t.db, bed.people.support, { engagementId: other.engagementId, kind: "pilot" });
-    const pilot = await until("the bulk run", () => runSync(findRun(bed.t.db, pilotId))!, (r) => r.status === "passed" || r.status === "failed", 30_000);
+    await until("the bulk run", async () => (await runNow(runId)).status, (s) => s === "running", 20_000);
+    const { runId: pilotId } = await requestTestRun(bed.t.database, bed.people.support, { engagementId: other.engagementId, kind: "pilot" });
+    const pilot = await until("the bulk run", () => runNow(pilotId), (r) => r.status === "passed" || r.status === "failed", 30_000);
     expect(pilot.status).toBe("passed");
-    expect(runSync(findRun(bed.t.db, runId))!.status).toBe("running");
+    expect((await runNow(runId)).status).toBe("running");
   }, 120_000);
   it("a maintenance window that begins mid-run, requests queued behind the limit: the run probes about every 10 s until the service is back, then finishes", async () => {
     await bed.sb.control.setFaults({ rateLimitPerSecond: 10 });
     const { eng, runId } = await startedRun(companies(30));
     worker().start();
-    await until("the bulk run", () => statesOf(eng.engagementId).verified ?? 0, (n) => n >= 2, 60_000);
+    await until("the bulk run", async () => (await statesOf(eng.engagementId)).verified ?? 0, (n) => n >= 2, 60_000);
     await bed.sb.control.setFaults({ maintenance: true });
-    const answered503 = () =>
-      bed.t.db
-        .select({ at: serviceCalls.at, ms: serviceCalls.durationMs })
-        .from(serviceCalls)
-        .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))
-        .all()
-        .map((c) => c.at.getTime() + c.ms);
+    const answered503 = async () =>
+      (await bed.t.db.select({ at: serviceCalls.at, ms: serviceCalls.durationMs }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))).map((c) => c.at.getTime() + c.ms);
     const first = Math.min(...(await until("the bulk run", answered503, (ats) => ats.length > 0, 20_000)));
     // Answers at the start, after about 10 s and after about 20 s: the hold's Retry-After (30 s) is not waited out.
     await until("the bulk run", answered503, (ats) => ats.some((at) => at > first + 15_000), 30_000);
     await bed.sb.control.setFaults({ maintenance: false });
-    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 90_000);
-    expect(statesOf(eng.engagementId)).toEqual({ verified: 30 });
+    await until("the bulk run", () => runNow(runId), (r) => r.status === "completed", 90_000);
+    expect(await statesOf(eng.engagementId)).toEqual({ verified: 30 });
   }, 180_000);
 
   it("two workers share one run: every company driven by one of them, none created twice", async () => {
@@ -250,15 +239,14 @@ describe("the bulk run", () => {
     const { eng, runId } = await startedRun(companies(24));
     worker("worker-a").start();
     worker("worker-b").start();
-    await until("the bulk run", () => runSync(findRun(bed.t.db, runId))!, (r) => r.status === "completed", 90_000);
-    expect(statesOf(eng.engagementId)).toEqual({ verified: 24 });
+    await until("the bulk run", () => runNow(runId), (r) => r.status === "completed", 90_000);
+    expect(await statesOf(eng.engagementId)).toEqual({ verified: 24 });
     expect(await companiesPerItem(eng.apiKey, eng.items.map((i) => i.id))).toEqual(eng.items.map(() => 1));
-    const creates = bed.t.db
-      .select({ itemId: serviceCalls.itemId, n: sql<number>`count(*)` })
+    const creates = await bed.t.db
+      .select({ itemId: serviceCalls.itemId, n: count() })
       .from(serviceCalls)
       .where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.operation, "createCompany"), eq(serviceCalls.ok, true)))
-      .groupBy(serviceCalls.itemId)
-      .all();
+      .groupBy(serviceCalls.itemId);
     expect(creates).toHaveLength(24);
     expect(creates.every((c) => c.n === 1)).toBe(true);
   }, 120_000);

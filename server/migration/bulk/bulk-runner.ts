@@ -11,16 +11,17 @@
  *   multiplicative decrease on 429/503).
  * - **One coordinator, any number of helpers.** The worker holding the run's lease coordinates:
  *   it records the pace for the screens and finishes the run when every company is final. Other
- *   workers help with the same run's companies (two never drive the same one: claims are atomic).
+ *   workers, on this machine or others, help with the same run's companies (two never drive the
+ *   same one: each claim is one conditional update in a read-committed transaction, its rows
+ *   picked with FOR UPDATE SKIP LOCKED on PostgreSQL; every store is fenced by the item's lease).
  * - **Run-level outcomes.** 401, 403 and every 402 stop the whole run with the reason in words
  *   until support resumes; a 503 or a spent quota holds every request (the run waits and carries
  *   on by itself, probing now and then), counting no company's attempts; a 500 or a timeout is
  *   retried within the company's bounds and then fails that company alone.
  */
-import { databaseOf, runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database } from "@/db/database";
 import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { pacerCeilingPerMinute } from "@/server/targets/limits";
@@ -28,6 +29,7 @@ import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease
 import { createPacer, type PacerHold } from "@/server/service-client/pacer";
 import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import type { BudgetStore } from "@/server/service-client/budget-store";
+import { loadForChange } from "@/server/engagements/engagement-repository";
 import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { handToEndCustomers } from "../watch/watch-repository";
@@ -40,7 +42,7 @@ import { reconcile } from "../reconciliation";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
 
 export type BulkDeps = {
-  db: Db;
+  database: Database;
   ring: KeyRing;
   owner: string;
   leaseMs: number;
@@ -130,9 +132,9 @@ export function bulkPipelinePolicy(targetKind: string, platformKey: string, over
  * (noticed within a tick), or — for a helper — until it has nothing to claim.
  */
 export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal, coordinator: boolean): Promise<void> {
-  const { db, owner, leaseMs, log } = d;
-  const session = openRunSession({
-    db,
+  const { database, owner, leaseMs, log } = d;
+  const session = await openRunSession({
+    database,
     ring: d.ring,
     run,
     purpose: (reference) => `call the service for the bulk migration of ${reference}`,
@@ -156,7 +158,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
   });
   if (!session.ok) {
     const reason = session.refusal.kind === "no_target" ? "The run has no service target: choose one for the engagement, then resume." : session.refusal.reason;
-    if (coordinator) runSync(setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }));
+    if (coordinator) await database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }), { isolation: "read committed" });
     return;
   }
   const { engagement, platform, target } = session;
@@ -166,7 +168,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     const runAbort = new AbortController();
     const sig = AbortSignal.any([signal, runAbort.signal]);
     const ctx: RunnerContext = {
-      db,
+      database,
       ring: d.ring,
       client,
       runId: run.id,
@@ -218,10 +220,15 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         const message = error instanceof Error ? error.message : String(error);
         log(`company ${itemId} of run ${run.id} failed: ${message}`);
         const now = new Date();
-        await failItemAlone(databaseOf(db), { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } });
+        await failItemAlone(database, { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } }).catch((failError: unknown) =>
+          log(`could not record the failure of company ${itemId}: ${failError instanceof Error ? failError.message : String(failError)}`),
+        );
       } finally {
         drivers.delete(itemId);
-        runSync(releaseItemLease(db, { itemId, owner }));
+        // Fenced by the owner: a lease taken over meanwhile stays the other worker's.
+        await database
+          .transaction((tx) => releaseItemLease(tx, { itemId, owner }), { isolation: "read committed" })
+          .catch((error: unknown) => log(`letting go of company ${itemId} failed (its lease runs out by itself): ${error instanceof Error ? error.message : String(error)}`));
       }
     }
 
@@ -230,7 +237,8 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     let windowSeen: { requests: number; perSeconds: number } | null = null;
     let previousReset: { limit: number; until: number } | null = null;
 
-    function recordPace(now: number): void {
+    /** The pace since the last record, added to the run's counters (and, from the coordinator, a sample); never throws. */
+    async function recordPace(now: number): Promise<void> {
       const s = pacer.stats();
       const delta = { requests: s.sent - last.sent, rateLimited: s.rateLimited - last.rateLimited };
       last = { sent: s.sent, rateLimited: s.rateLimited };
@@ -244,14 +252,20 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         if (!previousReset || s.hold.until - previousReset.until > 500) previousReset = { limit: s.hold.limit, until: s.hold.until };
       }
       const limit = windowSeen ?? (s.limit ? { requests: s.limit, perSeconds: 1 } : null);
-      void addPace(databaseOf(db), {
-        runId: run.id,
-        delta,
-        coordinator: coordinator
-          ? { finished: Object.entries(runSync(runCountsByState(db, run.id))).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0), limit, hold: holdOf(s.hold, now) ?? null }
-          : null,
-        now: new Date(now),
-      }).catch((error: unknown) => log(`recording the pace of run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`));
+      try {
+        const finished = coordinator
+          ? Object.entries(await readSteps(database, (tx) => runCountsByState(tx, run.id))).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0)
+          : 0;
+        await addPace(database, {
+          runId: run.id,
+          delta,
+          coordinator: coordinator ? { finished, limit, hold: holdOf(s.hold, now) ?? null } : null,
+          now: new Date(now),
+        });
+      } catch (error) {
+        // The pace is for the screens; a busy database must not stop the run (these requests are then not counted).
+        log(`recording the pace of run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
 
     try {
@@ -260,8 +274,8 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         const now = Date.now();
         if (now - lastPaceAt >= PACE_EVERY_MS) {
           lastPaceAt = now;
-          recordPace(now);
-          const current = runSync(findRun(db, run.id));
+          await recordPace(now);
+          const current = await readSteps(database, (tx) => findRun(tx, run.id));
           if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
           // A helper lets go when the coordinator's lease ran out, so that its worker takes the run over.
           if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) break;
@@ -278,14 +292,15 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         }
         const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
         if (!longHold && drivers.size < cap) {
-          const claimed = runSync(claimItems(db, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) }));
+          // One conditional update in a read-committed transaction: see item-repository.ts.
+          const claimed = await database.transaction((tx) => claimItems(tx, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) }), { isolation: "read committed" });
           for (const item of claimed) drivers.set(item.id, drive(item.id));
         }
         if (drivers.size === 0) {
-          if (runSync(countUnfinished(db, run.id)) === 0) {
+          if ((await readSteps(database, (tx) => countUnfinished(tx, run.id))) === 0) {
             if (coordinator) {
               // The last requests are counted before the run is seen finished, so its figures are final then.
-              recordPace(Date.now());
+              await recordPace(Date.now());
               await finish();
             }
             break;
@@ -296,11 +311,7 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     } finally {
       runAbort.abort(new Error("run over"));
       await Promise.allSettled([...drivers.values()]);
-      try {
-        recordPace(Date.now());
-      } catch {
-        // The pace is for the screens; a busy database must not lose the run's outcome below.
-      }
+      await recordPace(Date.now());
     }
 
     const error = stop as StoredError | null;
@@ -313,48 +324,61 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
         }
       });
       const now = new Date();
-      db.transaction((tx) => {
-        if (!runSync(setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now }))) return;
-        recordAudit(tx, {
-          actor: null,
-          action: "migration.bulk_stopped",
-          targetId: run.id,
-          engagementId: engagement.id,
-          organizationId: engagement.organizationId,
-          after: { reason, status: error.status, correlationId: error.correlationId },
-          at: now,
-        });
-      });
-      log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
+      // Read committed: setBulkStatus locks the run's row to read its outcome; the audit event only if it changed.
+      const stopped = await database.transaction(
+        function* (tx) {
+          if (!(yield* setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now }))) return false;
+          yield* writeAudit(tx, {
+            actor: null,
+            action: "migration.bulk_stopped",
+            targetId: run.id,
+            engagementId: engagement.id,
+            organizationId: engagement.organizationId,
+            after: { reason, status: error.status, correlationId: error.correlationId },
+            at: now,
+          });
+          return true;
+        },
+        { isolation: "read committed" },
+      );
+      if (stopped) log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
     }
 
     async function finish(): Promise<void> {
       const now = new Date();
-      const waiting = db.transaction((tx) => {
-        const current = runSync(findRun(tx, run.id));
-        if (!current) return null;
-        const counts = runSync(runCountsByState(tx, run.id));
-        const done = runSync(finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now }));
-        if (!done) return null;
-        // The companies that failed on their tokens go to their end customers, with their reconnect links.
-        const handed = runSync(handToEndCustomers(tx, { engagementId: engagement.id, now }));
-        const reconciliation = runSync(reconcile(tx, engagement.id));
-        recordAudit(tx, {
-          actor: null,
-          action: "migration.bulk_finished",
-          targetId: run.id,
-          engagementId: engagement.id,
-          organizationId: engagement.organizationId,
-          after: { counts, reconciliation },
-          at: now,
-        });
-        log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(reconciliation)}`);
-        if (handed > 0) {
-          recordAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
-        }
-        return runSync(refreshWaiting(tx, engagement.id, now));
-      });
-      if (d.notify && waiting) await notifyAfterChange(databaseOf(db), d.notify, { engagementId: engagement.id, waiting });
+      // Read committed, the engagement's row locked first (as every change of an engagement does),
+      // then the run's end fenced by this worker's lease: a cancel or pause meanwhile either came
+      // first (nothing here is written) or waits for this to end.
+      const ended = await database.transaction(
+        function* (tx) {
+          yield* loadForChange(tx, engagement.id);
+          const current = yield* findRun(tx, run.id);
+          if (!current) return null;
+          const counts = yield* runCountsByState(tx, run.id);
+          const done = yield* finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
+          if (!done) return null;
+          // The companies that failed on their tokens go to their end customers, with their reconnect links.
+          const handed = yield* handToEndCustomers(tx, { engagementId: engagement.id, now });
+          const reconciliation = yield* reconcile(tx, engagement.id);
+          yield* writeAudit(tx, {
+            actor: null,
+            action: "migration.bulk_finished",
+            targetId: run.id,
+            engagementId: engagement.id,
+            organizationId: engagement.organizationId,
+            after: { counts, reconciliation },
+            at: now,
+          });
+          if (handed > 0) {
+            yield* writeAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
+          }
+          return { reconciliation, waiting: yield* refreshWaiting(tx, engagement.id, now) };
+        },
+        { isolation: "read committed" },
+      );
+      if (!ended) return;
+      log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(ended.reconciliation)}`);
+      if (d.notify && ended.waiting) await notifyAfterChange(database, d.notify, { engagementId: engagement.id, waiting: ended.waiting });
     }
   } finally {
     // Its share goes to the machine's other pacers, its unused quota back to the counter (after the

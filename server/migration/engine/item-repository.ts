@@ -2,12 +2,13 @@
  * The migration items as the engine reads and writes them (the only module of the engine that
  * touches drizzle for items): loading an item for the pipeline, claiming items with a lease,
  * renewing and releasing leases, and storing a call's result with the item's new fields in one
- * synchronous transaction, fenced by the lease (a worker that lost its lease writes nothing).
+ * transaction, fenced by the lease (a worker that lost its lease writes nothing).
  *
- * A claim is one atomic `UPDATE … WHERE (lease free or expired) … RETURNING`: SQLite runs one
- * writer at a time, so two workers can never both see an item free and take it; on PostgreSQL the
- * items are picked with FOR UPDATE SKIP LOCKED (claimers at once take different items, none
- * waits for another) and the update checks the lease again on the rows it locked.
+ * A claim is a conditional `UPDATE … WHERE (lease free or expired) … RETURNING` in the caller's
+ * transaction: SQLite runs one writer at a time, so two workers can never both see an item free
+ * and take it; on PostgreSQL the items are first picked with FOR UPDATE SKIP LOCKED (claimers at
+ * once take different items, none waits for another) and the update checks the lease again on the
+ * rows it locked.
  *
  * Reads and single statements are transaction steps (db/database.ts); storing a call's result and
  * failing an item alone are whole transactions, on the `Database`.
@@ -99,45 +100,58 @@ export function* claimItem(tx: DbOrTx, params: { itemId: string; runId: string; 
 
 /**
  * Takes the leases on up to `limit` items of a run that have work now (not final, not waiting,
- * lease free or expired), in file order — one statement, so two workers never take the same item.
- * What a bulk run's workers call to share a run's items.
+ * lease free or expired), in file order, so two workers never take the same item. What a bulk
+ * run's workers call to share a run's items; a step of the caller's (read-committed) transaction.
+ *
+ * Two statements: the items are picked (FOR UPDATE SKIP LOCKED on PostgreSQL, so claimers at once
+ * take different items and none waits for another), then the picked ones updated, each checked
+ * again as it is now. Not one `UPDATE … WHERE id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)`:
+ * PostgreSQL may run such a subquery again for every row it updates, and each run skips the rows
+ * the statement already took and picks the next ones, so one claim took every free item.
  */
 export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; limit: number; leaseMs: number; now: Date }): Steps<ItemRow[]> {
   const { runId, owner, now } = params;
-  const candidates = forUpdate(
-    tx
-      .select({ id: migrationItems.id })
-      .from(migrationItems)
-      .where(
-        and(
-          eq(migrationItems.runId, runId),
-          notInArray(migrationItems.state, [...FINAL_ITEM_STATES]),
-          or(isNull(migrationItems.nextAttemptAt), lt(migrationItems.nextAttemptAt, now)),
-          leaseFree(now),
-        ),
-      )
-      .orderBy(asc(migrationItems.position))
-      .limit(params.limit),
-    { skipLocked: true },
+  const picked = yield* q.all(
+    forUpdate(
+      tx
+        .select({ id: migrationItems.id })
+        .from(migrationItems)
+        .where(
+          and(
+            eq(migrationItems.runId, runId),
+            notInArray(migrationItems.state, [...FINAL_ITEM_STATES]),
+            or(isNull(migrationItems.nextAttemptAt), lt(migrationItems.nextAttemptAt, now)),
+            leaseFree(now),
+          ),
+        )
+        .orderBy(asc(migrationItems.position))
+        .limit(params.limit),
+      { skipLocked: true },
+    ),
   );
+  if (!picked.length) return [];
   return yield* q.all(
     tx
       .update(migrationItems)
       .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: startedOnce(now) })
-      // The same conditions again on the row itself: on PostgreSQL (read committed) a row locked by
-      // the subquery is checked again as it is now, and on SQLite the statement is atomic anyway.
-      .where(and(inArray(migrationItems.id, candidates), eq(migrationItems.runId, runId), leaseFree(now)))
+      // The same conditions again on the row itself: on SQLite outside a transaction, or should a
+      // row have changed between the two statements, a lease another worker holds is never taken.
+      .where(and(inArray(migrationItems.id, picked.map((p) => p.id)), eq(migrationItems.runId, runId), leaseFree(now)))
       .returning(),
   );
 }
 
-/** Extends every item lease this worker holds; returns how many it still holds. */
-export function* renewItemLeases(tx: DbOrTx, params: { owner: string; leaseMs: number; now: Date }): Steps<number> {
+/**
+ * Extends the item leases this worker holds (of one run, or all of them); returns how many it
+ * still holds. Only rows whose lease owner is this worker match, so on PostgreSQL it never waits
+ * on the rows another worker has locked, nor extends a lease another worker took over.
+ */
+export function* renewItemLeases(tx: DbOrTx, params: { owner: string; runId?: string; leaseMs: number; now: Date }): Steps<number> {
   const { changes } = yield* q.run(
     tx
       .update(migrationItems)
       .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
-      .where(eq(migrationItems.leaseOwner, params.owner)),
+      .where(and(eq(migrationItems.leaseOwner, params.owner), params.runId ? eq(migrationItems.runId, params.runId) : undefined)),
   );
   return changes;
 }

@@ -4,21 +4,53 @@
  * that is killed has its work taken over within one lease, and released when the work ends, so
  * another worker carries on at once. A worker helping with another's bulk run holds only the
  * leases of the companies it drives.
+ *
+ * A renewal is one short read-committed transaction (each of its updates touches only rows whose
+ * lease owner is this worker, so it never waits on another worker's rows), and renewals never
+ * overlap: when one is still running as the next is due (a slow database), the next starts as soon
+ * as it ends instead of beside it, so renewals of one worker never queue on each other's row locks.
  */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import type { Database } from "@/db/database";
 import { claimItem, releaseItemLeases, renewItemLeases } from "./item-repository";
 import { releaseRun, renewRunLease } from "./run-repository";
 import { sleep } from "./runner";
 
 export type HeldLeases = {
-  /** Stops renewing and lets go of every lease held for the run. */
-  release(): void;
+  /** Stops renewing and lets go of every lease held for the run (once a renewal under way has ended). */
+  release(): Promise<void>;
 };
+
+/**
+ * Calls `task` every `periodMs` (from the start of one call to the start of the next) until
+ * stopped; a call still running when the next is due delays it, never runs beside it.
+ */
+export function everyWithoutOverlap(task: () => Promise<void>, periodMs: number): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  const schedule = (delay: number) => {
+    timer = setTimeout(() => {
+      timer = null;
+      const startedAt = Date.now();
+      running = task().finally(() => {
+        running = null;
+        if (!stopped) schedule(Math.max(0, periodMs - (Date.now() - startedAt)));
+      });
+    }, delay);
+  };
+  schedule(periodMs);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
 
 /** Renews this worker's leases for `runId` until released (see the module comment). */
 export function holdLeases(params: {
-  db: Db;
+  database: Database;
   owner: string;
   leaseMs: number;
   runId: string;
@@ -26,31 +58,45 @@ export function holdLeases(params: {
   runLease?: { onLost: () => void };
   log: (line: string) => void;
 }): HeldLeases {
-  const { db, owner, leaseMs, runId, runLease, log } = params;
-  const renew = setInterval(() => {
+  const { database, owner, leaseMs, runId, runLease, log } = params;
+  const renewal = everyWithoutOverlap(async () => {
     try {
       const now = new Date();
-      runSync(renewItemLeases(db, { owner, leaseMs, now }));
-      if (runLease && !runSync(renewRunLease(db, { runId, owner, leaseMs, now }))) runLease.onLost();
+      // Read committed: two fenced updates of this worker's own rows; nothing read is relied on.
+      const held = await database.transaction(
+        function* (tx) {
+          yield* renewItemLeases(tx, { owner, runId, leaseMs, now });
+          return runLease ? yield* renewRunLease(tx, { runId, owner, leaseMs, now }) : true;
+        },
+        { isolation: "read committed" },
+      );
+      if (!held) runLease?.onLost();
     } catch (error) {
       // A busy database: the next renewal tries again well before the lease runs out.
       log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }, leaseMs / 4);
   return {
-    release() {
-      clearInterval(renew);
-      runSync(releaseItemLeases(db, { owner, runId }));
-      if (runLease) runSync(releaseRun(db, { runId, owner }));
+    async release() {
+      await renewal.stop();
+      await database.transaction(
+        function* (tx) {
+          yield* releaseItemLeases(tx, { owner, runId });
+          if (runLease) yield* releaseRun(tx, { runId, owner });
+        },
+        { isolation: "read committed" },
+      );
     },
   };
 }
 
 /** Waits until this worker holds the item's lease (a dead worker's lease on it may still run out). */
-export async function takeItemLease(db: Db, params: { itemId: string; runId: string; owner: string; leaseMs: number; signal: AbortSignal }): Promise<void> {
+export async function takeItemLease(database: Database, params: { itemId: string; runId: string; owner: string; leaseMs: number; signal: AbortSignal }): Promise<void> {
   const { itemId, runId, owner, leaseMs, signal } = params;
   for (;;) {
-    if (runSync(claimItem(db, { itemId, runId, owner, leaseMs, now: new Date() }))) return;
+    // One conditional update: read committed (it is checked again on the row it locks).
+    const claimed = await database.transaction((tx) => claimItem(tx, { itemId, runId, owner, leaseMs, now: new Date() }), { isolation: "read committed" });
+    if (claimed) return;
     await sleep(Math.min(1_000, leaseMs / 4), signal);
   }
 }

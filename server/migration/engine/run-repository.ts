@@ -3,10 +3,10 @@
  * drizzle for runs and their calls): creating a run, a worker's claim and lease on it, progress,
  * the end of a run, and the reads the screens make.
  *
- * A worker claims a run with one atomic `UPDATE … WHERE status is queued or running AND (lease
- * free or expired) … RETURNING` (on PostgreSQL the run is picked with FOR UPDATE SKIP LOCKED, so
- * workers claiming at once each take a different run, and the update checks the conditions again
- * on the row it locked), renews the lease while it works, and every write it makes to the run is
+ * A worker claims a run with a conditional `UPDATE … WHERE status is queued or running AND (lease
+ * free or expired) … RETURNING` in a read-committed transaction (on PostgreSQL the run is first
+ * picked with FOR UPDATE SKIP LOCKED, so workers claiming at once each take a different run, and
+ * the update checks the conditions again on the row it locked), renews the lease while it works, and every write it makes to the run is
  * fenced by the lease: a worker that lost it (it stalled, another took over) writes nothing.
  *
  * Every function is a transaction step (db/database.ts): `yield*` it in a transaction body, or run
@@ -57,15 +57,18 @@ export function* activeRuns(tx: DbOrTx, engagementId: string, kinds: readonly Ru
 
 /**
  * Takes the oldest queued or running run of the given kinds whose lease is free or expired, and
- * marks it running with this worker's lease. One statement: two workers never take the same run.
- * On PostgreSQL the subquery locks the run it picks and skips runs other claimers hold locked, so
- * workers claiming at once take different runs instead of queuing on the oldest (read committed:
- * the update checks `claimable` again on the locked row).
+ * marks it running with this worker's lease; a step of the caller's (read-committed) transaction.
+ * On PostgreSQL the run is picked with FOR UPDATE SKIP LOCKED, skipping runs other claimers hold
+ * locked, so workers claiming at once take different runs instead of queuing on the oldest; the
+ * update checks `claimable` again on the row it locked, so two workers never take the same run.
+ * (Two statements, not `UPDATE … WHERE id IN (SELECT … LIMIT 1 FOR UPDATE SKIP LOCKED)`, which
+ * PostgreSQL may run again for every row it updates, taking a run each time.)
  */
 export function* claimRun(tx: DbOrTx, params: { owner: string; kinds: readonly RunKind[]; leaseMs: number; now: Date }): Steps<RunRow | undefined> {
   const { owner, now } = params;
   const claimable = and(inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES]), inArray(migrationRuns.kind, [...params.kinds]), leaseFree(now));
-  const oldest = forUpdate(tx.select({ id: migrationRuns.id }).from(migrationRuns).where(claimable).orderBy(asc(migrationRuns.requestedAt)).limit(1), { skipLocked: true });
+  const oldest = yield* q.get(forUpdate(tx.select({ id: migrationRuns.id }).from(migrationRuns).where(claimable).orderBy(asc(migrationRuns.requestedAt)).limit(1), { skipLocked: true }));
+  if (!oldest) return undefined;
   return yield* q.get(
     tx
       .update(migrationRuns)
@@ -76,7 +79,7 @@ export function* claimRun(tx: DbOrTx, params: { owner: string; kinds: readonly R
         startedAt: sql`coalesce(${migrationRuns.startedAt}, ${sql.param(now, migrationRuns.startedAt)})`,
         updatedAt: now,
       })
-      .where(and(inArray(migrationRuns.id, oldest), claimable))
+      .where(and(eq(migrationRuns.id, oldest.id), claimable))
       .returning(),
   );
 }

@@ -8,13 +8,12 @@
  * archived), gets a refusal as a value before the key is decrypted, so that key is never sent; each
  * kind of run words it its own way (a test fails, a bulk run stops until resumed).
  */
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database } from "@/db/database";
 import { findEngagement, type EngagementRow } from "@/server/engagements/engagement-repository";
 import type { ManagedPlatform } from "@/server/platforms";
 import type { KeyRing } from "@/server/security/secrets";
 import { targetUseRefusal } from "@/server/targets/rules";
-import { decryptTargetApiKey, findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
+import { findServiceTarget, revealTargetApiKey, type ServiceTargetRecord } from "@/server/targets/targets";
 import { platformOf } from "./item-repository";
 import type { RunRow } from "./run-repository";
 
@@ -26,31 +25,33 @@ export type SessionRefusal = { kind: "no_target" } | { kind: "target_refused"; r
 export type RunSession<C> = RunEngagement & { target: ServiceTargetRecord; connection: C };
 
 /** The run's engagement and its platform; an engagement that no longer exists is a fault of Ferry's own (thrown). */
-export function runEngagement(db: Db, run: RunRow): RunEngagement {
-  const engagement = runSync(findEngagement(db, run.engagementId));
+export async function runEngagement(database: Database, run: RunRow): Promise<RunEngagement> {
+  const engagement = await readSteps(database, (tx) => findEngagement(tx, run.engagementId));
   if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
   return { engagement, platform: platformOf(engagement.platformKey) };
 }
 
 /** Opens the run's session (see the module comment); `connect` makes the client, and whatever goes with it, on the target's key. */
-export function openRunSession<C>(params: {
-  db: Db;
+export async function openRunSession<C>(params: {
+  database: Database;
   ring: KeyRing;
   run: RunRow;
   /** What the key is decrypted for, as the audit log says it, from the engagement's reference. */
   purpose: (reference: string) => string;
   connect: (target: ServiceTargetRecord, apiKey: string) => C;
-}): ({ ok: true } & RunSession<C>) | ({ ok: false; refusal: SessionRefusal } & RunEngagement) {
-  const { db, run } = params;
-  const { engagement, platform } = runEngagement(db, run);
-  const target = run.serviceTargetId ? runSync(findServiceTarget(db, run.serviceTargetId)) : undefined;
+}): Promise<({ ok: true } & RunSession<C>) | ({ ok: false; refusal: SessionRefusal } & RunEngagement)> {
+  const { database, run } = params;
+  const { engagement, platform } = await runEngagement(database, run);
+  const targetId = run.serviceTargetId;
+  const target = targetId ? await readSteps(database, (tx) => findServiceTarget(tx, targetId)) : undefined;
   if (!target) return { ok: false, refusal: { kind: "no_target" }, engagement, platform };
   const refused = targetUseRefusal(target, engagement.organizationId);
   if (refused) return { ok: false, refusal: { kind: "target_refused", reason: refused }, engagement, platform };
-  const apiKey = runSync(decryptTargetApiKey(db, params.ring, null, {
+  // The key decrypted and its audit event written in one transaction of their own.
+  const apiKey = await revealTargetApiKey(database, params.ring, null, {
     targetId: target.id,
     purpose: params.purpose(engagement.reference),
     engagement: { engagementId: engagement.id, organizationId: engagement.organizationId },
-  }));
+  });
   return { ok: true, engagement, platform, target, connection: params.connect(target, apiKey) };
 }

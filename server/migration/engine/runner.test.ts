@@ -1,12 +1,13 @@
 /**
- * The runner against a real sandbox on a random port and a real SQLite file: a company migrated
+ * The runner against a real sandbox on a random port and the test database (SQLite, or PostgreSQL
+ * on its pass): a company migrated
  * call by call with every call stored; a runner stopped at every boundary (after a call's answer
  * but before its record, and after its record) and resumed by another whose lease took over,
  * leaving exactly one company and one connection; a rotated tenant, a commerce platform, a data
  * type that fails to sync.
  */
-import { runSync } from "@/db/database";
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
+import { readSteps } from "@/db/database";
 import { describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
 import { createServiceClient, type ServiceClient } from "@/server/service-client";
@@ -25,13 +26,20 @@ const bed = engineTestBed();
 
 const ready = (companies: ReadyCompany[], platformKey: "qhyg" | "fztf" = "qhyg"): Promise<ReadyEngagement> => bed.ready(companies, { platformKey });
 
+/** The item as stored now. */
+const itemNow = (itemId: string) => readSteps(bed.t.database, (tx) => findItem(tx, itemId));
+/** A worker's claim on the item (its own read-committed transaction, as the worker makes it). */
+const claim = (params: Parameters<typeof claimItem>[1]) => bed.t.database.transaction((tx) => claimItem(tx, params), { isolation: "read committed" });
+/** The service calls stored for an item, in order. */
+const callsOf = (itemId: string) => bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(asc(serviceCalls.id));
+
 /** A run holding one item, and a runner context for it with a worker id of its own. */
-function runnerFor(eng: ReadyEngagement, itemId: string, owner: string, client: ServiceClient, extra: Partial<RunnerContext> = {}): RunnerContext {
+async function runnerFor(eng: ReadyEngagement, itemId: string, owner: string, client: ServiceClient, extra: Partial<RunnerContext> = {}): Promise<RunnerContext> {
   const runId = crypto.randomUUID();
-  bed.t.db.transaction((tx) => runSync(insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId, requestedById: bed.people.support.id, now: new Date() })));
-  bed.t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.id, itemId)).run();
+  await bed.t.database.transaction((tx) => insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "pilot", serviceTargetId: eng.serviceTargetId, itemId, requestedById: bed.people.support.id, now: new Date() }), { isolation: "read committed" });
+  await bed.t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.id, itemId));
   return {
-    db: bed.t.db,
+    database: bed.t.database,
     ring: TEST_KEY_RING,
     client,
     runId,
@@ -56,8 +64,8 @@ describe("one company, call by call", () => {
     const eng = await ready([{ name: "Harbour Books", records: 5, externalRef: "HB-1" }]);
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
-    const ctx = runnerFor(eng, itemId, "worker-a", client);
-    expect(runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-a", leaseMs: LEASE_MS, now: new Date() }))).toBeDefined();
+    const ctx = await runnerFor(eng, itemId, "worker-a", client);
+    expect(await claim({ itemId, runId: ctx.runId, owner: "worker-a", leaseMs: LEASE_MS, now: new Date() })).toBeDefined();
 
     const seen: PipelineCall[] = [];
     for (;;) {
@@ -69,26 +77,26 @@ describe("one company, call by call", () => {
       }
       seen.push(step.call);
       // Stored before the next call: the item's state and the call's row are there now.
-      expect(runSync(findItem(bed.t.db, itemId))!.state).toBe(step.transition.state);
-      expect(bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).all()).toHaveLength(seen.length);
+      expect((await itemNow(itemId))!.state).toBe(step.transition.state);
+      expect(await callsOf(itemId)).toHaveLength(seen.length);
     }
     expect(seen.slice(0, 4)).toEqual(["createCompany", "createConnection", "authorize", "requestSync"]);
     expect(seen.at(-1)).toBe("readData");
     expect(seen.slice(4, -1).every((c) => c === "getDataStatus")).toBe(true);
 
-    const item = runSync(findItem(bed.t.db, itemId))!;
+    const item = (await itemNow(itemId))!;
     expect(item).toMatchObject({ state: "verified", inFlightCall: null, lastError: null, attempts: 0 });
     expect(item.checks).toMatchObject({ connection: { status: "Linked" }, read: { dataType: "chartOfAccounts", records: 5 } });
     expect(Object.values((item.checks as { sync: { dataTypes: Record<string, string> } }).sync.dataTypes).every((s) => s === "Complete" || s === "NotSupported")).toBe(true);
     expect(item.finishedAt).toBeInstanceOf(Date);
 
-    const calls = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all();
+    const calls = await callsOf(itemId);
     expect(calls.every((c) => c.ok && /^[0-9a-f-]{36}$/.test(c.correlationId ?? ""))).toBe(true);
     expect(calls[0]).toMatchObject({ operation: "createCompany", method: "POST", path: "/companies", status: 200, detail: { companyId: item.companyId } });
     expect(calls[2]).toMatchObject({ operation: "authorizeConnection", method: "PUT", detail: { status: "Linked" } });
 
     // The credentials were decrypted once, for the authorization call, and that is on record (without them).
-    const decryptions = bed.t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted")).all().filter((e) => e.targetId === itemId);
+    const decryptions = (await bed.t.db.select().from(auditEvents).where(eq(auditEvents.action, "migration_item.credentials_decrypted"))).filter((e) => e.targetId === itemId);
     expect(decryptions).toHaveLength(1);
     expect(decryptions[0]).toMatchObject({ engagementId: eng.engagementId, actorLabel: "System", after: { company: "Harbour Books", rehearsal: false } });
 
@@ -113,12 +121,12 @@ describe("resume at every boundary", () => {
       const eng = await ready([{ name: `Resume ${scenario.call} ${scenario.when}`, records: 3 }]);
       const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
       const itemId = eng.items[0]!.id;
-      const first = runnerFor(eng, itemId, "worker-1", client, {
+      const first = await runnerFor(eng, itemId, "worker-1", client, {
         beforeStore: (call) => {
           if (scenario.when === "before its record" && call === scenario.call) throw new Crash(call);
         },
       });
-      runSync(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-1", leaseMs: LEASE_MS, now: new Date() }));
+      await claim({ itemId, runId: first.runId, owner: "worker-1", leaseMs: LEASE_MS, now: new Date() });
 
       // The first worker runs until it dies at the boundary.
       let stopped = false;
@@ -133,15 +141,15 @@ describe("resume at every boundary", () => {
           stopped = true;
         }
       }
-      const atCrash = runSync(findItem(bed.t.db, itemId))!;
+      const atCrash = (await itemNow(itemId))!;
       if (scenario.when === "before its record" && (scenario.call === "createCompany" || scenario.call === "createConnection")) {
         // The create was sent and answered, but only its intent is stored.
         expect(atCrash.inFlightCall).toBe(scenario.call);
       }
 
       // The lease is still the dead worker's: nobody else may take the item yet; once it expires, another does.
-      expect(runSync(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date() }))).toBeUndefined();
-      expect(runSync(claimItem(bed.t.db, { itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) }))).toBeDefined();
+      expect(await claim({ itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date() })).toBeUndefined();
+      expect(await claim({ itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) })).toBeDefined();
       const second: RunnerContext = { ...first, owner: "worker-2", beforeStore: undefined };
       // The first worker, come back to life, can no longer write.
       await expect(stepItem(first, itemId)).rejects.toThrow(/no longer this worker's/);
@@ -149,15 +157,15 @@ describe("resume at every boundary", () => {
       const result = await driveItem(second, itemId);
       expect(result).toEqual({ state: "verified", runStop: null });
       expect(await onService(client, itemId)).toEqual({ companies: 1, connections: 1 });
-      const item = runSync(findItem(bed.t.db, itemId))!;
+      const item = (await itemNow(itemId))!;
       expect(item.companyId).toBe(atCrash.companyId ?? item.companyId);
       if (scenario.when === "before its record" && scenario.call === "createCompany") {
-        const operations = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
+        const operations = (await callsOf(itemId)).map((c) => c.operation);
         // The unstored create is healed by a lookup, not a second create.
         expect(operations.slice(0, 3)).toEqual(["findCompaniesByTag", "createConnection", "authorizeConnection"]);
       }
       if (scenario.when === "before its record" && scenario.call === "createConnection") {
-        const operations = bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(serviceCalls.id).all().map((c) => c.operation);
+        const operations = (await callsOf(itemId)).map((c) => c.operation);
         expect(operations.slice(0, 3)).toEqual(["createCompany", "listConnections", "authorizeConnection"]);
       }
     },
@@ -169,10 +177,10 @@ describe("outcomes a company can have", () => {
     const eng = await ready([{ name: "Rotated Ltd", records: 3, rotatedAfterExport: true }]);
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
-    const ctx = runnerFor(eng, itemId, "worker-r", client);
-    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() }));
+    const ctx = await runnerFor(eng, itemId, "worker-r", client);
+    await claim({ itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() });
     expect(await driveItem(ctx, itemId)).toEqual({ state: "reauth_required", runStop: null });
-    const item = runSync(findItem(bed.t.db, itemId))!;
+    const item = (await itemNow(itemId))!;
     expect(item.outcomeReason).toMatch(/^400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used/);
     expect(item.checks).toMatchObject({ connection: { status: "Deauthorized", errors: [{ statusCode: "400" }] } });
     expect(item.lastError).toMatchObject({ kind: "reauthorization_required", operation: "authorizeConnection" });
@@ -182,20 +190,20 @@ describe("outcomes a company can have", () => {
     const eng = await ready([{ name: "Corner Shop", records: 4 }], "fztf");
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
-    const ctx = runnerFor(eng, itemId, "worker-s", client);
-    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() }));
+    const ctx = await runnerFor(eng, itemId, "worker-s", client);
+    await claim({ itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() });
     expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
-    expect(runSync(findItem(bed.t.db, itemId))!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
+    expect((await itemNow(itemId))!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
   });
 
   it("a data type that fails to sync fails the company, naming it", async () => {
     const eng = await ready([{ name: "Broken Invoices", records: 3, fetchErrorDataTypes: ["invoices"] }]);
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
-    const ctx = runnerFor(eng, itemId, "worker-f", client);
-    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() }));
+    const ctx = await runnerFor(eng, itemId, "worker-f", client);
+    await claim({ itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() });
     expect(await driveItem(ctx, itemId)).toEqual({ state: "failed", runStop: null });
-    expect(runSync(findItem(bed.t.db, itemId))).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
+    expect(await itemNow(itemId)).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
   });
 
   it("a free trial at its 50 companies stops the run, leaving the company to try again", async () => {
@@ -204,11 +212,11 @@ describe("outcomes a company can have", () => {
     const full = createServiceClient({ baseUrl: bed.sb.url, apiKey });
     await Promise.all(Array.from({ length: 50 }, (_, i) => full.createCompany({ name: `Existing ${i}` })));
     const itemId = eng.items[0]!.id;
-    const ctx = runnerFor(eng, itemId, "worker-l", full);
-    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() }));
+    const ctx = await runnerFor(eng, itemId, "worker-l", full);
+    await claim({ itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() });
     const result = await driveItem(ctx, itemId);
     expect(result).toMatchObject({ state: "pending", runStop: { kind: "company_limit", status: 402 } });
-    expect(runSync(findItem(bed.t.db, itemId))).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
+    expect(await itemNow(itemId)).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
   });
 });
 
@@ -222,10 +230,10 @@ describe("the name the service keeps", () => {
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const created: { name: string; description: string | null | undefined }[] = [];
     for (const [i, { id: itemId }] of eng.items.entries()) {
-      const ctx = runnerFor(eng, itemId, `worker-n${i}`, client);
-      runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: `worker-n${i}`, leaseMs: LEASE_MS, now: new Date() }));
+      const ctx = await runnerFor(eng, itemId, `worker-n${i}`, client);
+      await claim({ itemId, runId: ctx.runId, owner: `worker-n${i}`, leaseMs: LEASE_MS, now: new Date() });
       expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
-      const item = runSync(findItem(bed.t.db, itemId))!;
+      const item = (await itemNow(itemId))!;
       const { data } = await client.getCompany({ companyId: item.companyId! });
       created.push({ name: data.name, description: data.description });
       // The item keeps the file's name and the name sent.
@@ -242,11 +250,11 @@ describe("the name the service keeps", () => {
     const eng = await ready([{ name: "Zoë's Café & Bar", records: 3 }]);
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const itemId = eng.items[0]!.id;
-    bed.t.db.update(migrationItems).set({ serviceName: null }).where(eq(migrationItems.id, itemId)).run();
-    const ctx = runnerFor(eng, itemId, "worker-old", client);
-    runSync(claimItem(bed.t.db, { itemId, runId: ctx.runId, owner: "worker-old", leaseMs: LEASE_MS, now: new Date() }));
+    await bed.t.db.update(migrationItems).set({ serviceName: null }).where(eq(migrationItems.id, itemId));
+    const ctx = await runnerFor(eng, itemId, "worker-old", client);
+    await claim({ itemId, runId: ctx.runId, owner: "worker-old", leaseMs: LEASE_MS, now: new Date() });
     expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
-    const { data } = await client.getCompany({ companyId: runSync(findItem(bed.t.db, itemId))!.companyId! });
+    const { data } = await client.getCompany({ companyId: (await itemNow(itemId))!.companyId! });
     expect(data).toMatchObject({ name: "Zoe's Cafe & Bar", description: `Migrated by Ferry (${eng.reference}). Name in the token file: Zoë's Café & Bar` });
   });
 });

@@ -1,19 +1,18 @@
 /**
  * The small runner that drives one company's pipeline: it asks the pure decision function
  * (pipeline.ts) for the next call, makes it through the service client, and stores the call's
- * result with the item's new fields in one synchronous transaction before deciding again. A
+ * result with the item's new fields in one transaction before deciding again. A
  * create is recorded as in flight before it is sent, so a crash between a create and its record
  * is healed by a lookup, never by a second create.
  *
  * The item's credentials are decrypted only in memory, for the authorization call, and each
  * decryption is an audit event. Every write is fenced by the worker's lease on the item.
  */
-import { databaseOf, runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import { readSteps, type Database } from "@/db/database";
 import { companyDescription, serviceNameOf, type ManagedPlatform } from "@/server/platforms";
 import { ServiceError, type CallMeta, type ServiceClient } from "@/server/service-client";
 import { redact } from "@/server/service-client/service-error";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { openItemCredentials } from "../../items/item-credentials";
 import { findItem, LeaseLostError, markInFlight, storeCallResult, toPipelineItem, type CallRecord, type ItemRow } from "./item-repository";
@@ -35,7 +34,7 @@ import {
 import type { MigrationItemState } from "@/core/migration/states";
 
 export type RunnerContext = {
-  db: Db;
+  database: Database;
   ring: KeyRing;
   client: ServiceClient;
   runId: string;
@@ -96,17 +95,22 @@ function companyFieldsFor(row: ItemRow, reference: string): { name: string; desc
 }
 
 /** Decrypts an item's credentials in memory for the authorization call, and records that it did. */
-function openCredentials(ctx: RunnerContext, row: ItemRow): Record<string, string> {
+async function openCredentials(ctx: RunnerContext, row: ItemRow): Promise<Record<string, string>> {
   if (!row.credentialsCipher) throw new Error(`The credentials of ${row.name} have been purged; nothing can be migrated for it.`);
   const credentials = openItemCredentials(ctx.ring, { engagementId: row.engagementId, itemId: row.id }, row.credentialsCipher);
-  recordAudit(ctx.db, {
-    actor: null,
-    action: "migration_item.credentials_decrypted",
-    targetId: row.id,
-    engagementId: ctx.engagement.id,
-    organizationId: ctx.engagement.organizationId,
-    after: { purpose: "authorize its connection on the service", company: row.name, rehearsal: ctx.rehearsal },
-  });
+  // Read committed: one insert, the fact that they were decrypted (whether or not the lease holds).
+  await ctx.database.transaction(
+    (tx) =>
+      writeAudit(tx, {
+        actor: null,
+        action: "migration_item.credentials_decrypted",
+        targetId: row.id,
+        engagementId: ctx.engagement.id,
+        organizationId: ctx.engagement.organizationId,
+        after: { purpose: "authorize its connection on the service", company: row.name, rehearsal: ctx.rehearsal },
+      }),
+    { isolation: "read committed" },
+  );
   return credentials;
 }
 
@@ -154,7 +158,7 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
         return answered(meta, { call: "createConnection", connectionId: data.id }, { connectionId: data.id, status: data.status });
       }
       case "authorize": {
-        const credentials = openCredentials(ctx, row);
+        const credentials = await openCredentials(ctx, row);
         secrets = Object.values(credentials);
         const { data, meta } = await client.authorizeConnection({ companyId: companyId(), connectionId: connectionId(), credentials }, options);
         // Errors a later authorization resolved are history; the active ones say why it is refused.
@@ -221,20 +225,22 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
 
 /** Takes one step of an item's pipeline: one call and its stored result, or a wait, or its end. */
 export async function stepItem(ctx: RunnerContext, itemId: string): Promise<StepReport> {
-  const row = runSync(findItem(ctx.db, itemId));
+  const row = await readSteps(ctx.database, (tx) => findItem(tx, itemId));
   if (!row) throw new Error(`No migration item ${itemId}`);
   if (row.leaseOwner !== ctx.owner) throw new LeaseLostError(`item ${itemId}`);
   const item = toPipelineItem(row, ctx.platform);
   const decision = decideNext(item, nowOf(ctx));
   if (decision.kind !== "call") return decision;
   if (decision.call === "createCompany" || decision.call === "createConnection") {
-    runSync(markInFlight(ctx.db, { itemId, owner: ctx.owner, call: decision.call, now: nowOf(ctx) }));
+    const call = decision.call;
+    // Fenced by the lease (LeaseLostError, nothing sent, when another worker holds the item).
+    await ctx.database.transaction((tx) => markInFlight(tx, { itemId, owner: ctx.owner, call, now: nowOf(ctx) }), { isolation: "read committed" });
   }
   const { result, record, linkUrl } = await execute(ctx, row, item, decision);
   ctx.beforeStore?.(decision.call);
   const now = nowOf(ctx);
   const transition = applyResult(item, decision, result, now, ctx.policy ?? DEFAULT_PIPELINE_POLICY);
-  await storeCallResult(databaseOf(ctx.db), { itemId, runId: ctx.runId, owner: ctx.owner, record, transition, now, linkUrl });
+  await storeCallResult(ctx.database, { itemId, runId: ctx.runId, owner: ctx.owner, record, transition, now, linkUrl });
   return { kind: "stored", call: decision.call, transition };
 }
 

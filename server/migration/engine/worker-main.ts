@@ -1,15 +1,16 @@
 /**
  * `npm run worker` (through scripts/worker.mjs) and `npm start`: the migration worker as a process
- * of its own, beside the web app, on the same database (SQLite in WAL mode). Any number may run at
- * once: each claims its work with a lease (see worker.ts). Stops cleanly on SIGINT/SIGTERM,
- * releasing its leases so another worker carries on at once.
+ * of its own, beside the web app, on the same database: PostgreSQL when DATABASE_URL names one
+ * (workers on any number of machines), else SQLite in WAL mode at DATABASE_FILE (workers on this
+ * machine). Any number may run at once: each claims its work with a lease (see worker.ts). Stops
+ * cleanly on SIGINT/SIGTERM, releasing its leases so another worker carries on at once, then
+ * closes the database.
  *
- * Env: DATABASE_FILE, FERRY_ENCRYPTION_KEY (+ FERRY_ENCRYPTION_OLD_KEYS), SANDBOX_URL and
+ * Env: DATABASE_URL or DATABASE_FILE, FERRY_ENCRYPTION_KEY (+ FERRY_ENCRYPTION_OLD_KEYS), SANDBOX_URL and
  * SANDBOX_ADMIN_TOKEN (rehearsals), FERRY_PURGE_AFTER_DAYS (the automatic purge, run here every ten
  * minutes), and the rest of server/env.ts.
  */
-import { openDb } from "@/db/client";
-import { databaseOf } from "@/db/database";
+import { getDatabase } from "@/db/database";
 import { appConfig } from "@/server/config";
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
@@ -24,9 +25,9 @@ const PURGE_EVERY_MS = 10 * 60_000;
 function main(): void {
   const e = env();
   const config = appConfig();
-  const db = openDb(e.DATABASE_FILE);
+  const database = getDatabase();
   const worker = createWorker({
-    db,
+    database,
     ring: appKeyRing(),
     sandbox: e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : null,
     log: (line) => console.log(line),
@@ -34,7 +35,8 @@ function main(): void {
     notify: { appUrl: config.appUrl, mail: config.mail },
     machineId: machineIdOf(e),
   });
-  console.log(`Migration worker ${worker.owner} started on ${e.DATABASE_FILE}${e.SANDBOX_ADMIN_TOKEN ? "" : " (no SANDBOX_ADMIN_TOKEN: rehearsals will fail)"}`);
+  const where = database.dialect === "postgresql" ? "PostgreSQL" : e.DATABASE_FILE;
+  console.log(`Migration worker ${worker.owner} started on ${where}${e.SANDBOX_ADMIN_TOKEN ? "" : " (no SANDBOX_ADMIN_TOKEN: rehearsals will fail)"}`);
   worker.start();
 
   // The automatic purge (FERRY_PURGE_AFTER_DAYS after a handover report or a cancellation): at
@@ -42,7 +44,7 @@ function main(): void {
   // transaction, so two workers doing it at once purge each engagement once.
   const purge = async () => {
     try {
-      const done = await purgeDueCredentials(databaseOf(db), { now: new Date(), afterDays: e.FERRY_PURGE_AFTER_DAYS });
+      const done = await purgeDueCredentials(database, { now: new Date(), afterDays: e.FERRY_PURGE_AFTER_DAYS });
       if (done.engagements) {
         console.log(`Purged the credentials of ${countOf(done.engagements, "engagement", "engagements")} ${daysText(e.FERRY_PURGE_AFTER_DAYS)} after their handover or cancellation (${companiesText(done.items)})`);
       }
@@ -58,10 +60,11 @@ function main(): void {
     stopping = true;
     console.log(`Migration worker stopping (${signal})`);
     clearInterval(purgeTimer);
-    void worker.stop().finally(() => {
-      db.$client.close();
-      process.exit(0);
-    });
+    void worker
+      .stop()
+      .then(() => database.close())
+      .catch((error: unknown) => console.error(`Migration worker stopped with an error: ${logSafe(error)}`))
+      .finally(() => process.exit(0));
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));

@@ -2,17 +2,23 @@
  * The migration worker: a process of its own (worker-main.ts, `npm run worker`) that takes runs
  * from the app database and carries them out, so no web request ever waits on the service.
  *
- * Claims and leases (graphile-worker / pg-boss style, on SQLite in WAL mode shared with web):
- * - A worker claims a run with one atomic `UPDATE … WHERE lease free or expired … RETURNING`
- *   (run-repository.ts), and the run's company with the same kind of statement on the item
- *   (item-repository.ts). SQLite has one writer at a time, so two workers never take the same
- *   run or item; a second worker process simply takes other work, or waits.
+ * Claims and leases (graphile-worker / pg-boss style), on the app database (db/database.ts): SQLite
+ * in WAL mode shared with web, or PostgreSQL shared by any number of workers on any number of
+ * machines:
+ * - A worker claims a run with a conditional `UPDATE … WHERE lease free or expired … RETURNING`
+ *   (run-repository.ts), and the run's companies with the same kind of statement on the items
+ *   (item-repository.ts), each in a read-committed transaction of its own. On PostgreSQL the rows
+ *   are first picked with FOR UPDATE SKIP LOCKED and the update checks the lease again on them,
+ *   so workers claiming at once take different work, none waits for another, and none takes the
+ *   same run or item twice; on SQLite one writer at a time gives the same.
  * - The lease (owner, expiry) is renewed every `leaseMs / 4` while the worker works (leases.ts, for
- *   the runs it claimed and the bulk runs it helps with alike). A worker that is killed stops
- *   renewing; once its lease expires the run is claimed again by any worker, which resumes from
- *   the stored state (the pipeline never creates twice: see runner.ts).
- * - Every write a worker makes is fenced by its lease: after losing one (it stalled past the expiry
- *   and another worker took over) it writes nothing more and lets go.
+ *   the runs it claimed and the bulk runs it helps with alike; a renewal never starts while the
+ *   previous one is still running). A worker that is killed stops renewing; once its lease expires
+ *   the run is claimed again by any worker, which resumes from the stored state (the pipeline
+ *   never creates twice: see runner.ts).
+ * - Every write a worker makes is fenced by its lease (the update names this worker as the lease
+ *   owner, or the row is locked and checked first): after losing one (it stalled past the expiry
+ *   and another worker took over) it writes nothing more (LeaseLostError) and lets go.
  * - A cancelled run is noticed at the next renewal; a worker that is stopped (SIGTERM) releases
  *   its leases so another worker carries on at once.
  *
@@ -25,16 +31,15 @@
  * and the pacer. A worker that finds no run to claim helps with a bulk run another worker holds
  * (its companies are claimed one by one, so two workers never drive the same company).
  */
-import { databaseOf, runSync } from "@/db/database";
 import os from "node:os";
-import type { Db } from "@/db/client";
+import { readSteps, type Database } from "@/db/database";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
 import { createServiceClient, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { logSafe } from "@/server/security/log-safe";
 import type { KeyRing } from "@/server/security/secrets";
 import { finishTestRun } from "../test-run/finish-test-run";
 import { findItem, LeaseLostError } from "./item-repository";
-import { holdLeases, takeItemLease } from "./leases";
+import { holdLeases, takeItemLease, type HeldLeases } from "./leases";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "./pipeline";
 import { prepareRehearsal, SandboxUnavailableError } from "../test-run/rehearsal";
 import { claimRun, findRun, type RunRow } from "./run-repository";
@@ -48,7 +53,7 @@ import { createBudgetStore, type BudgetStore } from "@/server/service-client/bud
 import type { NotifyConfig } from "@/server/engagements/waiting/notify";
 
 export type WorkerOptions = {
-  db: Db;
+  database: Database;
   ring: KeyRing;
   /** This worker's lease owner id (default: host, pid and a random part). */
   owner?: string;
@@ -122,7 +127,7 @@ const storedFailure = (kind: StoredError["kind"], error: string): StoredError =>
 
 /** A worker on the app database (see the module comment). */
 export function createWorker(options: WorkerOptions): Worker {
-  const { db, ring } = options;
+  const { database, ring } = options;
   const owner = options.owner ?? `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
   const leaseMs = options.leaseMs ?? 4_000;
   const idleMs = options.idleMs ?? 1_000;
@@ -133,11 +138,11 @@ export function createWorker(options: WorkerOptions): Worker {
   const log = (line: string) => sink(logSafe(line));
   const stopping = new AbortController();
   let loop: Promise<void> | null = null;
-  const budgetStore = options.budget === undefined ? createBudgetStore(db) : options.budget;
+  const budgetStore = options.budget === undefined ? createBudgetStore(database) : options.budget;
   const budget = budgetStore ? { store: budgetStore, machineId: options.machineId ?? machineIdOf({ FERRY_MACHINE_ID: process.env.FERRY_MACHINE_ID }) } : null;
   const bulkDeps: BulkDeps = {
     budget,
-    db,
+    database,
     ring,
     owner,
     leaseMs,
@@ -147,7 +152,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
     notify: options.notify ?? null,
   };
-  const watcher = createWatcher({ database: databaseOf(db), ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, budget, ...(options.client ? { client: options.client } : {}) });
+  const watcher = createWatcher({ database, ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, budget, ...(options.client ? { client: options.client } : {}) });
   const watchEveryMs = options.watchEveryMs ?? 2_000;
   let watchLoop: Promise<void> | null = null;
 
@@ -168,22 +173,21 @@ export function createWorker(options: WorkerOptions): Worker {
 
   /** Carries out a single-company test or a rehearsal. */
   async function carryOutTest(run: RunRow, signal: AbortSignal): Promise<void> {
-    const start = run.kind === "rehearsal" ? await openRehearsal(run, signal) : openPilot(run);
+    const start = run.kind === "rehearsal" ? await openRehearsal(run, signal) : await openPilot(run);
     const { engagement, platform } = start;
-    const finish = (itemId: string | null, failure: StoredError | null) => {
-      const current = runSync(findRun(db, run.id)) ?? run;
-      const item = itemId ? (runSync(findItem(db, itemId)) ?? null) : null;
-      const outcome = finishTestRun(db, { run: current, owner, item, failure });
+    const finish = async (itemId: string | null, failure: StoredError | null) => {
+      const item = itemId ? ((await readSteps(database, (tx) => findItem(tx, itemId))) ?? null) : null;
+      const outcome = await finishTestRun(database, { run, owner, item, failure });
       if (!outcome) throw new RunAbandoned("lease_lost");
       log(`${run.kind === "rehearsal" ? "rehearsal" : "single-company test"} ${run.id} on ${engagement.reference}: ${outcome.result}${outcome.advice ? ` (${outcome.advice.code})` : ""}`);
     };
     if (!start.ok) return finish(start.itemId, start.failure);
 
     const { client, itemId } = start;
-    await takeItemLease(db, { itemId, runId: run.id, owner, leaseMs, signal });
+    await takeItemLease(database, { itemId, runId: run.id, owner, leaseMs, signal });
     const result = await driveItem(
       {
-        db,
+        database,
         ring,
         client,
         runId: run.id,
@@ -198,15 +202,15 @@ export function createWorker(options: WorkerOptions): Worker {
       },
       itemId,
     );
-    finish(itemId, result.runStop);
+    await finish(itemId, result.runStop);
   }
 
   /** The single-company test's session on the engagement's service target, or the failure it ends with at once. */
-  function openPilot(run: RunRow): TestStart {
+  async function openPilot(run: RunRow): Promise<TestStart> {
     const itemId = run.itemId;
     if (!itemId) throw new Error(`Run ${run.id} names no company.`);
-    const session = openRunSession({
-      db,
+    const session = await openRunSession({
+      database,
       ring,
       run,
       purpose: (reference) => `call the service for the single-company test on ${reference}`,
@@ -222,11 +226,11 @@ export function createWorker(options: WorkerOptions): Worker {
 
   /** A rehearsal's client on the built-in sandbox and the chosen company's twin (made on the way), or the failure it ends with at once. */
   async function openRehearsal(run: RunRow, signal: AbortSignal): Promise<TestStart> {
-    const { engagement, platform } = runEngagement(db, run);
+    const { engagement, platform } = await runEngagement(database, run);
     const unavailable = (text: string): TestStart => ({ ok: false, engagement, platform, itemId: null, failure: storedFailure("sandbox_unavailable", text) });
     if (!options.sandbox) return unavailable("SANDBOX_URL and SANDBOX_ADMIN_TOKEN are not set for the worker.");
     try {
-      const prepared = await prepareRehearsal({ db, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
+      const prepared = await prepareRehearsal({ database, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
       const client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey });
       return { ok: true, engagement, platform, itemId: prepared.itemId, client };
     } catch (error) {
@@ -238,34 +242,47 @@ export function createWorker(options: WorkerOptions): Worker {
   /** Helps another worker's bulk run with its companies (until it ends, or its coordinator is gone). */
   async function carryHelp(run: RunRow): Promise<void> {
     log(`helping with bulk run ${run.id}`);
-    const leases = holdLeases({ db, owner, leaseMs, runId: run.id, log });
+    const leases = holdLeases({ database, owner, leaseMs, runId: run.id, log });
     try {
       await carryOutBulk(bulkDeps, run, stopping.signal, false);
     } catch (error) {
       if (!stopping.signal.aborted) log(`helping with run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
-      leases.release();
+      await letGo(run, leases);
       helping.delete(run.id);
     }
   }
 
+  /** Lets go of a run's leases (a database error is logged: the leases then run out by themselves). */
+  async function letGo(run: RunRow, leases: HeldLeases): Promise<void> {
+    await leases.release().catch((error: unknown) => log(`letting go of run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
   /** Runs this worker helps with now (one at a time is enough: its companies are many). */
   const helping = new Set<string>();
+  /** A look for a run to help with is under way (two at once could each find one). */
+  let lookingForHelp = false;
 
   /** The next work: a run to claim, or else a bulk run of another worker's to help with. */
-  function claimNext(): { run: RunRow; help: boolean } | null {
+  async function claimNext(): Promise<{ run: RunRow; help: boolean } | null> {
     if (stopping.signal.aborted) return null;
-    const run = runSync(claimRun(db, { owner, kinds, leaseMs, now: new Date() }));
+    // One conditional update in a read-committed transaction of its own: see run-repository.ts.
+    const run = await database.transaction((tx) => claimRun(tx, { owner, kinds, leaseMs, now: new Date() }), { isolation: "read committed" });
     if (run) return { run, help: false };
-    if (!kinds.includes("bulk") || helping.size > 0) return null;
-    const other = runSync(runToHelp(db, { owner, now: new Date() }));
-    if (!other) return null;
-    helping.add(other.id);
-    return { run: other, help: true };
+    if (!kinds.includes("bulk") || helping.size > 0 || lookingForHelp) return null;
+    lookingForHelp = true;
+    try {
+      const other = await readSteps(database, (tx) => runToHelp(tx, { owner, now: new Date() }));
+      if (!other) return null;
+      helping.add(other.id);
+      return { run: other, help: true };
+    } finally {
+      lookingForHelp = false;
+    }
   }
 
   async function runOnce(): Promise<RunRow | null> {
-    const next = claimNext();
+    const next = await claimNext();
     if (!next) return null;
     if (next.help) await carryHelp(next.run);
     else await carryOwn(next.run);
@@ -277,7 +294,7 @@ export function createWorker(options: WorkerOptions): Worker {
     log(`took ${run.kind} run ${run.id}`);
     const abandon = new AbortController();
     const signal = AbortSignal.any([abandon.signal, stopping.signal]);
-    const leases = holdLeases({ db, owner, leaseMs, runId: run.id, runLease: { onLost: () => abandon.abort(new RunAbandoned("lease_lost")) }, log });
+    const leases = holdLeases({ database, owner, leaseMs, runId: run.id, runLease: { onLost: () => abandon.abort(new RunAbandoned("lease_lost")) }, log });
     try {
       await carryOut(run, signal);
     } catch (error) {
@@ -290,19 +307,22 @@ export function createWorker(options: WorkerOptions): Worker {
         const message = error instanceof Error ? error.message : String(error);
         log(`run ${run.id} failed: ${message}`);
         try {
-          const current = runSync(findRun(db, run.id)) ?? run;
+          const current = (await readSteps(database, (tx) => findRun(tx, run.id))) ?? run;
           if (current.kind === "bulk") {
-            runSync(setBulkStatus(db, { runId: run.id, from: ["running"], to: "stopped", reason: `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`, now: new Date() }));
+            const reason = `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`;
+            // setBulkStatus reads the run's outcome with its row locked, then writes it back.
+            await database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }), { isolation: "read committed" });
             return;
           }
-          const item = current.itemId ? (runSync(findItem(db, current.itemId)) ?? null) : null;
-          finishTestRun(db, { run: current, owner, item, failure: storedFailure("internal", message) });
+          const itemId = current.itemId;
+          const item = itemId ? ((await readSteps(database, (tx) => findItem(tx, itemId))) ?? null) : null;
+          await finishTestRun(database, { run: current, owner, item, failure: storedFailure("internal", message) });
         } catch (finishError) {
           log(`could not record the failure of run ${run.id}: ${finishError instanceof Error ? finishError.message : String(finishError)}`);
         }
       }
     } finally {
-      leases.release();
+      await letGo(run, leases);
     }
   }
 
@@ -326,10 +346,10 @@ export function createWorker(options: WorkerOptions): Worker {
       loop = (async () => {
         const active = new Set<Promise<void>>();
         while (!stopping.signal.aborted) {
-          let next: ReturnType<typeof claimNext> = null;
+          let next: Awaited<ReturnType<typeof claimNext>> = null;
           if (active.size < maxRuns) {
             try {
-              next = claimNext();
+              next = await claimNext();
             } catch (error) {
               log(`worker error: ${error instanceof Error ? error.message : String(error)}`);
             }

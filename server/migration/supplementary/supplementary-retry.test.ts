@@ -9,10 +9,10 @@
  * better-sqlite3. The supplementary operations' own concurrency on PostgreSQL is
  * supplementary-races.test.ts's.
  */
+import { until } from "@/server/testing/until";
 import fs from "node:fs";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { databaseDialect } from "@/db/dialect";
 import { auditEvents, migrationItems, migrationRuns, supplementaryRows, users, watches } from "@/db/schema";
 import type { Actor } from "@/core/accounts/actor";
 import { callerAs } from "@/server/testing/caller";
@@ -37,7 +37,7 @@ afterEach(async () => {
 });
 
 const worker = () => {
-  const w = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
   running.push(w);
   w.start();
   return w;
@@ -46,16 +46,6 @@ const worker = () => {
 const item = async (id: string) => (await bed.t.db.select().from(migrationItems).where(eq(migrationItems.id, id)).limit(1))[0]!;
 const run = async (runId: string) => (await bed.t.db.select().from(migrationRuns).where(eq(migrationRuns.id, runId)).limit(1))[0]!;
 
-/** Polls `read` until `done`, as server/testing/until.ts does for synchronous reads. */
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Three companies, the second rotated after the export; the bulk run carried out until it completes. */
 async function bulkRunDone() {
@@ -67,7 +57,7 @@ async function bulkRunDone() {
     ],
   );
   await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
-  const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
+  const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
   const w = worker();
   await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
   await w.stop();
@@ -113,7 +103,7 @@ const purgeEvents = (itemId: string) =>
     .from(auditEvents)
     .where(and(eq(auditEvents.action, "supplementary.tokens_purged"), eq(auditEvents.targetId, itemId)));
 
-describe.skipIf(databaseDialect() === "postgresql")("a company retried with fresh tokens", () => {
+describe("a company retried with fresh tokens", () => {
   it("is authorized again on its own connection, synced and verified by the bulk run; its fresh tokens are then purged", async () => {
     const { eng, runId, copperleaf, customer } = await bulkRunDone();
     const before = await item(copperleaf.id);

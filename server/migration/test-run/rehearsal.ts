@@ -7,18 +7,19 @@
  *
  * Resumable: the client's key is stored (encrypted) as soon as it exists, and tenants are made in
  * batches stored as they are made, so a worker that takes the run over carries on where it stopped.
+ * Every write is fenced by the worker's lease on the run: its transaction locks the run's row and
+ * checks it first, so a worker that lost the run stores no key, twin or progress beside the new one.
  */
 import { and, asc, eq } from "drizzle-orm";
-import { runSync } from "@/db/database";
-import type { Db } from "@/db/client";
+import type { Database, Steps } from "@/db/database";
 import { migrationItems } from "@/db/schema";
 import type { SandboxControl } from "@/server/sandbox/controls/control-client";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit, type DbOrTx } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, type KeyRing } from "@/server/security/secrets";
 import { insertMigrationItems } from "../../items/insert-items";
 import { attachItemToRun, LeaseLostError, platformOf } from "../engine/item-repository";
 import { realItems, rehearsalItems } from "../../items/item-scope";
-import { findRun, updateRunProgress, type RunRow } from "../engine/run-repository";
+import { lockRun, updateRunProgress, type RunRow } from "../engine/run-repository";
 import type { TestRunOutcome } from "./test-run-report";
 
 /** Tenants made at once, and per stored batch. */
@@ -36,26 +37,51 @@ export class SandboxUnavailableError extends Error {
 
 const keyContext = (runId: string) => `migration_run:${runId}:sandbox_api_key`;
 
+/**
+ * The run's row, locked, while this worker still holds it (else LeaseLostError: the transaction
+ * rolls back and nothing of it is stored). Every write of the set-up starts with it, so a worker
+ * that lost the run (cancelled, or taken over) never adds twins or progress beside the new owner.
+ */
+function* heldRun(tx: DbOrTx, runId: string, owner: string): Steps<RunRow> {
+  const run = yield* lockRun(tx, runId);
+  if (!run || run.status !== "running" || run.leaseOwner !== owner) throw new LeaseLostError(`rehearsal ${runId}`);
+  return run;
+}
+
+/** Stores the set-up's progress in the run's outcome (read and written back with the row locked), fenced by the lease. */
+function* storeProgress(
+  tx: DbOrTx,
+  params: { runId: string; owner: string; now: Date; progress: Pick<TestRunOutcome, "sandboxUrl" | "preparation">; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
+): Steps<void> {
+  const run = yield* heldRun(tx, params.runId, params.owner);
+  const outcome: TestRunOutcome = { ...((run.outcome ?? {}) as TestRunOutcome), ...params.progress };
+  const stored = yield* updateRunProgress(tx, { runId: params.runId, owner: params.owner, now: params.now, outcome, ...(params.itemId ? { itemId: params.itemId } : {}), ...(params.sandbox ? { sandbox: params.sandbox } : {}) });
+  if (!stored) throw new LeaseLostError(`rehearsal ${params.runId}`);
+}
+
 /** The rehearsal's sandbox API key: made (and stored encrypted) on first use, decrypted (audited) after. */
-async function sandboxKey(params: { db: Db; ring: KeyRing; run: RunRow; owner: string; control: SandboxControl; reference: string; organizationId: string }): Promise<string> {
-  const { db, ring, run } = params;
+async function sandboxKey(params: { database: Database; ring: KeyRing; run: RunRow; owner: string; control: SandboxControl; reference: string; organizationId: string }): Promise<string> {
+  const { database, ring, run, owner } = params;
   if (run.sandboxApiKeyCipher) {
     const key = decryptSecret(ring, run.sandboxApiKeyCipher, keyContext(run.id));
-    recordAudit(db, {
-      actor: null,
-      action: "migration.sandbox_key_decrypted",
-      targetId: run.id,
-      engagementId: run.engagementId,
-      organizationId: params.organizationId,
-      after: { purpose: "carry on with the rehearsal on the sandbox" },
-    });
+    await database.transaction(
+      (tx) =>
+        writeAudit(tx, {
+          actor: null,
+          action: "migration.sandbox_key_decrypted",
+          targetId: run.id,
+          engagementId: run.engagementId,
+          organizationId: params.organizationId,
+          after: { purpose: "carry on with the rehearsal on the sandbox" },
+        }),
+      { isolation: "read committed" },
+    );
     return key;
   }
   const { clientId, apiKey } = await params.control.createClient({ plan: "paid", name: `Ferry rehearsal ${params.reference}` });
-  const outcome = (run.outcome ?? {}) as TestRunOutcome;
-  if (!runSync(updateRunProgress(db, { runId: run.id, owner: params.owner, now: new Date(), outcome, sandbox: { clientId, apiKeyCipher: encryptSecret(ring, apiKey, keyContext(run.id)) } }))) {
-    throw new LeaseLostError(`rehearsal ${params.run.id}`);
-  }
+  // Sealed before the transaction: the body may run again on PostgreSQL, and the key is made once.
+  const sandbox = { clientId, apiKeyCipher: encryptSecret(ring, apiKey, keyContext(run.id)) };
+  await database.transaction((tx) => storeProgress(tx, { runId: run.id, owner, now: new Date(), progress: {}, sandbox }), { isolation: "read committed" });
   return apiKey;
 }
 
@@ -64,7 +90,7 @@ async function sandboxKey(params: { db: Db; ring: KeyRing; run: RunRow; owner: s
  * twin to the run. Returns the sandbox API key (in memory only) and the twin's item id.
  */
 export async function prepareRehearsal(params: {
-  db: Db;
+  database: Database;
   ring: KeyRing;
   run: RunRow;
   owner: string;
@@ -73,7 +99,8 @@ export async function prepareRehearsal(params: {
   engagement: { id: string; reference: string; organizationId: string; platformKey: string };
   signal?: AbortSignal;
 }): Promise<{ apiKey: string; itemId: string }> {
-  const { db, ring, owner, control, engagement } = params;
+  const { database, ring, owner, control, engagement } = params;
+  const runId = params.run.id;
   const platform = platformOf(engagement.platformKey);
   const guard = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
     try {
@@ -86,22 +113,15 @@ export async function prepareRehearsal(params: {
   };
   const apiKey = await guard("creating the rehearsal's sandbox client", () => sandboxKey({ ...params, reference: engagement.reference, organizationId: engagement.organizationId }));
 
-  const real = db
+  const real = await database.db
     .select({ id: migrationItems.id, position: migrationItems.position, sourceRef: migrationItems.sourceRef, name: migrationItems.name, externalRef: migrationItems.externalRef, recordsHint: migrationItems.recordsHint, submissionId: migrationItems.submissionId })
     .from(migrationItems)
     .where(realItems(engagement.id))
-    .orderBy(asc(migrationItems.position))
-    .all();
-  const made = new Set(
-    db.select({ position: migrationItems.position }).from(migrationItems).where(rehearsalItems(params.run.id)).all().map((r) => r.position),
-  );
+    .orderBy(asc(migrationItems.position));
+  const made = new Set((await database.db.select({ position: migrationItems.position }).from(migrationItems).where(rehearsalItems(runId))).map((r) => r.position));
   const missing = real.filter((r) => !made.has(r.position));
-  const progress = (created: number, done: boolean): TestRunOutcome => ({
-    ...((runSync(findRun(db, params.run.id))?.outcome ?? {}) as TestRunOutcome),
-    sandboxUrl: params.sandboxUrl,
-    preparation: { total: real.length, created, done },
-  });
-  if (!runSync(updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(made.size, false) }))) throw new LeaseLostError(`rehearsal ${params.run.id}`);
+  const progress = (created: number, done: boolean) => ({ sandboxUrl: params.sandboxUrl, preparation: { total: real.length, created, done } });
+  await database.transaction((tx) => storeProgress(tx, { runId, owner, now: new Date(), progress: progress(made.size, false) }), { isolation: "read committed" });
 
   let created = made.size;
   for (let start = 0; start < missing.length; start += BATCH) {
@@ -115,42 +135,51 @@ export async function prepareRehearsal(params: {
       ),
     );
     const submissionId = batch[0]!.submissionId;
-    db.transaction((tx) =>
-      runSync(insertMigrationItems(tx, {
-        ring,
-        platform,
-        engagementId: engagement.id,
-        submissionId,
-        rehearsalRunId: params.run.id,
-        at: new Date(),
-        rows: batch.map((item, i) => ({
-          line: 0,
-          position: item.position,
-          sourceRef: item.sourceRef,
-          name: item.name,
-          externalRef: item.externalRef,
-          records: item.recordsHint,
-          credentials: tenants[i]!.credentials,
-        })),
-      })),
+    const at = new Date();
+    // The twins and the progress in one transaction, fenced by the lease (the run's row locked first).
+    await database.transaction(
+      function* (tx) {
+        yield* storeProgress(tx, { runId, owner, now: at, progress: progress(created + batch.length, false) });
+        yield* insertMigrationItems(tx, {
+          ring,
+          platform,
+          engagementId: engagement.id,
+          submissionId,
+          rehearsalRunId: runId,
+          at,
+          rows: batch.map((item, i) => ({
+            line: 0,
+            position: item.position,
+            sourceRef: item.sourceRef,
+            name: item.name,
+            externalRef: item.externalRef,
+            records: item.recordsHint,
+            credentials: tenants[i]!.credentials,
+          })),
+        });
+      },
+      { isolation: "read committed" },
     );
     created += batch.length;
-    if (!runSync(updateRunProgress(db, { runId: params.run.id, owner, now: new Date(), outcome: progress(created, false) }))) throw new LeaseLostError(`rehearsal ${params.run.id}`);
   }
 
-  const outcome = progress(created, true);
-  const simulated = real.find((r) => r.id === outcome.simulates?.itemId) ?? real[0];
+  const simulatesId = ((params.run.outcome ?? {}) as TestRunOutcome).simulates?.itemId;
+  const simulated = real.find((r) => r.id === simulatesId) ?? real[0];
   if (!simulated) throw new Error("The engagement has no companies to rehearse with.");
-  const twin = db
+  const [twin] = await database.db
     .select({ id: migrationItems.id })
     .from(migrationItems)
-    .where(and(rehearsalItems(params.run.id), eq(migrationItems.position, simulated.position)))
-    .get();
+    .where(and(rehearsalItems(runId), eq(migrationItems.position, simulated.position)))
+    .limit(1);
   if (!twin) throw new Error(`No simulated twin of ${simulated.name} was made.`);
-  db.transaction((tx) => {
-    const current = runSync(findRun(tx, params.run.id));
-    if (current?.itemId !== twin.id) runSync(attachItemToRun(tx, { itemId: twin.id, runId: params.run.id, now: new Date() }));
-    if (!runSync(updateRunProgress(tx, { runId: params.run.id, owner, now: new Date(), outcome, itemId: twin.id }))) throw new LeaseLostError(`rehearsal ${params.run.id}`);
-  });
+  await database.transaction(
+    function* (tx) {
+      const current = yield* heldRun(tx, runId, owner);
+      const now = new Date();
+      if (current.itemId !== twin.id) yield* attachItemToRun(tx, { itemId: twin.id, runId, now });
+      yield* storeProgress(tx, { runId, owner, now, progress: progress(created, true), itemId: twin.id });
+    },
+    { isolation: "read committed" },
+  );
   return { apiKey, itemId: twin.id };
 }

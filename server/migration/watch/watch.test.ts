@@ -8,10 +8,10 @@
  * SQLite only for now: the worker (createWorker, startBulkRun) and confirmHandover still run on
  * better-sqlite3. The watch's own concurrency on PostgreSQL is watcher-races.test.ts's.
  */
+import { until } from "@/server/testing/until";
 import { and, eq, like } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { readSteps } from "@/db/database";
-import { databaseDialect } from "@/db/dialect";
 import { auditEvents, mailOutbox, migrationItems, migrationRuns, watches } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 const worker = () => {
-  const w = createWorker({ db: bed.t.db, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, watchEveryMs: 100, notify: notify(), sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken } });
+  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, watchEveryMs: 100, notify: notify(), sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken } });
   running.push(w);
   return w;
 };
@@ -44,23 +44,13 @@ const watch = async (engagementId: string) => (await bed.t.db.select().from(watc
 const run = async (runId: string) => (await bed.t.db.select().from(migrationRuns).where(eq(migrationRuns.id, runId)).limit(1))[0]!;
 const actions = (engagementId: string, action: string) => bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, engagementId), eq(auditEvents.action, action)));
 
-/** Polls `read` until `done`, as server/testing/until.ts does for synchronous reads. */
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
-describe.skipIf(databaseDialect() === "postgresql")("the last mile", () => {
+describe("the last mile", () => {
   it("hands companies that failed on their tokens to their end customers with links, brings a reconnected one to verified, and watches the migrated connections after the handover until the hypercare days end", async () => {
     const list = ["Alder Books", "Birch Bakery", "Cedar Cycles", "Dune Dental"].map((name, i) => ({ name, records: 5, externalRef: `EXT-${i + 1}`, rotatedAfterExport: i >= 2 }));
     const eng = await bed.ready(list);
     await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
-    const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
     const w = worker();
     w.start();
     await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
@@ -94,7 +84,7 @@ describe.skipIf(databaseDialect() === "postgresql")("the last mile", () => {
 
     // The report is produced with Dune still waiting: the customer acknowledges; the hypercare days start.
     await setHypercareDays(bed.t.database, bed.people.support, { engagementId: eng.engagementId, days: 3 });
-    await confirmHandover(bed.t.db, bed.people.support, { ...notify(), purgeAfterDays: 14 }, { engagementId: eng.engagementId });
+    await confirmHandover(bed.t.database, bed.people.support, { ...notify(), purgeAfterDays: 14 }, { engagementId: eng.engagementId });
     expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting).toMatchObject({ party: "customer", moves: { customer: { action: "acknowledge_report" } } });
     const started = await until("hypercare begins", async () => (await watch(eng.engagementId))!, (x) => x.hypercareEndsAt !== null, 30_000);
     const clock = new Date((await bed.sb.control.getClock()).now).getTime();
@@ -132,7 +122,7 @@ describe.skipIf(databaseDialect() === "postgresql")("the last mile", () => {
     const eng = await bed.ready([{ name: "Elm Energy", records: 3 }, { name: "Fir Farms", records: 3 }]);
     await expect(checkWatchNow(bed.t.database, bed.people.support, { engagementId: eng.engagementId })).rejects.toThrow(/Nothing is watched/);
     await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
-    const { runId } = startBulkRun(bed.t.db, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
     worker().start();
     await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
     const { createServiceClient } = await import("@/server/service-client");

@@ -33,11 +33,11 @@ import type { BudgetStore } from "@/server/service-client/budget-store";
 import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
-import { targetUseRefusal } from "@/server/targets/rules";
-import { findServiceTarget, revealTargetApiKey, type ServiceTargetRecord } from "@/server/targets/targets";
+import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
 import type { RunRow } from "../engine/run-repository";
+import { openRunSession } from "../engine/run-session";
 import { mailDrops, mailWatchEnded } from "./watch-mail";
 import { countOf } from "@/core/words";
 import {
@@ -149,33 +149,33 @@ export function createWatcher(deps: WatcherDeps): Watcher {
   }
 
   /**
-   * The engagement's service client on its run's target: the target checked for this engagement,
-   * its key decrypted (audited) once and kept in memory; the refusal's words when it may not be used.
+   * The engagement's service client on its run's target (run-session.ts: the target checked for
+   * this engagement, its key decrypted, audited, once and kept in memory), or the refusal's words.
    */
   async function clientFor(engagementId: string, run: RunRow, target: ServiceTargetRecord): Promise<ServiceClient | string> {
     const cached = sessions.get(engagementId);
     if (cached?.targetId === target.id) return cached.client;
-    const engagement = await readSteps(database, (tx) => findEngagement(tx, run.engagementId));
-    if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
-    const refused = targetUseRefusal(target, engagement.organizationId);
-    if (refused) return refused;
-    const apiKey = await revealTargetApiKey(database, deps.ring, null, {
-      targetId: target.id,
-      purpose: `watch the migrated connections of ${engagement.reference}`,
-      engagement: { engagementId: engagement.id, organizationId: engagement.organizationId },
+    const session = await openRunSession({
+      database,
+      ring: deps.ring,
+      run,
+      purpose: (reference) => `watch the migrated connections of ${reference}`,
+      connect: (t, apiKey) => {
+        // Slow on purpose: a check is a few list requests, never a burst. Such a trickle takes no
+        // part of the machine's per-address window from the bulk runs (it keeps to what the headers
+        // say remains), but its requests come out of the shared daily quota like theirs.
+        seats.get(engagementId)?.leave().catch(() => {});
+        const share = deps.budget
+          ? joinSharedBudget({ store: deps.budget.store, targetId: t.id, machineId: deps.budget.machineId, knownDailyQuota: t.builtIn ? null : t.dailyQuota, sharesWindow: false, log })
+          : null;
+        if (share) seats.set(engagementId, share);
+        const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
+        return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch });
+      },
     });
-    // Slow on purpose: a check is a few list requests, never a burst. Such a trickle takes no part
-    // of the machine's per-address window from the bulk runs (it keeps to what the headers say
-    // remains), but its requests come out of the shared daily quota like theirs.
-    seats.get(engagementId)?.leave().catch(() => {});
-    const share = deps.budget
-      ? joinSharedBudget({ store: deps.budget.store, targetId: target.id, machineId: deps.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, sharesWindow: false, log })
-      : null;
-    if (share) seats.set(engagementId, share);
-    const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(target), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
-    const client = createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch });
-    sessions.set(engagementId, { targetId: target.id, client });
-    return client;
+    if (!session.ok) return session.refusal.kind === "no_target" ? "The engagement's bulk run has no service target." : session.refusal.reason;
+    sessions.set(engagementId, { targetId: target.id, client: session.connection });
+    return session.connection;
   }
 
   /** Keeps the watch's lease between a check's requests (renewed once a third of it has passed); throws LeaseLost when another worker holds it. */
