@@ -6,29 +6,29 @@ import { invite } from "@/server/accounts/invitations";
 import { signIn } from "@/server/accounts/sign-in";
 import { HIDDEN_LINK, mailAad } from "@/server/mail/mailer";
 import { decryptSecret } from "@/server/security/secrets";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 let log: string[];
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
   log = [];
 });
 afterEach(() => t.close());
 
-const admin = () => callerAs(t.db, p.admin, testConfig(log));
-const anonymous = () => callerAs(t.db, null, testConfig(log));
+const admin = () => callerAs(t.database, p.admin, testConfig(log));
+const anonymous = () => callerAs(t.database, null, testConfig(log));
 
 /**
  * The one-time token from the newest invitation mail, read from its sealed copy (the stored text
  * hides it; admins reveal it with outbox.revealLink, which refuses once the invitation expired).
  */
 async function tokenFromOutbox(): Promise<string> {
-  const [mail] = t.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(1).all();
+  const [mail] = await t.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(1);
   const text = mail?.sealedText ? decryptSecret(TEST_KEY_RING, mail.sealedText, mailAad(mail.id)) : "";
   const match = text.match(/\/invite\/([A-Za-z0-9_-]+)/);
   if (!match?.[1]) throw new Error("no invitation link in the outbox");
@@ -41,7 +41,7 @@ describe("organisations", () => {
     const error = await trpcError(admin().organizations.create({ name: "  zeta   FINANCE " }));
     expect(error.code).toBe("BAD_REQUEST");
     expect(error.cause).toMatchObject({ fields: { name: expect.stringContaining("already exists") } });
-    const list = await callerAs(t.db, p.support).organizations.list();
+    const list = await callerAs(t.database, p.support).organizations.list();
     expect(list.filter((o) => o.name.toLowerCase() === "zeta finance")).toHaveLength(1);
   });
 
@@ -66,7 +66,7 @@ describe("invitations", () => {
     expect((await admin().outbox.revealLink({ id: mail!.id })).text).toContain(`http://ferry.test/invite/${token}`);
 
     // The token is stored only as a hash.
-    const stored = t.db.select().from(invitations).get()!;
+    const stored = (await t.db.select().from(invitations).limit(1))[0]!;
     expect(stored.tokenHash).not.toContain(token);
 
     expect(await anonymous().invitations.lookup({ token })).toEqual({
@@ -80,7 +80,7 @@ describe("invitations", () => {
     await anonymous().invitations.accept({ token, name: "Nova Person", password: "a long enough password" });
     const actor = await signIn(t.database, { email: "NEW.person@org-a.test", password: "a long enough password" });
     expect(actor).toMatchObject({ name: "Nova Person", role: "customer", organizationId: p.orgA });
-    const user = t.db.select().from(users).where(eq(users.email, "new.person@org-a.test")).get()!;
+    const user = (await t.db.select().from(users).where(eq(users.email, "new.person@org-a.test")).limit(1))[0]!;
     expect(user.passwordHash).toMatch(/^scrypt\$/);
     expect(user.passwordHash).not.toContain("a long enough password");
 
@@ -95,8 +95,8 @@ describe("invitations", () => {
     const error = await trpcError(admin().invitations.create({ email: "A@org-a.test", name: "Dup", role: "customer", organizationId: p.orgA }));
     expect(error.code).toBe("BAD_REQUEST");
     expect(error.cause).toMatchObject({ fields: { email: "A user with the email a@org-a.test already exists." } });
-    expect(t.db.select({ n: count() }).from(mailOutbox).get()!.n).toBe(0);
-    expect(t.db.select({ n: count() }).from(invitations).get()!.n).toBe(0);
+    expect((await t.db.select({ n: count() }).from(mailOutbox))[0]!.n).toBe(0);
+    expect((await t.db.select({ n: count() }).from(invitations))[0]!.n).toBe(0);
   });
 
   it.each([
@@ -131,7 +131,7 @@ describe("invitations", () => {
     expect(await anonymous().invitations.lookup({ token })).toMatchObject({ status: "expired", message: expect.stringContaining("expired") });
     const error = await trpcError(anonymous().invitations.accept({ token, name: "Late", password: "long enough password" }));
     expect(error.message).toContain("expired");
-    expect(t.db.select().from(users).where(eq(users.email, "late@org-a.test")).get()).toBeUndefined();
+    expect((await t.db.select().from(users).where(eq(users.email, "late@org-a.test")).limit(1))[0]).toBeUndefined();
   });
 
   it("a revoked or superseded link says so; an unknown one is not valid", async () => {
@@ -159,7 +159,7 @@ describe("invitations", () => {
   it("records invitations in the audit log without the token", async () => {
     await admin().invitations.create({ email: "audit@org-a.test", name: "Audit", role: "customer", organizationId: p.orgA });
     const token = await tokenFromOutbox();
-    const events = t.db.select().from(auditEvents).all();
+    const events = await t.db.select().from(auditEvents);
     expect(events.some((e) => e.action === "invitation.created")).toBe(true);
     expect(JSON.stringify(events)).not.toContain(token);
   });
@@ -168,7 +168,7 @@ describe("invitations", () => {
 describe("users", () => {
   it("lists everyone for admins, staff for owner pickers", async () => {
     expect((await admin().users.list()).map((u) => u.role)).toEqual(["admin", "support", "support", "customer", "customer"]);
-    expect((await callerAs(t.db, p.support).users.staff()).map((u) => u.name).sort()).toEqual(["Admin", "Support One", "Support Two"]);
+    expect((await callerAs(t.database, p.support).users.staff()).map((u) => u.name).sort()).toEqual(["Admin", "Support One", "Support Two"]);
   });
 
   it("an admin cannot deactivate themself", async () => {
@@ -177,6 +177,6 @@ describe("users", () => {
   });
 
   it("me.get names the customer's organisation", async () => {
-    expect(await callerAs(t.db, p.customerA).me.get()).toMatchObject({ role: "customer", organizationName: "Org A" });
+    expect(await callerAs(t.database, p.customerA).me.get()).toMatchObject({ role: "customer", organizationName: "Org A" });
   });
 });
