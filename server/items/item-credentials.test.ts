@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
+import { readSteps } from "@/db/database";
 import { engagements, intakeSubmissions, migrationItems } from "@/db/schema";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/security/secrets";
 import { createTestDatabase, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
 import { createEngagement } from "@/server/engagements/create-engagement";
+import { reconcile } from "@/server/migration/reconciliation";
 import { insertMigrationItems } from "./insert-items";
 import { maskCredentials, openClientSecret, openItemCredentials, sealClientSecret, sealItemCredentials } from "./item-credentials";
 
@@ -53,7 +55,7 @@ describe("migration item credentials", () => {
 });
 
 describe("insertMigrationItems", () => {
-  it("stores one pending item per row in file order, each sealed for its own row, and no plain secret", async () => {
+  it("stores one pending item per row in file order, each sealed for its own row, and no plain secret; the reconciliation counts them", async () => {
     const t = await createTestDatabase();
     try {
       const people = await seedPeople(t.database);
@@ -96,6 +98,16 @@ describe("insertMigrationItems", () => {
       // A ciphertext copied onto another row does not open there.
       expect(() => openItemCredentials(TEST_KEY_RING, { engagementId: eng.id, itemId: items[4]!.id }, items[3]!.credentialsCipher!)).toThrow(SecretDecryptionError);
       expect(await t.db.select().from(engagements)).toHaveLength(1);
+      // The reconciliation counts them from their states and their stored JSON checks (->> on both databases).
+      const set = (i: number, values: Partial<typeof migrationItems.$inferInsert>) => t.db.update(migrationItems).set(values).where(eq(migrationItems.id, items[i]!.id));
+      await set(0, { state: "verified", companyId: "c0" });
+      await set(1, { state: "failed", companyId: "c1", checks: { connection: { status: "Linked" } } });
+      await set(2, { state: "failed", companyId: "c2", checks: { connection: { status: "Linked" }, sync: { finishedAt: "2026-01-01T00:00:00Z" } }, lastError: { operation: "createConnection" } });
+      await set(3, { state: "failed", companyId: "c3", checks: { connection: { status: "Linked" }, sync: { finishedAt: "2026-01-01T00:00:00Z" } }, lastError: { operation: "getDataStatus" } });
+      await set(4, { state: "set_aside", checks: { connection: { status: "PendingAuth" } } });
+      const counted = await readSteps(t.database, (tx) => reconcile(tx, eng.id));
+      expect(counted).toMatchObject({ supplied: 1201, created: 4, linked: 4, synced: 2, verified: 1, failed: 3, setAside: 1, inProgress: 1196, pilot: null });
+
       const stored = JSON.stringify(items);
       for (const r of rows.slice(0, 50)) {
         expect(stored.includes(r.credentials.accessToken!)).toBe(false);

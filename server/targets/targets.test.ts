@@ -1,10 +1,17 @@
-import { eq } from "drizzle-orm";
+/**
+ * Service targets in the domain: their keys encrypted and decrypted only to be used, the built-in
+ * sandbox, and admins' changes at once (on PostgreSQL really in parallel, each transaction on a
+ * connection of its own): a target's row is locked while it is checked, so each change happens once.
+ */
+import { and, eq } from "drizzle-orm";
+import { Client } from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { auditEvents, serviceTargets } from "@/db/schema";
+import { databaseDialect } from "@/db/dialect";
+import { auditEvents, engagements, serviceTargets } from "@/db/schema";
 import { callerAs } from "@/server/testing/caller";
 import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/security/secrets";
-import { createServiceTarget, ensureBuiltInSandbox, revealTargetApiKey } from "./targets";
+import { archiveServiceTarget, createServiceTarget, ensureBuiltInSandbox, revealTargetApiKey, setTargetLimits } from "./targets";
 
 let t: TestDatabase;
 let p: People;
@@ -15,6 +22,16 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 const decryptions = () => t.db.select().from(auditEvents).where(eq(auditEvents.action, "secret.decrypted"));
+const audited = (action: string, targetId: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.action, action), eq(auditEvents.targetId, targetId)));
+const orgATarget = async (name: string) =>
+  (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name, baseUrl: "https://api.example.test", apiKey: `${name.toLowerCase().replace(/\W/g, "-")}-key-1234`, kind: "service", organizationId: p.orgA })).id;
+/** Opens `n` connections first (queries at once each take one), so requests made at once do not queue behind their opening. */
+const openConnections = (n: number) => Promise.all(Array.from({ length: n }, () => t.db.select().from(serviceTargets)));
+/** An engagement of Org A written as it is stored, pointed at a target or at none. */
+async function engagementOn(serviceTargetId: string | null, reference: string) {
+  const [eng] = await t.db.insert(engagements).values({ reference, organizationId: p.orgA, platformKey: "qhyg", ownerId: p.support.id, serviceTargetId }).returning();
+  return eng!;
+}
 
 describe("service target API keys", () => {
   it("are masked when encrypted, so listing decrypts nothing and one undecryptable key cannot break the list", async () => {
@@ -74,5 +91,58 @@ describe("the built-in sandbox", () => {
     await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name: "Real, at the sandbox's address", baseUrl: url, apiKey: "real-key-1234", kind: "service" });
     expect(await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url })).toBeNull();
     expect(await builtIn()).toEqual([]);
+  });
+});
+
+describe("admins changing one target at once", () => {
+  it("four setting the same limits change them once (the row is locked while checked)", async () => {
+    const id = await orgATarget("Limits");
+    await openConnections(4);
+    await Promise.all([1, 2, 3, 4].map(() => setTargetLimits(t.database, p.admin, { targetId: id, requestsPerMinute: 120, dailyQuota: 5000 })));
+    expect(await audited("service_target.limits_changed", id)).toHaveLength(1);
+  });
+
+  it("refuses to archive a target an unfinished engagement points at, and archives it once, whoever else tries at once", async () => {
+    const id = await orgATarget("In use");
+    const eng = await engagementOn(id, "FER-9001");
+    await expect(archiveServiceTarget(t.database, p.admin, { targetId: id })).rejects.toThrow("FER-9001, Org A");
+    await t.db.update(engagements).set({ status: "completed" }).where(eq(engagements.id, eng.id));
+    await openConnections(3);
+    const tries = await Promise.allSettled([1, 2, 3].map(() => archiveServiceTarget(t.database, p.admin, { targetId: id })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(tries.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(Array(2).fill("In use is already archived."));
+    expect(await audited("service_target.archived", id)).toHaveLength(1);
+  });
+
+  // Needs a second connection holding an uncommitted change while the archive runs: SQLite's one writer never lets the two overlap.
+  it.skipIf(databaseDialect() !== "postgresql")("waits for an engagement being pointed at the target, then refuses to archive it", async () => {
+    const id = await orgATarget("Being chosen");
+    const eng = await engagementOn(null, "FER-9002");
+    // Staff point the engagement at the target in a transaction that has not committed yet.
+    const other = new Client({ connectionString: t.env.DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query("begin");
+      await other.query("update engagements set service_target_id = $1 where id = $2", [id, eng.id]);
+      const archiving = archiveServiceTarget(t.database, p.admin, { targetId: id }).then(
+        () => "archived",
+        (e: Error) => e.message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query("commit");
+      expect(await archiving).toContain("FER-9002, Org A");
+    } finally {
+      await other.end();
+    }
+    expect(await audited("service_target.archived", id)).toEqual([]);
+  });
+
+  it("registers one built-in sandbox when four replicas start at once", async () => {
+    await openConnections(4);
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => `sandbox-key-${n}0000` })));
+    const builtIn = await t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true));
+    expect(builtIn).toHaveLength(1);
+    expect(new Set(answers.map((a) => a!.id))).toEqual(new Set([builtIn[0]!.id]));
+    expect(answers.filter((a) => a!.how === "created")).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 /** People, organisations, invitations and the outbox through createCaller on a real database. */
 import { count, desc, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { auditEvents, invitations, mailOutbox, users } from "@/db/schema";
+import { auditEvents, invitations, mailOutbox, organizations, users } from "@/db/schema";
 import { invite } from "@/server/accounts/invitations";
 import { signIn } from "@/server/accounts/sign-in";
 import { HIDDEN_LINK, mailAad } from "@/server/mail/mailer";
@@ -43,6 +43,20 @@ describe("organisations", () => {
     expect(error.cause).toMatchObject({ fields: { name: expect.stringContaining("already exists") } });
     const list = await callerAs(t.database, p.support).organizations.list();
     expect(list.filter((o) => o.name.toLowerCase() === "zeta finance")).toHaveLength(1);
+  });
+
+  it("creates one of eight same-named organisations asked for at once; the others are told it exists", async () => {
+    // On PostgreSQL each request runs on a connection of its own: the check is serializable, so the losers run again and find the winner's.
+    const names = ["Race Org", "race org", "RACE ORG", " Race  Org ", "Race Org", "race org", "RACE ORG", " Race  Org "];
+    // Connections opened first (queries at once each take one), so the requests do not queue behind their opening.
+    await Promise.all(names.map(() => t.db.select().from(organizations)));
+    const tries = await Promise.allSettled(names.map((name) => admin().organizations.create({ name })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const refused = tries.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as { code: string; message: string });
+    expect(refused).toHaveLength(names.length - 1);
+    for (const error of refused) expect(error).toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^An organisation named ".+" already exists\.$/) });
+    expect((await callerAs(t.database, p.support).organizations.list()).filter((o) => o.name.toLowerCase() === "race org")).toHaveLength(1);
+    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, "organization.created"))).toHaveLength(2 + 1);
   });
 
   it("refuses an empty name", async () => {
