@@ -149,7 +149,7 @@ describe("submitting a file", () => {
     const eng = await getEngagement(t.database, p.support, engagementId);
     expect(eng.steps[0]!.state).toBe("in_progress");
     expect(eng.waiting.party).toBe("support");
-    const mail = await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test"));
+    const mail = await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).orderBy(mailOutbox.createdAt);
     expect(mail.at(-1)).toMatchObject({ subject: expect.stringMatching(/Details and token file to review$/), text: expect.stringContaining("4 companies") });
   });
 

@@ -59,7 +59,7 @@ describe("engagementThroughFlows", () => {
       upTo: 2,
     });
     expect(result.tenants).toHaveLength(2);
-    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, result.engagementId));
+    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, result.engagementId)).orderBy(migrationItems.position);
     expect(items.map((i) => [i.name, i.recordsHint])).toEqual([
       ["Tenant Alpha", 5],
       ["Tenant Beta", 2000],

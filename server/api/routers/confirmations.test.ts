@@ -80,7 +80,7 @@ describe("confirming", () => {
     });
     expect(eng.steps[3]!.evidence?.onBehalfOfCustomer).toBeUndefined();
     expect(eng.waiting).toMatchObject({ party: "support", next: "Run the single-company test." });
-    const mail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test"))).at(-1)!;
+    const mail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).orderBy(mailOutbox.createdAt)).at(-1)!;
     expect(mail.subject).toMatch(/It is your move$/);
     expect(mail.text).toContain("Run the single-company test.");
   });

@@ -41,7 +41,7 @@ async function submit(companies = sampleCompanies("qhyg", 3), actor: Actor = p.c
   return result;
 }
 
-const mailTo = (to: string) => t.db.select().from(mailOutbox).where(eq(mailOutbox.to, to));
+const mailTo = (to: string) => t.db.select().from(mailOutbox).where(eq(mailOutbox.to, to)).orderBy(mailOutbox.createdAt);
 const waitingOn = async () => (await t.db.select({ on: engagements.waitingOn, since: engagements.waitingSince }).from(engagements).where(eq(engagements.id, engagementId)).limit(1))[0]!;
 
 describe("support's review", () => {

@@ -24,7 +24,7 @@ afterEach(() => t.close());
 const admin = () => callerAs(t.database, p.admin);
 const support = () => callerAs(t.database, p.support);
 const row = async (id: string) => (await t.db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).limit(1))[0]!;
-const events = (action: string) => t.db.select().from(auditEvents).where(eq(auditEvents.action, action));
+const events = (action: string) => t.db.select().from(auditEvents).where(eq(auditEvents.action, action)).orderBy(auditEvents.id);
 /** Every row of every table, as text: what no replaced key may be left in, on either database. */
 const everyRow = async () => JSON.stringify(await Promise.all(Object.values(schema).filter((v): v is typeof serviceTargets => is(v, Table)).map((table) => t.db.select().from(table))));
 const targetOf = async (engagementId: string) => (await t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, engagementId)).limit(1))[0]!.id;

@@ -126,7 +126,7 @@ describe("proposing and accepting", () => {
     const eng = await support().engagements.get({ engagementId });
     expect(eng.steps[1]!.state).toBe("in_progress");
     expect(eng.waiting.party).toBe("customer");
-    const proposedMail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test"))).at(-1)!;
+    const proposedMail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test")).orderBy(mailOutbox.createdAt)).at(-1)!;
     expect(proposedMail.subject).toMatch(/Migration windows proposed$/);
     expect(proposedMail.text).toContain("Either night works for us.");
 
@@ -136,7 +136,7 @@ describe("proposing and accepting", () => {
     expect(after.windowStartsAt).toEqual(long.startsAt);
     const statuses = await t.db.select({ id: windowProposals.id, status: windowProposals.status }).from(windowProposals);
     expect(Object.fromEntries(statuses.map((s) => [s.id, s.status]))).toEqual({ [windowIds[0]!]: "superseded", [windowIds[1]!]: "accepted" });
-    expect((await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test"))).at(-1)).toMatchObject({ subject: expect.stringContaining("Migration window accepted") });
+    expect((await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).orderBy(mailOutbox.createdAt)).at(-1)).toMatchObject({ subject: expect.stringContaining("Migration window accepted") });
     const timeline = await support().engagements.timeline({ engagementId });
     expect(timeline.map((e) => e.summary)).toEqual(expect.arrayContaining([expect.stringMatching(/^Accepted the migration window .* UTC$/), expect.stringMatching(/^Proposed the migration window .*, longer than the window\)$/)]));
     expect((await trpcError(customer().windows.accept({ engagementId, windowId: windowIds[0]! }))).message).toBe("A window is already agreed.");
@@ -196,7 +196,7 @@ describe("rescheduling", () => {
     expect(eng.windowStartsAt).toBeNull();
     expect(eng.waiting).toMatchObject({ party: "support", next: "Propose a migration window." });
     expect((await t.db.select().from(windowProposals).limit(1))[0]!.status).toBe("superseded");
-    const mail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test"))).at(-1)!;
+    const mail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test")).orderBy(mailOutbox.createdAt)).at(-1)!;
     expect(mail.subject).toMatch(/being rescheduled$/);
     expect(mail.text).toContain("closes the books");
     const timeline = await support().engagements.timeline({ engagementId });
