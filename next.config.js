@@ -3,8 +3,9 @@ const { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } = require("./serv
 
 /** @type {import("next").NextConfig} */
 const nextConfig = {
-  // better-sqlite3 is a native addon: keep it out of the server bundle.
-  serverExternalPackages: ["better-sqlite3"],
+  // The database drivers stay out of the server bundle: better-sqlite3 is a native addon, and pg
+  // loads its optional native binding at run time.
+  serverExternalPackages: ["better-sqlite3", "pg"],
   poweredByHeader: false,
   typedRoutes: false,
   // Type errors fail `next build`; `npm test` also runs `tsc --noEmit` first.

@@ -70,8 +70,8 @@ if (wants("unit")) {
   });
   recordVitest("vitest", out, code);
   if (postgres) {
-    // The PostgreSQL pass: the test files whose code runs on either database (vitest.pg.config.ts),
-    // again with DATABASE_URL naming the throwaway server.
+    // The PostgreSQL pass: every test file whose code reaches the app database (vitest.pg.config.ts),
+    // again with DATABASE_URL naming the throwaway server (a database of its own per file).
     section("unit and integration tests on PostgreSQL (vitest)");
     const pgOut = path.join(tmp, "vitest-pg.json");
     fs.rmSync(pgOut, { force: true });

@@ -1,0 +1,99 @@
+// Which Vitest files reach Ferry's app database: those whose imports lead, at run time, to
+// db/database.ts, db/client.ts or db/schema.ts. The PostgreSQL pass of `npm test`
+// (vitest.pg.config.ts) runs exactly these again on PostgreSQL; a test file whose code never opens
+// the app database (pure rules, parsing, the sandbox with its own store) would only repeat itself.
+// Type-only imports are left out: they vanish at run time. Plain ESM: the Vitest config imports it.
+//   node scripts/app-database-tests.mjs    lists them, then the files left out
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The modules that are the app database: reaching any of them means a test runs on it. */
+const DATABASE_MODULES = ["db/database.ts", "db/client.ts", "db/schema.ts"].map((f) => path.join(ROOT, f));
+
+/** Where the unit and integration tests live (vitest.config.mts includes the same folders). */
+const TEST_ROOTS = ["core", "server", "db", "app", "scripts", "deploy"];
+
+const EXTENSIONS = ["", ".ts", ".tsx", ".mts", ".mjs", ".cjs", ".js", "/index.ts", "/index.tsx"];
+
+// `import x from "…"`, `import { a } from "…"`, `export … from "…"`, `import "…"`, `import("…")`,
+// `require("…")`; `import type …` and `export type …` are matched separately and skipped.
+const SPECIFIERS = /(?:^|[;\s])(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/gm;
+
+function resolve(from, specifier) {
+  let base;
+  if (specifier.startsWith("@/")) base = path.join(ROOT, specifier.slice(2));
+  else if (specifier.startsWith(".")) base = path.resolve(path.dirname(from), specifier);
+  else return null; // a package: not Ferry's code
+  for (const ext of EXTENSIONS) {
+    const candidate = base + ext;
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
+  }
+  return null;
+}
+
+function importsOf(file) {
+  const source = fs.readFileSync(file, "utf8");
+  const found = [];
+  for (const m of source.matchAll(SPECIFIERS)) {
+    if (m[2]) continue; // import type / export type
+    const target = resolve(file, m[3] ?? m[4]);
+    if (target) found.push(target);
+  }
+  return found;
+}
+
+function testFiles() {
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith(".test.ts")) files.push(full);
+    }
+  };
+  for (const root of TEST_ROOTS) if (fs.existsSync(path.join(ROOT, root))) walk(path.join(ROOT, root));
+  return files.sort();
+}
+
+/** Test files (relative to the project) whose run-time imports reach the app database, and those whose do not. */
+export function appDatabaseTests() {
+  // The import graph from the tests down, then every file from which a database module can be
+  // reached, walking the edges backwards from those modules (cycles need no special care).
+  const importers = new Map();
+  const all = testFiles();
+  const pending = [...all];
+  const seen = new Set(pending);
+  while (pending.length) {
+    const file = pending.pop();
+    for (const next of importsOf(file)) {
+      if (!importers.has(next)) importers.set(next, new Set());
+      importers.get(next).add(file);
+      if (!seen.has(next)) {
+        seen.add(next);
+        pending.push(next);
+      }
+    }
+  }
+  const reaches = new Set(DATABASE_MODULES);
+  const back = [...DATABASE_MODULES];
+  while (back.length) {
+    for (const importer of importers.get(back.pop()) ?? []) {
+      if (!reaches.has(importer)) {
+        reaches.add(importer);
+        back.push(importer);
+      }
+    }
+  }
+  const rel = (f) => path.relative(ROOT, f).split(path.sep).join("/");
+  return { included: all.filter((f) => reaches.has(f)).map(rel), excluded: all.filter((f) => !reaches.has(f)).map(rel) };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { included, excluded } = appDatabaseTests();
+  console.log(`${included.length} test files reach the app database:\n  ${included.join("\n  ")}`);
+  console.log(`\n${excluded.length} do not:\n  ${excluded.join("\n  ")}`);
+}
