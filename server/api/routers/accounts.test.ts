@@ -131,6 +131,20 @@ describe("invitations", () => {
     expect(staffWithOrg.cause).toMatchObject({ fields: { organizationId: expect.any(String) } });
   });
 
+  it("a link used eight times at once creates one user; the others are told it was used", async () => {
+    await admin().invitations.create({ email: "racer@org-a.test", name: "Racer", role: "customer", organizationId: p.orgA });
+    const token = await tokenFromOutbox();
+    const uses = Array.from({ length: 8 }, (_, i) => i);
+    await Promise.all(uses.map(() => t.db.select().from(users)));
+    const tries = await Promise.allSettled(uses.map(() => anonymous().invitations.accept({ token, name: "Racer", password: "a long enough password" })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of tries.filter((r): r is PromiseRejectedResult => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("already been used") });
+    }
+    expect(await t.db.select().from(users).where(eq(users.email, "racer@org-a.test"))).toHaveLength(1);
+    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, "invitation.accepted"))).toHaveLength(1);
+  });
+
   it("invites staff without an organisation", async () => {
     await admin().invitations.create({ email: "newstaff@ferry.test", name: "New Staff", role: "support" });
     const token = await tokenFromOutbox();

@@ -87,6 +87,17 @@ describe("creating an engagement", () => {
     expect([await rowCount(engagements), await rowCount(auditEvents)]).toEqual(before);
   });
 
+  it("opens one engagement when four are asked for the same organisation and platform at once; the others name it", async () => {
+    await Promise.all([1, 2, 3, 4].map(() => t.db.select().from(engagements)));
+    const tries = await Promise.allSettled([1, 2, 3, 4].map(() => newEngagement()));
+    const created = tries.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof newEngagement>>> => r.status === "fulfilled");
+    expect(created).toHaveLength(1);
+    for (const r of tries.filter((r): r is PromiseRejectedResult => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "CONFLICT", message: expect.stringContaining(created[0]!.value.reference) });
+    }
+    expect(await rowCount(engagements)).toBe(1);
+  });
+
   it("refuses a second open engagement for the same organisation and platform", async () => {
     const first = await newEngagement();
     const error = await trpcError(newEngagement());

@@ -99,6 +99,19 @@ describe("support's review", () => {
     expect((await trpcError(support().intake.accept({ engagementId, submissionId }))).message).toBe("The submission is already accepted.");
   });
 
+  it("accepts a submission once when support accepts it four times at once (the engagement's row is locked while checked)", async () => {
+    const { submissionId } = await submit();
+    await Promise.all([1, 2, 3, 4].map(() => t.db.select().from(engagements)));
+    const tries = await Promise.allSettled([1, 2, 3, 4].map(() => support().intake.accept({ engagementId, submissionId })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of tries.filter((r): r is PromiseRejectedResult => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: "The submission is already accepted." });
+    }
+    const timeline = await support().engagements.timeline({ engagementId });
+    expect(timeline.filter((e) => e.action === "intake.accepted")).toHaveLength(1);
+    expect(timeline.filter((e) => e.action === "step.completed")).toHaveLength(1);
+  });
+
   it("sends a submission back with a note the customer sees and is mailed; it can then no longer be accepted", async () => {
     const { submissionId } = await submit();
     const noNote = await trpcError(support().intake.return({ engagementId, submissionId, note: "  " }));

@@ -142,6 +142,18 @@ describe("proposing and accepting", () => {
     expect((await trpcError(customer().windows.accept({ engagementId, windowId: windowIds[0]! }))).message).toBe("A window is already agreed.");
   });
 
+  it("agrees one window when the customer accepts two proposed ones at once (the engagement's row is locked while checked)", async () => {
+    await completeIntake(flow(), { engagementId });
+    const { windowIds } = await support().windows.propose({ engagementId, windows: [{ startsAt: at(day), endsAt: at(2 * day) }, { startsAt: at(3 * day), endsAt: at(4 * day) }] });
+    await Promise.all(windowIds.map(() => t.db.select().from(windowProposals)));
+    const tries = await Promise.allSettled(windowIds.map((windowId) => customer().windows.accept({ engagementId, windowId })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(tries.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as { message: string })).toMatchObject([{ message: "A window is already agreed." }]);
+    const statuses = (await t.db.select({ status: windowProposals.status }).from(windowProposals)).map((w) => w.status).sort();
+    expect(statuses).toEqual(["accepted", "superseded"]);
+    expect((await support().engagements.timeline({ engagementId })).filter((e) => e.action === "window.accepted")).toHaveLength(1);
+  });
+
   it("checks each window's times, naming the window and field", async () => {
     await completeIntake(flow(), { engagementId });
     const past = await trpcError(support().windows.propose({ engagementId, windows: [{ startsAt: at(-day), endsAt: at(day) }] }));
