@@ -2,18 +2,18 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, users } from "@/db/schema";
 import { callerAs, trpcError } from "@/server/testing/caller";
-import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_PASSWORD, type People, type TestDatabase } from "@/server/testing/test-db";
 import { endSessions, sessionIsCurrent, signOut } from "./sessions";
 import { signIn } from "./sign-in";
 import { loadActor } from "./users";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
-afterEach(() => t.close());
+afterEach(() => t?.close());
 
 /** Signs in and returns what the session token would carry. */
 async function session(email: string, password = TEST_PASSWORD) {
@@ -30,7 +30,7 @@ describe("sessions", () => {
   it("a session works until its person signs out everywhere; a new sign-in works again", async () => {
     const claim = await session("support@test");
     expect(await loadActor(t.database, claim)).toMatchObject({ id: p.support.id });
-    await callerAs(t.db, p.support).me.signOutEverywhere();
+    await callerAs(t.database, p.support).me.signOutEverywhere();
     expect(await loadActor(t.database, claim)).toBeNull();
     expect(await sessionIsCurrent(t.database, claim)).toBe(false);
     const fresh = await session("support@test");
@@ -52,29 +52,29 @@ describe("sessions", () => {
 
   it("admins sign anyone out everywhere, audited; others only themselves", async () => {
     const claim = await session("a@org-a.test");
-    const refused = await trpcError(callerAs(t.db, p.customerB).users.signOutEverywhere({ userId: p.customerA.id }));
+    const refused = await trpcError(callerAs(t.database, p.customerB).users.signOutEverywhere({ userId: p.customerA.id }));
     expect(refused.code).toBe("FORBIDDEN");
     expect(await loadActor(t.database, claim)).not.toBeNull();
-    await callerAs(t.db, p.admin).users.signOutEverywhere({ userId: p.customerA.id });
+    await callerAs(t.database, p.admin).users.signOutEverywhere({ userId: p.customerA.id });
     expect(await loadActor(t.database, claim)).toBeNull();
     const audit = await t.database.db.select().from(auditEvents).where(eq(auditEvents.action, "user.sessions_ended"));
     expect(audit).toMatchObject([{ actorId: p.admin.id, targetId: p.customerA.id, after: { by: "admin" } }]);
   });
 
   it("an unknown user cannot be signed out", async () => {
-    expect((await trpcError(callerAs(t.db, p.admin).users.signOutEverywhere({ userId: "nobody" }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(callerAs(t.database, p.admin).users.signOutEverywhere({ userId: "nobody" }))).code).toBe("NOT_FOUND");
   });
 
   it("deactivation ends a person's sessions", async () => {
     const claim = await session("support2@test");
-    await callerAs(t.db, p.admin).users.setActive({ userId: p.support2.id, active: false });
-    await callerAs(t.db, p.admin).users.setActive({ userId: p.support2.id, active: true });
+    await callerAs(t.database, p.admin).users.setActive({ userId: p.support2.id, active: false });
+    await callerAs(t.database, p.admin).users.setActive({ userId: p.support2.id, active: true });
     expect(await loadActor(t.database, claim)).toBeNull();
   });
 
   it("changing the password checks the current one, then ends every session", async () => {
     const claim = await session("support@test");
-    const me = callerAs(t.db, p.support).me;
+    const me = callerAs(t.database, p.support).me;
     const wrong = await trpcError(me.changePassword({ currentPassword: "not my password", newPassword: "a brand new password" }));
     expect(wrong).toMatchObject({ code: "BAD_REQUEST", message: "That is not your current password." });
     const short = await trpcError(me.changePassword({ currentPassword: TEST_PASSWORD, newPassword: "short" }));

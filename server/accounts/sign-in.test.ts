@@ -1,18 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { signInThrottle } from "@/db/schema";
-import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_PASSWORD, type People, type TestDatabase } from "@/server/testing/test-db";
 import { AppError } from "@/server/errors";
 import { verifyPassword } from "@/server/security/passwords";
 import { expectAddressLimitHoldsUnderParallelGuesses, expectEmailLimitHoldsUnderParallelGuesses } from "@/server/testing/sign-in-races";
 import { BAD_CREDENTIALS, signIn, SIGN_IN_LIMITS, THROTTLE } from "./sign-in";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
-afterEach(() => t.close());
+afterEach(() => t?.close());
 
 /** The real password check, counting how many attempts reach it. */
 function countingVerify() {

@@ -11,7 +11,7 @@ import { createEngagement } from "@/server/engagements/create-engagement";
 import type { Actor } from "@/core/accounts/actor";
 import { appRouter } from "./root";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs } from "../testing/caller";
 
 type Audience = "public" | "signedIn" | "staff" | "admin" | "customer";
@@ -140,12 +140,12 @@ function expected(audience: Audience, who: Who): "allowed" | "UNAUTHORIZED" | "F
   }
 }
 
-let t: TestDb;
+let t: TestDatabase;
 let f: Fixtures;
 
 beforeAll(async () => {
-  t = createTestDb();
-  const people = await seedPeople(t.db);
+  t = await createTestDatabase();
+  const people = await seedPeople(t.database);
   let counter = 0;
   const engA = (await createEngagement(t.database, people.support, { organizationId: people.orgA, platformKey: "qhyg" })).id;
   const engB = (await createEngagement(t.database, people.support, { organizationId: people.orgB, platformKey: "qhyg" })).id;
@@ -172,7 +172,7 @@ function actorFor(who: Who): Actor | null {
 }
 
 async function call(who: Who, path: string, input: unknown): Promise<unknown> {
-  const caller = callerAs(t.db, actorFor(who)) as unknown as Record<string, Record<string, (i: unknown) => Promise<unknown>>>;
+  const caller = callerAs(t.database, actorFor(who)) as unknown as Record<string, Record<string, (i: unknown) => Promise<unknown>>>;
   const [ns, name] = path.split(".") as [string, string];
   return caller[ns]![name]!(input);
 }
@@ -203,7 +203,7 @@ describe.each(Object.entries(TABLE))("%s", (path, row) => {
 
 describe("organisation scoping", () => {
   it("a customer cannot read another organisation's engagement, and is told exactly what an unknown id gets", async () => {
-    const customer = callerAs(t.db, f.customerA);
+    const customer = callerAs(t.database, f.customerA);
     const unknown = await customer.engagements.get({ engagementId: "no-such-engagement" }).catch((e: unknown) => e);
     for (const call of [
       customer.engagements.get({ engagementId: f.engB }),
@@ -220,49 +220,52 @@ describe("organisation scoping", () => {
 
   it.each(CUSTOMER_ENGAGEMENT_PROCEDURES)("%s: another organisation's engagement answers exactly like an unknown id, and changes nothing", async (path) => {
     const withEngagement = (engagementId: string) => ({ ...(TABLE[path]!.input(f) as object), engagementId });
-    const before = await callerAs(t.db, f.support).engagements.timeline({ engagementId: f.engB });
+    const before = await callerAs(t.database, f.support).engagements.timeline({ engagementId: f.engB });
     const unknown = await call("customer", path, withEngagement("no-such-engagement")).catch((e: unknown) => e);
     const other = await call("customer", path, withEngagement(f.engB)).catch((e: unknown) => e);
     expect(unknown).toMatchObject({ code: "NOT_FOUND" });
     expect(other).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
-    expect(await callerAs(t.db, f.support).engagements.timeline({ engagementId: f.engB })).toEqual(before);
+    expect(await callerAs(t.database, f.support).engagements.timeline({ engagementId: f.engB })).toEqual(before);
   });
 
   it("an unknown engagement id is NOT_FOUND for everyone", async () => {
-    await expect(callerAs(t.db, f.customerA).engagements.get({ engagementId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(callerAs(t.db, f.support).engagements.get({ engagementId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(callerAs(t.database, f.customerA).engagements.get({ engagementId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(callerAs(t.database, f.support).engagements.get({ engagementId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("a customer's list holds only their organisation's engagements", async () => {
-    const list = await callerAs(t.db, f.customerB).engagements.list({ page: 1, pageSize: 50 });
+    const list = await callerAs(t.database, f.customerB).engagements.list({ page: 1, pageSize: 50 });
     expect(list.items.length).toBeGreaterThan(0);
     expect(list.items.every((e) => e.organizationId === f.orgB)).toBe(true);
   });
 
   it("a customer's list stays their organisation's whatever the filter names", async () => {
-    const theirs = await callerAs(t.db, f.customerB).engagements.list({ page: 1, pageSize: 50 });
-    const asked = await callerAs(t.db, f.customerB).engagements.list({ organizationId: f.orgA, page: 1, pageSize: 50 });
+    const theirs = await callerAs(t.database, f.customerB).engagements.list({ page: 1, pageSize: 50 });
+    const asked = await callerAs(t.database, f.customerB).engagements.list({ organizationId: f.orgA, page: 1, pageSize: 50 });
     expect(asked.items.map((e) => e.id)).toEqual(theirs.items.map((e) => e.id));
     expect(asked.items.some((e) => e.id === f.engA)).toBe(false);
     // Searching another organisation's name or reference finds nothing of theirs either.
-    const engA = await callerAs(t.db, f.support).engagements.get({ engagementId: f.engA });
+    const engA = await callerAs(t.database, f.support).engagements.get({ engagementId: f.engA });
     for (const search of [engA.organization.name, engA.reference]) {
-      expect((await callerAs(t.db, f.customerB).engagements.list({ search, page: 1, pageSize: 50 })).items.some((e) => e.organizationId !== f.orgB)).toBe(false);
+      expect((await callerAs(t.database, f.customerB).engagements.list({ search, page: 1, pageSize: 50 })).items.some((e) => e.organizationId !== f.orgB)).toBe(false);
     }
   });
 
   it("a deactivated user's session no longer works (the actor is reloaded per request)", async () => {
     const { loadActor } = await import("@/server/accounts/users");
-    const claim = () => ({ userId: f.support2.id, sessionVersion: t.db.select().from(users).where(eq(users.id, f.support2.id)).get()!.sessionVersion });
+    const claim = async () => {
+      const [row] = await t.db.select({ sessionVersion: users.sessionVersion }).from(users).where(eq(users.id, f.support2.id)).limit(1);
+      return { userId: f.support2.id, sessionVersion: row!.sessionVersion };
+    };
     // What the request context does with a session: load the person behind its claim, then call.
-    const callWith = async (c: ReturnType<typeof claim>) => callerAs(t.db, await loadActor(t.database, c)).engagements.list({ page: 1, pageSize: 5 });
-    const before = claim();
+    const callWith = async (c: Awaited<ReturnType<typeof claim>>) => callerAs(t.database, await loadActor(t.database, c)).engagements.list({ page: 1, pageSize: 5 });
+    const before = await claim();
     await expect(callWith(before)).resolves.toMatchObject({ items: expect.any(Array) });
-    await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: false });
+    await callerAs(t.database, f.admin).users.setActive({ userId: f.support2.id, active: false });
     await expect(callWith(before)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    await callerAs(t.db, f.admin).users.setActive({ userId: f.support2.id, active: true });
+    await callerAs(t.database, f.admin).users.setActive({ userId: f.support2.id, active: true });
     // Reactivation does not revive the sessions the deactivation ended; a new sign-in works.
     await expect(callWith(before)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    await expect(callWith(claim())).resolves.toMatchObject({ items: expect.any(Array) });
+    await expect(callWith(await claim())).resolves.toMatchObject({ items: expect.any(Array) });
   });
 });

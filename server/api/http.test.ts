@@ -8,15 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organizations } from "@/db/schema";
 import { TRPC_BODY_LIMIT, TRPC_MAX_BATCH } from "@/server/http/request-guards";
 import { handleTrpcRequest } from "./http";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { testConfig } from "../testing/caller";
 
 const APP = "http://ferry.test";
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 beforeAll(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterAll(() => t.close());
 
@@ -36,7 +36,7 @@ const createOrg = (name: string, headers: Record<string, string> = {}) =>
     body: JSON.stringify({ json: { name } }),
   });
 
-const orgCount = () => t.db.select({ n: count() }).from(organizations).get()!.n;
+const orgCount = async () => (await t.db.select({ n: count() }).from(organizations))[0]!.n;
 
 async function errorOf(res: Response): Promise<{ message: string; data: { code: string } }> {
   const body = (await res.json()) as { error: { json: { message: string; data: { code: string } } } };
@@ -45,27 +45,27 @@ async function errorOf(res: Response): Promise<{ message: string; data: { code: 
 
 describe("mutations from other sites", () => {
   it("are refused with 403 when the Origin is not Ferry's, and change nothing", async () => {
-    const before = orgCount();
+    const before = await orgCount();
     const res = await createOrg("Evil Org", { origin: "http://evil.test" });
     expect(res.status).toBe(403);
     expect(await errorOf(res)).toMatchObject({ data: { code: "FORBIDDEN" }, message: expect.stringContaining("http://evil.test") });
-    expect(orgCount()).toBe(before);
+    expect(await orgCount()).toBe(before);
   });
 
   it("are refused when the browser says the request is cross-site, even without an Origin", async () => {
-    const before = orgCount();
+    const before = await orgCount();
     expect((await createOrg("Cross Site Org", { "sec-fetch-site": "cross-site" })).status).toBe(403);
     expect((await createOrg("Same Site Org", { "sec-fetch-site": "same-site", origin: "http://other.ferry.test" })).status).toBe(403);
     expect((await createOrg("Null Origin Org", { origin: "null" })).status).toBe(403);
-    expect(orgCount()).toBe(before);
+    expect(await orgCount()).toBe(before);
   });
 
   it("pass from Ferry's own pages, and from clients that are not browsers", async () => {
-    const before = orgCount();
+    const before = await orgCount();
     expect((await createOrg("Own Page Org", { origin: APP, "sec-fetch-site": "same-origin" })).status).toBe(200);
     expect((await createOrg("Origin Only Org", { origin: APP })).status).toBe(200);
     expect((await createOrg("Script Org")).status).toBe(200);
-    expect(orgCount()).toBe(before + 3);
+    expect(await orgCount()).toBe(before + 3);
   });
 
   it("reads pass whatever their origin (a foreign page cannot read the answer)", async () => {
@@ -76,7 +76,7 @@ describe("mutations from other sites", () => {
 
 describe("request size", () => {
   it("a body over 1 MB is refused with 413, by its declared length, and nothing is created", async () => {
-    const before = orgCount();
+    const before = await orgCount();
     const big = JSON.stringify({ json: { name: "x".repeat(TRPC_BODY_LIMIT) } });
     const res = await send("organizations.create", {
       method: "POST",
@@ -85,7 +85,7 @@ describe("request size", () => {
     });
     expect(res.status).toBe(413);
     expect(await errorOf(res)).toMatchObject({ data: { code: "PAYLOAD_TOO_LARGE" }, message: "The request is larger than 1 MB." });
-    expect(orgCount()).toBe(before);
+    expect(await orgCount()).toBe(before);
   });
 
   it("a streamed body without a length is cut off once it passes 1 MB", async () => {

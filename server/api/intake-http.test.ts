@@ -15,20 +15,20 @@ import { HOSTILE_FILES } from "@/server/testing/hostile-files";
 import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/testing/token-files";
 import { getManagedPlatform, MANAGED_PLATFORMS } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
 import { handleInviteRequest, handleTemplateRequest, handleTokenFileRequest, internalErrorLog, TOKEN_FILE_BODY_LIMIT } from "./intake-http";
 import { testConfig } from "../testing/caller";
 
 const APP = "http://ferry.test";
 const qbo = getManagedPlatform("qhyg")!;
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 let engagementId: string;
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
   engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 });
 afterEach(() => t.close());
@@ -55,14 +55,14 @@ function post(mode: "check" | "submit", actor: Actor | null, parts: { body: Body
 const goodCsv = (n = 3) => ({ name: "companies.csv", bytes: csvBytes([headerFor(qbo), ...Array.from({ length: n }, (_, i) => rowFor(qbo, i))]) });
 
 /** What a refused request must leave unchanged. */
-function stored() {
-  const n = (table: typeof intakeSubmissions | typeof migrationItems | typeof auditEvents | typeof mailOutbox) => t.db.select({ n: count() }).from(table).get()!.n;
-  return { submissions: n(intakeSubmissions), items: n(migrationItems), audit: n(auditEvents), mail: n(mailOutbox) };
+async function stored() {
+  const n = async (table: typeof intakeSubmissions | typeof migrationItems | typeof auditEvents | typeof mailOutbox) => (await t.db.select({ n: count() }).from(table))[0]!.n;
+  return { submissions: await n(intakeSubmissions), items: await n(migrationItems), audit: await n(auditEvents), mail: await n(mailOutbox) };
 }
 
 describe("the token file route's protections", () => {
   it("refuses a post from another site (403), a signed-out request (401), and staff submitting (403); nothing stored", async () => {
-    const before = stored();
+    const before = await stored();
     expect((await post("submit", p.customerA, upload(goodCsv(), FORM, { origin: "http://evil.test" }))).status).toBe(403);
     expect((await post("submit", p.customerA, upload(goodCsv(), FORM, { "sec-fetch-site": "cross-site" }))).status).toBe(403);
     const anonymous = await post("submit", null, upload(goodCsv()));
@@ -71,22 +71,22 @@ describe("the token file route's protections", () => {
     const staff = await post("submit", p.support, upload(goodCsv()));
     expect(staff.status).toBe(403);
     expect(await staff.json()).toMatchObject({ error: { message: expect.stringContaining("Customers submit") } });
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("answers another organisation's engagement exactly like an unknown id, for a check and a submission", async () => {
-    const before = stored();
+    const before = await stored();
     for (const mode of ["check", "submit"] as const) {
       const unknown = await post(mode, p.customerB, upload(goodCsv()), "no-such-engagement");
       const other = await post(mode, p.customerB, upload(goodCsv()));
       expect([unknown.status, other.status]).toEqual([404, 404]);
       expect(await other.json()).toEqual(await unknown.json());
     }
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("refuses a body over the cap before reading it whole: declared too large, or streamed without a length", async () => {
-    const before = stored();
+    const before = await stored();
     const declared = await post("submit", p.customerA, { body: "x", headers: { "content-type": "multipart/form-data; boundary=x", "content-length": String(TOKEN_FILE_BODY_LIMIT + 1) } });
     expect(declared.status).toBe(400);
     expect(await declared.json()).toMatchObject({ error: { message: expect.stringMatching(/larger than 20 MB, the limit for a token file; it was not read/), fields: { file: expect.any(String) } } });
@@ -107,7 +107,7 @@ describe("the token file route's protections", () => {
     );
     expect(streamed.status).toBe(400);
     expect(pulled).toBeLessThan(TOKEN_FILE_BODY_LIMIT + 3 * 1024 * 1024);
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("refuses a body that is not a form upload, and a form without a file", async () => {
@@ -122,7 +122,7 @@ describe("the token file route's protections", () => {
 describe("checking a file", () => {
   it("answers the problems by line and a masked preview, and stores nothing", async () => {
     const rows = [headerFor(qbo), rowFor(qbo, 1), rowFor(qbo, 2).map((v, i) => (i === 4 ? "12ab" : v)), rowFor(qbo, 1)];
-    const before = stored();
+    const before = await stored();
     const res = await post("check", p.customerA, upload({ name: "bad.csv", bytes: csvBytes(rows) }));
     expect(res.status).toBe(200);
     const { check } = (await res.json()) as { check: { ok: boolean; problems: { kind: string; line: number }[]; preview: { rows: { sourceRef: string; values: Record<string, string> }[] } } };
@@ -135,7 +135,7 @@ describe("checking a file", () => {
     );
     expect(check.preview.rows[0]).toMatchObject({ sourceRef: "line 2", values: { accessToken: expect.stringMatching(/^••••/) } });
     expect(JSON.stringify(check)).not.toContain(rowFor(qbo, 1)[1]);
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 });
 
@@ -145,22 +145,22 @@ describe("submitting a file", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { submissionId: string; companies: number };
     expect(body.companies).toBe(4);
-    expect(t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.submissionId, body.submissionId)).get()!.n).toBe(4);
+    expect((await t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.submissionId, body.submissionId)))[0]!.n).toBe(4);
     const eng = await getEngagement(t.database, p.support, engagementId);
     expect(eng.steps[0]!.state).toBe("in_progress");
     expect(eng.waiting.party).toBe("support");
-    const mail = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all();
+    const mail = await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).orderBy(mailOutbox.createdAt);
     expect(mail.at(-1)).toMatchObject({ subject: expect.stringMatching(/Details and token file to review$/), text: expect.stringContaining("4 companies") });
   });
 
   it("refuses form errors field by field, before the file is parsed", async () => {
-    const before = stored();
+    const before = await stored();
     const res = await post("submit", p.customerA, upload(goodCsv(), { clientId: "has space", clientSecret: "", contacts: [{ name: "", email: "nope" }] }));
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({
       error: { fields: { clientId: "The client id has no spaces.", clientSecret: expect.stringContaining("client secret"), "contacts.0.name": expect.any(String), "contacts.0.email": "Give a valid email address." } },
     });
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   const header = headerFor(qbo);
@@ -188,20 +188,20 @@ describe("submitting a file", () => {
   ];
 
   it.each(refusals)("refuses $name with one clear message, storing nothing", async ({ file, kind, message }) => {
-    const before = stored();
+    const before = await stored();
     const res = await post("submit", p.customerA, upload(await file()));
     expect(res.status).toBe(422);
     const { check } = (await res.json()) as { check: { ok: boolean; problems: { kind: string; message: string }[] } };
     expect(check.ok).toBe(false);
     expect(check.problems.filter((x) => x.kind !== "extension_mismatch")).toEqual([expect.objectContaining({ kind, message: expect.stringMatching(message) })]);
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it("keeps non-ASCII company names exactly as written, and says which name the service will store", async () => {
     const rows = [header, ["Zoë's Café & Bar", ...rowFor(qbo, 1).slice(1)], ["Øresund Trading ApS", ...rowFor(qbo, 2).slice(1)], ["株式会社テスト Ltd", ...rowFor(qbo, 3).slice(1)]];
     const res = await post("submit", p.customerA, upload({ name: "intl.csv", bytes: csvBytes(rows, { bom: true, delimiter: ";", eol: "\r\n" }) }));
     expect(res.status).toBe(200);
-    const names = t.db.select({ name: migrationItems.name, serviceName: migrationItems.serviceName }).from(migrationItems).orderBy(migrationItems.position).all();
+    const names = await t.db.select({ name: migrationItems.name, serviceName: migrationItems.serviceName }).from(migrationItems).orderBy(migrationItems.position);
     expect(names).toEqual([
       { name: "Zoë's Café & Bar", serviceName: "Zoe's Cafe & Bar" },
       { name: "Øresund Trading ApS", serviceName: "Oresund Trading ApS" },
@@ -226,7 +226,7 @@ describe("submitting a file", () => {
     const { check } = (await res.json()) as { check: { ok: boolean; problems: { kind: string; severity: string; becomes?: string; line: number }[] } };
     expect(check.ok).toBe(true);
     expect(check.problems).toEqual([expect.objectContaining({ kind: "company_name_replaced", severity: "warning", line: 3, becomes: "Company JP-001" })]);
-    const stored = t.db.select({ name: migrationItems.name, serviceName: migrationItems.serviceName }).from(migrationItems).orderBy(migrationItems.position).all();
+    const stored = await t.db.select({ name: migrationItems.name, serviceName: migrationItems.serviceName }).from(migrationItems).orderBy(migrationItems.position);
     expect(stored[1]).toEqual({ name: "株式会社テスト", serviceName: "Company JP-001" });
   });
 });
@@ -236,7 +236,7 @@ describe("hostile files", () => {
 
   it.each(hostile.map((f) => [f.name, f] as const))("refuses %s through the check and the submit route with one clear problem, storing nothing", async (_, file) => {
     const bytes = await file.build();
-    const before = stored();
+    const before = await stored();
     const check = await post("check", p.customerA, upload({ name: file.fileName, bytes }));
     expect(check.status).toBe(200);
     const checkText = await check.text();
@@ -249,18 +249,18 @@ describe("hostile files", () => {
     expect(submit.status).toBe(422);
     const submitted = (await submit.json()) as { check: { problems: { kind: string }[] } };
     expect(submitted.check.problems.map((x) => x.kind)).toEqual([file.expect.kind]);
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   }, 60_000);
 
   it("refuses a 25 MB file at the route, before reading it whole", async () => {
     const file = HOSTILE_FILES.find((f) => f.name === "25mb")!;
-    const before = stored();
+    const before = await stored();
     for (const mode of ["check", "submit"] as const) {
       const res = await post(mode, p.customerA, upload({ name: file.fileName, bytes: await file.build() }));
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: { code: "BAD_INPUT", message: expect.stringMatching(file.expect.message) } });
     }
-    expect(stored()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 });
 
@@ -271,7 +271,7 @@ describe("an unexpected error", () => {
   it("answers a file check that fails unexpectedly with a reference, never a stack, a message or the file", async () => {
     // An engagement whose platform Ferry no longer manages (written by an older version): the
     // parser is asked for a platform it does not know, which it treats as a caller's mistake.
-    t.db.update(engagements).set({ platformKey: "gbol" }).where(eq(engagements.id, engagementId)).run();
+    await t.db.update(engagements).set({ platformKey: "gbol" }).where(eq(engagements.id, engagementId));
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       const res = await post("check", p.customerA, upload(file()));
@@ -330,7 +330,7 @@ describe("templates", () => {
 
 describe("the calendar invite", () => {
   it("serves a proposed or accepted window as .ics with the reference and the support contact; another organisation gets 404", async () => {
-    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };
     await completeIntake(flow, { engagementId });
     const { windowId } = await agreeWindow(flow, { engagementId, startsAt: new Date("2031-03-01T22:00:00Z"), endsAt: new Date("2031-03-02T04:00:00Z") });
     const get = (actor: Actor, id = engagementId) =>

@@ -12,26 +12,26 @@ import { getIntake } from "@/server/engagements/flows";
 import type { Actor } from "@/core/accounts/actor";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDb, TEST_KEY_RING, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
 import { ACME_QBO_COMPANIES, ACME_QBO_ROTATED, seedDemo } from "./seed-demo";
 
 const staff: Actor = { id: "x", email: "", name: "Viewer", role: "admin", organizationId: null };
 
-async function byPlatform(t: TestDb) {
+async function byPlatform(t: TestDatabase) {
   const list = await findEngagements(t.database, staff, { page: 1, pageSize: 50 });
   return Object.fromEntries(await Promise.all(list.items.map(async (e) => [`${e.organizationName}/${e.platformName}`, await getEngagement(t.database, staff, e.id)] as const)));
 }
 
 describe("the demo seed with a sandbox", () => {
-  let t: TestDb;
+  let t: TestDatabase;
   let sandbox: TestSandbox;
   beforeAll(async () => {
-    t = createTestDb();
+    t = await createTestDatabase();
     sandbox = await startTestSandbox();
     expect(await seedDemo(t.db, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: true });
   }, 120_000);
   afterAll(async () => {
-    t.close();
+    await t.close();
     await sandbox.close();
   });
 
@@ -51,7 +51,7 @@ describe("the demo seed with a sandbox", () => {
 
   it("holds the Acme QuickBooks Online file of 25 real tenants of mixed volume, two rotated after export", async () => {
     const id = (await byPlatform(t))["Acme Lending/QuickBooks Online"]!.id;
-    const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, id)).orderBy(migrationItems.position).all();
+    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, id)).orderBy(migrationItems.position);
     expect(items.map((i) => [i.name, i.recordsHint])).toEqual(ACME_QBO_COMPANIES.map((c) => [c.name, c.records]));
     expect(Math.min(...items.map((i) => i.recordsHint!))).toBeLessThan(10);
     expect(Math.max(...items.map((i) => i.recordsHint!))).toBeGreaterThan(3000);
@@ -66,7 +66,7 @@ describe("the demo seed with a sandbox", () => {
     const e = (await byPlatform(t))["Bluebird Commerce/Zoho Books"]!;
     expect(e.steps.map((s) => s.state)).toEqual(["done", "done", "done", "done", "done", "in_progress"]);
     expect(e.waiting).toMatchObject({ party: "customer", moves: { customer: { action: "acknowledge_report" } } });
-    const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, e.id)).orderBy(migrationItems.position).all();
+    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, e.id)).orderBy(migrationItems.position);
     expect(items.map((i) => [i.name, i.state])).toEqual([
       ["Bluebird Home", "verified"],
       ["Bluebird Garden", "verified"],
@@ -77,22 +77,22 @@ describe("the demo seed with a sandbox", () => {
   });
 
   it("registers the sandbox as the built-in target, which every organisation's engagements start on and no organisation owns", async () => {
-    const builtIn = t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true)).all();
+    const builtIn = await t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true));
     expect(builtIn).toMatchObject([{ name: "Ferry sandbox", baseUrl: sandbox.url, kind: "sandbox", organizationId: null }]);
     const e = await byPlatform(t);
     for (const key of Object.keys(e)) expect([key, e[key]!.serviceTarget]).toEqual([key, expect.objectContaining({ id: builtIn[0]!.id, builtIn: true, problem: null })]);
   });
 
   it("changes nothing when run again", async () => {
-    const before = [t.db.select({ n: count() }).from(engagements).get()!.n, t.db.select({ n: count() }).from(auditEvents).get()!.n];
+    const before = [(await t.db.select({ n: count() }).from(engagements))[0]!.n, (await t.db.select({ n: count() }).from(auditEvents))[0]!.n];
     expect(await seedDemo(t.db, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: false });
-    expect([t.db.select({ n: count() }).from(engagements).get()!.n, t.db.select({ n: count() }).from(auditEvents).get()!.n]).toEqual(before);
+    expect([(await t.db.select({ n: count() }).from(engagements))[0]!.n, (await t.db.select({ n: count() }).from(auditEvents))[0]!.n]).toEqual(before);
   });
 });
 
 describe("the demo seed without a sandbox", () => {
   it("brings the same engagements to the same steps with stand-in credentials", async () => {
-    const t = createTestDb();
+    const t = await createTestDatabase();
     try {
       await seedDemo(t.db, { ring: TEST_KEY_RING });
       const e = await byPlatform(t);
@@ -100,19 +100,19 @@ describe("the demo seed without a sandbox", () => {
       expect(e["Acme Lending/QuickBooks Online"]!.currentStep).toBe(5);
       expect(e["Acme Lending/QuickBooks Online"]!.serviceTarget).toBeNull();
     } finally {
-      t.close();
+      await t.close();
     }
   });
 
   it("marks a sandbox target already at SANDBOX_URL (from before the built-in flag) as the built-in one", async () => {
-    const t = createTestDb();
+    const t = await createTestDatabase();
     try {
       const { id } = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Ferry sandbox", baseUrl: "http://127.0.0.1:4010", apiKey: "sandbox-key-0000", kind: "sandbox" });
       await seedDemo(t.db, { ring: TEST_KEY_RING, sandboxUrl: "http://127.0.0.1:4010" });
-      expect(t.db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).get()).toMatchObject({ builtIn: true, organizationId: null });
+      expect((await t.db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).limit(1))[0]).toMatchObject({ builtIn: true, organizationId: null });
       expect((await byPlatform(t))["Acme Lending/QuickBooks Online"]!.serviceTarget).toMatchObject({ id, builtIn: true });
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });

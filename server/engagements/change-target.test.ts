@@ -7,19 +7,19 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, engagements } from "@/db/schema";
 import { createServiceTarget, ensureBuiltInSandbox, archiveServiceTarget } from "@/server/targets/targets";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { changeTarget, getTargetChoices } from "./change-target";
 import { createEngagement } from "./create-engagement";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(() => t.close());
 
-const targetOf = (id: string) => t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, id)).get()!.id;
+const targetOf = async (id: string) => (await t.db.select({ id: engagements.serviceTargetId }).from(engagements).where(eq(engagements.id, id)).limit(1))[0]!.id;
 const target = async (name: string, organizationId: string | null, kind: "service" | "sandbox" = "service") =>
   (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name, baseUrl: "https://api.codat.io", apiKey: `${name}-key-0000`, kind, organizationId })).id;
 
@@ -27,11 +27,11 @@ describe("a new engagement", () => {
   it("starts on the built-in sandbox, never on a target an admin merely labelled sandbox", async () => {
     // Added before the built-in sandbox, and labelled a sandbox: the old rule picked the oldest such target.
     const labelled = await target("Labelled sandbox", p.orgB, "sandbox");
-    expect(targetOf((await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id)).toBeNull();
+    expect(await targetOf((await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id)).toBeNull();
     const builtIn = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
     const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "fbrh" })).id;
-    expect(targetOf(eng)).toBe(builtIn);
-    expect(targetOf(eng)).not.toBe(labelled);
+    expect(await targetOf(eng)).toBe(builtIn);
+    expect(await targetOf(eng)).not.toBe(labelled);
   });
 });
 
@@ -55,13 +55,13 @@ describe("changing an engagement's target", () => {
         await expect(changeTarget(t.database, actor, { engagementId: eng, serviceTargetId })).rejects.toThrow(expect.objectContaining({ code: "BAD_INPUT", fields: { serviceTargetId: expect.stringContaining(words) } }));
       }
     }
-    expect(targetOf(eng)).toBe(builtIn);
-    expect(t.db.select().from(auditEvents).where(eq(auditEvents.action, "engagement.target_changed")).all()).toHaveLength(0);
+    expect(await targetOf(eng)).toBe(builtIn);
+    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, "engagement.target_changed"))).toHaveLength(0);
 
     await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: own });
-    expect(targetOf(eng)).toBe(own);
+    expect(await targetOf(eng)).toBe(own);
     await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: builtIn });
-    expect(targetOf(eng)).toBe(builtIn);
+    expect(await targetOf(eng)).toBe(builtIn);
     await expect(changeTarget(t.database, p.customerA, { engagementId: eng, serviceTargetId: own })).rejects.toThrow(expect.objectContaining({ code: "FORBIDDEN" }));
   });
 

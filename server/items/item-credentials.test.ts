@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { readSteps } from "@/db/database";
 import { engagements, intakeSubmissions, migrationItems } from "@/db/schema";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/security/secrets";
-import { createTestDb, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
 import { createEngagement } from "@/server/engagements/create-engagement";
+import { reconcile } from "@/server/migration/reconciliation";
 import { insertMigrationItems } from "./insert-items";
 import { maskCredentials, openClientSecret, openItemCredentials, sealClientSecret, sealItemCredentials } from "./item-credentials";
 
@@ -53,12 +55,12 @@ describe("migration item credentials", () => {
 });
 
 describe("insertMigrationItems", () => {
-  it("stores one pending item per row in file order, each sealed for its own row, and no plain secret", async () => {
-    const t = createTestDb();
+  it("stores one pending item per row in file order, each sealed for its own row, and no plain secret; the reconciliation counts them", async () => {
+    const t = await createTestDatabase();
     try {
-      const people = await seedPeople(t.db);
+      const people = await seedPeople(t.database);
       const eng = await createEngagement(t.database, people.support, { organizationId: people.orgA, platformKey: "qhyg" });
-      const submissionId = t.db
+      const [submission] = await t.db
         .insert(intakeSubmissions)
         .values({
           engagementId: eng.id,
@@ -74,8 +76,8 @@ describe("insertMigrationItems", () => {
           preview: [],
           submittedAt: new Date(),
         })
-        .returning({ id: intakeSubmissions.id })
-        .get().id;
+        .returning({ id: intakeSubmissions.id });
+      const submissionId = submission!.id;
       const rows = Array.from({ length: 1201 }, (_, i) => ({
         line: i + 2,
         name: `Company ${i}`,
@@ -87,7 +89,7 @@ describe("insertMigrationItems", () => {
         isolation: "read committed",
       });
       expect(n).toBe(1201);
-      const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.id)).orderBy(migrationItems.position).all();
+      const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.id)).orderBy(migrationItems.position);
       expect(items.map((i) => i.name)).toEqual(rows.map((r) => r.name));
       expect(items[3]).toMatchObject({ state: "pending", sourceRef: "line 5", externalRef: "REF-3", recordsHint: null });
       expect(items[4]).toMatchObject({ externalRef: null, recordsHint: 104 });
@@ -95,15 +97,33 @@ describe("insertMigrationItems", () => {
       expect(openItemCredentials(TEST_KEY_RING, { engagementId: eng.id, itemId: items[3]!.id }, items[3]!.credentialsCipher!)).toEqual(rows[3]!.credentials);
       // A ciphertext copied onto another row does not open there.
       expect(() => openItemCredentials(TEST_KEY_RING, { engagementId: eng.id, itemId: items[4]!.id }, items[3]!.credentialsCipher!)).toThrow(SecretDecryptionError);
-      expect(t.db.select().from(engagements).all()).toHaveLength(1);
-      t.db.$client.pragma("wal_checkpoint(TRUNCATE)");
-      const raw = (await import("node:fs")).readFileSync(t.file);
+      expect(await t.db.select().from(engagements)).toHaveLength(1);
+      // The reconciliation counts them from their states and their stored JSON checks (->> on both databases).
+      const set = (i: number, values: Partial<typeof migrationItems.$inferInsert>) => t.db.update(migrationItems).set(values).where(eq(migrationItems.id, items[i]!.id));
+      await set(0, { state: "verified", companyId: "c0" });
+      await set(1, { state: "failed", companyId: "c1", checks: { connection: { status: "Linked" } } });
+      await set(2, { state: "failed", companyId: "c2", checks: { connection: { status: "Linked" }, sync: { finishedAt: "2026-01-01T00:00:00Z" } }, lastError: { operation: "createConnection" } });
+      await set(3, { state: "failed", companyId: "c3", checks: { connection: { status: "Linked" }, sync: { finishedAt: "2026-01-01T00:00:00Z" } }, lastError: { operation: "getDataStatus" } });
+      await set(4, { state: "set_aside", checks: { connection: { status: "PendingAuth" } } });
+      const counted = await readSteps(t.database, (tx) => reconcile(tx, eng.id));
+      expect(counted).toMatchObject({ supplied: 1201, created: 4, linked: 4, synced: 2, verified: 1, failed: 3, setAside: 1, inProgress: 1196, pilot: null });
+
+      const stored = JSON.stringify(items);
       for (const r of rows.slice(0, 50)) {
-        expect(raw.includes(Buffer.from(r.credentials.accessToken!))).toBe(false);
-        expect(raw.includes(Buffer.from(r.credentials.refreshToken!))).toBe(false);
+        expect(stored.includes(r.credentials.accessToken!)).toBe(false);
+        expect(stored.includes(r.credentials.refreshToken!)).toBe(false);
+      }
+      // SQLite's file itself, write-ahead log checkpointed (PostgreSQL's files are not ours to read).
+      if (t.dialect === "sqlite") {
+        await t.db.run(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+        const raw = (await import("node:fs")).readFileSync(t.file!);
+        for (const r of rows.slice(0, 50)) {
+          expect(raw.includes(Buffer.from(r.credentials.accessToken!))).toBe(false);
+          expect(raw.includes(Buffer.from(r.credentials.refreshToken!))).toBe(false);
+        }
       }
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });

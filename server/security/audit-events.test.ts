@@ -1,26 +1,29 @@
 import { describe, expect, it } from "vitest";
 import { auditEvents } from "@/db/schema";
-import { createTestDb } from "@/server/testing/test-db";
-import { recordAudit } from "./audit";
-import { parseAuditEvent } from "./audit-events";
+import { createTestDatabase, type TestDatabase } from "@/server/testing/test-db";
+import { writeAudit, type AuditInput } from "./audit";
+import { parseAuditEvent, type AuditAction } from "./audit-events";
+
+/** One audit event written as its own transaction. */
+const audit = <A extends AuditAction>(t: TestDatabase, input: AuditInput<A>) => t.database.transaction((tx) => writeAudit(tx, input), { isolation: "read committed" });
 
 describe("typed audit events", () => {
-  it("stores a valid payload with the action's target type", () => {
-    const t = createTestDb();
+  it("stores a valid payload with the action's target type", async () => {
+    const t = await createTestDatabase();
     try {
-      recordAudit(t.db, { actor: null, action: "organization.created", targetId: "o1", after: { name: "Acme" } });
-      const row = t.db.select().from(auditEvents).get()!;
+      await audit(t, { actor: null, action: "organization.created", targetId: "o1", after: { name: "Acme" } });
+      const [row] = await t.db.select().from(auditEvents).limit(1);
       expect(row).toMatchObject({ action: "organization.created", targetType: "organization", after: { name: "Acme" }, before: null });
     } finally {
-      t.close();
+      await t.close();
     }
   });
 
-  it("refuses a payload that does not fit its action, and stores nothing", () => {
-    const t = createTestDb();
+  it("refuses a payload that does not fit its action, and stores nothing", async () => {
+    const t = await createTestDatabase();
     try {
-      expect(() =>
-        recordAudit(t.db, {
+      await expect(
+        audit(t, {
           actor: null,
           action: "engagement.status_changed",
           targetId: "e1",
@@ -28,10 +31,10 @@ describe("typed audit events", () => {
           // @ts-expect-error -- not a status: the schema refuses it at run time as the type does at compile time
           after: { status: "paused" },
         }),
-      ).toThrow();
-      expect(t.db.select().from(auditEvents).all()).toHaveLength(0);
+      ).rejects.toThrow();
+      expect(await t.db.select().from(auditEvents)).toHaveLength(0);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 

@@ -10,29 +10,29 @@ import { callerAs } from "@/server/testing/caller";
 import { call, createCompany, str } from "@/server/testing/raw-http";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { closedPort } from "@/server/testing/service-fixture";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { createServiceTarget } from "./targets";
 import { testTargetConnection } from "./test-connection";
 
 let sb: TestSandbox;
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 beforeAll(async () => {
   sb = await startTestSandbox();
 });
 afterAll(() => sb.close());
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(async () => {
-  t.close();
+  await t.close();
   await sb.control.setFaults({ maintenance: false });
 });
 
 const target = async (name: string, apiKey: string, baseUrl = sb.url) => (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name, baseUrl, apiKey, kind: "service", organizationId: p.orgA })).id;
 const test = (targetId: string, options: { timeoutMs?: number } = {}) => testTargetConnection(t.database, TEST_KEY_RING, p.admin, { targetId }, options);
-const decryptions = (targetId: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, targetId))).all();
+const decryptions = (targetId: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, targetId)));
 
 describe("testing a target's connection", () => {
   it("says the key works, with how many companies the account holds, after one read (the decryption audited)", async () => {
@@ -42,7 +42,7 @@ describe("testing a target's connection", () => {
     const id = await target("Production — Org A", apiKey);
     const answer = await test(id);
     expect(answer).toMatchObject({ outcome: "works", status: 200, error: null, summary: "The key works: the service answered 200 and the account holds 2 companies." });
-    expect(decryptions(id).map((e) => e.after)).toEqual([{ purpose: "test the connection to Production — Org A" }]);
+    expect((await decryptions(id)).map((e) => e.after)).toEqual([{ purpose: "test the connection to Production — Org A" }]);
     expect(JSON.stringify(answer)).not.toContain(apiKey);
   });
 
@@ -97,16 +97,16 @@ describe("testing a target's connection", () => {
 
   it("does not send the key over plain http to another machine (a target from before https was required)", async () => {
     const id = await target("Legacy", "legacy-key-5678");
-    t.db.update(serviceTargets).set({ baseUrl: "http://api.example.test" }).where(eq(serviceTargets.id, id)).run();
+    await t.db.update(serviceTargets).set({ baseUrl: "http://api.example.test" }).where(eq(serviceTargets.id, id));
     await expect(test(id)).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("Not tested, so the key is not sent: The base URL must use https") });
-    expect(decryptions(id)).toEqual([]);
+    expect(await decryptions(id)).toEqual([]);
   });
 
   it("is an admin's procedure with its answer as the output", async () => {
     const { apiKey } = await sb.control.createClient({ plan: "paid", name: "Router" });
     const id = await target("Through the router", apiKey);
-    await expect(callerAs(t.db, p.admin).targets.testConnection({ targetId: id })).resolves.toMatchObject({ outcome: "works", testedAt: expect.any(Date) as Date });
-    await expect(callerAs(t.db, p.support).targets.testConnection({ targetId: id })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(callerAs(t.db, p.admin).targets.testConnection({ targetId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(callerAs(t.database, p.admin).targets.testConnection({ targetId: id })).resolves.toMatchObject({ outcome: "works", testedAt: expect.any(Date) as Date });
+    await expect(callerAs(t.database, p.support).targets.testConnection({ targetId: id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(callerAs(t.database, p.admin).targets.testConnection({ targetId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

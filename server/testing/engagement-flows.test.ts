@@ -13,19 +13,19 @@ import { getManagedPlatform } from "@/server/platforms";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows } from "./engagement-flows";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "./test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "./test-db";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 let sandbox: TestSandbox;
 
 beforeAll(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
   sandbox = await startTestSandbox();
 });
 afterAll(async () => {
-  t.close();
+  await t.close();
   await sandbox.close();
 });
 
@@ -33,7 +33,7 @@ describe("engagementThroughFlows", () => {
   it("takes an engagement through steps 1–4 from given rows, each step done with its flow's evidence", async () => {
     const platform = getManagedPlatform("fbrh")!;
     const companies = [0, 1, 2].map((i) => ({ name: `Flow Co ${i}`, credentials: credentialsFor(platform, i), records: 10 * (i + 1) }));
-    const result = await engagementThroughFlows({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA, platformKey: "fbrh", companies });
+    const result = await engagementThroughFlows({ db: t.database, config: testConfig(), support: p.support, customer: p.customerA, platformKey: "fbrh", companies });
     expect(result.itemIds).toHaveLength(3);
     const eng = await getEngagement(t.database, p.support, result.engagementId);
     expect(eng.steps.slice(0, 4).map((s) => s.state)).toEqual(["done", "done", "done", "done"]);
@@ -49,7 +49,7 @@ describe("engagementThroughFlows", () => {
   it("builds the file from real sandbox tenants, whose credentials open from the items and still authorise there", async () => {
     const target = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Test sandbox", baseUrl: sandbox.url, apiKey: "unused", kind: "sandbox", organizationId: p.orgB });
     const result = await engagementThroughFlows({
-      db: t.db,
+      db: t.database,
       config: { ...testConfig(), sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } },
       support: p.support,
       customer: p.customerB,
@@ -59,7 +59,7 @@ describe("engagementThroughFlows", () => {
       upTo: 2,
     });
     expect(result.tenants).toHaveLength(2);
-    const items = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, result.engagementId)).all();
+    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, result.engagementId)).orderBy(migrationItems.position);
     expect(items.map((i) => [i.name, i.recordsHint])).toEqual([
       ["Tenant Alpha", 5],
       ["Tenant Beta", 2000],
@@ -68,9 +68,9 @@ describe("engagementThroughFlows", () => {
     expect(opened).toEqual(result.tenants[0]!.credentials);
     const eng = await getEngagement(t.database, p.support, result.engagementId);
     expect(eng.steps.slice(0, 4).map((s) => s.state)).toEqual(["done", "done", "pending", "pending"]);
-    expect(t.db.select().from(engagements).where(eq(engagements.id, result.engagementId)).get()).toMatchObject({ waitingOn: "customer" });
+    expect((await t.db.select().from(engagements).where(eq(engagements.id, result.engagementId)).limit(1))[0]).toMatchObject({ waitingOn: "customer" });
     // The customer heard of each step that waited on them; support of the submission.
-    const mail = t.db.select().from(mailOutbox).all().map((m) => `${m.to} ${m.subject}`);
+    const mail = (await t.db.select().from(mailOutbox)).map((m) => `${m.to} ${m.subject}`);
     expect(mail).toEqual(expect.arrayContaining([expect.stringMatching(/^support@test \[FER-\d+\] Details and token file to review$/), expect.stringMatching(/^b@org-b\.test \[FER-\d+\] A migration window proposed$/)]));
   });
 });

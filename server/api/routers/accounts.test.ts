@@ -1,34 +1,34 @@
 /** People, organisations, invitations and the outbox through createCaller on a real database. */
 import { count, desc, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { auditEvents, invitations, mailOutbox, users } from "@/db/schema";
+import { auditEvents, invitations, mailOutbox, organizations, users } from "@/db/schema";
 import { invite } from "@/server/accounts/invitations";
 import { signIn } from "@/server/accounts/sign-in";
 import { HIDDEN_LINK, mailAad } from "@/server/mail/mailer";
 import { decryptSecret } from "@/server/security/secrets";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 let log: string[];
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
   log = [];
 });
 afterEach(() => t.close());
 
-const admin = () => callerAs(t.db, p.admin, testConfig(log));
-const anonymous = () => callerAs(t.db, null, testConfig(log));
+const admin = () => callerAs(t.database, p.admin, testConfig(log));
+const anonymous = () => callerAs(t.database, null, testConfig(log));
 
 /**
  * The one-time token from the newest invitation mail, read from its sealed copy (the stored text
  * hides it; admins reveal it with outbox.revealLink, which refuses once the invitation expired).
  */
 async function tokenFromOutbox(): Promise<string> {
-  const [mail] = t.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(1).all();
+  const [mail] = await t.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt)).limit(1);
   const text = mail?.sealedText ? decryptSecret(TEST_KEY_RING, mail.sealedText, mailAad(mail.id)) : "";
   const match = text.match(/\/invite\/([A-Za-z0-9_-]+)/);
   if (!match?.[1]) throw new Error("no invitation link in the outbox");
@@ -41,8 +41,22 @@ describe("organisations", () => {
     const error = await trpcError(admin().organizations.create({ name: "  zeta   FINANCE " }));
     expect(error.code).toBe("BAD_REQUEST");
     expect(error.cause).toMatchObject({ fields: { name: expect.stringContaining("already exists") } });
-    const list = await callerAs(t.db, p.support).organizations.list();
+    const list = await callerAs(t.database, p.support).organizations.list();
     expect(list.filter((o) => o.name.toLowerCase() === "zeta finance")).toHaveLength(1);
+  });
+
+  it("creates one of eight same-named organisations asked for at once; the others are told it exists", async () => {
+    // On PostgreSQL each request runs on a connection of its own: the check is serializable, so the losers run again and find the winner's.
+    const names = ["Race Org", "race org", "RACE ORG", " Race  Org ", "Race Org", "race org", "RACE ORG", " Race  Org "];
+    // Connections opened first (queries at once each take one), so the requests do not queue behind their opening.
+    await Promise.all(names.map(() => t.db.select().from(organizations)));
+    const tries = await Promise.allSettled(names.map((name) => admin().organizations.create({ name })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const refused = tries.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason as { code: string; message: string });
+    expect(refused).toHaveLength(names.length - 1);
+    for (const error of refused) expect(error).toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^An organisation named ".+" already exists\.$/) });
+    expect((await callerAs(t.database, p.support).organizations.list()).filter((o) => o.name.toLowerCase() === "race org")).toHaveLength(1);
+    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, "organization.created"))).toHaveLength(2 + 1);
   });
 
   it("refuses an empty name", async () => {
@@ -66,7 +80,7 @@ describe("invitations", () => {
     expect((await admin().outbox.revealLink({ id: mail!.id })).text).toContain(`http://ferry.test/invite/${token}`);
 
     // The token is stored only as a hash.
-    const stored = t.db.select().from(invitations).get()!;
+    const stored = (await t.db.select().from(invitations).limit(1))[0]!;
     expect(stored.tokenHash).not.toContain(token);
 
     expect(await anonymous().invitations.lookup({ token })).toEqual({
@@ -80,7 +94,7 @@ describe("invitations", () => {
     await anonymous().invitations.accept({ token, name: "Nova Person", password: "a long enough password" });
     const actor = await signIn(t.database, { email: "NEW.person@org-a.test", password: "a long enough password" });
     expect(actor).toMatchObject({ name: "Nova Person", role: "customer", organizationId: p.orgA });
-    const user = t.db.select().from(users).where(eq(users.email, "new.person@org-a.test")).get()!;
+    const user = (await t.db.select().from(users).where(eq(users.email, "new.person@org-a.test")).limit(1))[0]!;
     expect(user.passwordHash).toMatch(/^scrypt\$/);
     expect(user.passwordHash).not.toContain("a long enough password");
 
@@ -95,8 +109,8 @@ describe("invitations", () => {
     const error = await trpcError(admin().invitations.create({ email: "A@org-a.test", name: "Dup", role: "customer", organizationId: p.orgA }));
     expect(error.code).toBe("BAD_REQUEST");
     expect(error.cause).toMatchObject({ fields: { email: "A user with the email a@org-a.test already exists." } });
-    expect(t.db.select({ n: count() }).from(mailOutbox).get()!.n).toBe(0);
-    expect(t.db.select({ n: count() }).from(invitations).get()!.n).toBe(0);
+    expect((await t.db.select({ n: count() }).from(mailOutbox))[0]!.n).toBe(0);
+    expect((await t.db.select({ n: count() }).from(invitations))[0]!.n).toBe(0);
   });
 
   it.each([
@@ -117,6 +131,20 @@ describe("invitations", () => {
     expect(staffWithOrg.cause).toMatchObject({ fields: { organizationId: expect.any(String) } });
   });
 
+  it("a link used eight times at once creates one user; the others are told it was used", async () => {
+    await admin().invitations.create({ email: "racer@org-a.test", name: "Racer", role: "customer", organizationId: p.orgA });
+    const token = await tokenFromOutbox();
+    const uses = Array.from({ length: 8 }, (_, i) => i);
+    await Promise.all(uses.map(() => t.db.select().from(users)));
+    const tries = await Promise.allSettled(uses.map(() => anonymous().invitations.accept({ token, name: "Racer", password: "a long enough password" })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of tries.filter((r): r is PromiseRejectedResult => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("already been used") });
+    }
+    expect(await t.db.select().from(users).where(eq(users.email, "racer@org-a.test"))).toHaveLength(1);
+    expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, "invitation.accepted"))).toHaveLength(1);
+  });
+
   it("invites staff without an organisation", async () => {
     await admin().invitations.create({ email: "newstaff@ferry.test", name: "New Staff", role: "support" });
     const token = await tokenFromOutbox();
@@ -131,7 +159,7 @@ describe("invitations", () => {
     expect(await anonymous().invitations.lookup({ token })).toMatchObject({ status: "expired", message: expect.stringContaining("expired") });
     const error = await trpcError(anonymous().invitations.accept({ token, name: "Late", password: "long enough password" }));
     expect(error.message).toContain("expired");
-    expect(t.db.select().from(users).where(eq(users.email, "late@org-a.test")).get()).toBeUndefined();
+    expect((await t.db.select().from(users).where(eq(users.email, "late@org-a.test")).limit(1))[0]).toBeUndefined();
   });
 
   it("a revoked or superseded link says so; an unknown one is not valid", async () => {
@@ -159,7 +187,7 @@ describe("invitations", () => {
   it("records invitations in the audit log without the token", async () => {
     await admin().invitations.create({ email: "audit@org-a.test", name: "Audit", role: "customer", organizationId: p.orgA });
     const token = await tokenFromOutbox();
-    const events = t.db.select().from(auditEvents).all();
+    const events = await t.db.select().from(auditEvents);
     expect(events.some((e) => e.action === "invitation.created")).toBe(true);
     expect(JSON.stringify(events)).not.toContain(token);
   });
@@ -168,7 +196,7 @@ describe("invitations", () => {
 describe("users", () => {
   it("lists everyone for admins, staff for owner pickers", async () => {
     expect((await admin().users.list()).map((u) => u.role)).toEqual(["admin", "support", "support", "customer", "customer"]);
-    expect((await callerAs(t.db, p.support).users.staff()).map((u) => u.name).sort()).toEqual(["Admin", "Support One", "Support Two"]);
+    expect((await callerAs(t.database, p.support).users.staff()).map((u) => u.name).sort()).toEqual(["Admin", "Support One", "Support Two"]);
   });
 
   it("an admin cannot deactivate themself", async () => {
@@ -177,6 +205,6 @@ describe("users", () => {
   });
 
   it("me.get names the customer's organisation", async () => {
-    expect(await callerAs(t.db, p.customerA).me.get()).toMatchObject({ role: "customer", organizationName: "Org A" });
+    expect(await callerAs(t.database, p.customerA).me.get()).toMatchObject({ role: "customer", organizationName: "Org A" });
   });
 });

@@ -8,21 +8,21 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mailOutbox } from "@/db/schema";
 import { MANAGED_PLATFORMS, type PlatformKey } from "@/server/platforms";
 import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(() => t.close());
 
-const support = () => callerAs(t.db, p.support);
-const customer = () => callerAs(t.db, p.customerA);
-const flow = () => ({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA });
+const support = () => callerAs(t.database, p.support);
+const customer = () => callerAs(t.database, p.customerA);
+const flow = () => ({ db: t.database, config: testConfig(), support: p.support, customer: p.customerA });
 const open = async (platformKey: PlatformKey = "qhyg") => (await support().engagements.create({ organizationId: p.orgA, platformKey })).id;
 
 describe("what the customer is shown", () => {
@@ -67,9 +67,9 @@ describe("confirming", () => {
     const engagementId = await open("pbtz");
     await completeIntake(flow(), { engagementId, companies: sampleCompanies("pbtz", 2) });
     await agreeWindow(flow(), { engagementId });
-    const before = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all().length;
+    const before = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test"))).length;
     await customer().confirmations.callbackUrl({ engagementId });
-    expect(t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all()).toHaveLength(before);
+    expect(await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test"))).toHaveLength(before);
     await customer().confirmations.syncingDisabled({ engagementId });
     const eng = await support().engagements.get({ engagementId });
     expect(eng.steps[2]).toMatchObject({ state: "done", completedBy: { name: "Customer A" }, evidence: { flow: { kind: "callback_confirmed", callbackUrl: "https://wave.codat.io/oauth/callback" } } });
@@ -80,7 +80,7 @@ describe("confirming", () => {
     });
     expect(eng.steps[3]!.evidence?.onBehalfOfCustomer).toBeUndefined();
     expect(eng.waiting).toMatchObject({ party: "support", next: "Run the single-company test." });
-    const mail = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all().at(-1)!;
+    const mail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).orderBy(mailOutbox.createdAt)).at(-1)!;
     expect(mail.subject).toMatch(/It is your move$/);
     expect(mail.text).toContain("Run the single-company test.");
   });

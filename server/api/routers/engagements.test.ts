@@ -1,26 +1,25 @@
 /** The engagement procedures through createCaller on a real temporary database. */
-import { runSync } from "@/db/database";
 import { z, ZodError } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
 import { auditEvents, engagements, type engagementSteps } from "@/db/schema";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
-import { createTestDb, seedPeople, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { applyStepAction } from "@/server/engagements/act-on-step";
-import { recordAudit } from "@/server/security/audit";
+import { writeAudit, type AuditInput } from "@/server/security/audit";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(() => t.close());
 
-const support = () => callerAs(t.db, p.support);
-const flowDeps = () => ({ db: t.db, config: testConfig(), support: p.support, customer: p.customerA });
+const support = () => callerAs(t.database, p.support);
+const flowDeps = () => ({ db: t.database, config: testConfig(), support: p.support, customer: p.customerA });
 /** Step 1 through its flow: the customer of org A submits a token file and support accepts it. */
 const acceptDetails = (engagementId: string) => completeIntake(flowDeps(), { engagementId });
 /** Step 2 through its flow: support proposes a window and the customer accepts it. */
@@ -32,19 +31,31 @@ async function newEngagement(platformKey = "qhyg", organizationId = p.orgA) {
 
 /** Step 5 completes only through a passed single-company test (server/migration): its flow's evidence here. */
 function passStep5(engagementId: string) {
-  t.db.transaction((tx) =>
-    runSync(applyStepAction(tx, p.support, {
-      engagementId,
-      step: 5,
-      action: "complete",
-      via: "flow",
-      evidence: { kind: "test_passed", runId: "run-1", itemId: "item-1", companyId: "company-1", connectionId: "connection-1" },
-    })),
+  return t.database.transaction(
+    (tx) =>
+      applyStepAction(tx, p.support, {
+        engagementId,
+        step: 5,
+        action: "complete",
+        via: "flow",
+        evidence: { kind: "test_passed", runId: "run-1", itemId: "item-1", companyId: "company-1", connectionId: "connection-1" },
+      }),
+    { isolation: "read committed" },
   );
 }
 
-function rowCount(table: typeof engagements | typeof engagementSteps | typeof auditEvents) {
-  return t.db.select({ n: count() }).from(table).get()!.n;
+/** Decryption events as the worker records them, written in one transaction. */
+function audit(inputs: AuditInput<"migration_item.credentials_decrypted">[]) {
+  return t.database.transaction(
+    function* (tx) {
+      for (const input of inputs) yield* writeAudit(tx, input);
+    },
+    { isolation: "read committed" },
+  );
+}
+
+async function rowCount(table: typeof engagements | typeof engagementSteps | typeof auditEvents) {
+  return (await t.db.select({ n: count() }).from(table))[0]!.n;
 }
 
 describe("creating an engagement", () => {
@@ -68,12 +79,23 @@ describe("creating an engagement", () => {
   });
 
   it.each(["gbol", "Xero", "exgd", "made-up"])("refuses %s: no standard managed process, and nothing is written", async (platformKey) => {
-    const before = [rowCount(engagements), rowCount(auditEvents)];
+    const before = [await rowCount(engagements), await rowCount(auditEvents)];
     const error = await trpcError(newEngagement(platformKey));
     expect(error.code).toBe("BAD_REQUEST");
     expect(error.message).toContain("no standard managed migration process");
     expect(error.cause).toMatchObject({ fields: { platformKey: expect.stringContaining("no standard managed migration process") } });
-    expect([rowCount(engagements), rowCount(auditEvents)]).toEqual(before);
+    expect([await rowCount(engagements), await rowCount(auditEvents)]).toEqual(before);
+  });
+
+  it("opens one engagement when four are asked for the same organisation and platform at once; the others name it", async () => {
+    await Promise.all([1, 2, 3, 4].map(() => t.db.select().from(engagements)));
+    const tries = await Promise.allSettled([1, 2, 3, 4].map(() => newEngagement()));
+    const created = tries.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof newEngagement>>> => r.status === "fulfilled");
+    expect(created).toHaveLength(1);
+    for (const r of tries.filter((r): r is PromiseRejectedResult => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "CONFLICT", message: expect.stringContaining(created[0]!.value.reference) });
+    }
+    expect(await rowCount(engagements)).toBe(1);
   });
 
   it("refuses a second open engagement for the same organisation and platform", async () => {
@@ -92,7 +114,7 @@ describe("creating an engagement", () => {
       support().engagements.create({ organizationId: p.orgA, platformKey: "qhyg", ownerId: p.customerA.id }),
     );
     expect(badOwner.cause).toMatchObject({ fields: { ownerId: expect.any(String) } });
-    expect(rowCount(engagements)).toBe(0);
+    expect(await rowCount(engagements)).toBe(0);
   });
 
   it("rejects empty input with zod field errors", async () => {
@@ -103,7 +125,7 @@ describe("creating an engagement", () => {
       organizationId: ["Choose the customer organisation."],
       platformKey: ["Choose the platform."],
     });
-    expect(rowCount(engagements)).toBe(0);
+    expect(await rowCount(engagements)).toBe(0);
   });
 });
 
@@ -147,7 +169,7 @@ describe("working the checklist", () => {
     await acceptDetails(id);
     await agreeOnWindow(id);
     for (const step of [3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "ok" });
-    passStep5(id);
+    await passStep5(id);
 
     const noReason = await trpcError(s.engagements.step({ engagementId: id, step: 3, action: "reopen" }));
     expect(noReason.cause).toMatchObject({ fields: { reason: expect.any(String) } });
@@ -180,7 +202,7 @@ describe("working the checklist", () => {
     await acceptDetails(id);
     await agreeOnWindow(id);
     for (const step of [3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "done" });
-    passStep5(id);
+    await passStep5(id);
     const error = await trpcError(s.engagements.step({ engagementId: id, step: 6, action: "complete", note: "done" }));
     expect(error.code).toBe("PRECONDITION_FAILED");
     expect(error.message).toContain("acknowledges the handover report");
@@ -218,7 +240,7 @@ describe("working the checklist", () => {
     const { id } = await newEngagement();
     await acceptDetails(id);
     await agreeOnWindow(id);
-    const eng = await callerAs(t.db, p.customerA).engagements.get({ engagementId: id });
+    const eng = await callerAs(t.database, p.customerA).engagements.get({ engagementId: id });
     expect(eng.steps[4]!.actions).toEqual([]);
     expect(eng.steps[5]!.actions).toEqual([]);
     // Their own confirmations (steps 3 and 4) are offered to them.
@@ -285,7 +307,7 @@ describe("the engagement list", () => {
   it("keeps the current step column in step with the checklist", async () => {
     const { id } = await newEngagement();
     await acceptDetails(id);
-    const row = t.db.select().from(engagements).where(eq(engagements.id, id)).get()!;
+    const row = (await t.db.select().from(engagements).where(eq(engagements.id, id)).limit(1))[0]!;
     expect(row.currentStep).toBe(2);
   });
 });
@@ -303,7 +325,7 @@ describe("rules the server hands the screens", () => {
     expect(detail.currentStep).toBe(2);
     expect(detail.stepsDone).toBe(3);
     expect(item.stepsDone).toBe(3);
-    const portalItem = (await callerAs(t.db, p.customerA).engagements.list({ page: 1, pageSize: 25 })).items.find((e) => e.id === id)!;
+    const portalItem = (await callerAs(t.database, p.customerA).engagements.list({ page: 1, pageSize: 25 })).items.find((e) => e.id === id)!;
     expect(portalItem.stepsDone).toBe(3);
   });
 
@@ -333,7 +355,7 @@ describe("rules the server hands the screens", () => {
       { to: "on_hold", reasonRequired: false },
       { to: "cancelled", reasonRequired: true },
     ]);
-    expect((await callerAs(t.db, p.customerA).engagements.get({ engagementId: id })).statusChanges).toEqual([]);
+    expect((await callerAs(t.database, p.customerA).engagements.get({ engagementId: id })).statusChanges).toEqual([]);
     await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
     expect((await s.engagements.get({ engagementId: id })).statusChanges.map((c) => c.to)).toEqual(["active", "cancelled"]);
     const noReason = await trpcError(s.engagements.setStatus({ engagementId: id, status: "cancelled" }));
@@ -346,7 +368,7 @@ describe("rules the server hands the screens", () => {
     const { id } = await newEngagement();
     const s = support();
     expect((await s.engagements.get({ engagementId: id })).targetChange).toEqual({ allowed: true, reason: null });
-    expect((await callerAs(t.db, p.customerA).engagements.get({ engagementId: id })).targetChange).toEqual({ allowed: false, reason: "Only support staff choose service targets." });
+    expect((await callerAs(t.database, p.customerA).engagements.get({ engagementId: id })).targetChange).toEqual({ allowed: false, reason: "Only support staff choose service targets." });
     await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
     expect((await s.engagements.get({ engagementId: id })).targetChange.allowed).toBe(true);
     await s.engagements.setStatus({ engagementId: id, status: "cancelled", reason: "Customer withdrew" });
@@ -365,19 +387,17 @@ describe("rules the server hands the screens", () => {
 describe("the activity a customer reads", () => {
   /** The worker's decryptions as it records them, one per company it authorizes. */
   function decryptions(engagementId: string, names: readonly string[], purpose = "authorize its connection on the service") {
-    for (const company of names) {
-      recordAudit(t.db, { actor: null, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId, organizationId: p.orgA, after: { purpose, company, rehearsal: false } });
-    }
+    return audit(names.map((company) => ({ actor: null, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId, organizationId: p.orgA, after: { purpose, company, rehearsal: false } })));
   }
   const names = (n: number, prefix = "Company") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
 
   it("groups the machine's per-company events into one line each run, between the people's moves; staff read every event", async () => {
     const { id } = await newEngagement();
-    decryptions(id, names(24));
+    await decryptions(id, names(24));
     await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
-    decryptions(id, names(3, "Later"));
+    await decryptions(id, names(3, "Later"));
 
-    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    const customer = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id });
     expect(customer.map((e) => [e.summary, e.count])).toEqual([
       ["Decrypted the credentials of 3 companies to authorize them", 3],
       ["Changed status from active to on hold", 1],
@@ -395,21 +415,17 @@ describe("the activity a customer reads", () => {
 
   it("counts a run longer than a page of events in full, and still shows what came before it", async () => {
     const { id } = await newEngagement();
-    decryptions(id, names(1_234));
-    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    await decryptions(id, names(1_234));
+    const customer = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id });
     expect(customer.map((e) => e.summary)).toEqual(["Decrypted the credentials of 1,234 companies to authorize them", expect.stringMatching(/^Created the engagement/)]);
   });
 
   it("runs together only like events: one actor, one purpose", async () => {
     const { id } = await newEngagement();
-    decryptions(id, names(4));
-    for (const company of names(2, "Fresh")) {
-      recordAudit(t.db, { actor: p.support, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "give the company the fresh tokens of fresh.csv for its retry", company, rehearsal: false } });
-    }
-    for (const company of names(3, "Twin")) {
-      recordAudit(t.db, { actor: null, action: "migration_item.credentials_decrypted", targetId: `twin-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "authorize its connection on the service", company, rehearsal: true } });
-    }
-    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    await decryptions(id, names(4));
+    await audit(names(2, "Fresh").map((company) => ({ actor: p.support, action: "migration_item.credentials_decrypted", targetId: `item-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "give the company the fresh tokens of fresh.csv for its retry", company, rehearsal: false } })));
+    await audit(names(3, "Twin").map((company) => ({ actor: null, action: "migration_item.credentials_decrypted", targetId: `twin-${company}`, engagementId: id, organizationId: p.orgA, after: { purpose: "authorize its connection on the service", company, rehearsal: true } })));
+    const customer = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id });
     expect(customer.map((e) => [e.summary, e.actor])).toEqual([
       ["Decrypted the simulated credentials of 3 companies to authorize them (rehearsal)", "System"],
       ["Decrypted the credentials of 2 companies to give them the fresh tokens of fresh.csv for their retries", "Support One (support)"],
@@ -420,10 +436,10 @@ describe("the activity a customer reads", () => {
 
   it("keeps one decryption as it is, and says another purpose for many", async () => {
     const { id } = await newEngagement();
-    decryptions(id, ["Solo Ltd"]);
+    await decryptions(id, ["Solo Ltd"]);
     await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
-    decryptions(id, names(2), "give the company the fresh tokens of fresh.csv for its retry");
-    const customer = await callerAs(t.db, p.customerA).engagements.timeline({ engagementId: id });
+    await decryptions(id, names(2), "give the company the fresh tokens of fresh.csv for its retry");
+    const customer = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id });
     expect(customer.map((e) => e.summary).slice(0, 3)).toEqual([
       "Decrypted the credentials of 2 companies to give them the fresh tokens of fresh.csv for their retries",
       "Changed status from active to on hold",

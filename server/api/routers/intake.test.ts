@@ -13,23 +13,23 @@ import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 let engagementId: string;
 const qbo = getManagedPlatform("qhyg")!;
 
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
-  engagementId = (await callerAs(t.db, p.support).engagements.create({ organizationId: p.orgA, platformKey: "qhyg" })).id;
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
+  engagementId = (await callerAs(t.database, p.support).engagements.create({ organizationId: p.orgA, platformKey: "qhyg" })).id;
 });
 afterEach(() => t.close());
 
-const support = () => callerAs(t.db, p.support);
-const customer = () => callerAs(t.db, p.customerA);
+const support = () => callerAs(t.database, p.support);
+const customer = () => callerAs(t.database, p.customerA);
 
 async function submit(companies = sampleCompanies("qhyg", 3), actor: Actor = p.customerA, fileName = "companies.csv") {
   const result = await submitIntake(t.database, { ring: TEST_KEY_RING }, actor, {
@@ -41,16 +41,16 @@ async function submit(companies = sampleCompanies("qhyg", 3), actor: Actor = p.c
   return result;
 }
 
-const mailTo = (to: string) => t.db.select().from(mailOutbox).where(eq(mailOutbox.to, to)).all();
-const waitingOn = () => t.db.select({ on: engagements.waitingOn, since: engagements.waitingSince }).from(engagements).where(eq(engagements.id, engagementId)).get()!;
+const mailTo = (to: string) => t.db.select().from(mailOutbox).where(eq(mailOutbox.to, to)).orderBy(mailOutbox.createdAt);
+const waitingOn = async () => (await t.db.select({ on: engagements.waitingOn, since: engagements.waitingSince }).from(engagements).where(eq(engagements.id, engagementId)).limit(1))[0]!;
 
 describe("support's review", () => {
   it("shows both sides the submission (counts, warnings by line, masked values, who and when), and accepting completes step 1", async () => {
-    expect(waitingOn().on).toBe("customer");
+    expect((await waitingOn()).on).toBe("customer");
     const { expiresAt: _, ...noExpiry } = credentialsFor(qbo, 9);
     const companies = [...sampleCompanies("qhyg", 2), { name: "Café Olé", credentials: noExpiry }];
     const { submissionId } = await submit(companies);
-    expect(waitingOn().on).toBe("support");
+    expect((await waitingOn()).on).toBe("support");
 
     const seen = await support().intake.get({ engagementId });
     expect(seen.current).toMatchObject({
@@ -85,8 +85,8 @@ describe("support's review", () => {
       evidence: { flow: { kind: "intake_accepted", submissionId, rowCount: 3, warningCount: 2, submittedBy: "Customer A" } },
     });
     expect(eng.waiting).toMatchObject({ party: "support", next: "Propose a migration window." });
-    expect(mailTo("a@org-a.test").at(-1)).toMatchObject({ subject: expect.stringContaining("were accepted") });
-    expect(mailTo("carol.contact@org-a.test").at(-1)).toMatchObject({ subject: expect.stringContaining("were accepted") });
+    expect((await mailTo("a@org-a.test")).at(-1)).toMatchObject({ subject: expect.stringContaining("were accepted") });
+    expect((await mailTo("carol.contact@org-a.test")).at(-1)).toMatchObject({ subject: expect.stringContaining("were accepted") });
     const timeline = await support().engagements.timeline({ engagementId });
     expect(timeline.map((e) => e.summary)).toEqual(
       expect.arrayContaining([
@@ -99,6 +99,19 @@ describe("support's review", () => {
     expect((await trpcError(support().intake.accept({ engagementId, submissionId }))).message).toBe("The submission is already accepted.");
   });
 
+  it("accepts a submission once when support accepts it four times at once (the engagement's row is locked while checked)", async () => {
+    const { submissionId } = await submit();
+    await Promise.all([1, 2, 3, 4].map(() => t.db.select().from(engagements)));
+    const tries = await Promise.allSettled([1, 2, 3, 4].map(() => support().intake.accept({ engagementId, submissionId })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of tries.filter((r): r is PromiseRejectedResult => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "PRECONDITION_FAILED", message: "The submission is already accepted." });
+    }
+    const timeline = await support().engagements.timeline({ engagementId });
+    expect(timeline.filter((e) => e.action === "intake.accepted")).toHaveLength(1);
+    expect(timeline.filter((e) => e.action === "step.completed")).toHaveLength(1);
+  });
+
   it("sends a submission back with a note the customer sees and is mailed; it can then no longer be accepted", async () => {
     const { submissionId } = await submit();
     const noNote = await trpcError(support().intake.return({ engagementId, submissionId, note: "  " }));
@@ -107,8 +120,8 @@ describe("support's review", () => {
     const seen = await customer().intake.get({ engagementId });
     expect(seen.current).toMatchObject({ status: "returned", returnNote: "The realm ids are from your sandbox company; send production ones.", reviewedBy: { name: "Support One" } });
     expect(seen.submit.allowed).toBe(true);
-    expect(waitingOn().on).toBe("customer");
-    const mail = mailTo("a@org-a.test").at(-1)!;
+    expect((await waitingOn()).on).toBe("customer");
+    const mail = (await mailTo("a@org-a.test")).at(-1)!;
     expect(mail.subject).toMatch(/was sent back$/);
     expect(mail.text).toContain("send production ones");
     expect(mail.text).toContain(`/portal/engagements/${engagementId}`);
@@ -124,7 +137,7 @@ describe("replacing a submission", () => {
     const first = await submit(sampleCompanies("qhyg", 5));
     const second = await submit(sampleCompanies("qhyg", 2), p.customerA, "fixed.csv");
     expect(second.replacedCompanies).toBe(5);
-    expect(t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).get()!.n).toBe(2);
+    expect((await t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.engagementId, engagementId)))[0]!.n).toBe(2);
     const seen = await support().intake.get({ engagementId });
     expect(seen.current).toMatchObject({ id: second.submissionId, fileName: "fixed.csv", replacedItemCount: 5 });
     expect(seen.history).toEqual([expect.objectContaining({ id: first.submissionId, status: "replaced", rowCount: 5 })]);
@@ -140,7 +153,7 @@ describe("replacing a submission", () => {
   });
 
   it("a new file after acceptance reopens step 1 and the steps gated on it, and supersedes the windows", async () => {
-    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };
     await completeIntake(flow, { engagementId });
     await agreeWindow(flow, { engagementId });
     await customer().confirmations.callbackUrl({ engagementId });
@@ -151,12 +164,12 @@ describe("replacing a submission", () => {
     expect(eng.steps.map((s) => s.state)).toEqual(["in_progress", "pending", "pending", "pending", "pending", "pending"]);
     expect(eng.steps[1]!.reopenedReason).toBe("Step 1 was reopened: A new token file was submitted");
     expect(eng.windowStartsAt).toBeNull();
-    expect(t.db.select().from(windowProposals).where(eq(windowProposals.engagementId, engagementId)).all().map((w) => w.status)).toEqual(["superseded"]);
+    expect((await t.db.select().from(windowProposals).where(eq(windowProposals.engagementId, engagementId))).map((w) => w.status)).toEqual(["superseded"]);
     expect(eng.waiting.party).toBe("support");
   });
 
   it("sending back an accepted submission reopens step 1 with the note, and the cascade applies", async () => {
-    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };
     const { submissionId } = await completeIntake(flow, { engagementId });
     await customer().confirmations.syncingDisabled({ engagementId });
     await support().intake.return({ engagementId, submissionId, note: "Wrong OAuth app" });
@@ -169,24 +182,24 @@ describe("replacing a submission", () => {
   });
 
   it("is refused once the migration has started, as is sending the accepted file back", async () => {
-    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };
     const { submissionId } = await completeIntake(flow, { engagementId });
     // The engine has taken the first company (its state is the pipeline's record).
-    const first = t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).orderBy(migrationItems.position).get()!;
-    t.db.update(migrationItems).set({ state: "company_created", companyId: "c-1" }).where(eq(migrationItems.id, first.id)).run();
+    const first = (await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).orderBy(migrationItems.position).limit(1))[0]!;
+    await t.db.update(migrationItems).set({ state: "company_created", companyId: "c-1" }).where(eq(migrationItems.id, first.id));
     const refused = await submit().catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("migration has started") });
     const seen = await customer().intake.get({ engagementId });
     expect(seen.submit).toEqual({ allowed: false, reason: expect.stringContaining("migration has started") });
     expect((await support().intake.get({ engagementId })).return).toEqual({ allowed: false, reason: expect.stringContaining("migration has started") });
     expect((await trpcError(support().intake.return({ engagementId, submissionId, note: "x" }))).code).toBe("PRECONDITION_FAILED");
-    expect(t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).get()!.n).toBe(3);
+    expect((await t.db.select({ n: count() }).from(migrationItems).where(eq(migrationItems.engagementId, engagementId)))[0]!.n).toBe(3);
   });
 
   it("a requested single-company test run counts as started too", async () => {
-    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };
     await completeIntake(flow, { engagementId });
-    t.db.insert(migrationRuns).values({ engagementId, kind: "pilot", status: "queued", requestedAt: new Date() }).run();
+    await t.db.insert(migrationRuns).values({ engagementId, kind: "pilot", status: "queued", requestedAt: new Date() });
     expect((await customer().intake.get({ engagementId })).submit.allowed).toBe(false);
   });
 });
@@ -194,16 +207,16 @@ describe("replacing a submission", () => {
 describe("whose move it is", () => {
   it("follows holds and resumes, and moves `since` only when it changes hands", async () => {
     await submit();
-    const handed = waitingOn();
+    const handed = await waitingOn();
     expect(handed.on).toBe("support");
     await support().engagements.setOwner({ engagementId, ownerId: p.support2.id });
-    expect(waitingOn()).toEqual(handed);
+    expect(await waitingOn()).toEqual(handed);
     await support().engagements.setStatus({ engagementId, status: "on_hold" });
-    expect(waitingOn()).toEqual({ on: null, since: null });
+    expect(await waitingOn()).toEqual({ on: null, since: null });
     const refused = await submit().catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("on hold") });
     await support().engagements.setStatus({ engagementId, status: "active" });
-    expect(waitingOn().on).toBe("support");
+    expect((await waitingOn()).on).toBe("support");
     // The list shows it and filters by it.
     const list = await support().engagements.list({ waitingOn: "support", page: 1, pageSize: 10 });
     expect(list.items.map((e) => [e.id, e.waitingOn])).toEqual([[engagementId, "support"]]);
@@ -211,6 +224,6 @@ describe("whose move it is", () => {
     const portal = await customer().engagements.list({ page: 1, pageSize: 10 });
     expect(portal.items[0]).toMatchObject({ waitingOn: "support", waitingSince: expect.any(Date) });
     // The new owner was mailed that it is their move when the engagement resumed.
-    expect(mailTo("support2@test").at(-1)).toMatchObject({ subject: expect.stringContaining("It is your move") });
+    expect((await mailTo("support2@test")).at(-1)).toMatchObject({ subject: expect.stringContaining("It is your move") });
   });
 });

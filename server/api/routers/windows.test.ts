@@ -9,10 +9,10 @@ import { mailOutbox, windowProposals } from "@/db/schema";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { createServiceTarget, ensureBuiltInSandbox } from "@/server/targets/targets";
 import { completeIntake, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
-import { createTestDb, seedPeople, TEST_KEY_RING, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 let sandbox: TestSandbox;
 let engagementId: string;
@@ -22,16 +22,16 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
-  engagementId = (await callerAs(t.db, p.support).engagements.create({ organizationId: p.orgA, platformKey: "qhyg" })).id;
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
+  engagementId = (await callerAs(t.database, p.support).engagements.create({ organizationId: p.orgA, platformKey: "qhyg" })).id;
 });
 afterEach(() => t.close());
 
 const config = () => ({ ...testConfig(), sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
-const support = () => callerAs(t.db, p.support, config());
-const customer = () => callerAs(t.db, p.customerA, config());
-const flow = () => ({ db: t.db, config: config(), support: p.support, customer: p.customerA });
+const support = () => callerAs(t.database, p.support, config());
+const customer = () => callerAs(t.database, p.customerA, config());
+const flow = () => ({ db: t.database, config: config(), support: p.support, customer: p.customerA });
 const day = 86_400_000;
 const at = (offsetMs: number) => new Date(Math.floor((Date.now() + offsetMs) / 60_000) * 60_000);
 
@@ -126,7 +126,7 @@ describe("proposing and accepting", () => {
     const eng = await support().engagements.get({ engagementId });
     expect(eng.steps[1]!.state).toBe("in_progress");
     expect(eng.waiting.party).toBe("customer");
-    const proposedMail = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test")).all().at(-1)!;
+    const proposedMail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test")).orderBy(mailOutbox.createdAt)).at(-1)!;
     expect(proposedMail.subject).toMatch(/Migration windows proposed$/);
     expect(proposedMail.text).toContain("Either night works for us.");
 
@@ -134,12 +134,24 @@ describe("proposing and accepting", () => {
     const after = await support().engagements.get({ engagementId });
     expect(after.steps[1]).toMatchObject({ state: "done", completedBy: { name: "Customer A" }, evidence: { flow: { kind: "window_accepted", proposalId: windowIds[1], startsAt: long.startsAt, endsAt: long.endsAt } } });
     expect(after.windowStartsAt).toEqual(long.startsAt);
-    const statuses = t.db.select({ id: windowProposals.id, status: windowProposals.status }).from(windowProposals).all();
+    const statuses = await t.db.select({ id: windowProposals.id, status: windowProposals.status }).from(windowProposals);
     expect(Object.fromEntries(statuses.map((s) => [s.id, s.status]))).toEqual({ [windowIds[0]!]: "superseded", [windowIds[1]!]: "accepted" });
-    expect(t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).all().at(-1)).toMatchObject({ subject: expect.stringContaining("Migration window accepted") });
+    expect((await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "support@test")).orderBy(mailOutbox.createdAt)).at(-1)).toMatchObject({ subject: expect.stringContaining("Migration window accepted") });
     const timeline = await support().engagements.timeline({ engagementId });
     expect(timeline.map((e) => e.summary)).toEqual(expect.arrayContaining([expect.stringMatching(/^Accepted the migration window .* UTC$/), expect.stringMatching(/^Proposed the migration window .*, longer than the window\)$/)]));
     expect((await trpcError(customer().windows.accept({ engagementId, windowId: windowIds[0]! }))).message).toBe("A window is already agreed.");
+  });
+
+  it("agrees one window when the customer accepts two proposed ones at once (the engagement's row is locked while checked)", async () => {
+    await completeIntake(flow(), { engagementId });
+    const { windowIds } = await support().windows.propose({ engagementId, windows: [{ startsAt: at(day), endsAt: at(2 * day) }, { startsAt: at(3 * day), endsAt: at(4 * day) }] });
+    await Promise.all(windowIds.map(() => t.db.select().from(windowProposals)));
+    const tries = await Promise.allSettled(windowIds.map((windowId) => customer().windows.accept({ engagementId, windowId })));
+    expect(tries.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(tries.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as { message: string })).toMatchObject([{ message: "A window is already agreed." }]);
+    const statuses = (await t.db.select({ status: windowProposals.status }).from(windowProposals)).map((w) => w.status).sort();
+    expect(statuses).toEqual(["accepted", "superseded"]);
+    expect((await support().engagements.timeline({ engagementId })).filter((e) => e.action === "window.accepted")).toHaveLength(1);
   });
 
   it("checks each window's times, naming the window and field", async () => {
@@ -149,7 +161,7 @@ describe("proposing and accepting", () => {
     expect(past.cause).toMatchObject({ fields: { "windows.0.startsAt": "The window must start in the future." } });
     const backwards = await trpcError(support().windows.propose({ engagementId, windows: [{ startsAt: at(day), endsAt: at(2 * day) }, { startsAt: at(2 * day), endsAt: at(day) }] }));
     expect(backwards.cause).toMatchObject({ fields: { "windows.1.endsAt": expect.stringContaining("at least 15 minutes") } });
-    expect(t.db.select().from(windowProposals).all()).toHaveLength(0);
+    expect(await t.db.select().from(windowProposals)).toHaveLength(0);
   });
 
   it("withdraws a proposed window, which can then not be accepted; with none left it is support's move again", async () => {
@@ -172,7 +184,7 @@ describe("proposing and accepting", () => {
     const onHold = "The engagement is on hold; the window can change only while it is active.";
     expect((await support().windows.plan({ engagementId })).withdraw).toEqual({ allowed: false, reason: onHold });
     expect(await trpcError(support().windows.withdraw({ engagementId, windowId: windowIds[0]! }))).toMatchObject({ code: "PRECONDITION_FAILED", message: onHold });
-    expect(t.db.select({ status: windowProposals.status }).from(windowProposals).all()).toEqual([{ status: "proposed" }]);
+    expect(await t.db.select({ status: windowProposals.status }).from(windowProposals)).toEqual([{ status: "proposed" }]);
   });
 });
 
@@ -183,7 +195,7 @@ describe("rescheduling", () => {
     await customer().windows.accept({ engagementId, windowId: windowIds[0]! });
     await customer().confirmations.callbackUrl({ engagementId });
     await customer().confirmations.syncingDisabled({ engagementId });
-    await passSingleCompanyTest(t.db, p.support, engagementId);
+    await passSingleCompanyTest(t.database, p.support, engagementId);
 
     expect((await customer().windows.plan({ engagementId })).reschedule.allowed).toBe(false);
     const noReason = await trpcError(support().windows.reschedule({ engagementId, reason: " " }));
@@ -195,8 +207,8 @@ describe("rescheduling", () => {
     expect(eng.steps[1]!.reopenedReason).toBe("Rescheduled: The customer's finance team closes the books that weekend.");
     expect(eng.windowStartsAt).toBeNull();
     expect(eng.waiting).toMatchObject({ party: "support", next: "Propose a migration window." });
-    expect(t.db.select().from(windowProposals).get()!.status).toBe("superseded");
-    const mail = t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test")).all().at(-1)!;
+    expect((await t.db.select().from(windowProposals).limit(1))[0]!.status).toBe("superseded");
+    const mail = (await t.db.select().from(mailOutbox).where(eq(mailOutbox.to, "a@org-a.test")).orderBy(mailOutbox.createdAt)).at(-1)!;
     expect(mail.subject).toMatch(/being rescheduled$/);
     expect(mail.text).toContain("closes the books");
     const timeline = await support().engagements.timeline({ engagementId });

@@ -10,14 +10,14 @@ import { testConfig } from "@/server/testing/caller";
 import { changeOwner } from "@/server/engagements/change-owner";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
-import { createTestDb, seedPeople, TEST_PASSWORD, type People, type TestDb } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_PASSWORD, type People, type TestDatabase } from "@/server/testing/test-db";
 import { windowInvite } from "./window-invite";
 
-let t: TestDb;
+let t: TestDatabase;
 let p: People;
 beforeEach(async () => {
-  t = createTestDb();
-  p = await seedPeople(t.db);
+  t = await createTestDatabase();
+  p = await seedPeople(t.database);
 });
 afterEach(() => t.close());
 
@@ -70,7 +70,7 @@ describe("the calendar invite of a window", () => {
     const engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
     const owner = await createUserWithPassword(t.database, { email: "fixer@test", name: OWNER, role: "support", organizationId: null, password: TEST_PASSWORD });
     await changeOwner(t.database, p.support, { engagementId, ownerId: owner.id });
-    const flow = { db: t.db, config: testConfig(), support: p.support, customer: p.customerA };
+    const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };
     await completeIntake(flow, { engagementId, contacts: CONTACTS });
     const { windowId } = await agreeWindow(flow, { engagementId });
 
