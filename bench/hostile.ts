@@ -20,7 +20,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { databaseOf } from "@/db/database";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { HOSTILE_FILES, LARGEST_ACCEPTED_ROWS, largestAcceptedWorkbook, type HostileFile } from "@/server/testing/hostile-files";
 import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/testing/token-files";
@@ -186,7 +185,7 @@ async function main() {
   const load = machineLoad();
   try {
     const bed = await createBenchBed(tmp.dir, "ferry");
-    const engagementId = (await createEngagement(databaseOf(bed.db), bed.people.support, { organizationId: bed.people.orgA, platformKey: "qhyg" })).id;
+    const engagementId = (await createEngagement(bed.database, bed.people.support, { organizationId: bed.people.orgA, platformKey: "qhyg" })).id;
     bed.close();
     const setup: Setup = { dbFile: bed.file, keySpec: bed.keySpec, engagementId, email: "a@org-a.test" };
     const small = [headerFor(qbo), rowFor(qbo, 1), rowFor(qbo, 2)];

@@ -19,7 +19,7 @@
  * Run: npm run bench -- watch [companies] [drops]
  * Last line: {"bench":"watch","companies":…,"days":…,"requests":…,"quota_share":…,"missed":…,"detect_s":…}
  */
-import { databaseOf, runSync } from "@/db/database";
+import { readSteps } from "@/db/database";
 import { performance } from "node:perf_hooks";
 import { and, eq, isNotNull } from "drizzle-orm";
 import { migrationItems, watches } from "@/db/schema";
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
     const worker = createWorker({ database: bed.database, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
     worker.start();
-    await until("the bulk run", () => runSync(findRun(bed.db, runId))!, (r) => r.status === "completed", 120_000);
+    await until("the bulk run", async () => (await readSteps(bed.database, (tx) => findRun(tx, runId)))!, (r) => r.status === "completed", 120_000);
     await worker.stop();
 
     // The engagement's other companies, migrated: on the sandbox (tagged, Linked) and verified in Ferry.
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       return fetch(input, init);
     };
     const watcher = createWatcher({
-      database: databaseOf(bed.db),
+      database: bed.database,
       ring: bed.ring,
       owner: "bench-watch",
       sandbox: { url: sandbox.url, adminToken: sandbox.adminToken },

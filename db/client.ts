@@ -1,8 +1,8 @@
 /**
  * Opening the SQLite app database. `getDb()` is lazy and cached on globalThis: `next build` imports
  * route modules, and a module-level open would fail when ./data does not exist yet (stack-notes P10).
- * Converted domain code uses db/database.ts (one interface for SQLite and PostgreSQL) instead; the
- * synchronous handle here serves the code not converted yet, and is what the SQLite `Database` wraps.
+ * Domain code uses db/database.ts (one interface for SQLite and PostgreSQL) instead; the
+ * synchronous handle here is what the SQLite `Database` wraps.
  */
 import path from "node:path";
 import Database from "better-sqlite3";

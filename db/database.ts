@@ -49,9 +49,9 @@
  *   On SQLite `isolation` and `forUpdate` change nothing: BEGIN IMMEDIATE already serialises all
  *   writers.
  *
- * - Code not converted yet keeps the sync SQLite API through `getDb()`/`openDb()`. A generator
- *   helper it still needs is wrapped with `runSync(helper(tx, …))`, which runs the same generator
- *   synchronously (SQLite only). The wrapper has no logic of its own.
+ * - Every module of Ferry is written this way. The synchronous SQLite handle (`getDb()`/`openDb()`
+ *   in db/client.ts) is what the SQLite `Database` wraps; only SQLite's own concerns touch it (a
+ *   WAL checkpoint after a purge, the tests of the file itself, benches that fill a SQLite file).
  */
 import { Pool } from "pg";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
@@ -143,8 +143,7 @@ function executeSync(step: Step): unknown {
 
 /**
  * Drives a body to its end synchronously, running each query with better-sqlite3's sync API
- * (SQLite only). The SQLite runner uses it inside its transaction; code not yet converted uses it
- * to call a generator helper from its own synchronous transaction.
+ * (SQLite only): what the SQLite runner does inside its BEGIN IMMEDIATE, and `readSteps` outside one.
  */
 export function runSync<T>(steps: Steps<T>): T {
   let next = steps.next();
@@ -273,7 +272,7 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
 
 /**
  * The `Database` a drizzle handle belongs to: the one it was opened as, or (a handle from
- * `openDb`) the SQLite one over it. Lets code that still passes a `Db` around reach converted code.
+ * `openDb`) the SQLite one over it (tests and benches that open a second SQLite connection).
  */
 export function databaseOf(db: Db): Database {
   return registry.get(db) ?? sqliteDatabase(db);

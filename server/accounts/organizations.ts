@@ -37,8 +37,7 @@ export async function createOrganization(database: Database, actor: Actor, input
 }
 
 /**
- * One organisation's id and name, or undefined (a transaction step; code on better-sqlite3's own
- * transactions runs it with runSync).
+ * One organisation's id and name, or undefined (a transaction step).
  */
 export function* findOrganization(tx: DbOrTx, organizationId: string): Steps<{ id: string; name: string } | undefined> {
   return yield* q.get(tx.select({ id: organizations.id, name: organizations.name }).from(organizations).where(eq(organizations.id, organizationId)));

@@ -37,8 +37,7 @@ export async function loadActor(database: Database, claim: SessionClaim): Promis
 }
 
 /**
- * One user's name, role and whether they are active, or undefined (a transaction step; code on
- * better-sqlite3's own transactions runs it with runSync).
+ * One user's name, role and whether they are active, or undefined (a transaction step).
  */
 export function* findUser(tx: DbOrTx, userId: string): Steps<{ id: string; name: string; role: Role; active: boolean } | undefined> {
   return yield* q.get(tx.select({ id: users.id, name: users.name, role: users.role, active: users.active }).from(users).where(eq(users.id, userId)));

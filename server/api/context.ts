@@ -19,7 +19,6 @@ export async function createRequestContext(headers: Headers): Promise<Context> {
   const database = getDatabase();
   return {
     database,
-    db: database.db,
     actor: token?.sub ? await loadActor(database, { userId: token.sub, sessionVersion: token.sv }) : null,
     clientAddress: requestClientAddress(headers),
     config: appConfig(),

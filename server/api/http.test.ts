@@ -25,7 +25,7 @@ function send(path: string, init: RequestInit = {}) {
   const req = new Request(`${APP}/api/trpc/${path}`, init);
   return handleTrpcRequest(req, {
     appOrigin: APP,
-    createContext: async () => ({ database: t.database, db: t.db, actor: p.admin, clientAddress: "127.0.0.1", config: testConfig() }),
+    createContext: async () => ({ database: t.database, actor: p.admin, clientAddress: "127.0.0.1", config: testConfig() }),
   });
 }
 

@@ -35,7 +35,7 @@ afterEach(() => t.close());
 
 const deps = (actor: Actor | null) => ({
   appOrigin: APP,
-  createContext: async () => ({ database: t.database, db: t.db, actor, clientAddress: "127.0.0.1", config: testConfig() }),
+  createContext: async () => ({ database: t.database, actor, clientAddress: "127.0.0.1", config: testConfig() }),
 });
 
 const FORM = { clientId: "app-client-1", clientSecret: "cs_live_9f8e7d6c5b4a3210", contacts: [{ name: "Carol", email: "carol@org-a.test" }] };

@@ -142,7 +142,7 @@ beforeAll(async () => {
   p = await seedPeople(t.database);
   engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 
-  const deps = { appOrigin: "http://ferry.test", createContext: async () => ({ database: t.database, db: t.db, actor: p.customerA, clientAddress: "127.0.0.1", config: testConfig(logLines) }) };
+  const deps = { appOrigin: "http://ferry.test", createContext: async () => ({ database: t.database, actor: p.customerA, clientAddress: "127.0.0.1", config: testConfig(logLines) }) };
   const post = async (mode: "check" | "submit", bytes: Uint8Array, secret = CLIENT_SECRET) => {
     const body = new FormData();
     body.set("file", new File([Buffer.from(bytes)], "tokens.csv"));

@@ -29,7 +29,7 @@ afterEach(() => t.close());
 
 const deps = (actor: Actor | null) => ({
   appOrigin: APP,
-  createContext: async () => ({ database: t.database, db: t.db, actor, clientAddress: "127.0.0.1", config: testConfig() }),
+  createContext: async () => ({ database: t.database, actor, clientAddress: "127.0.0.1", config: testConfig() }),
 });
 
 function upload(file: { name: string; bytes: Uint8Array } | null, headers: Record<string, string> = {}) {

@@ -7,7 +7,6 @@ import { readSteps } from "@/db/database";
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
-import type { Db } from "@/db/client";
 import type { Database } from "@/db/database";
 import type { AppConfig } from "@/server/config";
 import { AppError, type AppErrorCode } from "@/server/errors";
@@ -18,10 +17,8 @@ import { engagementInput } from "./routers/shared.types";
 // 1. Context ------------------------------------------------------------------------------------
 
 export type Context = {
-  /** The database, for code converted to the dialect-neutral layer (db/database.ts). */
+  /** The app database, SQLite or PostgreSQL (db/database.ts). */
   database: Database;
-  /** Its drizzle handle on SQLite's synchronous API, for code not converted yet. */
-  db: Db;
   /** The signed-in user, loaded fresh from the database; null without a session. */
   actor: Actor | null;
   /** The client's address, for sign-in throttling and the audit log. */

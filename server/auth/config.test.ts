@@ -22,10 +22,6 @@ beforeAll(async () => {
   // The module reads the environment and opens the database it names on first use (this file runs in its own process).
   Object.assign(process.env, { NEXTAUTH_SECRET: "config-test-secret-0123456789", FERRY_ENCRYPTION_KEY: generateKeySpec("t") });
   config = await import("./config");
-  // server/env.ts still refuses DATABASE_URL while the app runs on SQLite only; the module reads
-  // only its secrets through env() (validated here, once) and its database through getDatabase().
-  // TODO(lead): drop this line when env.ts accepts DATABASE_URL.
-  if (t.dialect === "postgresql") withoutDatabaseUrl(() => config.authOptions());
   Object.assign(process.env, t.env);
 });
 afterAll(async () => {
@@ -33,17 +29,6 @@ afterAll(async () => {
   if (config) await getDatabase().close();
   await t?.close();
 });
-
-/** Runs `f` with DATABASE_URL unset (the test's own DATABASE_URL, on the PostgreSQL pass, is put back after). */
-function withoutDatabaseUrl(f: () => void) {
-  const url = process.env.DATABASE_URL;
-  delete process.env.DATABASE_URL;
-  try {
-    f();
-  } finally {
-    process.env.DATABASE_URL = url;
-  }
-}
 
 type SessionParams = Parameters<NonNullable<ReturnType<typeof config.authOptions>["callbacks"]>["session"] & object>[0];
 type JwtParams = Parameters<NonNullable<ReturnType<typeof config.authOptions>["callbacks"]>["jwt"] & object>[0];

@@ -28,7 +28,7 @@ describe("the demo seed with a sandbox", () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     sandbox = await startTestSandbox();
-    expect(await seedDemo(t.db, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: true });
+    expect(await seedDemo(t.database, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: true });
   }, 120_000);
   afterAll(async () => {
     await t.close();
@@ -85,7 +85,7 @@ describe("the demo seed with a sandbox", () => {
 
   it("changes nothing when run again", async () => {
     const before = [(await t.db.select({ n: count() }).from(engagements))[0]!.n, (await t.db.select({ n: count() }).from(auditEvents))[0]!.n];
-    expect(await seedDemo(t.db, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: false });
+    expect(await seedDemo(t.database, { ring: TEST_KEY_RING, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } })).toEqual({ seeded: false });
     expect([(await t.db.select({ n: count() }).from(engagements))[0]!.n, (await t.db.select({ n: count() }).from(auditEvents))[0]!.n]).toEqual(before);
   });
 });
@@ -94,7 +94,7 @@ describe("the demo seed without a sandbox", () => {
   it("brings the same engagements to the same steps with stand-in credentials", async () => {
     const t = await createTestDatabase();
     try {
-      await seedDemo(t.db, { ring: TEST_KEY_RING });
+      await seedDemo(t.database, { ring: TEST_KEY_RING });
       const e = await byPlatform(t);
       expect(Object.keys(e).sort()).toEqual(["Acme Lending/FreeAgent", "Acme Lending/QuickBooks Online", "Bluebird Commerce/Shopify", "Bluebird Commerce/Wave"]);
       expect(e["Acme Lending/QuickBooks Online"]!.currentStep).toBe(5);
@@ -108,7 +108,7 @@ describe("the demo seed without a sandbox", () => {
     const t = await createTestDatabase();
     try {
       const { id } = await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Ferry sandbox", baseUrl: "http://127.0.0.1:4010", apiKey: "sandbox-key-0000", kind: "sandbox" });
-      await seedDemo(t.db, { ring: TEST_KEY_RING, sandboxUrl: "http://127.0.0.1:4010" });
+      await seedDemo(t.database, { ring: TEST_KEY_RING, sandboxUrl: "http://127.0.0.1:4010" });
       expect((await t.db.select().from(serviceTargets).where(eq(serviceTargets.id, id)).limit(1))[0]).toMatchObject({ builtIn: true, organizationId: null });
       expect((await byPlatform(t))["Acme Lending/QuickBooks Online"]!.serviceTarget).toMatchObject({ id, builtIn: true });
     } finally {

@@ -11,8 +11,7 @@
  * run against it. Without one, the companies' credentials are well-formed stand-ins.
  */
 import { and, eq } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { databaseOf, type Database } from "@/db/database";
+import type { Database } from "@/db/database";
 import { migrationItems } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { Role } from "@/core/accounts/roles";
@@ -186,8 +185,7 @@ async function handedOverWithReconnection(
  * `sandboxUrl` (or the sandbox's URL) is marked built-in, or, with sandbox access, one is added
  * with a client of its own. With sandbox access the token files are built from real sandbox tenants.
  */
-export async function seedDemo(on: Database | Db, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
-  const database = "db" in on ? on : databaseOf(on);
+export async function seedDemo(database: Database, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
   const sandboxUrl = options.sandbox?.url ?? options.sandboxUrl;
   if (sandboxUrl) {
     const access = options.sandbox;

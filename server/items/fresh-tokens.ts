@@ -20,8 +20,7 @@ import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 /**
  * Deletes an item's fresh tokens if it was retried with some and still holds them (its own sealed
  * copy and its supplementary rows'); returns whether anything was deleted. Idempotent. A step of
- * the transaction that moves the item into its final state (code on better-sqlite3's own
- * transactions runs it with runSync).
+ * the transaction that moves the item into its final state.
  */
 export function* purgeUsedFreshTokens(tx: DbOrTx, params: { itemId: string; at: Date }): Steps<boolean> {
   const item = yield* q.get(

@@ -52,7 +52,7 @@ function prepareInsert(tx: DbOrTx) {
 
 /**
  * Inserts one pending migration item per row, in file order. Returns how many were inserted. A
- * step of the caller's transaction (code on better-sqlite3's own transactions runs it with runSync).
+ * step of the caller's transaction.
  */
 export function* insertMigrationItems(
   tx: DbOrTx,

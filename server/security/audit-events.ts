@@ -1,6 +1,6 @@
 /**
  * Every audit event Ferry records, as data: the action, what it is about, and a schema for its
- * before/after payloads. `recordAudit` accepts only these actions with their payloads, and the
+ * before/after payloads. `writeAudit` accepts only these actions with their payloads, and the
  * timeline reads events back through the same schemas, so wording and storage cannot drift apart.
  * A new feature adds its actions here; the exhaustive switch in the timeline wording then asks
  * for their words.

@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { auditEvents } from "@/db/schema";
 import type { Db } from "@/db/client";
-import { q, runSync, type Dialect, type Steps } from "@/db/database";
+import { q, type Dialect, type Steps } from "@/db/database";
 import { actorLabel } from "./actor";
 import { type Actor } from "@/core/accounts/actor";
 import { auditTargetType, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
@@ -58,13 +58,6 @@ export function* writeAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput
   );
 }
 
-/**
- * `writeAudit` for code still on better-sqlite3's synchronous transactions (SQLite only): call it
- * inside the transaction that made the change.
- */
-export function recordAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput<A>): void {
-  runSync(writeAudit(tx, input));
-}
 
 /** An engagement's audit events, newest first (a transaction step; readSteps outside one). */
 export function* listAuditEvents(tx: DbOrTx, filter: { engagementId: string; limit: number }) {

@@ -6,11 +6,10 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDb } from "@/db/client";
-import { databaseOf, openPostgres, type Database } from "@/db/database";
+
 import { rateBudgetMembers, rateBudgetQuotas } from "@/db/schema";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDatabase, TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, TEST_KEY_RING, type TestDatabase, otherConnection } from "@/server/testing/test-db";
 import { HEARTBEAT_MS, STALE_MS, utcDayPeriod } from "./budget-rules";
 import { createBudgetStore, type BudgetStore, type QuotaCounter } from "./budget-store";
 import { joinSharedBudget, type SharedBudget } from "./shared-budget";
@@ -25,10 +24,6 @@ const counter = (quota: number): QuotaCounter => ({ period: "day:2026-11-25", qu
 const granted = async () => (await t.db.select().from(rateBudgetQuotas).where(eq(rateBudgetQuotas.targetId, targetId)))[0]?.granted;
 const memberRow = async (id: string) => (await t.db.select().from(rateBudgetMembers).where(eq(rateBudgetMembers.id, id)))[0];
 
-/** Another connection to the test database, as another worker process has. */
-function otherConnection(): Database {
-  return "DATABASE_FILE" in t.env ? databaseOf(openDb(t.env.DATABASE_FILE, { migrate: false })) : openPostgres(t.env.DATABASE_URL, { max: 1 });
-}
 
 beforeEach(async () => {
   t = await createTestDatabase();
@@ -55,7 +50,7 @@ describe("the budget store", () => {
     // On PostgreSQL these are six concurrent transactions: the counter's row lock queues them and
     // the conditional update keeps the counter within the quota (take both away and it overshoots).
     const ids = ["a", "b", "c", "d", "e", "f"];
-    const connections = ids.map(() => otherConnection());
+    const connections = ids.map(() => otherConnection(t));
     try {
       const stores = connections.map((database) => createBudgetStore(database));
       for (const id of ids) await store.join({ id, targetId, machineId: "m1", sharesWindow: true, now: at(0) });

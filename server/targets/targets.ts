@@ -49,8 +49,7 @@ const recordColumns = {
 };
 
 /**
- * One target (never its key), or undefined (a transaction step; code on better-sqlite3's own
- * transactions, or outside one, runs it with runSync).
+ * One target (never its key), or undefined (a transaction step; `readSteps` runs it outside one).
  */
 export function* findServiceTarget(tx: DbOrTx, id: string): Steps<ServiceTargetRecord | undefined> {
   return yield* q.get(tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id)));
@@ -438,8 +437,7 @@ type RevealInput = { targetId: string; purpose: string; engagement?: { engagemen
 /**
  * The decrypted API key of a target, for the service client only, with its decryption audited (on
  * the engagement's timeline too when `engagement` names the one it is used for): a step of the
- * transaction that records the audit event (code on better-sqlite3's sync API runs it with
- * runSync). A key that no longer decrypts throws SecretDecryptionError and records nothing.
+ * transaction that records the audit event. A key that no longer decrypts throws SecretDecryptionError and records nothing.
  */
 export function* decryptTargetApiKey(tx: DbOrTx, ring: KeyRing, actor: Actor | null, input: RevealInput): Steps<string> {
   const { targetId, purpose, engagement } = input;

@@ -96,6 +96,11 @@ export type People = {
 
 const SEEDER: Actor = { id: "test-seed", email: "", name: "Test seed", role: "admin", organizationId: null };
 
+/** Another connection to a test's database (pool of `max` on PostgreSQL), as another worker process has; close it before the test database. */
+export function otherConnection(t: Pick<TestDatabase, "env">, options: { max?: number } = {}): Database {
+  return "DATABASE_FILE" in t.env ? databaseOf(openDb(t.env.DATABASE_FILE, { migrate: false })) : openPostgres(t.env.DATABASE_URL, { max: options.max ?? 1 });
+}
+
 /** The `Database` of a test's handle: the layer itself, or the one a drizzle handle belongs to (fixtures take either). */
 export function asDatabase(target: Db | Database): Database {
   return "db" in target ? target : databaseOf(target);

@@ -6,20 +6,15 @@
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { openDb } from "@/db/client";
-import { databaseOf, openPostgres, readSteps, type Database, type Steps, type Tx } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
-import type { TestDatabase } from "@/server/testing/test-db";
+import { otherConnection } from "@/server/testing/test-db";
 import { claimItems, findItem, LeaseLostError, releaseItemLeases, renewItemLeases, storeCallResult } from "./item-repository";
 import { insertRun } from "./run-repository";
 import { engineTestBed } from "../../testing/test-bed";
 
 const bed = engineTestBed();
 
-/** Another connection to the test database, as another worker process has. */
-function otherConnection(t: TestDatabase): Database {
-  return "DATABASE_FILE" in t.env ? databaseOf(openDb(t.env.DATABASE_FILE, { migrate: false })) : openPostgres(t.env.DATABASE_URL, { max: 1 });
-}
 
 /** A step in a read-committed transaction of its own on `database`, as the worker runs it. */
 const inTx = <T>(database: Database, body: (tx: Tx) => Steps<T>) => database.transaction(body, { isolation: "read committed" });

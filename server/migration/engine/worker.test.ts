@@ -9,8 +9,7 @@ import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { Client } from "pg";
 import { describe, expect, it } from "vitest";
-import { openDb } from "@/db/client";
-import { databaseOf, openPostgres, readSteps, type Database, type Steps, type Tx } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { auditEvents, engagementSteps, migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
@@ -18,7 +17,7 @@ import { migrationHasStarted } from "@/server/engagements/intake/intake-reposito
 import { createServiceClient } from "@/server/service-client";
 import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 import { decryptSecret } from "@/server/security/secrets";
-import { TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
+import { TEST_KEY_RING, type TestDatabase, otherConnection } from "@/server/testing/test-db";
 import { cancelTestRun } from "../test-run/cancel-test-run";
 import { getTestRun } from "../test-run/get-test-runs";
 import { claimItem, findItem, platformOf } from "./item-repository";
@@ -53,10 +52,6 @@ const itemNow = (itemId: string) => readSteps(bed.t.database, (tx) => findItem(t
 /** A step in a read-committed transaction of its own, as the worker runs its claims. */
 const inTx = <T>(database: Database, body: (tx: Tx) => Steps<T>) => database.transaction(body, { isolation: "read committed" });
 
-/** Another connection to the test database, as another worker process has. */
-function otherConnection(t: TestDatabase): Database {
-  return "DATABASE_FILE" in t.env ? databaseOf(openDb(t.env.DATABASE_FILE, { migrate: false })) : openPostgres(t.env.DATABASE_URL, { max: 2 });
-}
 
 /**
  * Everything the database holds, as text: the SQLite file itself (its WAL checkpointed first), or
@@ -277,7 +272,7 @@ describe("leases", () => {
     const engs = await Promise.all([1, 2, 3].map((n) => ready([{ name: `Parallel ${n}`, records: 3 }])));
     const runIds: string[] = [];
     for (const e of engs) runIds.push((await requestTestRun(bed.t.database, bed.people.support, { engagementId: e.engagementId, kind: "pilot" })).runId);
-    const other = otherConnection(bed.t);
+    const other = otherConnection(bed.t, { max: 2 });
     try {
       // Claims interleaved from two connections: each run is taken exactly once.
       const taken: string[] = [];

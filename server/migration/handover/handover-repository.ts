@@ -1,8 +1,7 @@
 /**
  * The one module of the handover that touches drizzle: the handover row, the real items the report
  * lists, the runs that hold it back, the purge's writes and who is mailed. Transaction steps
- * (db/database.ts): operations compose them with `yield*`; code still on better-sqlite3's own
- * transactions, or reading outside one on SQLite, runs them with runSync.
+ * (db/database.ts): operations compose them with `yield*`, and read with `readSteps`.
  */
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { forUpdate, q, type Steps } from "@/db/database";
