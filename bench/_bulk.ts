@@ -38,6 +38,9 @@ export const ROOT = path.join(__dirname, "..");
 
 export type SandboxProcess = { url: string; adminToken: string; control: SandboxControl; child: ChildProcess; close(): Promise<void> };
 
+/** What the helpers below need of a sandbox: where it is and its controls (a process of this bench's, or another's). */
+export type SandboxAccess = Pick<SandboxProcess, "url" | "adminToken" | "control">;
+
 /** Resolves with the first line of the child's output that matches, or rejects when it exits first. */
 function lineMatching(child: ChildProcess, lines: string[], pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
@@ -122,7 +125,7 @@ export type WorkerProcess = {
 };
 
 /** A migration worker process (`server/migration/engine/worker-main.ts`, as `npm run worker` runs it) on the bench's database. */
-export function startWorkerProcess(bed: BenchBed, sandbox: SandboxProcess, extraEnv: Record<string, string> = {}): WorkerProcess {
+export function startWorkerProcess(bed: BenchBed, sandbox: SandboxAccess, extraEnv: Record<string, string> = {}): WorkerProcess {
   const spawnedAt = performance.now();
   const spawnedAtEpoch = Date.now();
   const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server/migration/engine/worker-main.ts")], {
@@ -162,7 +165,7 @@ export function benchCompanies(n: number, extra: (i: number) => Partial<ReadyCom
 }
 
 /** An engagement at step 6 on a new paid sandbox client: steps 1–4 through their flows, step 5 passed. */
-export async function readyBulk(bed: BenchBed, sandbox: SandboxProcess, companies: ReadyCompany[]): Promise<ReadyEngagement> {
+export async function readyBulk(bed: BenchBed, sandbox: SandboxAccess, companies: ReadyCompany[]): Promise<ReadyEngagement> {
   const eng = await readyEngagement(bed.database, { ring: bed.ring, support: bed.people.support, sandbox: { url: sandbox.url, control: sandbox.control }, companies });
   await passSingleCompanyTest(bed.database, bed.people.support, eng.engagementId);
   return eng;
@@ -197,7 +200,7 @@ export async function runNow(database: Database, runId: string): Promise<RunRow>
  * tag, and the connections of each. A duplicate is a second company for one item or a second
  * connection in one company.
  */
-export async function sandboxDuplicates(sandbox: SandboxProcess, apiKey: string, itemIds: readonly string[]): Promise<{ companies: number; duplicateCompanies: number; duplicateConnections: number; missing: number }> {
+export async function sandboxDuplicates(sandbox: SandboxAccess, apiKey: string, itemIds: readonly string[]): Promise<{ companies: number; duplicateCompanies: number; duplicateConnections: number; missing: number }> {
   const client = createServiceClient({ baseUrl: sandbox.url, apiKey });
   let companies = 0;
   let duplicateCompanies = 0;

@@ -4,7 +4,7 @@
 //   npm start            production build (scripts/web-server.mjs around `next`)
 //   npm run dev          Next's dev server instead
 // Environment (all optional): PORT, SANDBOX_PORT, FERRY_DATA_DIR (default ./data), DATABASE_FILE,
-// SANDBOX_DB_FILE, NEXTAUTH_URL, NEXTAUTH_SECRET, FERRY_ENCRYPTION_KEY, SANDBOX_ADMIN_TOKEN, SMTP_URL,
+// DATABASE_URL (postgres://…: the app's data in PostgreSQL instead of SQLite), SANDBOX_DB_FILE, NEXTAUTH_URL, NEXTAUTH_SECRET, FERRY_ENCRYPTION_KEY, SANDBOX_ADMIN_TOKEN, SMTP_URL,
 // TRUST_PROXY, HOST (the web server's interface, default 127.0.0.1).
 import fs from "node:fs";
 import net from "node:net";
@@ -66,7 +66,18 @@ stopOnSignals(supervisor, {
   onStopped: () => console.log("Ferry stopped."),
 });
 
-console.log(`Ferry: data in ${path.relative(ROOT, dataDir) || "."}/`);
+const postgresUrl = process.env.DATABASE_URL?.trim();
+// The password of a PostgreSQL URL stays out of the terminal.
+const pgLabel = (url) => {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "the DATABASE_URL given";
+  }
+};
+console.log(`Ferry: data in ${path.relative(ROOT, dataDir) || "."}/${postgresUrl ? `, the app's database in PostgreSQL at ${pgLabel(postgresUrl)}` : ""}`);
 supervisor.add({ name: "sandbox", label: "The sandbox", ...tsNode("server/sandbox/main.ts"), env });
 try {
   await waitForHttp(`${env.SANDBOX_URL}/companies`);

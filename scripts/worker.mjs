@@ -1,8 +1,8 @@
 // `npm run worker`: one more migration worker on the same data as `npm start` (the embedded
 // default's secrets and database under FERRY_DATA_DIR, default ./data), e.g. a second one beside
 // the one `npm start` runs. Workers share the work through leases (server/migration/engine/worker.ts).
-// Environment (all optional): FERRY_DATA_DIR, DATABASE_FILE, SANDBOX_PORT, SANDBOX_URL, and the
-// secrets of scripts/start.mjs.
+// Environment (all optional): FERRY_DATA_DIR, DATABASE_FILE or DATABASE_URL (PostgreSQL: a worker on
+// another machine), FERRY_MACHINE_ID, SANDBOX_PORT, SANDBOX_URL, and the secrets of scripts/start.mjs.
 import path from "node:path";
 import { BIN, localSecrets, ROOT, startService } from "./lib.mjs";
 

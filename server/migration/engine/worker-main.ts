@@ -2,15 +2,16 @@
  * `npm run worker` (through scripts/worker.mjs) and `npm start`: the migration worker as a process
  * of its own, beside the web app, on the same database: PostgreSQL when DATABASE_URL names one
  * (workers on any number of machines), else SQLite in WAL mode at DATABASE_FILE (workers on this
- * machine). Any number may run at once: each claims its work with a lease (see worker.ts). Stops
- * cleanly on SIGINT/SIGTERM, releasing its leases so another worker carries on at once, then
- * closes the database.
+ * machine), migrated first (on PostgreSQL once across processes starting together). Any number
+ * may run at once: each claims its work with a lease (see worker.ts). Stops cleanly on
+ * SIGINT/SIGTERM, releasing its leases so another worker carries on at once, then closes the
+ * database.
  *
  * Env: DATABASE_URL or DATABASE_FILE, FERRY_ENCRYPTION_KEY (+ FERRY_ENCRYPTION_OLD_KEYS), SANDBOX_URL and
  * SANDBOX_ADMIN_TOKEN (rehearsals), FERRY_PURGE_AFTER_DAYS (the automatic purge, run here every ten
  * minutes), and the rest of server/env.ts.
  */
-import { getDatabase } from "@/db/database";
+import { readyDatabase } from "@/db/ready";
 import { appConfig } from "@/server/config";
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
@@ -22,10 +23,10 @@ import { companiesText, countOf, daysText } from "@/core/words";
 /** How often the worker looks for credentials due for the automatic purge. */
 const PURGE_EVERY_MS = 10 * 60_000;
 
-function main(): void {
+async function main(): Promise<void> {
   const e = env();
   const config = appConfig();
-  const database = getDatabase();
+  const database = await readyDatabase();
   const worker = createWorker({
     database,
     ring: appKeyRing(),
@@ -70,4 +71,7 @@ function main(): void {
   process.once("SIGTERM", () => stop("SIGTERM"));
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(`The migration worker cannot start: ${logSafe(error)}`);
+  process.exit(1);
+});
