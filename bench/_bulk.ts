@@ -134,7 +134,7 @@ export function startWorkerProcess(bed: BenchBed, sandbox: SandboxAccess, extraE
     env: {
       ...process.env,
       NODE_ENV: "production",
-      DATABASE_FILE: bed.file,
+      ...(bed.file ? { DATABASE_FILE: bed.file } : {}),
       FERRY_ENCRYPTION_KEY: bed.keySpec,
       NEXTAUTH_SECRET: "bench-worker-secret-not-used",
       SANDBOX_URL: sandbox.url,

@@ -17,7 +17,10 @@
  * the utilisation), DATABASE_URL + FERRY_TEST_PG_URL for PostgreSQL.
  * Prints progress, then one line `RESULT {…}` (WorkersRun) for the orchestrating bench.
  */
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import crypto from "node:crypto";
+import { and, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
+import { Client } from "pg";
+import { migratePostgres } from "@/db/migrate-pg";
 import { migrationItems, migrationRuns } from "@/db/schema";
 import { openPostgres, type Database } from "@/db/database";
 import { databaseDialect } from "@/db/dialect";
@@ -64,14 +67,20 @@ function arg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-/** A bench bed on a fresh PostgreSQL database of the server FERRY_TEST_PG_URL names. */
+/** A bench bed on a fresh, migrated PostgreSQL database of the server FERRY_TEST_PG_URL names (dropped on close). */
 async function postgresBed(): Promise<BenchBed & { url: string }> {
-  const { createMigratedPgDatabase } = await import("@/server/testing/pg");
-  const { url, drop } = await createMigratedPgDatabase();
-  const database = openPostgres(url, { max: 10 });
+  const server = process.env.FERRY_TEST_PG_URL!;
+  const name = `ferry_bench_${crypto.randomBytes(6).toString("hex")}`;
+  const admin = new Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  await migratePostgres(url.toString());
+  const database = openPostgres(url.toString(), { max: 10 });
   const keySpec = generateKeySpec("bench");
   return {
-    url,
+    url: url.toString(),
     database,
     db: database.db,
     file: "",
@@ -80,7 +89,8 @@ async function postgresBed(): Promise<BenchBed & { url: string }> {
     people: await seedPeople(database),
     close: async () => {
       await database.close();
-      await drop();
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.end();
     },
   };
 }
@@ -98,7 +108,7 @@ async function resumeAfterKill(database: Database, params: { runId: string; dead
         ? await database.db
             .select({ id: migrationItems.id, nextAttemptAt: migrationItems.nextAttemptAt })
             .from(migrationItems)
-            .where(and(inArray(migrationItems.id, [...params.items]), eq(migrationItems.leaseOwner, params.dead)))
+            .where(and(inArray(migrationItems.id, [...params.items]), eq(migrationItems.leaseOwner, params.dead), notInArray(migrationItems.state, [...FINAL_ITEM_STATES])))
         : [];
       // A company the dead worker held that waits for a later poll is not due: no live worker should take it yet.
       const due = stillHeld.filter((i) => !i.nextAttemptAt || i.nextAttemptAt <= now).length;

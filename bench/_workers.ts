@@ -50,6 +50,33 @@ export function measureRun(params: { sandbox: SandboxProcess; dir: string; r: nu
   });
 }
 
+/**
+ * A throwaway PostgreSQL server (scripts/postgres.mjs in a process of its own: Debian's binaries,
+ * installed by apt-get as root when missing, a temporary folder, a random port) and how to stop it.
+ */
+export function startThrowawayPostgres(): Promise<{ url: string; stop(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, "scripts", "postgres.mjs")], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise<void>((done) => child.once("exit", () => done()));
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /DATABASE_URL=(\S+)/.exec(out);
+      if (m) {
+        child.stdout!.removeAllListeners("data");
+        resolve({
+          url: m[1]!,
+          stop: async () => {
+            child.kill("SIGTERM");
+            await exited;
+          },
+        });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`scripts/postgres.mjs exited with ${code} before printing its DATABASE_URL: ${out.trim()}`)));
+  });
+}
+
 /** The figures of one run against the issue's targets. */
 export function printRun(label: string, m: WorkersRun, r: number): void {
   const pct = (x: number) => `${(100 * x).toFixed(2)} %`;

@@ -21,9 +21,8 @@
  * Run: npm run bench -- workers-pg [companies] [kills]
  * Last line: {"bench":"workers-pg","workers":3,"companies":…,"utilisation":…,"share_429":…,"duplicates":…,"lost":…,"max_resume_s":…,"sqlite_utilisation":…}
  */
-import { startPostgres } from "../scripts/postgres.mjs";
 import { benchDir, machineLoad, startSandboxProcess } from "./_bulk";
-import { measureRun, printRun } from "./_workers";
+import { measureRun, printRun, startThrowawayPostgres } from "./_workers";
 
 const COMPANIES = Number(process.argv[2] ?? 1000);
 const KILLS = Number(process.argv[3] ?? 20);
@@ -31,7 +30,8 @@ const R = 100;
 
 async function main(): Promise<void> {
   const tmp = benchDir("workers-pg");
-  const postgres = await startPostgres({ log: (line: string) => console.log(`  ${line}`) });
+  const postgres = await startThrowawayPostgres();
+  console.log(`PostgreSQL (a throwaway server of its own): ${postgres.url}`);
   const sandbox = await startSandboxProcess(tmp.dir);
   try {
     console.log(`Workers on PostgreSQL: ${COMPANIES} companies, sandbox limit R = ${R} requests/s per account; ${machineLoad()} at the start`);

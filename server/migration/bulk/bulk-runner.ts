@@ -268,17 +268,23 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
       }
     }
 
+    // Until when the coordinator's lease is known to hold (a helper looks again once it has passed).
+    let coordinatorUntil = run.leaseExpiresAt?.getTime() ?? 0;
     try {
       for (;;) {
         if (sig.aborted) break;
         const now = Date.now();
-        if (now - lastPaceAt >= PACE_EVERY_MS) {
-          lastPaceAt = now;
-          await recordPace(now);
+        const paceDue = now - lastPaceAt >= PACE_EVERY_MS;
+        if (paceDue || (!coordinator && now >= coordinatorUntil)) {
+          if (paceDue) {
+            lastPaceAt = now;
+            await recordPace(now);
+          }
           const current = await readSteps(database, (tx) => findRun(tx, run.id));
           if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
-          // A helper lets go when the coordinator's lease ran out, so that its worker takes the run over.
+          // A helper lets go as soon as the coordinator's lease has run out, so that its worker takes the run over.
           if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) break;
+          coordinatorUntil = current.leaseExpiresAt?.getTime() ?? 0;
         }
         const s = pacer.stats();
         const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
@@ -291,9 +297,15 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
           pacer.wake();
         }
         const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
-        if (!longHold && drivers.size < cap) {
-          // One conditional update in a read-committed transaction: see item-repository.ts.
-          const claimed = await database.transaction((tx) => claimItems(tx, { runId: run.id, owner, limit: cap - drivers.size, leaseMs, now: new Date(now) }), { isolation: "read committed" });
+        // Companies a dead worker left are taken at once, up to half as many again beyond the cap:
+        // they wait in this worker's pacer, first in the file's order, instead of on a dead lease.
+        const orphanRoom = Math.ceil(cap / 2) - Math.max(0, drivers.size - cap);
+        if (!longHold && (drivers.size < cap || orphanRoom > 0)) {
+          const atCap = drivers.size >= cap;
+          const claimed = await database.transaction(
+            (tx) => claimItems(tx, { runId: run.id, owner, limit: atCap ? orphanRoom : cap - drivers.size, leaseMs, now: new Date(now), orphanedOnly: atCap }),
+            { isolation: "read committed" },
+          );
           for (const item of claimed) drivers.set(item.id, drive(item.id));
         }
         if (drivers.size === 0) {

@@ -15,7 +15,6 @@ import { engineTestBed } from "../../testing/test-bed";
 
 const bed = engineTestBed();
 
-
 /** A step in a read-committed transaction of its own on `database`, as the worker runs it. */
 const inTx = <T>(database: Database, body: (tx: Tx) => Steps<T>) => database.transaction(body, { isolation: "read committed" });
 
@@ -58,5 +57,28 @@ describe("claiming a run's items", () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("hands out a dead worker's companies (lease run out, never let go) before free ones further up the file, and alone when asked", async () => {
+    const eng = await bed.ready(Array.from({ length: 6 }, (_, i) => ({ name: `Orphan ${i}` })));
+    const runId = crypto.randomUUID();
+    const now = new Date();
+    const database = bed.t.database;
+    await inTx(database, (tx) => insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "bulk", serviceTargetId: eng.serviceTargetId, itemId: null, requestedById: bed.people.support.id, now }));
+    await bed.t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.engagementId, eng.engagementId));
+    // A worker that died held the last two (their leases run out a second from now); the first four were never taken.
+    const [o0, o1, o2, o3, o4, o5] = eng.items;
+    await bed.t.db.update(migrationItems).set({ leaseOwner: "dead", leaseExpiresAt: new Date(now.getTime() + 1_000) }).where(eq(migrationItems.id, o4!.id));
+    await bed.t.db.update(migrationItems).set({ leaseOwner: "dead", leaseExpiresAt: new Date(now.getTime() + 1_000) }).where(eq(migrationItems.id, o5!.id));
+    const later = new Date(now.getTime() + 1_500);
+
+    // Only the orphans when asked for them alone (a worker at its cap takes these over).
+    const rescued = await inTx(database, (tx) => claimItems(tx, { runId, owner: "live", limit: 1, leaseMs: 1_000, now: later, orphanedOnly: true }));
+    expect(rescued.map((i) => i.id)).toEqual([o4!.id]);
+    // Otherwise the remaining orphan first, then file order.
+    const next = await inTx(database, (tx) => claimItems(tx, { runId, owner: "live", limit: 3, leaseMs: 1_000, now: later }));
+    expect(next.map((i) => i.id).sort()).toEqual([o5!.id, o0!.id, o1!.id].sort());
+    expect(await inTx(database, (tx) => claimItems(tx, { runId, owner: "live", limit: 5, leaseMs: 1_000, now: later, orphanedOnly: true }))).toEqual([]);
+    expect((await inTx(database, (tx) => claimItems(tx, { runId, owner: "live", limit: 5, leaseMs: 1_000, now: later }))).map((i) => i.id).sort()).toEqual([o2!.id, o3!.id].sort());
   });
 });

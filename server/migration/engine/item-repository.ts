@@ -13,7 +13,7 @@
  * Reads and single statements are transaction steps (db/database.ts); storing a call's result and
  * failing an item alone are whole transactions, on the `Database`.
  */
-import { and, asc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import { forUpdate, q, type Database, type Steps } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
@@ -80,6 +80,9 @@ export function platformOf(platformKey: string): ManagedPlatform {
 
 const leaseFree = (now: Date) => or(isNull(migrationItems.leaseOwner), isNull(migrationItems.leaseExpiresAt), lt(migrationItems.leaseExpiresAt, now));
 
+/** A lease that ran out without being let go: the worker that held it died or stalled mid-company. */
+const orphaned = (now: Date) => and(isNotNull(migrationItems.leaseOwner), lt(migrationItems.leaseExpiresAt, now));
+
 /** When an item was first taken: kept once set. */
 const startedOnce = (now: Date) => sql`coalesce(${migrationItems.startedAt}, ${sql.param(now, migrationItems.startedAt)})`;
 
@@ -100,8 +103,10 @@ export function* claimItem(tx: DbOrTx, params: { itemId: string; runId: string; 
 
 /**
  * Takes the leases on up to `limit` items of a run that have work now (not final, not waiting,
- * lease free or expired), in file order, so two workers never take the same item. What a bulk
- * run's workers call to share a run's items; a step of the caller's (read-committed) transaction.
+ * lease free or expired), so two workers never take the same item: first those a dead worker left
+ * (their lease ran out without being let go), then in file order; with `orphanedOnly`, only those.
+ * What a bulk run's workers call to share a run's items; a step of the caller's (read-committed)
+ * transaction.
  *
  * Two statements: the items are picked (FOR UPDATE SKIP LOCKED on PostgreSQL, so claimers at once
  * take different items and none waits for another), then the picked ones updated, each checked
@@ -109,7 +114,7 @@ export function* claimItem(tx: DbOrTx, params: { itemId: string; runId: string; 
  * PostgreSQL may run such a subquery again for every row it updates, and each run skips the rows
  * the statement already took and picks the next ones, so one claim took every free item.
  */
-export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; limit: number; leaseMs: number; now: Date }): Steps<ItemRow[]> {
+export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; limit: number; leaseMs: number; now: Date; orphanedOnly?: boolean }): Steps<ItemRow[]> {
   const { runId, owner, now } = params;
   const picked = yield* q.all(
     forUpdate(
@@ -122,9 +127,11 @@ export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; 
             notInArray(migrationItems.state, [...FINAL_ITEM_STATES]),
             or(isNull(migrationItems.nextAttemptAt), lt(migrationItems.nextAttemptAt, now)),
             leaseFree(now),
+            params.orphanedOnly ? orphaned(now) : undefined,
           ),
         )
-        .orderBy(asc(migrationItems.position))
+        // A dead worker's companies first (their lease ran out, never let go), then file order.
+        .orderBy(sql`${migrationItems.leaseExpiresAt} is null`, asc(migrationItems.position))
         .limit(params.limit),
       { skipLocked: true },
     ),

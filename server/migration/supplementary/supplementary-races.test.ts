@@ -6,10 +6,10 @@
  * that row itself until both operations wait on it, then lets them go together.
  */
 import { and, eq } from "drizzle-orm";
-import { Client } from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, supplementaryFiles, supplementaryRows } from "@/db/schema";
 import { afterBulkRun, freshTokenCsv, type AfterBulkRun, type FreshRow } from "@/server/testing/supplementary-fixture";
+import { atOnce } from "@/server/testing/at-once";
 import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { acceptSupplementaryFile } from "./accept-supplementary-file";
 import { submitSupplementaryFile } from "./submit-supplementary-file";
@@ -39,35 +39,8 @@ const accept = (fileId: string) => acceptSupplementaryFile(t.database, { ring: T
 
 const audits = async (action: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, f.engagementId), eq(auditEvents.action, action)));
 
-/**
- * Runs `operations` together. On PostgreSQL the engagement's row is held locked (as another change
- * would hold it) until every operation waits for it, or for two seconds when they do not wait (as
- * without their lock), then released so they contend for it at once. On SQLite they simply run.
- */
-async function together<T>(operations: (() => Promise<T>)[]): Promise<PromiseSettledResult<T>[]> {
-  if (t.dialect !== "postgresql" || !("DATABASE_URL" in t.env)) return Promise.allSettled(operations.map((run) => run()));
-  const holder = new Client({ connectionString: t.env.DATABASE_URL });
-  await holder.connect();
-  try {
-    await holder.query("begin");
-    await holder.query("select id from engagements where id = $1 for update", [f.engagementId]);
-    const running = Promise.allSettled(operations.map((run) => run()));
-    const deadline = Date.now() + 2_000;
-    for (;;) {
-      // The holder's transaction would keep reading its first snapshot of the activity without the clear.
-      await holder.query("select pg_stat_clear_snapshot()");
-      const { rows } = await holder.query<{ n: number }>(
-        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
-      );
-      if (rows[0]!.n >= operations.length || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await holder.query("commit");
-    return await running;
-  } finally {
-    await holder.end();
-  }
-}
+/** Runs `operations` together, contending for the engagement's row (see server/testing/at-once.ts). */
+const together = <T>(operations: (() => Promise<T>)[]) => atOnce(t, { sql: "select id from engagements where id = $1 for update", params: [f.engagementId] }, operations);
 
 describe("a supplementary file changed from two places at once", () => {
   it("accepted twice at once: each company's tokens are sealed and it is retried once; the second acceptance is refused", async () => {

@@ -8,10 +8,10 @@
  * workers' claims wait on it, so they contend for real.
  */
 import { and, eq, like } from "drizzle-orm";
-import { Client } from "pg";
 import { describe, expect, it } from "vitest";
 import { auditEvents, mailOutbox, migrationItems, migrationRuns, watches } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
+import { atOnce } from "@/server/testing/at-once";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { engineTestBed } from "@/server/testing/test-bed";
 import { ENGAGEMENT_TAG } from "../engine/pipeline";
@@ -72,35 +72,13 @@ function watcher(owner: string, options: { leaseMs?: number; delayMs?: number } 
   return { w, calls };
 }
 
-/**
- * Runs the workers' ticks together. On PostgreSQL the watch's row is held locked until every tick
- * waits for it (or for two seconds), then released so they contend for it at once; on SQLite they
- * simply run.
- */
+/** Runs the workers' ticks together, contending for the watch's row (see server/testing/at-once.ts); each tick's count, or its error. */
 async function together(engagementId: string, ticks: (() => Promise<number>)[]): Promise<number[]> {
-  const env = bed.t.env;
-  if (!("DATABASE_URL" in env) || !env.DATABASE_URL) return Promise.all(ticks.map((tick) => tick()));
-  const holder = new Client({ connectionString: env.DATABASE_URL });
-  await holder.connect();
-  try {
-    await holder.query("begin");
-    await holder.query("select engagement_id from watches where engagement_id = $1 for update", [engagementId]);
-    const running = Promise.all(ticks.map((tick) => tick()));
-    const deadline = Date.now() + 2_000;
-    for (;;) {
-      // The holder's transaction would keep reading its first snapshot of the activity without the clear.
-      await holder.query("select pg_stat_clear_snapshot()");
-      const { rows } = await holder.query<{ n: number }>(
-        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
-      );
-      if (rows[0]!.n >= ticks.length || Date.now() > deadline) break;
-      await sleep(20);
-    }
-    await holder.query("commit");
-    return await running;
-  } finally {
-    await holder.end();
-  }
+  const settled = await atOnce(bed.t, { sql: "select engagement_id from watches where engagement_id = $1 for update", params: [engagementId] }, ticks);
+  return settled.map((r) => {
+    if (r.status === "rejected") throw r.reason;
+    return r.value;
+  });
 }
 
 const watchOf = async (engagementId: string) => (await bed.t.db.select().from(watches).where(eq(watches.engagementId, engagementId)).limit(1))[0]!;
