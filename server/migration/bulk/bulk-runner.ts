@@ -14,11 +14,16 @@
  *   workers, on this machine or others, help with the same run's companies (two never drive the
  *   same one: each claim is one conditional update in a read-committed transaction, its rows
  *   picked with FOR UPDATE SKIP LOCKED on PostgreSQL; every store is fenced by the item's lease).
+ *   When the coordinator dies, a helper takes the run's lease over as soon as it has run out and
+ *   coordinates from there, keeping the companies it drives; the dead worker's companies, their
+ *   leases run out, are claimed first by whoever has room (and by a worker at its cap, up to as
+ *   many again).
  * - **Run-level outcomes.** 401, 403 and every 402 stop the whole run with the reason in words
  *   until support resumes; a 503 or a spent quota holds every request (the run waits and carries
  *   on by itself, probing now and then), counting no company's attempts; a 500 or a timeout is
  *   retried within the company's bounds and then fails that company alone.
  */
+import { setMaxListeners } from "node:events";
 import { readSteps, type Database } from "@/db/database";
 import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
 import { writeAudit } from "@/server/security/audit";
@@ -131,7 +136,15 @@ export function bulkPipelinePolicy(targetKind: string, platformKey: string, over
  * Carries out (coordinator) or helps with a bulk run until it ends, stops, is paused or cancelled
  * (noticed within a tick), or — for a helper — until it has nothing to claim.
  */
-export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal, coordinator: boolean): Promise<void> {
+export async function carryOutBulk(
+  d: BulkDeps,
+  run: RunRow,
+  signal: AbortSignal,
+  coordinates: boolean,
+  /** A helper's way to take the run's lease over when its coordinator's has run out (true when it did). */
+  options: { takeOver?: () => Promise<boolean> } = {},
+): Promise<void> {
+  let coordinator = coordinates;
   const { database, owner, leaseMs, log } = d;
   const session = await openRunSession({
     database,
@@ -167,6 +180,8 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
     const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
     const runAbort = new AbortController();
     const sig = AbortSignal.any([signal, runAbort.signal]);
+    // Each company driven at once waits on it (a sleep, a request): up to maxItems listeners.
+    setMaxListeners(0, sig);
     const ctx: RunnerContext = {
       database,
       ring: d.ring,
@@ -282,8 +297,14 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
           }
           const current = await readSteps(database, (tx) => findRun(tx, run.id));
           if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
-          // A helper lets go as soon as the coordinator's lease has run out, so that its worker takes the run over.
-          if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) break;
+          // As soon as the coordinator's lease has run out, a helper takes the run over and goes on
+          // coordinating it with the companies it drives; failing that (another helper was first),
+          // it lets go, and its worker helps again or takes the run when it is free.
+          if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) {
+            if (!(options.takeOver && (await options.takeOver()))) break;
+            coordinator = true;
+            continue;
+          }
           coordinatorUntil = current.leaseExpiresAt?.getTime() ?? 0;
         }
         const s = pacer.stats();
@@ -297,9 +318,9 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
           pacer.wake();
         }
         const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
-        // Companies a dead worker left are taken at once, up to half as many again beyond the cap:
-        // they wait in this worker's pacer, first in the file's order, instead of on a dead lease.
-        const orphanRoom = Math.ceil(cap / 2) - Math.max(0, drivers.size - cap);
+        // Companies a dead worker left are taken at once, up to as many again beyond the cap: they
+        // wait in this worker's pacer, first in the file's order, instead of on a dead lease.
+        const orphanRoom = cap - Math.max(0, drivers.size - cap);
         if (!longHold && (drivers.size < cap || orphanRoom > 0)) {
           const atCap = drivers.size >= cap;
           const claimed = await database.transaction(
@@ -308,15 +329,14 @@ export async function carryOutBulk(d: BulkDeps, run: RunRow, signal: AbortSignal
           );
           for (const item of claimed) drivers.set(item.id, drive(item.id));
         }
-        if (drivers.size === 0) {
-          if ((await readSteps(database, (tx) => countUnfinished(tx, run.id))) === 0) {
-            if (coordinator) {
-              // The last requests are counted before the run is seen finished, so its figures are final then.
-              await recordPace(Date.now());
-              await finish();
-            }
-            break;
-          }
+        // Every company final: the coordinator finishes the run. A helper stays until the run is seen
+        // ended (its status is read every few seconds), so that it finishes the run itself should the
+        // coordinator die now, instead of leaving and joining again, once a tick, until then.
+        if (drivers.size === 0 && coordinator && (await readSteps(database, (tx) => countUnfinished(tx, run.id))) === 0) {
+          // The last requests are counted before the run is seen finished, so its figures are final then.
+          await recordPace(Date.now());
+          await finish();
+          break;
         }
         await sleep(TICK_MS, sig).catch(() => {});
       }

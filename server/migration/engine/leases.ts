@@ -16,6 +16,8 @@ import { releaseRun, renewRunLease } from "./run-repository";
 import { sleep } from "./runner";
 
 export type HeldLeases = {
+  /** Renews the run's own lease from now on too (a helper that took the run over); `onLost` as for `runLease`. */
+  holdRun(onLost: () => void): void;
   /** Stops renewing and lets go of every lease held for the run (once a renewal under way has ended). */
   release(): Promise<void>;
 };
@@ -58,25 +60,30 @@ export function holdLeases(params: {
   runLease?: { onLost: () => void };
   log: (line: string) => void;
 }): HeldLeases {
-  const { database, owner, leaseMs, runId, runLease, log } = params;
+  const { database, owner, leaseMs, runId, log } = params;
+  let runLease = params.runLease;
   const renewal = everyWithoutOverlap(async () => {
     try {
       const now = new Date();
       // Read committed: two fenced updates of this worker's own rows; nothing read is relied on.
+      const run = runLease;
       const held = await database.transaction(
         function* (tx) {
           yield* renewItemLeases(tx, { owner, runId, leaseMs, now });
-          return runLease ? yield* renewRunLease(tx, { runId, owner, leaseMs, now }) : true;
+          return run ? yield* renewRunLease(tx, { runId, owner, leaseMs, now }) : true;
         },
         { isolation: "read committed" },
       );
-      if (!held) runLease?.onLost();
+      if (!held) run?.onLost();
     } catch (error) {
       // A busy database: the next renewal tries again well before the lease runs out.
       log(`lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }, leaseMs / 4);
   return {
+    holdRun(onLost) {
+      runLease = { onLost };
+    },
     async release() {
       await renewal.stop();
       await database.transaction(

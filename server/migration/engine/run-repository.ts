@@ -84,6 +84,23 @@ export function* claimRun(tx: DbOrTx, params: { owner: string; kinds: readonly R
   );
 }
 
+/**
+ * Takes a running run's lease over from its coordinator once that lease has run out (the worker
+ * died or stalled): what a worker helping with the run does, so the run is coordinated again at
+ * once without the helper letting its companies go. One conditional update; undefined when the
+ * lease still holds, another took it, or the run is no longer running.
+ */
+export function* takeOverRun(tx: DbOrTx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<RunRow | undefined> {
+  const { owner, now } = params;
+  return yield* q.get(
+    tx
+      .update(migrationRuns)
+      .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), updatedAt: now })
+      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.status, "running"), leaseFree(now)))
+      .returning(),
+  );
+}
+
 /** Extends this worker's lease on a run; false when the run is no longer running or no longer its. */
 export function* renewRunLease(tx: DbOrTx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
   const { changes } = yield* q.run(

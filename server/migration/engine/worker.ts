@@ -31,6 +31,7 @@
  * and the pacer. A worker that finds no run to claim helps with a bulk run another worker holds
  * (its companies are claimed one by one, so two workers never drive the same company).
  */
+import { setMaxListeners } from "node:events";
 import os from "node:os";
 import { readSteps, type Database } from "@/db/database";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
@@ -42,7 +43,7 @@ import { findItem, LeaseLostError } from "./item-repository";
 import { holdLeases, takeItemLease, type HeldLeases } from "./leases";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "./pipeline";
 import { prepareRehearsal, SandboxUnavailableError } from "../test-run/rehearsal";
-import { claimRun, findRun, type RunRow } from "./run-repository";
+import { claimRun, findRun, takeOverRun, type RunRow } from "./run-repository";
 import { openRunSession, runEngagement, type RunEngagement } from "./run-session";
 import { driveItem, sleep } from "./runner";
 import { RUN_KINDS, type RunKind } from "@/core/migration/states";
@@ -137,6 +138,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const sink = options.log ?? (() => {});
   const log = (line: string) => sink(logSafe(line));
   const stopping = new AbortController();
+  // Every run this worker carries at once (and each of its companies) listens for the stop.
+  setMaxListeners(0, stopping.signal);
   let loop: Promise<void> | null = null;
   const budgetStore = options.budget === undefined ? createBudgetStore(database) : options.budget;
   const budget = budgetStore ? { store: budgetStore, machineId: options.machineId ?? machineIdOf({ FERRY_MACHINE_ID: process.env.FERRY_MACHINE_ID }) } : null;
@@ -242,9 +245,19 @@ export function createWorker(options: WorkerOptions): Worker {
   /** Helps another worker's bulk run with its companies (until it ends, or its coordinator is gone). */
   async function carryHelp(run: RunRow): Promise<void> {
     log(`helping with bulk run ${run.id}`);
+    const abandon = new AbortController();
+    const signal = AbortSignal.any([abandon.signal, stopping.signal]);
     const leases = holdLeases({ database, owner, leaseMs, runId: run.id, log });
+    // Its coordinator's lease ran out (the worker died): this helper takes the run over where it stands.
+    const takeOver = async () => {
+      const taken = await database.transaction((tx) => takeOverRun(tx, { runId: run.id, owner, leaseMs, now: new Date() }), { isolation: "read committed" });
+      if (!taken) return false;
+      leases.holdRun(() => abandon.abort(new RunAbandoned("lease_lost")));
+      log(`took bulk run ${run.id} over: its coordinator's lease ran out`);
+      return true;
+    };
     try {
-      await carryOutBulk(bulkDeps, run, stopping.signal, false);
+      await carryOutBulk(bulkDeps, run, signal, false, { takeOver });
     } catch (error) {
       if (!stopping.signal.aborted) log(`helping with run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
