@@ -16,8 +16,8 @@
  *   picked with FOR UPDATE SKIP LOCKED on PostgreSQL; every store is fenced by the item's lease).
  *   When the coordinator dies, a helper takes the run's lease over as soon as it has run out and
  *   coordinates from there, keeping the companies it drives; the dead worker's companies, their
- *   leases run out, are claimed first by whoever has room (and by a worker at its cap, up to as
- *   many again).
+ *   leases run out, are claimed first by whoever has room (a worker at its cap takes them too,
+ *   up to maxItems companies in all).
  * - **Run-level outcomes.** 401, 403 and every 402 stop the whole run with the reason in words
  *   until support resumes; a 503 or a spent quota holds every request (the run waits and carries
  *   on by itself, probing now and then), counting no company's attempts; a 500 or a timeout is
@@ -318,9 +318,10 @@ export async function carryOutBulk(
           pacer.wake();
         }
         const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
-        // Companies a dead worker left are taken at once, up to as many again beyond the cap: they
-        // wait in this worker's pacer, first in the file's order, instead of on a dead lease.
-        const orphanRoom = cap - Math.max(0, drivers.size - cap);
+        // Companies a dead worker left are taken at once beyond the cap (up to maxItems in all): they
+        // wait in this worker's pacer, first in the file's order, instead of on a dead lease, so its
+        // work goes on as soon as the lease runs out, however many it held.
+        const orphanRoom = maxItems - drivers.size;
         if (!longHold && (drivers.size < cap || orphanRoom > 0)) {
           const atCap = drivers.size >= cap;
           const claimed = await database.transaction(
