@@ -21,7 +21,7 @@ import crypto from "node:crypto";
 import { and, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
 import { Client } from "pg";
 import { migratePostgres } from "@/db/migrate-pg";
-import { migrationItems, migrationRuns } from "@/db/schema";
+import { migrationItems, migrationRuns, serviceCalls } from "@/db/schema";
 import { openPostgres, type Database } from "@/db/database";
 import { databaseDialect } from "@/db/dialect";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
@@ -51,6 +51,9 @@ export type WorkersRun = {
   wallS: number;
   requests: number;
   recorded: number;
+  /** Seconds from the start control to the first recorded answer, and from the last to the run's end. */
+  firstCallS: number;
+  tailS: number;
   rateLimited: number;
   utilisation: number;
   share429: number;
@@ -196,6 +199,15 @@ async function main(): Promise<void> {
     const requests = outcome.requests ?? 0;
     const rateLimited = outcome.rateLimited ?? 0;
     const recorded = await recordedCalls(bed.database, runId);
+    // Where the wall time goes: answers recorded in each second from the start control (the run's
+    // last seconds are its companies' last syncs, each worker sending only its part of the limit).
+    const calls = await bed.database.db.select({ at: serviceCalls.at }).from(serviceCalls).where(eq(serviceCalls.runId, runId));
+    const perSecond: number[] = [];
+    for (const call of calls) {
+      const second = Math.max(0, Math.floor((call.at.getTime() - run.requestedAt.getTime()) / 1000));
+      perSecond[second] = (perSecond[second] ?? 0) + 1;
+    }
+    console.log(`  answers recorded per second: ${Array.from(perSecond, (n) => n ?? 0).join(" ")}`);
     const states = await statesOf(bed.database, eng.engagementId);
     const notFinal = Object.entries(states)
       .filter(([state]) => !(FINAL_ITEM_STATES as readonly string[]).includes(state))
@@ -208,6 +220,8 @@ async function main(): Promise<void> {
       wallS,
       requests,
       recorded: recorded.all,
+      firstCallS: recorded.firstAt ? (recorded.firstAt.getTime() - run.requestedAt.getTime()) / 1000 : 0,
+      tailS: recorded.lastAt ? (run.finishedAt!.getTime() - recorded.lastAt.getTime()) / 1000 : 0,
       rateLimited,
       utilisation: requests / R / wallS,
       share429: requests ? rateLimited / requests : 0,

@@ -85,6 +85,7 @@ export function printRun(label: string, m: WorkersRun, r: number): void {
   console.log(`  wall                                 ${m.wallS.toFixed(1)} s (start control → run finished)`);
   console.log(`  requests (pacers)                    ${m.requests} (Ferry's call records: ${m.recorded})`);
   console.log(`  the limit's floor (requests ÷ R)     ${(m.requests / r).toFixed(1)} s`);
+  console.log(`  first answer after the start         ${m.firstCallS.toFixed(2)} s; the run finished ${m.tailS.toFixed(2)} s after the last`);
   if (m.kills) console.log(`  utilisation (floor ÷ wall)           ${m.utilisation.toFixed(3)}   (workers killed every few seconds: no target)`);
   else console.log(`  utilisation (floor ÷ wall)           ${m.utilisation.toFixed(3)}   target ≥ 0.95 → ${met(m.utilisation >= 0.95)}`);
   console.log(`  429s                                 ${m.rateLimited} = ${pct(m.share429)} of requests   target ≤ 1 % → ${met(m.share429 <= 0.01)}`);
