@@ -176,6 +176,11 @@ export async function carryOutBulk(
   }
   const { engagement, platform, target } = session;
   const { pacer, client, share } = session.connection;
+  /** The pacers of this machine sending to the target (this one among them), as its budget seat last read them. */
+  const sharingPacers = () => {
+    const seat = share?.state().share;
+    return seat?.ready ? seat.count : 1;
+  };
   try {
     const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
     const runAbort = new AbortController();
@@ -317,7 +322,11 @@ export async function carryOutBulk(
           lastProbeAt = now;
           pacer.wake();
         }
-        const cap = Math.min(maxItems, Math.max(8, s.concurrency * 3));
+        // Companies in hand: three times the pacer's concurrency, divided among the pacers that share
+        // the machine's window (each sends only its part), so that together they hold what one would
+        // alone. More only queue behind this pacer's part of the limit while another worker has none
+        // left to take: the run's last seconds would wait on the slowest queue.
+        const cap = Math.min(maxItems, Math.max(8, Math.ceil((s.concurrency * 3) / sharingPacers())));
         // Companies a dead worker left are taken at once beyond the cap (up to maxItems in all): they
         // wait in this worker's pacer, first in the file's order, instead of on a dead lease, so its
         // work goes on as soon as the lease runs out, however many it held.
