@@ -18,7 +18,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, count, eq, max, min } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { openDb, type Db } from "@/db/client";
 import { databaseOf, readSteps, type Database } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
@@ -182,10 +182,10 @@ export async function statesOf(database: Database, engagementId: string): Promis
 }
 
 /** HTTP requests of a run as Ferry recorded them (one service_calls row per answer or failure). */
-export async function recordedCalls(database: Database, runId: string): Promise<{ all: number; rateLimited: number; firstAt: Date | null; lastAt: Date | null }> {
-  const [all] = await database.db.select({ n: count(), firstAt: min(serviceCalls.at), lastAt: max(serviceCalls.at) }).from(serviceCalls).where(eq(serviceCalls.runId, runId));
+export async function recordedCalls(database: Database, runId: string): Promise<{ all: number; rateLimited: number }> {
+  const [all] = await database.db.select({ n: count() }).from(serviceCalls).where(eq(serviceCalls.runId, runId));
   const [rateLimited] = await database.db.select({ n: count() }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 429)));
-  return { all: all?.n ?? 0, rateLimited: rateLimited?.n ?? 0, firstAt: all?.firstAt ?? null, lastAt: all?.lastAt ?? null };
+  return { all: all?.n ?? 0, rateLimited: rateLimited?.n ?? 0 };
 }
 
 /** A run as stored now (the benches wait on it as the tests do). */

@@ -202,9 +202,11 @@ async function main(): Promise<void> {
     // Where the wall time goes: answers recorded in each second from the start control (the run's
     // last seconds are its companies' last syncs, each worker sending only its part of the limit).
     const calls = await bed.database.db.select({ at: serviceCalls.at }).from(serviceCalls).where(eq(serviceCalls.runId, runId));
+    const startedAt = run.requestedAt.getTime();
+    const times = calls.map((call) => call.at.getTime());
     const perSecond: number[] = [];
-    for (const call of calls) {
-      const second = Math.max(0, Math.floor((call.at.getTime() - run.requestedAt.getTime()) / 1000));
+    for (const at of times) {
+      const second = Math.max(0, Math.floor((at - startedAt) / 1000));
       perSecond[second] = (perSecond[second] ?? 0) + 1;
     }
     console.log(`  answers recorded per second: ${Array.from(perSecond, (n) => n ?? 0).join(" ")}`);
@@ -220,8 +222,8 @@ async function main(): Promise<void> {
       wallS,
       requests,
       recorded: recorded.all,
-      firstCallS: recorded.firstAt ? (recorded.firstAt.getTime() - run.requestedAt.getTime()) / 1000 : 0,
-      tailS: recorded.lastAt ? (run.finishedAt!.getTime() - recorded.lastAt.getTime()) / 1000 : 0,
+      firstCallS: times.length ? (Math.min(...times) - startedAt) / 1000 : 0,
+      tailS: times.length ? (run.finishedAt!.getTime() - Math.max(...times)) / 1000 : 0,
       rateLimited,
       utilisation: requests / R / wallS,
       share429: requests ? rateLimited / requests : 0,
