@@ -8,7 +8,7 @@
  * violation; the first screen shows the viewer's next move when it is theirs; the links are
  * URLs the back button walks through. Screenshots of each view are kept with the test's results.
  */
-import type { Browser, Page, TestInfo } from "@playwright/test";
+import type { Browser, Page, Request, TestInfo } from "@playwright/test";
 import { expectAccessible } from "./axe";
 import { DEMO, expect, signIn, test, type Credentials, type TrpcApi } from "./fixtures";
 
@@ -103,6 +103,12 @@ async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case[
     }
     await checkView(page, testInfo, `${label} as it opens`, size);
 
+    // Moving between sections asks the server for no page: the URL changes in place.
+    const pageRequests: string[] = [];
+    const onRequest = (request: Request) => {
+      if (new URL(request.url()).pathname === base && (request.resourceType() === "document" || request.headers()["rsc"])) pageRequests.push(request.url());
+    };
+    page.on("request", onRequest);
     const nav = page.getByRole("navigation", { name: "Engagement steps" });
     for (let n = 1; n <= 6; n++) {
       await nav.getByRole("link", { name: new RegExp(`^Step ${n}:`) }).click();
@@ -123,6 +129,8 @@ async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case[
     await expect(page).toHaveURL(/\?tab=activity$/);
     await expect(page.getByRole("list", { name: "Audit events, newest first" }).or(page.getByText("No activity yet"))).toBeVisible();
     await checkView(page, testInfo, `${label} activity`, size);
+    page.off("request", onRequest);
+    expect(pageRequests, `${label}: moving between sections asked the server for the page`).toEqual([]);
 
     // Links are URLs: back walks through the views, and a view's URL opens it again.
     await page.goBack();

@@ -8,6 +8,7 @@ import path from "node:path";
 import browserFinder from "./browser.cjs";
 import { BIN, ROOT, run } from "./lib.mjs";
 import { startPostgres } from "./postgres.mjs";
+import { playwrightOutcome, vitestOutcome } from "./test-report.mjs";
 
 const onlyIdx = process.argv.indexOf("--only");
 const only = onlyIdx > 0 ? process.argv[onlyIdx + 1] : undefined;
@@ -16,7 +17,7 @@ const tmp = path.join(ROOT, ".tmp");
 fs.mkdirSync(tmp, { recursive: true });
 
 const results = [];
-const record = (suite, passed, failed, note = "") => results.push({ suite, passed, failed, note });
+const record = (suite, passed, failed, note = "", failures = []) => results.push({ suite, passed, failed, note, failures });
 const readJson = (file) => {
   try {
     return JSON.parse(fs.readFileSync(file, "utf8"));
@@ -28,9 +29,8 @@ const section = (title) => console.log(`\n=== ${title} ===`);
 const recordVitest = (suite, out, code) => {
   const report = readJson(out);
   if (report) {
-    // A file that fails to load has no tests but fails the run: count it as one failure.
-    const brokenFiles = (report.testResults ?? []).filter((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0).length;
-    record(suite, report.numPassedTests, report.numFailedTests + brokenFiles);
+    const { passed, failed, failures } = vitestOutcome(report, ROOT, code);
+    record(suite, passed, failed, "", failures);
   } else {
     record(suite, 0, 1, `vitest exited with ${code} and wrote no report`);
   }
@@ -105,9 +105,8 @@ if (wants("e2e")) {
       });
       const report = readJson(out);
       if (report?.stats) {
-        const { expected = 0, unexpected = 0, flaky = 0 } = report.stats;
-        const loadErrors = (report.errors ?? []).length;
-        record("playwright", expected + flaky, unexpected + loadErrors);
+        const { passed, failed, failures } = playwrightOutcome(report);
+        record("playwright", passed, failed, "", failures);
       } else {
         record("playwright", 0, 1, `playwright exited with ${code} and wrote no report`);
       }
@@ -120,7 +119,10 @@ if (wants("e2e")) {
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log("\n=== summary ===");
-for (const r of results) console.log(`${r.suite.padEnd(10)} ${r.passed} passed, ${r.failed} failed${r.note ? ` (${r.note})` : ""}`);
+for (const r of results) {
+  console.log(`${r.suite.padEnd(10)} ${r.passed} passed, ${r.failed} failed${r.note ? ` (${r.note})` : ""}`);
+  for (const failure of r.failures) console.log(`  ✘ ${failure}`);
+}
 const summary = `${passed} passed, ${failed} failed`;
 fs.writeFileSync(path.join(tmp, "test-summary.txt"), `${summary}\n`);
 console.log(summary);

@@ -205,15 +205,17 @@ describe("organisation scoping", () => {
   it("a customer cannot read another organisation's engagement, and is told exactly what an unknown id gets", async () => {
     const customer = callerAs(t.database, f.customerA);
     const unknown = await customer.engagements.get({ engagementId: "no-such-engagement" }).catch((e: unknown) => e);
+    // One call at a time, each made when it is awaited (made together, a refusal before its
+    // turn would go unhandled).
     for (const call of [
-      customer.engagements.get({ engagementId: f.engB }),
-      customer.engagements.timeline({ engagementId: f.engB }),
-      customer.handover.get({ engagementId: f.engB }),
-      customer.handover.items({ engagementId: f.engB }),
-      customer.handover.acknowledge({ engagementId: f.engB }),
-      customer.supplementary.get({ engagementId: f.engB }),
+      () => customer.engagements.get({ engagementId: f.engB }),
+      () => customer.engagements.timeline({ engagementId: f.engB }),
+      () => customer.handover.get({ engagementId: f.engB }),
+      () => customer.handover.items({ engagementId: f.engB }),
+      () => customer.handover.acknowledge({ engagementId: f.engB }),
+      () => customer.supplementary.get({ engagementId: f.engB }),
     ]) {
-      const error = await call.catch((e: unknown) => e);
+      const error = await call().catch((e: unknown) => e);
       expect(error).toMatchObject({ code: "NOT_FOUND", message: (unknown as TRPCError).message });
     }
   });

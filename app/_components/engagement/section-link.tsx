@@ -1,4 +1,5 @@
 "use client";
+import { useRouter } from "next/navigation";
 import type { AnchorHTMLAttributes } from "react";
 
 /** How long a place inside a step may take to appear (its data loads after the step is shown). */
@@ -35,6 +36,7 @@ export function scrollToAnchor(id: string): () => void {
  * returns to the section before. A click with a modifier opens it as any link would.
  */
 export function SectionLink({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+  const router = useRouter();
   return (
     <a
       href={href}
@@ -42,7 +44,11 @@ export function SectionLink({ href, onClick, ...rest }: AnchorHTMLAttributes<HTM
         onClick?.(event);
         if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
         event.preventDefault();
-        window.history.pushState(null, "", href);
+        // Next's router follows pushState once its own effect has patched it, just after the page
+        // hydrates: a click in between (a quick reader, a loaded machine) would change the URL and
+        // nothing else. Until then the router is asked instead (the same section, from the server).
+        if (Object.hasOwn(window.history, "pushState")) window.history.pushState(null, "", href);
+        else router.push(href, { scroll: false });
       }}
       {...rest}
     />

@@ -4,9 +4,7 @@
  * reconnect links; one end customer connects through the sandbox's Link flow and the watch carries
  * the company on to verified; after the handover report the hypercare watch (the sandbox's clock
  * moved day by day) finds a dropped connection, tells everyone, and ends with its final report.
- *
- * SQLite only for now: the worker (createWorker, startBulkRun) and confirmHandover still run on
- * better-sqlite3. The watch's own concurrency on PostgreSQL is watcher-races.test.ts's.
+ * On both databases; the watch's own concurrency on PostgreSQL is watcher-races.test.ts's.
  */
 import { until } from "@/server/testing/until";
 import { and, eq, like } from "drizzle-orm";
@@ -96,8 +94,13 @@ describe("the last mile", () => {
     const dropped = await until("Alder found dropped", () => item(alder!.id), (i) => i.state === "reconnect_pending", 30_000);
     expect(dropped.droppedAt).not.toBeNull();
     expect(dropped.outcomeReason).toMatch(/revoked/i);
-    const mails = await bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, `%migrated connection dropped%`));
-    expect(mails.length).toBeGreaterThanOrEqual(2);
+    // The mail goes after the check's transaction has committed: it follows the drop, soon.
+    const mails = await until(
+      "the drop's mail",
+      () => bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, `%migrated connection dropped%`)),
+      (m) => m.length >= 2,
+      15_000,
+    );
     expect(mails[0]!.text).toContain(`Alder Books`);
     expect(mails[0]!.text).toContain(`${bed.sb.url}/link/company/${alder!.companyId}`);
     const view = await getLastMile(bed.t.database, bed.people.support, eng.engagementId);
@@ -113,7 +116,7 @@ describe("the last mile", () => {
     expect(ended.reconnections).toBe(1);
     const report = (await actions(eng.engagementId, "watch.ended"))[0]!.after as Record<string, number>;
     expect(report).toMatchObject({ drops: 1, reconnections: 1, stillPending: 2, verified: 2 });
-    expect((await bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%hypercare watch has ended%"))).length).toBeGreaterThanOrEqual(2);
+    await until("the final report's mail", () => bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%hypercare watch has ended%")), (m) => m.length >= 2, 15_000);
     // Every check listed the engagement's companies in pages: never one request per company.
     expect(ended.requests).toBeLessThanOrEqual(ended.checks * 2);
   }, 180_000);

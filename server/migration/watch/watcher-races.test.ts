@@ -124,9 +124,11 @@ describe("workers checking one watch at once", () => {
   }, 60_000);
 
   it("a check longer than its lease keeps it by renewing it between requests: another worker looking meanwhile does not take it", async () => {
-    // Two listings (by tag, then of all companies for the untagged one), each answered after 700 ms, under a lease of one second.
+    // Two listings (by tag, then of all companies for the untagged one), each answered after 2 s,
+    // under a lease of 3 s: the check outlasts its lease, each request within it with a second to
+    // spare for the database's work between them on a loaded machine.
     const { eng, alder, birch } = await watchedEngagement({ birchUntagged: true });
-    const slow = watcher("worker-a", { leaseMs: 1_000, delayMs: 700 });
+    const slow = watcher("worker-a", { leaseMs: 3_000, delayMs: 2_000 });
     let done = false;
     const first = slow.w.tick().finally(() => (done = true));
     const other = watcher("worker-b");

@@ -1,0 +1,115 @@
+/**
+ * The summary of `npm test` from real reports: Vitest and Playwright run here on small test files
+ * written to a temporary folder (one passes, one fails, one does not load; Playwright's without a
+ * browser), and what they write is read as `npm test` reads it.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { firstLine, playwrightOutcome, vitestOutcome } from "./test-report.mjs";
+
+const ROOT = path.resolve(__dirname, "..");
+let dir: string;
+
+beforeAll(() => {
+  // Inside the project, so the test files find vitest and @playwright/test in its node_modules.
+  fs.mkdirSync(path.join(ROOT, ".tmp"), { recursive: true });
+  dir = fs.mkdtempSync(path.join(ROOT, ".tmp", "test-report-"));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function runTool(bin: string, args: string[], cwd: string) {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith("VITEST") || key === "NODE_OPTIONS") delete env[key];
+  return spawnSync(path.join(ROOT, "node_modules", ".bin", bin), args, { cwd, env, encoding: "utf8", timeout: 60_000 });
+}
+
+describe("the summary of a Vitest report", () => {
+  it("counts passes and failures and names each failing test and each file that did not load, with the error's first line", () => {
+    const root = path.join(dir, "vitest");
+    fs.mkdirSync(root);
+    fs.writeFileSync(path.join(root, "vitest.config.mjs"), "export default { test: { include: ['*.test.mjs'] } };\n");
+    fs.writeFileSync(
+      path.join(root, "sums.test.mjs"),
+      `import { describe, expect, it } from "vitest";
+describe("sums", () => {
+  it("adds", () => expect(1 + 1).toBe(2));
+  it("carries", () => expect(9 + 1, "the carry was lost").toBe(11));
+});
+`,
+    );
+    fs.writeFileSync(path.join(root, "broken.test.mjs"), `throw new Error("the fixture cannot open");\n`);
+    const out = path.join(root, "report.json");
+    const ran = runTool("vitest", ["run", "--root", root, "--reporter=json", `--outputFile=${out}`], root);
+    expect(ran.status).not.toBe(0);
+
+    const outcome = vitestOutcome(JSON.parse(fs.readFileSync(out, "utf8")), root, ran.status);
+    expect(outcome.passed).toBe(1);
+    expect(outcome.failed).toBe(2);
+    expect(outcome.failures).toHaveLength(2);
+    expect(outcome.failures[0]).toMatch(/^sums\.test\.mjs › sums carries: .*the carry was lost/);
+    expect(outcome.failures[1]).toMatch(/^broken\.test\.mjs did not load: .*the fixture cannot open/);
+  });
+  it("counts a run whose tests all passed but which met an error outside them as failed", () => {
+    const root = path.join(dir, "vitest-unhandled");
+    fs.mkdirSync(root);
+    fs.writeFileSync(path.join(root, "vitest.config.mjs"), "export default { test: { include: ['*.test.mjs'] } };\n");
+    fs.writeFileSync(
+      path.join(root, "late.test.mjs"),
+      `import { expect, it } from "vitest";
+it("passes, leaving a refusal nobody handles", async () => {
+  void Promise.reject(new Error("nobody awaited this"));
+  await new Promise((r) => setTimeout(r, 50));
+  expect(true).toBe(true);
+});
+`,
+    );
+    const out = path.join(root, "report.json");
+    const ran = runTool("vitest", ["run", "--root", root, "--reporter=json", `--outputFile=${out}`], root);
+    expect(ran.status).not.toBe(0);
+
+    const outcome = vitestOutcome(JSON.parse(fs.readFileSync(out, "utf8")), root, ran.status);
+    expect(outcome).toEqual({ passed: 1, failed: 1, failures: [expect.stringMatching(/^an error outside any test/)] });
+    // The same report from a run that ended well is a pass.
+    expect(vitestOutcome(JSON.parse(fs.readFileSync(out, "utf8")), root, 0)).toEqual({ passed: 1, failed: 0, failures: [] });
+  });
+});
+
+describe("the summary of a Playwright report", () => {
+  it("counts passes and failures and names each failing test with its file, line, describe and error", () => {
+    const root = path.join(dir, "playwright");
+    fs.mkdirSync(root);
+    const out = path.join(root, "report.json");
+    fs.writeFileSync(
+      path.join(root, "playwright.config.mjs"),
+      `export default { testDir: ".", retries: 0, workers: 1, reporter: [["json", { outputFile: ${JSON.stringify(out)} }]] };\n`,
+    );
+    // No page fixture: Playwright runs these without starting a browser.
+    fs.writeFileSync(
+      path.join(root, "journey.spec.mjs"),
+      `import { expect, test } from "@playwright/test";
+test("signs in", () => expect(true).toBe(true));
+test.describe("the bulk run", () => {
+  test("ends", () => {
+    throw new Error("the run did not end");
+  });
+});
+`,
+    );
+    const ran = runTool("playwright", ["test", "--config", path.join(root, "playwright.config.mjs")], root);
+    expect(ran.status).not.toBe(0);
+
+    const outcome = playwrightOutcome(JSON.parse(fs.readFileSync(out, "utf8")));
+    expect(outcome).toMatchObject({ passed: 1, failed: 1 });
+    expect(outcome.failures).toEqual([expect.stringMatching(/^journey\.spec\.mjs:4 › the bulk run › ends: Error: the run did not end$/)]);
+  });
+});
+
+describe("an error's first line", () => {
+  it("drops terminal colours and blank lines, and is cut at 200 characters", () => {
+    expect(firstLine("\n\x1b[31mAssertionError\x1b[39m: expected 10 to be 11\n    at sums.test.mjs:4")).toBe("AssertionError: expected 10 to be 11");
+    expect(firstLine(undefined)).toBe("");
+    expect(firstLine("x".repeat(300))).toHaveLength(200);
+  });
+});
