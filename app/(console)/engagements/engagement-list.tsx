@@ -35,6 +35,7 @@ import {
 import { currentStepTitle, ENGAGEMENT_STATUSES, formatDateTime, statusLabel, waitingLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementStatus } from "@/app/_lib/types";
+import { useUrlInPlace } from "@/app/_lib/use-url-in-place";
 import { useTRPC } from "@/app/_trpc/react";
 
 const STATUS_CHOICES: { value: string; label: string }[] = [
@@ -49,12 +50,13 @@ export function EngagementList() {
   const trpc = useTRPC();
   const pathname = usePathname();
   const searchParams = useSearchParams();
+  const changeUrl = useUrlInPlace();
   const filters = useMemo(() => parseEngagementFilters(searchParams), [searchParams]);
   const list = useQuery({ ...trpc.engagements.list.queryOptions(filters), placeholderData: keepPreviousData });
   const staff = useQuery(trpc.users.staff.queryOptions());
   const platforms = useQuery(trpc.platforms.list.queryOptions());
 
-  // Filters change the URL through the History API: Next keeps useSearchParams in step without a
+  // Filters change the URL in place (useUrlInPlace): Next keeps useSearchParams in step without a
   // server round trip, and the list query refetches on its own. Each change builds on the URL as
   // it is now, not on the last render's filters: under load a debounced search could fire before
   // the render of "Clear filters" and bring the cleared filters back.
@@ -62,8 +64,7 @@ export function EngagementList() {
     const current = parseEngagementFilters(new URLSearchParams(window.location.search));
     const query = engagementFiltersToParams(withFilter(current, change)).toString();
     const url = query ? `${pathname}?${query}` : pathname;
-    if (mode === "push") window.history.pushState(null, "", url);
-    else window.history.replaceState(null, "", url);
+    changeUrl(url, mode);
   }
 
   const [search, setSearch] = useState(filters.search ?? "");
@@ -168,7 +169,7 @@ export function EngagementList() {
               className="ml-auto"
               onClick={() => {
                 setSearch("");
-                window.history.pushState(null, "", pathname);
+                changeUrl(pathname);
               }}
             >
               Clear filters
@@ -201,7 +202,7 @@ export function EngagementList() {
           title={hasActiveFilters(filters) ? "No engagements match these filters" : "No engagements yet"}
           action={
             hasActiveFilters(filters) ? (
-              <Button variant="secondary" onClick={() => window.history.pushState(null, "", pathname)}>
+              <Button variant="secondary" onClick={() => changeUrl(pathname)}>
                 Clear filters
               </Button>
             ) : (

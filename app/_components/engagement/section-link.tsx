@@ -1,6 +1,6 @@
 "use client";
-import { useRouter } from "next/navigation";
 import type { AnchorHTMLAttributes } from "react";
+import { useUrlInPlace } from "@/app/_lib/use-url-in-place";
 
 /** How long a place inside a step may take to appear (its data loads after the step is shown). */
 const ANCHOR_WAIT_MS = 5_000;
@@ -31,12 +31,12 @@ export function scrollToAnchor(id: string): () => void {
 
 /**
  * A link to a section of the engagement's page (`?step=3`, `?step=6&part=handover`, `?tab=activity`):
- * a plain click changes the URL in place (history.pushState, which Next's router follows), so
- * the section shows at once without asking the server for the page again, and the back button
- * returns to the section before. A click with a modifier opens it as any link would.
+ * a plain click changes the URL in place (useUrlInPlace: history.pushState, which Next's router
+ * follows), so the section shows at once without asking the server for the page again, and the
+ * back button returns to the section before. A click with a modifier opens it as any link would.
  */
 export function SectionLink({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
-  const router = useRouter();
+  const changeUrl = useUrlInPlace();
   return (
     <a
       href={href}
@@ -44,11 +44,7 @@ export function SectionLink({ href, onClick, ...rest }: AnchorHTMLAttributes<HTM
         onClick?.(event);
         if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
         event.preventDefault();
-        // Next's router follows pushState once its own effect has patched it, just after the page
-        // hydrates: a click in between (a quick reader, a loaded machine) would change the URL and
-        // nothing else. Until then the router is asked instead (the same section, from the server).
-        if (Object.hasOwn(window.history, "pushState")) window.history.pushState(null, "", href);
-        else router.push(href, { scroll: false });
+        changeUrl(href);
       }}
       {...rest}
     />

@@ -131,6 +131,11 @@ describe("workers checking one watch at once", () => {
     const slow = watcher("worker-a", { leaseMs: 3_000, delayMs: 2_000 });
     let done = false;
     const first = slow.w.tick().finally(() => (done = true));
+    // Worker B starts looking once A has taken the watch (before, either may take it first).
+    for (let i = 0; !done && (await watchOf(eng.engagementId)).leaseOwner !== "worker-a"; i++) {
+      if (i > 200) throw new Error("worker A never took the watch");
+      await sleep(10);
+    }
     const other = watcher("worker-b");
     let taken = 0;
     while (!done) {
