@@ -25,54 +25,53 @@ function runTool(bin: string, args: string[], cwd: string) {
   return spawnSync(path.join(ROOT, "node_modules", ".bin", bin), args, { cwd, env, encoding: "utf8", timeout: 60_000 });
 }
 
+/** Runs Vitest on `files` in a folder of their own: its exit code, its JSON report and the folder. */
+function runVitest(name: string, files: Record<string, string>) {
+  const root = path.join(dir, name);
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(root, "vitest.config.mjs"), "export default { test: { include: ['*.test.mjs'] } };\n");
+  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(root, file), text);
+  const out = path.join(root, "report.json");
+  const ran = runTool("vitest", ["run", "--root", root, "--reporter=json", `--outputFile=${out}`], root);
+  return { status: ran.status, report: JSON.parse(fs.readFileSync(out, "utf8")) as unknown, root };
+}
+
 describe("the summary of a Vitest report", () => {
   it("counts passes and failures and names each failing test and each file that did not load, with the error's first line", () => {
-    const root = path.join(dir, "vitest");
-    fs.mkdirSync(root);
-    fs.writeFileSync(path.join(root, "vitest.config.mjs"), "export default { test: { include: ['*.test.mjs'] } };\n");
-    fs.writeFileSync(
-      path.join(root, "sums.test.mjs"),
-      `import { describe, expect, it } from "vitest";
+    const { status, report, root } = runVitest("vitest", {
+      "sums.test.mjs": `import { describe, expect, it } from "vitest";
 describe("sums", () => {
   it("adds", () => expect(1 + 1).toBe(2));
   it("carries", () => expect(9 + 1, "the carry was lost").toBe(11));
 });
 `,
-    );
-    fs.writeFileSync(path.join(root, "broken.test.mjs"), `throw new Error("the fixture cannot open");\n`);
-    const out = path.join(root, "report.json");
-    const ran = runTool("vitest", ["run", "--root", root, "--reporter=json", `--outputFile=${out}`], root);
-    expect(ran.status).not.toBe(0);
+      "broken.test.mjs": `throw new Error("the fixture cannot open");\n`,
+    });
+    expect(status).not.toBe(0);
 
-    const outcome = vitestOutcome(JSON.parse(fs.readFileSync(out, "utf8")), root, ran.status);
+    const outcome = vitestOutcome(report, root, status);
     expect(outcome.passed).toBe(1);
     expect(outcome.failed).toBe(2);
     expect(outcome.failures).toHaveLength(2);
     expect(outcome.failures[0]).toMatch(/^sums\.test\.mjs › sums carries: .*the carry was lost/);
     expect(outcome.failures[1]).toMatch(/^broken\.test\.mjs did not load: .*the fixture cannot open/);
   });
+
   it("counts a run whose tests all passed but which met an error outside them as failed", () => {
-    const root = path.join(dir, "vitest-unhandled");
-    fs.mkdirSync(root);
-    fs.writeFileSync(path.join(root, "vitest.config.mjs"), "export default { test: { include: ['*.test.mjs'] } };\n");
-    fs.writeFileSync(
-      path.join(root, "late.test.mjs"),
-      `import { expect, it } from "vitest";
+    const { status, report, root } = runVitest("vitest-unhandled", {
+      "late.test.mjs": `import { expect, it } from "vitest";
 it("passes, leaving a refusal nobody handles", async () => {
   void Promise.reject(new Error("nobody awaited this"));
   await new Promise((r) => setTimeout(r, 50));
   expect(true).toBe(true);
 });
 `,
-    );
-    const out = path.join(root, "report.json");
-    const ran = runTool("vitest", ["run", "--root", root, "--reporter=json", `--outputFile=${out}`], root);
-    expect(ran.status).not.toBe(0);
+    });
+    expect(status).not.toBe(0);
 
-    const outcome = vitestOutcome(JSON.parse(fs.readFileSync(out, "utf8")), root, ran.status);
-    expect(outcome).toEqual({ passed: 1, failed: 1, failures: [expect.stringMatching(/^an error outside any test/)] });
+    expect(vitestOutcome(report, root, status)).toEqual({ passed: 1, failed: 1, failures: [expect.stringMatching(/^an error outside any test/)] });
     // The same report from a run that ended well is a pass.
-    expect(vitestOutcome(JSON.parse(fs.readFileSync(out, "utf8")), root, 0)).toEqual({ passed: 1, failed: 0, failures: [] });
+    expect(vitestOutcome(report, root, 0)).toEqual({ passed: 1, failed: 0, failures: [] });
   });
 });
 
