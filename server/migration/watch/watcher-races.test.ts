@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { auditEvents, mailOutbox, migrationItems, migrationRuns, watches } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
 import { atOnce } from "@/server/testing/at-once";
+import { until } from "@/server/testing/until";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { engineTestBed } from "@/server/testing/test-bed";
 import { ENGAGEMENT_TAG } from "../engine/pipeline";
@@ -132,10 +133,7 @@ describe("workers checking one watch at once", () => {
     let done = false;
     const first = slow.w.tick().finally(() => (done = true));
     // Worker B starts looking once A has taken the watch (before, either may take it first).
-    for (let i = 0; !done && (await watchOf(eng.engagementId)).leaseOwner !== "worker-a"; i++) {
-      if (i > 200) throw new Error("worker A never took the watch");
-      await sleep(10);
-    }
+    await until("worker A takes the watch", () => watchOf(eng.engagementId), (w) => done || w.leaseOwner === "worker-a", 5_000);
     const other = watcher("worker-b");
     let taken = 0;
     while (!done) {
