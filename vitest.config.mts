@@ -10,5 +10,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Every test file opens its own temporary SQLite files and servers on random ports.
     pool: "forks",
+    // Three files at once on two cores: many tests wait on a sandbox, a child process or a lease
+    // for part of their time (Vitest's default would be one file at a time here).
+    maxWorkers: 3,
+    // A migrated template database and the seeded people's password hash, made once per run.
+    globalSetup: ["server/testing/global-setup.ts"],
   },
 });

@@ -54,7 +54,16 @@ export async function createUserWithPassword(
   database: Database,
   input: { email: string; name: string; role: Role; organizationId: string | null; password: string },
 ): Promise<Actor> {
-  const passwordHash = await hashPassword(input.password);
+  const { password, ...rest } = input;
+  return createUserWithPasswordHash(database, { ...rest, passwordHash: await hashPassword(password) });
+}
+
+/** Creates a user with a password hashed before (tests seed many people with one hash of the same password). */
+export async function createUserWithPasswordHash(
+  database: Database,
+  input: { email: string; name: string; role: Role; organizationId: string | null; passwordHash: string },
+): Promise<Actor> {
+  const { passwordHash } = input;
   const [u] = await database.db
     .insert(users)
     .values({ email: normalizeEmail(input.email), name: input.name, role: input.role, organizationId: input.organizationId, passwordHash })

@@ -9,18 +9,25 @@ import { openDb, type Db } from "@/db/client";
 import { databaseOf, openPostgres, type Database, type Dialect } from "@/db/database";
 import { databaseDialect } from "@/db/dialect";
 import { createOrganization } from "@/server/accounts/organizations";
-import { createUserWithPassword } from "@/server/accounts/users";
+import { createUserWithPasswordHash } from "@/server/accounts/users";
 import type { Actor } from "@/core/accounts/actor";
+import { hashPassword } from "@/server/security/passwords";
 import { generateKeySpec, keyRingFrom } from "@/server/security/secrets";
+import { TEST_ENV, TEST_PASSWORD } from "./test-env";
 
 /** `database` is the dialect-neutral layer over the same connection as `db` (db/database.ts). */
 export type TestDb = { db: Db; database: Database; file: string; close: () => void };
 
-/** A fresh database file in the OS temp folder, deleted on close. */
+/**
+ * A fresh database file in the OS temp folder, deleted on close: a copy of the run's migrated
+ * template (server/testing/global-setup.ts), or migrated here when there is none.
+ */
 export function createTestDb(): TestDb {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-test-"));
   const file = path.join(dir, "ferry.db");
-  const db = openDb(file);
+  const template = process.env[TEST_ENV.sqliteTemplate];
+  if (template) fs.copyFileSync(template, file);
+  const db = openDb(file, { migrate: !template });
   return {
     db,
     database: databaseOf(db),
@@ -79,7 +86,16 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   };
 }
 
-export const TEST_PASSWORD = "correct horse battery";
+export { TEST_PASSWORD };
+
+let ownHash: Promise<string> | undefined;
+/** The scrypt hash of TEST_PASSWORD: the run's (global-setup.ts), else made once in this process. */
+export function testPasswordHash(): Promise<string> {
+  const given = process.env[TEST_ENV.passwordHash];
+  if (given) return Promise.resolve(given);
+  ownHash ??= hashPassword(TEST_PASSWORD);
+  return ownHash;
+}
 
 /** A key ring for tests (a fresh random key per test process). */
 export const TEST_KEY_RING = keyRingFrom(generateKeySpec("test"));
@@ -111,8 +127,9 @@ export async function seedPeople(target: Db | Database): Promise<People> {
   const database = asDatabase(target);
   const orgA = (await createOrganization(database, SEEDER, { name: "Org A" })).id;
   const orgB = (await createOrganization(database, SEEDER, { name: "Org B" })).id;
+  const passwordHash = await testPasswordHash();
   const make = (email: string, name: string, role: Actor["role"], organizationId: string | null) =>
-    createUserWithPassword(database, { email, name, role, organizationId, password: TEST_PASSWORD });
+    createUserWithPasswordHash(database, { email, name, role, organizationId, passwordHash });
   return {
     admin: await make("admin@test", "Admin", "admin", null),
     support: await make("support@test", "Support One", "support", null),
