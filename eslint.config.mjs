@@ -4,6 +4,10 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 import drizzle from "eslint-plugin-drizzle";
+import ferry from "./eslint-rules/delegate-steps.mjs";
+
+/** Where transaction steps are written and called: linted with types for ferry/delegate-steps. */
+export const STEP_FILES = ["server/**/*.ts", "db/**/*.ts", "scripts/**/*.ts", "bench/**/*.ts"];
 
 export default defineConfig([
   ...nextVitals,
@@ -80,8 +84,15 @@ export default defineConfig([
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
   {
+    // A transaction step called without `yield*` compiles and does nothing: a typed rule catches it.
+    files: STEP_FILES,
+    plugins: { ferry },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { "ferry/delegate-steps": "error" },
+  },
+  {
     files: ["**/*.cjs", "next.config.js"],
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
-  globalIgnores([".next/**", "node_modules/**", "data/**", ".tmp/**", "test-results/**", "playwright-report/**", "next-env.d.ts"]),
+  globalIgnores([".next/**", "node_modules/**", "data/**", ".tmp/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "eslint-rules/fixtures/**"]),
 ]);

@@ -4,8 +4,9 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     environment: "node",
-    include: ["core/**/*.test.ts", "server/**/*.test.ts", "db/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts", "deploy/**/*.test.ts"],
-    exclude: ["e2e/**", "node_modules/**"],
+    include: ["core/**/*.test.ts", "server/**/*.test.ts", "db/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts", "deploy/**/*.test.ts", "eslint-rules/**/*.test.ts"],
+    // Files about PostgreSQL alone run in the PostgreSQL pass only (scripts/database-passes.mjs).
+    exclude: ["e2e/**", "node_modules/**", "**/*-pg.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Every test file opens its own temporary SQLite files and servers on random ports.

@@ -1,3 +1,4 @@
+/** Runs on both databases (@both-databases): the database layer itself: transactions, isolation, retries, locks. */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -82,6 +82,18 @@ export function run(command, args, { env } = {}) {
   return res.status ?? 1;
 }
 
+/**
+ * Runs a command to completion beside others, each line of its output prefixed with `label` (so
+ * two at once stay readable); resolves to its exit code.
+ */
+export function runLabelled(label, command, args, { env } = {}) {
+  return new Promise((resolve) => {
+    const child = startService(label, command, args, { env, detached: false });
+    child.once("error", () => resolve(1));
+    child.once("close", (code) => resolve(code ?? 1));
+  });
+}
+
 /** A new random encryption key spec `<id>:<base64 32 bytes>` (see server/security/secrets.ts). */
 export function newKeySpec(id = "local1") {
   return `${id}:${crypto.randomBytes(32).toString("base64")}`;

@@ -58,3 +58,29 @@ function unexpectedTests(suites, titles = []) {
     ];
   });
 }
+
+/** The `n` slowest test files of a Vitest JSON report, slowest first: `{ file, seconds, tests }`. */
+export function slowestVitestFiles(report, root, n = 10) {
+  return (report.testResults ?? [])
+    .map((f) => ({ file: path.relative(root, f.name), seconds: Math.max(0, (f.endTime ?? 0) - (f.startTime ?? 0)) / 1000, tests: (f.assertionResults ?? []).length }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, n);
+}
+
+/** Every test of a Playwright JSON report with how long its last attempt took: `{ test, seconds }` (`file:line › title`). */
+export function playwrightDurations(report) {
+  const walk = (suites, titles = []) =>
+    suites.flatMap((suite) => {
+      const inner = suite.title && suite.title !== suite.file ? [...titles, suite.title] : titles;
+      return [
+        ...(suite.specs ?? []).flatMap((spec) =>
+          (spec.tests ?? []).map((t) => ({
+            test: `${spec.file}:${spec.line} › ${[...inner, spec.title].join(" › ")}`,
+            seconds: (t.results?.at(-1)?.duration ?? 0) / 1000,
+          })),
+        ),
+        ...walk(suite.suites ?? [], inner),
+      ];
+    });
+  return walk(report.suites ?? []).sort((a, b) => b.seconds - a.seconds);
+}

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { firstLine, playwrightOutcome, vitestOutcome } from "./test-report.mjs";
+import { firstLine, playwrightDurations, playwrightOutcome, slowestVitestFiles, vitestOutcome } from "./test-report.mjs";
 
 const ROOT = path.resolve(__dirname, "..");
 let dir: string;
@@ -46,12 +46,19 @@ describe("sums", () => {
 });
 `,
       "broken.test.mjs": `throw new Error("the fixture cannot open");\n`,
+      "slow.test.mjs": `import { it } from "vitest";\nit("waits", () => new Promise((r) => setTimeout(r, 400)));\n`,
     });
     expect(status).not.toBe(0);
 
     const outcome = vitestOutcome(report, root, status);
-    expect(outcome.passed).toBe(1);
+    expect(outcome.passed).toBe(2);
     expect(outcome.failed).toBe(2);
+    // The slowest files first, with their time and tests.
+    const slowest = slowestVitestFiles(report, root, 2);
+    expect(slowest).toHaveLength(2);
+    expect(slowest[0]).toMatchObject({ file: "slow.test.mjs", tests: 1 });
+    expect(slowest[0]!.seconds).toBeGreaterThanOrEqual(0.4);
+    expect(slowest[1]!.seconds).toBeLessThan(slowest[0]!.seconds);
     expect(outcome.failures).toHaveLength(2);
     expect(outcome.failures[0]).toMatch(/^sums\.test\.mjs › sums carries: .*the carry was lost/);
     expect(outcome.failures[1]).toMatch(/^broken\.test\.mjs did not load: .*the fixture cannot open/);
@@ -89,6 +96,7 @@ describe("the summary of a Playwright report", () => {
       path.join(root, "journey.spec.mjs"),
       `import { expect, test } from "@playwright/test";
 test("signs in", () => expect(true).toBe(true));
+test("waits", () => new Promise((r) => setTimeout(r, 400)));
 test.describe("the bulk run", () => {
   test("ends", () => {
     throw new Error("the run did not end");
@@ -99,9 +107,14 @@ test.describe("the bulk run", () => {
     const ran = runTool("playwright", ["test", "--config", path.join(root, "playwright.config.mjs")], root);
     expect(ran.status).not.toBe(0);
 
-    const outcome = playwrightOutcome(JSON.parse(fs.readFileSync(out, "utf8")));
-    expect(outcome).toMatchObject({ passed: 1, failed: 1 });
-    expect(outcome.failures).toEqual([expect.stringMatching(/^journey\.spec\.mjs:4 › the bulk run › ends: Error: the run did not end$/)]);
+    const report = JSON.parse(fs.readFileSync(out, "utf8")) as unknown;
+    const outcome = playwrightOutcome(report);
+    expect(outcome).toMatchObject({ passed: 2, failed: 1 });
+    expect(outcome.failures).toEqual([expect.stringMatching(/^journey\.spec\.mjs:5 › the bulk run › ends: Error: the run did not end$/)]);
+    // Every test with its time, the slowest first.
+    const durations = playwrightDurations(report);
+    expect(durations.map((d) => d.test)).toEqual(["journey.spec.mjs:3 › waits", expect.stringMatching(/^journey\.spec\.mjs:\d › /), expect.stringMatching(/^journey\.spec\.mjs:\d › /)]);
+    expect(durations[0]!.seconds).toBeGreaterThanOrEqual(0.4);
   });
 });
 

@@ -1,3 +1,4 @@
+/** Runs on both databases (@both-databases): session versions written and compared by the repository. */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, users } from "@/db/schema";

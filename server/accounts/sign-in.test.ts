@@ -1,3 +1,4 @@
+/** Runs on both databases (@both-databases): sign-in limits under parallel guesses (throttle rows locked FOR UPDATE on PostgreSQL). */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { signInThrottle } from "@/db/schema";
 import { createTestDatabase, seedPeople, TEST_PASSWORD, type People, type TestDatabase } from "@/server/testing/test-db";

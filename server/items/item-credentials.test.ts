@@ -1,3 +1,4 @@
+/** Runs on both databases (@both-databases): items inserted in batches (each dialect's statement size). */
 import { describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
 import { readSteps } from "@/db/database";

@@ -5,6 +5,8 @@
  * data type fails to sync. The bulk panel, the handover card (before and after the report), the
  * timeline's bulk and handover entries and the report's CSV all say the same numbers, the pilot's
  * company counted and named — for support and for the customer alike.
+ *
+ * Runs on both databases (@both-databases): counting queries over the companies' states.
  */
 import { until } from "@/server/testing/until";
 import { parse } from "csv-parse/sync";

@@ -3,6 +3,8 @@
  * statements (blocks within the quota whoever takes them, also six takers at once on connections
  * of their own; dead members freed, unused blocks handed back) and a pacer's seat in it (its share
  * following the machine's members, daily quota taken before sending).
+ *
+ * Runs on both databases (@both-databases): the rate budget's store (atomic conditional updates).
  */
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -7,6 +7,8 @@
  *
  * The sandbox counts the per-second limit per client (one API key) — the same thing here as per
  * address, since every process runs on this machine.
+ *
+ * Runs on both databases (@both-databases): the rate budget shared through the database by processes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";

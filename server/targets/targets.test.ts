@@ -2,6 +2,8 @@
  * Service targets in the domain: their keys encrypted and decrypted only to be used, the built-in
  * sandbox, and admins' changes at once (on PostgreSQL really in parallel, each transaction on a
  * connection of its own): a target's row is locked while it is checked, so each change happens once.
+ *
+ * Runs on both databases (@both-databases): admins' changes at once, each transaction on a connection of its own.
  */
 import { and, eq } from "drizzle-orm";
 import { Client } from "pg";

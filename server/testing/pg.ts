@@ -43,6 +43,16 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+/**
+ * PostgreSQL 15's default way of copying a template logs every block of it (about 300 ms a copy
+ * here); copying its files is about 50 ms on the test server, which runs without fsync.
+ */
+let fileCopyClause: Promise<string> | undefined;
+function fileCopy(admin: Pool): Promise<string> {
+  fileCopyClause ??= admin.query<{ server_version_num: string }>("SHOW server_version_num").then((r) => (Number(r.rows[0]?.server_version_num) >= 150_000 ? " STRATEGY FILE_COPY" : ""));
+  return fileCopyClause;
+}
+
 /** An empty database of its own on the test server (no migrations), or a copy of `template`. */
 export async function createEmptyPgDatabase(options: { template?: string } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   const server = await serverUrl();
@@ -51,7 +61,7 @@ export async function createEmptyPgDatabase(options: { template?: string } = {})
   const admin = new Pool({ connectionString: server, max: 1 });
   try {
     if (options.template && !/^[a-z0-9_]+$/.test(options.template)) throw new Error(`Not a test template's name: ${options.template}`);
-    await admin.query(options.template ? `CREATE DATABASE ${name} TEMPLATE ${options.template}` : `CREATE DATABASE ${name}`);
+    await admin.query(options.template ? `CREATE DATABASE ${name} TEMPLATE ${options.template}${await fileCopy(admin)}` : `CREATE DATABASE ${name}`);
   } catch (error) {
     openDatabases--;
     await admin.end();

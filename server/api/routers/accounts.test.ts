@@ -1,4 +1,7 @@
-/** People, organisations, invitations and the outbox through createCaller on a real database. */
+/** People, organisations, invitations and the outbox through createCaller on a real database.
+ *
+ * Runs on both databases (@both-databases): an invitation used eight times at once (serializable checks on PostgreSQL).
+ */
 import { count, desc, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, invitations, mailOutbox, organizations, users } from "@/db/schema";

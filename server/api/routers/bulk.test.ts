@@ -3,6 +3,8 @@
  * the controls change, refuse and record): start, pause, resume, cancel, retry the failed, set
  * aside and retry one; the overview's controls per role; the companies page's filters; the
  * portal's read-only view; another organisation's engagement looking like an unknown one.
+ *
+ * Runs on both databases (@both-databases): the bulk controls at once, while a worker holds the rows they change.
  */
 import { and, asc, eq } from "drizzle-orm";
 import { Pool } from "pg";

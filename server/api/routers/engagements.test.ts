@@ -1,4 +1,7 @@
-/** The engagement procedures through createCaller on a real temporary database. */
+/** The engagement procedures through createCaller on a real temporary database.
+ *
+ * Runs on both databases (@both-databases): engagements asked for at once, and the list's counting queries.
+ */
 import { z, ZodError } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";

@@ -1,4 +1,7 @@
-/** The handover procedures through createCaller on a real temporary database. */
+/** The handover procedures through createCaller on a real temporary database.
+ *
+ * Runs on both databases (@both-databases): confirmations and acknowledgements at once.
+ */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { and, asc, count, eq, isNotNull, like } from "drizzle-orm";
 import { auditEvents, engagements, engagementSteps, handovers, intakeSubmissions, mailOutbox, migrationItems, migrationRuns } from "@/db/schema";

@@ -2,6 +2,8 @@
  * Step 2 through the procedures: the estimate with its formula and inputs against each kind of
  * target (the sandbox's configured limit read from a real sandbox), proposals with the estimate
  * beside each, acceptance, withdrawal and rescheduling with the cascade.
+ *
+ * Runs on both databases (@both-databases): windows accepted at once (the engagement's row locked while checked).
  */
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -4,6 +4,8 @@
  * ending reauth_required with the platform's reason, the run stopped in words by a full free trial
  * and by a refused key, a maintenance window waited out with no company failing, and two workers
  * sharing one run without creating anything twice.
+ *
+ * Runs on both databases (@both-databases): companies claimed by two workers, none twice; the run's repository.
  */
 import { and, count, eq } from "drizzle-orm";
 import { readSteps } from "@/db/database";

@@ -2,6 +2,8 @@
  * The agreed window beside the bulk run: the time left, and the warning when the pace says the
  * run will overrun it — as a pure outlook, and through the overview on a real temporary database
  * at an injected time.
+ *
+ * Runs on both databases (@both-databases): the bulk run's progress read with aggregate queries.
  */
 import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -5,6 +5,8 @@
  * but before its record, and after its record) and resumed by another whose lease took over,
  * leaving exactly one company and one connection; a rotated tenant, a commerce platform, a data
  * type that fails to sync.
+ *
+ * Runs on both databases (@both-databases): a run resumed from its stored calls after its lease expires.
  */
 import { asc, eq } from "drizzle-orm";
 import { readSteps } from "@/db/database";

@@ -6,6 +6,8 @@
  * within the lease and finishes it without a second company or connection; then the coordinator of
  * a bulk run is killed mid-run, and the run is taken over within the lease and ends with every
  * company migrated once.
+ *
+ * Runs on both databases (@both-databases): worker processes sharing runs, one killed and taken over.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";

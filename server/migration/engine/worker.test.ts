@@ -4,6 +4,8 @@
  * support and carried out by a worker (pass → step 5 done with the run as evidence; a rotated
  * tenant → advice and step 4 reopened; a wrong key; a full free trial), leases taken over after a
  * worker dies, a cancelled run let go, and the rehearsal on simulated companies.
+ *
+ * Runs on both databases (@both-databases): claims and leases of runs by workers.
  */
 import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";

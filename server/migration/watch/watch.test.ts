@@ -5,6 +5,8 @@
  * the company on to verified; after the handover report the hypercare watch (the sandbox's clock
  * moved day by day) finds a dropped connection, tells everyone, and ends with its final report.
  * On both databases; the watch's own concurrency on PostgreSQL is watcher-races.test.ts's.
+ *
+ * Runs on both databases (@both-databases): the watch's repository and its lease.
  */
 import { until } from "@/server/testing/until";
 import { and, eq, like } from "drizzle-orm";

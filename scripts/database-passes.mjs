@@ -1,9 +1,15 @@
-// Which Vitest files reach Ferry's app database: those whose imports lead, at run time, to
-// db/database.ts, db/client.ts or db/schema.ts. The PostgreSQL pass of `npm test`
-// (vitest.pg.config.ts) runs exactly these again on PostgreSQL; a test file whose code never opens
-// the app database (pure rules, parsing, the sandbox with its own store) would only repeat itself.
-// Type-only imports are left out: they vanish at run time. Plain ESM: the Vitest config imports it.
-//   node scripts/app-database-tests.mjs    lists them, then the files left out
+// Which Vitest files run on which database: the one rule, kept here, that both Vitest configs read.
+// - Every test file runs in the SQLite pass, but those named `*-pg.test.ts` (about PostgreSQL alone:
+//   its migrations, SKIP LOCKED claims, what its files keep after a purge).
+// - The PostgreSQL pass of `npm test` (vitest.pg.config.ts) runs the `*-pg.test.ts` files and those
+//   about what can differ between the two databases, marked `@both-databases` in their opening
+//   comment: repositories, claims, leases, races, migrations, the rate budget's store. Pure rules,
+//   CSV builders, mailers, routers' checks and SQLite-file tests run once.
+// A marked file must reach the app database (db/database.ts, db/client.ts or db/schema.ts) through
+// its run-time imports, or the mark would be a mistake: appDatabaseTests() walks the import graph
+// (type-only imports left out) and database-passes.test.ts holds the two together.
+// Plain ESM: the Vitest configs import it.
+//   node scripts/database-passes.mjs    lists the PostgreSQL pass's files, then the rest
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +20,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DATABASE_MODULES = ["db/database.ts", "db/client.ts", "db/schema.ts"].map((f) => path.join(ROOT, f));
 
 /** Where the unit and integration tests live (vitest.config.mts includes the same folders). */
-const TEST_ROOTS = ["core", "server", "db", "app", "scripts", "deploy"];
+const TEST_ROOTS = ["core", "server", "db", "app", "scripts", "deploy", "eslint-rules"];
 
 const EXTENSIONS = ["", ".ts", ".tsx", ".mts", ".mjs", ".cjs", ".js", "/index.ts", "/index.tsx"];
 
@@ -92,8 +98,32 @@ export function appDatabaseTests() {
   return { included: all.filter((f) => reaches.has(f)).map(rel), excluded: all.filter((f) => !reaches.has(f)).map(rel) };
 }
 
+/** Test files about PostgreSQL alone: the PostgreSQL pass only. */
+export const POSTGRES_ONLY = /-pg\.test\.ts$/;
+/** The mark, in a test file's opening comment, of a file the PostgreSQL pass runs again. */
+export const BOTH_DATABASES = "@both-databases";
+
+/** Whether a test file's opening comment (the text before its first import) carries the mark. */
+function marked(file) {
+  const source = fs.readFileSync(file, "utf8");
+  const firstImport = source.search(/^import /m);
+  const head = firstImport < 0 ? source : source.slice(0, firstImport);
+  return head.includes(BOTH_DATABASES);
+}
+
+/** The test files (relative to the project) of each pass. */
+export function databasePasses() {
+  const rel = (f) => path.relative(ROOT, f).split(path.sep).join("/");
+  const all = testFiles();
+  return {
+    sqlite: all.filter((f) => !POSTGRES_ONLY.test(f)).map(rel),
+    postgresql: all.filter((f) => POSTGRES_ONLY.test(f) || marked(f)).map(rel),
+  };
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { included, excluded } = appDatabaseTests();
-  console.log(`${included.length} test files reach the app database:\n  ${included.join("\n  ")}`);
-  console.log(`\n${excluded.length} do not:\n  ${excluded.join("\n  ")}`);
+  const { postgresql } = databasePasses();
+  const rest = testFiles().map((f) => path.relative(ROOT, f)).filter((f) => !postgresql.includes(f));
+  console.log(`${postgresql.length} test files run on PostgreSQL too (or only):\n  ${postgresql.join("\n  ")}`);
+  console.log(`\n${rest.length} run on SQLite only:\n  ${rest.join("\n  ")}`);
 }
