@@ -73,4 +73,5 @@ const rule = {
   },
 };
 
-export default { meta: { name: "ferry" }, rules: { "delegate-steps": rule } };
+const plugin = { meta: { name: "ferry" }, rules: { "delegate-steps": rule } };
+export default plugin;
