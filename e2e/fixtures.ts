@@ -1,7 +1,8 @@
 /**
- * Playwright fixtures: sign-in through next-auth's API (never the form, except in the sign-in
- * tests), a small tRPC-over-HTTP client, and factories that create uniquely named data so specs
- * share one database without depending on each other or on order.
+ * Playwright fixtures: sign-in through next-auth's API once per person and worker (the session's
+ * cookies kept and given to each page after: never the form, except in the sign-in tests), a small
+ * tRPC-over-HTTP client, and factories that create uniquely named data so specs share one database
+ * without depending on each other or on order.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -48,9 +49,35 @@ export async function signInWithApi(request: APIRequestContext, credentials: Cre
   if (error) throw new Error(`Sign-in as ${credentials.email} failed: ${error}`);
 }
 
-/** Signs the page in as someone (via the API) without touching the sign-in form. */
+type StorageState = Awaited<ReturnType<APIRequestContext["storageState"]>>;
+
+/**
+ * Each person's signed-in session, made once per worker process (Playwright's `storageState`): a
+ * sign-in costs a password hash on the server, and journeys sign the same demo people in hundreds
+ * of times. Only for people nobody signs out everywhere (tests that do use people of their own).
+ */
+const sessions = new Map<string, Promise<StorageState>>();
+export function sessionOf(credentials: Credentials): Promise<StorageState> {
+  let state = sessions.get(credentials.email);
+  if (!state) {
+    state = (async () => {
+      const context = await playwrightRequest.newContext({ baseURL: `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}` });
+      try {
+        await signInWithApi(context, credentials);
+        return await context.storageState();
+      } finally {
+        await context.dispose();
+      }
+    })();
+    state.catch(() => sessions.delete(credentials.email));
+    sessions.set(credentials.email, state);
+  }
+  return state;
+}
+
+/** Signs the page in as someone (their session of this worker) without touching the sign-in form. */
 export async function signIn(page: Page, credentials: Credentials): Promise<void> {
-  await signInWithApi(page.request, credentials);
+  await page.context().addCookies((await sessionOf(credentials)).cookies);
 }
 
 /**
@@ -208,8 +235,7 @@ type Fixtures = {
 };
 
 async function apiAs(baseURL: string | undefined, credentials: Credentials): Promise<{ api: TrpcApi; dispose: () => Promise<void> }> {
-  const context = await playwrightRequest.newContext({ baseURL });
-  await signInWithApi(context, credentials);
+  const context = await playwrightRequest.newContext({ baseURL, storageState: await sessionOf(credentials) });
   return { api: new TrpcApi(context), dispose: () => context.dispose() };
 }
 

@@ -5,7 +5,8 @@
  * prints one JSON line of what it has done, and a last one with `done: true`.
  *
  * Env: DATABASE_URL (PostgreSQL) or DATABASE_FILE (SQLite), BUDGET_TARGET_ID, BUDGET_MACHINE_ID, BUDGET_KNOWN_QUOTA (empty: none),
- * BUDGET_SHARE, SANDBOX_URL, SANDBOX_API_KEY, BUDGET_DURATION_MS, BUDGET_CALLERS.
+ * BUDGET_SHARE, SANDBOX_URL, SANDBOX_API_KEY, BUDGET_DURATION_MS, BUDGET_CALLERS, and BUDGET_HEARTBEAT_MS and
+ * BUDGET_STALE_MS (the budget's intervals; empty: the defaults).
  */
 import { getDatabase } from "@/db/database";
 import { createBudgetStore } from "./budget-store";
@@ -16,11 +17,16 @@ async function main(): Promise<void> {
   const e = process.env;
   // The database the environment names (db/database.ts): PostgreSQL with DATABASE_URL, else SQLite at DATABASE_FILE.
   const database = getDatabase();
+  const timings = {
+    ...(e.BUDGET_HEARTBEAT_MS ? { heartbeatMs: Number(e.BUDGET_HEARTBEAT_MS) } : {}),
+    ...(e.BUDGET_STALE_MS ? { staleMs: Number(e.BUDGET_STALE_MS) } : {}),
+  };
   const share =
     e.BUDGET_SHARE === "0"
       ? null
       : joinSharedBudget({
-          store: createBudgetStore(database),
+          store: createBudgetStore(database, timings),
+          ...timings,
           targetId: e.BUDGET_TARGET_ID!,
           machineId: e.BUDGET_MACHINE_ID ?? "test-machine",
           knownDailyQuota: e.BUDGET_KNOWN_QUOTA ? Number(e.BUDGET_KNOWN_QUOTA) : null,

@@ -26,6 +26,9 @@ import { cancelBulkRun, startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
+/** The run probes a held service every 10 s in production; here every PROBE_MS, so a hold is tested in a second or two. */
+const PROBE_MS = 500;
+const TIMINGS = { probeEveryMs: PROBE_MS, tickMs: 50, paceEveryMs: 250 };
 const bed = engineTestBed();
 const running: Worker[] = [];
 
@@ -35,7 +38,7 @@ afterEach(async () => {
 });
 
 const worker = (owner?: string) => {
-  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, ...(owner ? { owner } : {}) });
+  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, bulkTimings: TIMINGS, ...(owner ? { owner } : {}) });
   running.push(w);
   return w;
 };
@@ -69,7 +72,7 @@ async function companiesPerItem(apiKey: string, itemIds: string[]): Promise<numb
 
 describe("the bulk run", () => {
   it("migrates every company at the service's rate limit with at most 1% of requests refused 429; rotated tenants end reauth_required with the reason", async () => {
-    await bed.sb.control.setFaults({ rateLimitPerSecond: 25 });
+    await bed.sb.control.setFaults({ rateLimitPerSecond: 100 });
     const list = companies(30, (i) => (i === 4 || i === 17 ? { rotatedAfterExport: true } : {}));
     const { eng, runId } = await startedRun(list);
     worker().start();
@@ -153,11 +156,11 @@ describe("the bulk run", () => {
     worker().start();
     await until("the bulk run", async () => ((await runNow(runId)).outcome as { hold?: { kind: string } }).hold?.kind, (k) => k === "maintenance", 20_000);
     expect((await getBulkOverview(bed.t.database, bed.people.support, eng.engagementId)).run?.hold).toMatchObject({ kind: "maintenance" });
-    // The 503's Retry-After is 30 s; the run asks again (probes) well before that.
+    // The 503's Retry-After is 30 s; the run asks again (probes) well before that, every PROBE_MS.
     const answered503 = async () =>
       (await bed.t.db.select({ at: serviceCalls.at }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))).map((c) => c.at.getTime());
     const firstWave = Math.min(...(await answered503()));
-    await until("the bulk run", () => answered503(), (ats) => ats.some((at) => at > firstWave + 5_000), 25_000);
+    await until("the bulk run", () => answered503(), (ats) => ats.some((at) => at > firstWave + 2 * PROBE_MS), 25_000);
     await bed.sb.control.setFaults({ maintenance: false });
     await until("the bulk run", () => runNow(runId), (r) => r.status === "completed", 60_000);
     expect(await statesOf(eng.engagementId)).toEqual({ verified: 6 });
@@ -167,15 +170,14 @@ describe("the bulk run", () => {
   it("waits for a spent daily quota's reset with the reason shown, instead of failing companies", async () => {
     const { eng, runId } = await startedRun(companies(4));
     await bed.sb.control.setFaults({ quotaPerDay: true });
-    // Spend the client's quota (1,000 a day with no company connected yet) before the run starts.
+    // Spend the client's quota (1,000 a day with no company connected yet) before the run starts, 50 requests at a time.
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey, retry: "none" });
-    for (let i = 0; i < 1_200; i++) {
-      const refused = await client.listAccounts({ companyId: "none", page: 1, pageSize: 1 }).then(
+    const refusedOne = () =>
+      client.listAccounts({ companyId: "none", page: 1, pageSize: 1 }).then(
         () => false,
         (e: { status?: number }) => e.status === 429,
       );
-      if (refused) break;
-    }
+    for (let i = 0; i < 24; i++) if ((await Promise.all(Array.from({ length: 50 }, refusedOne))).some(Boolean)) break;
     worker().start();
     const hold = await until("the bulk run", async () => (await getBulkOverview(bed.t.database, bed.people.support, eng.engagementId)).run?.hold ?? null, (h) => h !== null, 20_000);
     expect(hold).toMatchObject({ kind: "daily_quota", text: expect.stringMatching(/^The service's request quota of 1,000 is spent: the run waits for its reset at 00:00 UTC/) });
@@ -220,24 +222,24 @@ describe("the bulk run", () => {
     expect(pilot.status).toBe("passed");
     expect((await runNow(runId)).status).toBe("running");
   }, 120_000);
-  it("a maintenance window that begins mid-run, requests queued behind the limit: the run probes about every 10 s until the service is back, then finishes", async () => {
-    await bed.sb.control.setFaults({ rateLimitPerSecond: 10 });
-    const { eng, runId } = await startedRun(companies(30));
+  it("a maintenance window that begins mid-run, requests queued behind the limit: the run probes every so often (10 s; PROBE_MS here) until the service is back, then finishes", async () => {
+    await bed.sb.control.setFaults({ rateLimitPerSecond: 25 });
+    const { eng, runId } = await startedRun(companies(20));
     worker().start();
     await until("the bulk run", async () => (await statesOf(eng.engagementId)).verified ?? 0, (n) => n >= 2, 60_000);
     await bed.sb.control.setFaults({ maintenance: true });
     const answered503 = async () =>
       (await bed.t.db.select({ at: serviceCalls.at, ms: serviceCalls.durationMs }).from(serviceCalls).where(and(eq(serviceCalls.runId, runId), eq(serviceCalls.status, 503)))).map((c) => c.at.getTime() + c.ms);
     const first = Math.min(...(await until("the bulk run", answered503, (ats) => ats.length > 0, 20_000)));
-    // Answers at the start, after about 10 s and after about 20 s: the hold's Retry-After (30 s) is not waited out.
-    await until("the bulk run", answered503, (ats) => ats.some((at) => at > first + 15_000), 30_000);
+    // Answers at the start, after about one probe interval and after about two: the hold's Retry-After (30 s) is not waited out.
+    await until("the bulk run", answered503, (ats) => ats.some((at) => at > first + 2.5 * PROBE_MS), 30_000);
     await bed.sb.control.setFaults({ maintenance: false });
     await until("the bulk run", () => runNow(runId), (r) => r.status === "completed", 90_000);
-    expect(await statesOf(eng.engagementId)).toEqual({ verified: 30 });
+    expect(await statesOf(eng.engagementId)).toEqual({ verified: 20 });
   }, 180_000);
 
   it("two workers share one run: every company driven by one of them, none created twice", async () => {
-    await bed.sb.control.setFaults({ rateLimitPerSecond: 40 });
+    await bed.sb.control.setFaults({ rateLimitPerSecond: 80 });
     const { eng, runId } = await startedRun(companies(24));
     worker("worker-a").start();
     worker("worker-b").start();

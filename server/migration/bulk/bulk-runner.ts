@@ -61,21 +61,32 @@ export type BulkDeps = {
   notify?: NotifyConfig | null;
   /** The target's rate budget shared with every other worker (none: this worker's pacer has the whole limit). */
   budget?: { store: BudgetStore; machineId: string } | null;
+  /** The run's own intervals (DEFAULT_BULK_TIMINGS; tests set them short). */
+  timings?: Partial<BulkTimings>;
 };
 
-/** A company that has to wait longer than this is let go and claimed again when due. */
-const LET_GO_AFTER_MS = 1_500;
-/** How often the pace is recorded and the run's status read. */
-const TICK_MS = 250;
-const PACE_EVERY_MS = 2_000;
+/** The bulk run's own intervals: parameters, so that a test of a probe or a hold waits milliseconds, not the real ones. */
+export type BulkTimings = {
+  /** How often the run's loop looks at its companies, its pacer and (on `paceEveryMs`) its status. */
+  tickMs: number;
+  /** How often the pace is recorded and the run's status read. */
+  paceEveryMs: number;
+  /** A company that has to wait longer than this is let go and claimed again when due. */
+  letGoAfterMs: number;
+  /**
+   * How often a run held for long lets a few requests through to see whether the service is back:
+   * every `probeEveryMs`, or every `longHoldProbeEveryMs` for a hold over 5 minutes on the real
+   * service (a spent daily quota). A sandbox is probed every `probeEveryMs` whatever the hold, since
+   * its clock may be moved forward (a probe is a handful of requests a minute: within any limit).
+   */
+  probeEveryMs: number;
+  longHoldProbeEveryMs: number;
+};
 
-/**
- * How often a run held for `heldForMs` more lets a few requests through to see whether the service
- * is back: every 10 s, or every minute for a long hold on the real service (a spent daily quota).
- * A sandbox is probed every 10 s whatever the hold, since its clock may be moved forward (a probe
- * is a handful of requests a minute: well within any limit).
- */
-const probeEvery = (heldForMs: number, targetKind: string) => (targetKind === "service" && heldForMs > 5 * 60_000 ? 60_000 : 10_000);
+export const DEFAULT_BULK_TIMINGS: BulkTimings = { tickMs: 250, paceEveryMs: 2_000, letGoAfterMs: 1_500, probeEveryMs: 10_000, longHoldProbeEveryMs: 60_000 };
+
+const probeEvery = (timings: BulkTimings, heldForMs: number, targetKind: string) =>
+  targetKind === "service" && heldForMs > 5 * 60_000 ? timings.longHoldProbeEveryMs : timings.probeEveryMs;
 
 /** The run's pacer holds every request for longer than a short window: how the screens word it. */
 export function holdOf(hold: PacerHold | null, nowMs: number): BulkOutcome["hold"] | null {
@@ -146,6 +157,7 @@ export async function carryOutBulk(
 ): Promise<void> {
   let coordinator = coordinates;
   const { database, owner, leaseMs, log } = d;
+  const timings: BulkTimings = { ...DEFAULT_BULK_TIMINGS, ...d.timings };
   const session = await openRunSession({
     database,
     ring: d.ring,
@@ -224,7 +236,7 @@ export async function carryOutBulk(
           if (step.kind === "final") return;
           if (step.kind === "wait") {
             const ms = step.until.getTime() - Date.now();
-            if (ms > LET_GO_AFTER_MS) return; // claimed again when due
+            if (ms > timings.letGoAfterMs) return; // claimed again when due
             await sleep(ms, sig);
             continue;
           }
@@ -294,7 +306,7 @@ export async function carryOutBulk(
       for (;;) {
         if (sig.aborted) break;
         const now = Date.now();
-        const paceDue = now - lastPaceAt >= PACE_EVERY_MS;
+        const paceDue = now - lastPaceAt >= timings.paceEveryMs;
         if (paceDue || (!coordinator && now >= coordinatorUntil)) {
           if (paceDue) {
             lastPaceAt = now;
@@ -315,7 +327,7 @@ export async function carryOutBulk(
         const s = pacer.stats();
         const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
         if (!longHold) lastProbeAt = now;
-        else if (s.hold && now - lastProbeAt >= probeEvery(s.hold.until - now, target.kind)) {
+        else if (s.hold && now - lastProbeAt >= probeEvery(timings, s.hold.until - now, target.kind)) {
           // A probe: the pacer lets go what waits in it (as many as its concurrency, halved by the
           // hold's answers) or else the companies at the gate; their answers say whether the service
           // is back. Done here, not by one company, whose request could queue behind the others'.
@@ -348,7 +360,7 @@ export async function carryOutBulk(
           await finish();
           break;
         }
-        await sleep(TICK_MS, sig).catch(() => {});
+        await sleep(timings.tickMs, sig).catch(() => {});
       }
     } finally {
       runAbort.abort(new Error("run over"));

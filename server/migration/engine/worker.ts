@@ -48,7 +48,7 @@ import { openRunSession, runEngagement, type RunEngagement } from "./run-session
 import { driveItem, sleep } from "./runner";
 import { RUN_KINDS, type RunKind } from "@/core/migration/states";
 import { setBulkStatus, runToHelp } from "../bulk/bulk-repository";
-import { carryOutBulk, type BulkDeps } from "../bulk/bulk-runner";
+import { carryOutBulk, type BulkDeps, type BulkTimings } from "../bulk/bulk-runner";
 import { createWatcher } from "../watch/watcher";
 import { createBudgetStore, type BudgetStore } from "@/server/service-client/budget-store";
 import type { NotifyConfig } from "@/server/engagements/waiting/notify";
@@ -86,6 +86,8 @@ export type WorkerOptions = {
    */
   budget?: BudgetStore | null;
   machineId?: string;
+  /** The bulk run's own intervals (its probes of a held service, its pace): tests set them short. */
+  bulkTimings?: Partial<BulkTimings>;
 };
 
 export type Worker = {
@@ -154,6 +156,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(options.client ? { client: options.client } : {}),
     ...(options.beforeStore ? { beforeStore: options.beforeStore } : {}),
     notify: options.notify ?? null,
+    ...(options.bulkTimings ? { timings: options.bulkTimings } : {}),
   };
   const watcher = createWatcher({ database, ring, owner, sandbox: options.sandbox ?? null, notify: options.notify ?? null, log, budget, ...(options.client ? { client: options.client } : {}) });
   const watchEveryMs = options.watchEveryMs ?? 2_000;
