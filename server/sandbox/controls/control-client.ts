@@ -4,6 +4,9 @@
  */
 import type { ConnectionStatus, PlatformKey } from "../../platforms";
 import type { Faults } from "../domain/faults";
+import type { SyncMode } from "../store/clients-table";
+
+export type { SyncMode } from "../store/clients-table";
 
 /** The limit a sandbox client has until the faults control sets another (requests per second). */
 export { DEFAULT_RATE_LIMIT_PER_SECOND } from "../domain/faults";
@@ -90,8 +93,24 @@ export type DeauthorizeResult = {
   connection: ConnectionJson;
 };
 
+/** A client as created: its id, its first API key and its sync mode. */
+export type CreatedClient = { clientId: string; apiKey: string; syncs: SyncMode };
+
+export type SyncModeResult = { clientId: string; mode: SyncMode };
+
+/** The release's answer: how many held syncs it ended (the mode is left as it was). */
+export type ReleaseResult = SyncModeResult & { released: number };
+
 export type SandboxControl = {
-  createClient(params: { plan: "free" | "paid"; createdAt?: string; name?: string }): Promise<{ clientId: string; apiKey: string }>;
+  /**
+   * A client of the service. `syncs` (default "timed"): how its syncs run — "timed" on the sandbox
+   * clock, "instant" (ended when queued) or "held" (Fetching until `releaseSyncs`); see `setSyncs`.
+   */
+  createClient(params: { plan: "free" | "paid"; createdAt?: string; name?: string; syncs?: SyncMode }): Promise<CreatedClient>;
+  /** Sets how the client's syncs queued from now on run; syncs already held stay held until released. */
+  setSyncs(clientId: string, mode: SyncMode): Promise<SyncModeResult>;
+  /** Ends every held sync of the client now, each with its planned outcome; later syncs are held again while the mode is "held". */
+  releaseSyncs(clientId: string): Promise<ReleaseResult>;
   createTenant(platformKey: PlatformKey, options: TenantOptions): Promise<Tenant>;
   /** The customer's old app refreshed: every credential handed out so far stops working. */
   rotate(platformKey: PlatformKey, tenantId: string): Promise<Tenant>;
@@ -143,6 +162,8 @@ export function createControlClient(params: { url: string; adminToken: string })
   };
   return {
     createClient: (body) => call("POST", "/_sandbox/clients", body),
+    setSyncs: (clientId, mode) => call("PUT", `/_sandbox/clients/${encodeURIComponent(clientId)}/syncs`, { mode }),
+    releaseSyncs: (clientId) => call("POST", `/_sandbox/clients/${encodeURIComponent(clientId)}/syncs/release`),
     createTenant: (platformKey, options) => call("POST", `/_sandbox/platforms/${platformKey}/tenants`, options),
     rotate: (platformKey, tenantId) =>
       call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/rotate`),

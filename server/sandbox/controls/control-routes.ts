@@ -26,7 +26,8 @@ import {
 import { connectionView } from "../routes/views";
 import { consentToConnection, consentToNewConnection, type ConsentResult } from "../simulators/consent";
 import { applyDrop, scheduleDrop } from "../simulators/drops";
-import type { CompanyRow, ConnectionRow, TenantRow } from "../store/store";
+import { SYNC_MODES } from "../store/clients-table";
+import type { ClientRow, CompanyRow, ConnectionRow, TenantRow } from "../store/store";
 
 export type ControlContext = {
   app: SandboxApp;
@@ -85,8 +86,11 @@ const clientBody = z
     plan: z.enum(["free", "paid"]),
     createdAt: ISO_DATETIME.optional(),
     name: z.string().min(1).max(200).optional(),
+    syncs: z.enum(SYNC_MODES).optional(),
   })
   .strict();
+
+const syncModeBody = z.object({ mode: z.enum(SYNC_MODES) }).strict();
 
 const tenantBody = z
   .object({
@@ -144,6 +148,13 @@ function controlError(status: number, error: string): ApiError {
   return new ApiError({ status, service: "SandboxControls", error });
 }
 
+function requireClientOf(ctx: ControlContext): ClientRow {
+  const clientId = controlParam(ctx, "clientId");
+  const client = ctx.app.store.clients.get(clientId);
+  if (!client) throw controlError(404, `No client was found with ID ${clientId}`);
+  return client;
+}
+
 function requireCompanyOf(ctx: ControlContext): CompanyRow {
   const companyId = controlParam(ctx, "companyId");
   const company = ctx.app.store.companies.get(companyId);
@@ -189,8 +200,32 @@ export const controlRoutes: readonly ControlRoute[] = [
         plan: body.plan,
         createdAt: body.createdAt ? Date.parse(body.createdAt) : ctx.now,
         name: body.name,
+        syncs: body.syncs,
       });
-      return { status: 201, body: created };
+      return { status: 201, body: { ...created, syncs: body.syncs ?? "timed" } };
+    },
+  },
+  {
+    method: "PUT",
+    pattern: "/_sandbox/clients/:clientId/syncs",
+    handler: (ctx) => {
+      const client = requireClientOf(ctx);
+      const { mode } = parse(syncModeBody, ctx.body);
+      // Applies to syncs queued from now on; held ones stay held until released, whatever the mode.
+      ctx.app.store.clients.setSyncMode({ id: client.id, syncs: mode });
+      return { status: 200, body: { clientId: client.id, mode } };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/clients/:clientId/syncs/release",
+    handler: (ctx) => {
+      const client = requireClientOf(ctx);
+      parse(z.object({}).strict(), ctx.body);
+      const { store } = ctx.app;
+      // Each ends now with its planned outcome; the next request settles it like any sync that fell due.
+      const released = store.transaction(() => store.pulls.releaseHeld({ clientId: client.id, now: ctx.now }));
+      return { status: 200, body: { clientId: client.id, mode: client.syncs, released } };
     },
   },
   {
@@ -372,6 +407,7 @@ export const controlRoutes: readonly ControlRoute[] = [
             createdAt: iso(c.createdAt),
             expired: isAccountExpired({ plan: c.plan, createdAt: c.createdAt, now }),
             demo: c.isDemo === 1,
+            syncs: c.syncs,
             companies: c.companies,
             apiKeys: c.apiKeys,
           })),

@@ -5,10 +5,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { conflict, ERROR_TEXT } from "../http/errors";
 import { API_KEY_LIMIT } from "./limits";
-import type { ApiKeyRow, ClientRow, Plan, Store } from "../store/store";
+import type { ApiKeyRow, ClientRow, Plan, Store, SyncMode } from "../store/store";
 
-/** The client behind a request's API key. */
-export type Client = Omit<ClientRow, "isDemo">;
+/** The client behind a request's API key (its sync mode is read when syncs are planned: keys are cached). */
+export type Client = Omit<ClientRow, "isDemo" | "syncs">;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -28,6 +28,7 @@ export function createClient(params: {
   name?: string;
   apiKey?: string;
   isDemo?: boolean;
+  syncs?: SyncMode;
 }): { clientId: string; apiKey: string } {
   const clientId = randomUUID();
   const apiKey = params.apiKey ?? newApiKeyValue();
@@ -38,6 +39,7 @@ export function createClient(params: {
       plan: params.plan,
       createdAt: params.createdAt,
       isDemo: params.isDemo ?? false,
+      syncs: params.syncs,
     });
     params.store.apiKeys.insert({
       id: randomUUID(),

@@ -54,6 +54,7 @@ function refreshAll(ctx: ApiContext): ApiResponse {
   const fetches = fetchesOnRefresh({ store, clientId: ctx.client.id, companyId: company.id });
   store.transaction(() => {
     const existing = store.pulls.listByCompany(company.id);
+    const mode = store.clients.syncMode(ctx.client.id);
     for (const connection of store.connections.listByCompany(company.id)) {
       if (!syncable(connection)) continue;
       const profile = requireProfile(connection.platformKey);
@@ -65,6 +66,7 @@ function refreshAll(ctx: ApiContext): ApiResponse {
         access: () => accessFor({ store, connection, now: ctx.now }),
         now: ctx.now,
         existing,
+        mode,
       });
     }
   });
@@ -115,6 +117,7 @@ function queueOne(ctx: ApiContext): ApiResponse {
       access: () => accessFor({ store, connection: chosen, now: ctx.now }),
       now: ctx.now,
       existing,
+      mode: store.clients.syncMode(ctx.client.id),
     });
     return created;
   });

@@ -8,10 +8,19 @@
  *   completeAt = fetchAt + 300 + 2 × records        (records = the tenant's volume per data type)
  * An operation whose credentials fail ends AuthError at fetchAt; one for a type the platform
  * lacks is NotSupported at once.
+ *
+ * That is the `timed` sync mode, every client's default. A test control sets another per client,
+ * so tests need not wait on real sync durations (the outcome is planned the same in every mode):
+ * - `instant`: fetchAt = completeAt = requested; the operation has ended when queued.
+ * - `held`: Fetching from when it is queued, with a fixed progress, whatever the clock does,
+ *   until the release control ends it (completeAt = the release time). A rotation or drop of the
+ *   tenant's tokens ends it AuthError as it ends a timed one still running.
+ * Either way the outcome's side effects go through the same settle when due (settle.ts).
  */
 import { randomUUID } from "node:crypto";
 import { SANDBOX_SYNC_TIMING, type ManagedPlatform, type PullStatus } from "../../platforms";
-import type { ConnectionRow, PullRow, Store, TenantRow } from "../store/store";
+import { HELD_UNTIL } from "../store/pulls-table";
+import type { ConnectionRow, PullRow, Store, SyncMode, TenantRow } from "../store/store";
 import { supportsDataType } from "./profiles";
 import type { PlatformRejection } from "./tokens";
 
@@ -32,8 +41,19 @@ export type PullState = {
   completedAt: number | null;
 };
 
+/** What a held operation shows: underway, neither starting nor nearly done. */
+const HELD_PROGRESS = 50;
+
+/** Whether the operation waits for the release control (its client's syncs are held). */
+function isHeld(op: PullRow): boolean {
+  return op.completeAt === HELD_UNTIL;
+}
+
 /** The operation's status at sandbox time `now`. */
 export function pullState(op: PullRow, now: number): PullState {
+  if (isHeld(op)) {
+    return { status: "Fetching", progress: HELD_PROGRESS, isCompleted: false, isErrored: false, completedAt: null };
+  }
   if (now >= op.completeAt) {
     return {
       status: op.outcome,
@@ -61,6 +81,16 @@ export function latestByConnectionAndType(ops: readonly PullRow[]): Map<string, 
 /** How the service's access to the platform stands when the operations are planned. */
 export type PullAccess = { ok: true; tenant: TenantRow } | { ok: false; rejection: PlatformRejection };
 
+/** When an operation fetches and ends in the client's sync mode, given its timed fetch duration. */
+function phases(params: { mode: SyncMode; now: number; position: number; fetchMs: number }): { fetchAt: number; completeAt: number } {
+  const { mode, now } = params;
+  if (mode === "instant") return { fetchAt: now, completeAt: now };
+  // Fetching at once, so a test reads it underway without waiting out the queue phase.
+  if (mode === "held") return { fetchAt: now, completeAt: HELD_UNTIL };
+  const fetchAt = now + PULL_TIMING.queueMs + PULL_TIMING.staggerMs * params.position;
+  return { fetchAt, completeAt: fetchAt + params.fetchMs };
+}
+
 /**
  * Plans and stores pull operations for one connection: one per data type, skipping types whose
  * previous operation is still running. Returns the operations created.
@@ -75,8 +105,10 @@ export function planPulls(params: {
   now: number;
   /** Operations of the company, oldest first (to skip types already in progress). */
   existing: readonly PullRow[];
+  /** The sync mode of the company's client. */
+  mode: SyncMode;
 }): PullRow[] {
-  const { store, connection, platform, now } = params;
+  const { store, connection, platform, now, mode } = params;
   let checked: PullAccess | undefined;
   const access = (): PullAccess => (checked ??= params.access());
   const latest = latestByConnectionAndType(params.existing);
@@ -107,15 +139,14 @@ export function planPulls(params: {
       created.push(op);
       continue;
     }
-    const fetchAt = now + PULL_TIMING.queueMs + PULL_TIMING.staggerMs * position;
+    const timing = { mode, now, position };
     position += 1;
     const granted = access();
     let op: PullRow;
     if (!granted.ok) {
       op = {
         ...base,
-        fetchAt,
-        completeAt: fetchAt,
+        ...phases({ ...timing, fetchMs: 0 }),
         outcome: "AuthError",
         errorMessage: granted.rejection.errorMessage,
         records: 0,
@@ -127,8 +158,7 @@ export function planPulls(params: {
       op = {
         ...base,
         tenantId: granted.tenant.id,
-        fetchAt,
-        completeAt: fetchAt + fetchDurationMs(records),
+        ...phases({ ...timing, fetchMs: fetchDurationMs(records) }),
         outcome: failing ? "FetchError" : "Complete",
         errorMessage: failing
           ? `${platform.name} returned an error while fetching ${dataType}: HTTP 500 Internal Server Error. The sync can be retried later.`

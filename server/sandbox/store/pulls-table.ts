@@ -6,6 +6,13 @@ import type Database from "better-sqlite3";
 
 export type PullOutcome = "Complete" | "FetchError" | "AuthError" | "NotSupported";
 
+/**
+ * `complete_at` of a held operation (its client's syncs are held): the latest time a JavaScript
+ * Date holds, later than any sandbox time, so every "still running" check (now < completeAt) holds
+ * for it and it never falls due; the release control sets its real end.
+ */
+export const HELD_UNTIL = 8_640_000_000_000_000;
+
 export type PullRow = {
   id: string;
   companyId: string;
@@ -49,6 +56,10 @@ export function createPullsTable(db: Database.Database) {
       "UPDATE pull_operations SET complete_at = @completeAt, outcome = @outcome, error_message = @errorMessage WHERE id = @id",
     ),
     deleteByConnection: db.prepare<{ connectionId: string }>("DELETE FROM pull_operations WHERE connection_id = @connectionId"),
+    releaseHeld: db.prepare<{ clientId: string; now: number; held: number }>(
+      `UPDATE pull_operations SET complete_at = MAX(fetch_at, @now)
+       WHERE settled = 0 AND complete_at = @held AND company_id IN (SELECT id FROM companies WHERE client_id = @clientId)`,
+    ),
   };
   return {
     insert: (row: PullRow): void => {
@@ -67,5 +78,8 @@ export function createPullsTable(db: Database.Database) {
     deleteByConnection: (connectionId: string): void => {
       s.deleteByConnection.run({ connectionId });
     },
+    /** Ends the client's held operations at `now` (their planned outcome stands); returns how many. */
+    releaseHeld: (params: { clientId: string; now: number }): number =>
+      s.releaseHeld.run({ ...params, held: HELD_UNTIL }).changes,
   };
 }

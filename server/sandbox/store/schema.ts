@@ -166,6 +166,11 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX connection_drops_due ON connection_drops (at) WHERE applied_at IS NULL;
   CREATE INDEX connection_drops_connection ON connection_drops (connection_id);
   `,
+  `
+  -- How the client's syncs run (a test control sets it, per client so parallel tests do not meet):
+  -- 'timed' on the sandbox clock, 'instant' (over when queued) or 'held' (Fetching until released).
+  ALTER TABLE clients ADD COLUMN syncs TEXT NOT NULL DEFAULT 'timed' CHECK (syncs IN ('timed', 'instant', 'held'));
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */

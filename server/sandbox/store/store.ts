@@ -20,7 +20,7 @@ import { createTenantsTable } from "./tenants-table";
 import { createTokensTable } from "./tokens-table";
 
 export type { ApiKeyRow, ApiKeyWithClient } from "./api-keys-table";
-export type { ClientRow, ClientWithCounts, Plan } from "./clients-table";
+export type { ClientRow, ClientWithCounts, Plan, SyncMode } from "./clients-table";
 export type { CompanyRow } from "./companies-table";
 export type { ConnectionErrorEntry, ConnectionRow } from "./connections-table";
 export type { DropReason, DropRow } from "./drops-table";
