@@ -8,6 +8,20 @@ const encryptionKey = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=$/, "must be '<key id>:<32 bytes in base64>'");
 
+/** An optional whole number of milliseconds within bounds (unset or blank: undefined, the code's default). */
+function milliseconds(bounds: { min: number; max: number }) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const s = (v ?? "").trim();
+      if (s === "") return undefined;
+      if (/^\d{1,9}$/.test(s) && Number(s) >= bounds.min && Number(s) <= bounds.max) return Number(s);
+      ctx.addIssue({ code: "custom", message: `must be a whole number of milliseconds from ${bounds.min.toLocaleString("en-GB")} to ${bounds.max.toLocaleString("en-GB")}` });
+      return z.NEVER;
+    });
+}
+
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_FILE: z.string().min(1).default("data/ferry.db"),
@@ -55,6 +69,13 @@ const schema = z.object({
       ctx.addIssue({ code: "custom", message: "must be a whole number of days from 0 to 3650" });
       return z.NEVER;
     }),
+  /**
+   * The worker's lease on the work it claims (1,000–600,000 ms; default 4,000): a killed worker's
+   * work is taken over once it has run out. Its idle look for work (100–60,000 ms; default 1,000).
+   * Tests of worker processes set them short; production has no reason to.
+   */
+  FERRY_WORKER_LEASE_MS: milliseconds({ min: 1_000, max: 600_000 }),
+  FERRY_WORKER_IDLE_MS: milliseconds({ min: 100, max: 60_000 }),
   /**
    * How many reverse proxies stand in front of Ferry (each appends the address it saw to
    * X-Forwarded-For). Unset or 0: none, the socket's address is the client's. `true` means 1.

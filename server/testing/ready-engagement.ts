@@ -13,7 +13,7 @@ import { migrationItems, users } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { AppConfig } from "@/server/config";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
-import type { CredentialKind, SandboxControl, Tenant } from "@/server/sandbox/controls/control-client";
+import type { CredentialKind, SandboxControl, SyncMode, Tenant } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget } from "@/server/targets/targets";
@@ -51,6 +51,8 @@ export type ReadyEngagement = {
   serviceTargetId: string;
   /** The sandbox client the target's API key belongs to. */
   apiKey: string;
+  /** That client's id on the sandbox, when it was made here (to change how its syncs go: setSyncs, releaseSyncs). */
+  sandboxClientId: string | null;
   /** One per company, in file order: the item, its tenant on the sandbox. */
   items: { id: string; name: string; tenantId: string; records: number | null }[];
 };
@@ -78,6 +80,12 @@ export async function readyEngagement(
     stopAfterStep1?: boolean;
     /** The customer who submits the file and confirms steps 3 and 4 (default: a new one of the organisation). */
     customer?: Actor;
+    /**
+     * How the new sandbox client's syncs go (default "instant": a sync is complete when it is
+     * queued, so no test waits on simulated fetch time it does not test; "timed" for tests of a sync
+     * under way, "held" until released).
+     */
+    syncs?: SyncMode;
   },
 ): Promise<ReadyEngagement> {
   const { ring, support, sandbox } = params;
@@ -96,12 +104,14 @@ export async function readyEngagement(
     ...(await createServiceTarget(database, ring, null, { name, baseUrl: sandbox.url, apiKey, kind: "sandbox", organizationId, requestsPerMinute: SANDBOX_CLIENT_REQUESTS_PER_MINUTE, dailyQuota: SANDBOX_CLIENT_DAILY_QUOTA })),
   });
   let target: { id: string; apiKey: string };
+  let sandboxClientId: string | null = null;
   if (params.target && "id" in params.target) {
     target = params.target;
   } else if (params.target && "apiKey" in params.target) {
     target = await ownTarget(params.target.apiKey, params.target.name ?? `Sandbox ${suffix}`);
   } else {
-    const { apiKey } = await sandbox.control.createClient({ plan: params.target?.plan ?? "paid", name: `Test client ${suffix}` });
+    const { apiKey, clientId } = await sandbox.control.createClient({ plan: params.target?.plan ?? "paid", name: `Test client ${suffix}`, syncs: params.syncs ?? "instant" });
+    sandboxClientId = clientId;
     target = await ownTarget(apiKey, `Sandbox ${suffix}`);
   }
 
@@ -157,6 +167,7 @@ export async function readyEngagement(
     submissionId,
     serviceTargetId: target.id,
     apiKey: target.apiKey,
+    sandboxClientId,
     items: rows.map((r, i) => ({ id: r.id, name: r.name, tenantId: exported[i]!.tenant.tenantId, records: r.recordsHint })),
   };
 }

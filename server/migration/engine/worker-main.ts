@@ -9,7 +9,8 @@
  *
  * Env: DATABASE_URL or DATABASE_FILE, FERRY_ENCRYPTION_KEY (+ FERRY_ENCRYPTION_OLD_KEYS), SANDBOX_URL and
  * SANDBOX_ADMIN_TOKEN (rehearsals), FERRY_PURGE_AFTER_DAYS (the automatic purge, run here every ten
- * minutes), and the rest of server/env.ts.
+ * minutes), FERRY_WORKER_LEASE_MS and FERRY_WORKER_IDLE_MS (its lease and idle look; tests set them
+ * short), and the rest of server/env.ts.
  */
 import { readyDatabase } from "@/db/ready";
 import { appConfig } from "@/server/config";
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
     // Mail for what the worker changes (companies handed to their end customers, drops, the watch's end).
     notify: { appUrl: config.appUrl, mail: config.mail },
     machineId: machineIdOf(e),
+    ...(e.FERRY_WORKER_LEASE_MS ? { leaseMs: e.FERRY_WORKER_LEASE_MS } : {}),
+    ...(e.FERRY_WORKER_IDLE_MS ? { idleMs: e.FERRY_WORKER_IDLE_MS } : {}),
   });
   const where = database.dialect === "postgresql" ? "PostgreSQL" : e.DATABASE_FILE;
   console.log(`Migration worker ${worker.owner} started on ${where}${e.SANDBOX_ADMIN_TOKEN ? "" : " (no SANDBOX_ADMIN_TOKEN: rehearsals will fail)"}`);

@@ -27,12 +27,13 @@ import { ITEM_TAG } from "./pipeline";
 import { requestTestRun } from "../test-run/request-test-run";
 import { findRun } from "./run-repository";
 import { readyEngagement, type ReadyEngagement } from "../../testing/ready-engagement";
+import type { SyncMode } from "@/server/sandbox/controls/control-client";
 
 const KEY_SPEC = generateKeySpec("proc");
 const ring = keyRingFrom(KEY_SPEC);
-/** worker-main's lease (its default): a killed worker's work must be taken over within it (and the next idle look for work). */
-const LEASE_MS = 4_000;
-const IDLE_MS = 1_000;
+/** The workers' lease and idle look (4 s and 1 s by default; FERRY_WORKER_LEASE_MS/IDLE_MS): a killed worker's work must be taken over within them. */
+const LEASE_MS = 1_500;
+const IDLE_MS = 300;
 
 type WorkerProcess = { child: ChildProcess; lines: string[]; exited: Promise<number | null>; owner(): string | undefined };
 
@@ -48,7 +49,15 @@ function startWorker(): WorkerProcess {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     // The test database: DATABASE_FILE (and an empty DATABASE_URL) on SQLite, DATABASE_URL on PostgreSQL.
-    env: { ...process.env, ...t.env, FERRY_ENCRYPTION_KEY: KEY_SPEC, NEXTAUTH_SECRET: "worker-process-test-secret", NODE_ENV: "test" },
+    env: {
+      ...process.env,
+      ...t.env,
+      FERRY_ENCRYPTION_KEY: KEY_SPEC,
+      NEXTAUTH_SECRET: "worker-process-test-secret",
+      NODE_ENV: "test",
+      FERRY_WORKER_LEASE_MS: String(LEASE_MS),
+      FERRY_WORKER_IDLE_MS: String(IDLE_MS),
+    },
   });
   const lines: string[] = [];
   child.stdout!.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean)));
@@ -62,7 +71,8 @@ function startWorker(): WorkerProcess {
 
 const runNow = async (runId: string) => (await readSteps(t.database, (tx) => findRun(tx, runId)))!;
 const itemNow = async (itemId: string) => (await readSteps(t.database, (tx) => findItem(tx, itemId)))!;
-const ready = (companies: { name: string; records: number }[]) => readyEngagement(t.database, { ring, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies });
+const ready = (companies: { name: string; records: number }[], syncs: SyncMode = "instant") =>
+  readyEngagement(t.database, { ring, support: people.support, sandbox: { url: sb.url, control: sb.control }, companies, syncs });
 
 /** Kills a worker's whole process group at once (no chance to let go of its leases). */
 async function kill(w: WorkerProcess): Promise<number> {
@@ -110,8 +120,8 @@ describe("three worker processes on one database", () => {
     for (const id of runIds) expect(workers.flatMap((w) => w.lines).filter((l) => l === `took pilot run ${id}`)).toHaveLength(1);
     for (const e of engs) expect(await onService(e)).toEqual([{ companies: 1, connections: 1 }]);
 
-    // A test with a long sync: whichever worker takes it is killed while it waits for the sync.
-    const slow = await ready([{ name: "Killed Midway", records: 2_000 }]);
+    // A test whose sync is held: whichever worker takes it is killed while it waits for the sync.
+    const slow = await ready([{ name: "Killed Midway", records: 2_000 }], "held");
     const { runId } = await requestTestRun(t.database, people.support, { engagementId: slow.engagementId, kind: "pilot" });
     const itemId = slow.items[0]!.id;
     await until("the slow test to reach its sync", async () => (await itemNow(itemId)).state, (s) => s === "sync_requested", 60_000);
@@ -124,12 +134,14 @@ describe("three worker processes on one database", () => {
     const taker = await until("a survivor to take the test over", () => survivors.find((w) => w.lines.includes(`took pilot run ${runId}`)) ?? null, Boolean, 30_000);
     expect(Date.now() - killedAt).toBeLessThanOrEqual(LEASE_MS + 1.25 * IDLE_MS + 2_000);
     expect(survivors.filter((w) => w.lines.includes(`took pilot run ${runId}`))).toEqual([taker]);
+    expect((await sb.control.releaseSyncs(slow.sandboxClientId!)).released).toBeGreaterThan(0);
     await until("the survivor to finish the test", async () => (await runNow(runId)).status, (s) => s === "passed", 90_000);
     expect(await onService(slow)).toEqual([{ companies: 1, connections: 1 }]);
     expect(await itemNow(itemId)).toMatchObject({ state: "verified", leaseOwner: null });
 
     // A bulk run carried out by the two left: its coordinator is killed mid-run.
-    const bulk = await ready(Array.from({ length: 10 }, (_, i) => ({ name: `Bulk ${i + 1}`, records: 300 })));
+    // Timed syncs (about a second each): the run is still under way when its coordinator is killed.
+    const bulk = await ready(Array.from({ length: 10 }, (_, i) => ({ name: `Bulk ${i + 1}`, records: 300 })), "timed");
     await passSingleCompanyTest(t.database, people.support, bulk.engagementId);
     const { runId: bulkId } = await startBulkRun(t.database, people.support, { engagementId: bulk.engagementId });
     const coordinator = (await until("a worker to take the bulk run", () => survivors.find((w) => w.lines.includes(`took bulk run ${bulkId}`)) ?? null, Boolean, 30_000))!;
