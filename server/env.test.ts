@@ -40,7 +40,8 @@ describe("environment", () => {
   });
 
   it("reads the worker's lease and idle look as milliseconds within bounds, the code's defaults when unset", () => {
-    expect(parseEnv(good)).toMatchObject({ FERRY_WORKER_LEASE_MS: undefined, FERRY_WORKER_IDLE_MS: undefined });
+    expect(parseEnv(good).FERRY_WORKER_LEASE_MS).toBeUndefined();
+    expect(parseEnv(good).FERRY_WORKER_IDLE_MS).toBeUndefined();
     expect(parseEnv({ ...good, FERRY_WORKER_LEASE_MS: "1500", FERRY_WORKER_IDLE_MS: " 300 " })).toMatchObject({ FERRY_WORKER_LEASE_MS: 1_500, FERRY_WORKER_IDLE_MS: 300 });
     for (const bad of ["999", "abc", "1.5", "700000"]) {
       expect(() => parseEnv({ ...good, FERRY_WORKER_LEASE_MS: bad })).toThrow(/FERRY_WORKER_LEASE_MS: must be a whole number of milliseconds from 1,000 to 600,000/);
