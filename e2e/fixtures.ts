@@ -9,7 +9,7 @@ import path from "node:path";
 import demoLogins from "@/server/demo/demo-logins.json";
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type Locator, type Page } from "@playwright/test";
 import superjson from "superjson";
-import { createControlClient, type SandboxControl, type Tenant } from "@/server/sandbox/controls/control-client";
+import { createControlClient, type SandboxControl, type SyncMode, type Tenant } from "@/server/sandbox/controls/control-client";
 
 export type Credentials = { email: string; password: string };
 
@@ -222,8 +222,10 @@ export type Factory = {
    * proposes a window the customer accepts, the customer confirms steps 3 and 4 — and then the
    * tenants marked `rotatedAfterExport` are rotated, as the customer's old app would. The sandbox
    * client is on a paid plan unless `plan` says "free" (a free trial holds at most 50 companies).
+   * Its syncs take the sandbox's simulated time unless `syncs` says "instant" (complete when
+   * queued) or "held" (until released: e2eSandbox().control.releaseSyncs(sandboxClientId)).
    */
-  readyForSingleCompanyTest: (input: { organization: Organization; companies: ReadyCompany[]; platformKey?: string; plan?: "free" | "paid" }) => Promise<ReadyEngagement>;
+  readyForSingleCompanyTest: (input: { organization: Organization; companies: ReadyCompany[]; platformKey?: string; plan?: "free" | "paid"; syncs?: SyncMode }) => Promise<ReadyEngagement>;
 };
 
 type Fixtures = {
@@ -280,9 +282,10 @@ export type ReadyCompany = {
 
 /**
  * `sandboxApiKey`: the API key of the engagement's sandbox client, for tests that act on its account through the service API;
+ * `sandboxClientId`: that client's id, to change how its syncs go (setSyncs, releaseSyncs);
  * `tenants`: each company's simulated tenant, in file order (to issue it fresh tokens, say).
  */
-export type ReadyEngagement = Engagement & { customer: CustomerUser; serviceTargetId: string; sandboxApiKey: string; tenants: Tenant[] };
+export type ReadyEngagement = Engagement & { customer: CustomerUser; serviceTargetId: string; sandboxApiKey: string; sandboxClientId: string; tenants: Tenant[] };
 
 export const test = base.extend<Fixtures>({
   adminApi: async ({ baseURL }, use) => {
@@ -331,10 +334,10 @@ export const test = base.extend<Fixtures>({
           await context.dispose();
         }
       },
-      readyForSingleCompanyTest: async ({ organization, companies, platformKey = "qhyg", plan = "paid" }) => {
+      readyForSingleCompanyTest: async ({ organization, companies, platformKey = "qhyg", plan = "paid", syncs = "timed" }) => {
         const sandbox = e2eSandbox();
         const suffix = uniqueSuffix();
-        const { apiKey } = await sandbox.control.createClient({ plan, name: `E2E client ${suffix}` });
+        const { apiKey, clientId } = await sandbox.control.createClient({ plan, name: `E2E client ${suffix}`, syncs });
         // The sandbox client is the organisation's own account there; its known limit is the
         // sandbox's (10,000 requests a second per client), not the real service's 1,000 a minute.
         const target = await adminApi.mutation<{ id: string }>("targets.create", {
@@ -370,7 +373,7 @@ export const test = base.extend<Fixtures>({
           await context.dispose();
         }
         for (const [i, c] of companies.entries()) if (c.rotatedAfterExport) await sandbox.control.rotate(platformKey as never, tenants[i]!.tenantId);
-        return { ...engagement, customer, serviceTargetId: target.id, sandboxApiKey: apiKey, tenants };
+        return { ...engagement, customer, serviceTargetId: target.id, sandboxApiKey: apiKey, sandboxClientId: clientId, tenants };
       },
       supportUser: async () => {
         const suffix = uniqueSuffix();
