@@ -1,4 +1,7 @@
-/** Runs on both databases (@both-databases): the database layer itself: transactions, isolation, retries, locks. */
+/**
+ * Runs on both databases: the database layer itself: transactions, isolation, retries, locks.
+ * @module-tag both-databases
+ */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -1,4 +1,4 @@
-/** Runs on both databases (@both-databases): sign-in limits under parallel guesses (throttle rows locked FOR UPDATE on PostgreSQL). */
+/** Its tests tagged both-databases run on PostgreSQL too: the throttle under parallel guesses (its rows locked FOR UPDATE on PostgreSQL). */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { signInThrottle } from "@/db/schema";
 import { createTestDatabase, seedPeople, TEST_PASSWORD, type People, type TestDatabase } from "@/server/testing/test-db";
@@ -81,11 +81,11 @@ describe("sign-in", () => {
     expect((await attempt("admin@test", TEST_PASSWORD, now, "10.1.1.1")).ok).toBe(true);
   });
 
-  it("lets only five of 50 parallel wrong guesses reach the password check, then refuses the right one while locked", async () => {
+  it("lets only five of 50 parallel wrong guesses reach the password check, then refuses the right one while locked", { tags: ["both-databases"] }, async () => {
     await expectEmailLimitHoldsUnderParallelGuesses(t.database, 50);
   });
 
-  it("lets only 30 of 60 parallel guesses from one address reach the password check", async () => {
+  it("lets only 30 of 60 parallel guesses from one address reach the password check", { tags: ["both-databases"] }, async () => {
     await expectAddressLimitHoldsUnderParallelGuesses(t.database, 60);
   });
 

@@ -6,7 +6,8 @@
  * timeline's bulk and handover entries and the report's CSV all say the same numbers, the pilot's
  * company counted and named — for support and for the customer alike.
  *
- * Runs on both databases (@both-databases): counting queries over the companies' states.
+ * Runs on both databases: counting queries over the companies' states.
+ * @module-tag both-databases
  */
 import { until } from "@/server/testing/until";
 import { parse } from "csv-parse/sync";

@@ -8,7 +8,8 @@
  * The sandbox counts the per-second limit per client (one API key) — the same thing here as per
  * address, since every process runs on this machine.
  *
- * Runs on both databases (@both-databases): the rate budget shared through the database by processes.
+ * Runs on both databases: the rate budget shared through the database by processes.
+ * @module-tag both-databases
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";

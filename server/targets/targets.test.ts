@@ -3,7 +3,8 @@
  * sandbox, and admins' changes at once (on PostgreSQL really in parallel, each transaction on a
  * connection of its own): a target's row is locked while it is checked, so each change happens once.
  *
- * Runs on both databases (@both-databases): admins' changes at once, each transaction on a connection of its own.
+ * Runs on both databases: admins' changes at once, each transaction on a connection of its own.
+ * @module-tag both-databases
  */
 import { and, eq } from "drizzle-orm";
 import { Client } from "pg";

@@ -5,7 +5,8 @@
  * and by a refused key, a maintenance window waited out with no company failing, and two workers
  * sharing one run without creating anything twice.
  *
- * Runs on both databases (@both-databases): companies claimed by two workers, none twice; the run's repository.
+ * Runs on both databases: companies claimed by two workers, none twice; the run's repository.
+ * @module-tag both-databases
  */
 import { and, count, eq } from "drizzle-orm";
 import { readSteps } from "@/db/database";

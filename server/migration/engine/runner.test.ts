@@ -6,7 +6,8 @@
  * leaving exactly one company and one connection; a rotated tenant, a commerce platform, a data
  * type that fails to sync.
  *
- * Runs on both databases (@both-databases): a run resumed from its stored calls after its lease expires.
+ * Runs on both databases: a run resumed from its stored calls after its lease expires.
+ * @module-tag both-databases
  */
 import { asc, eq } from "drizzle-orm";
 import { readSteps } from "@/db/database";

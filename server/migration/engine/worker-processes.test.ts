@@ -7,7 +7,8 @@
  * a bulk run is killed mid-run, and the run is taken over within the lease and ends with every
  * company migrated once.
  *
- * Runs on both databases (@both-databases): worker processes sharing runs, one killed and taken over.
+ * Runs on both databases: worker processes sharing runs, one killed and taken over.
+ * @module-tag both-databases
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";

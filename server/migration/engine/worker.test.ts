@@ -5,7 +5,8 @@
  * tenant → advice and step 4 reopened; a wrong key; a full free trial), leases taken over after a
  * worker dies, a cancelled run let go, and the rehearsal on simulated companies.
  *
- * Runs on both databases (@both-databases): claims and leases of runs by workers.
+ * Runs on both databases: claims and leases of runs by workers.
+ * @module-tag both-databases
  */
 import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";

@@ -6,7 +6,8 @@
  * moved day by day) finds a dropped connection, tells everyone, and ends with its final report.
  * On both databases; the watch's own concurrency on PostgreSQL is watcher-races.test.ts's.
  *
- * Runs on both databases (@both-databases): the watch's repository and its lease.
+ * Runs on both databases: the watch's repository and its lease.
+ * @module-tag both-databases
  */
 import { until } from "@/server/testing/until";
 import { and, eq, like } from "drizzle-orm";
