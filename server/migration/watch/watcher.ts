@@ -32,6 +32,7 @@ import { createPacer } from "@/server/service-client/pacer";
 import type { BudgetStore } from "@/server/service-client/budget-store";
 import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { targetAddressPolicy } from "@/server/targets/network";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
 import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
@@ -170,7 +171,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
           : null;
         if (share) seats.set(engagementId, share);
         const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
-        return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch });
+        return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch, addresses: targetAddressPolicy(t) });
       },
     });
     if (!session.ok) return session.refusal.kind === "no_target" ? "The engagement's bulk run has no service target." : session.refusal.reason;
