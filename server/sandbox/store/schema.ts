@@ -166,6 +166,14 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX connection_drops_due ON connection_drops (at) WHERE applied_at IS NULL;
   CREATE INDEX connection_drops_connection ON connection_drops (connection_id);
   `,
+  // Link pages' nonces once used (a Connect may be sent once per page), kept for their lifetime.
+  `
+  CREATE TABLE used_link_nonces (
+    nonce TEXT PRIMARY KEY,
+    used_at INTEGER NOT NULL
+  );
+  CREATE INDEX used_link_nonces_used_at ON used_link_nonces (used_at);
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */
@@ -189,6 +197,7 @@ export function migrate(db: Database.Database): void {
 
 /** Tables emptied by the reset control (meta is handled separately: some keys survive a reset). */
 export const DATA_TABLES = [
+  "used_link_nonces",
   "quota_usage",
   "connection_drops",
   "push_operations",
