@@ -189,6 +189,8 @@ function describe(ev: AuditEvent): string {
       return `Sent the fresh tokens of ${ev.after.fileName} back: ${clause(ev.after.note)}`;
     case "supplementary.tokens_purged":
       return `Deleted the fresh tokens of ${ev.after.company} once used (${ev.after.state.replace(/_/g, " ")})`;
+    case "supplementary.expired":
+      return `Deleted the fresh tokens of ${ev.after.fileName} unreviewed (${ev.after.companies.toLocaleString("en-GB")} ${ev.after.companies === 1 ? "company" : "companies"}): the hypercare watch ended before support reviewed it`;
     default: {
       const never: never = ev;
       return never;

@@ -382,6 +382,12 @@ export const AUDIT_EVENTS = {
     before: NONE,
     after: z.object({ fileName: z.string(), note: z.string() }),
   },
+  /** A file of fresh tokens still awaiting review when the hypercare watch ended: its tokens deleted unused. */
+  "supplementary.expired": {
+    target: "supplementary_file",
+    before: NONE,
+    after: z.object({ fileName: z.string(), companies: z.number().int() }),
+  },
   /** A company's fresh tokens deleted once used: its retry reached a final state. */
   "supplementary.tokens_purged": {
     target: "migration_item",
