@@ -53,7 +53,7 @@ export const AUDIT_EVENTS = {
   "engagement.target_changed": {
     target: "engagement",
     before: z.object({ serviceTarget: z.string().nullable() }),
-    after: z.object({ serviceTarget: z.string(), baseUrl: z.string() }),
+    after: z.object({ serviceTarget: z.string(), baseUrl: z.string(), startedOver: z.number().int().optional() }),
   },
   "step.started": {
     target: "step",
@@ -306,6 +306,12 @@ export const AUDIT_EVENTS = {
     target: "migration_item",
     before: z.object({ state: z.string() }),
     after: z.object({ company: z.string(), reason: z.string() }),
+  },
+  /** The engagement's target changed and support started the company over on the new one: its ids on the old target kept here. */
+  "migration_item.started_over": {
+    target: "migration_item",
+    before: z.object({ serviceTarget: z.string(), companyId: z.string().nullable(), connectionId: z.string().nullable(), state: z.string() }),
+    after: z.object({ company: z.string(), serviceTarget: z.string() }),
   },
   "migration_item.retried": {
     target: "migration_item",
