@@ -41,6 +41,9 @@ async function listen(server: http.Server | https.Server, scheme: "http" | "http
   };
 }
 
+/** Each request's body as received (read before the handler runs), for a handler that passes it on. */
+const serveRequests = new WeakMap<http.IncomingMessage, Buffer>();
+
 function serve(handler: Handler, tls?: { key: string; cert: string }): Promise<Hostile> {
   const requests: Hostile["requests"] = [];
   let bytes = 0;
@@ -48,7 +51,9 @@ function serve(handler: Handler, tls?: { key: string; cert: string }): Promise<H
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      requests.push({ method: req.method ?? "", url: req.url ?? "", body: Buffer.concat(chunks).toString() });
+      const body = Buffer.concat(chunks);
+      serveRequests.set(req, body);
+      requests.push({ method: req.method ?? "", url: req.url ?? "", body: body.toString() });
       handler(req, res, (n) => (bytes += n));
     });
   };
@@ -64,6 +69,32 @@ export function redirectingServer(params: { to: string; status: number | ((n: nu
     res.writeHead(status, { location: `${params.to}${req.url ?? "/"}`, "content-type": "text/html" });
     res.end(`<a href="${params.to}">moved</a>`);
   }, params.tls);
+}
+
+/**
+ * A proxy in front of `upstream` (e.g. the sandbox) that passes every request on, except those
+ * `redirect` picks, which it answers 307 to `to` (the request's path appended): a target that
+ * redirects only the call carrying the tokens.
+ */
+export function redirectingProxy(params: { upstream: string; to: string; redirect: (req: http.IncomingMessage) => boolean }): Promise<Hostile> {
+  const upstream = new URL(params.upstream);
+  return serve((req, res) => {
+    if (params.redirect(req)) {
+      res.writeHead(307, { location: `${params.to}${req.url ?? "/"}` });
+      res.end();
+      return;
+    }
+    const last = serveRequests.get(req);
+    const forward = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: `${upstream.pathname.replace(/\/$/, "")}${req.url ?? "/"}`, headers: { ...req.headers, host: upstream.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on("error", () => res.destroy());
+    forward.end(last);
+  });
 }
 
 /** Writes `total` bytes of `chunk` repeated, as fast as the client reads, stopping when it goes away. */
