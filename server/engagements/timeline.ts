@@ -42,7 +42,7 @@ function describe(ev: AuditEvent): string {
     case "engagement.owner_changed":
       return `Handed the engagement from ${ev.before.owner ?? "nobody"} to ${ev.after.owner}`;
     case "engagement.target_changed":
-      return `Pointed the engagement at ${ev.after.serviceTarget} (${ev.after.baseUrl})`;
+      return `Pointed the engagement at ${ev.after.serviceTarget} (${ev.after.baseUrl})${ev.after.startedOver ? `, starting ${companiesText(ev.after.startedOver)} over there` : ""}`;
     case "step.started":
       return `Started ${stepTitle(ev.after.step)}`;
     case "step.completed":
@@ -159,6 +159,8 @@ function describe(ev: AuditEvent): string {
       return `Retrying the ${companiesText(ev.after.companies)} that failed`;
     case "migration_item.set_aside":
       return `Set ${ev.after.company} aside: ${clause(ev.after.reason)}`;
+    case "migration_item.started_over":
+      return `Started ${ev.after.company} over on ${ev.after.serviceTarget} (on ${ev.before.serviceTarget} it was company ${ev.before.companyId ?? "none"}, connection ${ev.before.connectionId ?? "none"}, ${ev.before.state.replace(/_/g, " ")})`;
     case "migration_item.retried":
       return `Retrying ${ev.after.company} (was ${ev.before.state.replace(/_/g, " ")})`;
     case "migration.reconnect_pending":
@@ -189,6 +191,8 @@ function describe(ev: AuditEvent): string {
       return `Sent the fresh tokens of ${ev.after.fileName} back: ${clause(ev.after.note)}`;
     case "supplementary.tokens_purged":
       return `Deleted the fresh tokens of ${ev.after.company} once used (${ev.after.state.replace(/_/g, " ")})`;
+    case "supplementary.expired":
+      return `Deleted the fresh tokens of ${ev.after.fileName} unreviewed (${ev.after.companies.toLocaleString("en-GB")} ${ev.after.companies === 1 ? "company" : "companies"}): the hypercare watch ended before support reviewed it`;
     default: {
       const never: never = ev;
       return never;

@@ -31,7 +31,9 @@ import {
   type Paged,
   type PullOperation,
 } from "./schemas";
-import { classifyHttpError, readValidation, redact, ServiceError, type ServiceErrorKind } from "./service-error";
+import { classifyHttpError, readValidation, redact, ServiceError, withoutControlCharacters, type ServiceErrorKind } from "./service-error";
+import type { AddressPolicy } from "./addresses";
+import { AddressRefusedError, AnswerTooLargeError, createGuard, MAX_ANSWER_BYTES, readCapped, type Resolve } from "./transport";
 
 /** Default time one attempt may take, answer body included. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -75,8 +77,20 @@ export type ServiceClientOptions = {
   timeoutMs?: number;
   /** Default retry behaviour of every call (default: 4 attempts, 500 ms–30 s backoff, 2 min in all). */
   retry?: RetrySetting;
-  /** The fetch to use (e.g. with a keep-alive dispatcher); the global one by default. */
+  /** The fetch to use (e.g. a pacer's); the global one by default. Requests go with this client's dispatcher and `redirect: "manual"` whatever it is. */
   fetch?: typeof fetch;
+  /**
+   * The addresses the client may connect to (addresses.ts): `public` by default (public and
+   * loopback); `private` for a target inside a private network the operator allows; `any` only for
+   * the built-in sandbox.
+   */
+  addresses?: AddressPolicy;
+  /** Resolves host names for the address rule (the system's resolver by default; tests pass their own). */
+  resolve?: Resolve;
+  /** The most an answer may hold after decompression (MAX_ANSWER_BYTES by default). */
+  maxAnswerBytes?: number;
+  /** Certificates (PEM) to trust beyond the system's, for a service behind a private certificate authority (and tests). */
+  ca?: string;
   /** Called after every HTTP attempt. */
   onAttempt?: (event: AttemptEvent) => void;
   /** Called before a retry waits. */
@@ -159,6 +173,8 @@ export function createServiceClient(options: ServiceClientOptions) {
   const authorization = `Basic ${Buffer.from(options.apiKey).toString("base64")}`;
   const keySecrets = [options.apiKey, Buffer.from(options.apiKey).toString("base64")];
   const doFetch = options.fetch ?? globalThis.fetch;
+  const guard = createGuard({ policy: options.addresses ?? "public", ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.ca ? { ca: options.ca } : {}) });
+  const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
 
   async function request<T>(raw: RawRequest<T>, callOptions: CallOptions = {}): Promise<ServiceResult<T>> {
     const { operation, method, path } = raw;
@@ -188,7 +204,10 @@ export function createServiceClient(options: ServiceClientOptions) {
     }) =>
       new ServiceError({
         ...params,
-        error: redact(params.error, secrets),
+        // What a server says is shown and stored: no control character of it can forge a line or hide words.
+        error: withoutControlCharacters(redact(params.error, secrets)),
+        service: params.service === null ? null : withoutControlCharacters(params.service),
+        correlationId: params.correlationId === null ? null : withoutControlCharacters(params.correlationId),
         operation,
         method,
         path,
@@ -225,29 +244,81 @@ export function createServiceClient(options: ServiceClientOptions) {
       const timeout = AbortSignal.timeout(attemptTimeoutMs);
       const signal = AbortSignal.any([timeout, policySignal, ...(callOptions.signal ? [callOptions.signal] : [])]);
 
-      let response: Response;
-      let text: string;
-      try {
-        response = await doFetch(`${baseUrl}${path}`, { method, headers, body: payload, signal });
-        text = await response.text();
-      } catch (thrown) {
-        if (callOptions.signal?.aborted) throw callOptions.signal.reason;
-        const timedOut = timeout.aborted;
+      const url = new URL(`${baseUrl}${path}`);
+      /** The failure of an attempt that got no (whole) answer: refused address, timeout or network. */
+      const noAnswer = (thrown: unknown): ServiceError => {
         const cause = thrown instanceof Error && thrown.cause instanceof Error ? thrown.cause : thrown;
+        if (cause instanceof AddressRefusedError) {
+          return fail({ kind: "address_refused", status: null, service: null, error: cause.message, correlationId: null, validation: null, rateLimit: null });
+        }
+        const timedOut = timeout.aborted;
         const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : null;
         const detail = code ?? (cause instanceof Error ? cause.message : "no answer");
-        const error = fail({
+        return fail({
           kind: timedOut ? "timeout" : "network",
           status: null,
           service: null,
-          error: timedOut
-            ? `No answer within ${attemptTimeoutMs} ms.`
-            : `The service could not be reached (${detail}).`,
+          error: timedOut ? `No answer within ${attemptTimeoutMs} ms.` : `The service could not be reached (${detail}).`,
           correlationId: null,
           validation: null,
           rateLimit: null,
         });
+      };
+      const refused = guard.refusal(url);
+      if (refused) {
+        const error = noAnswer(refused);
         report(null, error.kind, null);
+        throw error;
+      }
+
+      let response: Response;
+      try {
+        // `dispatcher` is undici's option of Node's fetch (not in the DOM's RequestInit).
+        const init: RequestInit & { dispatcher: ReturnType<typeof guard.dispatcher> } = { method, headers, body: payload, signal, redirect: "manual", dispatcher: guard.dispatcher(url) };
+        response = await doFetch(url, init);
+      } catch (thrown) {
+        if (callOptions.signal?.aborted) throw callOptions.signal.reason;
+        const error = noAnswer(thrown);
+        report(null, error.kind, null);
+        throw error;
+      }
+
+      // A redirect is never followed: the next request would carry the body (the tokens) to
+      // wherever it points, over http too. Its body is not read.
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => {});
+        const location = response.headers.get("location");
+        let where = "no location";
+        if (location) {
+          try {
+            where = new URL(location, url).toString();
+          } catch {
+            where = location;
+          }
+        }
+        const error = fail({
+          kind: "redirected",
+          status: response.status,
+          service: null,
+          error: `The service answered ${response.status} redirecting to ${where.slice(0, 300)}: Ferry follows no redirect (the request would carry the key and tokens there), so nothing was sent on. Check the target's base URL.`,
+          correlationId: response.headers.get("x-correlation-id"),
+          validation: null,
+          rateLimit: null,
+        });
+        report(response.status, error.kind, error.correlationId);
+        throw error;
+      }
+
+      let text: string;
+      try {
+        text = await readCapped(response, maxAnswerBytes);
+      } catch (thrown) {
+        if (callOptions.signal?.aborted) throw callOptions.signal.reason;
+        const error =
+          thrown instanceof AnswerTooLargeError
+            ? fail({ kind: "answer_too_large", status: response.status, service: null, error: thrown.message, correlationId: response.headers.get("x-correlation-id"), validation: null, rateLimit: null })
+            : noAnswer(thrown);
+        report(response.status, error.kind, error.correlationId);
         throw error;
       }
 

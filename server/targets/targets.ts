@@ -20,6 +20,8 @@ import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 import { checkBaseUrl } from "./base-url";
 import type { ServiceTargetKind } from "@/core/targets/kinds";
 import { limitsOfTarget } from "./limits";
+import { resolvedAddressRefusal, targetAddressPolicy } from "./network";
+import type { Resolve } from "@/server/service-client/transport";
 import { archiveRefusal, assignOrganizationRefusal, editRefusal, targetUseRefusal, type TargetFacts } from "./rules";
 import { MAX_DAILY_QUOTA, MAX_REQUESTS_PER_MINUTE, type ServiceTargetView, type TargetChoicesView } from "@/core/targets/schemas";
 
@@ -83,6 +85,8 @@ function* loadTargetForChange(tx: DbOrTx, id: string): Steps<ServiceTargetRecord
 }
 
 function cleanName(name: string): string {
+  // A name is shown in lists, timelines, mail and log lines: no character in it may break a line or hide words.
+  if (/[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(name)) throw fieldError("name", "The name may not hold control characters (line breaks, tabs, direction marks).");
   const clean = name.trim().replace(/\s+/g, " ");
   if (!clean) throw fieldError("name", "Name the target, e.g. Production — Acme Lending");
   if (clean.length > 80) throw fieldError("name", "Keep the name to 80 characters.");
@@ -136,10 +140,19 @@ export type CreateTargetInput = {
  * Adds a service target with its API key encrypted. Its base URL must be https (plain http only on
  * this machine's loopback). It is never the built-in sandbox: only Ferry's start marks that one.
  */
-export async function createServiceTarget(database: Database, ring: KeyRing, actor: Actor | null, input: CreateTargetInput): Promise<{ id: string }> {
+export async function createServiceTarget(
+  database: Database,
+  ring: KeyRing,
+  actor: Actor | null,
+  input: CreateTargetInput,
+  options: { resolve?: Resolve } = {},
+): Promise<{ id: string }> {
   const name = cleanName(input.name);
   const url = checkBaseUrl(input.baseUrl);
   if (!url.ok) throw fieldError("baseUrl", url.problem);
+  // The name's addresses now; the client checks the address it connects to at every call as well.
+  const resolved = await resolvedAddressRefusal(new URL(url.url), targetAddressPolicy({ builtIn: false }), options.resolve);
+  if (resolved) throw fieldError("baseUrl", `The base URL cannot be used: ${resolved}`);
   const apiKey = cleanKey(input.apiKey);
   const limits = cleanLimits(input);
   const id = crypto.randomUUID();

@@ -45,6 +45,7 @@ import { sleep, stepItem, type RunnerContext } from "../engine/runner";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { reconcile } from "../reconciliation";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
+import { targetAddressPolicy } from "@/server/targets/network";
 
 export type BulkDeps = {
   database: Database;
@@ -120,6 +121,9 @@ async function stopReason(error: StoredError, countCompanies: () => Promise<numb
     case "unauthorized":
     case "forbidden":
       return `The service target's API key was refused (${error.status ?? "no status"}): an admin should check the key under Admin → Service targets, then resume. (The service said: ${answer})`;
+    case "redirected":
+    case "address_refused":
+      return `The service target's base URL cannot be used: ${error.error} An admin should check it under Admin → Service targets, then resume.`;
     default:
       return `${error.operation} failed: ${answer}`;
   }
@@ -177,7 +181,7 @@ export async function carryOutBulk(
         maxPerMinute: pacerCeilingPerMinute(target),
         ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
       });
-      const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
+      const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none", addresses: targetAddressPolicy(target) });
       return { pacer, client, share };
     },
   });

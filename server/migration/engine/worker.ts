@@ -36,6 +36,7 @@ import os from "node:os";
 import { readSteps, type Database } from "@/db/database";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
 import { createServiceClient, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { targetAddressPolicy } from "@/server/targets/network";
 import { logSafe } from "@/server/security/log-safe";
 import type { KeyRing } from "@/server/security/secrets";
 import { finishTestRun } from "../test-run/finish-test-run";
@@ -220,7 +221,7 @@ export function createWorker(options: WorkerOptions): Worker {
       ring,
       run,
       purpose: (reference) => `call the service for the single-company test on ${reference}`,
-      connect: (target, apiKey) => createServiceClient({ ...options.client, baseUrl: target.baseUrl, apiKey }),
+      connect: (target, apiKey) => createServiceClient({ ...options.client, baseUrl: target.baseUrl, apiKey, addresses: targetAddressPolicy(target) }),
     });
     const { engagement, platform } = session;
     if (!session.ok) {
@@ -237,7 +238,8 @@ export function createWorker(options: WorkerOptions): Worker {
     if (!options.sandbox) return unavailable("SANDBOX_URL and SANDBOX_ADMIN_TOKEN are not set for the worker.");
     try {
       const prepared = await prepareRehearsal({ database, ring, run, owner, control: createControlClient(options.sandbox), sandboxUrl: options.sandbox.url, engagement, signal });
-      const client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey });
+      // The built-in sandbox at SANDBOX_URL, which Ferry's own configuration names (it may be on another machine of the network).
+      const client = createServiceClient({ ...options.client, baseUrl: options.sandbox.url, apiKey: prepared.apiKey, addresses: "any" });
       return { ok: true, engagement, platform, itemId: prepared.itemId, client };
     } catch (error) {
       if (error instanceof SandboxUnavailableError) return unavailable(error.message);

@@ -32,6 +32,7 @@ import { createPacer } from "@/server/service-client/pacer";
 import type { BudgetStore } from "@/server/service-client/budget-store";
 import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import { createServiceClient, ServiceError, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { targetAddressPolicy } from "@/server/targets/network";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
 import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
@@ -39,6 +40,8 @@ import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
 import type { RunRow } from "../engine/run-repository";
 import { openRunSession } from "../engine/run-session";
 import { mailDrops, mailWatchEnded } from "./watch-mail";
+import { expiresWhenWatchEnds } from "../supplementary/rules";
+import { findCurrentFile, purgeRows, updateFile } from "../supplementary/supplementary-repository";
 import { countOf } from "@/core/words";
 import {
   claimWatch,
@@ -170,7 +173,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
           : null;
         if (share) seats.set(engagementId, share);
         const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
-        return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch });
+        return createServiceClient({ timeoutMs: 60_000, ...deps.client, baseUrl: t.baseUrl, apiKey, fetch: pacer.fetch, addresses: targetAddressPolicy(t) });
       },
     });
     if (!session.ok) return session.refusal.kind === "no_target" ? "The engagement's bulk run has no service target." : session.refusal.reason;
@@ -350,7 +353,16 @@ export function createWatcher(deps: WatcherDeps): Watcher {
           at,
         });
         const pendingItems = (yield* watchedItems(tx, engagementId)).filter((i) => i.state === "reconnect_pending");
-        report = { engagementId, days: hypercare.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, linkUrl: i.linkUrl })) };
+        // Fresh tokens nobody reviewed in time can no longer be used: deleted, not left behind (rules.ts).
+        let expired: { fileName: string; companies: number } | null = null;
+        const file = yield* findCurrentFile(tx, engagementId);
+        if (file && expiresWhenWatchEnds(file.status)) {
+          const companies = yield* purgeRows(tx, file.id, at);
+          yield* updateFile(tx, file.id, { status: "expired", decidedAt: at });
+          expired = { fileName: file.fileName, companies };
+          yield* writeAudit(tx, { actor: null, action: "supplementary.expired", targetId: file.id, engagementId, organizationId: eng.organizationId, after: expired, at });
+        }
+        report = { engagementId, days: hypercare.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, linkUrl: i.linkUrl })), expired };
       }
       const waiting: WaitingChange | null = yield* refreshWaiting(tx, engagementId, at, eng);
       return { ended, report, waiting, dropped, reconnected: reconnected.length, startsNow: !!startsNow };

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { requireAdmin } from "@/app/(console)/console-access";
 import { PageHeader } from "@/app/_components/ui";
 import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { Outbox } from "./outbox";
@@ -6,6 +7,7 @@ import { Outbox } from "./outbox";
 export const metadata: Metadata = { title: "Outbox" };
 
 export default async function OutboxPage() {
+  await requireAdmin();
   await getQueryClient().prefetchQuery(trpc.outbox.list.queryOptions({ limit: 50 }));
   return (
     <HydrateClient>

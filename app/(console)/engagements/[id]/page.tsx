@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { requireStaff } from "@/app/(console)/console-access";
 import { cache } from "react";
 import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
 import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
@@ -11,12 +12,14 @@ type SearchParams = Promise<{ tab?: string | string[] }>;
 const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  await requireStaff();
   const { id } = await params;
   const found = await loadEngagement(id).catch(() => null);
   return { title: found ? `${found.reference} · ${found.organization.name}` : "Engagement" };
 }
 
 export default async function EngagementPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
+  await requireStaff();
   const { id } = await params;
   const { tab } = await searchParams;
   const engagementId = id;
