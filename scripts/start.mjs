@@ -110,7 +110,7 @@ if (!dev && buildIsStale()) {
   }
 }
 
-const workerEntry = path.join(ROOT, "server/migration/engine/worker-main.ts");
+const workerEntry = path.join(ROOT, "server/migration/worker-main.ts");
 if (fs.existsSync(workerEntry)) supervisor.add({ name: "worker", label: "The worker", ...tsNode(workerEntry), env });
 
 // Ferry's own server around Next (it records each request's socket address: scripts/web-server.mjs).

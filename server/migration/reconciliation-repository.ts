@@ -16,7 +16,7 @@ import { migrationItems } from "@/db/schema";
 import { q, type Steps } from "@/db/database";
 import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
-import { passedPilotItem } from "./bulk/bulk-repository";
+import { passedPilotItem } from "./engine/run-repository";
 import type { MigrationItemState } from "@/core/migration/states";
 
 const i = migrationItems;

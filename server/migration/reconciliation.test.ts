@@ -21,7 +21,7 @@ import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 import { DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "./engine/pipeline";
 import { findRun } from "./engine/run-repository";
-import { createWorker, type Worker } from "./engine/worker";
+import { createMigrationWorker, type Worker } from "./migration-worker";
 import { getBulkOverview } from "./bulk/bulk-view";
 import { handoverReportCsv } from "./handover/report-csv";
 import { requestTestRun } from "./test-run/request-test-run";
@@ -123,7 +123,7 @@ describe("one reconciliation on every surface", () => {
     const [pilot, , , , , , closed] = eng.items;
     const support = callerAs(bed.t.database, people.support);
     const customer = callerAs(bed.t.database, people.customerA);
-    const worker = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+    const worker = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
     running.push(worker);
     worker.start();
 

@@ -214,15 +214,3 @@ export function* runToHelp(tx: DbOrTx, params: { owner: string; now: Date }): St
   );
 }
 
-/** The company of the engagement's latest passed single-company test (it counts as migrated); a transaction step. */
-export function* passedPilotItem(tx: DbOrTx, engagementId: string): Steps<{ id: string; name: string; state: MigrationItemState } | undefined> {
-  return yield* q.get(
-    tx
-      .select({ id: migrationItems.id, name: migrationItems.name, state: migrationItems.state })
-      .from(migrationRuns)
-      .innerJoin(migrationItems, eq(migrationItems.id, migrationRuns.itemId))
-      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "pilot"), eq(migrationRuns.status, "passed")))
-      .orderBy(desc(migrationRuns.requestedAt))
-      .limit(1),
-  );
-}

@@ -21,7 +21,7 @@ import { findRun } from "../engine/run-repository";
 import { engineTestBed } from "../../testing/test-bed";
 import { until } from "@/server/testing/until";
 import type { ReadyCompany } from "../../testing/ready-engagement";
-import { createWorker, type Worker } from "../engine/worker";
+import { createMigrationWorker, type Worker } from "../migration-worker";
 import { setTargetLimits } from "@/server/targets/targets";
 import { cancelBulkRun, startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";
@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 const worker = (owner?: string) => {
-  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, bulkTimings: TIMINGS, ...(owner ? { owner } : {}) });
+  const w = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, bulk: { timings: TIMINGS }, ...(owner ? { owner } : {}) });
   running.push(w);
   return w;
 };

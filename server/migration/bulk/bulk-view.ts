@@ -16,7 +16,8 @@ import { pageOfReportItems } from "../handover/handover-repository";
 import { readFailure } from "../engine/stored-failure";
 import { FINAL_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 import { countOf, listText } from "@/core/words";
-import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
+import { runCountsByState, type BulkOutcome } from "./bulk-repository";
+import { passedPilotItem } from "../engine/run-repository";
 import { reconcile } from "../reconciliation";
 import { loadBulkContext, type LoadedBulkContext } from "./bulk-controls";
 import {

@@ -14,10 +14,12 @@
  */
 import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { forUpdate, q, type Steps } from "@/db/database";
-import { migrationRuns, serviceCalls } from "@/db/schema";
+import { migrationItems, migrationRuns, serviceCalls } from "@/db/schema";
 import type { DbOrTx } from "@/server/security/audit";
-import { ACTIVE_RUN_STATUSES, type RunKind, type RunStatus } from "@/core/migration/states";
-import type { TestRunOutcome } from "../test-run/test-run-report";
+import { ACTIVE_RUN_STATUSES, type MigrationItemState, type RunKind, type RunStatus } from "@/core/migration/states";
+
+/** What a run keeps of its own, as JSON: each kind its shape (a test's checks and advice, a bulk run's counts and pace). */
+export type RunOutcome = object;
 
 export type RunRow = typeof migrationRuns.$inferSelect;
 export type CallRow = typeof serviceCalls.$inferSelect;
@@ -27,7 +29,7 @@ const leaseFree = (now: Date) => or(isNull(migrationRuns.leaseOwner), isNull(mig
 /** Adds a queued run (inside the caller's transaction). */
 export function* insertRun(
   tx: DbOrTx,
-  params: { id: string; engagementId: string; kind: RunKind; serviceTargetId: string | null; itemId: string | null; requestedById: string; now: Date; outcome?: TestRunOutcome },
+  params: { id: string; engagementId: string; kind: RunKind; serviceTargetId: string | null; itemId: string | null; requestedById: string; now: Date; outcome?: RunOutcome },
 ): Steps<void> {
   yield* q.run(
     tx.insert(migrationRuns).values({
@@ -125,7 +127,7 @@ export function* releaseRun(tx: DbOrTx, params: { runId: string; owner: string }
 /** Stores what a running run has to show so far (fenced by the lease); false when the lease is gone. */
 export function* updateRunProgress(
   tx: DbOrTx,
-  params: { runId: string; owner: string; now: Date; outcome: TestRunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
+  params: { runId: string; owner: string; now: Date; outcome: RunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
 ): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
@@ -147,7 +149,7 @@ export function* updateRunProgress(
  */
 export function* finishRunRow(
   tx: DbOrTx,
-  params: { runId: string; owner: string; status: RunStatus; outcome: TestRunOutcome; statusReason: string | null; now: Date },
+  params: { runId: string; owner: string; status: RunStatus; outcome: RunOutcome; statusReason: string | null; now: Date },
 ): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
@@ -167,7 +169,7 @@ export function* finishRunRow(
 }
 
 /** Cancels a queued or running run (inside the caller's transaction); false when it had already ended. */
-export function* cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date; outcome: TestRunOutcome }): Steps<boolean> {
+export function* cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date; outcome: RunOutcome }): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
       .update(migrationRuns)
@@ -202,4 +204,17 @@ export function* listRunRows(tx: DbOrTx, params: { engagementId: string; kinds: 
 /** Every call a run made, in order. */
 export function* listCallRows(tx: DbOrTx, runId: string): Steps<CallRow[]> {
   return yield* q.all(tx.select().from(serviceCalls).where(eq(serviceCalls.runId, runId)).orderBy(asc(serviceCalls.id)));
+}
+
+/** The company of the engagement's latest passed single-company test (with its name and state now), if any. */
+export function* passedPilotItem(tx: DbOrTx, engagementId: string): Steps<{ id: string; name: string; state: MigrationItemState } | undefined> {
+  return yield* q.get(
+    tx
+      .select({ id: migrationItems.id, name: migrationItems.name, state: migrationItems.state })
+      .from(migrationRuns)
+      .innerJoin(migrationItems, eq(migrationItems.id, migrationRuns.itemId))
+      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "pilot"), eq(migrationRuns.status, "passed")))
+      .orderBy(desc(migrationRuns.requestedAt))
+      .limit(1),
+  );
 }

@@ -5,7 +5,7 @@
  * again, syncs and verifies it — and the fresh tokens are purged once used (whatever the retry's
  * outcome), also after the handover's own purge.
  *
- * SQLite only for now: the worker (createWorker, startBulkRun) and the handover still run on
+ * SQLite only for now: the worker (createMigrationWorker, startBulkRun) and the handover still run on
  * better-sqlite3. The supplementary operations' own concurrency on PostgreSQL is
  * supplementary-races.test.ts's.
  */
@@ -24,7 +24,7 @@ import { createServiceClient } from "@/server/service-client";
 import { engineTestBed } from "../../testing/test-bed";
 import { startBulkRun } from "../bulk/bulk-controls";
 import { DEFAULT_PIPELINE_POLICY, ITEM_TAG, type PipelinePolicy } from "../engine/pipeline";
-import { createWorker, type Worker } from "../engine/worker";
+import { createMigrationWorker, type Worker } from "../migration-worker";
 import { setHypercareDays } from "../watch/last-mile";
 import { getSupplementary } from "./get-supplementary";
 import { submitSupplementaryFile } from "./submit-supplementary-file";
@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 const worker = () => {
-  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+  const w = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
   running.push(w);
   w.start();
   return w;
@@ -182,7 +182,7 @@ describe("a company retried with fresh tokens", () => {
     // Support never reviews it. The handover is confirmed; one day of hypercare watch follows.
     await setHypercareDays(bed.t.database, bed.people.support, { engagementId: eng.engagementId, days: 1 });
     await callerAs(bed.t.database, bed.people.support).handover.confirm({ engagementId: eng.engagementId });
-    const w = createWorker({
+    const w = createMigrationWorker({
       database: bed.t.database,
       ring: TEST_KEY_RING,
       leaseMs: 2_000,
