@@ -6,7 +6,7 @@
 // SIGTERM) stops them all, and nothing is started again after it.
 // Its children end with it however it ends (scripts/lifeline.mjs), and one data directory has one
 // supervisor at a time (claimStateFile).
-// In production a real supervisor does this job (deploy/systemd/, see the README).
+// In production a real supervisor does this job (deploy/systemd/, see docs/production.md).
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";

@@ -1,7 +1,7 @@
 /**
  * Purging an engagement's credentials: every item's credential ciphertext, every submission's
  * OAuth client secret and the fresh tokens of its supplementary files set to NULL — and, with SQLite's secure_delete on (db/client.ts), overwritten
- * in the database file (on PostgreSQL the old row versions go at VACUUM: see the README) — with
+ * in the database file (on PostgreSQL the old row versions go at VACUUM: see docs/migration-engine.md, "The handover and the token purge") — with
  * the masks kept for the screens. It happens when the customer
  * acknowledges the handover report, and automatically a set time after the report was produced
  * (and not acknowledged) or after the engagement was cancelled: `purgeDueCredentials`, which the
