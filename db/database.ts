@@ -61,11 +61,11 @@ import * as pgSchema from "./schema.pg";
 
 export type Dialect = DatabaseDialect;
 
-/** What a step that works inside or outside a transaction builds its queries on. */
-export type Queryable = Pick<Db, "insert" | "select" | "update" | "delete" | "query">;
-
-/** The `tx` a transaction body builds its queries on (typed as SQLite's; on PostgreSQL it is pg's). */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/**
+ * The one handle a step builds its queries on: a transaction body's `tx`, or (read-only steps run by
+ * `readSteps` on SQLite) the database itself. Typed as SQLite's; on PostgreSQL it is pg's.
+ */
+export type Tx = Pick<Db, "insert" | "select" | "update" | "delete" | "query">;
 
 /** One query a transaction body hands to its runner, and how its result is read. */
 export type Step = { readonly read: "all" | "get" | "run"; readonly query: object };
@@ -299,7 +299,7 @@ export function getDatabase(): Database {
  * no write lock there); on PostgreSQL in a read-committed transaction, since a step's queries must
  * be built on a transaction's handle.
  */
-export function readSteps<T>(database: Database, body: (tx: Queryable) => Steps<T>): Promise<T> {
+export function readSteps<T>(database: Database, body: (tx: Tx) => Steps<T>): Promise<T> {
   if (database.dialect === "sqlite") {
     try {
       return Promise.resolve(runSync(body(database.db)));

@@ -13,8 +13,8 @@
  */
 import { and, eq, isNotNull } from "drizzle-orm";
 import { engagements, migrationItems, supplementaryRows } from "@/db/schema";
-import { q, type Database, type Steps } from "@/db/database";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { q, type Database, type Steps, type Tx } from "@/db/database";
+import { writeAudit } from "@/server/security/audit";
 import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
 
 /**
@@ -22,7 +22,7 @@ import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
  * copy and its supplementary rows'); returns whether anything was deleted. Idempotent. A step of
  * the transaction that moves the item into its final state.
  */
-export function* purgeUsedFreshTokens(tx: DbOrTx, params: { itemId: string; at: Date }): Steps<boolean> {
+export function* purgeUsedFreshTokens(tx: Tx, params: { itemId: string; at: Date }): Steps<boolean> {
   const item = yield* q.get(
     tx
       .select({
