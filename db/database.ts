@@ -165,11 +165,22 @@ export function runSync<T>(steps: Steps<T>): T {
 
 type PgTx = { session?: unknown };
 
+/**
+ * A select read with q.get asks PostgreSQL for its first row alone (LIMIT 1), as better-sqlite3's
+ * `.get()` reads one row: without it every match would cross the wire to be thrown away. A select
+ * with a limit of its own keeps it; a write's RETURNING has no limit to set.
+ */
+function firstRowOnly(query: object): void {
+  const select = query as { limit?: (n: number) => unknown; config?: { limit?: unknown } };
+  if (typeof select.limit === "function" && select.config && select.config.limit === undefined) select.limit(1);
+}
+
 async function executeAsync(tx: PgTx, step: Step): Promise<unknown> {
   const query = step.query as { session?: unknown } & PromiseLike<unknown>;
   if ("session" in query && query.session !== tx.session) {
     throw new Error("A query in a transaction body was built on the database, not on the body's tx: it would run outside the transaction.");
   }
+  if (step.read === "get") firstRowOnly(query);
   const result = await query;
   switch (step.read) {
     case "all":

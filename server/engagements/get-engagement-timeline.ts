@@ -34,10 +34,11 @@ const entryOf = (ev: AuditRow): TimelineEntry => ({
  * is one entry saying how many, so the people's moves around it stay in view.
  */
 export async function getEngagementTimeline(database: Database, actor: Actor, engagementId: string, limit = 200): Promise<TimelineEntry[]> {
+  const dialect = database.dialect;
   return readSteps(database, function* (tx) {
     yield* assertCanView(tx, actor, engagementId);
     if (isStaff(actor.role)) return (yield* listAuditEvents(tx, { engagementId, limit })).map(entryOf);
-    return yield* groupedTimeline(tx, database.dialect, engagementId, limit);
+    return yield* groupedTimeline(tx, dialect, engagementId, limit);
   });
 }
 

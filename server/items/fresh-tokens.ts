@@ -15,7 +15,7 @@ import { and, eq, isNotNull } from "drizzle-orm";
 import { engagements, migrationItems, supplementaryRows } from "@/db/schema";
 import { q, type Database, type Steps, type Tx } from "@/db/database";
 import { writeAudit } from "@/server/security/audit";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 
 /**
  * Deletes an item's fresh tokens if it was retried with some and still holds them (its own sealed
@@ -61,7 +61,7 @@ export function* purgeUsedFreshTokens(tx: Tx, params: { itemId: string; at: Date
   return true;
 }
 
-/** After a purge has committed: clears the write-ahead log's copies of the deleted tokens (see server/security/checkpoint.ts). */
+/** After a purge has committed: clears the write-ahead log's copies of the deleted tokens (see db/checkpoint.ts). */
 export function checkpointAfterFreshTokenPurge(database: Database): void {
   checkpointAfterSecretOverwrite(database);
 }

@@ -16,7 +16,7 @@ import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { checkBaseUrl } from "./base-url";
 import type { ServiceTargetKind } from "@/core/targets/kinds";
 import { limitsOfTarget } from "./limits";

@@ -4,7 +4,7 @@
  * handover as its evidence, and so the engagement completes.
  */
 import { readSteps, type Database, type Tx } from "@/db/database";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { assertOrganization, refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange } from "@/server/engagements/engagement-repository";

@@ -9,7 +9,7 @@
  */
 import type { Database, Steps, Tx } from "@/db/database";
 import { writeAudit } from "@/server/security/audit";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import type { Actor } from "@/core/accounts/actor";
 import { engagementsDueForPurge, lockEngagementForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys, purgeSupplementaryRows } from "./handover-repository";
 import { purgeCutoff } from "./purge-schedule";
