@@ -10,9 +10,8 @@
  * test to pass again on the new target, the customer told.
  */
 import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
-import { forUpdate, q, type Database, type Steps, readSteps } from "@/db/database";
+import { forUpdate, q, type Database, type Steps, readSteps, type Tx } from "@/db/database";
 import { migrationItems, migrationRuns, serviceTargets } from "@/db/schema";
-import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
 import { companiesText, plural } from "@/core/words";
 import { applyStepAction } from "./act-on-step";
@@ -32,7 +31,7 @@ import { findEngagement, loadForChange, updateEngagement } from "./engagement-re
 const UNFINISHED_RUNS = ["queued", "running", "paused"] as const;
 
 /** The engagement's real companies that exist on its current target (a companyId from it), in file order. */
-function* companiesOnTarget(tx: DbOrTx, engagementId: string) {
+function* companiesOnTarget(tx: Tx, engagementId: string) {
   return yield* q.all(
     tx
       .select({ id: migrationItems.id, name: migrationItems.name, state: migrationItems.state, companyId: migrationItems.companyId, connectionId: migrationItems.connectionId })
@@ -42,7 +41,7 @@ function* companiesOnTarget(tx: DbOrTx, engagementId: string) {
   );
 }
 
-function* unfinishedRuns(tx: DbOrTx, engagementId: string): Steps<number> {
+function* unfinishedRuns(tx: Tx, engagementId: string): Steps<number> {
   const rows = yield* q.all(
     tx
       .select({ id: migrationRuns.id })

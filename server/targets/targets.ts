@@ -9,14 +9,14 @@
  * list). The key is decrypted only to be used, and each decryption is audited.
  */
 import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
-import { forUpdate, q, type Database, type Steps } from "@/db/database";
+import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { engagements, organizations, serviceTargets } from "@/db/schema";
 import { findOrganization } from "@/server/accounts/organizations";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { checkBaseUrl } from "./base-url";
 import type { ServiceTargetKind } from "@/core/targets/kinds";
 import { limitsOfTarget } from "./limits";
@@ -53,7 +53,7 @@ const recordColumns = {
 /**
  * One target (never its key), or undefined (a transaction step; `readSteps` runs it outside one).
  */
-export function* findServiceTarget(tx: DbOrTx, id: string): Steps<ServiceTargetRecord | undefined> {
+export function* findServiceTarget(tx: Tx, id: string): Steps<ServiceTargetRecord | undefined> {
   return yield* q.get(tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id)));
 }
 
@@ -64,7 +64,7 @@ export async function getServiceTarget(database: Database, id: string): Promise<
 }
 
 /** The built-in sandbox new engagements start on, if one is registered and not archived (a transaction step). */
-export function* findBuiltInSandbox(tx: DbOrTx): Steps<ServiceTargetRecord | undefined> {
+export function* findBuiltInSandbox(tx: Tx): Steps<ServiceTargetRecord | undefined> {
   return yield* q.get(
     tx
       .select(recordColumns)
@@ -78,7 +78,7 @@ export function* findBuiltInSandbox(tx: DbOrTx): Steps<ServiceTargetRecord | und
  * operations): each checks the target's state and then changes it, so a second admin's change to
  * the same target waits for this one and then checks what it left.
  */
-function* loadTargetForChange(tx: DbOrTx, id: string): Steps<ServiceTargetRecord> {
+function* loadTargetForChange(tx: Tx, id: string): Steps<ServiceTargetRecord> {
   const target = yield* q.get(forUpdate(tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id))));
   if (!target) throw new AppError("NOT_FOUND", "No service target with that id.");
   return target;
@@ -114,7 +114,7 @@ function cleanLimits(input: { requestsPerMinute?: number | null; dailyQuota?: nu
 }
 
 /** Unfinished engagements pointed at the target, by reference. */
-function* openEngagementsUsing(tx: DbOrTx, targetId: string): Steps<{ id: string; reference: string; organizationId: string; organizationName: string }[]> {
+function* openEngagementsUsing(tx: Tx, targetId: string): Steps<{ id: string; reference: string; organizationId: string; organizationName: string }[]> {
   return yield* q.all(
     tx
       .select({ id: engagements.id, reference: engagements.reference, organizationId: engagements.organizationId, organizationName: organizations.name })
@@ -194,7 +194,7 @@ type BuiltInSandbox = { id: string; how: "existing" | "marked" | "created" };
  * The built-in sandbox as it is, or made so: the one marked; else a sandbox target at `url`, marked
  * now; else, with `create`, a new one. Null when there is none and `create` is missing.
  */
-function* settleBuiltInSandbox(tx: DbOrTx, url: string, create: { id: string; apiKeyCipher: string; apiKeyMask: string } | null): Steps<BuiltInSandbox | null> {
+function* settleBuiltInSandbox(tx: Tx, url: string, create: { id: string; apiKeyCipher: string; apiKeyMask: string } | null): Steps<BuiltInSandbox | null> {
   const existing = yield* findBuiltInSandbox(tx);
   if (existing) return { id: existing.id, how: "existing" };
   const candidate = yield* q.get(
@@ -452,7 +452,7 @@ type RevealInput = { targetId: string; purpose: string; engagement?: { engagemen
  * the engagement's timeline too when `engagement` names the one it is used for): a step of the
  * transaction that records the audit event. A key that no longer decrypts throws SecretDecryptionError and records nothing.
  */
-export function* decryptTargetApiKey(tx: DbOrTx, ring: KeyRing, actor: Actor | null, input: RevealInput): Steps<string> {
+export function* decryptTargetApiKey(tx: Tx, ring: KeyRing, actor: Actor | null, input: RevealInput): Steps<string> {
   const { targetId, purpose, engagement } = input;
   const t = yield* q.get(tx.select({ apiKeyCipher: serviceTargets.apiKeyCipher }).from(serviceTargets).where(eq(serviceTargets.id, targetId)));
   if (!t) throw fieldError("serviceTargetId", "No such service target.");

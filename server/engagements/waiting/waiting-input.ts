@@ -7,15 +7,14 @@ import { and, count, desc, eq, ne } from "drizzle-orm";
 import { handovers, migrationItems, migrationRuns, supplementaryFiles } from "@/db/schema";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { realItems } from "@/server/items/item-scope";
-import { q, type Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import { q, type Steps, type Tx } from "@/db/database";
 import type { StepStates } from "../checklist";
 import { findCurrentSubmission } from "../intake/intake-repository";
 import { countProposedWindows } from "../window/window-repository";
 import type { LastMile, WaitingInput } from "./waiting-rule";
 
 /** The last mile's facts (see LastMile). */
-export function* loadLastMile(tx: DbOrTx, engagementId: string): Steps<LastMile> {
+export function* loadLastMile(tx: Tx, engagementId: string): Steps<LastMile> {
   const run = yield* q.get(
     tx
       .select({ status: migrationRuns.status })
@@ -41,7 +40,7 @@ export function* loadLastMile(tx: DbOrTx, engagementId: string): Steps<LastMile>
 }
 
 /** Everything the waiting rule reads, for an engagement in `status` with its steps in `states`. */
-export function* loadWaitingInput(tx: DbOrTx, eng: { id: string; status: EngagementStatus }, states: StepStates): Steps<WaitingInput> {
+export function* loadWaitingInput(tx: Tx, eng: { id: string; status: EngagementStatus }, states: StepStates): Steps<WaitingInput> {
   return {
     status: eng.status,
     states,

@@ -18,7 +18,7 @@ import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
 import { migrationHasStarted } from "@/server/engagements/intake/intake-repository";
 import { createServiceClient } from "@/server/service-client";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { decryptSecret } from "@/server/security/secrets";
 import { TEST_KEY_RING, type TestDatabase, otherConnection } from "@/server/testing/test-db";
 import { cancelTestRun } from "../test-run/cancel-test-run";

@@ -12,7 +12,7 @@ import { callerAs } from "@/server/testing/caller";
 import { seedHandover, type HandoverFixture } from "@/server/testing/handover-fixture";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { databaseDialect } from "@/db/dialect";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { purgeDueCredentials } from "./purge-credentials";
 
 let t: TestDatabase;
