@@ -11,7 +11,9 @@ type Viewer = "console" | "portal";
 const stepHref = (step: number) => sectionHref(defaultStep(step));
 
 /** The words of each move's button, and where it goes: a step of the page, or a part of step 6. */
-function moveLink(action: NextMoveAction, engagementId: string, step: number): { label: string; href: string; download?: boolean } {
+type MoveLink = { label: string; href: string; download?: boolean; /** A way to look, not an action: drawn as a secondary button. */ quiet?: boolean };
+
+function moveLink(action: NextMoveAction, engagementId: string, step: number): MoveLink {
   switch (action) {
     case "submit_file":
       return { label: "Submit the details and token file", href: stepHref(step) };
@@ -29,6 +31,9 @@ function moveLink(action: NextMoveAction, engagementId: string, step: number): {
       return { label: "Confirm syncing is off", href: stepHref(step) };
     case "run_test":
       return { label: "Run the single-company test", href: stepHref(step) };
+    case "follow_test":
+      // Nothing to start while a test runs (the step's own buttons are disabled too): only a way to watch it.
+      return { label: "Follow the test", href: stepHref(step), quiet: true };
     case "run_bulk":
       return { label: "Go to the bulk migration", href: sectionHref({ kind: "step", step: 6, part: "run" }) };
     case "produce_report":
@@ -84,8 +89,8 @@ export function NextMovePanel({ engagement: e, viewer }: { engagement: Engagemen
   );
 }
 
-function MoveButton({ link }: { link: { label: string; href: string; download?: boolean } }) {
-  const className = buttonClasses({ className: "mt-3 shrink-0 sm:mt-0" });
+function MoveButton({ link }: { link: MoveLink }) {
+  const className = buttonClasses({ variant: link.quiet ? "secondary" : "primary", className: "mt-3 shrink-0 sm:mt-0" });
   if (link.download) {
     return (
       <a href={link.href} download className={className}>
