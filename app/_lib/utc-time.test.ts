@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeUtc, formatUtcField, parseUtcField, UTC_FIELD_EXAMPLE } from "./utc-time";
+import { describeUtc, formatUtcDay, formatUtcField, parseUtcDay, parseUtcField, UTC_FIELD_EXAMPLE } from "./utc-time";
 
 const at = (iso: string) => new Date(iso).getTime();
 
@@ -30,5 +30,25 @@ describe("UTC times as people type them", () => {
 
   it.each(["", "   ", "abc", "31 Feb 2026, 10:00", "28 Nov 2026, 25:00", "11/28/2026, 09:00 AM", "28 Nov 2026"])("refuses %j", (typed) => {
     expect(parseUtcField(typed)).toBeNull();
+  });
+});
+
+describe("days as people type them", () => {
+  it.each([
+    ["1 Dec 2026", "2026-12-01T00:00:00Z"],
+    ["1 December 2026", "2026-12-01T00:00:00Z"],
+    ["2026-12-01", "2026-12-01T00:00:00Z"],
+    ["01/12/2026", "2026-12-01T00:00:00Z"],
+    ["Tue 1 Dec 2026", "2026-12-01T00:00:00Z"],
+  ])("reads %j as that day, at midnight UTC", (typed, iso) => {
+    expect(parseUtcDay(typed)?.getTime()).toBe(new Date(iso).getTime());
+  });
+
+  it.each(["", "soon", "31 Feb 2026", "12/31/2026"])("refuses %j", (typed) => {
+    expect(parseUtcDay(typed)).toBeNull();
+  });
+
+  it("writes the day the Ferry way", () => {
+    expect(formatUtcDay(new Date("2026-12-01T00:00:00Z"))).toBe("1 Dec 2026");
   });
 });

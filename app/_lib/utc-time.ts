@@ -34,6 +34,28 @@ const READS = [
   "d.M.yyyy HH:mm",
 ] as const;
 
+/** The ways a day alone is read (a request's preferred dates), day-first or ISO. */
+const DAY_READS = ["d MMM yyyy", "d MMMM yyyy", "EEE d MMM yyyy", "EEEE d MMMM yyyy", "yyyy-MM-dd", "d/M/yyyy", "d.M.yyyy"] as const;
+
+/** What a day field shows as an example. */
+export const UTC_DAY_EXAMPLE = "1 Dec 2026";
+
+/** A day as Ferry writes it: "1 Dec 2026". */
+export function formatUtcDay(date: Date): string {
+  return format(date, "d MMM yyyy", { in: utc });
+}
+
+/** Reads a typed day as midnight UTC, or null when it is not a day. */
+export function parseUtcDay(text: string): Date | null {
+  const cleaned = text.trim().replace(/\s+/g, " ");
+  if (!cleaned) return null;
+  for (const pattern of DAY_READS) {
+    const parsed = parse(cleaned, pattern, new Date(0), { in: utc });
+    if (isValid(parsed)) return new Date(parsed.getTime());
+  }
+  return null;
+}
+
 /** A time as the field writes it: "28 Nov 2026, 22:00" (UTC). */
 export function formatUtcField(date: Date): string {
   return format(date, UTC_FIELD_FORMAT, { in: utc });
