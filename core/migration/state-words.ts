@@ -4,7 +4,7 @@
  */
 import { FINAL_ITEM_STATES, type MigrationItemState } from "./states";
 import type { PurgeTrigger } from "./handover-states";
-import { plural } from "@/core/words";
+import { plural } from "../words";
 
 /** A state as a label ("Reauthorization required"). */
 export function itemStateLabel(state: MigrationItemState): string {

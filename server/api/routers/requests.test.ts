@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, engagementRequests, engagements, mailOutbox } from "@/db/schema";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
-import { callerAs, testConfig, trpcError } from "../../testing/caller";
+import { callerAs, trpcError } from "../../testing/caller";
 
 let t: TestDatabase;
 let p: People;

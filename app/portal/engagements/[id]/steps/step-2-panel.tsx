@@ -15,7 +15,7 @@ import type { Announce } from "@/app/_components/use-announcement";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView, WindowPlan, WindowView } from "@/app/_lib/types";
-import { formatUtcField, windowFromFields, ZDeclineWindowsForm } from "@/app/_lib/utc-time";
+import { formatUtcField, parseUtcField, windowFromFields, ZDeclineWindowsForm } from "@/app/_lib/utc-time";
 import { MAX_SUGGESTED_WINDOWS } from "@/core/engagements/window-schemas";
 import { useTRPC } from "@/app/_trpc/react";
 import { plural } from "@/core/words";
@@ -146,14 +146,6 @@ function DeclineDialog({ engagement, plan, onClose, onDone }: { engagement: Enga
       showServerError(form, e);
     }
   });
-  /** A suggestion to start from: a day after the last proposed window (or a week from now), as long as it was. */
-  const next = () => {
-    const last = proposed.at(-1);
-    const length = last ? last.endsAt.getTime() - last.startsAt.getTime() : 8 * 3_600_000;
-    const from = new Date((last?.startsAt.getTime() ?? Date.now() + 6 * 86_400_000) + 86_400_000);
-    from.setUTCMinutes(0, 0, 0);
-    return { startsAt: formatUtcField(from), endsAt: formatUtcField(new Date(from.getTime() + length)) };
-  };
   return (
     <FormDialog
       title="Decline the proposed windows"
@@ -183,11 +175,25 @@ function DeclineDialog({ engagement, plan, onClose, onDone }: { engagement: Enga
           </div>
         ))}
         {suggested.fields.length < MAX_SUGGESTED_WINDOWS ? (
-          <Button variant="secondary" size="sm" onClick={() => suggested.append(next())}>
+          <Button variant="secondary" size="sm" onClick={() => suggested.append(suggestionAfter(proposed, values, Date.now()))}>
             {suggested.fields.length ? "Suggest another time" : "Suggest a time"}
           </Button>
         ) : null}
       </fieldset>
     </FormDialog>
   );
+}
+
+/**
+ * A time to start the customer's suggestion from: a day after the last one they suggested, else
+ * after the last proposed window (else a week from `now`), as long as that window was.
+ */
+function suggestionAfter(proposed: readonly WindowView[], typed: readonly { startsAt: string; endsAt: string }[], now: number): { startsAt: string; endsAt: string } {
+  const last = proposed.at(-1);
+  const length = last ? last.endsAt.getTime() - last.startsAt.getTime() : 8 * 3_600_000;
+  const lastTyped = typed.length ? parseUtcField(typed.at(-1)!.startsAt) : null;
+  const base = lastTyped?.getTime() ?? last?.startsAt.getTime() ?? now + 6 * 86_400_000;
+  const from = new Date(base + 86_400_000);
+  from.setUTCMinutes(0, 0, 0);
+  return { startsAt: formatUtcField(from), endsAt: formatUtcField(new Date(from.getTime() + length)) };
 }
