@@ -76,17 +76,26 @@ export function NextMovePanel({ engagement: e, viewer }: { engagement: Engagemen
           {move ? (waitingOnMe ? "Your move" : "Also for you") : e.waiting.party ? `Waiting on ${otherName}` : "Nothing to do"}
         </h2>
         {move ? <p className="text-sm text-slate-800">{move.text}</p> : null}
-        {!waitingOnMe && theirs ? (
-          <p className="text-sm text-slate-600">
-            {move ? `${otherName}: ` : ""}
-            {theirs.text.replace(/^\w/, (c) => c.toLowerCase()).replace(/^/, move ? "" : `${other === "customer" ? "The customer is to" : "Support is to"} `)}
-          </p>
-        ) : null}
+        {!waitingOnMe && theirs ? <p className="text-sm text-slate-600">{theirMove(theirs, { other, otherName, mine: !!move })}</p> : null}
         {!move && !theirs ? <p className="text-sm text-slate-600">{e.waiting.next}</p> : null}
       </div>
       {move ? <MoveButton link={moveLink(move.action, e.id, move.step)} /> : null}
     </section>
   );
+}
+
+/**
+ * The other side's move in the viewer's words. Moves are written to the party that makes them,
+ * verb first ("Run the single-company test."), which reads "Support is to run…" for the other
+ * side; the one move that opens with its companies instead ("3 companies were not migrated…")
+ * is quoted after whose it is.
+ */
+function theirMove(theirs: { action: NextMoveAction; text: string }, o: { other: "customer" | "support"; otherName: string; mine: boolean }): string {
+  const lower = theirs.text.replace(/^\w/, (c) => c.toLowerCase());
+  if (o.mine) return `${o.otherName}: ${lower}`;
+  const who = o.other === "customer" ? "The customer" : "Support";
+  if (theirs.action === "send_reconnect_links") return `${who}'s move: ${theirs.text}`;
+  return `${who} is to ${lower}`;
 }
 
 function MoveButton({ link }: { link: MoveLink }) {

@@ -60,7 +60,7 @@ describe("declining the proposed windows", () => {
     expect((await customer().windows.plan({ engagementId })).decline).toMatchObject({ allowed: false, reason: "There is no proposed migration window to decline." });
 
     const eng = await support().engagements.get({ engagementId });
-    expect(eng.waiting).toMatchObject({ party: "support", moves: { support: { action: "propose_window", text: expect.stringMatching(/declined the proposed windows \(“Month-end close.*\) and suggested a time: propose new ones/) } } });
+    expect(eng.waiting).toMatchObject({ party: "support", moves: { support: { action: "propose_window", text: expect.stringMatching(/^Propose new windows: the customer declined the proposed ones \(“Month-end close.*\) and suggested a time\.$/) } } });
     const mail = await mailTo("support@test");
     expect(mail).toMatchObject({ subject: expect.stringContaining("The proposed windows were declined") });
     expect(mail!.text).toContain("Why: Month-end close: our team is busy that week.");

@@ -194,7 +194,7 @@ export function whoseMove(input: WaitingInput): Waiting {
       const declined = input.windowDecline;
       if (!declined) return on("support", "propose_window", "Propose a migration window.");
       const suggested = declined.suggested ? ` and suggested ${plural(declined.suggested, { one: "a time", other: `${declined.suggested} times` })}` : "";
-      return on("support", "propose_window", `The customer declined the proposed windows (“${clip(declined.reason)}”)${suggested}: propose new ones.`);
+      return on("support", "propose_window", `Propose new windows: the customer declined the proposed ones (“${clip(declined.reason)}”)${suggested}.`);
     }
     case 3:
       return on("customer", "confirm_callback", "Add the callback URL to the OAuth app and confirm it.");
@@ -203,8 +203,8 @@ export function whoseMove(input: WaitingInput): Waiting {
     case 5: {
       const t = input.testUnderWay;
       if (!t) return on("support", "run_test", "Run the single-company test.");
-      const what = t.kind === "rehearsal" ? "A rehearsal on the sandbox" : "The single-company test";
-      return on("support", "follow_test", `${what} is ${t.queued ? "waiting for a worker" : "running"}: follow it in step 5. Nothing else can start until it ends.`);
+      const what = t.kind === "rehearsal" ? "the rehearsal on the sandbox" : "the single-company test";
+      return on("support", "follow_test", `Follow ${what} in step 5: it is ${t.queued ? "waiting for a worker" : "running"}, and nothing else can start until it ends.`);
     }
     case 6: {
       const moves = lastMileMoves(lm, false);
