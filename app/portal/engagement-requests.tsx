@@ -78,7 +78,7 @@ export function PortalRequests() {
       </div>
       {region}
       {prominent && allowed ? (
-        <Card>
+        <Card className="max-w-3xl">
           <p className="mb-4 text-sm text-slate-700">
             Tell Ferry support which platform your end customers&apos; companies are on, roughly how many there are and when a migration would suit you. Support
             answers by opening the engagement (you are mailed, and it appears here) or by saying why not.
@@ -183,7 +183,7 @@ function RequestFields({ form }: { form: RequestFormState }) {
         {(p) => <Input {...p} {...form.register("companies")} inputMode="numeric" autoComplete="off" className="w-40" />}
       </Field>
       <div className="grid gap-4 sm:grid-cols-2">
-        <Field label="First day that would suit" required error={fieldMessage(form, "preferredFrom")} hint={from ? `${formatUtcDay(from)} (UTC)` : `A date, such as ${UTC_DAY_EXAMPLE}.`}>
+        <Field label="First day that would suit" required error={fieldMessage(form, "preferredFrom")} hint={from ? `${formatUtcDay(from)} (UTC)` : fieldMessage(form, "preferredFrom") ? undefined : `A date, such as ${UTC_DAY_EXAMPLE}.`}>
           {(p) => <Input {...p} {...form.register("preferredFrom")} autoComplete="off" placeholder={UTC_DAY_EXAMPLE} />}
         </Field>
         <Field label="Last day that would suit" error={fieldMessage(form, "preferredTo")} hint={to ? `${formatUtcDay(to)} (UTC)` : "Optional."}>

@@ -94,6 +94,10 @@ export function EngagementList() {
     return () => clearTimeout(timer);
   }, [search, filters.search]);
 
+  // On a phone the filters fold under a button, so the list itself is on the first screen.
+  const [showFilters, setShowFilters] = useState(false);
+  const active = [filters.status, filters.ownerId, filters.waitingOn, filters.platformKey, filters.step].filter((v) => v !== undefined).length;
+
   const data = list.data;
   const counts = data?.countsByStep ?? {};
   const allCount = Object.values(counts).reduce((sum, n) => sum + n, 0);
@@ -114,6 +118,12 @@ export function EngagementList() {
           <Field label="Search" hint="Reference, organisation or platform">
             {(p) => <Input {...p} type="search" name="q" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="FER-1001, Acme…" />}
           </Field>
+          <div className="md:hidden">
+            <Button variant="secondary" size="sm" aria-expanded={showFilters} aria-controls="more-filters more-filters-steps" onClick={() => setShowFilters((v) => !v)}>
+              {showFilters ? "Fewer filters" : `More filters${active ? ` (${active} on)` : ""}`}
+            </Button>
+          </div>
+          <div id="more-filters" className={cn("contents", !showFilters && "max-md:hidden")}>
           <Field label="Status">
             {(p) => (
               <Select
@@ -162,8 +172,9 @@ export function EngagementList() {
               </Select>
             )}
           </Field>
+          </div>
         </form>
-        <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Current step">
+        <div id="more-filters-steps" className={cn("flex flex-wrap items-center gap-2", !showFilters && "max-md:hidden")} role="group" aria-label="Current step">
           <StepChip label="All steps" count={allCount} pressed={!filters.step} onClick={() => apply({ step: undefined })} />
           {STEP_CHIPS.map((step) => (
             <StepChip

@@ -29,7 +29,8 @@ export function UtcTimeField({
       {describeUtc(understood)}
       {extra ? <>; {extra}</> : null}
     </>
-  ) : (
+  ) : error ? undefined : (
+    // The error already says how to write it.
     `A day and a 24-hour time in UTC, such as ${UTC_FIELD_EXAMPLE}.`
   );
   return (

@@ -130,7 +130,7 @@ function waitingOn(moves: Record<WaitingParty, Move | null>, prefer: WaitingPart
 
 /** A person's words quoted in a move, cut short where they would crowd the panel and the mail. */
 function clip(text: string, max = 140): string {
-  const t = text.trim().replace(/\s+/g, " ");
+  const t = text.trim().replace(/\s+/g, " ").replace(/[.;:,!]+$/, "");
   return t.length <= max ? t : `${t.slice(0, max - 1).trimEnd()}…`;
 }
 
