@@ -268,7 +268,7 @@ test("steps 5 and 6 offer no bare Start; while a test runs the header offers no 
   // Shown by its end (the whole link is read out and copied): not the host every link starts with.
   await expect(birchLink.locator("code [aria-hidden=true]")).toHaveText(/^…\/company\/[0-9a-f]{8}…[0-9a-f]{4}$/);
   // Hypercare days typed wrong: a sentence, not zod's words.
-  const days = bulk.getByLabel("Hypercare days");
+  const days = bulk.getByRole("textbox", { name: "Hypercare days" });
   await days.fill("abc");
   await bulk.getByRole("button", { name: "Save days" }).click();
   await expect(days).toHaveAccessibleDescription(/^Enter the number of days as a whole number from 1 to 90, such as 7\./);

@@ -25,7 +25,7 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
     label: "Company",
     sticky: "start",
     title: true,
-    className: "min-w-44 max-w-64",
+    className: "min-w-40 max-w-56",
     cell: (r) => (
       <>
         <span className="font-medium break-words text-slate-900">{r.name}</span>
@@ -45,15 +45,27 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
     ),
   },
   { label: "State", className: "whitespace-nowrap", cell: (r) => <ItemStateBadge state={r.state} /> },
-  { label: "companyId", className: "whitespace-nowrap", present: (r) => r.companyId !== null, cell: (r) => <CopyableId value={r.companyId} label={`companyId of ${r.name}`} short /> },
-  { label: "connectionId", className: "whitespace-nowrap", present: (r) => r.connectionId !== null, cell: (r) => <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short /> },
+  {
+    // Both ids in one column, one above the other: the table fits a laptop's width with every column in view.
+    label: "Ids on the service",
+    className: "whitespace-nowrap",
+    present: (r) => r.companyId !== null,
+    cell: (r) => (
+      <span className="grid grid-cols-[auto_auto] items-center gap-x-1.5 gap-y-0.5 text-xs">
+        <span className="text-slate-500">company</span>
+        <CopyableId value={r.companyId} label={`companyId of ${r.name}`} short />
+        <span className="text-slate-500">connection</span>
+        <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short />
+      </span>
+    ),
+  },
   // Calls, not attempts: a company that passed at once made a dozen (every request sent for it).
   { label: "Calls", className: "whitespace-nowrap tabular-nums", present: (r) => r.attemptsInAll > 0, cell: (r) => (r.attemptsInAll > 0 ? callsText(r.attemptsInAll, r.attempts) : none) },
   {
     label: "Last error",
     wide: true,
     present: (r) => r.lastError !== null,
-    className: "min-w-52 max-w-72",
+    className: "min-w-44 max-w-60",
     cell: (r) => (r.lastError ? <FailureSummary failure={r.lastError} subject={`${r.name}'s last error`} /> : none),
   },
   {
@@ -61,7 +73,7 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
     label: "Why",
     wide: true,
     present: (r) => !!r.story.why,
-    className: "min-w-44 max-w-60 text-xs",
+    className: "min-w-40 max-w-52 text-xs",
     cell: (r) => (r.story.why ? <p className="line-clamp-2 break-words">{r.story.why}</p> : none),
   },
 ];

@@ -60,10 +60,11 @@ function InvitationList() {
           {
             label: "Invitee",
             title: true,
+            className: "min-w-48",
             cell: (i) => (
               <>
                 <span className="block font-medium">{i.name}</span>
-                <span className="block break-all text-slate-600">{i.email}</span>
+                <span className="block wrap-anywhere text-slate-600">{i.email}</span>
               </>
             ),
           },
@@ -81,22 +82,26 @@ function InvitationList() {
             cell: (i) => (
               <>
                 <Badge tone={STATUS_TONE[i.status]}>{STATUS_LABEL[i.status]}</Badge>
-                {i.status === "pending" ? <span className="mt-1 block text-xs whitespace-nowrap text-slate-500">Expires {formatDateTime(i.expiresAt)}</span> : null}
+                <span className="mt-1 block text-xs whitespace-nowrap text-slate-500">Sent {formatDateTime(i.createdAt)}</span>
+                {i.status === "pending" ? <span className="block text-xs whitespace-nowrap text-slate-500">Expires {formatDateTime(i.expiresAt)}</span> : null}
               </>
             ),
           },
-          { label: "Sent", className: "whitespace-nowrap text-slate-600", cell: (i) => formatDateTime(i.createdAt) },
-          { label: "Link", present: (i) => i.status === "pending", cell: (i) => (i.status === "pending" ? <InvitationLink invitation={i} /> : <span className="text-slate-400">—</span>) },
           {
-            label: "Actions",
-            labelHidden: true,
-            className: "sm:text-right",
+            // The link and the row's one action together, so the table fits its column of the page.
+            label: "Link",
+            present: (i) => i.status === "pending",
             cell: (i) =>
               i.status === "pending" ? (
-                <Button size="sm" variant="secondary" pending={revoke.isPending && revoke.variables?.invitationId === i.id} onClick={() => revoke.mutate({ invitationId: i.id })}>
-                  Revoke<span className="sr-only"> invitation for {i.email}</span>
-                </Button>
-              ) : null,
+                <span className="flex flex-col items-start gap-2">
+                  <InvitationLink invitation={i} />
+                  <Button size="sm" variant="secondary" pending={revoke.isPending && revoke.variables?.invitationId === i.id} onClick={() => revoke.mutate({ invitationId: i.id })}>
+                    Revoke<span className="sr-only"> invitation for {i.email}</span>
+                  </Button>
+                </span>
+              ) : (
+                <span className="text-slate-400">—</span>
+              ),
           },
         ] satisfies ResponsiveColumn<Invitation>[]}
       />

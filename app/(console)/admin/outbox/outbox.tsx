@@ -35,7 +35,7 @@ export function Outbox() {
       <form
         role="search"
         aria-label="Search the outbox"
-        className="grid gap-3 sm:grid-cols-[minmax(0,2fr)_minmax(0,1fr)_auto] sm:items-end"
+        className="grid gap-3 sm:grid-cols-[minmax(0,2fr)_minmax(0,1fr)_auto] sm:items-start"
         onSubmit={(event) => event.preventDefault()}
       >
         <Field label="Search" hint="Recipient, subject or text, e.g. FER-1001">
@@ -70,7 +70,7 @@ export function Outbox() {
             </Select>
           )}
         </Field>
-        <Button variant="secondary" pending={mail.isFetching} onClick={() => void mail.refetch()}>
+        <Button variant="secondary" className="sm:mt-7" pending={mail.isFetching} onClick={() => void mail.refetch()}>
           Refresh
         </Button>
       </form>
