@@ -11,7 +11,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { expectAccessible } from "./axe";
 import { screenshots } from "./screenshots";
-import { DEMO, e2eSandbox, expect, invitationLinkFor, openStep, openStep6Part, signIn, test, tokenCsv, uniqueSuffix, type TrpcApi } from "./fixtures";
+import { DEMO, e2eSandbox, expect, invitationLinkFor, openStep, openStep6Part, signIn, test, tokenCsv, uniqueSuffix } from "./fixtures";
 
 const LAPTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -188,14 +188,6 @@ test("the window form and the hypercare days speak in sentences", async ({ page,
   await expect(form).not.toContainText("Invalid input");
   await screenshots(page, form, "console-window-form-error");
 });
-
-/** Step 5 through its procedure, then the bulk run until it completes. */
-async function bulkRunDone(api: TrpcApi, engagementId: string): Promise<void> {
-  const { runId } = await api.mutation<{ runId: string }>("tests.start", { engagementId, kind: "pilot", itemId: null });
-  await expect.poll(async () => (await api.query<{ status: string }>("tests.get", { engagementId, runId })).status, { timeout: 45_000 }).toBe("passed");
-  await api.mutation("bulk.start", { engagementId, reason: "The customer asked to run before the agreed window." });
-  await expect.poll(async () => (await api.query<{ run: { status: string } | null }>("bulk.overview", { engagementId })).run?.status, { timeout: 60_000 }).toBe("completed");
-}
 
 test("steps 5 and 6 offer no bare Start; while a test runs the header offers no second one; the bulk run's companies open their whole story", async ({ browser, page, factory, supportApi }) => {
   test.setTimeout(240_000);
