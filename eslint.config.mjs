@@ -84,6 +84,35 @@ export default defineConfig([
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
   {
+    // What would fail only on PostgreSQL fails here too, on SQLite's run: better-sqlite3's
+    // synchronous calls and its handle belong to db/ (and the test support); a transaction body
+    // builds its queries on its own tx, never on the database handle (on PostgreSQL that query
+    // would run outside the transaction). The sandbox keeps its own SQLite store; app/ may not
+    // import the database at all (below).
+    files: ["server/**/*.ts", "scripts/**/*.ts"],
+    ignores: ["**/*.test.ts", "server/sandbox/**", "server/testing/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[arguments.length=0] > MemberExpression.callee[property.name=/^(all|get|run)$/]",
+          message: "better-sqlite3's synchronous .all()/.get()/.run() run on SQLite alone: await the query, or yield* q.all/q.get/q.run in a transaction body (db/database.ts).",
+        },
+        { selector: "MemberExpression[property.name='$client']", message: "The SQLite client ($client) belongs to db/: PostgreSQL has none." },
+        {
+          selector: ":function[generator=true] Identifier[name='database']:not(Property > Identifier.key):not(MemberExpression > Identifier.property)",
+          message: "A transaction body builds its queries on its own tx, never on the database handle: read what it needs from `database` before the body.",
+        },
+      ],
+    },
+  },
+  {
+    // Functions a reader can hold: a process is cut into named steps, not held in one closure.
+    files: ["server/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: { "max-lines-per-function": ["error", { max: 120 }] },
+  },
+  {
     // A transaction step called without `yield*` compiles and does nothing: a typed rule catches it.
     files: STEP_FILES,
     plugins: { ferry },

@@ -25,6 +25,14 @@ export default defineConfig({
     {
       name: "chromium",
       use: { ...devices["Desktop Chrome"], launchOptions: { executablePath } },
+      testIgnore: "supervision.spec.ts",
+    },
+    {
+      // `npm start` as people run it, a whole Ferry beside the e2e server: once the journeys have
+      // ended, so it neither slows them nor is slowed by them (skipped when a journey failed).
+      name: "processes",
+      testMatch: "supervision.spec.ts",
+      dependencies: ["chromium"],
     },
   ],
   webServer: {

@@ -6,7 +6,7 @@
  * the workers write it.
  *
  * - `startSandboxProcess(dir)`: `server/sandbox/main.ts` on a random port, its own SQLite file.
- * - `startWorkerProcess(bed, sandbox)`: `server/migration/engine/worker-main.ts` (what `npm run worker`
+ * - `startWorkerProcess(bed, sandbox)`: `server/migration/worker-main.ts` (what `npm run worker`
  *   starts) on the bench's database with its key; `kill("SIGKILL")` ends it at once.
  * - `createBenchBed(dir, name)`: a database file with a person of each role and the key ring
  *   (`database`, and `db`, its SQLite handle, for benches not on the layer yet).
@@ -124,11 +124,11 @@ export type WorkerProcess = {
   kill(signal: NodeJS.Signals): void;
 };
 
-/** A migration worker process (`server/migration/engine/worker-main.ts`, as `npm run worker` runs it) on the bench's database. */
+/** A migration worker process (`server/migration/worker-main.ts`, as `npm run worker` runs it) on the bench's database. */
 export function startWorkerProcess(bed: BenchBed, sandbox: SandboxAccess, extraEnv: Record<string, string> = {}): WorkerProcess {
   const spawnedAt = performance.now();
   const spawnedAtEpoch = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server/migration/engine/worker-main.ts")], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server/migration/worker-main.ts")], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: {

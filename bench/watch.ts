@@ -26,7 +26,7 @@ import { migrationItems, watches } from "@/db/schema";
 import { confirmHandover } from "@/server/migration/handover/confirm-handover";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { findRun } from "@/server/migration/engine/run-repository";
-import { createWorker } from "@/server/migration/engine/worker";
+import { createMigrationWorker } from "@/server/migration/migration-worker";
 import { ENGAGEMENT_TAG } from "@/server/migration/engine/pipeline";
 import { createWatcher } from "@/server/migration/watch/watcher";
 import { DAY_MS, pagesFor, RECONNECT_EVERY_MS, WATCH_QUOTA_SHARE } from "@/server/migration/watch/watch-rules";
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     // A real bulk run of a small engagement (its two companies through the pipeline on the sandbox).
     const eng = await readyBulk(bed, sandbox, benchCompanies(2));
     const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
-    const worker = createWorker({ database: bed.database, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
+    const worker = createMigrationWorker({ database: bed.database, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
     worker.start();
     await until("the bulk run", async () => (await readSteps(bed.database, (tx) => findRun(tx, runId)))!, (r) => r.status === "completed", 120_000);
     await worker.stop();

@@ -1,4 +1,7 @@
-/** Runs on both databases (@both-databases): the database layer itself: transactions, isolation, retries, locks. */
+/**
+ * Runs on both databases: the database layer itself: transactions, isolation, retries, locks.
+ * @module-tag both-databases
+ */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -227,6 +230,26 @@ describe.runIf(PG_URL)("the PostgreSQL runner", () => {
   it("forUpdate: parallel read-then-write transactions queue on the row lock", async () => {
     await Promise.all(Array.from({ length: 8 }, () => database.transaction((tx) => increment(tx, true), { isolation: "read committed" })));
     expect(await count()).toBe(8);
+  });
+
+  it("reads one row for q.get: the select asks for its first row alone, and one with a limit of its own keeps it", async () => {
+    await pg(database.db).insert(counters).values([{ name: "d", n: 1 }, { name: "e", n: 2 }]);
+    const seen: { sql: string; limit: unknown; row: unknown }[] = [];
+    await database.transaction(
+      function* (tx) {
+        for (const query of [pg(tx).select().from(counters).orderBy(counters.name), pg(tx).select().from(counters).orderBy(counters.name).limit(2)]) {
+          const row = yield* q.get(rows(query));
+          const statement = query.toSQL();
+          seen.push({ sql: statement.sql, limit: statement.params.at(-1), row });
+        }
+      },
+      { isolation: "read committed" },
+    );
+    expect(seen.map((s) => s.row)).toEqual([{ name: "c", n: 0 }, { name: "c", n: 0 }]);
+    expect(seen.map((s) => [/ limit \$\d+$/.test(s.sql), s.limit])).toEqual([
+      [true, 1],
+      [true, 2],
+    ]);
   });
 
   it("refuses a query built on the database instead of the body's tx", async () => {

@@ -61,11 +61,11 @@ import * as pgSchema from "./schema.pg";
 
 export type Dialect = DatabaseDialect;
 
-/** What a step that works inside or outside a transaction builds its queries on. */
-export type Queryable = Pick<Db, "insert" | "select" | "update" | "delete" | "query">;
-
-/** The `tx` a transaction body builds its queries on (typed as SQLite's; on PostgreSQL it is pg's). */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/**
+ * The one handle a step builds its queries on: a transaction body's `tx`, or (read-only steps run by
+ * `readSteps` on SQLite) the database itself. Typed as SQLite's; on PostgreSQL it is pg's.
+ */
+export type Tx = Pick<Db, "insert" | "select" | "update" | "delete" | "query">;
 
 /** One query a transaction body hands to its runner, and how its result is read. */
 export type Step = { readonly read: "all" | "get" | "run"; readonly query: object };
@@ -165,11 +165,22 @@ export function runSync<T>(steps: Steps<T>): T {
 
 type PgTx = { session?: unknown };
 
+/**
+ * A select read with q.get asks PostgreSQL for its first row alone (LIMIT 1), as better-sqlite3's
+ * `.get()` reads one row: without it every match would cross the wire to be thrown away. A select
+ * with a limit of its own keeps it; a write's RETURNING has no limit to set.
+ */
+function firstRowOnly(query: object): void {
+  const select = query as { limit?: (n: number) => unknown; config?: { limit?: unknown } };
+  if (typeof select.limit === "function" && select.config && select.config.limit === undefined) select.limit(1);
+}
+
 async function executeAsync(tx: PgTx, step: Step): Promise<unknown> {
   const query = step.query as { session?: unknown } & PromiseLike<unknown>;
   if ("session" in query && query.session !== tx.session) {
     throw new Error("A query in a transaction body was built on the database, not on the body's tx: it would run outside the transaction.");
   }
+  if (step.read === "get") firstRowOnly(query);
   const result = await query;
   switch (step.read) {
     case "all":
@@ -299,7 +310,7 @@ export function getDatabase(): Database {
  * no write lock there); on PostgreSQL in a read-committed transaction, since a step's queries must
  * be built on a transaction's handle.
  */
-export function readSteps<T>(database: Database, body: (tx: Queryable) => Steps<T>): Promise<T> {
+export function readSteps<T>(database: Database, body: (tx: Tx) => Steps<T>): Promise<T> {
   if (database.dialect === "sqlite") {
     try {
       return Promise.resolve(runSync(body(database.db)));

@@ -4,6 +4,7 @@
  * server's own catalog), rows written through drizzle read back with the same JavaScript values and
  * types as on SQLite, and `npm run db:migrate` applies them to DATABASE_URL (twice, and from two
  * processes at once, harmlessly).
+ * @module-tag postgresql
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";

@@ -8,10 +8,11 @@
  *
  * Here rather than in Vitest because start.mjs serves the production build, which exists only
  * once `next build` has run (npm test builds before the Playwright suite). It does not use the
- * e2e server: it starts a whole Ferry of its own.
+ * e2e server: it starts a whole Ferry of its own, demo and all, so it runs once the journeys have
+ * ended (the "processes" project of playwright.config.ts), with the machine to itself. Its worker's
+ * lease is set short (FERRY_WORKER_LEASE_MS), so the restarted worker takes the test up in seconds.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -134,7 +135,15 @@ test.describe("npm start, when one of its processes dies", () => {
     port = await freePort();
     sandboxPort = await freePort();
     baseURL = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SANDBOX_PORT: String(sandboxPort), FERRY_DATA_DIR: dataDir, NEXTAUTH_URL: baseURL };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      SANDBOX_PORT: String(sandboxPort),
+      FERRY_DATA_DIR: dataDir,
+      NEXTAUTH_URL: baseURL,
+      FERRY_WORKER_LEASE_MS: "1500",
+      FERRY_WORKER_IDLE_MS: "300",
+    };
     // Nothing of another Ferry's: the embedded defaults under the data folder.
     for (const name of ["DATABASE_FILE", "SANDBOX_DB_FILE", "SANDBOX_URL", "SANDBOX_ADMIN_TOKEN", "NEXTAUTH_SECRET", "FERRY_ENCRYPTION_KEY", "HOST", "NODE_ENV"]) delete env[name];
     ferry = spawn(process.execPath, ["scripts/start.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -273,50 +282,5 @@ test.describe("npm start, when one of its processes dies", () => {
     expect(tail).not.toContain("starting it again");
     expect(fs.existsSync(path.join(dataDir, "processes.json"))).toBe(false);
     expect(await accepts("127.0.0.1", port)).toBe(false);
-  });
-});
-
-test.describe("the web server's HOST", () => {
-  const serverEnv = (dir: string, host: string): NodeJS.ProcessEnv => ({
-    ...process.env,
-    HOST: host,
-    NODE_ENV: "production",
-    NEXT_TELEMETRY_DISABLED: "1",
-    NEXTAUTH_SECRET: crypto.randomBytes(24).toString("base64url"),
-    FERRY_ENCRYPTION_KEY: `host:${crypto.randomBytes(32).toString("base64")}`,
-    DATABASE_FILE: path.join(dir, "ferry.db"),
-  });
-
-  test("HOST=0.0.0.0 opens it on every interface", async () => {
-    const external = externalAddress();
-    test.skip(!external, "this machine has no address but loopback");
-    test.setTimeout(90_000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-host-"));
-    const port = await freePort();
-    const web = spawn(process.execPath, ["scripts/web-server.mjs", "-p", String(port)], { cwd: ROOT, env: serverEnv(dir, "0.0.0.0"), stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    web.stdout!.on("data", (c: Buffer) => (out += c));
-    web.stderr!.on("data", (c: Buffer) => (out += c));
-    const exited = new Promise((resolve) => web.on("exit", resolve));
-    try {
-      await expect.poll(() => out, { timeout: 60_000 }).toContain(`listening on http://0.0.0.0:${port}`);
-      const res = await fetch(`http://${external}:${port}/api/auth/csrf`);
-      expect(res.status).toBe(200);
-    } finally {
-      web.kill("SIGTERM");
-      await exited;
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test("a HOST that is not an address stops it with a message naming HOST", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-host-"));
-    try {
-      const res = spawnSync(process.execPath, ["scripts/web-server.mjs", "-p", String(await freePort())], { cwd: ROOT, env: serverEnv(dir, "every interface"), encoding: "utf8", timeout: 30_000 });
-      expect(res.status).toBe(1);
-      expect(res.stderr).toContain('HOST must be an address or host name to listen on (127.0.0.1, or 0.0.0.0 for every interface), not "every interface".');
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   });
 });

@@ -1,12 +1,15 @@
-// Which Vitest files run on which database: the one rule, kept here, that both Vitest configs read.
-// - Every test file runs in the SQLite pass, but those named `*-pg.test.ts` (about PostgreSQL alone:
-//   its migrations, SKIP LOCKED claims, what its files keep after a purge).
-// - The PostgreSQL pass of `npm test` (vitest.pg.config.ts) runs the `*-pg.test.ts` files and those
-//   about what can differ between the two databases, marked `@both-databases` in their opening
-//   comment: repositories, claims, leases, races, migrations, the rate budget's store. Pure rules,
-//   CSV builders, mailers, routers' checks and SQLite-file tests run once.
-// A marked file must reach the app database (db/database.ts, db/client.ts or db/schema.ts) through
-// its run-time imports, or the mark would be a mistake: appDatabaseTests() walks the import graph
+// Which tests run on which database: the one rule, kept here, that both Vitest configs read.
+// - Every test runs in the SQLite pass, but those of files named `*-pg.test.ts` (about PostgreSQL
+//   alone: its migrations, SKIP LOCKED claims, what its files keep after a purge).
+// - The PostgreSQL pass of `npm test` (vitest.pg.config.ts) runs again the tests about what can
+//   differ between the two databases, tagged `both-databases` (Vitest's test tags): a whole file with
+//   `@module-tag both-databases` in its opening comment (repositories, claims, leases, the rate
+//   budget's store), or single tests and describes with `{ tags: ["both-databases"] }` (the races
+//   among a router's tests) — and the `*-pg.test.ts` files (tagged `postgresql`). Pure rules, CSV
+//   builders, mailers, routers' checks and SQLite-file tests run once.
+// The pass loads only the files that mention a tag, and its tags filter skips their other tests.
+// A tagged file must reach the app database (db/database.ts, db/client.ts or db/schema.ts) through
+// its run-time imports, or the tag would be a mistake: appDatabaseTests() walks the import graph
 // (type-only imports left out) and database-passes.test.ts holds the two together.
 // Plain ESM: the Vitest configs import it.
 //   node scripts/database-passes.mjs    lists the PostgreSQL pass's files, then the rest
@@ -100,15 +103,16 @@ export function appDatabaseTests() {
 
 /** Test files about PostgreSQL alone: the PostgreSQL pass only. */
 export const POSTGRES_ONLY = /-pg\.test\.ts$/;
-/** The mark, in a test file's opening comment, of a file the PostgreSQL pass runs again. */
-export const BOTH_DATABASES = "@both-databases";
+/** The tag of the tests the PostgreSQL pass runs again, and of the PostgreSQL-only files. */
+export const BOTH_DATABASES = "both-databases";
+export const POSTGRESQL = "postgresql";
+/** The PostgreSQL pass's filter over the tags (Vitest's tagsFilter). */
+export const POSTGRES_PASS_TAGS = `${BOTH_DATABASES} || ${POSTGRESQL}`;
 
-/** Whether a test file's opening comment (the text before its first import) carries the mark. */
-function marked(file) {
+/** Whether a test file tags the whole file or any of its tests both-databases. */
+function tagged(file) {
   const source = fs.readFileSync(file, "utf8");
-  const firstImport = source.search(/^import /m);
-  const head = firstImport < 0 ? source : source.slice(0, firstImport);
-  return head.includes(BOTH_DATABASES);
+  return new RegExp(`@module-tag\\s+${BOTH_DATABASES}\\b|tags:\\s*\\[[^\\]]*["']${BOTH_DATABASES}["']`).test(source);
 }
 
 /** The test files (relative to the project) of each pass. */
@@ -117,7 +121,7 @@ export function databasePasses() {
   const all = testFiles();
   return {
     sqlite: all.filter((f) => !POSTGRES_ONLY.test(f)).map(rel),
-    postgresql: all.filter((f) => POSTGRES_ONLY.test(f) || marked(f)).map(rel),
+    postgresql: all.filter((f) => POSTGRES_ONLY.test(f) || tagged(f)).map(rel),
   };
 }
 

@@ -5,7 +5,7 @@ describe("which test files run on which database", () => {
   const { sqlite, postgresql } = databasePasses();
   const { included: reachDatabase, excluded } = appDatabaseTests();
 
-  it("runs the files marked @both-databases and the *-pg ones on PostgreSQL: claims, leases, races, repositories, the rate budget's store", () => {
+  it("runs the files tagged both-databases (whole, or some of their tests) and the *-pg ones on PostgreSQL: claims, leases, races, repositories, the rate budget's store", () => {
     expect(postgresql).toEqual(
       expect.arrayContaining([
         "db/database.test.ts",
@@ -26,7 +26,7 @@ describe("which test files run on which database", () => {
     expect(sqlite).not.toContain("server/migration/engine/claims-pg.test.ts");
   });
 
-  it("marks only files whose run-time imports reach the app database (a mark elsewhere would repeat a test for nothing)", () => {
+  it("tags only files whose run-time imports reach the app database (a tag elsewhere would repeat a test for nothing)", () => {
     expect(postgresql.filter((f) => !reachDatabase.includes(f))).toEqual([]);
     expect(excluded).toEqual(expect.arrayContaining(["core/words.test.ts", "server/sandbox/contract.test.ts", "server/migration/engine/pipeline.test.ts"]));
   });

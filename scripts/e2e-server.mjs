@@ -65,7 +65,7 @@ fs.writeFileSync(
   JSON.stringify({ sandboxUrl: env.SANDBOX_URL, sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN }),
   { mode: 0o600 },
 );
-const workerEntry = path.join(ROOT, "server/migration/engine/worker-main.ts");
+const workerEntry = path.join(ROOT, "server/migration/worker-main.ts");
 if (fs.existsSync(workerEntry)) {
   const { command, args } = tsNode(workerEntry);
   service("worker", "The worker", command, args);

@@ -43,10 +43,11 @@ export async function waitForHttp(url, { timeoutMs = 60_000, child } = {}) {
  * Starts a long-running service, prefixing its output lines with a label. By default in its own
  * process group, so the supervisor (scripts/supervisor.mjs) can stop whatever it forked too
  * (`next` forks next-server: stack-notes P14); `detached: false` keeps it in ours, for a parent
- * that is itself stopped as a group.
+ * that is itself stopped as a group. `ipc: true` gives a Node process an IPC channel (the
+ * supervisor's lifeline, scripts/lifeline.mjs).
  */
-export function startService(label, command, args, { env, quiet = false, detached = true } = {}) {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached, stdio: ["ignore", "pipe", "pipe"] });
+export function startService(label, command, args, { env, quiet = false, detached = true, ipc = false } = {}) {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached, stdio: ["ignore", "pipe", "pipe", ...(ipc ? ["ipc"] : [])] });
   const prefix = (stream, out) => {
     let buf = "";
     stream.on("data", (chunk) => {

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { BIN, buildIsStale, localSecrets, ROOT, run, tsNode, waitForHttp } from "./lib.mjs";
-import { createSupervisor, stopOnSignals } from "./supervisor.mjs";
+import { claimStateFile, createSupervisor, stopOnSignals } from "./supervisor.mjs";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
@@ -20,6 +20,16 @@ const appUrl = process.env.NEXTAUTH_URL ?? `http://localhost:${port}`;
 // The web server listens on HOST (default 127.0.0.1); start-up asks it there (loopback for "every interface").
 const webHost = process.env.HOST || "127.0.0.1";
 const webProbe = webHost === "0.0.0.0" || webHost === "::" ? "127.0.0.1" : net.isIPv6(webHost) ? `[${webHost}]` : webHost;
+
+// One Ferry per data directory: a second start is refused, naming the running one's pid; a
+// processes.json left by a supervisor that died is cleaned up (its processes ended with it).
+const stateFile = path.join(dataDir, "processes.json");
+fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+const claim = await claimStateFile(stateFile);
+if (!claim.ok) {
+  console.error(claim.message);
+  process.exit(1);
+}
 
 function portInUse(p) {
   return new Promise((resolve) => {
@@ -32,6 +42,7 @@ function portInUse(p) {
 for (const [name, p] of [["PORT", port], ["SANDBOX_PORT", sandboxPort]]) {
   if (await portInUse(p)) {
     console.error(`Port ${p} is already in use. Stop what is using it, or set ${name} to another port.`);
+    fs.rmSync(stateFile, { force: true });
     process.exit(1);
   }
 }
@@ -51,7 +62,7 @@ const env = {
 // started again after a growing delay while the others go on; Ctrl+C or SIGTERM stops them all.
 // Their pids are kept in <data dir>/processes.json (mode 0600) while Ferry runs.
 const supervisor = createSupervisor({
-  stateFile: path.join(dataDir, "processes.json"),
+  stateFile,
   onExitWhileStarting: ({ label, how }) => {
     console.error(`${label} ${how} while Ferry was starting; stopping Ferry.`);
     void shutdown(1);
@@ -99,7 +110,7 @@ if (!dev && buildIsStale()) {
   }
 }
 
-const workerEntry = path.join(ROOT, "server/migration/engine/worker-main.ts");
+const workerEntry = path.join(ROOT, "server/migration/worker-main.ts");
 if (fs.existsSync(workerEntry)) supervisor.add({ name: "worker", label: "The worker", ...tsNode(workerEntry), env });
 
 // Ferry's own server around Next (it records each request's socket address: scripts/web-server.mjs).

@@ -33,6 +33,8 @@ export type Supervisor = {
 
 export type StateFile = {
   supervisor: number;
+  /** The supervising script (its argv[1]), to tell it from another program given the same pid later. */
+  script: string | null;
   updatedAt: string;
   processes: Record<string, { pid: number | null; running: boolean; startedAt: string; restarts: number }>;
 };
@@ -41,3 +43,5 @@ export function formatDelay(ms: number): string;
 export function howItEnded(code: number | null, signal: string | null): string;
 export function createSupervisor(options?: SupervisorOptions): Supervisor;
 export function stopOnSignals(supervisor: Supervisor, handlers?: { onSignal?: (signal: string) => void; onStopped?: (signal: string) => void }): void;
+export function isRunning(pid: number): boolean;
+export function claimStateFile(stateFile: string, options?: { waitMs?: number; pollMs?: number }): Promise<{ ok: true } | { ok: false; pid: number | null; message: string }>;

@@ -4,9 +4,15 @@
 // 4 s … up to 30 s; back to 1 s once a run has stayed up for a minute), with one log line when it
 // ends and one when it runs again. The other processes go on meanwhile. `stop()` (on Ctrl+C or
 // SIGTERM) stops them all, and nothing is started again after it.
-// In production a real supervisor does this job (deploy/systemd/, see the README).
+// Its children end with it however it ends (scripts/lifeline.mjs), and one data directory has one
+// supervisor at a time (claimStateFile).
+// In production a real supervisor does this job (deploy/systemd/, see docs/production.md).
 import fs from "node:fs";
-import { startService } from "./lib.mjs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ROOT, startService } from "./lib.mjs";
+
+const LIFELINE = pathToFileURL(path.join(ROOT, "scripts", "lifeline.mjs")).href;
 
 const DEFAULTS = {
   initialDelayMs: 1_000,
@@ -32,6 +38,73 @@ export function howItEnded(code, signal) {
 }
 
 const hasExited = (child) => child.exitCode !== null || child.signalCode !== null;
+
+/** Whether a process runs (exists and is not a zombie waiting to be reaped). */
+export function isRunning(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (error.code !== "EPERM") return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    // No /proc (not Linux): kill(0) said it exists.
+    return true;
+  }
+}
+
+/** Whether `pid` still runs `script` (so a pid the system has since given to another program is not taken for it). */
+function runsScript(pid, script) {
+  if (!isRunning(pid)) return false;
+  try {
+    return !script || fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(script);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Makes `stateFile` this process's before a supervisor starts (created exclusively, mode 0600).
+ * A file whose supervisor still runs is not taken: `{ ok: false, pid, message }` names it. A file
+ * left by a supervisor that died is stale: its processes end by themselves (lifeline.mjs); once
+ * they have (waited for up to `waitMs`), the file is removed and taken. One still running after
+ * that is named instead.
+ */
+export async function claimStateFile(stateFile, { waitMs = 15_000, pollMs = 50 } = {}) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const claim = { supervisor: process.pid, script: process.argv[1] ?? null, updatedAt: new Date().toISOString(), processes: {} };
+      fs.writeFileSync(stateFile, `${JSON.stringify(claim, null, 2)}\n`, { flag: "wx", mode: 0o600 });
+      return { ok: true };
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
+    let state = null;
+    try {
+      state = JSON.parse(fs.readFileSync(stateFile, "utf8"));
+    } catch {
+      // Unreadable or half-written: treated as stale below.
+    }
+    const supervisor = Number(state?.supervisor);
+    if (supervisor !== process.pid && runsScript(supervisor, state?.script)) {
+      return { ok: false, pid: supervisor, message: `Ferry is already running on this data directory (supervisor pid ${supervisor}, ${stateFile}). Stop it first (Ctrl+C where it runs, or kill ${supervisor}).` };
+    }
+    const left = Object.values(state?.processes ?? {})
+      .map((p) => Number(p?.pid))
+      .filter((pid) => pid > 0 && pid !== process.pid);
+    const deadline = Date.now() + waitMs;
+    while (left.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, pollMs));
+    const still = left.filter(isRunning);
+    if (still.length) {
+      return { ok: false, pid: still[0], message: `Processes of a Ferry whose supervisor died still run on this data directory (pid ${still.join(", ")}). Stop them first (kill ${still.join(" ")}).` };
+    }
+    fs.rmSync(stateFile, { force: true });
+  }
+  return { ok: false, pid: null, message: `Another start is claiming this data directory at the same moment (${stateFile}).` };
+}
 
 /** Sends a signal to a process's whole group (it leads one when started detached), else to it alone. */
 function signalProcess(child, signal, detached) {
@@ -64,6 +137,7 @@ export function createSupervisor(options = {}) {
     if (!opts.stateFile) return;
     const state = {
       supervisor: process.pid,
+      script: process.argv[1] ?? null,
       updatedAt: new Date().toISOString(),
       processes: Object.fromEntries(
         [...services.values()].map((s) => [
@@ -79,7 +153,10 @@ export function createSupervisor(options = {}) {
   };
 
   const spawnService = (s) => {
-    const child = startService(s.name, s.command, s.args, { env: s.env, quiet: s.quiet, detached: s.detached });
+    // A Node process gets the lifeline: an IPC channel it watches, so it ends when this one dies.
+    const node = s.command === process.execPath;
+    const args = node ? ["--import", LIFELINE, ...s.args] : s.args;
+    const child = startService(s.name, s.command, args, { env: s.env, quiet: s.quiet, detached: s.detached, ipc: node });
     s.child = child;
     s.startedAt = Date.now();
     s.exited = new Promise((resolve) => {

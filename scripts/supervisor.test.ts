@@ -11,7 +11,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { until } from "@/server/testing/until";
-import { createSupervisor, formatDelay, howItEnded, type StateFile, type Supervisor, type SupervisorOptions } from "./supervisor.mjs";
+import { claimStateFile, createSupervisor, formatDelay, howItEnded, type StateFile, type Supervisor, type SupervisorOptions } from "./supervisor.mjs";
 
 let dir: string;
 let serial = 0;
@@ -259,6 +259,82 @@ sup.startupDone();
       expect(fs.existsSync(stateFile)).toBe(false);
     });
   }
+});
+
+/** A supervising process of its own (as `npm start` is) with two children, its state in `stateFile`. */
+async function supervisingProcess(stateFile: string, a: ReturnType<typeof child>, b: ReturnType<typeof child>) {
+  const parentFile = path.join(dir, `parent-${path.basename(stateFile)}.mjs`);
+  fs.writeFileSync(
+    parentFile,
+    `import { createSupervisor, stopOnSignals } from ${JSON.stringify(pathToFileURL(path.resolve("scripts/supervisor.mjs")).href)};
+const sup = createSupervisor({ stateFile: ${JSON.stringify(stateFile)}, initialDelayMs: 50 });
+stopOnSignals(sup);
+sup.add(${JSON.stringify(a.spec)});
+sup.add(${JSON.stringify(b.spec)});
+sup.startupDone();
+`,
+  );
+  const parent = spawn(process.execPath, [parentFile], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => parent.on("exit", (_code, signal) => resolve(signal)));
+  const state = await until("both children", () => (fs.existsSync(stateFile) ? (JSON.parse(fs.readFileSync(stateFile, "utf8")) as StateFile) : null), (s) => Object.values(s?.processes ?? {}).filter((p) => p.running).length === 2, 10_000);
+  await until("both children to run", () => a.starts().length + b.starts().length, (n) => n === 2, 10_000);
+  return { parent, exited, pids: Object.values(state!.processes).map((p) => p.pid!) };
+}
+
+describe("when the supervisor dies", () => {
+  it("killed with SIGKILL, its children stop as on SIGTERM (their lifeline closes) instead of running on unsupervised", async () => {
+    const stateFile = path.join(dir, "killed.json");
+    const a = child({});
+    const b = child({});
+    const { parent, exited, pids } = await supervisingProcess(stateFile, a, b);
+    parent.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    await until("the children to end", () => pids.filter(isAlive), (alive) => alive.length === 0, 10_000);
+    // Each stopped through its own SIGTERM handler, as when the supervisor stops them.
+    expect([...a.stopped(), ...b.stopped()].sort()).toEqual([...pids].sort());
+  });
+
+  it("a second start on the same state file is refused naming the running supervisor; once it has died, the stale file is cleaned up and taken", async () => {
+    const stateFile = path.join(dir, "claimed.json");
+    const { parent, exited, pids } = await supervisingProcess(stateFile, child({}), child({}));
+    const refused = await claimStateFile(stateFile);
+    expect(refused).toEqual({ ok: false, pid: parent.pid, message: expect.stringContaining(`Ferry is already running on this data directory (supervisor pid ${parent.pid}`) as string });
+    expect((JSON.parse(fs.readFileSync(stateFile, "utf8")) as StateFile).supervisor).toBe(parent.pid);
+
+    parent.kill("SIGKILL");
+    await exited;
+    // The file still names the dead supervisor and its children until a new start finds it.
+    expect((JSON.parse(fs.readFileSync(stateFile, "utf8")) as StateFile).supervisor).toBe(parent.pid);
+    expect(await claimStateFile(stateFile)).toEqual({ ok: true });
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    const claimed = JSON.parse(fs.readFileSync(stateFile, "utf8")) as StateFile;
+    expect(claimed).toMatchObject({ supervisor: process.pid, processes: {} });
+    expect(fs.statSync(stateFile).mode & 0o777).toBe(0o600);
+    fs.rmSync(stateFile);
+  });
+
+  it("npm start (scripts/start.mjs) refuses a data directory another Ferry runs on, naming its pid, and starts nothing", async () => {
+    const dataDir = path.join(dir, "data-in-use");
+    fs.mkdirSync(dataDir);
+    const stateFile = path.join(dataDir, "processes.json");
+    const { parent, exited } = await supervisingProcess(stateFile, child({}), child({}));
+    // Ports nobody could take, so that a start that is not refused fails at once rather than starting Ferry.
+    const start = spawn(process.execPath, ["scripts/start.mjs"], { cwd: process.cwd(), env: { ...process.env, FERRY_DATA_DIR: dataDir, PORT: "70000", SANDBOX_PORT: "70000" }, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      start.stdout.on("data", (c: Buffer) => (out += c));
+      start.stderr.on("data", (c: Buffer) => (out += c));
+      const code = await new Promise<number | null>((resolve) => start.on("exit", (c) => resolve(c)));
+      expect(out).toContain(`Ferry is already running on this data directory (supervisor pid ${parent.pid}`);
+      expect(code).toBe(1);
+      expect(fs.existsSync(path.join(dataDir, "local-secrets.json"))).toBe(false);
+      expect((JSON.parse(fs.readFileSync(stateFile, "utf8")) as StateFile).supervisor).toBe(parent.pid);
+    } finally {
+      if (start.exitCode === null) start.kill("SIGTERM");
+      parent.kill("SIGTERM");
+      await exited;
+    }
+  });
 });
 
 describe("words", () => {

@@ -10,6 +10,7 @@ import path from "node:path";
 import browserFinder from "./browser.cjs";
 import { BIN, ROOT, run, runLabelled } from "./lib.mjs";
 import { startPostgres } from "./postgres.mjs";
+import { POSTGRES_PASS_TAGS } from "./database-passes.mjs";
 import { playwrightDurations, playwrightOutcome, slowestVitestFiles, vitestOutcome } from "./test-report.mjs";
 
 const onlyIdx = process.argv.indexOf("--only");
@@ -99,7 +100,7 @@ if (wants("unit")) {
     // (scripts/database-passes.mjs), again with DATABASE_URL naming the throwaway server.
     await timed("unit (PostgreSQL)", () => {
       section("unit and integration tests on PostgreSQL (vitest)");
-      runVitest("vitest-pg", ["--config", "vitest.pg.config.ts"], { FERRY_TEST_PG_URL: postgres.url, DATABASE_URL: postgres.url });
+      runVitest("vitest-pg", ["--config", "vitest.pg.config.ts", "--tags-filter", POSTGRES_PASS_TAGS], { FERRY_TEST_PG_URL: postgres.url, DATABASE_URL: postgres.url });
     });
   }
   await postgres?.stop();

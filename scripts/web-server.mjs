@@ -9,6 +9,7 @@
 import http from "node:http";
 import net from "node:net";
 import { ROOT } from "./lib.mjs";
+import { refuseMalformedPath } from "./malformed-path.mjs";
 import { markServedByFerry, tagSocketAddress } from "./socket-address.mjs";
 
 const arg = (flag) => {
@@ -33,6 +34,8 @@ const handle = app.getRequestHandler();
 await app.prepare();
 
 const server = http.createServer((req, res) => {
+  // `/engagements/%ff` and the like: 400 here, not a 500 from Next's decoding.
+  if (refuseMalformedPath(req, res)) return;
   tagSocketAddress(req);
   handle(req, res);
 });

@@ -12,7 +12,7 @@ const env = {
   DATABASE_FILE: process.env.DATABASE_FILE ?? path.join(dataDir, "ferry.db"),
   SANDBOX_URL: process.env.SANDBOX_URL ?? `http://127.0.0.1:${process.env.SANDBOX_PORT ?? 4010}`,
 };
-const worker = startService("worker", BIN("tsx"), [path.join(ROOT, "server/migration/engine/worker-main.ts")], { env, detached: false });
+const worker = startService("worker", BIN("tsx"), [path.join(ROOT, "server/migration/worker-main.ts")], { env, detached: false });
 const forward = (signal) => worker.kill(signal);
 process.on("SIGINT", () => forward("SIGINT"));
 process.on("SIGTERM", () => forward("SIGTERM"));

@@ -51,6 +51,13 @@ const schema = z.object({
   SANDBOX_URL: z.url("must be the sandbox's base URL, e.g. http://127.0.0.1:4010").default("http://127.0.0.1:4010"),
   SANDBOX_ADMIN_TOKEN: z.string().optional(),
   /**
+   * `allow`: service targets may be on private network addresses (10/8, 172.16/12, 192.168/16,
+   * fc00::/7, 100.64/10), for a service reached inside a private network; unset or `refuse`: only
+   * public addresses and loopback. Link-local and metadata addresses are refused either way.
+   * server/targets/network.ts reads it.
+   */
+  FERRY_PRIVATE_TARGETS: z.enum(["allow", "refuse"], "must be allow or refuse (or unset)").optional(),
+  /**
    * The machine a worker runs on, as the service sees its address: workers with the same id share
    * one per-address rate limit per target (default: the host name).
    */

@@ -1,8 +1,6 @@
-import { forbidden } from "next/navigation";
 import type { ReactNode } from "react";
 import { AppShell } from "@/app/_components/app-shell";
-import { redirectToSignIn } from "@/app/_lib/sign-in-redirect";
-import { getViewer } from "@/app/_trpc/server";
+import { requireStaff } from "./console-access";
 
 const STAFF_NAV = [
   { href: "/engagements", label: "Engagements" },
@@ -19,10 +17,8 @@ const ADMIN_NAV = [
 
 /** The staff console: support and admins only. */
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const viewer = await getViewer();
-  if (!viewer) return redirectToSignIn();
-  // HTTP 403 with app/forbidden.tsx (which points customers to their portal).
-  if (viewer.role === "customer") forbidden();
+  // HTTP 403 with app/forbidden.tsx (which points customers to their portal); each page checks too.
+  const viewer = await requireStaff();
   const nav = viewer.role === "admin" ? [...STAFF_NAV, ...ADMIN_NAV] : STAFF_NAV;
   return (
     <AppShell user={viewer} nav={nav} area="console">

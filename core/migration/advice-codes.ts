@@ -20,6 +20,8 @@ export const ADVICE_CODES = [
   "service_maintenance",
   "deleted_on_service",
   "no_service_target",
+  /** The target redirected, or its address is one no target may reach: its base URL needs an admin. */
+  "target_base_url",
   "sandbox_unavailable",
   "unexpected",
   // Codes earlier versions stored in finished test runs: still read, no longer given (every

@@ -35,7 +35,8 @@ export const WATCH_STATUSES = ["watching", "ended"] as const;
 export type WatchStatus = (typeof WATCH_STATUSES)[number];
 
 /** A supplementary token file (fresh tokens for companies that failed on theirs), as support reviews it. */
-export const SUPPLEMENTARY_STATUSES = ["submitted", "accepted", "returned", "replaced"] as const;
+/** `expired`: still awaiting review when the hypercare watch ended, so its fresh tokens were deleted unused. */
+export const SUPPLEMENTARY_STATUSES = ["submitted", "accepted", "returned", "replaced", "expired"] as const;
 export type SupplementaryStatus = (typeof SUPPLEMENTARY_STATUSES)[number];
 
 /** What a run does: the single-company test, a rehearsal on the sandbox, the bulk migration. */

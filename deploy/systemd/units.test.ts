@@ -50,7 +50,7 @@ describe("the systemd units", () => {
       expect(start, `${s}: npm start runs ${entry} too`).toContain(entry.replace("server/migration/", ""));
       return entry;
     });
-    expect(entries).toEqual(["server/sandbox/main.ts", "server/migration/engine/worker-main.ts", "scripts/web-server.mjs"]);
+    expect(entries).toEqual(["server/sandbox/main.ts", "server/migration/worker-main.ts", "scripts/web-server.mjs"]);
   });
 
   it("restart each process on its own after a delay, never giving up, and stop it with the target", () => {

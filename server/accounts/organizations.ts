@@ -1,10 +1,10 @@
 /** Customer organisations: created by admins, listed for staff. */
 import { asc, count, eq, sql } from "drizzle-orm";
-import { q, type Database, type Steps } from "@/db/database";
+import { q, type Database, type Steps, type Tx } from "@/db/database";
 import { engagements, organizations, users } from "@/db/schema";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import type { OrganizationSummary } from "@/core/accounts/schemas";
 
 /** Creates a customer organisation; names are unique regardless of case. */
@@ -39,7 +39,7 @@ export async function createOrganization(database: Database, actor: Actor, input
 /**
  * One organisation's id and name, or undefined (a transaction step).
  */
-export function* findOrganization(tx: DbOrTx, organizationId: string): Steps<{ id: string; name: string } | undefined> {
+export function* findOrganization(tx: Tx, organizationId: string): Steps<{ id: string; name: string } | undefined> {
   return yield* q.get(tx.select({ id: organizations.id, name: organizations.name }).from(organizations).where(eq(organizations.id, organizationId)));
 }
 

@@ -1,4 +1,7 @@
-/** Runs on both databases (@both-databases): session versions written and compared by the repository. */
+/**
+ * Runs on both databases: session versions written and compared by the repository.
+ * @module-tag both-databases
+ */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, users } from "@/db/schema";

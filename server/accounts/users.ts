@@ -1,10 +1,10 @@
 /** People: staff (admin, support) and customer users. */
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { forUpdate, q, type Database, type Steps } from "@/db/database";
+import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { organizations, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { hashPassword, passwordProblem, verifyPassword } from "@/server/security/passwords";
 import type { Role } from "@/core/accounts/roles";
 import type { Me, StaffMember, UserSummary } from "@/core/accounts/schemas";
@@ -39,7 +39,7 @@ export async function loadActor(database: Database, claim: SessionClaim): Promis
 /**
  * One user's name, role and whether they are active, or undefined (a transaction step).
  */
-export function* findUser(tx: DbOrTx, userId: string): Steps<{ id: string; name: string; role: Role; active: boolean } | undefined> {
+export function* findUser(tx: Tx, userId: string): Steps<{ id: string; name: string; role: Role; active: boolean } | undefined> {
   return yield* q.get(tx.select({ id: users.id, name: users.name, role: users.role, active: users.active }).from(users).where(eq(users.id, userId)));
 }
 

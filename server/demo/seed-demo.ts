@@ -38,7 +38,7 @@ import type { KeyRing } from "@/server/security/secrets";
 import { ensureBuiltInSandbox } from "@/server/targets/targets";
 import type { MailConfig } from "@/server/mail/mailer";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
-import { createWorker } from "@/server/migration/engine/worker";
+import { createMigrationWorker } from "@/server/migration/migration-worker";
 import { confirmHandover } from "@/server/migration/handover/confirm-handover";
 import { requestTestRun } from "@/server/migration/test-run/request-test-run";
 import demoLogins from "./demo-logins.json";
@@ -165,7 +165,7 @@ async function handedOverWithReconnection(
   const rotated = file.tenants.find((t) => t.name === BLUEBIRD_ZOHO_ROTATED);
   if (rotated && s.control) await s.control.rotate("rwuv", rotated.tenantId);
 
-  const worker = createWorker({ database, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
+  const worker = createMigrationWorker({ database, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
   // The test on a company whose tokens are good (Ferry's own pick, the smallest, is the refreshed one).
   const [pilot] = await database.db
     .select({ id: migrationItems.id })

@@ -1,8 +1,7 @@
 /** Who may see an engagement: staff see every one; customers only their own organisation's. */
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import type { Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import type { Steps, Tx } from "@/db/database";
 import { isStaff, type Refusal } from "./checklist";
 import { findEngagement } from "./engagement-repository";
 
@@ -17,7 +16,7 @@ export function assertOrganization(actor: Actor, organizationId: string): void {
 }
 
 /** Throws NOT_FOUND for an unknown engagement, and for a customer also for another organisation's. */
-export function* assertCanView(tx: DbOrTx, actor: Actor, engagementId: string): Steps<{ organizationId: string }> {
+export function* assertCanView(tx: Tx, actor: Actor, engagementId: string): Steps<{ organizationId: string }> {
   const row = yield* findEngagement(tx, engagementId);
   if (!row) throw new AppError("NOT_FOUND", "No engagement with that id.");
   assertOrganization(actor, row.organizationId);

@@ -1,8 +1,8 @@
 /** Starting, completing and reopening a checklist step. */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { assertOrganization, refuse } from "./access";
 import { recordStatusChange } from "./change-status";
 import { completesOnBehalf, currentStep, decideStepAction, statusAfterStepChange, type StepActor, type StepStates } from "./checklist";
@@ -64,7 +64,7 @@ export async function actOnStep(database: Database, actor: Actor, input: StepAct
  * they are (the engagement row locked); refusals throw.
  */
 export function* applyStepAction(
-  tx: DbOrTx,
+  tx: Tx,
   actor: Actor,
   input: StepActionInput & { via: StepActor; evidence?: FlowEvidence; at?: Date },
 ): Steps<StepActionResult> {

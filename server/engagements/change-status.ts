@@ -1,8 +1,8 @@
 /** Putting an engagement on hold, resuming it, or cancelling it (with a reason). */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { refuse } from "./access";
 import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
 import { loadForChange, updateEngagement } from "./engagement-repository";
@@ -11,7 +11,7 @@ import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Records a status change in the audit log (the one place every status change is audited). */
 export function* recordStatusChange(
-  tx: DbOrTx,
+  tx: Tx,
   actor: Actor,
   change: { engagement: { id: string; organizationId: string; status: EngagementStatus }; to: EngagementStatus; reason?: string; at: Date },
 ): Steps<void> {

@@ -1,11 +1,11 @@
 /** Opening an engagement for a customer organisation on one of the six managed platforms. */
-import type { Database, Steps } from "@/db/database";
+import type { Database, Steps, Tx } from "@/db/database";
 import { findOrganization } from "@/server/accounts/organizations";
 import { findUser } from "@/server/accounts/users";
 import { AppError, fieldError } from "@/server/errors";
 import { getManagedPlatform, unmanagedReason } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { findBuiltInSandbox } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isEligibleOwner, isStaff, OWNER_REFUSAL } from "./checklist";
@@ -39,7 +39,7 @@ export async function createEngagement(
  * whose move it is. Refusals name their field.
  */
 export function* openEngagement(
-  tx: DbOrTx,
+  tx: Tx,
   actor: Actor,
   input: { organizationId: string; platformKey: string; ownerId: string; at: Date },
 ): Steps<{ id: string; reference: string; waiting: WaitingChange | null }> {

@@ -7,8 +7,7 @@ import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from "drizzle-o
 import { engagements, engagementSteps, organizations, serviceTargets, users } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import { MANAGED_PLATFORMS } from "@/server/platforms";
-import type { DbOrTx } from "@/server/security/audit";
-import { forUpdate, q, type Steps } from "@/db/database";
+import { forUpdate, q, type Steps, type Tx } from "@/db/database";
 import { initialStates, type StepStates } from "./checklist";
 import type { StepEvidence } from "@/core/engagements/evidence";
 import type { EngagementListFilter } from "@/core/engagements/schemas";
@@ -18,7 +17,7 @@ export type EngagementRow = typeof engagements.$inferSelect;
 export type StepRow = typeof engagementSteps.$inferSelect;
 
 /** The engagement row, or undefined. */
-export function* findEngagement(tx: DbOrTx, engagementId: string): Steps<EngagementRow | undefined> {
+export function* findEngagement(tx: Tx, engagementId: string): Steps<EngagementRow | undefined> {
   return yield* q.get(tx.select().from(engagements).where(eq(engagements.id, engagementId)));
 }
 
@@ -34,7 +33,7 @@ function statesOf(rows: readonly Pick<StepRow, "step" | "state">[]): StepStates 
  * of an engagement or its steps loads it here first, so changes of one engagement queue on its row
  * and each decides on the states as the previous one left them (read committed suffices).
  */
-export function* loadForChange(tx: DbOrTx, engagementId: string): Steps<{ eng: EngagementRow; states: StepStates }> {
+export function* loadForChange(tx: Tx, engagementId: string): Steps<{ eng: EngagementRow; states: StepStates }> {
   const eng = yield* q.get(forUpdate(tx.select().from(engagements).where(eq(engagements.id, engagementId))));
   if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
   const rows = yield* q.all(
@@ -44,7 +43,7 @@ export function* loadForChange(tx: DbOrTx, engagementId: string): Steps<{ eng: E
 }
 
 /** The next human reference, FER-1001 onwards. */
-export function* nextReference(tx: DbOrTx): Steps<string> {
+export function* nextReference(tx: Tx): Steps<string> {
   // substr and cast mean the same on SQLite and PostgreSQL.
   const row = yield* q.get(
     tx.select({ max: sql<number | null>`max(cast(substr(${engagements.reference}, 5) as integer))`.mapWith((v) => (v === null ? null : Number(v))) }).from(engagements),
@@ -53,7 +52,7 @@ export function* nextReference(tx: DbOrTx): Steps<string> {
 }
 
 /** An open (active or on hold) engagement of the organisation on the platform, if any. */
-export function* findOpenEngagement(tx: DbOrTx, organizationId: string, platformKey: string): Steps<{ reference: string } | undefined> {
+export function* findOpenEngagement(tx: Tx, organizationId: string, platformKey: string): Steps<{ reference: string } | undefined> {
   return yield* q.get(
     tx
       .select({ reference: engagements.reference })
@@ -70,7 +69,7 @@ export function* findOpenEngagement(tx: DbOrTx, organizationId: string, platform
 
 /** Inserts an engagement with its six steps pending. */
 export function* insertEngagement(
-  tx: DbOrTx,
+  tx: Tx,
   values: { reference: string; organizationId: string; platformKey: string; ownerId: string; serviceTargetId: string | null; at: Date },
 ): Steps<{ id: string }> {
   const eng = yield* q.get(
@@ -100,7 +99,7 @@ export type StepChange =
   | { kind: "reopen"; state: StepState; reopenedById: string; reason: string };
 
 /** Writes one step's change: its state and the record that goes with it. */
-export function* updateStep(tx: DbOrTx, engagementId: string, step: StepNumber, change: StepChange, at: Date): Steps<void> {
+export function* updateStep(tx: Tx, engagementId: string, step: StepNumber, change: StepChange, at: Date): Steps<void> {
   const where = and(eq(engagementSteps.engagementId, engagementId), eq(engagementSteps.step, step));
   switch (change.kind) {
     case "start":
@@ -140,7 +139,7 @@ export function* updateStep(tx: DbOrTx, engagementId: string, step: StepNumber, 
 
 /** Updates engagement columns (always bumping updatedAt). */
 export function* updateEngagement(
-  tx: DbOrTx,
+  tx: Tx,
   engagementId: string,
   set: Partial<Pick<EngagementRow, "status" | "statusChangedAt" | "currentStep" | "ownerId" | "serviceTargetId" | "windowStartsAt" | "windowEndsAt">>,
   at: Date,
@@ -152,7 +151,7 @@ export function* updateEngagement(
  * Records whose move it is (without bumping updatedAt: the change that moved it did). `since` is
  * when it last changed hands, so it is written only with a new party.
  */
-export function* updateWaiting(tx: DbOrTx, engagementId: string, waiting: { waitingOn: EngagementRow["waitingOn"]; waitingSince: Date | null }): Steps<void> {
+export function* updateWaiting(tx: Tx, engagementId: string, waiting: { waitingOn: EngagementRow["waitingOn"]; waitingSince: Date | null }): Steps<void> {
   yield* q.run(tx.update(engagements).set(waiting).where(eq(engagements.id, engagementId)));
 }
 
@@ -166,7 +165,7 @@ const stepsDoneSql = sql<number>`(select count(*) from ${engagementSteps} where 
  * One page of engagement rows with their total and counts per current step. `organizationId`
  * has already been narrowed to the viewer's own for customers.
  */
-export function* queryEngagementPage(tx: DbOrTx, filter: EngagementListFilter) {
+export function* queryEngagementPage(tx: Tx, filter: EngagementListFilter) {
   const base: (SQL | undefined)[] = [
     filter.status?.length ? inArray(engagements.status, filter.status) : undefined,
     filter.ownerId ? eq(engagements.ownerId, filter.ownerId) : undefined,
@@ -228,7 +227,7 @@ export function* queryEngagementPage(tx: DbOrTx, filter: EngagementListFilter) {
 }
 
 /** The engagement with its organisation, owner, steps (with the people named on them) and target. */
-export function* loadEngagementDetail(tx: DbOrTx, engagementId: string) {
+export function* loadEngagementDetail(tx: Tx, engagementId: string) {
   const row = yield* q.get(
     tx
       .select({ e: engagements, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })

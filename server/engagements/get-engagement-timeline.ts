@@ -1,9 +1,9 @@
 /** The engagement's audit timeline, newest first, in words. */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Dialect, Steps } from "@/db/database";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
-import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief, type DbOrTx } from "@/server/security/audit";
+import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief } from "@/server/security/audit";
 import type { auditEvents } from "@/db/schema";
 import { assertCanView } from "./access";
 import type { TimelineEntry } from "@/core/engagements/schemas";
@@ -34,10 +34,11 @@ const entryOf = (ev: AuditRow): TimelineEntry => ({
  * is one entry saying how many, so the people's moves around it stay in view.
  */
 export async function getEngagementTimeline(database: Database, actor: Actor, engagementId: string, limit = 200): Promise<TimelineEntry[]> {
+  const dialect = database.dialect;
   return readSteps(database, function* (tx) {
     yield* assertCanView(tx, actor, engagementId);
     if (isStaff(actor.role)) return (yield* listAuditEvents(tx, { engagementId, limit })).map(entryOf);
-    return yield* groupedTimeline(tx, database.dialect, engagementId, limit);
+    return yield* groupedTimeline(tx, dialect, engagementId, limit);
   });
 }
 
@@ -47,7 +48,7 @@ export async function getEngagementTimeline(database: Database, actor: Actor, en
  * before it — so a run of 10,000 decryptions is one entry counting 10,000, read in a few queries.
  * Events of their own are then read in full for their words.
  */
-function* groupedTimeline(tx: DbOrTx, dialect: Dialect, engagementId: string, limit: number): Steps<TimelineEntry[]> {
+function* groupedTimeline(tx: Tx, dialect: Dialect, engagementId: string, limit: number): Steps<TimelineEntry[]> {
   const entries: (TimelineEntry | { single: number })[] = [];
   let beforeId: number | undefined;
   reading: for (;;) {

@@ -1,5 +1,5 @@
-/** Audit events in words, for the engagement timeline: one exhaustive switch over the typed events. */
-import { parseAuditEvent, type AuditEvent } from "@/server/security/audit-events";
+/** Audit events in words, for the engagement timeline: an exhaustive table of the typed events' words, by family. */
+import { parseAuditEvent, type AuditAction, type AuditEvent } from "@/server/security/audit-events";
 import { formatDuration } from "@/core/format";
 import { getManagedPlatform } from "@/server/platforms";
 import { finalCountsInWords } from "@/core/migration/state-words";
@@ -27,6 +27,11 @@ const clause = (v: string) => v.trim().replace(/[.;:,!]+$/, "");
 const limitWords = (l: { requestsPerMinute: number | null; dailyQuota: number | null }) =>
   `${l.requestsPerMinute === null ? "the published requests per minute" : `${l.requestsPerMinute.toLocaleString("en-GB")} requests per minute`} and ${l.dailyQuota === null ? "the published daily quota" : `a daily quota of ${l.dailyQuota.toLocaleString("en-GB")}`}`;
 
+/** Each action's event. */
+type EventOf = { [A in AuditAction]: Extract<AuditEvent, { action: A }> };
+/** Each action's words. */
+type Describers = { [A in AuditAction]: (ev: EventOf[A]) => string };
+
 /** One line describing what an audit event changed (stored rows are read through their action's schema). */
 export function describeAuditEvent(row: { action: string; before: unknown; after: unknown }): string {
   const event = parseAuditEvent(row);
@@ -34,182 +39,184 @@ export function describeAuditEvent(row: { action: string; before: unknown; after
   return event ? describe(event) : row.action.replace(/[._]/g, " ");
 }
 
+/** The engagement, its owner, status and target, and its steps. */
+const engagementWords = {
+  "engagement.created": (ev) => {
+    const platform = (ev.after.platformKey && getManagedPlatform(ev.after.platformKey)?.name) ?? ev.after.platform ?? "an unknown platform";
+    return `Created the engagement for ${ev.after.organization} on ${platform}, owned by ${ev.after.owner}`;
+  },
+  "engagement.status_changed": (ev) => `Changed status from ${statusWords(ev.before.status)} to ${statusWords(ev.after.status)}${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`,
+  "engagement.owner_changed": (ev) => `Handed the engagement from ${ev.before.owner ?? "nobody"} to ${ev.after.owner}`,
+  "engagement.target_changed": (ev) => `Pointed the engagement at ${ev.after.serviceTarget} (${ev.after.baseUrl})${ev.after.startedOver ? `, starting ${companiesText(ev.after.startedOver)} over there` : ""}`,
+  "step.started": (ev) => `Started ${stepTitle(ev.after.step)}`,
+  "step.completed": (ev) => `Completed ${stepTitle(ev.after.step)}${ev.after.note ? `: ${clause(ev.after.note)}` : ""}`,
+  "step.reopened": (ev) => {
+    const also = ev.after.cascade.length ? `; also reopened ${ev.after.cascade.map(stepTitle).join(", ")}` : "";
+    return `Reopened ${stepTitle(ev.after.step)}: ${clause(ev.after.reason)}${also}`;
+  },
+  "engagement.target_key_replaced": (ev) => `An admin replaced the API key of ${ev.after.serviceTarget} (now ${ev.after.keyMask}); tests and bulk runs use it from their next start or resume`,
+} satisfies Partial<Describers>;
+
+/** Service targets. */
+const targetWords = {
+  "service_target.created": (ev) => `Added the service target ${ev.after.name} (${ev.after.baseUrl})${ev.after.builtIn ? " as the built-in sandbox" : ev.after.organization ? ` for ${ev.after.organization}` : ""}`,
+  "service_target.marked_built_in": (ev) => `Marked ${ev.after.name} (${ev.after.baseUrl}) as the built-in sandbox${ev.before.organization ? `, no longer ${ev.before.organization}'s only` : ""}`,
+  "service_target.renamed": (ev) => `Renamed the service target ${ev.before.name} to ${ev.after.name}`,
+  "service_target.limits_changed": (ev) => `Set the service target's known limits to ${limitWords(ev.after)}`,
+  "service_target.key_replaced": (ev) => `Replaced the service target's API key (${ev.before.keyMask ?? "unmasked"} → ${ev.after.keyMask})`,
+  "service_target.archived": (ev) => `Archived the service target ${ev.after.name}`,
+  "service_target.organization_assigned": (ev) => `Assigned the service target to ${ev.after.organization}`,
+} satisfies Partial<Describers>;
+
+/** Organisations, users, invitations and the secrets they decrypt. */
+const accountWords = {
+  "secret.decrypted": (ev) => `Decrypted a secret to ${clause(ev.after.purpose)}`,
+  "organization.created": (ev) => `Created the organisation ${ev.after.name}`,
+  "user.deactivated": () => "Deactivated the user",
+  "user.reactivated": () => "Reactivated the user",
+  "invitation.created": (ev) => `Invited ${ev.after.name} (${ev.after.email}) as ${ev.after.role}`,
+  "invitation.revoked": () => "Revoked the invitation",
+  "user.sessions_ended": (ev) => ev.after.by === "self" ? "Signed out everywhere" : "Signed the user out everywhere",
+  "user.password_changed": () => "Changed their password",
+  "outbox.link_revealed": (ev) => `Showed the invitation link mailed to ${ev.after.to}`,
+  "invitation.accepted": (ev) => `${ev.after.name} accepted the invitation`,
+} satisfies Partial<Describers>;
+
+/** The intake and the migration window. */
+const intakeWords = {
+  "intake.submitted": (ev) => {
+    const replaced = ev.before.submission ? `, replacing the previous file (${companies(ev.before.companies)})` : "";
+    return `Submitted the details and the token file ${ev.after.fileName} (${companies(ev.after.companies)}, ${warnings(ev.after.warnings)})${replaced}`;
+  },
+  "intake.accepted": (ev) => `Accepted the token file ${ev.after.fileName} (${companies(ev.after.companies)}, ${warnings(ev.after.warnings)})`,
+  "intake.returned": (ev) => `Sent the ${ev.before.status === "accepted" ? "accepted " : ""}submission back: ${clause(ev.after.note)}`,
+  "window.proposed": (ev) => `Proposed the migration window ${windowWords(ev.after)} (estimated ${formatDuration(ev.after.estimateSeconds)}${ev.after.shorterThanEstimate ? ", longer than the window" : ""})`,
+  "window.withdrawn": (ev) => `Withdrew the proposed window ${windowWords(ev.after)}`,
+  "window.accepted": (ev) => `Accepted the migration window ${windowWords(ev.after)}`,
+  "window.rescheduled": (ev) => `Rescheduled the migration window ${windowWords(ev.after)}: ${clause(ev.after.reason)}`,
+  "window.declined": (ev) => {
+    const suggested = ev.after.suggested.length ? ` and suggested ${listText(ev.after.suggested.map(windowWords))}` : "";
+    return `Declined ${plural(ev.after.windows, { one: "the proposed window", other: `the ${ev.after.windows} proposed windows` })}: ${clause(ev.after.reason)}${suggested}`;
+  },
+  "engagement_request.created": (ev) => {
+    const platform = getManagedPlatform(ev.after.platformKey)?.name ?? ev.after.platformKey;
+    const until = ev.after.preferredTo ? ` to ${dayWords(ev.after.preferredTo)}` : " on";
+    return `Asked for a ${platform} engagement for about ${companies(ev.after.companies)}, from ${dayWords(ev.after.preferredFrom)}${until}`;
+  },
+  "engagement_request.accepted": (ev) => `Accepted the request for an engagement as ${ev.after.reference}, owned by ${ev.after.owner}`,
+  "engagement_request.declined": (ev) => `Declined the request for an engagement: ${clause(ev.after.reason)}`,
+} satisfies Partial<Describers>;
+
+/** The single-company test and its rehearsal. */
+const testWords = {
+  "migration.test_requested": (ev) =>
+    ev.after.kind === "rehearsal"
+      ? `Asked for a rehearsal on the sandbox (simulated companies, nothing real touched), testing a simulated ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`
+      : `Asked for the single-company test on ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`,
+  "migration.test_finished": (ev) => {
+    const what = ev.after.kind === "rehearsal" ? `Rehearsal on the sandbox with a simulated ${ev.after.company}` : `Single-company test on ${ev.after.company}`;
+    return ev.after.result === "passed" ? `${what} passed` : `${what} failed${ev.after.advice ? `: ${clause(ev.after.advice)}` : ""}`;
+  },
+  "migration.test_cancelled": (ev) => `Cancelled the ${ev.after.kind === "rehearsal" ? "rehearsal on the sandbox" : "single-company test"} on ${ev.after.company}: ${clause(ev.after.reason)}`,
+} satisfies Partial<Describers>;
+
+/** The bulk migration. */
+const bulkWords = {
+  "migration.bulk_started": (ev) => {
+    const { supplied, pilot } = ev.after;
+    const rest =
+      supplied !== undefined && supplied > ev.after.companies
+        ? ` (of ${companiesText(supplied)} supplied${pilot ? `; ${pilot} was migrated by the single-company test` : ""})`
+        : "";
+    const started = `Started the bulk migration of ${companiesText(ev.after.companies)} on ${ev.after.target}${rest}`;
+    const o = ev.after.outsideWindow;
+    return o ? `${started}, ${formatDuration(o.bySeconds)} ${o.position} the agreed window ${windowWords(o)}: ${clause(o.reason)}` : started;
+  },
+  "migration.bulk_paused": (ev) => `Paused the bulk migration${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`,
+  "migration.bulk_resumed": (ev) => ev.before.status === "stopped" ? `Resumed the bulk migration after it stopped${ev.before.reason ? ` (${clause(ev.before.reason)})` : ""}` : "Resumed the bulk migration",
+  "migration.bulk_cancelled": (ev) => `Cancelled the bulk migration with ${companiesText(ev.after.unfinished)} unfinished: ${clause(ev.after.reason)}`,
+  "migration.bulk_stopped": (ev) => `The bulk migration stopped: ${clause(ev.after.reason)}${ev.after.status ? ` (${ev.after.status}${ev.after.correlationId ? `, correlationId ${ev.after.correlationId}` : ""})` : ""}`,
+  "migration.bulk_finished": (ev) => `The bulk migration finished: ${ev.after.reconciliation ? reconciliationInWords(ev.after.reconciliation) : finalCountsInWords(ev.after.counts)}`,
+  "migration.bulk_retry_failed": (ev) => `Retrying the ${companiesText(ev.after.companies)} that failed`,
+} satisfies Partial<Describers>;
+
+/** One company of a migration, its reconnection and the secrets decrypted for it. */
+const itemWords = {
+  "migration_item.set_aside": (ev) => `Set ${ev.after.company} aside: ${clause(ev.after.reason)}`,
+  "migration_item.started_over": (ev) => `Started ${ev.after.company} over on ${ev.after.serviceTarget} (on ${ev.before.serviceTarget} it was company ${ev.before.companyId ?? "none"}, connection ${ev.before.connectionId ?? "none"}, ${ev.before.state.replace(/_/g, " ")})`,
+  "migration_item.retried": (ev) => `Retrying ${ev.after.company} (was ${ev.before.state.replace(/_/g, " ")})`,
+  "migration.reconnect_pending": (ev) => `Handed ${companiesText(ev.after.companies)} that failed on their tokens to their end customers: each has a reconnect link, and Ferry watches for them to reconnect`,
+  "migration_item.reconnected": (ev) => `${ev.after.company} was reconnected by its end customer: syncing and verifying it again`,
+  "migration_item.dropped": (ev) => `${ev.after.company}'s connection dropped after its migration: ${clause(ev.after.reason)}`,
+  "migration_item.credentials_decrypted": (ev) => `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`,
+  "migration.sandbox_key_decrypted": (ev) => `Decrypted the rehearsal's sandbox API key to ${clause(ev.after.purpose)}`,
+} satisfies Partial<Describers>;
+
+/** The handover report, the purge of credentials and the hypercare watch. */
+const handoverWords = {
+  "handover.confirmed": (ev) =>
+    ev.after.reconciliation
+      ? `Produced the handover report: ${reconciliationInWords(ev.after.reconciliation)}`
+      : `Produced the handover report for ${companies(ev.after.total)} (${finalCountsInWords(ev.after.counts)})`,
+  "handover.acknowledged": (ev) =>
+    ev.after.onBehalfOfCustomer
+      ? `Recorded the customer's acknowledgement of the handover report${ev.after.note ? `: ${clause(ev.after.note)}` : ""}`
+      : "Acknowledged the handover report",
+  "credentials.purged": (ev) => {
+    const why =
+      ev.after.trigger === "handover_acknowledged"
+        ? "the handover report was acknowledged"
+        : `${ev.after.afterDays ?? "the set number of"} days after ${ev.after.trigger === "after_handover" ? "the handover report" : "the cancellation"}`;
+    const parts = [
+      `the credentials of ${companies(ev.after.items)}`,
+      ...(ev.after.rehearsalItems ? [`the simulated credentials of ${companies(ev.after.rehearsalItems)} rehearsed`] : []),
+      ...(ev.after.rehearsalKeys ? [plural(ev.after.rehearsalKeys, { one: "the rehearsal's sandbox API key", other: `${ev.after.rehearsalKeys} rehearsals' sandbox API keys` })] : []),
+      ...(ev.after.supplementaryRows ? [`the unused fresh tokens of ${companies(ev.after.supplementaryRows)}`] : []),
+      countOf(ev.after.submissions, "OAuth client secret", "OAuth client secrets"),
+    ];
+    return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
+  },
+  "watch.hypercare_started": (ev) => `The hypercare watch began: every migrated connection is checked daily for ${countOf(ev.after.days, "day", "days")}, until ${ev.after.endsAt.slice(0, 16).replace("T", " ")} UTC`,
+  "watch.hypercare_days_changed": (ev) => `Changed the hypercare watch from ${countOf(ev.before.days, "day", "days")} to ${countOf(ev.after.days, "day", "days")}`,
+  "watch.ended": (ev) => `The watch ended: ${companiesText(ev.after.verified)} verified, ${countOf(ev.after.drops, "drop", "drops")} found, ${countOf(ev.after.reconnections, "reconnection", "reconnections")}, ${companiesText(ev.after.stillPending)} still waiting for their end customers (${countOf(ev.after.checks, "check", "checks")}, ${countOf(ev.after.requests, "request", "requests")})`,
+} satisfies Partial<Describers>;
+
+/** Fresh tokens sent after the run. */
+const supplementaryWords = {
+  "supplementary.submitted": (ev) => {
+    const replaced = ev.before.replaced ? `, replacing the file awaiting review (${companies(ev.before.companies)})` : "";
+    return `Sent fresh tokens for ${companies(ev.after.companies)} in ${ev.after.fileName} (${warnings(ev.after.warnings)})${replaced}`;
+  },
+  "supplementary.accepted": (ev) => {
+    const skipped = ev.after.skipped ? `; ${companies(ev.after.skipped)} no longer waited for tokens and ${plural(ev.after.skipped, { one: "was", other: "were" })} skipped` : "";
+    return `Accepted the fresh tokens of ${ev.after.fileName}: retrying ${companies(ev.after.companies)} in the bulk migration${skipped}`;
+  },
+  "supplementary.sent_back": (ev) => `Sent the fresh tokens of ${ev.after.fileName} back: ${clause(ev.after.note)}`,
+  "supplementary.tokens_purged": (ev) => `Deleted the fresh tokens of ${ev.after.company} once used (${ev.after.state.replace(/_/g, " ")})`,
+  "supplementary.expired": (ev) => `Deleted the fresh tokens of ${ev.after.fileName} unreviewed (${ev.after.companies.toLocaleString("en-GB")} ${ev.after.companies === 1 ? "company" : "companies"}): the hypercare watch ended before support reviewed it`,
+} satisfies Partial<Describers>;
+
+/** Every action's words: a missing action is a type error, as a missing case was. */
+const DESCRIBERS: Describers = {
+  ...engagementWords,
+  ...targetWords,
+  ...accountWords,
+  ...intakeWords,
+  ...testWords,
+  ...bulkWords,
+  ...itemWords,
+  ...handoverWords,
+  ...supplementaryWords,
+};
+
+/** The words of one event, by its action (generic so that each action's words get that action's event). */
+function describeAs<A extends AuditAction>(action: A, ev: EventOf[A]): string {
+  return DESCRIBERS[action](ev);
+}
+
+/** The words of one typed event. */
 function describe(ev: AuditEvent): string {
-  switch (ev.action) {
-    case "engagement.created": {
-      const platform = (ev.after.platformKey && getManagedPlatform(ev.after.platformKey)?.name) ?? ev.after.platform ?? "an unknown platform";
-      return `Created the engagement for ${ev.after.organization} on ${platform}, owned by ${ev.after.owner}`;
-    }
-    case "engagement.status_changed":
-      return `Changed status from ${statusWords(ev.before.status)} to ${statusWords(ev.after.status)}${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`;
-    case "engagement.owner_changed":
-      return `Handed the engagement from ${ev.before.owner ?? "nobody"} to ${ev.after.owner}`;
-    case "engagement.target_changed":
-      return `Pointed the engagement at ${ev.after.serviceTarget} (${ev.after.baseUrl})`;
-    case "step.started":
-      return `Started ${stepTitle(ev.after.step)}`;
-    case "step.completed":
-      return `Completed ${stepTitle(ev.after.step)}${ev.after.note ? `: ${clause(ev.after.note)}` : ""}`;
-    case "step.reopened": {
-      const also = ev.after.cascade.length ? `; also reopened ${ev.after.cascade.map(stepTitle).join(", ")}` : "";
-      return `Reopened ${stepTitle(ev.after.step)}: ${clause(ev.after.reason)}${also}`;
-    }
-    case "engagement.target_key_replaced":
-      return `An admin replaced the API key of ${ev.after.serviceTarget} (now ${ev.after.keyMask}); tests and bulk runs use it from their next start or resume`;
-    case "service_target.created":
-      return `Added the service target ${ev.after.name} (${ev.after.baseUrl})${ev.after.builtIn ? " as the built-in sandbox" : ev.after.organization ? ` for ${ev.after.organization}` : ""}`;
-    case "service_target.marked_built_in":
-      return `Marked ${ev.after.name} (${ev.after.baseUrl}) as the built-in sandbox${ev.before.organization ? `, no longer ${ev.before.organization}'s only` : ""}`;
-    case "service_target.renamed":
-      return `Renamed the service target ${ev.before.name} to ${ev.after.name}`;
-    case "service_target.limits_changed":
-      return `Set the service target's known limits to ${limitWords(ev.after)}`;
-    case "service_target.key_replaced":
-      return `Replaced the service target's API key (${ev.before.keyMask ?? "unmasked"} → ${ev.after.keyMask})`;
-    case "service_target.archived":
-      return `Archived the service target ${ev.after.name}`;
-    case "service_target.organization_assigned":
-      return `Assigned the service target to ${ev.after.organization}`;
-    case "secret.decrypted":
-      return `Decrypted a secret to ${clause(ev.after.purpose)}`;
-    case "organization.created":
-      return `Created the organisation ${ev.after.name}`;
-    case "user.deactivated":
-      return "Deactivated the user";
-    case "user.reactivated":
-      return "Reactivated the user";
-    case "invitation.created":
-      return `Invited ${ev.after.name} (${ev.after.email}) as ${ev.after.role}`;
-    case "invitation.revoked":
-      return "Revoked the invitation";
-    case "user.sessions_ended":
-      return ev.after.by === "self" ? "Signed out everywhere" : "Signed the user out everywhere";
-    case "user.password_changed":
-      return "Changed their password";
-    case "outbox.link_revealed":
-      return `Showed the invitation link mailed to ${ev.after.to}`;
-    case "invitation.accepted":
-      return `${ev.after.name} accepted the invitation`;
-    case "intake.submitted": {
-      const replaced = ev.before.submission ? `, replacing the previous file (${companies(ev.before.companies)})` : "";
-      return `Submitted the details and the token file ${ev.after.fileName} (${companies(ev.after.companies)}, ${warnings(ev.after.warnings)})${replaced}`;
-    }
-    case "intake.accepted":
-      return `Accepted the token file ${ev.after.fileName} (${companies(ev.after.companies)}, ${warnings(ev.after.warnings)})`;
-    case "intake.returned":
-      return `Sent the ${ev.before.status === "accepted" ? "accepted " : ""}submission back: ${clause(ev.after.note)}`;
-    case "window.proposed":
-      return `Proposed the migration window ${windowWords(ev.after)} (estimated ${formatDuration(ev.after.estimateSeconds)}${ev.after.shorterThanEstimate ? ", longer than the window" : ""})`;
-    case "window.withdrawn":
-      return `Withdrew the proposed window ${windowWords(ev.after)}`;
-    case "window.accepted":
-      return `Accepted the migration window ${windowWords(ev.after)}`;
-    case "window.declined": {
-      const suggested = ev.after.suggested.length ? ` and suggested ${listText(ev.after.suggested.map(windowWords))}` : "";
-      return `Declined ${plural(ev.after.windows, { one: "the proposed window", other: `the ${ev.after.windows} proposed windows` })}: ${clause(ev.after.reason)}${suggested}`;
-    }
-    case "engagement_request.created": {
-      const platform = getManagedPlatform(ev.after.platformKey)?.name ?? ev.after.platformKey;
-      const until = ev.after.preferredTo ? ` to ${dayWords(ev.after.preferredTo)}` : " on";
-      return `Asked for a ${platform} engagement for about ${companies(ev.after.companies)}, from ${dayWords(ev.after.preferredFrom)}${until}`;
-    }
-    case "engagement_request.accepted":
-      return `Accepted the request for an engagement as ${ev.after.reference}, owned by ${ev.after.owner}`;
-    case "engagement_request.declined":
-      return `Declined the request for an engagement: ${clause(ev.after.reason)}`;
-    case "window.rescheduled":
-      return `Rescheduled the migration window ${windowWords(ev.after)}: ${clause(ev.after.reason)}`;
-    case "handover.confirmed":
-      return ev.after.reconciliation
-        ? `Produced the handover report: ${reconciliationInWords(ev.after.reconciliation)}`
-        : `Produced the handover report for ${companies(ev.after.total)} (${finalCountsInWords(ev.after.counts)})`;
-    case "handover.acknowledged":
-      return ev.after.onBehalfOfCustomer
-        ? `Recorded the customer's acknowledgement of the handover report${ev.after.note ? `: ${clause(ev.after.note)}` : ""}`
-        : "Acknowledged the handover report";
-    case "credentials.purged": {
-      const why =
-        ev.after.trigger === "handover_acknowledged"
-          ? "the handover report was acknowledged"
-          : `${ev.after.afterDays ?? "the set number of"} days after ${ev.after.trigger === "after_handover" ? "the handover report" : "the cancellation"}`;
-      const parts = [
-        `the credentials of ${companies(ev.after.items)}`,
-        ...(ev.after.rehearsalItems ? [`the simulated credentials of ${companies(ev.after.rehearsalItems)} rehearsed`] : []),
-        ...(ev.after.rehearsalKeys ? [plural(ev.after.rehearsalKeys, { one: "the rehearsal's sandbox API key", other: `${ev.after.rehearsalKeys} rehearsals' sandbox API keys` })] : []),
-        ...(ev.after.supplementaryRows ? [`the unused fresh tokens of ${companies(ev.after.supplementaryRows)}`] : []),
-        countOf(ev.after.submissions, "OAuth client secret", "OAuth client secrets"),
-      ];
-      return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
-    }
-    case "migration.test_requested":
-      return ev.after.kind === "rehearsal"
-        ? `Asked for a rehearsal on the sandbox (simulated companies, nothing real touched), testing a simulated ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`
-        : `Asked for the single-company test on ${ev.after.company}${ev.after.pickedBy === "smallest" ? " (the smallest company)" : ""}`;
-    case "migration.test_finished": {
-      const what = ev.after.kind === "rehearsal" ? `Rehearsal on the sandbox with a simulated ${ev.after.company}` : `Single-company test on ${ev.after.company}`;
-      return ev.after.result === "passed" ? `${what} passed` : `${what} failed${ev.after.advice ? `: ${clause(ev.after.advice)}` : ""}`;
-    }
-    case "migration.test_cancelled":
-      return `Cancelled the ${ev.after.kind === "rehearsal" ? "rehearsal on the sandbox" : "single-company test"} on ${ev.after.company}: ${clause(ev.after.reason)}`;
-    case "migration.bulk_started": {
-      const { supplied, pilot } = ev.after;
-      const rest =
-        supplied !== undefined && supplied > ev.after.companies
-          ? ` (of ${companiesText(supplied)} supplied${pilot ? `; ${pilot} was migrated by the single-company test` : ""})`
-          : "";
-      const started = `Started the bulk migration of ${companiesText(ev.after.companies)} on ${ev.after.target}${rest}`;
-      const o = ev.after.outsideWindow;
-      return o ? `${started}, ${formatDuration(o.bySeconds)} ${o.position} the agreed window ${windowWords(o)}: ${clause(o.reason)}` : started;
-    }
-    case "migration.bulk_paused":
-      return `Paused the bulk migration${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`;
-    case "migration.bulk_resumed":
-      return ev.before.status === "stopped" ? `Resumed the bulk migration after it stopped${ev.before.reason ? ` (${clause(ev.before.reason)})` : ""}` : "Resumed the bulk migration";
-    case "migration.bulk_cancelled":
-      return `Cancelled the bulk migration with ${companiesText(ev.after.unfinished)} unfinished: ${clause(ev.after.reason)}`;
-    case "migration.bulk_stopped":
-      return `The bulk migration stopped: ${clause(ev.after.reason)}${ev.after.status ? ` (${ev.after.status}${ev.after.correlationId ? `, correlationId ${ev.after.correlationId}` : ""})` : ""}`;
-    case "migration.bulk_finished":
-      return `The bulk migration finished: ${ev.after.reconciliation ? reconciliationInWords(ev.after.reconciliation) : finalCountsInWords(ev.after.counts)}`;
-    case "migration.bulk_retry_failed":
-      return `Retrying the ${companiesText(ev.after.companies)} that failed`;
-    case "migration_item.set_aside":
-      return `Set ${ev.after.company} aside: ${clause(ev.after.reason)}`;
-    case "migration_item.retried":
-      return `Retrying ${ev.after.company} (was ${ev.before.state.replace(/_/g, " ")})`;
-    case "migration.reconnect_pending":
-      return `Handed ${companiesText(ev.after.companies)} that failed on their tokens to their end customers: each has a reconnect link, and Ferry watches for them to reconnect`;
-    case "migration_item.reconnected":
-      return `${ev.after.company} was reconnected by its end customer: syncing and verifying it again`;
-    case "migration_item.dropped":
-      return `${ev.after.company}'s connection dropped after its migration: ${clause(ev.after.reason)}`;
-    case "watch.hypercare_started":
-      return `The hypercare watch began: every migrated connection is checked daily for ${countOf(ev.after.days, "day", "days")}, until ${ev.after.endsAt.slice(0, 16).replace("T", " ")} UTC`;
-    case "watch.hypercare_days_changed":
-      return `Changed the hypercare watch from ${countOf(ev.before.days, "day", "days")} to ${countOf(ev.after.days, "day", "days")}`;
-    case "watch.ended":
-      return `The watch ended: ${companiesText(ev.after.verified)} verified, ${countOf(ev.after.drops, "drop", "drops")} found, ${countOf(ev.after.reconnections, "reconnection", "reconnections")}, ${companiesText(ev.after.stillPending)} still waiting for their end customers (${countOf(ev.after.checks, "check", "checks")}, ${countOf(ev.after.requests, "request", "requests")})`;
-    case "migration_item.credentials_decrypted":
-      return `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`;
-    case "migration.sandbox_key_decrypted":
-      return `Decrypted the rehearsal's sandbox API key to ${clause(ev.after.purpose)}`;
-    case "supplementary.submitted": {
-      const replaced = ev.before.replaced ? `, replacing the file awaiting review (${companies(ev.before.companies)})` : "";
-      return `Sent fresh tokens for ${companies(ev.after.companies)} in ${ev.after.fileName} (${warnings(ev.after.warnings)})${replaced}`;
-    }
-    case "supplementary.accepted": {
-      const skipped = ev.after.skipped ? `; ${companies(ev.after.skipped)} no longer waited for tokens and ${plural(ev.after.skipped, { one: "was", other: "were" })} skipped` : "";
-      return `Accepted the fresh tokens of ${ev.after.fileName}: retrying ${companies(ev.after.companies)} in the bulk migration${skipped}`;
-    }
-    case "supplementary.sent_back":
-      return `Sent the fresh tokens of ${ev.after.fileName} back: ${clause(ev.after.note)}`;
-    case "supplementary.tokens_purged":
-      return `Deleted the fresh tokens of ${ev.after.company} once used (${ev.after.state.replace(/_/g, " ")})`;
-    default: {
-      const never: never = ev;
-      return never;
-    }
-  }
+  return describeAs(ev.action, ev);
 }
 
 /**

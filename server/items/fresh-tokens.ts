@@ -13,16 +13,16 @@
  */
 import { and, eq, isNotNull } from "drizzle-orm";
 import { engagements, migrationItems, supplementaryRows } from "@/db/schema";
-import { q, type Database, type Steps } from "@/db/database";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { q, type Database, type Steps, type Tx } from "@/db/database";
+import { writeAudit } from "@/server/security/audit";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 
 /**
  * Deletes an item's fresh tokens if it was retried with some and still holds them (its own sealed
  * copy and its supplementary rows'); returns whether anything was deleted. Idempotent. A step of
  * the transaction that moves the item into its final state.
  */
-export function* purgeUsedFreshTokens(tx: DbOrTx, params: { itemId: string; at: Date }): Steps<boolean> {
+export function* purgeUsedFreshTokens(tx: Tx, params: { itemId: string; at: Date }): Steps<boolean> {
   const item = yield* q.get(
     tx
       .select({
@@ -61,7 +61,7 @@ export function* purgeUsedFreshTokens(tx: DbOrTx, params: { itemId: string; at: 
   return true;
 }
 
-/** After a purge has committed: clears the write-ahead log's copies of the deleted tokens (see server/security/checkpoint.ts). */
+/** After a purge has committed: clears the write-ahead log's copies of the deleted tokens (see db/checkpoint.ts). */
 export function checkpointAfterFreshTokenPurge(database: Database): void {
   checkpointAfterSecretOverwrite(database);
 }

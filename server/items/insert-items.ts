@@ -12,11 +12,10 @@
  */
 import { is, sql } from "drizzle-orm";
 import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { q, type Steps } from "@/db/database";
+import { q, type Steps, type Tx } from "@/db/database";
 import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
 import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
-import type { DbOrTx } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { accessTokenExpiry, maskCredentials, sealItemCredentials } from "./item-credentials";
 
@@ -26,7 +25,7 @@ const PG_ROWS_PER_INSERT = 1_000;
 const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
 
 /** The single-row insert, with every column a placeholder (prepared once per call). */
-function prepareInsert(tx: DbOrTx) {
+function prepareInsert(tx: Tx) {
   return tx
     .insert(migrationItems)
     .values({
@@ -55,7 +54,7 @@ function prepareInsert(tx: DbOrTx) {
  * step of the caller's transaction.
  */
 export function* insertMigrationItems(
-  tx: DbOrTx,
+  tx: Tx,
   params: {
     ring: KeyRing;
     platform: ManagedPlatform;

@@ -1,4 +1,7 @@
-/** Runs on both databases (@both-databases): items inserted in batches (each dialect's statement size). */
+/**
+ * Runs on both databases: items inserted in batches (each dialect's statement size).
+ * @module-tag both-databases
+ */
 import { describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
 import { readSteps } from "@/db/database";

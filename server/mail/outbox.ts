@@ -5,11 +5,11 @@
  * invitation is accepted, withdrawn or replaced, the sealed copy is deleted.
  */
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
-import { q, type Database, type Steps } from "@/db/database";
+import { q, type Database, type Steps, type Tx } from "@/db/database";
 import { invitations, mailOutbox } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { decryptSecret, type KeyRing } from "@/server/security/secrets";
 import { mailAad } from "./mailer";
 import type { OutboxMessage, OutboxPage, OutboxStatus } from "@/core/mail/schemas";
@@ -104,7 +104,7 @@ export async function revealOutboxMessage(database: Database, ring: KeyRing, act
   return database.transaction((tx) => revealStep(tx, ring, actor, input, now), { isolation: "read committed" });
 }
 
-function* revealStep(tx: DbOrTx, ring: KeyRing, actor: Actor, input: { id: string }, now: Date): Steps<{ text: string }> {
+function* revealStep(tx: Tx, ring: KeyRing, actor: Actor, input: { id: string }, now: Date): Steps<{ text: string }> {
   const row = yield* q.get(
     tx
       .select({ m: mailOutbox, i: invitations })
@@ -132,7 +132,7 @@ function* revealStep(tx: DbOrTx, ring: KeyRing, actor: Actor, input: { id: strin
 }
 
 /** Deletes the sealed copies of these invitations' messages (the links no longer work); a transaction step. */
-export function* forgetInvitationMail(tx: DbOrTx, invitationIds: readonly string[]): Steps<void> {
+export function* forgetInvitationMail(tx: Tx, invitationIds: readonly string[]): Steps<void> {
   if (!invitationIds.length) return;
   yield* q.run(
     tx

@@ -144,6 +144,13 @@ export function adviceFor(input: AdviceInput): Advice {
         "sandbox_unavailable",
         `The built-in sandbox could not be used for the rehearsal (${input.error}): check that it runs (npm start starts it) and that SANDBOX_URL and SANDBOX_ADMIN_TOKEN reach the worker.`,
       );
+    case "redirected":
+    case "address_refused":
+      return advice(
+        "target_base_url",
+        `Nothing was sent on: ${input.error.trim().replace(/[.;:,!]+$/, "")}. An admin should check the service target's base URL under Admin → Service targets (or choose another target), then run the test again.`,
+      );
+    case "answer_too_large":
     case "data_type_not_supported":
     case "not_ready":
     case "too_many_values":

@@ -13,10 +13,9 @@
  */
 import { sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { migrationItems } from "@/db/schema";
-import { q, type Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import { q, type Steps, type Tx } from "@/db/database";
 import { realItems } from "@/server/items/item-scope";
-import { passedPilotItem } from "./bulk/bulk-repository";
+import { passedPilotItem } from "./engine/run-repository";
 import type { MigrationItemState } from "@/core/migration/states";
 
 const i = migrationItems;
@@ -51,7 +50,7 @@ export type ReconciliationCounts = {
 };
 
 /** Every count of the engagement's real companies, in one statement (a transaction step; see reconcile). */
-export function* reconciliationCounts(tx: DbOrTx, engagementId: string): Steps<ReconciliationCounts> {
+export function* reconciliationCounts(tx: Tx, engagementId: string): Steps<ReconciliationCounts> {
   const row = yield* q.get(
     tx
       .select({
@@ -77,7 +76,7 @@ export function* reconciliationCounts(tx: DbOrTx, engagementId: string): Steps<R
 }
 
 /** The company of the engagement's passed single-company test, if there is one. */
-export function* reconciliationPilot(tx: DbOrTx, engagementId: string): Steps<{ name: string; state: MigrationItemState } | null> {
+export function* reconciliationPilot(tx: Tx, engagementId: string): Steps<{ name: string; state: MigrationItemState } | null> {
   const pilot = yield* passedPilotItem(tx, engagementId);
   return pilot ? { name: pilot.name, state: pilot.state } : null;
 }

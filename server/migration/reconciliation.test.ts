@@ -6,7 +6,8 @@
  * timeline's bulk and handover entries and the report's CSV all say the same numbers, the pilot's
  * company counted and named — for support and for the customer alike.
  *
- * Runs on both databases (@both-databases): counting queries over the companies' states.
+ * Runs on both databases: counting queries over the companies' states.
+ * @module-tag both-databases
  */
 import { until } from "@/server/testing/until";
 import { parse } from "csv-parse/sync";
@@ -20,7 +21,7 @@ import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 import { DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "./engine/pipeline";
 import { findRun } from "./engine/run-repository";
-import { createWorker, type Worker } from "./engine/worker";
+import { createMigrationWorker, type Worker } from "./migration-worker";
 import { getBulkOverview } from "./bulk/bulk-view";
 import { handoverReportCsv } from "./handover/report-csv";
 import { requestTestRun } from "./test-run/request-test-run";
@@ -122,7 +123,7 @@ describe("one reconciliation on every surface", () => {
     const [pilot, , , , , , closed] = eng.items;
     const support = callerAs(bed.t.database, people.support);
     const customer = callerAs(bed.t.database, people.customerA);
-    const worker = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+    const worker = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
     running.push(worker);
     worker.start();
 

@@ -4,8 +4,7 @@
  * handover report all show. A transaction step: callers that record it with a change read it
  * inside their transaction; reads outside one run it through `readSteps`.
  */
-import type { Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import type { Steps, Tx } from "@/db/database";
 import type { Reconciliation } from "@/core/migration/reconciliation";
 import { reconciliationCounts, reconciliationPilot, type ReconciliationCounts } from "./reconciliation-repository";
 
@@ -16,6 +15,6 @@ export function toReconciliation(counts: ReconciliationCounts, pilot: Reconcilia
 }
 
 /** The engagement's reconciliation now. */
-export function* reconcile(tx: DbOrTx, engagementId: string): Steps<Reconciliation> {
+export function* reconcile(tx: Tx, engagementId: string): Steps<Reconciliation> {
   return toReconciliation(yield* reconciliationCounts(tx, engagementId), yield* reconciliationPilot(tx, engagementId));
 }

@@ -36,7 +36,7 @@ import { createRouter, MalformedPathError, type RouteMatch } from "./http/router
 import { handleLinkRequest, LINK_HEADERS } from "./link/link-routes";
 import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
-import { openStore } from "./store/store";
+import { openStore, type Store } from "./store/store";
 
 export type SandboxOptions = {
   /** SQLite file; created with its folder if missing. */
@@ -110,28 +110,28 @@ export function normalizeBasePath(raw: string | undefined): string {
   return trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
 }
 
-/** Starts a sandbox on its SQLite file; resolves once it listens. */
-export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  const basePath = normalizeBasePath(options.basePath);
-  const store = openStore(options.dbFile);
-  const clock = createClock(store);
-  const log = options.log ?? (() => {});
+/** One sandbox's state, which the named steps below share. */
+type SandboxState = {
+  app: SandboxApp;
+  /** Whether a paid demo client is kept (re-created after a reset). */
+  demoClient: boolean;
+};
 
-  let adminToken = options.adminToken ?? store.meta.get(ADMIN_TOKEN_KEY);
-  if (!adminToken) {
-    adminToken = randomBytes(24).toString("base64url");
-    store.meta.set(ADMIN_TOKEN_KEY, adminToken);
-  }
+/** A new secret of `bytes` random bytes, stored under `key` for the next start. */
+function newStoredSecret(store: Store, key: string, bytes: number): string {
+  const secret = randomBytes(bytes).toString("base64url");
+  store.meta.set(key, secret);
+  return secret;
+}
 
-  let linkSecret = store.meta.get(LINK_SECRET_KEY);
-  if (!linkSecret) {
-    linkSecret = randomBytes(32).toString("base64url");
-    store.meta.set(LINK_SECRET_KEY, linkSecret);
-  }
-
-  const app: SandboxApp = {
+/** The sandbox's parts on its store: the admin token given, else the stored one, else a new one stored for next time. */
+function appOf(options: SandboxOptions, params: { store: Store; basePath: string }): SandboxApp {
+  const { store, basePath } = params;
+  const adminToken = (options.adminToken ?? store.meta.get(ADMIN_TOKEN_KEY)) || newStoredSecret(store, ADMIN_TOKEN_KEY, 24);
+  const linkSecret = store.meta.get(LINK_SECRET_KEY) || newStoredSecret(store, LINK_SECRET_KEY, 32);
+  return {
     store,
-    clock,
+    clock: createClock(store),
     faults: createFaultState(store),
     rateLimits: new RateLimits({
       countRequest: (params) => store.quotaUsage.increment(params),
@@ -144,115 +144,142 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     basePath,
     linkSecret,
     demoApiKey: null,
-    log,
+    log: options.log ?? (() => {}),
   };
+}
 
-  const ensureDemoClient = () => {
-    if (!options.demoClient) return;
-    const apiKey = store.meta.get(DEMO_KEY) ?? newApiKeyValue();
-    if (!store.apiKeys.findByValue(apiKey)) {
-      createClient({ store, plan: "paid", createdAt: clock.now(), name: "Demo client", apiKey, isDemo: true });
-    }
-    store.meta.set(DEMO_KEY, apiKey);
-    app.demoApiKey = apiKey;
-  };
-  ensureDemoClient();
-
-  async function handleControl(req: IncomingMessage, path: string): Promise<ApiResponse> {
-    assertAdmin(req.headers.authorization, app.adminToken);
-    const method = req.method ?? "GET";
-    const match = routeOrThrow(matchOrBadPath(controlRouter, method, path), { method, path, service: "SandboxControls" });
-    const body = parseJsonBody(await readBody(req, "SandboxControls"));
-    const now = clock.now();
-    // What fell due (a scheduled drop, a finished sync) happens before the control acts, as before an API call.
-    settleDue(store, now);
-    return match.handler({ app, now, params: match.params, body, afterReset: ensureDemoClient });
+/** Keeps the demo client (when asked for) with its stable API key, creating it again after a reset. */
+function ensureDemoClient(state: SandboxState): void {
+  if (!state.demoClient) return;
+  const { app } = state;
+  const { store } = app;
+  const apiKey = store.meta.get(DEMO_KEY) ?? newApiKeyValue();
+  if (!store.apiKeys.findByValue(apiKey)) {
+    createClient({ store, plan: "paid", createdAt: app.clock.now(), name: "Demo client", apiKey, isDemo: true });
   }
+  store.meta.set(DEMO_KEY, apiKey);
+  app.demoApiKey = apiKey;
+}
 
-  async function handleApi(
-    req: IncomingMessage,
-    path: string,
-    query: URLSearchParams,
-    headers: Record<string, string>,
-  ): Promise<ApiResponse> {
-    const faults = app.faults.get();
-    if (faults.latencyMs > 0) await delay(faults.latencyMs);
-    const caller = identifyCaller(store, req.headers.authorization);
-    const address = req.socket.remoteAddress ?? "";
-    const clientId = caller.kind === "client" ? caller.client.id : caller.kind === "outdated" ? caller.clientId : null;
-    const rate = app.rateLimits.check({ now: clock.now(), faults, clientKey: clientId ?? `ip:${address}`, address, clientId });
-    headers["X-Rate-Limit-Limit"] = String(rate.binding.limit);
-    headers["X-Rate-Limit-Remaining"] = String(rate.binding.remaining);
-    headers["X-Rate-Limit-Reset"] = rate.resetAtIso;
+/** A request to the test controls under /_sandbox (admin token required). */
+async function handleControl(state: SandboxState, req: IncomingMessage, path: string): Promise<ApiResponse> {
+  const { app } = state;
+  assertAdmin(req.headers.authorization, app.adminToken);
+  const method = req.method ?? "GET";
+  const match = routeOrThrow(matchOrBadPath(controlRouter, method, path), { method, path, service: "SandboxControls" });
+  const body = parseJsonBody(await readBody(req, "SandboxControls"));
+  const now = app.clock.now();
+  // What fell due (a scheduled drop, a finished sync) happens before the control acts, as before an API call.
+  settleDue(app.store, now);
+  return match.handler({ app, now, params: match.params, body, afterReset: () => ensureDemoClient(state) });
+}
 
-    if (faults.maintenance) throw maintenance();
-    if (rate.exceeded) throw tooManyRequests(rate.retryAfterSeconds);
-    const method = req.method ?? "GET";
-    const match = routeOrThrow(matchOrBadPath(apiRouter, method, path), { method, path, service: "PublicApi" });
-    if (caller.kind === "anonymous" || caller.kind === "unknown") throw unauthorized();
-    if (caller.kind === "outdated") throw forbidden();
-    const now = clock.now();
-    if (isAccountExpired({ plan: caller.client.plan, createdAt: caller.client.createdAt, now })) throw accountExpired();
-    if (faults.errorRate > 0 && Math.random() < faults.errorRate) throw internalError();
-    const body = parseJsonBody(await readBody(req, "PublicApi"));
-    settleDue(store, now);
-    return match.handler({ app, now, client: caller.client, params: match.params, query, path, body });
-  }
+/** A request to the service's API, through the pipeline of the module comment; sets the rate-limit headers on `headers`. */
+async function handleApi(
+  state: SandboxState,
+  params: { req: IncomingMessage; path: string; query: URLSearchParams; headers: Record<string, string> },
+): Promise<ApiResponse> {
+  const { app } = state;
+  const { req, path, query, headers } = params;
+  const faults = app.faults.get();
+  if (faults.latencyMs > 0) await delay(faults.latencyMs);
+  const caller = identifyCaller(app.store, req.headers.authorization);
+  const address = req.socket.remoteAddress ?? "";
+  const clientId = caller.kind === "client" ? caller.client.id : caller.kind === "outdated" ? caller.clientId : null;
+  const rate = app.rateLimits.check({ now: app.clock.now(), faults, clientKey: clientId ?? `ip:${address}`, address, clientId });
+  headers["X-Rate-Limit-Limit"] = String(rate.binding.limit);
+  headers["X-Rate-Limit-Remaining"] = String(rate.binding.remaining);
+  headers["X-Rate-Limit-Reset"] = rate.resetAtIso;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const correlationId = randomUUID();
-    // Date on the sandbox clock, so X-Rate-Limit-Reset minus Date is the wait whatever the offset.
-    const headers: Record<string, string> = { "X-Correlation-Id": correlationId, Date: new Date(clock.now()).toUTCString() };
-    const split = splitUrl(req.url ?? "/");
-    const { query } = split;
-    let path = split.path;
-    try {
-      if (basePath) {
-        if (path !== basePath && !path.startsWith(`${basePath}/`)) throw pathNotFound(path, "PublicApi");
-        path = path.slice(basePath.length) || "/";
-      }
-      if (path === "/link" || path.startsWith("/link/")) {
-        const page = await handleLinkRequest({ app, req, path, query });
-        const body = req.method === "HEAD" ? "" : page.body;
-        res.writeHead(page.status, {
-          ...LINK_HEADERS,
-          ...page.headers,
-          "X-Correlation-Id": correlationId,
-          Date: headers.Date ?? new Date().toUTCString(),
-          "Content-Type": page.contentType,
-          "Content-Length": String(Buffer.byteLength(page.body)),
-        });
-        res.end(body);
-        discardBody(req);
-        return;
-      }
-      const isControl = path === "/_sandbox" || path.startsWith("/_sandbox/");
-      const result = isControl ? await handleControl(req, path) : await handleApi(req, path, query, headers);
-      writeResponse(res, { status: result.status, body: result.body, headers: { ...headers, ...result.headers } });
-    } catch (error) {
-      // The client hung up mid-request: nobody is left to answer, and nothing went wrong here.
-      if (error instanceof ClientGoneError) return;
-      let apiError: ApiError;
-      if (error instanceof ApiError) apiError = error;
-      else {
-        log(`sandbox: unexpected error on ${req.method} ${path} (${correlationId}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        apiError = internalError();
-      }
-      writeResponse(res, {
-        status: apiError.status,
-        body: apiError.toBody(correlationId),
-        headers: { ...headers, ...apiError.headers },
-      });
-      // Read past an unread body so the keep-alive connection can carry the next request.
-      discardBody(req);
-    }
-  }
+  if (faults.maintenance) throw maintenance();
+  if (rate.exceeded) throw tooManyRequests(rate.retryAfterSeconds);
+  const method = req.method ?? "GET";
+  const match = routeOrThrow(matchOrBadPath(apiRouter, method, path), { method, path, service: "PublicApi" });
+  if (caller.kind === "anonymous" || caller.kind === "unknown") throw unauthorized();
+  if (caller.kind === "outdated") throw forbidden();
+  const now = app.clock.now();
+  if (isAccountExpired({ plan: caller.client.plan, createdAt: caller.client.createdAt, now })) throw accountExpired();
+  if (faults.errorRate > 0 && Math.random() < faults.errorRate) throw internalError();
+  const body = parseJsonBody(await readBody(req, "PublicApi"));
+  settleDue(app.store, now);
+  return match.handler({ app, now, client: caller.client, params: match.params, query, path, body });
+}
 
-  const server = http.createServer((req, res) => {
-    void handle(req, res);
+/** The path below the base path (none: the path as it is); a request outside it is a 404. */
+function belowBasePath(basePath: string, path: string): string {
+  if (!basePath) return path;
+  if (path !== basePath && !path.startsWith(`${basePath}/`)) throw pathNotFound(path, "PublicApi");
+  return path.slice(basePath.length) || "/";
+}
+
+/** Answers a Link page (HTML, not the API's JSON), with the page's own headers. */
+async function serveLinkPage(
+  state: SandboxState,
+  params: { req: IncomingMessage; res: ServerResponse; path: string; query: URLSearchParams; correlationId: string; date: string },
+): Promise<void> {
+  const { req, res } = params;
+  const page = await handleLinkRequest({ app: state.app, req, path: params.path, query: params.query });
+  const body = req.method === "HEAD" ? "" : page.body;
+  res.writeHead(page.status, {
+    ...LINK_HEADERS,
+    ...page.headers,
+    "X-Correlation-Id": params.correlationId,
+    Date: params.date,
+    "Content-Type": page.contentType,
+    "Content-Length": String(Buffer.byteLength(page.body)),
   });
-  server.keepAliveTimeout = 30_000;
+  res.end(body);
+  discardBody(req);
+}
 
+/** Answers a request that failed: its ApiError, or a 500 for anything unexpected (logged). */
+function answerError(
+  state: SandboxState,
+  params: { req: IncomingMessage; res: ServerResponse; error: unknown; path: string; correlationId: string; headers: Record<string, string> },
+): void {
+  const { req, error, correlationId } = params;
+  // The client hung up mid-request: nobody is left to answer, and nothing went wrong here.
+  if (error instanceof ClientGoneError) return;
+  let apiError: ApiError;
+  if (error instanceof ApiError) apiError = error;
+  else {
+    state.app.log(`sandbox: unexpected error on ${req.method} ${params.path} (${correlationId}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    apiError = internalError();
+  }
+  writeResponse(params.res, {
+    status: apiError.status,
+    body: apiError.toBody(correlationId),
+    headers: { ...params.headers, ...apiError.headers },
+  });
+  // Read past an unread body so the keep-alive connection can carry the next request.
+  discardBody(req);
+}
+
+/** Answers one request: a Link page, a control, or an API call. */
+async function handle(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const correlationId = randomUUID();
+  // Date on the sandbox clock, so X-Rate-Limit-Reset minus Date is the wait whatever the offset.
+  const date = new Date(state.app.clock.now()).toUTCString();
+  const headers: Record<string, string> = { "X-Correlation-Id": correlationId, Date: date };
+  const split = splitUrl(req.url ?? "/");
+  const { query } = split;
+  let path = split.path;
+  try {
+    path = belowBasePath(state.app.basePath, path);
+    if (path === "/link" || path.startsWith("/link/")) {
+      await serveLinkPage(state, { req, res, path, query, correlationId, date });
+      return;
+    }
+    const isControl = path === "/_sandbox" || path.startsWith("/_sandbox/");
+    const result = isControl ? await handleControl(state, req, path) : await handleApi(state, { req, path, query, headers });
+    writeResponse(res, { status: result.status, body: result.body, headers: { ...headers, ...result.headers } });
+  } catch (error) {
+    answerError(state, { req, res, error, path, correlationId, headers });
+  }
+}
+
+/** Listens on the port and host asked for; resolves with the port it got. */
+async function listen(server: http.Server, options: Pick<SandboxOptions, "port" | "host">): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
@@ -262,15 +289,37 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("The sandbox server has no TCP address.");
-  const host = options.host && options.host !== "0.0.0.0" && options.host !== "::" ? options.host : "127.0.0.1";
+  return address.port;
+}
+
+/** The sandbox's public URL: a wildcard host is reached on loopback, an IPv6 host in brackets, then the base path. */
+export function publicUrlOf(params: { host: string | undefined; port: number; basePath: string }): string {
+  const { host: asked } = params;
+  const host = asked && asked !== "0.0.0.0" && asked !== "::" ? asked : "127.0.0.1";
   const urlHost = host.includes(":") ? `[${host}]` : host;
-  app.publicUrl = `http://${urlHost}:${address.port}${basePath}`;
+  return `http://${urlHost}:${params.port}${params.basePath}`;
+}
+
+/** Starts a sandbox on its SQLite file; resolves once it listens. */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const basePath = normalizeBasePath(options.basePath);
+  const store = openStore(options.dbFile);
+  const state: SandboxState = { app: appOf(options, { store, basePath }), demoClient: options.demoClient ?? false };
+  const { app } = state;
+  ensureDemoClient(state);
+
+  const server = http.createServer((req, res) => {
+    void handle(state, req, res);
+  });
+  server.keepAliveTimeout = 30_000;
+  const port = await listen(server, options);
+  app.publicUrl = publicUrlOf({ host: options.host, port, basePath: app.basePath });
 
   let closed = false;
   return {
     url: app.publicUrl,
-    port: address.port,
-    adminToken,
+    port,
+    adminToken: app.adminToken,
     demoApiKey: app.demoApiKey,
     close: async () => {
       if (closed) return;

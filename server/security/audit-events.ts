@@ -69,7 +69,7 @@ export const AUDIT_EVENTS = {
   "engagement.target_changed": {
     target: "engagement",
     before: z.object({ serviceTarget: z.string().nullable() }),
-    after: z.object({ serviceTarget: z.string(), baseUrl: z.string() }),
+    after: z.object({ serviceTarget: z.string(), baseUrl: z.string(), startedOver: z.number().int().optional() }),
   },
   "step.started": {
     target: "step",
@@ -328,6 +328,12 @@ export const AUDIT_EVENTS = {
     before: z.object({ state: z.string() }),
     after: z.object({ company: z.string(), reason: z.string() }),
   },
+  /** The engagement's target changed and support started the company over on the new one: its ids on the old target kept here. */
+  "migration_item.started_over": {
+    target: "migration_item",
+    before: z.object({ serviceTarget: z.string(), companyId: z.string().nullable(), connectionId: z.string().nullable(), state: z.string() }),
+    after: z.object({ company: z.string(), serviceTarget: z.string() }),
+  },
   "migration_item.retried": {
     target: "migration_item",
     before: z.object({ state: z.string() }),
@@ -402,6 +408,12 @@ export const AUDIT_EVENTS = {
     target: "supplementary_file",
     before: NONE,
     after: z.object({ fileName: z.string(), note: z.string() }),
+  },
+  /** A file of fresh tokens still awaiting review when the hypercare watch ended: its tokens deleted unused. */
+  "supplementary.expired": {
+    target: "supplementary_file",
+    before: NONE,
+    after: z.object({ fileName: z.string(), companies: z.number().int() }),
   },
   /** A company's fresh tokens deleted once used: its retry reached a final state. */
   "supplementary.tokens_purged": {

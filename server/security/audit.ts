@@ -5,14 +5,11 @@
  */
 import { and, asc, desc, eq, gt, inArray, lt, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { auditEvents } from "@/db/schema";
-import type { Db } from "@/db/client";
-import { q, type Dialect, type Steps } from "@/db/database";
+import { q, type Dialect, type Steps, type Tx } from "@/db/database";
 import { actorLabel } from "./actor";
 import { type Actor } from "@/core/accounts/actor";
 import { auditTargetType, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
 
-/** A database or a transaction of it (better-sqlite3 transactions are synchronous). */
-export type DbOrTx = Pick<Db, "insert" | "select" | "update" | "delete" | "query">;
 
 const SECRET_KEY = /secret|token|password|apikey|api_key|cipher|credential/i;
 
@@ -40,7 +37,7 @@ export type AuditInput<A extends AuditAction> = {
  * Writes one audit event, as a step of the transaction that made the change (`yield* writeAudit(tx, …)`).
  * The payload is checked against the action's schema, and secret-looking keys are redacted on top of that.
  */
-export function* writeAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput<A>): Steps<void> {
+export function* writeAudit<A extends AuditAction>(tx: Tx, input: AuditInput<A>): Steps<void> {
   const payload = validateAuditPayload(input.action, input as { before?: unknown; after?: unknown });
   yield* q.run(
     tx.insert(auditEvents).values({
@@ -60,7 +57,7 @@ export function* writeAudit<A extends AuditAction>(tx: DbOrTx, input: AuditInput
 
 
 /** An engagement's audit events, newest first (a transaction step; readSteps outside one). */
-export function* listAuditEvents(tx: DbOrTx, filter: { engagementId: string; limit: number }) {
+export function* listAuditEvents(tx: Tx, filter: { engagementId: string; limit: number }) {
   return yield* q.all(tx.select().from(auditEvents).where(eq(auditEvents.engagementId, filter.engagementId)).orderBy(desc(auditEvents.id)).limit(filter.limit));
 }
 
@@ -82,7 +79,7 @@ function payloadRehearsal(dialect: Dialect, column: AnyColumn): SQL {
  * page): what a timeline needs to tell runs of per-company events apart — action, actor, and the
  * purpose, rehearsal flag and company of their payload.
  */
-export function* listAuditEventsInBrief(tx: DbOrTx, dialect: Dialect, filter: { engagementId: string; limit: number; beforeId?: number }) {
+export function* listAuditEventsInBrief(tx: Tx, dialect: Dialect, filter: { engagementId: string; limit: number; beforeId?: number }) {
   return yield* q.all(
     tx
       .select({
@@ -109,7 +106,7 @@ export function* listAuditEventsInBrief(tx: DbOrTx, dialect: Dialect, filter: { 
  * and the companies of its oldest few (`names`, oldest first).
  */
 export function* auditRunExtent(
-  tx: DbOrTx,
+  tx: Tx,
   dialect: Dialect,
   run: { engagementId: string; fromId: number; action: string; actorLabel: string; purpose: string | null; rehearsal: boolean; names: number },
 ): Steps<{ count: number; oldestId: number; oldestAt: Date; names: string[] }> {
@@ -145,6 +142,6 @@ export function* auditRunExtent(
 }
 
 /** Audit events by id (for the entries a timeline shows in full). */
-export function* auditEventsById(tx: DbOrTx, ids: readonly number[]) {
+export function* auditEventsById(tx: Tx, ids: readonly number[]) {
   return ids.length ? yield* q.all(tx.select().from(auditEvents).where(inArray(auditEvents.id, [...ids]))) : [];
 }

@@ -4,7 +4,8 @@
  * of their own; dead members freed, unused blocks handed back) and a pacer's seat in it (its share
  * following the machine's members, daily quota taken before sending).
  *
- * Runs on both databases (@both-databases): the rate budget's store (atomic conditional updates).
+ * Runs on both databases: the rate budget's store (atomic conditional updates).
+ * @module-tag both-databases
  */
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -28,10 +28,13 @@ import {
   type Connection,
   type DataRecord,
   type DataStatuses,
+  type ErrorBody,
   type Paged,
   type PullOperation,
 } from "./schemas";
-import { classifyHttpError, readValidation, redact, ServiceError, type ServiceErrorKind } from "./service-error";
+import { classifyHttpError, readValidation, redact, ServiceError, withoutControlCharacters, type ServiceErrorKind } from "./service-error";
+import type { AddressPolicy } from "./addresses";
+import { AddressRefusedError, AnswerTooLargeError, createGuard, MAX_ANSWER_BYTES, readCapped, type Guard, type Resolve } from "./transport";
 
 /** Default time one attempt may take, answer body included. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -75,8 +78,20 @@ export type ServiceClientOptions = {
   timeoutMs?: number;
   /** Default retry behaviour of every call (default: 4 attempts, 500 ms–30 s backoff, 2 min in all). */
   retry?: RetrySetting;
-  /** The fetch to use (e.g. with a keep-alive dispatcher); the global one by default. */
+  /** The fetch to use (e.g. a pacer's); the global one by default. Requests go with this client's dispatcher and `redirect: "manual"` whatever it is. */
   fetch?: typeof fetch;
+  /**
+   * The addresses the client may connect to (addresses.ts): `public` by default (public and
+   * loopback); `private` for a target inside a private network the operator allows; `any` only for
+   * the built-in sandbox.
+   */
+  addresses?: AddressPolicy;
+  /** Resolves host names for the address rule (the system's resolver by default; tests pass their own). */
+  resolve?: Resolve;
+  /** The most an answer may hold after decompression (MAX_ANSWER_BYTES by default). */
+  maxAnswerBytes?: number;
+  /** Certificates (PEM) to trust beyond the system's, for a service behind a private certificate authority (and tests). */
+  ca?: string;
   /** Called after every HTTP attempt. */
   onAttempt?: (event: AttemptEvent) => void;
   /** Called before a retry waits. */
@@ -153,208 +168,351 @@ export type ListedDataType = keyof typeof DATA_LISTS;
 /** Whether the service lists a data type's records. */
 export const isListedDataType = (dataType: string): dataType is ListedDataType => Object.hasOwn(DATA_LISTS, dataType);
 
-/** A client of the service at `baseUrl` with one API key. */
-export function createServiceClient(options: ServiceClientOptions) {
-  const baseUrl = options.baseUrl.replace(/\/+$/, "");
-  const authorization = `Basic ${Buffer.from(options.apiKey).toString("base64")}`;
-  const keySecrets = [options.apiKey, Buffer.from(options.apiKey).toString("base64")];
-  const doFetch = options.fetch ?? globalThis.fetch;
+/** What a client holds for every call: its options, its key's header, the fetch and the address guard. */
+type ClientState = {
+  options: ServiceClientOptions;
+  baseUrl: string;
+  authorization: string;
+  /** The key as given and as sent (base64): kept out of every error text. */
+  keySecrets: readonly string[];
+  doFetch: typeof fetch;
+  guard: Guard;
+  maxAnswerBytes: number;
+};
 
-  async function request<T>(raw: RawRequest<T>, callOptions: CallOptions = {}): Promise<ServiceResult<T>> {
-    const { operation, method, path } = raw;
-    const secrets = [...keySecrets, ...(raw.secrets ?? [])];
-    const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const setting = callOptions.retry ?? options.retry ?? DEFAULT_RETRY;
-    const startedAt = Date.now();
-    const startedTick = performance.now();
-    const deadline = callDeadline(setting, startedAt);
-    const payload = raw.body === undefined ? undefined : JSON.stringify(raw.body);
-    const headers: Record<string, string> = {
-      Authorization: authorization,
+/** One call: what its attempts share (they are made one after another, never at once). */
+type CallState = {
+  client: ClientState;
+  operation: string;
+  method: RawRequest<unknown>["method"];
+  path: string;
+  callOptions: CallOptions;
+  /** The key and the call's own secrets, scrubbed from whatever a server says. */
+  secrets: readonly string[];
+  timeoutMs: number;
+  /** The end of the call's time budget (epoch ms), or Infinity. */
+  deadline: number;
+  payload: string | undefined;
+  headers: Record<string, string>;
+  startedTick: number;
+  attempts: number;
+  /** The last attempt's error: the call ends with it when the time budget runs out during a backoff. */
+  lastError: ServiceError | null;
+  budgetSpent: () => boolean;
+};
+
+/** One attempt of a call. */
+type AttemptState = {
+  call: CallState;
+  url: URL;
+  /** Fires when the attempt's time is up: it tells a timeout from a network failure. */
+  timeout: AbortSignal;
+  timeoutMs: number;
+  /** The attempt's timeout, the retry policy's signal and the caller's, together. */
+  signal: AbortSignal;
+  startedTick: number;
+};
+
+/** What an attempt's outcome says of a failure (the call supplies the rest of its ServiceError). */
+type FailureFields = {
+  kind: ServiceErrorKind;
+  status: number | null;
+  error: string;
+  service?: string | null;
+  correlationId?: string | null;
+  validation?: ServiceError["validation"];
+  rateLimit?: RateLimitInfo | null;
+};
+
+/** A call's ServiceError from a failure's fields, with what a server said scrubbed of secrets and control characters. */
+function callError(call: CallState, fields: FailureFields): ServiceError {
+  const service = fields.service ?? null;
+  const correlationId = fields.correlationId ?? null;
+  const rateLimit = fields.rateLimit ?? null;
+  return new ServiceError({
+    kind: fields.kind,
+    status: fields.status,
+    validation: fields.validation ?? null,
+    rateLimit,
+    // What a server says is shown and stored: no control character of it can forge a line or hide words.
+    error: withoutControlCharacters(redact(fields.error, call.secrets)),
+    service: service === null ? null : withoutControlCharacters(service),
+    correlationId: correlationId === null ? null : withoutControlCharacters(correlationId),
+    operation: call.operation,
+    method: call.method,
+    path: call.path,
+    retryAfterMs: rateLimit?.retryAfterMs ?? null,
+    attempts: call.attempts,
+    durationMs: Math.round(performance.now() - call.startedTick),
+  });
+}
+
+/** Tells `onAttempt` how an attempt ended. */
+function reportAttempt(attempt: AttemptState, outcome: { status: number | null; kind: ServiceErrorKind | null; correlationId: string | null }): void {
+  const { call } = attempt;
+  call.client.options.onAttempt?.({
+    operation: call.operation,
+    method: call.method,
+    path: call.path,
+    attempt: call.attempts,
+    ...outcome,
+    durationMs: Math.round(performance.now() - attempt.startedTick),
+  });
+}
+
+/** Reports an attempt that failed with `error`, and returns the error for the caller to throw. */
+function reported(attempt: AttemptState, status: number | null, error: ServiceError): ServiceError {
+  reportAttempt(attempt, { status, kind: error.kind, correlationId: error.correlationId });
+  return error;
+}
+
+/** The failure of an attempt that got no (whole) answer: refused address, timeout or network. */
+function noAnswerError(attempt: AttemptState, thrown: unknown): ServiceError {
+  const cause = thrown instanceof Error && thrown.cause instanceof Error ? thrown.cause : thrown;
+  if (cause instanceof AddressRefusedError) return callError(attempt.call, { kind: "address_refused", status: null, error: cause.message });
+  const timedOut = attempt.timeout.aborted;
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : null;
+  const detail = code ?? (cause instanceof Error ? cause.message : "no answer");
+  return callError(attempt.call, {
+    kind: timedOut ? "timeout" : "network",
+    status: null,
+    error: timedOut ? `No answer within ${attempt.timeoutMs} ms.` : `The service could not be reached (${detail}).`,
+  });
+}
+
+/** A new attempt of a call: its URL, and a timeout that never runs past the call's time budget. */
+function startAttempt(call: CallState, policySignal: AbortSignal): AttemptState {
+  const startedTick = performance.now();
+  const timeoutMs = Math.max(1, Math.round(Math.min(call.timeoutMs, call.deadline - Date.now())));
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([timeout, policySignal, ...(call.callOptions.signal ? [call.callOptions.signal] : [])]);
+  return { call, url: new URL(`${call.client.baseUrl}${call.path}`), timeout, timeoutMs, signal, startedTick };
+}
+
+/** Sends an attempt's request; an address written in the URL that the rule refuses is refused before anything is sent. */
+async function send(attempt: AttemptState): Promise<Response> {
+  const { call, url } = attempt;
+  const { guard, doFetch } = call.client;
+  const refused = guard.refusal(url);
+  if (refused) throw reported(attempt, null, noAnswerError(attempt, refused));
+  try {
+    // `dispatcher` is undici's option of Node's fetch (not in the DOM's RequestInit).
+    const init: RequestInit & { dispatcher: ReturnType<typeof guard.dispatcher> } = {
+      method: call.method,
+      headers: call.headers,
+      body: call.payload,
+      signal: attempt.signal,
+      redirect: "manual",
+      dispatcher: guard.dispatcher(url),
+    };
+    return await doFetch(url, init);
+  } catch (thrown) {
+    if (call.callOptions.signal?.aborted) throw call.callOptions.signal.reason;
+    throw reported(attempt, null, noAnswerError(attempt, thrown));
+  }
+}
+
+/** Where a redirect points, for its error: its Location resolved against the request's URL (as written when it is no URL). */
+export function redirectTarget(location: string | null, url: URL): string {
+  if (!location) return "no location";
+  try {
+    return new URL(location, url).toString();
+  } catch {
+    return location;
+  }
+}
+
+/**
+ * A redirect is never followed: the next request would carry the body (the tokens) to wherever it
+ * points, over http too. Its body is not read.
+ */
+async function refuseRedirect(attempt: AttemptState, response: Response): Promise<ServiceError> {
+  await response.body?.cancel().catch(() => {});
+  const where = redirectTarget(response.headers.get("location"), attempt.url);
+  const error = callError(attempt.call, {
+    kind: "redirected",
+    status: response.status,
+    error: `The service answered ${response.status} redirecting to ${where.slice(0, 300)}: Ferry follows no redirect (the request would carry the key and tokens there), so nothing was sent on. Check the target's base URL.`,
+    correlationId: response.headers.get("x-correlation-id"),
+  });
+  return reported(attempt, response.status, error);
+}
+
+/** The answer's body as text, up to the client's cap (past it, or cut off, the attempt fails). */
+async function readText(attempt: AttemptState, response: Response): Promise<string> {
+  const { call } = attempt;
+  try {
+    return await readCapped(response, call.client.maxAnswerBytes);
+  } catch (thrown) {
+    if (call.callOptions.signal?.aborted) throw call.callOptions.signal.reason;
+    const error =
+      thrown instanceof AnswerTooLargeError
+        ? callError(call, { kind: "answer_too_large", status: response.status, error: thrown.message, correlationId: response.headers.get("x-correlation-id") })
+        : noAnswerError(attempt, thrown);
+    throw reported(attempt, response.status, error);
+  }
+}
+
+/**
+ * What an error answer says: its JSON error body where it has one (its validation scrubbed of
+ * `secrets`), else its status in words; and the kind of error that makes it.
+ */
+export function readErrorAnswer(params: { status: number; statusText: string; text: string; secrets: readonly string[] }): {
+  kind: ServiceErrorKind;
+  error: string;
+  service: string | null;
+  /** The body's correlationId (null without one: the header's then stands). */
+  correlationId: string | null;
+  validation: ServiceError["validation"];
+} {
+  const { status, statusText } = params;
+  let body: ErrorBody | null = null;
+  try {
+    const parsed = ErrorBodySchema.safeParse(JSON.parse(params.text));
+    if (parsed.success) body = parsed.data;
+  } catch {
+    // Not JSON (e.g. a proxy's HTML page): the status speaks for itself.
+  }
+  const error = body?.error ?? `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
+  const validation = readValidation(body, params.secrets);
+  return { kind: classifyHttpError({ status, error, validation }), error, service: body?.service ?? null, correlationId: body?.correlationId ?? null, validation };
+}
+
+/**
+ * A successful answer's data, checked with the call's schema: an empty body (204) is checked as
+ * `undefined`, and so is one that is not JSON; a body the schema refuses is a problem in words.
+ */
+export function checkAnswer<T>(params: { schema: z.ZodType<T>; text: string; status: number; operation: string }): { data: T } | { problem: string } {
+  const { status, operation } = params;
+  let json: unknown;
+  try {
+    json = params.text.trim() === "" ? undefined : JSON.parse(params.text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = params.schema.safeParse(json);
+  if (parsed.success) return { data: parsed.data };
+  return {
+    problem:
+      json === undefined
+        ? `The service answered ${status} without the JSON body ${operation} expects.`
+        : `The service answered ${status} with a body ${operation} does not recognise: ${describeIssues(parsed.error)}.`,
+  };
+}
+
+/** One attempt of a call, from its request to its checked data, or the ServiceError it ends with. */
+async function runAttempt<T>(call: CallState, schema: z.ZodType<T>, policySignal: AbortSignal): Promise<ServiceResult<T>> {
+  const { callOptions, operation } = call;
+  callOptions.signal?.throwIfAborted();
+  // The time budget ran out during the backoff: end with what the last attempt said.
+  if (call.lastError && call.budgetSpent()) throw call.lastError;
+  call.attempts += 1;
+  const attempt = startAttempt(call, policySignal);
+  const response = await send(attempt);
+  const { status } = response;
+  if (status >= 300 && status < 400) throw await refuseRedirect(attempt, response);
+  const text = await readText(attempt, response);
+
+  const rateLimit = parseRateLimit(response.headers);
+  if (rateLimit) call.client.options.onRateLimit?.(rateLimit, { operation, status });
+  const headerCorrelationId = response.headers.get("x-correlation-id");
+
+  if (!response.ok) {
+    const answer = readErrorAnswer({ status, statusText: response.statusText, text, secrets: call.secrets });
+    throw reported(attempt, status, callError(call, { ...answer, status, correlationId: answer.correlationId ?? headerCorrelationId, rateLimit }));
+  }
+  const checked = checkAnswer({ schema, text, status, operation });
+  if ("problem" in checked) {
+    throw reported(attempt, status, callError(call, { kind: "unexpected", status, error: checked.problem, correlationId: headerCorrelationId, rateLimit }));
+  }
+  reportAttempt(attempt, { status, kind: null, correlationId: headerCorrelationId });
+  return {
+    data: checked.data,
+    meta: {
+      operation,
+      method: call.method,
+      path: call.path,
+      status,
+      correlationId: headerCorrelationId,
+      durationMs: Math.round(performance.now() - call.startedTick),
+      attempts: call.attempts,
+      rateLimit,
+    },
+  };
+}
+
+/** One call: its attempts under its retry policy, ending with the answer's data or one ServiceError. */
+async function callService<T>(client: ClientState, raw: RawRequest<T>, callOptions: CallOptions): Promise<ServiceResult<T>> {
+  const { options } = client;
+  const { operation } = raw;
+  const setting = callOptions.retry ?? options.retry ?? DEFAULT_RETRY;
+  const startedAt = Date.now();
+  const startedTick = performance.now();
+  const deadline = callDeadline(setting, startedAt);
+  const payload = raw.body === undefined ? undefined : JSON.stringify(raw.body);
+  const { policy, budgetSpent } = buildRetryPolicy({
+    setting,
+    deadline,
+    onRetry: options.onRetry && ((event) => options.onRetry?.({ ...event, operation })),
+  });
+  const call: CallState = {
+    client,
+    operation,
+    method: raw.method,
+    path: raw.path,
+    callOptions,
+    secrets: [...client.keySecrets, ...(raw.secrets ?? [])],
+    timeoutMs: callOptions.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    deadline,
+    payload,
+    headers: {
+      Authorization: client.authorization,
       Accept: "application/json",
       "User-Agent": "ferry-service-client",
       ...(payload === undefined ? {} : { "Content-Type": "application/json" }),
-    };
-    let attempts = 0;
+    },
+    startedTick,
+    attempts: 0,
+    lastError: null,
+    budgetSpent,
+  };
+  return policy.execute(async ({ signal }) => {
+    try {
+      return await runAttempt(call, raw.schema, signal);
+    } catch (error) {
+      if (error instanceof ServiceError) call.lastError = error;
+      throw error;
+    }
+  }, callOptions.signal);
+}
 
-    const fail = (params: {
-      kind: ServiceErrorKind;
-      status: number | null;
-      service: string | null;
-      error: string;
-      correlationId: string | null;
-      validation: ServiceError["validation"];
-      rateLimit: RateLimitInfo | null;
-    }) =>
-      new ServiceError({
-        ...params,
-        error: redact(params.error, secrets),
-        operation,
-        method,
-        path,
-        retryAfterMs: params.rateLimit?.retryAfterMs ?? null,
-        attempts,
-        durationMs: Math.round(performance.now() - startedTick),
-      });
+/** A call of any endpoint, its answer checked with the schema given (the client's `request`). */
+type ServiceRequest = <T>(raw: RawRequest<T>, callOptions?: CallOptions) => Promise<ServiceResult<T>>;
 
-    let lastError: ServiceError | null = null;
-    const { policy, budgetSpent } = buildRetryPolicy({
-      setting,
-      deadline,
-      onRetry: options.onRetry && ((event) => options.onRetry?.({ ...event, operation })),
-    });
+const LIST_PAGE_SIZE = 100;
 
-    const attempt = async (policySignal: AbortSignal): Promise<ServiceResult<T>> => {
-      callOptions.signal?.throwIfAborted();
-      // The time budget ran out during the backoff: end with what the last attempt said.
-      if (lastError && budgetSpent()) throw lastError;
-      attempts += 1;
-      const attemptTick = performance.now();
-      const report = (status: number | null, kind: ServiceErrorKind | null, correlationId: string | null) =>
-        options.onAttempt?.({
-          operation,
-          method,
-          path,
-          attempt: attempts,
-          status,
-          kind,
-          durationMs: Math.round(performance.now() - attemptTick),
-          correlationId,
-        });
-      const attemptTimeoutMs = Math.max(1, Math.round(Math.min(timeoutMs, deadline - Date.now())));
-      const timeout = AbortSignal.timeout(attemptTimeoutMs);
-      const signal = AbortSignal.any([timeout, policySignal, ...(callOptions.signal ? [callOptions.signal] : [])]);
-
-      let response: Response;
-      let text: string;
-      try {
-        response = await doFetch(`${baseUrl}${path}`, { method, headers, body: payload, signal });
-        text = await response.text();
-      } catch (thrown) {
-        if (callOptions.signal?.aborted) throw callOptions.signal.reason;
-        const timedOut = timeout.aborted;
-        const cause = thrown instanceof Error && thrown.cause instanceof Error ? thrown.cause : thrown;
-        const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : null;
-        const detail = code ?? (cause instanceof Error ? cause.message : "no answer");
-        const error = fail({
-          kind: timedOut ? "timeout" : "network",
-          status: null,
-          service: null,
-          error: timedOut
-            ? `No answer within ${attemptTimeoutMs} ms.`
-            : `The service could not be reached (${detail}).`,
-          correlationId: null,
-          validation: null,
-          rateLimit: null,
-        });
-        report(null, error.kind, null);
-        throw error;
-      }
-
-      const rateLimit = parseRateLimit(response.headers);
-      if (rateLimit) options.onRateLimit?.(rateLimit, { operation, status: response.status });
-      const headerCorrelationId = response.headers.get("x-correlation-id");
-
-      if (!response.ok) {
-        let body: z.infer<typeof ErrorBodySchema> | null = null;
-        try {
-          const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
-          if (parsed.success) body = parsed.data;
-        } catch {
-          // Not JSON (e.g. a proxy's HTML page): the status speaks for itself.
-        }
-        const errorText = body?.error ?? `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
-        const validation = readValidation(body, secrets);
-        const error = fail({
-          kind: classifyHttpError({ status: response.status, error: errorText, validation }),
-          status: response.status,
-          service: body?.service ?? null,
-          error: errorText,
-          correlationId: body?.correlationId ?? headerCorrelationId,
-          validation,
-          rateLimit,
-        });
-        report(response.status, error.kind, error.correlationId);
-        throw error;
-      }
-
-      let json: unknown;
-      try {
-        json = text.trim() === "" ? undefined : JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      const parsed = raw.schema.safeParse(json);
-      if (!parsed.success) {
-        const error = fail({
-          kind: "unexpected",
-          status: response.status,
-          service: null,
-          error:
-            json === undefined
-              ? `The service answered ${response.status} without the JSON body ${operation} expects.`
-              : `The service answered ${response.status} with a body ${operation} does not recognise: ${describeIssues(parsed.error)}.`,
-          correlationId: headerCorrelationId,
-          validation: null,
-          rateLimit,
-        });
-        report(response.status, error.kind, error.correlationId);
-        throw error;
-      }
-      const data = parsed.data;
-      report(response.status, null, headerCorrelationId);
-      return {
-        data,
-        meta: {
-          operation,
-          method,
-          path,
-          status: response.status,
-          correlationId: headerCorrelationId,
-          durationMs: Math.round(performance.now() - startedTick),
-          attempts,
-          rateLimit,
-        },
-      };
-    };
-
-    return policy.execute(async ({ signal }) => {
-      try {
-        return await attempt(signal);
-      } catch (error) {
-        if (error instanceof ServiceError) lastError = error;
-        throw error;
-      }
-    }, callOptions.signal);
-  }
-
-  /** Every page of a list, for lookups that must see everything (a tag, a company's connections). */
-  async function allPages<T>(params: {
-    operation: string;
-    path: (page: number) => string;
-    item: z.ZodType<T>;
-    callOptions?: CallOptions;
-  }): Promise<ServiceResult<T[]>> {
-    const schema = pagedSchema(params.item);
-    const results: T[] = [];
-    let attempts = 0;
-    const startedTick = performance.now();
-    for (let page = 1; ; page++) {
-      const { data, meta } = await request({ operation: params.operation, method: "GET", path: params.path(page), schema }, params.callOptions);
-      attempts += meta.attempts;
-      results.push(...data.results);
-      if (data.results.length === 0 || page * data.pageSize >= data.totalResults) {
-        return { data: results, meta: { ...meta, attempts, durationMs: Math.round(performance.now() - startedTick) } };
-      }
+/** Every page of a list, for lookups that must see everything (a tag, a company's connections). */
+async function allPages<T>(
+  request: ServiceRequest,
+  params: { operation: string; path: (page: number) => string; item: z.ZodType<T>; callOptions?: CallOptions },
+): Promise<ServiceResult<T[]>> {
+  const schema = pagedSchema(params.item);
+  const results: T[] = [];
+  let attempts = 0;
+  const startedTick = performance.now();
+  for (let page = 1; ; page++) {
+    const { data, meta } = await request({ operation: params.operation, method: "GET", path: params.path(page), schema }, params.callOptions);
+    attempts += meta.attempts;
+    results.push(...data.results);
+    if (data.results.length === 0 || page * data.pageSize >= data.totalResults) {
+      return { data: results, meta: { ...meta, attempts, durationMs: Math.round(performance.now() - startedTick) } };
     }
   }
+}
 
-  const LIST_PAGE_SIZE = 100;
-
+/** The calls on companies. */
+function companyCalls(request: ServiceRequest) {
   return {
-    /** Any endpoint, checked with the schema given; for calls the client has no method for. */
-    request,
-
     /** POST /companies: a company, with tags (Ferry tags each with its migration item). */
     createCompany: (params: { name: string; description?: string; tags?: Record<string, string> }, callOptions?: CallOptions) =>
       request<Company>({ operation: "createCompany", method: "POST", path: "/companies", body: params, schema: CompanySchema }, callOptions),
@@ -383,7 +541,7 @@ export function createServiceClient(options: ServiceClientOptions) {
 
     /** GET /companies?tags=name=value, every page, keeping only exact matches. */
     findCompaniesByTag: async (params: { name: string; value: string }, callOptions?: CallOptions): Promise<ServiceResult<Company[]>> => {
-      const found = await allPages({
+      const found = await allPages(request, {
         operation: "findCompaniesByTag",
         path: (page) => `/companies${query({ tags: tagFilter(params.name, params.value), page, pageSize: LIST_PAGE_SIZE })}`,
         item: CompanySchema,
@@ -395,10 +553,15 @@ export function createServiceClient(options: ServiceClientOptions) {
     /** GET /companies/{companyId}. */
     getCompany: (params: { companyId: string }, callOptions?: CallOptions) =>
       request<Company>({ operation: "getCompany", method: "GET", path: `/companies/${seg(params.companyId)}`, schema: CompanySchema }, callOptions),
+  };
+}
 
+/** The calls on a company's connections, the token migration among them. */
+function connectionCalls(request: ServiceRequest) {
+  return {
     /** GET /companies/{companyId}/connections, every page. */
     listConnections: (params: { companyId: string }, callOptions?: CallOptions) =>
-      allPages({
+      allPages(request, {
         operation: "listConnections",
         path: (page) => `/companies/${seg(params.companyId)}/connections${query({ page, pageSize: LIST_PAGE_SIZE })}`,
         item: ConnectionSchema,
@@ -449,7 +612,12 @@ export function createServiceClient(options: ServiceClientOptions) {
         },
         callOptions,
       ),
+  };
+}
 
+/** The calls on a company's data: syncs, their statuses and history, and the reads that prove data arrived. */
+function dataCalls(request: ServiceRequest) {
+  return {
     /** POST /companies/{companyId}/data/all: queue a sync of every data type (204). */
     refreshAllData: (params: { companyId: string }, callOptions?: CallOptions) =>
       request<undefined>(
@@ -518,6 +686,27 @@ export function createServiceClient(options: ServiceClientOptions) {
         },
         callOptions,
       ),
+  };
+}
+
+/** A client of the service at `baseUrl` with one API key. */
+export function createServiceClient(options: ServiceClientOptions) {
+  const client: ClientState = {
+    options,
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    authorization: `Basic ${Buffer.from(options.apiKey).toString("base64")}`,
+    keySecrets: [options.apiKey, Buffer.from(options.apiKey).toString("base64")],
+    doFetch: options.fetch ?? globalThis.fetch,
+    guard: createGuard({ policy: options.addresses ?? "public", ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.ca ? { ca: options.ca } : {}) }),
+    maxAnswerBytes: options.maxAnswerBytes ?? MAX_ANSWER_BYTES,
+  };
+  const request: ServiceRequest = (raw, callOptions = {}) => callService(client, raw, callOptions);
+  return {
+    /** Any endpoint, checked with the schema given; for calls the client has no method for. */
+    request,
+    ...companyCalls(request),
+    ...connectionCalls(request),
+    ...dataCalls(request),
   };
 }
 

@@ -11,13 +11,16 @@ import { z } from "zod";
 import { createServiceClient, type ServiceClient } from "./client";
 import { SERVICE_ERROR_KINDS, type ServiceError, type ServiceErrorKind } from "./service-error";
 import { closedPort, failure, startFixture, type Fixture } from "../testing/service-fixture";
+import { redirectingServer, type Hostile } from "../testing/hostile-servers";
 
 let fx: Fixture;
 let credentials: Record<string, string>;
 let expiredCredentials: Record<string, string>;
+let redirecting: Hostile;
 
 beforeAll(async () => {
   fx = await startFixture();
+  redirecting = await redirectingServer({ to: `http://127.0.0.1:${await closedPort()}/x`, status: 307 });
   credentials = (await fx.sb.control.createTenant("qhyg", { name: "Secret Books" })).credentials;
   expiredCredentials = (await fx.sb.control.createTenant("fbrh", { name: "Other Books" })).credentials;
 });
@@ -25,6 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx.sb.control.setFaults({ errorRate: 0, maintenance: false, latencyMs: 0, rateLimitPerSecond: null });
   await fx.sb.close();
+  await redirecting.close();
 });
 
 /** Every string that must never appear: the keys (raw and base64) and every credential value. */
@@ -117,6 +121,12 @@ function provocations(): [ServiceErrorKind, () => Promise<unknown>][] {
           credentials,
         }),
     ],
+    ["redirected", () => clientFor(fx.key, redirecting.url).authorizeConnection({ companyId: qbo.companyId, connectionId: qbo.connectionId, credentials })],
+    [
+      "answer_too_large",
+      () => createServiceClient({ baseUrl: fx.sb.url, apiKey: fx.key, retry: "none", maxAnswerBytes: 64 }).authorizeConnection({ companyId: qbo.companyId, connectionId: qbo.connectionId, credentials }),
+    ],
+    ["address_refused", () => clientFor(fx.key, "https://10.9.8.7").authorizeConnection({ companyId: qbo.companyId, connectionId: qbo.connectionId, credentials })],
     [
       "unexpected",
       () =>

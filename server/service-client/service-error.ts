@@ -47,6 +47,12 @@ export const SERVICE_ERROR_KINDS = [
   "timeout",
   /** No answer at all: connection refused, reset, DNS. */
   "network",
+  /** A 3xx: the client follows no redirect (it would carry the key and the tokens wherever it points). */
+  "redirected",
+  /** An answer larger than the cap (after decompression): reading stopped there. */
+  "answer_too_large",
+  /** Not sent: the target's address is one no service target may reach (link-local, metadata, private, http beyond loopback). */
+  "address_refused",
   /** Any other status, or an answer whose body is not what the service documents. */
   "unexpected",
 ] as const;
@@ -103,6 +109,14 @@ export function classifyHttpError(params: { status: number; error: string; valid
   }
 }
 
+/**
+ * Text from a server with its control characters removed (line breaks and tabs become spaces,
+ * bidirectional overrides go too), so what is shown and stored can neither forge a line nor hide words.
+ */
+export function withoutControlCharacters(text: string): string {
+  return text.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, "");
+}
+
 /** Replaces every occurrence of each secret (and its base64 form) in `text`. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
@@ -118,9 +132,9 @@ export function readValidation(body: ErrorBody | null, secrets: readonly string[
   if (!body?.validation) return null;
   const items = (list: NonNullable<NonNullable<ErrorBody["validation"]>["errors"]>) =>
     list.map((item) => ({
-      itemId: item.itemId ?? null,
-      message: redact(item.message ?? "", secrets),
-      validatorName: item.validatorName ?? null,
+      itemId: item.itemId == null ? null : withoutControlCharacters(item.itemId),
+      message: withoutControlCharacters(redact(item.message ?? "", secrets)),
+      validatorName: item.validatorName == null ? null : withoutControlCharacters(item.validatorName),
     }));
   return { errors: items(body.validation.errors ?? []), warnings: items(body.validation.warnings ?? []) };
 }

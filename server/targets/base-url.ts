@@ -5,6 +5,7 @@
  * never crosses a network.
  */
 import { BlockList, isIP } from "node:net";
+import { literalAddressRefusal, privateTargetsAllowed, targetAddressPolicy } from "./network";
 
 // node's BlockList also matches IPv4-mapped IPv6 forms (::ffff:127.0.0.1) against the IPv4 subnet.
 const LOOPBACK = new BlockList();
@@ -19,8 +20,12 @@ export function isLoopbackHost(hostname: string): boolean {
   return family !== 0 && LOOPBACK.check(host, family === 4 ? "ipv4" : "ipv6");
 }
 
-/** The base URL as stored (no trailing slash), or what is wrong with it in words. */
-export function checkBaseUrl(raw: string): { ok: true; url: string } | { ok: false; problem: string } {
+/**
+ * The base URL as stored (no trailing slash), or what is wrong with it in words. An address written
+ * in it is held to the address rule here (network.ts); a name is resolved and checked by the
+ * caller that saves it, and by the client at every connection.
+ */
+export function checkBaseUrl(raw: string, options: { allowPrivate?: boolean } = {}): { ok: true; url: string } | { ok: false; problem: string } {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -33,5 +38,7 @@ export function checkBaseUrl(raw: string): { ok: true; url: string } | { ok: fal
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
     return { ok: false, problem: "The base URL must use https: the API key would travel unencrypted. Plain http is only for this machine (localhost, 127.0.0.1, ::1)." };
   }
+  const refused = literalAddressRefusal(url, targetAddressPolicy({ builtIn: false }, options.allowPrivate ?? privateTargetsAllowed()));
+  if (refused) return { ok: false, problem: `The base URL cannot be used: ${refused}` };
   return { ok: true, url: url.toString().replace(/\/+$/, "") };
 }

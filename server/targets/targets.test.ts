@@ -3,7 +3,8 @@
  * sandbox, and admins' changes at once (on PostgreSQL really in parallel, each transaction on a
  * connection of its own): a target's row is locked while it is checked, so each change happens once.
  *
- * Runs on both databases (@both-databases): admins' changes at once, each transaction on a connection of its own.
+ * Runs on both databases: admins' changes at once, each transaction on a connection of its own.
+ * @module-tag both-databases
  */
 import { and, eq } from "drizzle-orm";
 import { Client } from "pg";
@@ -146,5 +147,55 @@ describe("admins changing one target at once", () => {
     expect(builtIn).toHaveLength(1);
     expect(new Set(answers.map((a) => a!.id))).toEqual(new Set([builtIn[0]!.id]));
     expect(answers.filter((a) => a!.how === "created")).toHaveLength(1);
+  });
+});
+
+describe("where a target may point, and what it is called", () => {
+  const create = (baseUrl: string, options: Parameters<typeof createServiceTarget>[4] = {}, name = "Somewhere") =>
+    createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name, baseUrl, apiKey: "some-key-1234", kind: "service", organizationId: p.orgA }, options);
+  const resolveTo = (address: string) => ({ resolve: async () => [{ address, family: address.includes(":") ? 6 : 4 }] });
+
+  it("refuses link-local, metadata and private addresses, written in the URL or resolved from its name, when it is saved", async () => {
+    for (const [baseUrl, options, words] of [
+      ["https://10.0.0.5", {}, "10.0.0.5 is a private network address"],
+      ["https://172.16.4.4/codat", {}, "172.16.4.4 is a private network address"],
+      ["https://192.168.1.1", {}, "192.168.1.1 is a private network address"],
+      ["https://[fd00::1]", {}, "fd00::1 is a private network address"],
+      ["https://169.254.169.254", {}, "169.254.169.254 is a link-local, metadata"],
+      ["https://internal.example.test", resolveTo("10.20.30.40"), "internal.example.test resolves to 10.20.30.40 is a private network address"],
+      ["https://metadata.example.test", resolveTo("169.254.169.254"), "resolves to 169.254.169.254 is a link-local, metadata"],
+      ["https://v6.example.test", resolveTo("fd12::1"), "resolves to fd12::1 is a private network address"],
+    ] as const) {
+      await expect(create(baseUrl, options), baseUrl).rejects.toMatchObject({ code: "BAD_INPUT", fields: { baseUrl: expect.stringContaining(words) as string } });
+    }
+    expect(await t.db.select().from(serviceTargets)).toEqual([]);
+    // A public address, and a name that resolves to one (or not at all yet: the call checks again).
+    await create("https://api.example.test", resolveTo("93.184.216.34"));
+    await create("https://93.184.216.34");
+    await create("https://not-yet.example.test", { resolve: async () => Promise.reject(Object.assign(new Error("not found"), { code: "ENOTFOUND" })) });
+  });
+
+  it("takes private addresses when the operator allows private targets, but never link-local or metadata ones, nor plain http beyond loopback", async () => {
+    const before = process.env.FERRY_PRIVATE_TARGETS;
+    process.env.FERRY_PRIVATE_TARGETS = "allow";
+    try {
+      await create("https://10.0.0.5");
+      await create("https://internal.example.test", resolveTo("192.168.7.7"));
+      await expect(create("https://169.254.169.254")).rejects.toMatchObject({ fields: { baseUrl: expect.stringContaining("link-local, metadata") as string } });
+      await expect(create("https://internal.example.test", resolveTo("169.254.10.10"))).rejects.toMatchObject({ fields: { baseUrl: expect.stringContaining("link-local, metadata") as string } });
+      await expect(create("http://10.0.0.5")).rejects.toMatchObject({ fields: { baseUrl: expect.stringContaining("must use https") as string } });
+    } finally {
+      if (before === undefined) delete process.env.FERRY_PRIVATE_TARGETS;
+      else process.env.FERRY_PRIVATE_TARGETS = before;
+    }
+  });
+
+  it("refuses names with control characters, when created and when renamed", async () => {
+    for (const name of ["Prod\nAcme", "Prod\u001b[31m", "Prod\tAcme", "Prod\u202eemcA", "Prod\u0000"]) {
+      await expect(create("https://api.example.test", {}, name), JSON.stringify(name)).rejects.toMatchObject({ code: "BAD_INPUT", fields: { name: expect.stringContaining("control characters") as string } });
+    }
+    const { id } = await create("https://api.example.test", {}, "Prod  Acme");
+    await expect(callerAs(t.database, p.admin).targets.rename({ targetId: id, name: "Evil\r\nline" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect((await t.db.select({ name: serviceTargets.name }).from(serviceTargets).where(eq(serviceTargets.id, id)))[0]?.name).toBe("Prod Acme");
   });
 });

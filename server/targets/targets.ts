@@ -9,17 +9,19 @@
  * list). The key is decrypted only to be used, and each decryption is audited.
  */
 import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
-import { forUpdate, q, type Database, type Steps } from "@/db/database";
+import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { engagements, organizations, serviceTargets } from "@/db/schema";
 import { findOrganization } from "@/server/accounts/organizations";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { checkBaseUrl } from "./base-url";
 import type { ServiceTargetKind } from "@/core/targets/kinds";
 import { limitsOfTarget } from "./limits";
+import { resolvedAddressRefusal, targetAddressPolicy } from "./network";
+import type { Resolve } from "@/server/service-client/transport";
 import { archiveRefusal, assignOrganizationRefusal, editRefusal, targetUseRefusal, type TargetFacts } from "./rules";
 import { MAX_DAILY_QUOTA, MAX_REQUESTS_PER_MINUTE, type ServiceTargetView, type TargetChoicesView } from "@/core/targets/schemas";
 
@@ -51,7 +53,7 @@ const recordColumns = {
 /**
  * One target (never its key), or undefined (a transaction step; `readSteps` runs it outside one).
  */
-export function* findServiceTarget(tx: DbOrTx, id: string): Steps<ServiceTargetRecord | undefined> {
+export function* findServiceTarget(tx: Tx, id: string): Steps<ServiceTargetRecord | undefined> {
   return yield* q.get(tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id)));
 }
 
@@ -62,7 +64,7 @@ export async function getServiceTarget(database: Database, id: string): Promise<
 }
 
 /** The built-in sandbox new engagements start on, if one is registered and not archived (a transaction step). */
-export function* findBuiltInSandbox(tx: DbOrTx): Steps<ServiceTargetRecord | undefined> {
+export function* findBuiltInSandbox(tx: Tx): Steps<ServiceTargetRecord | undefined> {
   return yield* q.get(
     tx
       .select(recordColumns)
@@ -76,13 +78,15 @@ export function* findBuiltInSandbox(tx: DbOrTx): Steps<ServiceTargetRecord | und
  * operations): each checks the target's state and then changes it, so a second admin's change to
  * the same target waits for this one and then checks what it left.
  */
-function* loadTargetForChange(tx: DbOrTx, id: string): Steps<ServiceTargetRecord> {
+function* loadTargetForChange(tx: Tx, id: string): Steps<ServiceTargetRecord> {
   const target = yield* q.get(forUpdate(tx.select(recordColumns).from(serviceTargets).where(eq(serviceTargets.id, id))));
   if (!target) throw new AppError("NOT_FOUND", "No service target with that id.");
   return target;
 }
 
 function cleanName(name: string): string {
+  // A name is shown in lists, timelines, mail and log lines: no character in it may break a line or hide words.
+  if (/[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(name)) throw fieldError("name", "The name may not hold control characters (line breaks, tabs, direction marks).");
   const clean = name.trim().replace(/\s+/g, " ");
   if (!clean) throw fieldError("name", "Name the target, e.g. Production — Acme Lending");
   if (clean.length > 80) throw fieldError("name", "Keep the name to 80 characters.");
@@ -110,7 +114,7 @@ function cleanLimits(input: { requestsPerMinute?: number | null; dailyQuota?: nu
 }
 
 /** Unfinished engagements pointed at the target, by reference. */
-function* openEngagementsUsing(tx: DbOrTx, targetId: string): Steps<{ id: string; reference: string; organizationId: string; organizationName: string }[]> {
+function* openEngagementsUsing(tx: Tx, targetId: string): Steps<{ id: string; reference: string; organizationId: string; organizationName: string }[]> {
   return yield* q.all(
     tx
       .select({ id: engagements.id, reference: engagements.reference, organizationId: engagements.organizationId, organizationName: organizations.name })
@@ -136,10 +140,19 @@ export type CreateTargetInput = {
  * Adds a service target with its API key encrypted. Its base URL must be https (plain http only on
  * this machine's loopback). It is never the built-in sandbox: only Ferry's start marks that one.
  */
-export async function createServiceTarget(database: Database, ring: KeyRing, actor: Actor | null, input: CreateTargetInput): Promise<{ id: string }> {
+export async function createServiceTarget(
+  database: Database,
+  ring: KeyRing,
+  actor: Actor | null,
+  input: CreateTargetInput,
+  options: { resolve?: Resolve } = {},
+): Promise<{ id: string }> {
   const name = cleanName(input.name);
   const url = checkBaseUrl(input.baseUrl);
   if (!url.ok) throw fieldError("baseUrl", url.problem);
+  // The name's addresses now; the client checks the address it connects to at every call as well.
+  const resolved = await resolvedAddressRefusal(new URL(url.url), targetAddressPolicy({ builtIn: false }), options.resolve);
+  if (resolved) throw fieldError("baseUrl", `The base URL cannot be used: ${resolved}`);
   const apiKey = cleanKey(input.apiKey);
   const limits = cleanLimits(input);
   const id = crypto.randomUUID();
@@ -181,7 +194,7 @@ type BuiltInSandbox = { id: string; how: "existing" | "marked" | "created" };
  * The built-in sandbox as it is, or made so: the one marked; else a sandbox target at `url`, marked
  * now; else, with `create`, a new one. Null when there is none and `create` is missing.
  */
-function* settleBuiltInSandbox(tx: DbOrTx, url: string, create: { id: string; apiKeyCipher: string; apiKeyMask: string } | null): Steps<BuiltInSandbox | null> {
+function* settleBuiltInSandbox(tx: Tx, url: string, create: { id: string; apiKeyCipher: string; apiKeyMask: string } | null): Steps<BuiltInSandbox | null> {
   const existing = yield* findBuiltInSandbox(tx);
   if (existing) return { id: existing.id, how: "existing" };
   const candidate = yield* q.get(
@@ -439,7 +452,7 @@ type RevealInput = { targetId: string; purpose: string; engagement?: { engagemen
  * the engagement's timeline too when `engagement` names the one it is used for): a step of the
  * transaction that records the audit event. A key that no longer decrypts throws SecretDecryptionError and records nothing.
  */
-export function* decryptTargetApiKey(tx: DbOrTx, ring: KeyRing, actor: Actor | null, input: RevealInput): Steps<string> {
+export function* decryptTargetApiKey(tx: Tx, ring: KeyRing, actor: Actor | null, input: RevealInput): Steps<string> {
   const { targetId, purpose, engagement } = input;
   const t = yield* q.get(tx.select({ apiKeyCipher: serviceTargets.apiKeyCipher }).from(serviceTargets).where(eq(serviceTargets.id, targetId)));
   if (!t) throw fieldError("serviceTargetId", "No such service target.");

@@ -11,7 +11,8 @@ import { call, createCompany, str } from "@/server/testing/raw-http";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { closedPort } from "@/server/testing/service-fixture";
 import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
-import { createServiceTarget } from "./targets";
+import { answeringServer, hugeAnswerServer, redirectingServer } from "@/server/testing/hostile-servers";
+import { archiveServiceTarget, createServiceTarget } from "./targets";
 import { testTargetConnection } from "./test-connection";
 
 let sb: TestSandbox;
@@ -31,7 +32,7 @@ afterEach(async () => {
 });
 
 const target = async (name: string, apiKey: string, baseUrl = sb.url) => (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name, baseUrl, apiKey, kind: "service", organizationId: p.orgA })).id;
-const test = (targetId: string, options: { timeoutMs?: number } = {}) => testTargetConnection(t.database, TEST_KEY_RING, p.admin, { targetId }, options);
+const test = (targetId: string, options: Parameters<typeof testTargetConnection>[4] = {}) => testTargetConnection(t.database, TEST_KEY_RING, p.admin, { targetId }, options);
 const decryptions = (targetId: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "secret.decrypted"), eq(auditEvents.targetId, targetId)));
 
 describe("testing a target's connection", () => {
@@ -108,5 +109,57 @@ describe("testing a target's connection", () => {
     await expect(callerAs(t.database, p.admin).targets.testConnection({ targetId: id })).resolves.toMatchObject({ outcome: "works", testedAt: expect.any(Date) as Date });
     await expect(callerAs(t.database, p.support).targets.testConnection({ targetId: id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(callerAs(t.database, p.admin).targets.testConnection({ targetId: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("reports a redirect as a failure naming the status and the location, never as a working key (nothing is sent on)", async () => {
+    const { apiKey } = await sb.control.createClient({ plan: "paid", name: "Behind a redirect" });
+    // Where the redirect points is the real sandbox: following it would say "The key works".
+    const redirecting = await redirectingServer({ to: sb.url, status: 302 });
+    try {
+      const answer = await test(await target("Redirecting", apiKey, redirecting.url));
+      expect(answer).toMatchObject({ outcome: "other", status: 302 });
+      expect(answer.summary).toBe(`Not a working target: The service answered 302 redirecting to ${sb.url}/companies?page=1&pageSize=1: Ferry follows no redirect (the request would carry the key and tokens there), so nothing was sent on. Check the target's base URL.`);
+      expect(redirecting.requests).toHaveLength(1);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  it("stops reading a 400 MB answer at the cap and says so", async () => {
+    const huge = await hugeAnswerServer({ megabytes: 400, declareLength: false });
+    try {
+      const answer = await test(await target("Endless", "some-key-1234", huge.url));
+      expect(answer).toMatchObject({ outcome: "other", status: 200, summary: "The service answered 200: The answer is larger than 20 MB, the most Ferry reads of one answer: reading stopped there." });
+    } finally {
+      await huge.close();
+    }
+  });
+
+  it("shows the service's error text without its control characters", async () => {
+    const server = await answeringServer({ status: 418, body: { statusCode: 418, service: "Teapot", error: "I am\r\n[ferry] a forged line\u001b[2J", correlationId: "c-1" } });
+    try {
+      const answer = await test(await target("Teapot", "some-key-1234", server.url));
+      expect(answer).toMatchObject({ outcome: "other", status: 418, error: "I am [ferry] a forged line[2J", summary: "The service answered 418: I am [ferry] a forged line[2J (correlationId c-1)." });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses to test an archived target, decrypting nothing", async () => {
+    const { apiKey } = await sb.control.createClient({ plan: "paid", name: "Archived" });
+    const id = await target("Old account", apiKey);
+    await archiveServiceTarget(t.database, p.admin, { targetId: id });
+    await expect(test(id)).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: "Old account is archived: it is kept for the record and cannot be tested." });
+    await expect(callerAs(t.database, p.admin).targets.testConnection({ targetId: id })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+    expect(await decryptions(id)).toEqual([]);
+  });
+
+  it("checks the address again when it calls: a name that now resolves to a private or metadata address is not connected to", async () => {
+    const id = await target("Rebinding", "some-key-1234", "https://rebind.example.test");
+    for (const address of ["10.0.0.7", "169.254.169.254"]) {
+      const answer = await test(id, { resolve: async () => [{ address, family: 4 }] });
+      expect(answer).toMatchObject({ outcome: "other", status: null });
+      expect(answer.summary).toContain(`Not tested, so the key was not sent: Not sent to rebind.example.test: it resolves to ${address} is a`);
+    }
   });
 });

@@ -14,6 +14,8 @@ import { checkBaseUrl } from "./base-url";
 import type { ConnectionTestView } from "@/core/targets/schemas";
 import { companiesText } from "@/core/words";
 import { getServiceTarget, revealTargetApiKey } from "./targets";
+import { targetAddressPolicy } from "./network";
+import type { Resolve } from "@/server/service-client/transport";
 
 /** How long the one read may take. */
 export const CONNECTION_TEST_TIMEOUT_MS = 10_000;
@@ -68,6 +70,10 @@ export function describeConnectionTest(answer: Answer, context: { baseUrl: strin
       const detail = /\(([^()]+)\)\.?$/.exec(e.error)?.[1] ?? text;
       return { ...base, outcome: "unreachable", summary: `Unreachable: nothing answered at ${host(baseUrl)} (${detail}). Check the base URL, and that this machine can reach it.` };
     }
+    case "redirected":
+      return { ...base, outcome: "other", summary: `Not a working target: ${text}.` };
+    case "address_refused":
+      return { ...base, outcome: "other", summary: `Not tested, so the key was not sent: ${text}.` };
     case "timeout":
       return {
         ...base,
@@ -89,10 +95,12 @@ export async function testTargetConnection(
   ring: KeyRing,
   actor: Actor,
   input: { targetId: string },
-  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
+  options: { fetch?: typeof fetch; timeoutMs?: number; resolve?: Resolve } = {},
 ): Promise<ConnectionTestView> {
   const target = await getServiceTarget(database, input.targetId);
   if (!target) throw new AppError("NOT_FOUND", "No service target with that id.");
+  // Kept for the record and offered nowhere: its key is not decrypted, nor sent, any more.
+  if (target.archivedAt) throw new AppError("PRECONDITION_FAILED", `${target.name} is archived: it is kept for the record and cannot be tested.`);
   const url = checkBaseUrl(target.baseUrl);
   if (!target.builtIn && !url.ok) throw new AppError("PRECONDITION_FAILED", `Not tested, so the key is not sent: ${url.problem}`);
   let apiKey: string;
@@ -105,7 +113,15 @@ export async function testTargetConnection(
     throw error;
   }
   const timeoutMs = options.timeoutMs ?? CONNECTION_TEST_TIMEOUT_MS;
-  const client = createServiceClient({ baseUrl: target.baseUrl, apiKey, timeoutMs, retry: "none", ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const client = createServiceClient({
+    baseUrl: target.baseUrl,
+    apiKey,
+    timeoutMs,
+    retry: "none",
+    addresses: targetAddressPolicy(target),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
   const testedAt = new Date();
   try {
     const { data, meta } = await client.listCompanies({ page: 1, pageSize: 1 });

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { requireStaff } from "@/app/(console)/console-access";
 import Link from "next/link";
 import { Suspense } from "react";
 import { buttonClasses, PageHeader } from "@/app/_components/ui";
@@ -12,6 +13,7 @@ export const metadata: Metadata = { title: "Engagements" };
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function EngagementsPage({ searchParams }: { searchParams: SearchParams }) {
+  await requireStaff();
   const filters = parseEngagementFilters(await searchParams);
   const queryClient = getQueryClient();
   // The same parse as the client's, so the prefetched page is the one the table asks for.

@@ -50,6 +50,7 @@ export const SUPPLEMENTARY_STATUS: Record<SupplementaryStatus, { label: string; 
   accepted: { label: "Accepted", tone: "success" },
   returned: { label: "Sent back", tone: "warning" },
   replaced: { label: "Replaced", tone: "muted" },
+  expired: { label: "Deleted unreviewed", tone: "muted" },
 };
 
 /** The companies that failed on their tokens and may get fresh ones: who they are, and why they failed. */
@@ -106,7 +107,7 @@ export function FileFacts({ file }: { file: SupplementaryFileView }) {
       <dd>{file.warnings.length.toLocaleString("en-GB")}</dd>
       {file.decidedAt ? (
         <>
-          <dt className="font-medium text-slate-700">{file.status === "returned" ? "Sent back" : "Accepted"}</dt>
+          <dt className="font-medium text-slate-700">{file.status === "returned" ? "Sent back" : file.status === "expired" ? "Deleted" : "Accepted"}</dt>
           <dd>
             by {file.decidedBy?.name ?? "—"} on {formatDateTime(file.decidedAt)}
             {file.note ? `: “${file.note}”` : ""}

@@ -1,6 +1,6 @@
 /** People, organisations, invitations and the outbox through createCaller on a real database.
  *
- * Runs on both databases (@both-databases): an invitation used eight times at once (serializable checks on PostgreSQL).
+ * Its tests tagged both-databases run on PostgreSQL too: organisations and invitations asked for at once (serializable checks on PostgreSQL).
  */
 import { count, desc, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -48,7 +48,7 @@ describe("organisations", () => {
     expect(list.filter((o) => o.name.toLowerCase() === "zeta finance")).toHaveLength(1);
   });
 
-  it("creates one of eight same-named organisations asked for at once; the others are told it exists", async () => {
+  it("creates one of eight same-named organisations asked for at once; the others are told it exists", { tags: ["both-databases"] }, async () => {
     // On PostgreSQL each request runs on a connection of its own: the check is serializable, so the losers run again and find the winner's.
     const names = ["Race Org", "race org", "RACE ORG", " Race  Org ", "Race Org", "race org", "RACE ORG", " Race  Org "];
     // Connections opened first (queries at once each take one), so the requests do not queue behind their opening.
@@ -134,7 +134,7 @@ describe("invitations", () => {
     expect(staffWithOrg.cause).toMatchObject({ fields: { organizationId: expect.any(String) } });
   });
 
-  it("a link used eight times at once creates one user; the others are told it was used", async () => {
+  it("a link used eight times at once creates one user; the others are told it was used", { tags: ["both-databases"] }, async () => {
     await admin().invitations.create({ email: "racer@org-a.test", name: "Racer", role: "customer", organizationId: p.orgA });
     const token = await tokenFromOutbox();
     const uses = Array.from({ length: 8 }, (_, i) => i);

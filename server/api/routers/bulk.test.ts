@@ -4,7 +4,7 @@
  * aside and retry one; the overview's controls per role; the companies page's filters; the
  * portal's read-only view; another organisation's engagement looking like an unknown one.
  *
- * Runs on both databases (@both-databases): the bulk controls at once, while a worker holds the rows they change.
+ * Its tests tagged both-databases run on PostgreSQL too: the bulk controls at once, while a worker holds the rows they change.
  */
 import { and, asc, eq } from "drizzle-orm";
 import { Pool } from "pg";
@@ -301,7 +301,7 @@ async function whileTheWorkerHolds(lock: { sql: string; id: string }, control: (
   }
 }
 
-describe("at once", () => {
+describe("at once", { tags: ["both-databases"] }, () => {
   beforeEach(async () => {
     await passSingleCompanyTest(t.database, p.support, engagementId);
   });

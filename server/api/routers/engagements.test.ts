@@ -1,6 +1,6 @@
 /** The engagement procedures through createCaller on a real temporary database.
  *
- * Runs on both databases (@both-databases): engagements asked for at once, and the list's counting queries.
+ * Its tests tagged both-databases run on PostgreSQL too: engagements asked for at once, and the list's counting queries.
  */
 import { z, ZodError } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -91,7 +91,7 @@ describe("creating an engagement", () => {
     expect([await rowCount(engagements), await rowCount(auditEvents)]).toEqual(before);
   });
 
-  it("opens one engagement when four are asked for the same organisation and platform at once; the others name it", async () => {
+  it("opens one engagement when four are asked for the same organisation and platform at once; the others name it", { tags: ["both-databases"] }, async () => {
     await Promise.all([1, 2, 3, 4].map(() => t.db.select().from(engagements)));
     const tries = await Promise.allSettled([1, 2, 3, 4].map(() => newEngagement()));
     const created = tries.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof newEngagement>>> => r.status === "fulfilled");
@@ -276,7 +276,7 @@ describe("working the checklist", () => {
 });
 
 describe("the engagement list", () => {
-  it("filters by step, status, owner and platform, searches, pages, and counts per step", async () => {
+  it("filters by step, status, owner and platform, searches, pages, and counts per step", { tags: ["both-databases"] }, async () => {
     const s = support();
     const a1 = await newEngagement("qhyg", p.orgA);
     await newEngagement("fztf", p.orgA);

@@ -1,6 +1,6 @@
 /** The handover procedures through createCaller on a real temporary database.
  *
- * Runs on both databases (@both-databases): confirmations and acknowledgements at once.
+ * Its tests tagged both-databases run on PostgreSQL too: confirmations and acknowledgements at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { and, asc, count, eq, isNotNull, like } from "drizzle-orm";
@@ -344,7 +344,7 @@ describe("acknowledging the report", () => {
   });
 });
 
-describe("at once", () => {
+describe("at once", { tags: ["both-databases"] }, () => {
   /** `n` calls started together (after reads at once, so the pool has a connection for each). */
   async function together<T>(engagementId: string, n: number, call: () => Promise<T>) {
     await Promise.all(Array.from({ length: n }, () => support().handover.get({ engagementId })));

@@ -3,8 +3,6 @@
  * customer's account, so an engagement is offered and may use only its organisation's targets or
  * the built-in sandbox; the https rule; and the admin's rename, known limits, key replacement,
  * archive and assignment, each audited.
- *
- * Runs on both databases (@both-databases): admins changing one target at once (its row locked while checked).
  */
 import fs from "node:fs";
 import { and, eq, is, Table } from "drizzle-orm";

@@ -4,6 +4,7 @@
  * organisation's.
  */
 import { changeTarget, getTargetChoices } from "@/server/engagements/change-target";
+import { notifyAfterChange } from "@/server/engagements/flows";
 import {
   archiveServiceTarget,
   assignTargetOrganization,
@@ -88,7 +89,8 @@ export const targetsRouter = createTRPCRouter({
     .input(ZAssignTargetRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      await changeTarget(ctx.database, ctx.actor, input);
+      const result = await changeTarget(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, notice: result.notice, waiting: result.waiting });
       return OK;
     }),
 });

@@ -47,5 +47,9 @@ export const ZAssignOrganizationRequest = z.object({ targetId: ZTargetId, organi
 export const ZTestConnectionResponse = ZConnectionTest;
 
 /** Pointing an engagement at a target. */
-export const ZAssignTargetRequest = z.object({ serviceTargetId: z.string().min(1, "Choose a service target.") });
+export const ZAssignTargetRequest = z.object({
+  serviceTargetId: z.string().min(1, "Choose a service target."),
+  /** Support's explicit choice to start the companies already made on the current target over on this one. */
+  startOver: z.boolean().optional(),
+});
 export const ZTargetChoicesResponse = ZTargetChoices;

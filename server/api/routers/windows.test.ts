@@ -3,7 +3,7 @@
  * target (the sandbox's configured limit read from a real sandbox), proposals with the estimate
  * beside each, acceptance, withdrawal and rescheduling with the cascade.
  *
- * Runs on both databases (@both-databases): windows accepted at once (the engagement's row locked while checked).
+ * Its tests tagged both-databases run on PostgreSQL too: windows accepted at once (the engagement's row locked while checked).
  */
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -144,7 +144,7 @@ describe("proposing and accepting", () => {
     expect((await trpcError(customer().windows.accept({ engagementId, windowId: windowIds[0]! }))).message).toBe("A window is already agreed.");
   });
 
-  it("agrees one window when the customer accepts two proposed ones at once (the engagement's row is locked while checked)", async () => {
+  it("agrees one window when the customer accepts two proposed ones at once (the engagement's row is locked while checked)", { tags: ["both-databases"] }, async () => {
     await completeIntake(flow(), { engagementId });
     const { windowIds } = await support().windows.propose({ engagementId, windows: [{ startsAt: at(day), endsAt: at(2 * day) }, { startsAt: at(3 * day), endsAt: at(4 * day) }] });
     await Promise.all(windowIds.map(() => t.db.select().from(windowProposals)));

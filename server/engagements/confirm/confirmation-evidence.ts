@@ -4,15 +4,14 @@
  * and step 4's risk as it stood. Read inside the completing transaction.
  */
 import { getManagedPlatform } from "@/server/platforms";
-import type { Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import type { Steps, Tx } from "@/db/database";
 import { findEngagement } from "../engagement-repository";
 import type { FlowEvidence } from "@/core/engagements/evidence";
 import { findCurrentSubmission, tokenExpiryCounts } from "../intake/intake-repository";
 import type { StepNumber } from "@/core/engagements/states";
 
 /** The evidence a confirmation of `step` records; undefined for other steps (or without an accepted file, for step 4). */
-export function* confirmationEvidence(tx: DbOrTx, params: { engagementId: string; step: StepNumber; now: Date }): Steps<FlowEvidence | undefined> {
+export function* confirmationEvidence(tx: Tx, params: { engagementId: string; step: StepNumber; now: Date }): Steps<FlowEvidence | undefined> {
   if (params.step !== 3 && params.step !== 4) return undefined;
   const eng = yield* findEngagement(tx, params.engagementId);
   const platform = eng && getManagedPlatform(eng.platformKey);

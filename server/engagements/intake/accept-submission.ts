@@ -3,13 +3,13 @@
  * submission, how many companies and warnings, who submitted it when). The submission named must
  * still be the current one awaiting review: support accepts exactly what they reviewed.
  */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { isStaff } from "@/core/accounts/roles";
 import { findUser } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
 import { loadForChange, type EngagementRow } from "../engagement-repository";
@@ -21,7 +21,7 @@ import { acceptRule } from "./review-rules";
 
 /** The submission named, checked to be the current one and acceptable now. */
 export function* reviewedSubmission(
-  tx: DbOrTx,
+  tx: Tx,
   actor: Actor,
   input: { engagementId: string; submissionId: string },
   rule: typeof acceptRule,

@@ -6,14 +6,13 @@
 import { and, asc, count, desc, eq, inArray, isNotNull, lte, ne, sql } from "drizzle-orm";
 import { intakeSubmissions, migrationItems, migrationRuns, users } from "@/db/schema";
 import { realItems } from "@/server/items/item-scope";
-import type { DbOrTx } from "@/server/security/audit";
-import { q, type Steps } from "@/db/database";
+import { q, type Steps, type Tx } from "@/db/database";
 
 export type SubmissionRow = typeof intakeSubmissions.$inferSelect;
 export type NewSubmission = typeof intakeSubmissions.$inferInsert;
 
 /** The engagement's current submission (the newest that was not replaced), or undefined. */
-export function* findCurrentSubmission(tx: DbOrTx, engagementId: string): Steps<SubmissionRow | undefined> {
+export function* findCurrentSubmission(tx: Tx, engagementId: string): Steps<SubmissionRow | undefined> {
   return yield* q.get(
     tx
       .select()
@@ -24,14 +23,14 @@ export function* findCurrentSubmission(tx: DbOrTx, engagementId: string): Steps<
 }
 
 /** One submission of the engagement, or undefined. */
-export function* findSubmission(tx: DbOrTx, engagementId: string, submissionId: string): Steps<SubmissionRow | undefined> {
+export function* findSubmission(tx: Tx, engagementId: string, submissionId: string): Steps<SubmissionRow | undefined> {
   return yield* q.get(
     tx.select().from(intakeSubmissions).where(and(eq(intakeSubmissions.engagementId, engagementId), eq(intakeSubmissions.id, submissionId))),
   );
 }
 
 /** Every submission of the engagement, newest first, with who submitted and reviewed it. */
-export function* listSubmissions(tx: DbOrTx, engagementId: string) {
+export function* listSubmissions(tx: Tx, engagementId: string) {
   const rows = yield* q.all(
     tx
       .select()
@@ -46,13 +45,13 @@ export function* listSubmissions(tx: DbOrTx, engagementId: string) {
 }
 
 /** Inserts a submission. */
-export function* insertSubmission(tx: DbOrTx, values: NewSubmission): Steps<void> {
+export function* insertSubmission(tx: Tx, values: NewSubmission): Steps<void> {
   yield* q.run(tx.insert(intakeSubmissions).values(values));
 }
 
 /** Changes a submission's review fields. */
 export function* updateSubmission(
-  tx: DbOrTx,
+  tx: Tx,
   submissionId: string,
   set: Partial<Pick<SubmissionRow, "status" | "reviewedById" | "reviewedAt" | "returnNote">>,
 ): Steps<void> {
@@ -60,12 +59,12 @@ export function* updateSubmission(
 }
 
 /** How many real migration items the engagement has. */
-export function* countRealItems(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* countRealItems(tx: Tx, engagementId: string): Steps<number> {
   return (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId))))?.n ?? 0;
 }
 
 /** Deletes the engagement's real migration items (a replaced submission's set); returns how many. */
-export function* deleteRealItems(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* deleteRealItems(tx: Tx, engagementId: string): Steps<number> {
   const n = yield* countRealItems(tx, engagementId);
   if (n) yield* q.run(tx.delete(migrationItems).where(realItems(engagementId)));
   return n;
@@ -75,7 +74,7 @@ export function* deleteRealItems(tx: DbOrTx, engagementId: string): Steps<number
  * Whether the migration has started: a real company has left `pending`, or a single-company test
  * or bulk run was requested and not cancelled. From then on the token file cannot be replaced.
  */
-export function* migrationHasStarted(tx: DbOrTx, engagementId: string): Steps<boolean> {
+export function* migrationHasStarted(tx: Tx, engagementId: string): Steps<boolean> {
   const moved = yield* q.get(
     tx
       .select({ id: migrationItems.id })
@@ -95,7 +94,7 @@ export function* migrationHasStarted(tx: DbOrTx, engagementId: string): Steps<bo
 }
 
 /** One page of the engagement's real items, in file order: names, references and masks only. */
-export function* pageRealItems(tx: DbOrTx, engagementId: string, page: { offset: number; limit: number }) {
+export function* pageRealItems(tx: Tx, engagementId: string, page: { offset: number; limit: number }) {
   return yield* q.all(
     tx
       .select({
@@ -118,13 +117,13 @@ export function* pageRealItems(tx: DbOrTx, engagementId: string, page: { offset:
 }
 
 /** The ids of the engagement's real items, in file order. */
-export function* realItemIds(tx: DbOrTx, engagementId: string): Steps<string[]> {
+export function* realItemIds(tx: Tx, engagementId: string): Steps<string[]> {
   const rows = yield* q.all(tx.select({ id: migrationItems.id }).from(migrationItems).where(realItems(engagementId)).orderBy(asc(migrationItems.position)));
   return rows.map((r) => r.id);
 }
 
 /** What the duration estimate needs of the real items: companies and the `records` hints. */
-export function* recordsSummary(tx: DbOrTx, engagementId: string): Steps<{ companies: number; hintedSum: number; hintedCompanies: number }> {
+export function* recordsSummary(tx: Tx, engagementId: string): Steps<{ companies: number; hintedSum: number; hintedCompanies: number }> {
   const row = yield* q.get(
     tx
       .select({
@@ -139,7 +138,7 @@ export function* recordsSummary(tx: DbOrTx, engagementId: string): Steps<{ compa
 }
 
 /** Step 4's risk from the file: companies, access tokens expired by `now`, and those with no expiry given. */
-export function* tokenExpiryCounts(tx: DbOrTx, engagementId: string, now: Date): Steps<{ companies: number; expired: number; withExpiry: number }> {
+export function* tokenExpiryCounts(tx: Tx, engagementId: string, now: Date): Steps<{ companies: number; expired: number; withExpiry: number }> {
   const companies = yield* countRealItems(tx, engagementId);
   const withExpiry =
     (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, isNotNull(migrationItems.accessTokenExpiresAt)))))?.n ?? 0;

@@ -7,7 +7,7 @@
  * step 1 starts (a new file after acceptance reopens step 1, and the cascade applies). The raw
  * file is not kept. Refused once the migration has started.
  */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { parseTokenFile } from "@/server/intake";
@@ -16,7 +16,7 @@ import { insertMigrationItems } from "@/server/items/insert-items";
 import { sealClientSecret } from "@/server/items/item-credentials";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { maskSecret, type KeyRing } from "@/server/security/secrets";
 import { applyStepAction } from "../act-on-step";
 import { assertOrganization } from "../access";
@@ -54,7 +54,7 @@ function assertSubmitter(actor: Actor): void {
   if (actor.role !== "customer") throw new AppError("FORBIDDEN", "Customers submit their details and token file in the portal.");
 }
 
-function* assertMaySubmit(tx: DbOrTx, actor: Actor, engagementId: string): Steps<{ eng: EngagementRow; states: StepStates; platform: ManagedPlatform }> {
+function* assertMaySubmit(tx: Tx, actor: Actor, engagementId: string): Steps<{ eng: EngagementRow; states: StepStates; platform: ManagedPlatform }> {
   const { eng, states } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
   assertSubmitter(actor);

@@ -4,14 +4,14 @@
  * one, owned by whom support names) or declines it with a reason. Every step is audited; support
  * hears of a new request and the customer of the answer by mail, after the change has committed.
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { isStaff } from "@/core/accounts/roles";
 import type { EngagementRequestListView, EngagementRequestView } from "@/core/engagements/request-schemas";
 import { AppError, fieldError } from "@/server/errors";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform, unmanagedReason } from "@/server/platforms";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { findUser } from "@/server/accounts/users";
 import { findOrganization } from "@/server/accounts/organizations";
 import { openEngagement } from "../create-engagement";
@@ -166,7 +166,7 @@ export async function listEngagementRequests(database: Database, actor: Actor): 
 }
 
 /** The request, locked, if the rule lets the actor answer it now (the refusal names the engagement it became). */
-function* loadForAnswer(tx: DbOrTx, actor: Actor, requestId: string, rule: typeof acceptRequestRule): Steps<RequestRow> {
+function* loadForAnswer(tx: Tx, actor: Actor, requestId: string, rule: typeof acceptRequestRule): Steps<RequestRow> {
   const request = yield* findRequestForChange(tx, requestId);
   if (!request) throw new AppError("NOT_FOUND", "No such request.");
   const became = request.engagementId ? yield* findEngagement(tx, request.engagementId) : undefined;

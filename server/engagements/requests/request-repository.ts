@@ -4,23 +4,22 @@
  */
 import { and, asc, desc, eq, ne, type SQL } from "drizzle-orm";
 import { engagementRequests, engagements, organizations, users } from "@/db/schema";
-import { forUpdate, q, type Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import { forUpdate, q, type Steps, type Tx } from "@/db/database";
 
 export type RequestRow = typeof engagementRequests.$inferSelect;
 
 /** Stores a new request. */
-export function* insertRequest(tx: DbOrTx, row: typeof engagementRequests.$inferInsert): Steps<void> {
+export function* insertRequest(tx: Tx, row: typeof engagementRequests.$inferInsert): Steps<void> {
   yield* q.run(tx.insert(engagementRequests).values(row));
 }
 
 /** One request, locked for a change inside a transaction (FOR UPDATE on PostgreSQL); undefined when unknown. */
-export function* findRequestForChange(tx: DbOrTx, requestId: string): Steps<RequestRow | undefined> {
+export function* findRequestForChange(tx: Tx, requestId: string): Steps<RequestRow | undefined> {
   return yield* q.get(forUpdate(tx.select().from(engagementRequests).where(eq(engagementRequests.id, requestId))));
 }
 
 /** The organisation's open request on the platform, if there is one. */
-export function* findOpenRequest(tx: DbOrTx, organizationId: string, platformKey: string): Steps<RequestRow | undefined> {
+export function* findOpenRequest(tx: Tx, organizationId: string, platformKey: string): Steps<RequestRow | undefined> {
   return yield* q.get(
     tx
       .select()
@@ -31,7 +30,7 @@ export function* findOpenRequest(tx: DbOrTx, organizationId: string, platformKey
 
 /** Records support's answer. */
 export function* decideRequest(
-  tx: DbOrTx,
+  tx: Tx,
   requestId: string,
   set: { status: "accepted" | "declined"; decidedById: string; decidedAt: Date; declineReason?: string | null; engagementId?: string | null },
 ): Steps<void> {
@@ -41,7 +40,7 @@ export function* decideRequest(
 const requester = { name: users.name, email: users.email };
 
 /** Requests with their organisation, requester and engagement, in the given order, at most `limit`. */
-export function* listRequests(tx: DbOrTx, params: { where: SQL | undefined; order: "oldest" | "newest"; limit: number }) {
+export function* listRequests(tx: Tx, params: { where: SQL | undefined; order: "oldest" | "newest"; limit: number }) {
   const decider = tx
     .select({ id: users.id, name: users.name })
     .from(users)
@@ -67,13 +66,13 @@ export const requestFilters = {
 };
 
 /** The emails of active support staff (who hear of a new request). */
-export function* supportAddresses(tx: DbOrTx): Steps<string[]> {
+export function* supportAddresses(tx: Tx): Steps<string[]> {
   const rows = yield* q.all(tx.select({ email: users.email }).from(users).where(and(eq(users.role, "support"), eq(users.active, true))));
   return rows.map((r) => r.email);
 }
 
 /** The emails of the organisation's active customer users (who hear the answer). */
-export function* customerAddresses(tx: DbOrTx, organizationId: string): Steps<string[]> {
+export function* customerAddresses(tx: Tx, organizationId: string): Steps<string[]> {
   const rows = yield* q.all(
     tx
       .select({ email: users.email })

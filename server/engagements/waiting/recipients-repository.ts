@@ -1,8 +1,7 @@
 /** Who the engagement's mail goes to: its owner on support's side, the organisation's people on the customer's. */
 import { and, eq } from "drizzle-orm";
 import { engagements, organizations, users } from "@/db/schema";
-import { q, type Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import { q, type Steps, type Tx } from "@/db/database";
 import { findCurrentSubmission } from "../intake/intake-repository";
 
 export type EngagementRecipients = {
@@ -15,7 +14,7 @@ export type EngagementRecipients = {
 };
 
 /** The engagement's mail recipients, or undefined for an unknown engagement. */
-export function* findRecipients(tx: DbOrTx, engagementId: string): Steps<EngagementRecipients | undefined> {
+export function* findRecipients(tx: Tx, engagementId: string): Steps<EngagementRecipients | undefined> {
   const row = yield* q.get(
     tx
       .select({ reference: engagements.reference, platformKey: engagements.platformKey, organizationId: engagements.organizationId, orgName: organizations.name, ownerName: users.name, ownerEmail: users.email })

@@ -3,8 +3,7 @@
  * rule needs, records whose move it now is, and says whether it changed hands (so the caller can
  * mail the party that now has the move once the transaction has committed).
  */
-import type { Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import type { Steps, Tx } from "@/db/database";
 import { loadForChange, updateWaiting } from "../engagement-repository";
 import type { WaitingParty } from "@/core/engagements/flow-states";
 import { loadWaitingInput } from "./waiting-input";
@@ -19,7 +18,7 @@ export type WaitingChange = Waiting & { engagementId: string; from: WaitingParty
  * with `before` — the party before the caller's whole change, when the caller made several
  * (a flow whose step change already refreshed it) — or else with the party stored until now.
  */
-export function* refreshWaiting(tx: DbOrTx, engagementId: string, at: Date, before?: { waitingOn: WaitingParty | null }): Steps<WaitingChange | null> {
+export function* refreshWaiting(tx: Tx, engagementId: string, at: Date, before?: { waitingOn: WaitingParty | null }): Steps<WaitingChange | null> {
   const { eng, states } = yield* loadForChange(tx, engagementId);
   const waiting = whoseMove(yield* loadWaitingInput(tx, eng, states));
   if (waiting.party !== eng.waitingOn) yield* updateWaiting(tx, engagementId, { waitingOn: waiting.party, waitingSince: waiting.party ? at : null });

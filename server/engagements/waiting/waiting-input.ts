@@ -8,15 +8,14 @@ import { handovers, migrationItems, migrationRuns, supplementaryFiles, supplemen
 import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS } from "@/core/migration/states";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { realItems } from "@/server/items/item-scope";
-import { q, type Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import { q, type Steps, type Tx } from "@/db/database";
 import type { StepStates } from "../checklist";
 import { findCurrentSubmission } from "../intake/intake-repository";
 import { countProposedWindows, unansweredDecline } from "../window/window-repository";
 import type { LastMile, WaitingInput } from "./waiting-rule";
 
 /** The last mile's facts (see LastMile). */
-export function* loadLastMile(tx: DbOrTx, engagementId: string): Steps<LastMile> {
+export function* loadLastMile(tx: Tx, engagementId: string): Steps<LastMile> {
   const run = yield* q.get(
     tx
       .select({ status: migrationRuns.status })
@@ -54,7 +53,7 @@ export function* loadLastMile(tx: DbOrTx, engagementId: string): Steps<LastMile>
 }
 
 /** Everything the waiting rule reads, for an engagement in `status` with its steps in `states`. */
-export function* loadWaitingInput(tx: DbOrTx, eng: { id: string; status: EngagementStatus }, states: StepStates): Steps<WaitingInput> {
+export function* loadWaitingInput(tx: Tx, eng: { id: string; status: EngagementStatus }, states: StepStates): Steps<WaitingInput> {
   return {
     status: eng.status,
     states,
@@ -67,13 +66,13 @@ export function* loadWaitingInput(tx: DbOrTx, eng: { id: string; status: Engagem
 }
 
 /** The customer's decline support has not answered yet (see WaitingInput.windowDecline). */
-function* loadWindowDecline(tx: DbOrTx, engagementId: string): Steps<WaitingInput["windowDecline"]> {
+function* loadWindowDecline(tx: Tx, engagementId: string): Steps<WaitingInput["windowDecline"]> {
   const d = yield* unansweredDecline(tx, engagementId);
   return d ? { reason: d.reason, suggested: d.suggested.length } : null;
 }
 
 /** A single-company test or rehearsal still under way (queued or running), or null. */
-function* loadTestUnderWay(tx: DbOrTx, engagementId: string): Steps<WaitingInput["testUnderWay"]> {
+function* loadTestUnderWay(tx: Tx, engagementId: string): Steps<WaitingInput["testUnderWay"]> {
   const run = yield* q.get(
     tx
       .select({ kind: migrationRuns.kind, status: migrationRuns.status })

@@ -3,10 +3,10 @@
  * and the estimate beside it). The other proposed windows are superseded, and the engagement's
  * window is set.
  */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { updateEngagement } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
@@ -16,7 +16,7 @@ import { windowText } from "./propose-window";
 import { decideWindow, supersedeOpenWindows } from "./window-repository";
 import { acceptWindowRule } from "./window-rules";
 
-function* check(tx: DbOrTx, actor: Actor, input: { engagementId: string; windowId: string }) {
+function* check(tx: Tx, actor: Actor, input: { engagementId: string; windowId: string }) {
   const state = yield* loadWindowState(tx, actor, input.engagementId);
   enforce(acceptWindowRule(state.rule), actor.role === "customer");
   return { ...state, window: yield* proposedWindow(tx, state.eng.id, input.windowId, "accepted") };

@@ -4,11 +4,11 @@
  * kept for support to read and answer, and the move passes to support, who is mailed the reason
  * and the times. Support answers by proposing new windows (which answers the decline).
  */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { AppError } from "@/server/errors";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { windowTimesProblem } from "@/core/engagements/window-schemas";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
@@ -19,7 +19,7 @@ import { declineRule } from "./window-rules";
 
 type DeclineInput = { engagementId: string; reason: string; suggested: { startsAt: Date; endsAt: Date }[] };
 
-function* check(tx: DbOrTx, actor: Actor, engagementId: string) {
+function* check(tx: Tx, actor: Actor, engagementId: string) {
   const state = yield* loadWindowState(tx, actor, engagementId);
   enforce(declineRule(state.rule), actor.role === "customer");
   return state;

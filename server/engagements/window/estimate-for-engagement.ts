@@ -2,15 +2,14 @@
 import { ASSUMED_SERVICE_SYNC, DEFAULT_CONCURRENCY, DEFAULT_POLL_INTERVAL_SECONDS, DEFAULT_RECORDS_PER_COMPANY, estimateMigration, sandboxSyncModel, type MigrationEstimate } from "@/server/intake";
 import { formatDuration } from "@/core/format";
 import type { ManagedPlatform } from "@/server/platforms";
-import type { Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import type { Steps, Tx } from "@/db/database";
 import { recordsSummary } from "../intake/intake-repository";
 import type { EstimateView } from "@/core/engagements/window-schemas";
 import type { TargetLimits } from "./target-limits";
 
 /** The estimate and its view, or null when the engagement has no companies yet. */
 export function* estimateForEngagement(
-  tx: DbOrTx,
+  tx: Tx,
   params: { engagementId: string; platform: ManagedPlatform; target: TargetLimits },
 ): Steps<{ estimate: MigrationEstimate; view: EstimateView } | null> {
   const summary = yield* recordsSummary(tx, params.engagementId);

@@ -2,8 +2,7 @@
 import { AppError } from "@/server/errors";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
-import type { Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import type { Steps, Tx } from "@/db/database";
 import { findServiceTarget } from "@/server/targets/targets";
 import { assertOrganization } from "../access";
 import { loadForChange } from "../engagement-repository";
@@ -11,7 +10,7 @@ import { countProposedWindows, findWindow, type WindowRow } from "./window-repos
 import type { WindowRuleState } from "./window-rules";
 
 /** The engagement, its platform and target, and the rule state for the actor; NOT_FOUND when not visible. */
-export function* loadWindowState(tx: DbOrTx, actor: Actor, engagementId: string) {
+export function* loadWindowState(tx: Tx, actor: Actor, engagementId: string) {
   const { eng, states } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
   const platform: ManagedPlatform | undefined = getManagedPlatform(eng.platformKey);
@@ -34,7 +33,7 @@ export function enforce(allowed: { allowed: boolean; reason: string | null }, ro
 }
 
 /** The engagement's window `windowId`, which must still be proposed (`what` is the action, for the refusal). */
-export function* proposedWindow(tx: DbOrTx, engagementId: string, windowId: string, what: string): Steps<WindowRow> {
+export function* proposedWindow(tx: Tx, engagementId: string, windowId: string, what: string): Steps<WindowRow> {
   const window = yield* findWindow(tx, engagementId, windowId);
   if (!window) throw new AppError("NOT_FOUND", "No such window on this engagement.");
   if (window.status !== "proposed") throw new AppError("PRECONDITION_FAILED", `That window is ${window.status}; only a proposed window can be ${what}.`);

@@ -4,24 +4,23 @@
  */
 import { and, asc, count, desc, eq, gt, inArray, ne } from "drizzle-orm";
 import { users, windowDeclines, windowProposals } from "@/db/schema";
-import type { DbOrTx } from "@/server/security/audit";
-import { q, type Steps } from "@/db/database";
+import { q, type Steps, type Tx } from "@/db/database";
 import type { WindowStatus } from "@/core/engagements/flow-states";
 
 export type WindowRow = typeof windowProposals.$inferSelect;
 
 /** Inserts proposed windows. */
-export function* insertWindows(tx: DbOrTx, rows: (typeof windowProposals.$inferInsert)[]): Steps<void> {
+export function* insertWindows(tx: Tx, rows: (typeof windowProposals.$inferInsert)[]): Steps<void> {
   if (rows.length) yield* q.run(tx.insert(windowProposals).values(rows));
 }
 
 /** One window of the engagement, or undefined. */
-export function* findWindow(tx: DbOrTx, engagementId: string, windowId: string): Steps<WindowRow | undefined> {
+export function* findWindow(tx: Tx, engagementId: string, windowId: string): Steps<WindowRow | undefined> {
   return yield* q.get(tx.select().from(windowProposals).where(and(eq(windowProposals.engagementId, engagementId), eq(windowProposals.id, windowId))));
 }
 
 /** The engagement's windows in the order they were proposed, with the people named on them. */
-export function* listWindows(tx: DbOrTx, engagementId: string) {
+export function* listWindows(tx: Tx, engagementId: string) {
   const rows = yield* q.all(
     tx.select().from(windowProposals).where(eq(windowProposals.engagementId, engagementId)).orderBy(asc(windowProposals.proposedAt), asc(windowProposals.startsAt)),
   );
@@ -32,7 +31,7 @@ export function* listWindows(tx: DbOrTx, engagementId: string) {
 }
 
 /** How many windows await the customer's answer. */
-export function* countProposedWindows(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* countProposedWindows(tx: Tx, engagementId: string): Steps<number> {
   const row = yield* q.get(
     tx
       .select({ n: count() })
@@ -43,12 +42,12 @@ export function* countProposedWindows(tx: DbOrTx, engagementId: string): Steps<n
 }
 
 /** Sets a window's status with who decided and when. */
-export function* decideWindow(tx: DbOrTx, windowId: string, set: { status: WindowStatus; decidedById: string | null; decidedAt: Date }): Steps<void> {
+export function* decideWindow(tx: Tx, windowId: string, set: { status: WindowStatus; decidedById: string | null; decidedAt: Date }): Steps<void> {
   yield* q.run(tx.update(windowProposals).set(set).where(eq(windowProposals.id, windowId)));
 }
 
 /** Marks every window still open (proposed or accepted) superseded, but `except`; returns how many. */
-export function* supersedeOpenWindows(tx: DbOrTx, engagementId: string, by: { decidedById: string | null; decidedAt: Date }, except?: string): Steps<number> {
+export function* supersedeOpenWindows(tx: Tx, engagementId: string, by: { decidedById: string | null; decidedAt: Date }, except?: string): Steps<number> {
   const open = and(
     eq(windowProposals.engagementId, engagementId),
     inArray(windowProposals.status, ["proposed", "accepted"]),
@@ -62,12 +61,12 @@ export function* supersedeOpenWindows(tx: DbOrTx, engagementId: string, by: { de
 export type WindowDeclineRow = typeof windowDeclines.$inferSelect;
 
 /** Records the customer's decline of the proposed windows. */
-export function* insertDecline(tx: DbOrTx, row: typeof windowDeclines.$inferInsert): Steps<void> {
+export function* insertDecline(tx: Tx, row: typeof windowDeclines.$inferInsert): Steps<void> {
   yield* q.run(tx.insert(windowDeclines).values(row));
 }
 
 /** The proposed windows of the engagement, oldest first. */
-export function* proposedWindows(tx: DbOrTx, engagementId: string): Steps<WindowRow[]> {
+export function* proposedWindows(tx: Tx, engagementId: string): Steps<WindowRow[]> {
   return yield* q.all(
     tx
       .select()
@@ -78,7 +77,7 @@ export function* proposedWindows(tx: DbOrTx, engagementId: string): Steps<Window
 }
 
 /** The engagement's declines, oldest first, with the people who made them. */
-export function* listDeclines(tx: DbOrTx, engagementId: string) {
+export function* listDeclines(tx: Tx, engagementId: string) {
   return yield* q.all(
     tx
       .select({ d: windowDeclines, by: { id: users.id, name: users.name } })
@@ -90,7 +89,7 @@ export function* listDeclines(tx: DbOrTx, engagementId: string) {
 }
 
 /** The customer's latest decline when support has proposed nothing since (the one still to answer), or undefined. */
-export function* unansweredDecline(tx: DbOrTx, engagementId: string): Steps<WindowDeclineRow | undefined> {
+export function* unansweredDecline(tx: Tx, engagementId: string): Steps<WindowDeclineRow | undefined> {
   const latest = yield* q.get(tx.select().from(windowDeclines).where(eq(windowDeclines.engagementId, engagementId)).orderBy(desc(windowDeclines.declinedAt)));
   if (!latest) return undefined;
   const since = yield* q.get(

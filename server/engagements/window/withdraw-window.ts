@@ -1,9 +1,9 @@
 /** Support withdraws a window it proposed that the customer has not accepted. */
-import { readSteps } from "@/db/database";
+import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import type { FlowNotice } from "../waiting/notify";
 import { enforce, loadWindowState, proposedWindow } from "./load-window-state";
@@ -11,7 +11,7 @@ import { windowText } from "./propose-window";
 import { decideWindow } from "./window-repository";
 import { withdrawRule } from "./window-rules";
 
-function* check(tx: DbOrTx, actor: Actor, input: { engagementId: string; windowId: string }) {
+function* check(tx: Tx, actor: Actor, input: { engagementId: string; windowId: string }) {
   const state = yield* loadWindowState(tx, actor, input.engagementId);
   enforce(withdrawRule(state.rule), isStaff(actor.role));
   return { ...state, window: yield* proposedWindow(tx, state.eng.id, input.windowId, "withdrawn") };

@@ -13,13 +13,13 @@
  */
 import { eq } from "drizzle-orm";
 import { migrationItems } from "@/db/schema";
-import { forUpdate, q, readSteps, type Database, type Steps } from "@/db/database";
+import { forUpdate, q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget } from "@/server/targets/targets";
 import { realItems } from "@/server/items/item-scope";
@@ -60,7 +60,7 @@ export type LoadedBulkContext = BulkContext & { eng: EngagementRow; latest: RunR
  * control about to change it (the worker may change its status meanwhile otherwise).
  */
 export function* loadBulkContext(
-  tx: DbOrTx,
+  tx: Tx,
   actor: Actor,
   engagementId: string,
   now: Date = new Date(),
@@ -90,7 +90,7 @@ export function* loadBulkContext(
 }
 
 /** Why an engagement of `organizationId` may not migrate into the target, or null. */
-function* targetRefusalOf(tx: DbOrTx, targetId: string, organizationId: string): Steps<string | null> {
+function* targetRefusalOf(tx: Tx, targetId: string, organizationId: string): Steps<string | null> {
   const target = yield* findServiceTarget(tx, targetId);
   return target ? targetUseRefusal(target, organizationId) : "The service target no longer exists: choose another.";
 }
@@ -241,7 +241,7 @@ export async function retryFailedItems(database: Database, actor: Actor, input: 
  * until the transaction ends (FOR UPDATE on PostgreSQL), so a worker storing a call result for it
  * waits and then finds its lease gone, instead of the control deciding on a state that is no longer.
  */
-function* loadItem(tx: DbOrTx, engagementId: string, itemId: string, lock: boolean): Steps<ItemRow> {
+function* loadItem(tx: Tx, engagementId: string, itemId: string, lock: boolean): Steps<ItemRow> {
   const item = lock
     ? yield* q.get(forUpdate(tx.select().from(migrationItems).where(realItems(engagementId, eq(migrationItems.id, itemId)))))
     : yield* findRealItem(tx, engagementId, itemId);

@@ -10,8 +10,7 @@
  */
 import { and, count, desc, eq, gt, inArray, isNull, ne, notInArray, or } from "drizzle-orm";
 import { migrationItems, migrationRuns } from "@/db/schema";
-import { forUpdate, q, type Database, type Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { realItems } from "../../items/item-scope";
 import { purgeUsedFreshTokens } from "../../items/fresh-tokens";
 import { freshAttempt } from "../engine/item-repository";
@@ -19,7 +18,7 @@ import type { RunRow } from "../engine/run-repository";
 import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 
 /** The engagement's latest bulk run, or undefined before the first. */
-export function* latestBulkRun(tx: DbOrTx, engagementId: string): Steps<RunRow | undefined> {
+export function* latestBulkRun(tx: Tx, engagementId: string): Steps<RunRow | undefined> {
   return yield* q.get(
     tx
       .select()
@@ -39,17 +38,17 @@ function countsOf(rows: readonly { state: MigrationItemState; n: number }[]): Re
 }
 
 /** The engagement's real companies per state. */
-export function* realCountsByState(tx: DbOrTx, engagementId: string): Steps<Record<MigrationItemState, number>> {
+export function* realCountsByState(tx: Tx, engagementId: string): Steps<Record<MigrationItemState, number>> {
   return countsOf(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(realItems(engagementId)).groupBy(migrationItems.state)));
 }
 
 /** A run's companies per state. */
-export function* runCountsByState(tx: DbOrTx, runId: string): Steps<Record<MigrationItemState, number>> {
+export function* runCountsByState(tx: Tx, runId: string): Steps<Record<MigrationItemState, number>> {
   return countsOf(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(eq(migrationItems.runId, runId)).groupBy(migrationItems.state)));
 }
 
 /** A run's companies not yet in a final state. */
-export function* countUnfinished(tx: DbOrTx, runId: string): Steps<number> {
+export function* countUnfinished(tx: Tx, runId: string): Steps<number> {
   const row = yield* q.get(tx.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.runId, runId), notInArray(migrationItems.state, [...FINAL_ITEM_STATES]))));
   return Number(row?.n ?? 0);
 }
@@ -59,7 +58,7 @@ export function* countUnfinished(tx: DbOrTx, runId: string): Steps<number> {
  * company and connection (the pipeline re-authorizes, never creating twice) and forgets the
  * previous attempt's checks, counters and error. `states`: which companies (by their state now).
  */
-export function* attachToRun(tx: DbOrTx, params: { engagementId: string; runId: string; states: readonly MigrationItemState[]; itemId?: string; now: Date }): Steps<number> {
+export function* attachToRun(tx: Tx, params: { engagementId: string; runId: string; states: readonly MigrationItemState[]; itemId?: string; now: Date }): Steps<number> {
   const { changes } = yield* q.run(
     tx
       .update(migrationItems)
@@ -70,7 +69,7 @@ export function* attachToRun(tx: DbOrTx, params: { engagementId: string; runId: 
 }
 
 /** Puts a run (the engagement's latest bulk run) back to work on companies attached to it: reopened when it had ended. */
-export function* reopenRun(tx: DbOrTx, run: RunRow, now: Date): Steps<void> {
+export function* reopenRun(tx: Tx, run: RunRow, now: Date): Steps<void> {
   if (run.status === "completed" || run.status === "cancelled" || run.status === "failed") {
     yield* setBulkStatus(tx, { runId: run.id, from: [run.status], to: "queued", reason: null, now });
   }
@@ -83,7 +82,7 @@ export function* reopenRun(tx: DbOrTx, run: RunRow, now: Date): Steps<void> {
  * forgets its previous attempt; returns the run, or null when the engagement has no bulk run.
  */
 export function* requeueIntoBulkRun(
-  tx: DbOrTx,
+  tx: Tx,
   params: { engagementId: string; itemIds: readonly string[]; state: Extract<MigrationItemState, "authorized" | "connection_created">; now: Date },
 ): Steps<RunRow | null> {
   const run = yield* latestBulkRun(tx, params.engagementId);
@@ -102,7 +101,7 @@ export function* requeueIntoBulkRun(
  * Sets one company aside with its reason; a worker driving it loses its lease and lets it go. Fresh
  * tokens it was being retried with are purged (a final state: see items/fresh-tokens.ts).
  */
-export function* setItemAside(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): Steps<void> {
+export function* setItemAside(tx: Tx, params: { itemId: string; reason: string; now: Date }): Steps<void> {
   yield* q.run(
     tx
       .update(migrationItems)
@@ -114,7 +113,7 @@ export function* setItemAside(tx: DbOrTx, params: { itemId: string; reason: stri
 
 /** Changes a bulk run's status (from one of `from`), with its reason; false when it was in none of them. */
 export function* setBulkStatus(
-  tx: DbOrTx,
+  tx: Tx,
   params: { runId: string; from: readonly RunStatus[]; to: RunStatus; reason: string | null; now: Date; finished?: boolean },
 ): Steps<boolean> {
   const inFrom = and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...params.from]));
@@ -197,7 +196,7 @@ export async function addPace(
 }
 
 /** A bulk run another worker is carrying out, whose companies this worker may help with. */
-export function* runToHelp(tx: DbOrTx, params: { owner: string; now: Date }): Steps<RunRow | undefined> {
+export function* runToHelp(tx: Tx, params: { owner: string; now: Date }): Steps<RunRow | undefined> {
   return yield* q.get(
     tx
       .select()
@@ -214,15 +213,3 @@ export function* runToHelp(tx: DbOrTx, params: { owner: string; now: Date }): St
   );
 }
 
-/** The company of the engagement's latest passed single-company test (it counts as migrated); a transaction step. */
-export function* passedPilotItem(tx: DbOrTx, engagementId: string): Steps<{ id: string; name: string; state: MigrationItemState } | undefined> {
-  return yield* q.get(
-    tx
-      .select({ id: migrationItems.id, name: migrationItems.name, state: migrationItems.state })
-      .from(migrationRuns)
-      .innerJoin(migrationItems, eq(migrationItems.id, migrationRuns.itemId))
-      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "pilot"), eq(migrationRuns.status, "passed")))
-      .orderBy(desc(migrationRuns.requestedAt))
-      .limit(1),
-  );
-}

@@ -5,7 +5,8 @@
  * and by a refused key, a maintenance window waited out with no company failing, and two workers
  * sharing one run without creating anything twice.
  *
- * Runs on both databases (@both-databases): companies claimed by two workers, none twice; the run's repository.
+ * Runs on both databases: companies claimed by two workers, none twice; the run's repository.
+ * @module-tag both-databases
  */
 import { and, count, eq } from "drizzle-orm";
 import { readSteps } from "@/db/database";
@@ -20,7 +21,7 @@ import { findRun } from "../engine/run-repository";
 import { engineTestBed } from "../../testing/test-bed";
 import { until } from "@/server/testing/until";
 import type { ReadyCompany } from "../../testing/ready-engagement";
-import { createWorker, type Worker } from "../engine/worker";
+import { createMigrationWorker, type Worker } from "../migration-worker";
 import { setTargetLimits } from "@/server/targets/targets";
 import { cancelBulkRun, startBulkRun, resumeBulkRun } from "./bulk-controls";
 import { getBulkOverview } from "./bulk-view";
@@ -38,7 +39,7 @@ afterEach(async () => {
 });
 
 const worker = (owner?: string) => {
-  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, bulkTimings: TIMINGS, ...(owner ? { owner } : {}) });
+  const w = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, bulk: { timings: TIMINGS }, ...(owner ? { owner } : {}) });
   running.push(w);
   return w;
 };

@@ -28,10 +28,11 @@ import { readSteps, type Database } from "@/db/database";
 import { ASSUMED_SERVICE_SYNC, DEFAULT_RECORDS_PER_COMPANY, sandboxSyncModel, type SyncModel } from "@/server/intake";
 import { writeAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
-import { createServiceClient, type ServiceClientOptions } from "@/server/service-client";
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from "@/server/service-client";
 import { pacerCeilingPerMinute } from "@/server/targets/limits";
 import { failItemAlone, LeaseLostError, platformOf, claimItems, releaseItemLease } from "../engine/item-repository";
-import { createPacer, type PacerHold } from "@/server/service-client/pacer";
+import { createPacer, type Pacer, type PacerHold } from "@/server/service-client/pacer";
+import type { ServiceTargetRecord } from "@/server/targets/targets";
 import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import type { BudgetStore } from "@/server/service-client/budget-store";
 import { loadForChange } from "@/server/engagements/engagement-repository";
@@ -40,11 +41,12 @@ import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { handToEndCustomers } from "../watch/watch-repository";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
 import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
-import { openRunSession } from "../engine/run-session";
+import { openRunSession, type RunSession } from "../engine/run-session";
 import { sleep, stepItem, type RunnerContext } from "../engine/runner";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { reconcile } from "../reconciliation";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
+import { targetAddressPolicy } from "@/server/targets/network";
 
 export type BulkDeps = {
   database: Database;
@@ -120,6 +122,9 @@ async function stopReason(error: StoredError, countCompanies: () => Promise<numb
     case "unauthorized":
     case "forbidden":
       return `The service target's API key was refused (${error.status ?? "no status"}): an admin should check the key under Admin → Service targets, then resume. (The service said: ${answer})`;
+    case "redirected":
+    case "address_refused":
+      return `The service target's base URL cannot be used: ${error.error} An admin should check it under Admin → Service targets, then resume.`;
     default:
       return `${error.operation} failed: ${answer}`;
   }
@@ -143,6 +148,59 @@ export function bulkPipelinePolicy(targetKind: string, platformKey: string, over
   };
 }
 
+/** What a bulk run's pacer, service client and budget seat are, once opened on its target. */
+type BulkConnection = { pacer: Pacer; client: ServiceClient; share: SharedBudget | null };
+
+/** One bulk run in this worker: what its named steps below share. */
+type BulkRun = {
+  d: BulkDeps;
+  run: RunRow;
+  timings: BulkTimings;
+  /** The worker's own stop (or this run's lease lost); `sig` adds the run's own end to it. */
+  signal: AbortSignal;
+  sig: AbortSignal;
+  runAbort: AbortController;
+  engagement: RunnerContext["engagement"] & { platformKey: string };
+  target: ServiceTargetRecord;
+  connection: BulkConnection;
+  runner: RunnerContext;
+  /** This worker coordinates the run (it claimed it, or took it over), or only helps with its companies. */
+  coordinator: boolean;
+  takeOver: (() => Promise<boolean>) | undefined;
+  /** The companies this worker drives now, by item. */
+  drivers: Map<string, Promise<void>>;
+  /** The answer that stops the whole run (a refused key, a full free trial), once one came. */
+  stop: StoredError | null;
+  lastProbeAt: number;
+  /** Until when the coordinator's lease is known to hold (a helper looks again once it has passed). */
+  coordinatorUntil: number;
+  pace: {
+    last: { sent: number; rateLimited: number };
+    lastAt: number;
+    /** The limit's window, from two spent windows' resets in a row (a second, a minute, a day). */
+    windowSeen: { requests: number; perSeconds: number } | null;
+    previousReset: { limit: number; until: number } | null;
+  };
+};
+
+/** The pacer (one budget per target across workers: this pacer's part of the machine's window, the daily quota in blocks) and the client on it. */
+function connectBulk(d: BulkDeps, target: ServiceTargetRecord, apiKey: string): BulkConnection {
+  const share: SharedBudget | null = d.budget
+    ? joinSharedBudget({ store: d.budget.store, targetId: target.id, machineId: d.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, log: d.log })
+    : null;
+  const pacer = createPacer({
+    share,
+    initialConcurrency: 8,
+    maxConcurrency: 64,
+    // The service blocks an address beyond its per-minute limit without a header saying so: every
+    // target but the built-in sandbox keeps under it (limits.ts decides which, and how many).
+    maxPerMinute: pacerCeilingPerMinute(target),
+    ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
+  });
+  const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none", addresses: targetAddressPolicy(target) });
+  return { pacer, client, share };
+}
+
 /**
  * Carries out (coordinator) or helps with a bulk run until it ends, stops, is paused or cancelled
  * (noticed within a tick), or — for a helper — until it has nothing to claim.
@@ -155,288 +213,327 @@ export async function carryOutBulk(
   /** A helper's way to take the run's lease over when its coordinator's has run out (true when it did). */
   options: { takeOver?: () => Promise<boolean> } = {},
 ): Promise<void> {
-  let coordinator = coordinates;
-  const { database, owner, leaseMs, log } = d;
-  const timings: BulkTimings = { ...DEFAULT_BULK_TIMINGS, ...d.timings };
   const session = await openRunSession({
-    database,
+    database: d.database,
     ring: d.ring,
     run,
     purpose: (reference) => `call the service for the bulk migration of ${reference}`,
-    connect: (target, apiKey) => {
-      // One budget per target across workers: this pacer's part of the machine's window, the daily quota in blocks.
-      const share: SharedBudget | null = d.budget
-        ? joinSharedBudget({ store: d.budget.store, targetId: target.id, machineId: d.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, log })
-        : null;
-      const pacer = createPacer({
-        share,
-        initialConcurrency: 8,
-        maxConcurrency: 64,
-        // The service blocks an address beyond its per-minute limit without a header saying so: every
-        // target but the built-in sandbox keeps under it (limits.ts decides which, and how many).
-        maxPerMinute: pacerCeilingPerMinute(target),
-        ...(d.client?.fetch ? { fetch: d.client.fetch } : {}),
-      });
-      const client = createServiceClient({ timeoutMs: 60_000, ...d.client, baseUrl: target.baseUrl, apiKey, fetch: pacer.fetch, retry: "none" });
-      return { pacer, client, share };
-    },
+    connect: (target, apiKey) => connectBulk(d, target, apiKey),
   });
   if (!session.ok) {
     const reason = session.refusal.kind === "no_target" ? "The run has no service target: choose one for the engagement, then resume." : session.refusal.reason;
-    if (coordinator) await database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }), { isolation: "read committed" });
+    if (coordinates) await d.database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }), { isolation: "read committed" });
     return;
   }
-  const { engagement, platform, target } = session;
-  const { pacer, client, share } = session.connection;
-  /** The pacers of this machine sending to the target (this one among them), as its budget seat last read them. */
-  const sharingPacers = () => {
-    const seat = share?.state().share;
-    return seat?.ready ? seat.count : 1;
-  };
+  const r = bulkRunOf({ d, run, signal, coordinates, takeOver: options.takeOver, session });
   try {
-    const policy = bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy);
-    const runAbort = new AbortController();
-    const sig = AbortSignal.any([signal, runAbort.signal]);
-    // Each company driven at once waits on it (a sleep, a request): up to maxItems listeners.
-    setMaxListeners(0, sig);
-    const ctx: RunnerContext = {
-      database,
-      ring: d.ring,
-      client,
-      runId: run.id,
-      owner,
-      engagement,
-      platform,
-      rehearsal: false,
-      policy,
-      signal: sig,
-      beforeStore: d.beforeStore,
-    };
-    const maxItems = d.maxItems ?? 256;
-    const drivers = new Map<string, Promise<void>>();
-    let stop: StoredError | null = null;
-    let lastProbeAt = Date.now();
-
-    /** Waits while the pacer holds every request for long (maintenance, a spent quota); the run's loop probes now and then. */
-    async function gate(): Promise<void> {
-      for (;;) {
-        const hold = pacer.stats().hold;
-        const now = Date.now();
-        if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return;
-        await sleep(Math.min(1_000, hold.until - now), sig);
-      }
-    }
-
-    async function drive(itemId: string): Promise<void> {
-      try {
-        for (;;) {
-          sig.throwIfAborted();
-          await gate();
-          const step = await stepItem(ctx, itemId);
-          if (step.kind === "final") return;
-          if (step.kind === "wait") {
-            const ms = step.until.getTime() - Date.now();
-            if (ms > timings.letGoAfterMs) return; // claimed again when due
-            await sleep(ms, sig);
-            continue;
-          }
-          if (step.transition.runEffect?.scope === "run_stop") {
-            stop ??= step.transition.runEffect.error;
-            runAbort.abort(new Error("run stopped"));
-            return;
-          }
-        }
-      } catch (error) {
-        if (sig.aborted || error instanceof LeaseLostError) return;
-        // A fault of Ferry's own about this company (e.g. its credentials were purged): it fails alone.
-        const message = error instanceof Error ? error.message : String(error);
-        log(`company ${itemId} of run ${run.id} failed: ${message}`);
-        const now = new Date();
-        await failItemAlone(database, { itemId, owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } }).catch((failError: unknown) =>
-          log(`could not record the failure of company ${itemId}: ${failError instanceof Error ? failError.message : String(failError)}`),
-        );
-      } finally {
-        drivers.delete(itemId);
-        // Fenced by the owner: a lease taken over meanwhile stays the other worker's.
-        await database
-          .transaction((tx) => releaseItemLease(tx, { itemId, owner }), { isolation: "read committed" })
-          .catch((error: unknown) => log(`letting go of company ${itemId} failed (its lease runs out by itself): ${error instanceof Error ? error.message : String(error)}`));
-      }
-    }
-
-    let last = { sent: 0, rateLimited: 0 };
-    let lastPaceAt = 0;
-    let windowSeen: { requests: number; perSeconds: number } | null = null;
-    let previousReset: { limit: number; until: number } | null = null;
-
-    /** The pace since the last record, added to the run's counters (and, from the coordinator, a sample); never throws. */
-    async function recordPace(now: number): Promise<void> {
-      const s = pacer.stats();
-      const delta = { requests: s.sent - last.sent, rateLimited: s.rateLimited - last.rateLimited };
-      last = { sent: s.sent, rateLimited: s.rateLimited };
-      // The limit's window length, from two consecutive spent windows' resets (a second, a minute, a day).
-      if (s.hold?.reason === "window_spent" && s.hold.limit) {
-        if (previousReset && previousReset.limit === s.hold.limit && s.hold.until - previousReset.until > 500) {
-          // Windows are fixed: the shortest gap between two resets seen is the window's length.
-          const span = Math.max(1, Math.round((s.hold.until - previousReset.until) / 1000));
-          if (!windowSeen || windowSeen.requests !== s.hold.limit || span < windowSeen.perSeconds) windowSeen = { requests: s.hold.limit, perSeconds: span };
-        }
-        if (!previousReset || s.hold.until - previousReset.until > 500) previousReset = { limit: s.hold.limit, until: s.hold.until };
-      }
-      const limit = windowSeen ?? (s.limit ? { requests: s.limit, perSeconds: 1 } : null);
-      try {
-        const finished = coordinator
-          ? Object.entries(await readSteps(database, (tx) => runCountsByState(tx, run.id))).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0)
-          : 0;
-        await addPace(database, {
-          runId: run.id,
-          delta,
-          coordinator: coordinator ? { finished, limit, hold: holdOf(s.hold, now) ?? null } : null,
-          now: new Date(now),
-        });
-      } catch (error) {
-        // The pace is for the screens; a busy database must not stop the run (these requests are then not counted).
-        log(`recording the pace of run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-
-    // Until when the coordinator's lease is known to hold (a helper looks again once it has passed).
-    let coordinatorUntil = run.leaseExpiresAt?.getTime() ?? 0;
-    try {
-      for (;;) {
-        if (sig.aborted) break;
-        const now = Date.now();
-        const paceDue = now - lastPaceAt >= timings.paceEveryMs;
-        if (paceDue || (!coordinator && now >= coordinatorUntil)) {
-          if (paceDue) {
-            lastPaceAt = now;
-            await recordPace(now);
-          }
-          const current = await readSteps(database, (tx) => findRun(tx, run.id));
-          if (!current || current.status !== "running") break; // paused, stopped or cancelled meanwhile
-          // As soon as the coordinator's lease has run out, a helper takes the run over and goes on
-          // coordinating it with the companies it drives; failing that (another helper was first),
-          // it lets go, and its worker helps again or takes the run when it is free.
-          if (!coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) {
-            if (!(options.takeOver && (await options.takeOver()))) break;
-            coordinator = true;
-            continue;
-          }
-          coordinatorUntil = current.leaseExpiresAt?.getTime() ?? 0;
-        }
-        const s = pacer.stats();
-        const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
-        if (!longHold) lastProbeAt = now;
-        else if (s.hold && now - lastProbeAt >= probeEvery(timings, s.hold.until - now, target.kind)) {
-          // A probe: the pacer lets go what waits in it (as many as its concurrency, halved by the
-          // hold's answers) or else the companies at the gate; their answers say whether the service
-          // is back. Done here, not by one company, whose request could queue behind the others'.
-          lastProbeAt = now;
-          pacer.wake();
-        }
-        // Companies in hand: three times the pacer's concurrency, divided among the pacers that share
-        // the machine's window (each sends only its part), so that together they hold what one would
-        // alone. More only queue behind this pacer's part of the limit while another worker has none
-        // left to take: the run's last seconds would wait on the slowest queue.
-        const cap = Math.min(maxItems, Math.max(8, Math.ceil((s.concurrency * 3) / sharingPacers())));
-        // Companies a dead worker left are taken at once beyond the cap (up to maxItems in all): they
-        // wait in this worker's pacer, first in the file's order, instead of on a dead lease, so its
-        // work goes on as soon as the lease runs out, however many it held.
-        const orphanRoom = maxItems - drivers.size;
-        if (!longHold && (drivers.size < cap || orphanRoom > 0)) {
-          const atCap = drivers.size >= cap;
-          const claimed = await database.transaction(
-            (tx) => claimItems(tx, { runId: run.id, owner, limit: atCap ? orphanRoom : cap - drivers.size, leaseMs, now: new Date(now), orphanedOnly: atCap }),
-            { isolation: "read committed" },
-          );
-          for (const item of claimed) drivers.set(item.id, drive(item.id));
-        }
-        // Every company final: the coordinator finishes the run. A helper stays until the run is seen
-        // ended (its status is read every few seconds), so that it finishes the run itself should the
-        // coordinator die now, instead of leaving and joining again, once a tick, until then.
-        if (drivers.size === 0 && coordinator && (await readSteps(database, (tx) => countUnfinished(tx, run.id))) === 0) {
-          // The last requests are counted before the run is seen finished, so its figures are final then.
-          await recordPace(Date.now());
-          await finish();
-          break;
-        }
-        await sleep(timings.tickMs, sig).catch(() => {});
-      }
-    } finally {
-      runAbort.abort(new Error("run over"));
-      await Promise.allSettled([...drivers.values()]);
-      await recordPace(Date.now());
-    }
-
-    const error = stop as StoredError | null;
-    if (error && !signal.aborted) {
-      const reason = await stopReason(error, async () => {
-        try {
-          return (await client.countCompanies()).data;
-        } catch {
-          return null;
-        }
-      });
-      const now = new Date();
-      // Read committed: setBulkStatus locks the run's row to read its outcome; the audit event only if it changed.
-      const stopped = await database.transaction(
-        function* (tx) {
-          if (!(yield* setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now }))) return false;
-          yield* writeAudit(tx, {
-            actor: null,
-            action: "migration.bulk_stopped",
-            targetId: run.id,
-            engagementId: engagement.id,
-            organizationId: engagement.organizationId,
-            after: { reason, status: error.status, correlationId: error.correlationId },
-            at: now,
-          });
-          return true;
-        },
-        { isolation: "read committed" },
-      );
-      if (stopped) log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
-    }
-
-    async function finish(): Promise<void> {
-      const now = new Date();
-      // Read committed, the engagement's row locked first (as every change of an engagement does),
-      // then the run's end fenced by this worker's lease: a cancel or pause meanwhile either came
-      // first (nothing here is written) or waits for this to end.
-      const ended = await database.transaction(
-        function* (tx) {
-          yield* loadForChange(tx, engagement.id);
-          const current = yield* findRun(tx, run.id);
-          if (!current) return null;
-          const counts = yield* runCountsByState(tx, run.id);
-          const done = yield* finishRunRow(tx, { runId: run.id, owner, status: "completed", outcome: (current.outcome ?? {}) as never, statusReason: null, now });
-          if (!done) return null;
-          // The companies that failed on their tokens go to their end customers, with their reconnect links.
-          const handed = yield* handToEndCustomers(tx, { engagementId: engagement.id, now });
-          const reconciliation = yield* reconcile(tx, engagement.id);
-          yield* writeAudit(tx, {
-            actor: null,
-            action: "migration.bulk_finished",
-            targetId: run.id,
-            engagementId: engagement.id,
-            organizationId: engagement.organizationId,
-            after: { counts, reconciliation },
-            at: now,
-          });
-          if (handed > 0) {
-            yield* writeAudit(tx, { actor: null, action: "migration.reconnect_pending", targetId: engagement.id, engagementId: engagement.id, organizationId: engagement.organizationId, after: { companies: handed }, at: now });
-          }
-          return { reconciliation, waiting: yield* refreshWaiting(tx, engagement.id, now) };
-        },
-        { isolation: "read committed" },
-      );
-      if (!ended) return;
-      log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(ended.reconciliation)}`);
-      if (d.notify && ended.waiting) await notifyAfterChange(database, d.notify, { engagementId: engagement.id, waiting: ended.waiting });
-    }
+    await loop(r);
+    if (r.stop && !signal.aborted) await stopRun(r, r.stop);
   } finally {
     // Its share goes to the machine's other pacers, its unused quota back to the counter (after the
     // stop's last request, which goes through the same pacer).
-    await share?.leave().catch((error: unknown) => log(`leaving the rate budget failed: ${error instanceof Error ? error.message : String(error)}`));
+    await r.connection.share?.leave().catch((error: unknown) => d.log(`leaving the rate budget failed: ${error instanceof Error ? error.message : String(error)}`));
   }
+}
+
+/** The run's state in this worker, on its opened session. */
+function bulkRunOf(params: {
+  d: BulkDeps;
+  run: RunRow;
+  signal: AbortSignal;
+  coordinates: boolean;
+  takeOver: (() => Promise<boolean>) | undefined;
+  session: RunSession<BulkConnection>;
+}): BulkRun {
+  const { d, run, signal, session } = params;
+  const { engagement, platform, target } = session;
+  const runAbort = new AbortController();
+  const sig = AbortSignal.any([signal, runAbort.signal]);
+  // Each company driven at once waits on it (a sleep, a request): up to maxItems listeners.
+  setMaxListeners(0, sig);
+  const runner: RunnerContext = {
+    database: d.database,
+    ring: d.ring,
+    client: session.connection.client,
+    runId: run.id,
+    owner: d.owner,
+    engagement,
+    platform,
+    rehearsal: false,
+    policy: bulkPipelinePolicy(target.kind, engagement.platformKey, d.policy),
+    signal: sig,
+    beforeStore: d.beforeStore,
+  };
+  return {
+    d,
+    run,
+    timings: { ...DEFAULT_BULK_TIMINGS, ...d.timings },
+    signal,
+    sig,
+    runAbort,
+    engagement,
+    target,
+    connection: session.connection,
+    runner,
+    coordinator: params.coordinates,
+    takeOver: params.takeOver,
+    drivers: new Map(),
+    stop: null,
+    lastProbeAt: Date.now(),
+    coordinatorUntil: run.leaseExpiresAt?.getTime() ?? 0,
+    pace: { last: { sent: 0, rateLimited: 0 }, lastAt: 0, windowSeen: null, previousReset: null },
+  };
+}
+
+/** The pacers of this machine sending to the target (this one among them), as its budget seat last read them. */
+function sharingPacers(r: BulkRun): number {
+  const seat = r.connection.share?.state().share;
+  return seat?.ready ? seat.count : 1;
+}
+
+/** Waits while the pacer holds every request for long (maintenance, a spent quota); the run's loop probes now and then. */
+async function gate(r: BulkRun): Promise<void> {
+  for (;;) {
+    const hold = r.connection.pacer.stats().hold;
+    const now = Date.now();
+    if (!hold || hold.reason === "minute_ceiling" || hold.until - now <= 1_500) return;
+    await sleep(Math.min(1_000, hold.until - now), r.sig);
+  }
+}
+
+/** Drives one company through the pipeline until it is final, waits long (let go, claimed again when due) or stops the run. */
+async function drive(r: BulkRun, itemId: string): Promise<void> {
+  const { d } = r;
+  try {
+    for (;;) {
+      r.sig.throwIfAborted();
+      await gate(r);
+      const step = await stepItem(r.runner, itemId);
+      if (step.kind === "final") return;
+      if (step.kind === "wait") {
+        const ms = step.until.getTime() - Date.now();
+        if (ms > r.timings.letGoAfterMs) return; // claimed again when due
+        await sleep(ms, r.sig);
+        continue;
+      }
+      if (step.transition.runEffect?.scope === "run_stop") {
+        r.stop ??= step.transition.runEffect.error;
+        r.runAbort.abort(new Error("run stopped"));
+        return;
+      }
+    }
+  } catch (error) {
+    if (r.sig.aborted || error instanceof LeaseLostError) return;
+    // A fault of Ferry's own about this company (e.g. its credentials were purged): it fails alone.
+    const message = error instanceof Error ? error.message : String(error);
+    d.log(`company ${itemId} of run ${r.run.id} failed: ${message}`);
+    const now = new Date();
+    await failItemAlone(d.database, { itemId, owner: d.owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } }).catch(
+      (failError: unknown) => d.log(`could not record the failure of company ${itemId}: ${failError instanceof Error ? failError.message : String(failError)}`),
+    );
+  } finally {
+    r.drivers.delete(itemId);
+    // Fenced by the owner: a lease taken over meanwhile stays the other worker's.
+    await d.database
+      .transaction((tx) => releaseItemLease(tx, { itemId, owner: d.owner }), { isolation: "read committed" })
+      .catch((error: unknown) => d.log(`letting go of company ${itemId} failed (its lease runs out by itself): ${error instanceof Error ? error.message : String(error)}`));
+  }
+}
+
+/** The limit's window length, from two consecutive spent windows' resets (windows are fixed: the shortest gap seen is its length). */
+function learnWindow(r: BulkRun, hold: PacerHold | null): void {
+  if (hold?.reason !== "window_spent" || !hold.limit) return;
+  const { pace } = r;
+  if (pace.previousReset && pace.previousReset.limit === hold.limit && hold.until - pace.previousReset.until > 500) {
+    const span = Math.max(1, Math.round((hold.until - pace.previousReset.until) / 1000));
+    if (!pace.windowSeen || pace.windowSeen.requests !== hold.limit || span < pace.windowSeen.perSeconds) pace.windowSeen = { requests: hold.limit, perSeconds: span };
+  }
+  if (!pace.previousReset || hold.until - pace.previousReset.until > 500) pace.previousReset = { limit: hold.limit, until: hold.until };
+}
+
+/** The pace since the last record, added to the run's counters (and, from the coordinator, a sample); never throws. */
+async function recordPace(r: BulkRun, now: number): Promise<void> {
+  const { d, pace } = r;
+  const s = r.connection.pacer.stats();
+  const delta = { requests: s.sent - pace.last.sent, rateLimited: s.rateLimited - pace.last.rateLimited };
+  pace.last = { sent: s.sent, rateLimited: s.rateLimited };
+  learnWindow(r, s.hold);
+  const limit = pace.windowSeen ?? (s.limit ? { requests: s.limit, perSeconds: 1 } : null);
+  try {
+    const finished = r.coordinator
+      ? Object.entries(await readSteps(d.database, (tx) => runCountsByState(tx, r.run.id))).reduce((n, [st, k]) => (["verified", "reauth_required", "failed", "set_aside"].includes(st) ? n + k : n), 0)
+      : 0;
+    await addPace(d.database, {
+      runId: r.run.id,
+      delta,
+      coordinator: r.coordinator ? { finished, limit, hold: holdOf(s.hold, now) ?? null } : null,
+      now: new Date(now),
+    });
+  } catch (error) {
+    // The pace is for the screens; a busy database must not stop the run (these requests are then not counted).
+    d.log(`recording the pace of run ${r.run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * The run's loop: every tick it records the pace and reads the run's status now and then, probes a
+ * held service, claims more companies while it has room, and finishes the run once every company is
+ * final. Ends when the run is no longer running here (or its work is abandoned).
+ */
+async function loop(r: BulkRun): Promise<void> {
+  try {
+    for (;;) {
+      if (r.sig.aborted) break;
+      const now = Date.now();
+      if (!(await lookAtRun(r, now))) break;
+      const longHold = probeIfHeld(r, now);
+      if (!longHold) await claimCompanies(r, now);
+      if (await finishIfDone(r)) break;
+      await sleep(r.timings.tickMs, r.sig).catch(() => {});
+    }
+  } finally {
+    r.runAbort.abort(new Error("run over"));
+    await Promise.allSettled([...r.drivers.values()]);
+    await recordPace(r, Date.now());
+  }
+}
+
+/**
+ * Records the pace when due and reads the run: false when it is no longer running (paused,
+ * stopped or cancelled meanwhile). As soon as the coordinator's lease has run out, a helper takes
+ * the run over and goes on coordinating it with the companies it drives; failing that (another
+ * helper was first), it lets go, and its worker helps again or takes the run when it is free.
+ */
+async function lookAtRun(r: BulkRun, now: number): Promise<boolean> {
+  const paceDue = now - r.pace.lastAt >= r.timings.paceEveryMs;
+  if (!paceDue && (r.coordinator || now < r.coordinatorUntil)) return true;
+  if (paceDue) {
+    r.pace.lastAt = now;
+    await recordPace(r, now);
+  }
+  const current = await readSteps(r.d.database, (tx) => findRun(tx, r.run.id));
+  if (!current || current.status !== "running") return false;
+  if (!r.coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) {
+    if (!(r.takeOver && (await r.takeOver()))) return false;
+    r.coordinator = true;
+    return true;
+  }
+  r.coordinatorUntil = current.leaseExpiresAt?.getTime() ?? 0;
+  return true;
+}
+
+/**
+ * Whether the pacer holds every request for long; if so, now and then a probe: the pacer lets go
+ * what waits in it (as many as its concurrency, halved by the hold's answers) or else the companies
+ * at the gate, and their answers say whether the service is back. Done here, not by one company,
+ * whose request could queue behind the others'.
+ */
+function probeIfHeld(r: BulkRun, now: number): boolean {
+  const s = r.connection.pacer.stats();
+  const longHold = s.hold !== null && s.hold.reason !== "minute_ceiling" && s.hold.until - now > 1_500;
+  if (!longHold) r.lastProbeAt = now;
+  else if (s.hold && now - r.lastProbeAt >= probeEvery(r.timings, s.hold.until - now, r.target.kind)) {
+    r.lastProbeAt = now;
+    r.connection.pacer.wake();
+  }
+  return longHold;
+}
+
+/**
+ * Claims more companies while this worker has room: three times the pacer's concurrency, divided
+ * among the pacers that share the machine's window (each sends only its part), so that together they
+ * hold what one would alone. More would only queue behind this pacer's part of the limit while
+ * another worker has none left to take: the run's last seconds would wait on the slowest queue.
+ * Companies a dead worker left are taken at once beyond the cap (up to maxItems in all): they wait in
+ * this worker's pacer, first in the file's order, instead of on a dead lease, so its work goes on as
+ * soon as the lease runs out, however many it held.
+ */
+async function claimCompanies(r: BulkRun, now: number): Promise<void> {
+  const { d } = r;
+  const maxItems = d.maxItems ?? 256;
+  const cap = Math.min(maxItems, Math.max(8, Math.ceil((r.connection.pacer.stats().concurrency * 3) / sharingPacers(r))));
+  const orphanRoom = maxItems - r.drivers.size;
+  if (r.drivers.size >= cap && orphanRoom <= 0) return;
+  const atCap = r.drivers.size >= cap;
+  const claimed = await d.database.transaction(
+    (tx) => claimItems(tx, { runId: r.run.id, owner: d.owner, limit: atCap ? orphanRoom : cap - r.drivers.size, leaseMs: d.leaseMs, now: new Date(now), orphanedOnly: atCap }),
+    { isolation: "read committed" },
+  );
+  for (const item of claimed) r.drivers.set(item.id, drive(r, item.id));
+}
+
+/**
+ * Every company final: the coordinator finishes the run (true). A helper stays until the run is seen
+ * ended (its status is read every few seconds), so that it finishes the run itself should the
+ * coordinator die now, instead of leaving and joining again, once a tick, until then.
+ */
+async function finishIfDone(r: BulkRun): Promise<boolean> {
+  if (r.drivers.size > 0 || !r.coordinator) return false;
+  if ((await readSteps(r.d.database, (tx) => countUnfinished(tx, r.run.id))) > 0) return false;
+  // The last requests are counted before the run is seen finished, so its figures are final then.
+  await recordPace(r, Date.now());
+  await finishRun(r);
+  return true;
+}
+
+/** An answer stopped the whole run: the run stops with the reason in words, audited once. */
+async function stopRun(r: BulkRun, error: StoredError): Promise<void> {
+  const { d, run, engagement } = r;
+  const reason = await stopReason(error, async () => {
+    try {
+      return (await r.connection.client.countCompanies()).data;
+    } catch {
+      return null;
+    }
+  });
+  const now = new Date();
+  // Read committed: setBulkStatus locks the run's row to read its outcome; the audit event only if it changed.
+  const stopped = await d.database.transaction(
+    function* (tx) {
+      if (!(yield* setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now }))) return false;
+      yield* writeAudit(tx, {
+        actor: null,
+        action: "migration.bulk_stopped",
+        targetId: run.id,
+        engagementId: engagement.id,
+        organizationId: engagement.organizationId,
+        after: { reason, status: error.status, correlationId: error.correlationId },
+        at: now,
+      });
+      return true;
+    },
+    { isolation: "read committed" },
+  );
+  if (stopped) d.log(`bulk run ${run.id} on ${engagement.reference} stopped: ${reason}`);
+}
+
+/**
+ * The run's end: the engagement's row locked first (as every change of an engagement does), then
+ * the run's end fenced by this worker's lease — a cancel or pause meanwhile either came first
+ * (nothing here is written) or waits for this to end; the companies that failed on their tokens go
+ * to their end customers with their reconnect links; mail once committed.
+ */
+async function finishRun(r: BulkRun): Promise<void> {
+  const { d, run, engagement } = r;
+  const now = new Date();
+  const ended = await d.database.transaction(
+    function* (tx) {
+      yield* loadForChange(tx, engagement.id);
+      const current = yield* findRun(tx, run.id);
+      if (!current) return null;
+      const counts = yield* runCountsByState(tx, run.id);
+      const done = yield* finishRunRow(tx, { runId: run.id, owner: d.owner, status: "completed", outcome: current.outcome ?? {}, statusReason: null, now });
+      if (!done) return null;
+      const handed = yield* handToEndCustomers(tx, { engagementId: engagement.id, now });
+      const reconciliation = yield* reconcile(tx, engagement.id);
+      const audit = { actor: null, targetId: run.id, engagementId: engagement.id, organizationId: engagement.organizationId, at: now };
+      yield* writeAudit(tx, { ...audit, action: "migration.bulk_finished", after: { counts, reconciliation } });
+      if (handed > 0) yield* writeAudit(tx, { ...audit, action: "migration.reconnect_pending", targetId: engagement.id, after: { companies: handed } });
+      return { reconciliation, waiting: yield* refreshWaiting(tx, engagement.id, now) };
+    },
+    { isolation: "read committed" },
+  );
+  if (!ended) return;
+  d.log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(ended.reconciliation)}`);
+  if (d.notify && ended.waiting) await notifyAfterChange(d.database, d.notify, { engagementId: engagement.id, waiting: ended.waiting });
 }

@@ -3,7 +3,8 @@
  * run will overrun it — as a pure outlook, and through the overview on a real temporary database
  * at an injected time.
  *
- * Runs on both databases (@both-databases): the bulk run's progress read with aggregate queries.
+ * Runs on both databases: the bulk run's progress read with aggregate queries.
+ * @module-tag both-databases
  */
 import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -3,12 +3,11 @@
  * and ETA, the engagement's companies per state, the controls on offer (none in the portal), and a
  * page of companies filterable by state and searchable (server-side: fast at 100,000 companies).
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { isStaff, toControl } from "@/server/engagements/checklist";
 import type { Actor } from "@/core/accounts/actor";
-import type { DbOrTx } from "@/server/security/audit";
 import { serviceNameOf } from "@/server/platforms";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
@@ -18,7 +17,8 @@ import { readChecks } from "../handover/item-results";
 import { itemStory, platformErrorsOf } from "./item-story";
 import { FINAL_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 import { countOf, listText } from "@/core/words";
-import { passedPilotItem, runCountsByState, type BulkOutcome } from "./bulk-repository";
+import { runCountsByState, type BulkOutcome } from "./bulk-repository";
+import { passedPilotItem } from "../engine/run-repository";
 import { reconcile } from "../reconciliation";
 import { loadBulkContext, type LoadedBulkContext } from "./bulk-controls";
 import {
@@ -96,7 +96,7 @@ export function runActivityWords(run: { status: RunStatus; held: boolean; counts
   return said.length ? `Migrating: ${listText(said)}.` : "Finishing: every company has reached a final state.";
 }
 
-function* runView(tx: DbOrTx, run: NonNullable<LoadedBulkContext["latest"]>, now: Date): Steps<BulkRunView> {
+function* runView(tx: Tx, run: NonNullable<LoadedBulkContext["latest"]>, now: Date): Steps<BulkRunView> {
   const counts = yield* runCountsByState(tx, run.id);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const finished = finishedOf(counts);
@@ -134,7 +134,7 @@ export function getBulkOverview(database: Database, actor: Actor, engagementId: 
 }
 
 /** `getBulkOverview`, read inside `readSteps`. */
-function* bulkOverview(tx: DbOrTx, actor: Actor, engagementId: string, now: Date): Steps<BulkOverviewView> {
+function* bulkOverview(tx: Tx, actor: Actor, engagementId: string, now: Date): Steps<BulkOverviewView> {
   yield* assertCanView(tx, actor, engagementId);
   const c = yield* loadBulkContext(tx, actor, engagementId, now);
   const pilot = yield* passedPilotItem(tx, engagementId);

@@ -9,6 +9,7 @@
  * - an expired lease is taken over, and the worker that held it can no longer renew it;
  * - one worker's renewals neither wait on nor extend another's leases, and renewals of one worker
  *   never pile up behind a slow database (a renewal that is still running delays the next).
+ * @module-tag postgresql
  */
 import { and, eq, inArray, like } from "drizzle-orm";
 import { Client } from "pg";

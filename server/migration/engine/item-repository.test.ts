@@ -4,7 +4,8 @@
  * item goes to one worker, waiting and finished items are not handed out, an expired lease is free
  * again, and a store without the lease writes nothing. (claims-pg.test.ts has the same at once.)
  *
- * Runs on both databases (@both-databases): the items' repository: claims, leases and fenced writes.
+ * Runs on both databases: the items' repository: claims, leases and fenced writes.
+ * @module-tag both-databases
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";

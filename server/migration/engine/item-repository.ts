@@ -14,10 +14,9 @@
  * failing an item alone are whole transactions, on the `Database`.
  */
 import { and, asc, eq, inArray, isNotNull, isNull, lt, notInArray, or, sql } from "drizzle-orm";
-import { forUpdate, q, type Database, type Steps } from "@/db/database";
+import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { getManagedPlatform, type ManagedPlatform } from "@/server/platforms";
-import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "../../items/item-scope";
 import { checkpointAfterFreshTokenPurge, purgeUsedFreshTokens } from "../../items/fresh-tokens";
 import type { PipelineItem, ItemChecks, StoredError, Transition } from "./pipeline";
@@ -67,7 +66,7 @@ export function toPipelineItem(row: ItemRow, platform: Pick<ManagedPlatform, "ke
 }
 
 /** One item row, or undefined. */
-export function* findItem(tx: DbOrTx, itemId: string): Steps<ItemRow | undefined> {
+export function* findItem(tx: Tx, itemId: string): Steps<ItemRow | undefined> {
   return yield* q.get(tx.select().from(migrationItems).where(eq(migrationItems.id, itemId)));
 }
 
@@ -90,7 +89,7 @@ const startedOnce = (now: Date) => sql`coalesce(${migrationItems.startedAt}, ${s
  * Takes the lease on one item of a run (free, expired, or already this worker's). Returns the
  * row, or undefined when another worker holds it or it belongs to another run.
  */
-export function* claimItem(tx: DbOrTx, params: { itemId: string; runId: string; owner: string; leaseMs: number; now: Date }): Steps<ItemRow | undefined> {
+export function* claimItem(tx: Tx, params: { itemId: string; runId: string; owner: string; leaseMs: number; now: Date }): Steps<ItemRow | undefined> {
   const { itemId, runId, owner, now } = params;
   return yield* q.get(
     tx
@@ -114,7 +113,7 @@ export function* claimItem(tx: DbOrTx, params: { itemId: string; runId: string; 
  * PostgreSQL may run such a subquery again for every row it updates, and each run skips the rows
  * the statement already took and picks the next ones, so one claim took every free item.
  */
-export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; limit: number; leaseMs: number; now: Date; orphanedOnly?: boolean }): Steps<ItemRow[]> {
+export function* claimItems(tx: Tx, params: { runId: string; owner: string; limit: number; leaseMs: number; now: Date; orphanedOnly?: boolean }): Steps<ItemRow[]> {
   const { runId, owner, now } = params;
   const picked = yield* q.all(
     forUpdate(
@@ -153,7 +152,7 @@ export function* claimItems(tx: DbOrTx, params: { runId: string; owner: string; 
  * still holds. Only rows whose lease owner is this worker match, so on PostgreSQL it never waits
  * on the rows another worker has locked, nor extends a lease another worker took over.
  */
-export function* renewItemLeases(tx: DbOrTx, params: { owner: string; runId?: string; leaseMs: number; now: Date }): Steps<number> {
+export function* renewItemLeases(tx: Tx, params: { owner: string; runId?: string; leaseMs: number; now: Date }): Steps<number> {
   const { changes } = yield* q.run(
     tx
       .update(migrationItems)
@@ -164,7 +163,7 @@ export function* renewItemLeases(tx: DbOrTx, params: { owner: string; runId?: st
 }
 
 /** Gives up this worker's leases on a run's items (or on all it holds), so another worker may take them at once. */
-export function* releaseItemLeases(tx: DbOrTx, params: { owner: string; runId?: string }): Steps<void> {
+export function* releaseItemLeases(tx: Tx, params: { owner: string; runId?: string }): Steps<void> {
   yield* q.run(
     tx
       .update(migrationItems)
@@ -174,7 +173,7 @@ export function* releaseItemLeases(tx: DbOrTx, params: { owner: string; runId?: 
 }
 
 /** Records a create as sent, before it is (fenced by the lease). */
-export function* markInFlight(tx: DbOrTx, params: { itemId: string; owner: string; call: InFlightCall; now: Date }): Steps<void> {
+export function* markInFlight(tx: Tx, params: { itemId: string; owner: string; call: InFlightCall; now: Date }): Steps<void> {
   const { changes } = yield* q.run(
     tx
       .update(migrationItems)
@@ -253,7 +252,7 @@ export function freshAttempt(runId: string, now: Date) {
 }
 
 /** Makes one item ready to be run again by a new run (see `freshAttempt`). Inside the caller's transaction. */
-export function* attachItemToRun(tx: DbOrTx, params: { itemId: string; runId: string; now: Date }): Steps<void> {
+export function* attachItemToRun(tx: Tx, params: { itemId: string; runId: string; now: Date }): Steps<void> {
   const { changes } = yield* q.run(tx.update(migrationItems).set(freshAttempt(params.runId, params.now)).where(eq(migrationItems.id, params.itemId)));
   if (!changes) throw new Error(`No migration item ${params.itemId}`);
 }
@@ -262,7 +261,7 @@ export function* attachItemToRun(tx: DbOrTx, params: { itemId: string; runId: st
 const UNTESTABLE: readonly MigrationItemState[] = ["reauth_required", "failed", "set_aside"];
 
 /** One of the customer's real items of an engagement, or undefined. */
-export function* findRealItem(tx: DbOrTx, engagementId: string, itemId: string): Steps<ItemRow | undefined> {
+export function* findRealItem(tx: Tx, engagementId: string, itemId: string): Steps<ItemRow | undefined> {
   return yield* q.get(tx.select().from(migrationItems).where(realItems(engagementId, eq(migrationItems.id, itemId))));
 }
 
@@ -270,7 +269,7 @@ export function* findRealItem(tx: DbOrTx, engagementId: string, itemId: string):
  * The company Ferry picks for the single-company test: the smallest by `records` (unknown sizes
  * last, then file order) among those not already known to need reauthorization, failed or set aside.
  */
-export function* pickSmallestItem(tx: DbOrTx, engagementId: string): Steps<ItemRow | undefined> {
+export function* pickSmallestItem(tx: Tx, engagementId: string): Steps<ItemRow | undefined> {
   return yield* q.get(
     tx
       .select()
@@ -282,7 +281,7 @@ export function* pickSmallestItem(tx: DbOrTx, engagementId: string): Steps<ItemR
 }
 
 /** How many real items an engagement has. */
-export function* countRealItems(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* countRealItems(tx: Tx, engagementId: string): Steps<number> {
   return (yield* q.get(tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(migrationItems).where(realItems(engagementId))))?.n ?? 0;
 }
 
@@ -296,7 +295,7 @@ function matchingRealItems(engagementId: string, search: string | undefined) {
 }
 
 /** Real items whose name or external reference contains `search`, smallest first (the test's company picker). */
-export function* searchRealItems(tx: DbOrTx, params: { engagementId: string; search?: string; limit: number }): Steps<ItemRow[]> {
+export function* searchRealItems(tx: Tx, params: { engagementId: string; search?: string; limit: number }): Steps<ItemRow[]> {
   return yield* q.all(
     tx
       .select()
@@ -308,12 +307,12 @@ export function* searchRealItems(tx: DbOrTx, params: { engagementId: string; sea
 }
 
 /** How many real items `searchRealItems` would find without its limit. */
-export function* countSearchedRealItems(tx: DbOrTx, params: { engagementId: string; search?: string }): Steps<number> {
+export function* countSearchedRealItems(tx: Tx, params: { engagementId: string; search?: string }): Steps<number> {
   return (yield* q.get(tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(migrationItems).where(matchingRealItems(params.engagementId, params.search))))?.n ?? 0;
 }
 
 /** Gives up this worker's lease on one item (it waits a while, or it is done): any worker may take it next. */
-export function* releaseItemLease(tx: DbOrTx, params: { itemId: string; owner: string }): Steps<void> {
+export function* releaseItemLease(tx: Tx, params: { itemId: string; owner: string }): Steps<void> {
   yield* q.run(
     tx
       .update(migrationItems)

@@ -201,6 +201,9 @@ export function failureScope(kind: ServiceErrorKind): FailureScope {
     case "company_limit":
     case "sync_schedule_not_allowed":
     case "account_expired":
+    // The target's base URL leads elsewhere or nowhere allowed: every company's calls would too.
+    case "redirected":
+    case "address_refused":
       return "run_stop";
     case "maintenance":
       return "run_pause";
@@ -216,6 +219,7 @@ export function failureScope(kind: ServiceErrorKind): FailureScope {
     case "not_ready":
     case "too_many_values":
     case "active_connection_exists":
+    case "answer_too_large":
     case "unexpected":
       return "item";
     default: {

@@ -13,11 +13,12 @@
  * it alone with `database.transaction(…)` / `readSteps(…)`.
  */
 import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import { forUpdate, q, type Steps } from "@/db/database";
-import { migrationRuns, serviceCalls } from "@/db/schema";
-import type { DbOrTx } from "@/server/security/audit";
-import { ACTIVE_RUN_STATUSES, type RunKind, type RunStatus } from "@/core/migration/states";
-import type { TestRunOutcome } from "../test-run/test-run-report";
+import { forUpdate, q, type Steps, type Tx } from "@/db/database";
+import { migrationItems, migrationRuns, serviceCalls } from "@/db/schema";
+import { ACTIVE_RUN_STATUSES, type MigrationItemState, type RunKind, type RunStatus } from "@/core/migration/states";
+
+/** What a run keeps of its own, as JSON: each kind its shape (a test's checks and advice, a bulk run's counts and pace). */
+export type RunOutcome = object;
 
 export type RunRow = typeof migrationRuns.$inferSelect;
 export type CallRow = typeof serviceCalls.$inferSelect;
@@ -26,8 +27,8 @@ const leaseFree = (now: Date) => or(isNull(migrationRuns.leaseOwner), isNull(mig
 
 /** Adds a queued run (inside the caller's transaction). */
 export function* insertRun(
-  tx: DbOrTx,
-  params: { id: string; engagementId: string; kind: RunKind; serviceTargetId: string | null; itemId: string | null; requestedById: string; now: Date; outcome?: TestRunOutcome },
+  tx: Tx,
+  params: { id: string; engagementId: string; kind: RunKind; serviceTargetId: string | null; itemId: string | null; requestedById: string; now: Date; outcome?: RunOutcome },
 ): Steps<void> {
   yield* q.run(
     tx.insert(migrationRuns).values({
@@ -46,7 +47,7 @@ export function* insertRun(
 }
 
 /** The engagement's runs of some kinds that a worker has still to finish. */
-export function* activeRuns(tx: DbOrTx, engagementId: string, kinds: readonly RunKind[]): Steps<RunRow[]> {
+export function* activeRuns(tx: Tx, engagementId: string, kinds: readonly RunKind[]): Steps<RunRow[]> {
   return yield* q.all(
     tx
       .select()
@@ -64,7 +65,7 @@ export function* activeRuns(tx: DbOrTx, engagementId: string, kinds: readonly Ru
  * (Two statements, not `UPDATE … WHERE id IN (SELECT … LIMIT 1 FOR UPDATE SKIP LOCKED)`, which
  * PostgreSQL may run again for every row it updates, taking a run each time.)
  */
-export function* claimRun(tx: DbOrTx, params: { owner: string; kinds: readonly RunKind[]; leaseMs: number; now: Date }): Steps<RunRow | undefined> {
+export function* claimRun(tx: Tx, params: { owner: string; kinds: readonly RunKind[]; leaseMs: number; now: Date }): Steps<RunRow | undefined> {
   const { owner, now } = params;
   const claimable = and(inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES]), inArray(migrationRuns.kind, [...params.kinds]), leaseFree(now));
   const oldest = yield* q.get(forUpdate(tx.select({ id: migrationRuns.id }).from(migrationRuns).where(claimable).orderBy(asc(migrationRuns.requestedAt)).limit(1), { skipLocked: true }));
@@ -90,7 +91,7 @@ export function* claimRun(tx: DbOrTx, params: { owner: string; kinds: readonly R
  * once without the helper letting its companies go. One conditional update; undefined when the
  * lease still holds, another took it, or the run is no longer running.
  */
-export function* takeOverRun(tx: DbOrTx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<RunRow | undefined> {
+export function* takeOverRun(tx: Tx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<RunRow | undefined> {
   const { owner, now } = params;
   return yield* q.get(
     tx
@@ -102,7 +103,7 @@ export function* takeOverRun(tx: DbOrTx, params: { runId: string; owner: string;
 }
 
 /** Extends this worker's lease on a run; false when the run is no longer running or no longer its. */
-export function* renewRunLease(tx: DbOrTx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
+export function* renewRunLease(tx: Tx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
       .update(migrationRuns)
@@ -113,7 +114,7 @@ export function* renewRunLease(tx: DbOrTx, params: { runId: string; owner: strin
 }
 
 /** Gives up this worker's lease on a run (it stops; another worker may take the run at once). */
-export function* releaseRun(tx: DbOrTx, params: { runId: string; owner: string }): Steps<void> {
+export function* releaseRun(tx: Tx, params: { runId: string; owner: string }): Steps<void> {
   yield* q.run(
     tx
       .update(migrationRuns)
@@ -124,8 +125,8 @@ export function* releaseRun(tx: DbOrTx, params: { runId: string; owner: string }
 
 /** Stores what a running run has to show so far (fenced by the lease); false when the lease is gone. */
 export function* updateRunProgress(
-  tx: DbOrTx,
-  params: { runId: string; owner: string; now: Date; outcome: TestRunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
+  tx: Tx,
+  params: { runId: string; owner: string; now: Date; outcome: RunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
 ): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
@@ -146,8 +147,8 @@ export function* updateRunProgress(
  * found, the reason in words. False when the run was cancelled or taken over meanwhile.
  */
 export function* finishRunRow(
-  tx: DbOrTx,
-  params: { runId: string; owner: string; status: RunStatus; outcome: TestRunOutcome; statusReason: string | null; now: Date },
+  tx: Tx,
+  params: { runId: string; owner: string; status: RunStatus; outcome: RunOutcome; statusReason: string | null; now: Date },
 ): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
@@ -167,7 +168,7 @@ export function* finishRunRow(
 }
 
 /** Cancels a queued or running run (inside the caller's transaction); false when it had already ended. */
-export function* cancelRunRow(tx: DbOrTx, params: { runId: string; reason: string; now: Date; outcome: TestRunOutcome }): Steps<boolean> {
+export function* cancelRunRow(tx: Tx, params: { runId: string; reason: string; now: Date; outcome: RunOutcome }): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
       .update(migrationRuns)
@@ -178,17 +179,17 @@ export function* cancelRunRow(tx: DbOrTx, params: { runId: string; reason: strin
 }
 
 /** One run, or undefined. */
-export function* findRun(tx: DbOrTx, runId: string): Steps<RunRow | undefined> {
+export function* findRun(tx: Tx, runId: string): Steps<RunRow | undefined> {
   return yield* q.get(tx.select().from(migrationRuns).where(eq(migrationRuns.id, runId)));
 }
 
 /** One run with its row locked until the transaction ends (FOR UPDATE on PostgreSQL), for a change that depends on its state. */
-export function* lockRun(tx: DbOrTx, runId: string): Steps<RunRow | undefined> {
+export function* lockRun(tx: Tx, runId: string): Steps<RunRow | undefined> {
   return yield* q.get(forUpdate(tx.select().from(migrationRuns).where(eq(migrationRuns.id, runId))));
 }
 
 /** An engagement's runs of some kinds, newest first. */
-export function* listRunRows(tx: DbOrTx, params: { engagementId: string; kinds: readonly RunKind[]; limit: number }): Steps<RunRow[]> {
+export function* listRunRows(tx: Tx, params: { engagementId: string; kinds: readonly RunKind[]; limit: number }): Steps<RunRow[]> {
   return yield* q.all(
     tx
       .select()
@@ -200,6 +201,19 @@ export function* listRunRows(tx: DbOrTx, params: { engagementId: string; kinds: 
 }
 
 /** Every call a run made, in order. */
-export function* listCallRows(tx: DbOrTx, runId: string): Steps<CallRow[]> {
+export function* listCallRows(tx: Tx, runId: string): Steps<CallRow[]> {
   return yield* q.all(tx.select().from(serviceCalls).where(eq(serviceCalls.runId, runId)).orderBy(asc(serviceCalls.id)));
+}
+
+/** The company of the engagement's latest passed single-company test (with its name and state now), if any. */
+export function* passedPilotItem(tx: Tx, engagementId: string): Steps<{ id: string; name: string; state: MigrationItemState } | undefined> {
+  return yield* q.get(
+    tx
+      .select({ id: migrationItems.id, name: migrationItems.name, state: migrationItems.state })
+      .from(migrationRuns)
+      .innerJoin(migrationItems, eq(migrationItems.id, migrationRuns.itemId))
+      .where(and(eq(migrationRuns.engagementId, engagementId), eq(migrationRuns.kind, "pilot"), eq(migrationRuns.status, "passed")))
+      .orderBy(desc(migrationRuns.requestedAt))
+      .limit(1),
+  );
 }

@@ -6,7 +6,8 @@
  * leaving exactly one company and one connection; a rotated tenant, a commerce platform, a data
  * type that fails to sync.
  *
- * Runs on both databases (@both-databases): a run resumed from its stored calls after its lease expires.
+ * Runs on both databases: a run resumed from its stored calls after its lease expires.
+ * @module-tag both-databases
  */
 import { asc, eq } from "drizzle-orm";
 import { readSteps } from "@/db/database";
@@ -20,6 +21,7 @@ import { insertRun } from "./run-repository";
 import { driveItem, stepItem, type RunnerContext } from "./runner";
 import type { ReadyCompany, ReadyEngagement } from "../../testing/ready-engagement";
 import { engineTestBed } from "../../testing/test-bed";
+import { answeringServer, redirectingProxy } from "../../testing/hostile-servers";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollFactor: 1.5, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200, syncDeadlineMs: 60_000 };
 const LEASE_MS = 10_000;
@@ -186,6 +188,29 @@ describe("outcomes a company can have", () => {
     expect(item.outcomeReason).toMatch(/^400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used/);
     expect(item.checks).toMatchObject({ connection: { status: "Deauthorized", errors: [{ statusCode: "400" }] } });
     expect(item.lastError).toMatchObject({ kind: "reauthorization_required", operation: "authorizeConnection" });
+  });
+
+  it("a target that redirects the token migration (307): the tokens go nowhere else, the failure is stored on the company with status and location, and the run stops", async () => {
+    const eng = await ready([{ name: "Redirected Ltd", records: 3 }]);
+    const elsewhere = await answeringServer({ status: 200, body: {} });
+    // The sandbox answers every call but PUT …/authorization, which it sends elsewhere.
+    const proxy = await redirectingProxy({ upstream: bed.sb.url, to: elsewhere.url, redirect: (req) => req.method === "PUT" && /\/authorization$/.test(req.url ?? "") });
+    try {
+      const client = createServiceClient({ baseUrl: proxy.url, apiKey: eng.apiKey });
+      const itemId = eng.items[0]!.id;
+      const ctx = await runnerFor(eng, itemId, "worker-x", client);
+      await claim({ itemId, runId: ctx.runId, owner: "worker-x", leaseMs: LEASE_MS, now: new Date() });
+      const result = await driveItem(ctx, itemId);
+      expect(result.runStop).toMatchObject({ kind: "redirected", status: 307, operation: "authorizeConnection" });
+      const item = (await itemNow(itemId))!;
+      expect(item.lastError).toMatchObject({ kind: "redirected", status: 307, operation: "authorizeConnection", error: expect.stringContaining(`redirecting to ${elsewhere.url}/companies/${item.companyId}`) as string });
+      const calls = await callsOf(itemId);
+      expect(calls.at(-1)).toMatchObject({ operation: "authorizeConnection", ok: false, status: 307, errorKind: "redirected" });
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await proxy.close();
+      await elsewhere.close();
+    }
   });
 
   it("a commerce company proves its data with a commerce-orders read on its connection", async () => {

@@ -1,5 +1,5 @@
 /**
- * Real worker processes (server/migration/engine/worker-main.ts, as `npm run worker` starts it) on
+ * Real worker processes (server/migration/worker-main.ts, as `npm run worker` starts it) on
  * one test database (a SQLite file, or a PostgreSQL database on its pass: each process with its
  * own connections): three at once share the queued tests without ever taking the same one; the
  * one carrying out a test is killed with SIGKILL in the middle of it, and another takes it over
@@ -7,7 +7,8 @@
  * a bulk run is killed mid-run, and the run is taken over within the lease and ends with every
  * company migrated once.
  *
- * Runs on both databases (@both-databases): worker processes sharing runs, one killed and taken over.
+ * Runs on both databases: worker processes sharing runs, one killed and taken over.
+ * @module-tag both-databases
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
@@ -44,7 +45,7 @@ const started: WorkerProcess[] = [];
 
 function startWorker(): WorkerProcess {
   // Its own process group, so SIGKILL reaches tsx's node child too.
-  const child = spawn(path.join(process.cwd(), "node_modules", ".bin", "tsx"), ["server/migration/engine/worker-main.ts"], {
+  const child = spawn(path.join(process.cwd(), "node_modules", ".bin", "tsx"), ["server/migration/worker-main.ts"], {
     cwd: process.cwd(),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

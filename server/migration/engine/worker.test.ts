@@ -5,7 +5,8 @@
  * tenant → advice and step 4 reopened; a wrong key; a full free trial), leases taken over after a
  * worker dies, a cancelled run let go, and the rehearsal on simulated companies.
  *
- * Runs on both databases (@both-databases): claims and leases of runs by workers.
+ * Runs on both databases: claims and leases of runs by workers.
+ * @module-tag both-databases
  */
 import fs from "node:fs";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
@@ -17,7 +18,7 @@ import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
 import { migrationHasStarted } from "@/server/engagements/intake/intake-repository";
 import { createServiceClient } from "@/server/service-client";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { decryptSecret } from "@/server/security/secrets";
 import { TEST_KEY_RING, type TestDatabase, otherConnection } from "@/server/testing/test-db";
 import { cancelTestRun } from "../test-run/cancel-test-run";
@@ -28,7 +29,7 @@ import { requestTestRun } from "../test-run/request-test-run";
 import { claimRun, findRun } from "./run-repository";
 import { stepItem } from "./runner";
 import { engineTestBed } from "../../testing/test-bed";
-import { createWorker, type WorkerOptions } from "./worker";
+import { createMigrationWorker, type MigrationWorkerOptions } from "../migration-worker";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 
@@ -42,8 +43,8 @@ const ready = async (...args: Parameters<typeof bed.ready>) => {
   return eng;
 };
 
-const worker = (extra: Partial<WorkerOptions> = {}) =>
-  createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken }, ...extra });
+const worker = (extra: Partial<MigrationWorkerOptions> = {}) =>
+  createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken }, ...extra });
 
 const steps = async (engagementId: string) =>
   Object.fromEntries((await bed.t.db.select().from(engagementSteps).where(eq(engagementSteps.engagementId, engagementId))).map((s) => [s.step, s]));
@@ -287,7 +288,7 @@ describe("leases", () => {
       // Let them go, then two real workers share the three runs.
       await bed.t.db.update(migrationRuns).set({ leaseOwner: null, leaseExpiresAt: null }).where(isNotNull(migrationRuns.leaseOwner));
       const a = worker({ owner: "worker-a" });
-      const b = createWorker({ database: other, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, owner: "worker-b" });
+      const b = createMigrationWorker({ database: other, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, owner: "worker-b" });
       const done = await Promise.all([a.runOnce(), b.runOnce(), a.runOnce(), b.runOnce()]);
       const ids = done.filter((r) => r !== null).map((r) => r.id);
       expect(new Set(ids).size).toBe(ids.length);

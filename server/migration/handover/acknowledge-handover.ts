@@ -3,14 +3,14 @@
  * note of how it was given): the engagement's credentials are purged, step 6 completes with the
  * handover as its evidence, and so the engagement completes.
  */
-import { readSteps, type Database } from "@/db/database";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { readSteps, type Database, type Tx } from "@/db/database";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { assertOrganization, refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange } from "@/server/engagements/engagement-repository";
 import type { EngagementStatus } from "@/core/engagements/states";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import type { HandoverDeps } from "./confirm-handover";
 import { engagementOwner, findHandover, markAcknowledged } from "./handover-repository";
 import { mailAcknowledged } from "./handover-mail";
@@ -22,7 +22,7 @@ import { acknowledgementNeedsNote, acknowledgementNoteRefusal, acknowledgeRefusa
  * row is locked first (loadForChange): two acknowledgements at once queue on it, and the second
  * finds the report acknowledged.
  */
-function* decide(tx: DbOrTx, actor: Actor, input: { engagementId: string; note?: string }) {
+function* decide(tx: Tx, actor: Actor, input: { engagementId: string; note?: string }) {
   const { eng, states } = yield* loadForChange(tx, input.engagementId);
   assertOrganization(actor, eng.organizationId);
   const handover = (yield* findHandover(tx, eng.id)) ?? null;

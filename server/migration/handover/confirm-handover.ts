@@ -1,10 +1,10 @@
 /** Support produces the handover report once every real company of the engagement is final. */
-import { readSteps, type Database } from "@/db/database";
+import { readSteps, type Database, type Tx } from "@/db/database";
 import { assertOrganization, refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { activeBulkRunStatus, countRealItems, customerRecipients, findHandover, insertHandover } from "./handover-repository";
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { ensureWatch } from "../watch/watch-repository";
@@ -20,7 +20,7 @@ export type HandoverDeps = HandoverMailDeps & { purgeAfterDays: number };
  * engagement row is locked first (loadForChange): two confirmations at once queue on it, and the
  * second finds the first's report.
  */
-function* decide(tx: DbOrTx, actor: Actor, engagementId: string) {
+function* decide(tx: Tx, actor: Actor, engagementId: string) {
   const { eng, states } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
   const { total, counts } = yield* countRealItems(tx, eng.id);

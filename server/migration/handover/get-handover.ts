@@ -1,11 +1,10 @@
 /** The handover of one engagement as the viewer sees it: live counts, the report's record, what they may do. */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { assertOrganization } from "@/server/engagements/access";
 import { isStaff } from "@/server/engagements/checklist";
 import { loadForChange } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
-import type { DbOrTx } from "@/server/security/audit";
 import { activeBulkRunStatus, countHeldCredentials, countRealItems, findHandover, namesOf } from "./handover-repository";
 import { automaticPurgeAt } from "./purge-schedule";
 import { reconcile } from "../reconciliation";
@@ -20,7 +19,7 @@ export function getHandover(database: Database, actor: Actor, deps: { purgeAfter
 }
 
 /** `getHandover`, read inside `readSteps`. */
-function* handoverView(tx: DbOrTx, actor: Actor, deps: { purgeAfterDays: number }, engagementId: string): Steps<HandoverView> {
+function* handoverView(tx: Tx, actor: Actor, deps: { purgeAfterDays: number }, engagementId: string): Steps<HandoverView> {
   const { eng, states } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
   const { total, counts } = yield* countRealItems(tx, eng.id);
@@ -61,7 +60,7 @@ function* handoverView(tx: DbOrTx, actor: Actor, deps: { purgeAfterDays: number 
 }
 
 /** A customer reads the report once it is produced; staff also before (a preview). A transaction step. */
-export function* assertReportReadable(tx: DbOrTx, actor: Actor, engagementId: string): Steps<void> {
+export function* assertReportReadable(tx: Tx, actor: Actor, engagementId: string): Steps<void> {
   if (!isStaff(actor.role) && !(yield* findHandover(tx, engagementId))) {
     throw new AppError("PRECONDITION_FAILED", "The handover report has not been produced yet.");
   }

@@ -2,6 +2,7 @@
  * The handover's purge and report reads on a real PostgreSQL server (in the PostgreSQL pass of the
  * suite, vitest.pg.config.ts). Parallel purges really are parallel here: each transaction runs on
  * its own connection.
+ * @module-tag postgresql
  */
 import { and, eq, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,9 +4,8 @@
  * (db/database.ts): operations compose them with `yield*`, and read with `readSteps`.
  */
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
-import { forUpdate, q, type Steps } from "@/db/database";
+import { forUpdate, q, type Steps, type Tx } from "@/db/database";
 import { engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, serviceCalls, supplementaryFiles, supplementaryRows, users } from "@/db/schema";
-import type { DbOrTx } from "@/server/security/audit";
 import { realItems } from "@/server/items/item-scope";
 import type { MigrationItemState } from "@/core/migration/states";
 import type { PurgeTrigger } from "@/core/migration/handover-states";
@@ -14,27 +13,27 @@ import type { PurgeTrigger } from "@/core/migration/handover-states";
 export type HandoverRecord = typeof handovers.$inferSelect;
 
 /** The engagement's handover, if the report was produced. */
-export function* findHandover(tx: DbOrTx, engagementId: string): Steps<HandoverRecord | undefined> {
+export function* findHandover(tx: Tx, engagementId: string): Steps<HandoverRecord | undefined> {
   return yield* q.get(tx.select().from(handovers).where(eq(handovers.engagementId, engagementId)));
 }
 
 /** Records a produced report. */
 export function* insertHandover(
-  tx: DbOrTx,
+  tx: Tx,
   values: { engagementId: string; confirmedById: string; confirmedAt: Date; counts: Record<string, number>; total: number },
 ): Steps<{ id: string }> {
   return yield* q.get(tx.insert(handovers).values(values).returning({ id: handovers.id }));
 }
 
 /** Records the acknowledgement (by the customer, or by staff with a note). */
-export function* markAcknowledged(tx: DbOrTx, handoverId: string, values: { byId: string; at: Date; note: string | null }): Steps<void> {
+export function* markAcknowledged(tx: Tx, handoverId: string, values: { byId: string; at: Date; note: string | null }): Steps<void> {
   yield* q.run(
     tx.update(handovers).set({ acknowledgedById: values.byId, acknowledgedAt: values.at, acknowledgementNote: values.note }).where(eq(handovers.id, handoverId)),
   );
 }
 
 /** Records the first purge of a handed-over engagement's credentials (later ones keep the first). */
-export function* markHandoverPurged(tx: DbOrTx, engagementId: string, values: { at: Date; trigger: PurgeTrigger }): Steps<void> {
+export function* markHandoverPurged(tx: Tx, engagementId: string, values: { at: Date; trigger: PurgeTrigger }): Steps<void> {
   yield* q.run(
     tx
       .update(handovers)
@@ -44,7 +43,7 @@ export function* markHandoverPurged(tx: DbOrTx, engagementId: string, values: { 
 }
 
 /** The people named on a handover. */
-export function* namesOf(tx: DbOrTx, ids: readonly (string | null)[]): Steps<Map<string, { id: string; name: string }>> {
+export function* namesOf(tx: Tx, ids: readonly (string | null)[]): Steps<Map<string, { id: string; name: string }>> {
   const wanted = [...new Set(ids.filter((x): x is string => !!x))];
   if (!wanted.length) return new Map();
   const rows = yield* q.all(tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, wanted)));
@@ -52,19 +51,19 @@ export function* namesOf(tx: DbOrTx, ids: readonly (string | null)[]): Steps<Map
 }
 
 /** Real items per state, and their total. */
-export function* countRealItems(tx: DbOrTx, engagementId: string): Steps<{ total: number; counts: Record<string, number> }> {
+export function* countRealItems(tx: Tx, engagementId: string): Steps<{ total: number; counts: Record<string, number> }> {
   const rows = yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(realItems(engagementId)).groupBy(migrationItems.state));
   return { total: rows.reduce((sum, r) => sum + r.n, 0), counts: Object.fromEntries(rows.map((r) => [r.state, r.n])) };
 }
 
 /** Real items whose credentials Ferry still holds. */
-export function* countHeldCredentials(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* countHeldCredentials(tx: Tx, engagementId: string): Steps<number> {
   const row = yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, isNotNull(migrationItems.credentialsCipher))));
   return row?.n ?? 0;
 }
 
 /** The status of a bulk run still queued, running, paused or stopped, or null. */
-export function* activeBulkRunStatus(tx: DbOrTx, engagementId: string): Steps<string | null> {
+export function* activeBulkRunStatus(tx: Tx, engagementId: string): Steps<string | null> {
   const run = yield* q.get(
     tx
       .select({ status: migrationRuns.status })
@@ -121,7 +120,7 @@ export type ReportItem = {
 
 /** One page of the report's items in file order, optionally of one state or matching a search. */
 export function* pageOfReportItems(
-  tx: DbOrTx,
+  tx: Tx,
   filter: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
 ): Steps<{ rows: ReportItem[]; total: number }> {
   const search = filter.search?.trim();
@@ -150,7 +149,7 @@ export function* pageOfReportItems(
  * The report's items after a (position, id) key, in file order: the whole report read in chunks,
  * each its own query. `after` null: from the start.
  */
-export function* reportItemsAfter(tx: DbOrTx, engagementId: string, after: { position: number; id: string } | null, limit: number): Steps<ReportItem[]> {
+export function* reportItemsAfter(tx: Tx, engagementId: string, after: { position: number; id: string } | null, limit: number): Steps<ReportItem[]> {
   const next = after
     ? or(gt(migrationItems.position, after.position), and(eq(migrationItems.position, after.position), gt(migrationItems.id, after.id)))
     : undefined;
@@ -165,7 +164,7 @@ export function* reportItemsAfter(tx: DbOrTx, engagementId: string, after: { pos
  * statement that only takes rows still holding a ciphertext: two purges at once (the worker's and
  * an acknowledgement) count each secret once, the second finding it gone.
  */
-export function* purgeItemCredentials(tx: DbOrTx, engagementId: string, at: Date): Steps<{ items: number; rehearsalItems: number }> {
+export function* purgeItemCredentials(tx: Tx, engagementId: string, at: Date): Steps<{ items: number; rehearsalItems: number }> {
   const purged = yield* q.all(
     tx
       .update(migrationItems)
@@ -178,7 +177,7 @@ export function* purgeItemCredentials(tx: DbOrTx, engagementId: string, at: Date
 }
 
 /** Deletes the OAuth client secret of every submission of the engagement (current and replaced). */
-export function* purgeClientSecrets(tx: DbOrTx, engagementId: string, at: Date): Steps<number> {
+export function* purgeClientSecrets(tx: Tx, engagementId: string, at: Date): Steps<number> {
   const purged = yield* q.all(
     tx
       .update(intakeSubmissions)
@@ -190,7 +189,7 @@ export function* purgeClientSecrets(tx: DbOrTx, engagementId: string, at: Date):
 }
 
 /** Deletes the API keys of the sandbox clients the engagement's rehearsals made (simulated accounts, still keys). */
-export function* purgeRehearsalKeys(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* purgeRehearsalKeys(tx: Tx, engagementId: string): Steps<number> {
   const purged = yield* q.all(
     tx
       .update(migrationRuns)
@@ -205,7 +204,7 @@ export function* purgeRehearsalKeys(tx: DbOrTx, engagementId: string): Steps<num
  * Deletes the fresh tokens still held in the engagement's supplementary files (files awaiting
  * review, and rows of accepted ones whose retry has not ended). Returns how many rows held some.
  */
-export function* purgeSupplementaryRows(tx: DbOrTx, engagementId: string, at: Date): Steps<number> {
+export function* purgeSupplementaryRows(tx: Tx, engagementId: string, at: Date): Steps<number> {
   const purged = yield* q.all(
     tx
     .update(supplementaryRows)
@@ -233,7 +232,7 @@ const holdsSecrets = sql`(exists (select 1 from ${migrationItems} where ${migrat
  * it queue: the next one checks what is due only after the one before has committed. Without it,
  * at read committed, two purges both see the secrets still there and both count the engagement.
  */
-export function* lockEngagementForPurge(tx: DbOrTx, engagementId: string): Steps<void> {
+export function* lockEngagementForPurge(tx: Tx, engagementId: string): Steps<void> {
   yield* q.get(forUpdate(tx.select({ id: engagements.id }).from(engagements).where(eq(engagements.id, engagementId))));
 }
 
@@ -243,7 +242,7 @@ export function* lockEngagementForPurge(tx: DbOrTx, engagementId: string): Steps
  * engagement from before the status_changed_at column counts from its last change.
  */
 export function* engagementsDueForPurge(
-  tx: DbOrTx,
+  tx: Tx,
   cutoff: Date,
   /** Only this engagement (to check again inside the purge's transaction). */
   only?: string,
@@ -278,7 +277,7 @@ export function* engagementsDueForPurge(
  * Who hears that the report is ready: the organisation's active customer users and the contacts
  * named in the engagement's accepted submission, each address once.
  */
-export function* customerRecipients(tx: DbOrTx, engagementId: string, organizationId: string): Steps<{ name: string; email: string }[]> {
+export function* customerRecipients(tx: Tx, engagementId: string, organizationId: string): Steps<{ name: string; email: string }[]> {
   const people = yield* q.all(
     tx
       .select({ name: users.name, email: users.email })
@@ -302,6 +301,6 @@ export function* customerRecipients(tx: DbOrTx, engagementId: string, organizati
 }
 
 /** The engagement's owner, who hears that the report was acknowledged. */
-export function* engagementOwner(tx: DbOrTx, engagementId: string): Steps<{ name: string; email: string } | undefined> {
+export function* engagementOwner(tx: Tx, engagementId: string): Steps<{ name: string; email: string } | undefined> {
   return yield* q.get(tx.select({ name: users.name, email: users.email }).from(engagements).innerJoin(users, eq(users.id, engagements.ownerId)).where(eq(engagements.id, engagementId)));
 }

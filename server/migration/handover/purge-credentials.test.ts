@@ -1,7 +1,7 @@
 /**
  * The credential purge on a real temporary database: the automatic purge (due, not due, cancelled,
  * idempotent, audited as the system), and (SQLite only) what is left in the database file
- * afterwards. PostgreSQL keeps old row versions until VACUUM (see the README), so the bytes in its
+ * afterwards. PostgreSQL keeps old row versions until VACUUM (see docs/migration-engine.md, "The handover and the token purge"), so the bytes in its
  * files are no test of the purge there; its purge at once with others is in handover-pg.test.ts.
  */
 import fs from "node:fs";
@@ -12,7 +12,7 @@ import { callerAs } from "@/server/testing/caller";
 import { seedHandover, type HandoverFixture } from "@/server/testing/handover-fixture";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { databaseDialect } from "@/db/dialect";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import { purgeDueCredentials } from "./purge-credentials";
 
 let t: TestDatabase;

@@ -1,15 +1,15 @@
 /**
  * Purging an engagement's credentials: every item's credential ciphertext, every submission's
  * OAuth client secret and the fresh tokens of its supplementary files set to NULL — and, with SQLite's secure_delete on (db/client.ts), overwritten
- * in the database file (on PostgreSQL the old row versions go at VACUUM: see the README) — with
+ * in the database file (on PostgreSQL the old row versions go at VACUUM: see docs/migration-engine.md, "The handover and the token purge") — with
  * the masks kept for the screens. It happens when the customer
  * acknowledges the handover report, and automatically a set time after the report was produced
  * (and not acknowledged) or after the engagement was cancelled: `purgeDueCredentials`, which the
  * worker calls periodically.
  */
-import type { Database, Steps } from "@/db/database";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
-import { checkpointAfterSecretOverwrite } from "@/server/security/checkpoint";
+import type { Database, Steps, Tx } from "@/db/database";
+import { writeAudit } from "@/server/security/audit";
+import { checkpointAfterSecretOverwrite } from "@/db/checkpoint";
 import type { Actor } from "@/core/accounts/actor";
 import { engagementsDueForPurge, lockEngagementForPurge, markHandoverPurged, purgeClientSecrets, purgeItemCredentials, purgeRehearsalKeys, purgeSupplementaryRows } from "./handover-repository";
 import { purgeCutoff } from "./purge-schedule";
@@ -29,7 +29,7 @@ export type PurgeCounts = { items: number; rehearsalItems: number; submissions: 
  * second waits on the first's row locks and then finds them purged.
  */
 export function* purgeEngagementCredentials(
-  tx: DbOrTx,
+  tx: Tx,
   params: { actor: Actor | null; engagementId: string; organizationId: string; trigger: PurgeTrigger; at: Date; afterDays?: number },
 ): Steps<PurgeCounts> {
   const { items, rehearsalItems } = yield* purgeItemCredentials(tx, params.engagementId, params.at);

@@ -13,11 +13,11 @@
  * companies' rows are locked as they are read (rowsToApply), so each is given its tokens and
  * retried once, and only while it still waits for them.
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { isStaff } from "@/core/accounts/roles";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { openSupplementaryCredentials, sealItemCredentials } from "@/server/items/item-credentials";
 import { companiesText, plural } from "@/core/words";
@@ -34,7 +34,7 @@ import { findCurrentFile, giveFreshCredentials, purgeRows, rowsToApply, updateFi
  * the engagement's row locked (see loadSupplementaryState).
  */
 export function* reviewedFile(
-  tx: DbOrTx,
+  tx: Tx,
   actor: Actor,
   input: { engagementId: string; fileId: string },
   rule: typeof acceptRule | typeof sendBackRule,

@@ -5,14 +5,13 @@
  * not in the engagement, that several companies could be, that does not wait for fresh tokens, or
  * that an earlier row already named. Sending the file runs the same check again.
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { parseTokenFile, ProblemList, type TokenFileResult, type TokenRow } from "@/server/intake";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import type { ProblemKind } from "@/core/intake/problems";
 import type { SupplementaryCheck } from "@/core/migration/supplementary-schemas";
-import type { DbOrTx } from "@/server/security/audit";
 import { assertOrganization } from "@/server/engagements/access";
 import { findEngagement, loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
 import { cleanFileName, sourceRefOf, toCheck, type UploadedFile } from "@/server/engagements/intake/check-token-file";
@@ -33,7 +32,7 @@ const NOT_FOR_SUPPLEMENTARY: ReadonlySet<ProblemKind> = new Set<ProblemKind>(["c
  * engagement leaves them; otherwise it is only read.
  */
 export function* loadSupplementaryState(
-  tx: DbOrTx,
+  tx: Tx,
   actor: Actor,
   engagementId: string,
   options: { forChange: boolean },

@@ -266,6 +266,8 @@ function review(s: SupplementaryState): Allowed | null {
       return no("The file is already accepted: its companies are being retried.");
     case "returned":
       return no("The file was sent back; the customer sends a new one.");
+    case "expired":
+      return no("The hypercare watch ended before the file was reviewed: its fresh tokens were deleted.");
     case "replaced":
     case null:
       return no("No file of fresh tokens has been sent.");
@@ -274,6 +276,15 @@ function review(s: SupplementaryState): Allowed | null {
       return never;
     }
   }
+}
+
+/**
+ * What the end of the hypercare watch does to the current file: one still awaiting review can no
+ * longer be accepted or sent back (nothing takes fresh tokens after the watch), so its tokens are
+ * deleted unused — audited, and the customer told in the watch's final mail — rather than kept.
+ */
+export function expiresWhenWatchEnds(current: SupplementaryStatus | null): boolean {
+  return current === "submitted";
 }
 
 /** Accepting the current file (its companies are retried): support, while it awaits review. */

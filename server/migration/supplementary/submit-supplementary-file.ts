@@ -12,14 +12,14 @@
  * after it (and is checked on the companies the acceptance retried). The file's id and its rows'
  * sealed tokens are made before the transaction, which may run more than once on PostgreSQL.
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { AppError } from "@/server/errors";
 import { severityOf, type IntakeProblem } from "@/core/intake/problems";
 import { accessTokenExpiry, maskCredentials, sealSupplementaryCredentials } from "@/server/items/item-credentials";
 import type { Actor } from "@/core/accounts/actor";
 import { MAX_STORED_WARNINGS } from "@/core/engagements/intake-schemas";
 import type { SupplementaryCheck } from "@/core/migration/supplementary-schemas";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
 import { companiesText, plural, warningsText } from "@/core/words";
 import { cleanFileName, sourceRefOf, type UploadedFile } from "@/server/engagements/intake/check-token-file";
@@ -45,7 +45,7 @@ export type SubmitSupplementaryResult =
     };
 
 /** The engagement and its platform, the customer allowed to send a file now; `forChange`: with the engagement's row locked. */
-function* assertMaySubmit(tx: DbOrTx, actor: Actor, engagementId: string, options: { forChange: boolean }) {
+function* assertMaySubmit(tx: Tx, actor: Actor, engagementId: string, options: { forChange: boolean }) {
   const loaded = yield* loadSupplementaryState(tx, actor, engagementId, options);
   const allowed = submitRule(loaded.state);
   if (!allowed.allowed) throw new AppError(actor.role === "customer" ? "PRECONDITION_FAILED" : "FORBIDDEN", allowed.reason ?? "Fresh tokens cannot be sent now.");

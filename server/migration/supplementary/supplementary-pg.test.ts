@@ -2,6 +2,7 @@
  * The supplementary file's repository on a real PostgreSQL server (in the PostgreSQL pass of the
  * suite, vitest.pg.config.ts): which companies wait for fresh tokens (read from their stored JSON
  * failure), a file's rows stored and purged, and two purges of one file at once counting each row once.
+ * @module-tag postgresql
  */
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -5,7 +5,8 @@
  * the engagement's row (loadForChange) before it decides; to make the race certain, the test holds
  * that row itself until both operations wait on it, then lets them go together.
  *
- * Runs on both databases (@both-databases): fresh tokens accepted and sent back at once.
+ * Runs on both databases: fresh tokens accepted and sent back at once.
+ * @module-tag both-databases
  */
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

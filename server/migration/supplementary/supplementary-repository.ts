@@ -6,10 +6,9 @@
  */
 import { and, asc, count, desc, eq, inArray, is, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { forUpdate, q, type Steps, type Written } from "@/db/database";
+import { forUpdate, q, type Steps, type Written, type Tx } from "@/db/database";
 import { migrationItems, supplementaryFiles, supplementaryRows, users, watches } from "@/db/schema";
 import { realItems } from "@/server/items/item-scope";
-import type { DbOrTx } from "@/server/security/audit";
 import type { MigrationItemState } from "@/core/migration/states";
 import { TOKEN_FAILURE_KINDS, type CandidateCompany } from "./rules";
 
@@ -32,7 +31,7 @@ export const waitingForTokens: SQL = and(
 )!;
 
 /** Every real company of the engagement, as matching reads it. */
-export function* candidateCompanies(tx: DbOrTx, engagementId: string): Steps<CandidateCompany[]> {
+export function* candidateCompanies(tx: Tx, engagementId: string): Steps<CandidateCompany[]> {
   const rows = yield* q.all(
     tx
     .select({
@@ -52,13 +51,13 @@ export function* candidateCompanies(tx: DbOrTx, engagementId: string): Steps<Can
 }
 
 /** How many real companies wait for fresh tokens. */
-export function* countWaiting(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* countWaiting(tx: Tx, engagementId: string): Steps<number> {
   const row = yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, waitingForTokens)));
   return row?.n ?? 0;
 }
 
 /** The first `limit` companies waiting for fresh tokens, in file order, with what the engine recorded of their failure. */
-export function* listWaiting(tx: DbOrTx, engagementId: string, limit: number) {
+export function* listWaiting(tx: Tx, engagementId: string, limit: number) {
   return yield* q.all(
     tx
     .select({
@@ -78,12 +77,12 @@ export function* listWaiting(tx: DbOrTx, engagementId: string, limit: number) {
 }
 
 /** Whether the engagement's hypercare watch is on. */
-export function* isWatching(tx: DbOrTx, engagementId: string): Steps<boolean> {
+export function* isWatching(tx: Tx, engagementId: string): Steps<boolean> {
   return !!(yield* q.get(tx.select({ id: watches.engagementId }).from(watches).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching")))));
 }
 
 /** The engagement's current file: the newest not replaced, or undefined. */
-export function* findCurrentFile(tx: DbOrTx, engagementId: string): Steps<SupplementaryFileRow | undefined> {
+export function* findCurrentFile(tx: Tx, engagementId: string): Steps<SupplementaryFileRow | undefined> {
   return yield* q.get(
     tx
       .select()
@@ -95,7 +94,7 @@ export function* findCurrentFile(tx: DbOrTx, engagementId: string): Steps<Supple
 }
 
 /** Every file of the engagement, newest first, with the people who sent and decided them. */
-export function* listFiles(tx: DbOrTx, engagementId: string) {
+export function* listFiles(tx: Tx, engagementId: string) {
   const rows = yield* q.all(
     tx.select().from(supplementaryFiles).where(eq(supplementaryFiles.engagementId, engagementId)).orderBy(desc(supplementaryFiles.submittedAt), desc(supplementaryFiles.id)),
   );
@@ -105,12 +104,12 @@ export function* listFiles(tx: DbOrTx, engagementId: string) {
   return { rows, people };
 }
 
-export function* insertFile(tx: DbOrTx, values: NewSupplementaryFile): Steps<void> {
+export function* insertFile(tx: Tx, values: NewSupplementaryFile): Steps<void> {
   yield* q.run(tx.insert(supplementaryFiles).values(values));
 }
 
 /** Changes a file's status and who decided it when (and the note when sent back). */
-export function* updateFile(tx: DbOrTx, fileId: string, set: Partial<Pick<SupplementaryFileRow, "status" | "decidedById" | "decidedAt" | "note">>): Steps<Written> {
+export function* updateFile(tx: Tx, fileId: string, set: Partial<Pick<SupplementaryFileRow, "status" | "decidedById" | "decidedAt" | "note">>): Steps<Written> {
   return yield* q.run(tx.update(supplementaryFiles).set(set).where(eq(supplementaryFiles.id, fileId)));
 }
 
@@ -135,7 +134,7 @@ const PG_ROWS_PER_INSERT = 1_000;
  * items are, server/items/insert-items.ts); on PostgreSQL, where each statement is a round trip,
  * in multi-row INSERTs.
  */
-export function* insertRows(tx: DbOrTx, fileId: string, rows: readonly NewRow[]): Steps<void> {
+export function* insertRows(tx: Tx, fileId: string, rows: readonly NewRow[]): Steps<void> {
   if (!rows.length) return;
   if (!is(tx, BaseSQLiteDatabase)) {
     for (let start = 0; start < rows.length; start += PG_ROWS_PER_INSERT) {
@@ -164,7 +163,7 @@ export function* insertRows(tx: DbOrTx, fileId: string, rows: readonly NewRow[])
 }
 
 /** A file's rows in file order with their companies (masks only), the first `limit`. */
-export function* listRows(tx: DbOrTx, fileId: string, limit: number) {
+export function* listRows(tx: Tx, fileId: string, limit: number) {
   return yield* q.all(
     tx
     .select({
@@ -188,7 +187,7 @@ export function* listRows(tx: DbOrTx, fileId: string, limit: number) {
  * and their companies' rows are locked until the transaction ends (FOR UPDATE on PostgreSQL): each
  * company is given its tokens only while it still waits for them, as read here.
  */
-export function* rowsToApply(tx: DbOrTx, fileId: string) {
+export function* rowsToApply(tx: Tx, fileId: string) {
   const rows = yield* q.all(
     forUpdate(
     tx
@@ -213,7 +212,7 @@ export function* rowsToApply(tx: DbOrTx, fileId: string) {
 }
 
 /** Deletes the fresh tokens of a file's rows (all, or those named), keeping the masks; returns how many held some. */
-export function* purgeRows(tx: DbOrTx, fileId: string, at: Date, rowIds?: readonly string[]): Steps<number> {
+export function* purgeRows(tx: Tx, fileId: string, at: Date, rowIds?: readonly string[]): Steps<number> {
   if (rowIds && !rowIds.length) return 0;
   const purged = yield* q.all(
     tx
@@ -227,7 +226,7 @@ export function* purgeRows(tx: DbOrTx, fileId: string, at: Date, rowIds?: readon
 
 /** Gives a company its fresh credentials, sealed for the item, and names the file they came from. */
 export function* giveFreshCredentials(
-  tx: DbOrTx,
+  tx: Tx,
   params: { itemId: string; cipher: string; mask: Record<string, string>; accessTokenExpiresAt: Date | null; fileId: string; now: Date },
 ): Steps<void> {
   yield* q.run(

@@ -5,7 +5,7 @@
  * again, syncs and verifies it — and the fresh tokens are purged once used (whatever the retry's
  * outcome), also after the handover's own purge.
  *
- * SQLite only for now: the worker (createWorker, startBulkRun) and the handover still run on
+ * SQLite only for now: the worker (createMigrationWorker, startBulkRun) and the handover still run on
  * better-sqlite3. The supplementary operations' own concurrency on PostgreSQL is
  * supplementary-races.test.ts's.
  */
@@ -13,7 +13,7 @@ import { until } from "@/server/testing/until";
 import fs from "node:fs";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { auditEvents, migrationItems, migrationRuns, supplementaryRows, users, watches } from "@/db/schema";
+import { auditEvents, mailOutbox, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows, users, watches } from "@/db/schema";
 import type { Actor } from "@/core/accounts/actor";
 import { callerAs } from "@/server/testing/caller";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
@@ -24,7 +24,9 @@ import { createServiceClient } from "@/server/service-client";
 import { engineTestBed } from "../../testing/test-bed";
 import { startBulkRun } from "../bulk/bulk-controls";
 import { DEFAULT_PIPELINE_POLICY, ITEM_TAG, type PipelinePolicy } from "../engine/pipeline";
-import { createWorker, type Worker } from "../engine/worker";
+import { createMigrationWorker, type Worker } from "../migration-worker";
+import { setHypercareDays } from "../watch/last-mile";
+import { getSupplementary } from "./get-supplementary";
 import { submitSupplementaryFile } from "./submit-supplementary-file";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
@@ -37,7 +39,7 @@ afterEach(async () => {
 });
 
 const worker = () => {
-  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
+  const w = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST });
   running.push(w);
   w.start();
   return w;
@@ -171,4 +173,51 @@ describe("a company retried with fresh tokens", () => {
     expect(await purgeEvents(copperleaf.id)).toHaveLength(1);
     expect((await bed.t.db.select().from(supplementaryRows)).every((r) => r.credentialsCipher === null)).toBe(true);
   });
+
+  it("still awaiting review when the hypercare watch ends: its fresh tokens are deleted unused, audited, and the customer told", async () => {
+    const { eng, copperleaf, customer } = await bulkRunDone();
+    const fresh = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "valid")).credentials;
+    const sent = await submitSupplementaryFile(bed.t.database, { ring: TEST_KEY_RING }, customer, { engagementId: eng.engagementId, file: fileFor([{ name: "Copperleaf Cafe", externalRef: "CC-02", credentials: fresh }]) });
+    if (!sent.ok) throw new Error("the file was refused");
+    // Support never reviews it. The handover is confirmed; one day of hypercare watch follows.
+    await setHypercareDays(bed.t.database, bed.people.support, { engagementId: eng.engagementId, days: 1 });
+    await callerAs(bed.t.database, bed.people.support).handover.confirm({ engagementId: eng.engagementId });
+    const w = createMigrationWorker({
+      database: bed.t.database,
+      ring: TEST_KEY_RING,
+      leaseMs: 2_000,
+      idleMs: 50,
+      policy: FAST,
+      watchEveryMs: 100,
+      // The sandbox's clock is the target's: moved on, it ends the hypercare days.
+      sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken },
+      notify: { appUrl: "http://ferry.test", mail: { from: "Ferry <ferry@test>", log: () => {}, keyRing: TEST_KEY_RING } },
+    });
+    running.push(w);
+    w.start();
+    const watchOf = async () => (await bed.t.db.select().from(watches).where(eq(watches.engagementId, eng.engagementId)))[0]!;
+    await until("hypercare begins", watchOf, (x) => x.hypercareEndsAt !== null, 30_000);
+    await bed.sb.control.advanceClock({ days: 2 });
+    await until("the watch ends", watchOf, (x) => x.status === "ended", 30_000);
+
+    const [file] = await bed.t.db.select().from(supplementaryFiles).where(eq(supplementaryFiles.id, sent.fileId));
+    expect(file).toMatchObject({ status: "expired", decidedAt: expect.any(Date) as Date });
+    const rows = await bed.t.db.select().from(supplementaryRows).where(eq(supplementaryRows.fileId, sent.fileId));
+    expect(rows.map((r) => [r.credentialsCipher, r.credentialsPurgedAt !== null])).toEqual([[null, true]]);
+    const expired = await bed.t.db.select().from(auditEvents).where(and(eq(auditEvents.action, "supplementary.expired"), eq(auditEvents.targetId, sent.fileId)));
+    expect(expired.map((e) => e.after)).toEqual([{ fileName: "fresh-tokens.csv", companies: 1 }]);
+    // Nobody may accept it or send it back any more, and the portal says what became of it.
+    const view = await getSupplementary(bed.t.database, customer, eng.engagementId);
+    expect(view.current).toMatchObject({ status: "expired" });
+    await expect(callerAs(bed.t.database, bed.people.support).supplementary.accept({ engagementId: eng.engagementId, fileId: sent.fileId })).rejects.toThrow();
+    // The customer is told, in the watch's final mail.
+    const mails = await until(
+      "the final report's mail",
+      () => bed.t.db.select().from(mailOutbox).where(eq(mailOutbox.to, customer.email)),
+      (m) => m.some((x) => x.subject.includes("hypercare watch has ended")),
+      15_000,
+    );
+    const final = mails.find((x) => x.subject.includes("hypercare watch has ended"))!;
+    expect(final.text).toContain("The fresh tokens sent in fresh-tokens.csv (1 company) were still awaiting review when the watch ended, so they were deleted unused.");
+  }, 120_000);
 });

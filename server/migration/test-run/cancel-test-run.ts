@@ -3,11 +3,11 @@
  * long). The run ends at once; the worker notices at its next lease renewal and lets the company
  * go, keeping what it stored (a later test resumes from there). The checklist is left as it is.
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { findEngagement } from "@/server/engagements/engagement-repository";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { findRun, cancelRunRow, lockRun, type RunRow } from "../engine/run-repository";
 import { TEST_RUN_KINDS, type TestRunKind } from "@/core/migration/states";
 import { isStaff } from "@/core/accounts/roles";
@@ -17,7 +17,7 @@ import { cancelRefusal } from "./rules";
 import { snapshotOf, testChecks, type TestRunOutcome } from "./test-run-report";
 
 /** The run to cancel, refused unless the actor may cancel it now; `lock`: read it with its row locked. */
-function* check(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: string }, lock: boolean): Steps<RunRow> {
+function* check(tx: Tx, actor: Actor, input: { engagementId: string; runId: string }, lock: boolean): Steps<RunRow> {
   const found = lock ? yield* lockRun(tx, input.runId) : yield* findRun(tx, input.runId);
   const run = found && found.engagementId === input.engagementId && (TEST_RUN_KINDS as readonly string[]).includes(found.kind) ? found : undefined;
   // Who may cancel comes first; then a run that is not this engagement's test is not found.

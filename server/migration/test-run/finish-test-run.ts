@@ -6,13 +6,13 @@
  * cascade applies). A rehearsal never changes the checklist. Fenced by the worker's lease: a run
  * cancelled meanwhile is left as it is.
  */
-import type { Database, Steps } from "@/db/database";
+import type { Database, Steps, Tx } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { stepActionAvailability, type StepStates } from "@/server/engagements/checklist";
 import { loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { adviceFor } from "../advice";
 import type { ItemRow } from "../engine/item-repository";
 import type { ItemChecks, StoredError } from "../engine/pipeline";
@@ -21,14 +21,14 @@ import type { TestRunKind } from "@/core/migration/states";
 import { NO_ITEM, snapshotOf, testChecks, type StepEffect, type TestRunOutcome } from "./test-run-report";
 
 /** The person who asked for the run, as the actor of what the run does to the checklist. */
-function* requester(tx: DbOrTx, run: RunRow): Steps<Actor | null> {
+function* requester(tx: Tx, run: RunRow): Steps<Actor | null> {
   const user = run.requestedById ? yield* findUser(tx, run.requestedById) : undefined;
   return user ? { id: user.id, email: "", name: user.name, role: user.role, organizationId: null } : null;
 }
 
 /** Completes step 5 or reopens step 4 where the checklist allows it now; otherwise says why not. */
 function* applyToChecklist(
-  tx: DbOrTx,
+  tx: Tx,
   params: { run: RunRow; eng: EngagementRow; states: StepStates; item: ItemRow | null; outcome: TestRunOutcome; now: Date },
 ): Steps<StepEffect> {
   const { run, eng, states, item, outcome, now } = params;

@@ -3,13 +3,12 @@
  * full — live while it runs, from its stored outcome once it has ended — the companies support
  * may pick for a test, and the controls step 5 offers (rules.ts).
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
 import { toControl } from "@/server/engagements/checklist";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
-import type { DbOrTx } from "@/server/security/audit";
 import { findServiceTarget } from "@/server/targets/targets";
 import { countRealItems, countSearchedRealItems, findItem, searchRealItems } from "../engine/item-repository";
 import type { ItemChecks } from "../engine/pipeline";
@@ -27,7 +26,7 @@ const RUNS_LISTED = 50;
 const isActive = (run: RunRow) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status);
 const outcomeOf = (run: RunRow) => (run.outcome ?? {}) as TestRunOutcome;
 
-function* summary(tx: DbOrTx, run: RunRow, item: { name: string } | undefined): Steps<TestRunSummaryView> {
+function* summary(tx: Tx, run: RunRow, item: { name: string } | undefined): Steps<TestRunSummaryView> {
   const outcome = outcomeOf(run);
   return {
     id: run.id,
@@ -93,7 +92,7 @@ export function getTestRun(database: Database, actor: Actor, input: { engagement
 }
 
 /** One run in full, read inside `readSteps`. */
-function* testRunDetail(tx: DbOrTx, actor: Actor, input: { engagementId: string; runId: string }): Steps<TestRunDetailView> {
+function* testRunDetail(tx: Tx, actor: Actor, input: { engagementId: string; runId: string }): Steps<TestRunDetailView> {
   yield* assertCanView(tx, actor, input.engagementId);
   const run = yield* findRun(tx, input.runId);
   if (!run || run.engagementId !== input.engagementId || !(TEST_RUN_KINDS as readonly string[]).includes(run.kind)) {

@@ -11,10 +11,10 @@
  * checks it first, so a worker that lost the run stores no key, twin or progress beside the new one.
  */
 import { and, asc, eq } from "drizzle-orm";
-import type { Database, Steps } from "@/db/database";
+import type { Database, Steps, Tx } from "@/db/database";
 import { migrationItems } from "@/db/schema";
 import type { SandboxControl } from "@/server/sandbox/controls/control-client";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, type KeyRing } from "@/server/security/secrets";
 import { insertMigrationItems } from "../../items/insert-items";
 import { attachItemToRun, LeaseLostError, platformOf } from "../engine/item-repository";
@@ -42,7 +42,7 @@ const keyContext = (runId: string) => `migration_run:${runId}:sandbox_api_key`;
  * rolls back and nothing of it is stored). Every write of the set-up starts with it, so a worker
  * that lost the run (cancelled, or taken over) never adds twins or progress beside the new owner.
  */
-function* heldRun(tx: DbOrTx, runId: string, owner: string): Steps<RunRow> {
+function* heldRun(tx: Tx, runId: string, owner: string): Steps<RunRow> {
   const run = yield* lockRun(tx, runId);
   if (!run || run.status !== "running" || run.leaseOwner !== owner) throw new LeaseLostError(`rehearsal ${runId}`);
   return run;
@@ -50,7 +50,7 @@ function* heldRun(tx: DbOrTx, runId: string, owner: string): Steps<RunRow> {
 
 /** Stores the set-up's progress in the run's outcome (read and written back with the row locked), fenced by the lease. */
 function* storeProgress(
-  tx: DbOrTx,
+  tx: Tx,
   params: { runId: string; owner: string; now: Date; progress: Pick<TestRunOutcome, "sandboxUrl" | "preparation">; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
 ): Steps<void> {
   const run = yield* heldRun(tx, params.runId, params.owner);

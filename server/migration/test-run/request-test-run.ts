@@ -4,7 +4,7 @@
  * step 5; a worker process takes the run up and makes the calls (worker.ts). Checked before the
  * transaction (a quick refusal) and again inside it, on the rows as they are then.
  */
-import { readSteps, type Database, type Steps } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { refuse } from "@/server/engagements/access";
 import { applyStepAction } from "@/server/engagements/act-on-step";
 import { loadForChange, type EngagementRow } from "@/server/engagements/engagement-repository";
@@ -12,7 +12,7 @@ import { fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget } from "@/server/targets/targets";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { attachItemToRun, countRealItems, findRealItem, pickSmallestItem, type ItemRow } from "../engine/item-repository";
 import { activeRuns, findRun, insertRun, type RunRow } from "../engine/run-repository";
 import { RUN_KINDS, TEST_RUN_KINDS, type TestRunKind } from "@/core/migration/states";
@@ -33,7 +33,7 @@ export type LoadedTestRunContext = TestRunContext & { eng: EngagementRow; runnin
  * engagement row is locked first (loadForChange), so two requests for the same engagement queue
  * and the second sees the run the first queued.
  */
-export function* loadTestRunContext(tx: DbOrTx, actor: Actor, engagementId: string): Steps<LoadedTestRunContext> {
+export function* loadTestRunContext(tx: Tx, actor: Actor, engagementId: string): Steps<LoadedTestRunContext> {
   const { eng, states } = yield* loadForChange(tx, engagementId);
   const runningRun = (yield* activeRuns(tx, eng.id, TEST_RUN_KINDS))[0];
   const target = eng.serviceTargetId ? yield* findServiceTarget(tx, eng.serviceTargetId) : undefined;
@@ -55,7 +55,7 @@ export function* loadTestRunContext(tx: DbOrTx, actor: Actor, engagementId: stri
 }
 
 /** Checks the request against the rules as things stand; returns the company to test. */
-function* check(tx: DbOrTx, actor: Actor, input: TestRunRequest): Steps<{ c: LoadedTestRunContext; item: ItemRow; pickedBy: "support" | "smallest" }> {
+function* check(tx: Tx, actor: Actor, input: TestRunRequest): Steps<{ c: LoadedTestRunContext; item: ItemRow; pickedBy: "support" | "smallest" }> {
   const c = yield* loadTestRunContext(tx, actor, input.engagementId);
   const refusal = testRefusal(input.kind, c);
   if (refusal) refuse(refusal);

@@ -7,7 +7,7 @@
  */
 import { stringify } from "csv-stringify/sync";
 import { asc, count, eq, isNotNull, type SQL } from "drizzle-orm";
-import { q, readSteps, type Database, type Steps } from "@/db/database";
+import { q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { engagements, migrationItems } from "@/db/schema";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
@@ -17,7 +17,7 @@ import { findEngagement, loadForChange, type EngagementRow } from "@/server/enga
 import { AppError } from "@/server/errors";
 import { realItems } from "@/server/items/item-scope";
 import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
-import { writeAudit, type DbOrTx } from "@/server/security/audit";
+import { writeAudit } from "@/server/security/audit";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import type { Refusal } from "@/server/engagements/checklist";
@@ -42,7 +42,7 @@ const pendingColumns = {
 };
 
 /** The companies waiting for their end customers, in file order (the first `limit`, or all). */
-function* pendingRows(tx: DbOrTx, engagementId: string, limit?: number): Steps<ReconnectRowView[]> {
+function* pendingRows(tx: Tx, engagementId: string, limit?: number): Steps<ReconnectRowView[]> {
   const query = tx.select(pendingColumns).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))).orderBy(asc(migrationItems.position));
   const rows = yield* q.all(limit ? query.limit(limit) : query);
   return rows.map((r) => ({
@@ -77,7 +77,7 @@ function daysRefusal(actor: Actor, status: string, watchEnded: boolean): Refusal
 const allowedOf = (r: Refusal | null) => ({ allowed: r === null, reason: r && !r.ok ? r.reason : null });
 
 /** The engagement for the viewer (read, not locked): NOT_FOUND for an unknown one and for another organisation's. */
-function* viewedEngagement(tx: DbOrTx, actor: Actor, engagementId: string): Steps<EngagementRow> {
+function* viewedEngagement(tx: Tx, actor: Actor, engagementId: string): Steps<EngagementRow> {
   const eng = yield* findEngagement(tx, engagementId);
   if (!eng) throw new AppError("NOT_FOUND", "No engagement with that id.");
   assertOrganization(actor, eng.organizationId);
@@ -85,7 +85,7 @@ function* viewedEngagement(tx: DbOrTx, actor: Actor, engagementId: string): Step
 }
 
 /** A count of the engagement's real companies matching `where` (a number on both databases: drizzle's count() maps PostgreSQL's bigint). */
-function* countReal(tx: DbOrTx, engagementId: string, ...where: SQL[]): Steps<number> {
+function* countReal(tx: Tx, engagementId: string, ...where: SQL[]): Steps<number> {
   return (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, ...where))))?.n ?? 0;
 }
 
@@ -140,7 +140,7 @@ export async function getLastMile(database: Database, actor: Actor, engagementId
 }
 
 /** Support's "check now", decided on the watch as it is (the engagement's row locked inside a transaction). */
-function* checkNowStep(tx: DbOrTx, actor: Actor, engagementId: string): Steps<string> {
+function* checkNowStep(tx: Tx, actor: Actor, engagementId: string): Steps<string> {
   const { eng } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
   const watch = yield* findWatch(tx, eng.id);
@@ -162,7 +162,7 @@ export async function checkWatchNow(database: Database, actor: Actor, input: { e
 }
 
 /** Support's change of the hypercare days, decided on the engagement and its watch as they are. */
-function* hypercareDaysStep(tx: DbOrTx, actor: Actor, engagementId: string) {
+function* hypercareDaysStep(tx: Tx, actor: Actor, engagementId: string) {
   const { eng } = yield* loadForChange(tx, engagementId);
   assertOrganization(actor, eng.organizationId);
   const watch = yield* findWatch(tx, eng.id);

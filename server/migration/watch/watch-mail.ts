@@ -57,7 +57,18 @@ export async function mailDrops(
 export async function mailWatchEnded(
   database: Database,
   deps: WatchMailDeps,
-  params: { engagementId: string; days: number; checks: number; requests: number; drops: number; reconnections: number; verified: number; pending: readonly { name: string; linkUrl: string | null }[] },
+  params: {
+    engagementId: string;
+    days: number;
+    checks: number;
+    requests: number;
+    drops: number;
+    reconnections: number;
+    verified: number;
+    pending: readonly { name: string; linkUrl: string | null }[];
+    /** A file of fresh tokens still awaiting review, deleted unused as the watch ended. */
+    expired: { fileName: string; companies: number } | null;
+  },
 ): Promise<void> {
   const who = await everyone(database, params.engagementId);
   if (!who) return;
@@ -73,6 +84,12 @@ export async function mailWatchEnded(
         params.pending.length
           ? `${companiesText(params.pending.length)} still ${plural(params.pending.length, { one: "waits for its end customer; Ferry no longer watches it", other: "wait for their end customers; Ferry no longer watches them" })}:\n${params.pending.map((c) => `- ${c.name}: ${c.linkUrl ?? "no link"}`).join("\n")}`
           : "No company waits for its end customer.",
+        ...(params.expired
+          ? [
+              "",
+              `The fresh tokens sent in ${params.expired.fileName} (${companiesText(params.expired.companies)}) were still awaiting review when the watch ended, so they were deleted unused.`,
+            ]
+          : []),
         "",
         `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,
       ].join("\n"),

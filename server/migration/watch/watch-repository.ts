@@ -5,8 +5,7 @@
  */
 import { and, count, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { engagements, handovers, migrationItems, watches } from "@/db/schema";
-import { forUpdate, q, type Steps } from "@/db/database";
-import type { DbOrTx } from "@/server/security/audit";
+import { forUpdate, q, type Steps, type Tx } from "@/db/database";
 import { realItems } from "@/server/items/item-scope";
 import { ASKED_FOR, type WatchedItem } from "./watch-rules";
 
@@ -16,7 +15,7 @@ export type WatchRow = typeof watches.$inferSelect;
 export const TOKEN_FAILURE_KINDS = ["reauthorization_required", "auth_error_during_sync"] as const;
 
 /** The engagement's watch, if one was started. */
-export function* findWatch(tx: DbOrTx, engagementId: string): Steps<WatchRow | undefined> {
+export function* findWatch(tx: Tx, engagementId: string): Steps<WatchRow | undefined> {
   return yield* q.get(tx.select().from(watches).where(eq(watches.engagementId, engagementId)));
 }
 
@@ -25,7 +24,7 @@ export function* findWatch(tx: DbOrTx, engagementId: string): Steps<WatchRow | u
  * PostgreSQL): a check's writes read its lease here, so no other worker can take the watch
  * (claimWatch waits on the row) between that reading and the check's record.
  */
-export function* lockWatch(tx: DbOrTx, engagementId: string): Steps<WatchRow | undefined> {
+export function* lockWatch(tx: Tx, engagementId: string): Steps<WatchRow | undefined> {
   return yield* q.get(forUpdate(tx.select().from(watches).where(eq(watches.engagementId, engagementId))));
 }
 
@@ -33,7 +32,7 @@ export function* lockWatch(tx: DbOrTx, engagementId: string): Steps<WatchRow | u
  * The states of the watched companies a check is about to change, their rows locked until the
  * transaction ends: what the listing found is applied only to companies still as the check read them.
  */
-export function* lockItemStates(tx: DbOrTx, itemIds: readonly string[]): Steps<Map<string, string>> {
+export function* lockItemStates(tx: Tx, itemIds: readonly string[]): Steps<Map<string, string>> {
   if (!itemIds.length) return new Map();
   const rows = yield* q.all(forUpdate(tx.select({ id: migrationItems.id, state: migrationItems.state }).from(migrationItems).where(inArray(migrationItems.id, [...itemIds]))));
   return new Map(rows.map((r) => [r.id, r.state]));
@@ -43,7 +42,7 @@ export function* lockItemStates(tx: DbOrTx, itemIds: readonly string[]): Steps<M
  * Starts the engagement's watch (or wakes an ended one) with a check due at once; the worker that
  * takes it sets its clock. A watch that runs already is only made due now when `dueNow`.
  */
-export function* ensureWatch(tx: DbOrTx, params: { engagementId: string; now: Date; dueNow?: boolean }): Steps<void> {
+export function* ensureWatch(tx: Tx, params: { engagementId: string; now: Date; dueNow?: boolean }): Steps<void> {
   const existing = yield* findWatch(tx, params.engagementId);
   if (!existing) {
     // Callers hold the engagement's row locked, so two of them cannot both find no watch; the
@@ -61,7 +60,7 @@ export function* ensureWatch(tx: DbOrTx, params: { engagementId: string; now: Da
  * refused during its sync) is handed to its end customer — `reconnect_pending` with its Link URL —
  * and the watch starts. Returns how many were handed over.
  */
-export function* handToEndCustomers(tx: DbOrTx, params: { engagementId: string; now: Date }): Steps<number> {
+export function* handToEndCustomers(tx: Tx, params: { engagementId: string; now: Date }): Steps<number> {
   const failedOnTokens = and(
     eq(migrationItems.state, "failed"),
     // `->>` reads a JSON column's key as text alike on SQLite (3.38 and later) and PostgreSQL's jsonb.
@@ -79,13 +78,13 @@ export function* handToEndCustomers(tx: DbOrTx, params: { engagementId: string; 
 }
 
 /** Real companies waiting for their end customers. */
-export function* countPending(tx: DbOrTx, engagementId: string): Steps<number> {
+export function* countPending(tx: Tx, engagementId: string): Steps<number> {
   const row = yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))));
   return Number(row?.n ?? 0);
 }
 
 /** Watches that may be checked now by some worker: watching, with no live lease. */
-export function* watchesToConsider(tx: DbOrTx, now: Date): Steps<WatchRow[]> {
+export function* watchesToConsider(tx: Tx, now: Date): Steps<WatchRow[]> {
   return yield* q.all(
     tx
       .select()
@@ -98,7 +97,7 @@ export function* watchesToConsider(tx: DbOrTx, now: Date): Steps<WatchRow[]> {
  * Takes a watch for one check, if no other worker took or checked it since it was read (its next
  * check is still the one read): one atomic statement.
  */
-export function* claimWatch(tx: DbOrTx, params: { engagementId: string; owner: string; leaseMs: number; now: Date; nextCheckAt: Date }): Steps<boolean> {
+export function* claimWatch(tx: Tx, params: { engagementId: string; owner: string; leaseMs: number; now: Date; nextCheckAt: Date }): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
       .update(watches)
@@ -116,7 +115,7 @@ export function* claimWatch(tx: DbOrTx, params: { engagementId: string; owner: s
 }
 
 /** Keeps a watch's lease while its check goes on. */
-export function* renewWatchLease(tx: DbOrTx, params: { engagementId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
+export function* renewWatchLease(tx: Tx, params: { engagementId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
       .update(watches)
@@ -127,7 +126,7 @@ export function* renewWatchLease(tx: DbOrTx, params: { engagementId: string; own
 }
 
 /** Lets a watch go without a check (e.g. the worker stops). */
-export function* releaseWatch(tx: DbOrTx, params: { engagementId: string; owner: string }): Steps<void> {
+export function* releaseWatch(tx: Tx, params: { engagementId: string; owner: string }): Steps<void> {
   yield* q.run(
     tx
       .update(watches)
@@ -137,7 +136,7 @@ export function* releaseWatch(tx: DbOrTx, params: { engagementId: string; owner:
 }
 
 /** The companies a check looks at: the engagement's real companies waiting for their end customers, and the migrated ones (or only those in `states`). */
-export function* watchedItems(tx: DbOrTx, engagementId: string, states: readonly WatchedItem["state"][] = WATCHED_STATES): Steps<WatchedItem[]> {
+export function* watchedItems(tx: Tx, engagementId: string, states: readonly WatchedItem["state"][] = WATCHED_STATES): Steps<WatchedItem[]> {
   const rows = yield* q.all(
     tx
     .select({
@@ -157,7 +156,7 @@ export function* watchedItems(tx: DbOrTx, engagementId: string, states: readonly
 const WATCHED_STATES: readonly WatchedItem["state"][] = ["reconnect_pending", "verified"];
 
 /** How many companies the watch looks after, and how many of them are migrated, without loading them (a check between listings loads only the waiting ones). */
-export function* watchedCounts(tx: DbOrTx, engagementId: string): Steps<{ companies: number; verified: number }> {
+export function* watchedCounts(tx: Tx, engagementId: string): Steps<{ companies: number; verified: number }> {
   const rows = yield* q.all(
     tx
       .select({ state: migrationItems.state, n: count() })
@@ -170,7 +169,7 @@ export function* watchedCounts(tx: DbOrTx, engagementId: string): Steps<{ compan
 
 /** What the check found, stored on the watch: counters, the next check, the failure (or none). */
 export function* recordCheck(
-  tx: DbOrTx,
+  tx: Tx,
   params: {
     engagementId: string;
     owner: string;
@@ -209,18 +208,18 @@ export function* recordCheck(
 }
 
 /** Ends the watch (its final report is the caller's audit event and mail). */
-export function* endWatch(tx: DbOrTx, params: { engagementId: string; at: Date }): Steps<void> {
+export function* endWatch(tx: Tx, params: { engagementId: string; at: Date }): Steps<void> {
   yield* q.run(tx.update(watches).set({ status: "ended", endedAt: params.at, leaseOwner: null, leaseExpiresAt: null }).where(eq(watches.engagementId, params.engagementId)));
 }
 
 /** Support asks for a check now (the next time a worker looks). */
-export function* makeWatchDue(tx: DbOrTx, engagementId: string): Steps<boolean> {
+export function* makeWatchDue(tx: Tx, engagementId: string): Steps<boolean> {
   const { changes } = yield* q.run(tx.update(watches).set({ nextCheckAt: ASKED_FOR }).where(and(eq(watches.engagementId, engagementId), eq(watches.status, "watching"))));
   return changes > 0;
 }
 
 /** Moves the end of the hypercare days (their number changed) and makes a check due, so an end now past ends the watch at once. */
-export function* moveHypercareEnd(tx: DbOrTx, params: { engagementId: string; endsAt: Date }): Steps<void> {
+export function* moveHypercareEnd(tx: Tx, params: { engagementId: string; endsAt: Date }): Steps<void> {
   yield* q.run(
     tx
       .update(watches)
@@ -230,12 +229,12 @@ export function* moveHypercareEnd(tx: DbOrTx, params: { engagementId: string; en
 }
 
 /** The company found linked again: it goes on with that connection (the bulk run syncs and verifies it). */
-export function* setReconnectedConnection(tx: DbOrTx, params: { itemId: string; connectionId: string }): Steps<void> {
+export function* setReconnectedConnection(tx: Tx, params: { itemId: string; connectionId: string }): Steps<void> {
   yield* q.run(tx.update(migrationItems).set({ connectionId: params.connectionId }).where(eq(migrationItems.id, params.itemId)));
 }
 
 /** A migrated company whose connection dropped: back in its end customer's hands, with the platform's words. */
-export function* markDropped(tx: DbOrTx, params: { itemId: string; reason: string; now: Date }): Steps<void> {
+export function* markDropped(tx: Tx, params: { itemId: string; reason: string; now: Date }): Steps<void> {
   yield* q.run(
     tx
       .update(migrationItems)
@@ -245,19 +244,19 @@ export function* markDropped(tx: DbOrTx, params: { itemId: string; reason: strin
 }
 
 /** Link URLs the listing told. */
-export function* storeLinkUrls(tx: DbOrTx, links: readonly { itemId: string; linkUrl: string }[]): Steps<void> {
+export function* storeLinkUrls(tx: Tx, links: readonly { itemId: string; linkUrl: string }[]): Steps<void> {
   for (const l of links) yield* q.run(tx.update(migrationItems).set({ linkUrl: l.linkUrl }).where(eq(migrationItems.id, l.itemId)));
 }
 
 /** The handover as the watch needs it (produced, and when), and the engagement's hypercare days. */
-export function* hypercareOf(tx: DbOrTx, engagementId: string): Steps<{ producedAt: Date | null; days: number }> {
+export function* hypercareOf(tx: Tx, engagementId: string): Steps<{ producedAt: Date | null; days: number }> {
   const h = yield* q.get(tx.select({ at: handovers.confirmedAt }).from(handovers).where(eq(handovers.engagementId, engagementId)));
   const e = yield* q.get(tx.select({ days: engagements.hypercareDays }).from(engagements).where(eq(engagements.id, engagementId)));
   return { producedAt: h?.at ?? null, days: e?.days ?? 7 };
 }
 
 /** Real companies per state of interest for the final report. */
-export function* finalTally(tx: DbOrTx, engagementId: string): Steps<{ verified: number; pending: number }> {
+export function* finalTally(tx: Tx, engagementId: string): Steps<{ verified: number; pending: number }> {
   const rows = yield* q.all(
     tx
       .select({ state: migrationItems.state, n: count() })

@@ -6,7 +6,8 @@
  * moved day by day) finds a dropped connection, tells everyone, and ends with its final report.
  * On both databases; the watch's own concurrency on PostgreSQL is watcher-races.test.ts's.
  *
- * Runs on both databases (@both-databases): the watch's repository and its lease.
+ * Runs on both databases: the watch's repository and its lease.
+ * @module-tag both-databases
  */
 import { until } from "@/server/testing/until";
 import { and, eq, like } from "drizzle-orm";
@@ -19,7 +20,7 @@ import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { engineTestBed } from "@/server/testing/test-bed";
 import { startBulkRun } from "../bulk/bulk-controls";
 import { DEFAULT_PIPELINE_POLICY, ENGAGEMENT_TAG, type PipelinePolicy } from "../engine/pipeline";
-import { createWorker, type Worker } from "../engine/worker";
+import { createMigrationWorker, type Worker } from "../migration-worker";
 import { confirmHandover } from "../handover/confirm-handover";
 import { checkWatchNow, getLastMile, reconnectLinksCsv, setHypercareDays } from "./last-mile";
 import { watchedCounts, watchedItems } from "./watch-repository";
@@ -34,7 +35,7 @@ afterEach(async () => {
 });
 
 const worker = () => {
-  const w = createWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, watchEveryMs: 100, notify: notify(), sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken } });
+  const w = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, watchEveryMs: 100, notify: notify(), sandbox: { url: bed.sb.url, adminToken: bed.sb.adminToken } });
   running.push(w);
   return w;
 };

@@ -7,7 +7,8 @@
  * customer who has linked it again. On PostgreSQL the test holds the watch's row until both
  * workers' claims wait on it, so they contend for real.
  *
- * Runs on both databases (@both-databases): the watch's lease held and taken over by workers at once.
+ * Runs on both databases: the watch's lease held and taken over by workers at once.
+ * @module-tag both-databases
  */
 import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";

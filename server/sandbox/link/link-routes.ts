@@ -22,7 +22,7 @@ import { consentToConnection, consentToNewConnection, type ConsentResult } from 
 import { platformOf } from "../simulators/profiles";
 import { settleDue } from "../simulators/settle";
 import type { CompanyRow, ConnectionRow } from "../store/store";
-import { checkLinkNonce, makeLinkNonce } from "./link-nonce";
+import { checkLinkNonce, LINK_NONCE_LIFETIME_MS, makeLinkNonce } from "./link-nonce";
 import { companyLinkPage, messageLinkPage, platformBadgeSvg, type LinkConnectionView } from "./link-pages";
 
 export type LinkResponse = {
@@ -122,10 +122,40 @@ function renderCompany(ctx: LinkContext, company: CompanyRow, extra: { only?: st
   );
 }
 
-/** Reads the form; null when the page's nonce is missing, stale or not this company's. */
+/**
+ * Whether a Connect comes from another site, as Ferry's own forms judge it: a browser's
+ * Sec-Fetch-Site must say same-origin, or its Origin must be this sandbox's (the address the
+ * browser asked, or SANDBOX_URL's); a client that sends neither (no browser) passes.
+ */
+export function crossSiteConnect(req: IncomingMessage, publicUrl: string): boolean {
+  const site = req.headers["sec-fetch-site"];
+  if (site === "same-origin") return false;
+  const origin = req.headers.origin;
+  if (origin) {
+    if (origin === "null") return true;
+    try {
+      const host = new URL(origin).host;
+      return host !== req.headers.host && origin !== new URL(publicUrl).origin;
+    } catch {
+      return true;
+    }
+  }
+  return site !== undefined;
+}
+
+/**
+ * Reads the form; null when it came from another site, or its page's nonce is missing, stale, not
+ * this company's or already used (each page's Connect works once: a replayed post changes nothing).
+ */
 async function verifiedForm(ctx: LinkContext, company: CompanyRow): Promise<URLSearchParams | null> {
+  if (crossSiteConnect(ctx.req, ctx.app.publicUrl)) return null;
   const form = new URLSearchParams((await readBody(ctx.req, "PublicApi")).toString("utf8"));
-  return checkLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id, nonce: form.get("nonce") }) ? form : null;
+  const nonce = form.get("nonce");
+  const realNow = Date.now();
+  if (!nonce || !checkLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id, nonce, now: realNow })) return null;
+  const { linkNonces } = ctx.app.store;
+  linkNonces.prune(realNow - LINK_NONCE_LIFETIME_MS - 60_000);
+  return linkNonces.use(nonce, realNow) ? form : null;
 }
 
 function expired(app: SandboxApp, company: CompanyRow): LinkResponse {
@@ -134,7 +164,7 @@ function expired(app: SandboxApp, company: CompanyRow): LinkResponse {
     messageLinkPage({
       heading: "This page has expired",
       paragraphs: [
-        "Connect was pressed on a page that is too old or did not come from this site, so nothing was changed.",
+        "Connect was pressed on a page that is too old, was already used, or did not come from this site, so nothing was changed.",
         "Open the page again and press Connect there.",
       ],
       back: { href: companyHref(app, company.id), text: `Open ${company.name}'s page again` },

@@ -34,10 +34,10 @@ async function open(url: string): Promise<Page> {
 }
 
 /** Submits a page's form as a browser would (urlencoded), without following the redirect. */
-async function submit(action: string, fields: Record<string, string>): Promise<Page> {
+async function submit(action: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
   const response = await fetch(`${origin()}${action}`, {
     method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
     body: new URLSearchParams(fields).toString(),
     redirect: "manual",
   });
@@ -241,6 +241,39 @@ describe("Connect: the end customer's consent", () => {
     expect((await connectionJson(companyId, connectionId)).status).toBe("Deauthorized");
   });
 
+  it("a page's nonce works once: a replayed Connect changes nothing", async () => {
+    const companyId = await createCompany(sb, apiKey, "Replayed Ltd");
+    const page = await open(`/codat/link/company/${companyId}`);
+    const nonce = decode(/name="nonce" value="([^"]+)"/.exec(page.html)?.[1] ?? "");
+    const action = `/codat/link/company/${companyId}/connect`;
+    expect((await submit(action, { nonce, platformKey: "fztf" })).status).toBe(303);
+    // The same post again (commerce allows several connections: a second one would be made).
+    const replayed = await submit(action, { nonce, platformKey: "fztf" });
+    expect(replayed.status).toBe(403);
+    expect(replayed.html).toContain("<h1>This page has expired</h1>");
+    expect(replayed.html).toContain("already used");
+    const connections = await call(sb, { path: `/companies/${companyId}/connections`, apiKey });
+    expect((connections.json as { results: ConnectionJson[] }).results).toHaveLength(1);
+  });
+
+  it("refuses a Connect from another site by its Origin or Sec-Fetch-Site, as Ferry's own forms do", async () => {
+    const companyId = await createCompany(sb, apiKey, "Cross Site Ltd");
+    const action = `/codat/link/company/${companyId}/connect`;
+    const freshNonce = async () => decode(/name="nonce" value="([^"]+)"/.exec((await open(`/codat/link/company/${companyId}`)).html)?.[1] ?? "");
+    for (const headers of [{ Origin: "https://evil.example" }, { Origin: "null" }, { "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site", Origin: "http://other.localhost:4010" }] as Record<string, string>[]) {
+      const refused = await submit(action, { nonce: await freshNonce(), platformKey: "fztf" }, headers);
+      expect([headers, refused.status]).toEqual([headers, 403]);
+      expect(refused.html).toContain("did not come from this site");
+    }
+    expect(((await call(sb, { path: `/companies/${companyId}/connections`, apiKey })).json as { results: ConnectionJson[] }).results).toHaveLength(0);
+    // The sandbox's own pages: its origin, or a browser's same-origin (a company each: a Linked one shows no form).
+    expect((await submit(action, { nonce: await freshNonce(), platformKey: "fztf" }, { Origin: origin() })).status).toBe(303);
+    const second = await createCompany(sb, apiKey, "Same Origin Ltd");
+    const page = await open(`/codat/link/company/${second}`);
+    const nonce = decode(/name="nonce" value="([^"]+)"/.exec(page.html)?.[1] ?? "");
+    expect((await submit(`/codat/link/company/${second}/connect`, { nonce, platformKey: "fztf" }, { "Sec-Fetch-Site": "same-origin" })).status).toBe(303);
+  });
+
   it("a nonce is good for two hours of real time, whatever the sandbox clock does", async () => {
     const { companyId, connectionId } = await rotatedCompany("rwuv", "Slow Reader");
     const [form] = forms((await open(`/codat/link/company/${companyId}`)).html);
@@ -269,11 +302,13 @@ describe("Connect: the end customer's consent", () => {
     expect(none.status).toBe(400);
     expect(none.html).toContain('<fieldset aria-describedby="choice-problem">');
     expect(none.html).toContain('<p class="problem" id="choice-problem">Choose the platform that holds your books, then press Connect.</p>');
-    const unknown = await submit(action, { nonce, platformKey: "gbol" });
+    // Each page's nonce works once: the page shown again carries a new one.
+    const nonceOf = (html: string) => decode(/name="nonce" value="([^"]+)"/.exec(html)?.[1] ?? "");
+    const unknown = await submit(action, { nonce: nonceOf(none.html), platformKey: "gbol" });
     expect(unknown.status).toBe(400);
     expect(unknown.html).toContain("The sandbox does not simulate the platform &quot;gbol&quot;");
 
-    const chosen = await submit(action, { nonce, platformKey: "vxvy" });
+    const chosen = await submit(action, { nonce: nonceOf(unknown.html), platformKey: "vxvy" });
     expect(chosen.status).toBe(303);
     const connections = await call(sb, { path: `/companies/${companyId}/connections`, apiKey });
     const [connection] = (connections.json as { results: ConnectionJson[] }).results;

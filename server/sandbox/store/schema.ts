@@ -171,6 +171,14 @@ const MIGRATIONS: readonly string[] = [
   -- 'timed' on the sandbox clock, 'instant' (over when queued) or 'held' (Fetching until released).
   ALTER TABLE clients ADD COLUMN syncs TEXT NOT NULL DEFAULT 'timed' CHECK (syncs IN ('timed', 'instant', 'held'));
   `,
+  // Link pages' nonces once used (a Connect may be sent once per page), kept for their lifetime.
+  `
+  CREATE TABLE used_link_nonces (
+    nonce TEXT PRIMARY KEY,
+    used_at INTEGER NOT NULL
+  );
+  CREATE INDEX used_link_nonces_used_at ON used_link_nonces (used_at);
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */
@@ -194,6 +202,7 @@ export function migrate(db: Database.Database): void {
 
 /** Tables emptied by the reset control (meta is handled separately: some keys survive a reset). */
 export const DATA_TABLES = [
+  "used_link_nonces",
   "quota_usage",
   "connection_drops",
   "push_operations",

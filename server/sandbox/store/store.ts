@@ -11,6 +11,7 @@ import { createCompaniesTable } from "./companies-table";
 import { createConnectionsTable } from "./connections-table";
 import { createDropsTable } from "./drops-table";
 import { createMetaTable } from "./meta-table";
+import { createLinkNoncesTable } from "./link-nonces-table";
 import { createPullsTable } from "./pulls-table";
 import { createPushesTable } from "./pushes-table";
 import { createQuotaUsageTable } from "./quota-usage-table";
@@ -109,6 +110,7 @@ export function openStore(file: string) {
     pulls,
     pushes,
     drops: createDropsTable(db),
+    linkNonces: createLinkNoncesTable(db),
     syncSettings,
     quotaUsage: createQuotaUsageTable(db),
     wipe,

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { requireAdmin } from "@/app/(console)/console-access";
 import Link from "next/link";
 import { PageHeader } from "@/app/_components/ui";
 import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
@@ -7,6 +8,7 @@ import { Invitations } from "./invitations";
 export const metadata: Metadata = { title: "Invitations" };
 
 export default async function InvitationsPage() {
+  await requireAdmin();
   const queryClient = getQueryClient();
   await Promise.all([
     queryClient.prefetchQuery(trpc.invitations.list.queryOptions()),

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { requireAdmin } from "@/app/(console)/console-access";
 import { PageHeader } from "@/app/_components/ui";
 import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { ServiceTargets } from "./targets";
@@ -6,6 +7,7 @@ import { ServiceTargets } from "./targets";
 export const metadata: Metadata = { title: "Service targets" };
 
 export default async function ServiceTargetsPage() {
+  await requireAdmin();
   await getQueryClient().prefetchQuery(trpc.targets.list.queryOptions());
   return (
     <HydrateClient>

@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
+import { requireAdmin } from "@/app/(console)/console-access";
 import { PageHeader } from "@/app/_components/ui";
-import { getQueryClient, getViewer, HydrateClient, trpc } from "@/app/_trpc/server";
+import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { UserTable } from "./user-table";
 
 export const metadata: Metadata = { title: "Users" };
 
 export default async function UsersPage() {
-  const viewer = await getViewer();
+  const viewer = await requireAdmin();
   await getQueryClient().prefetchQuery(trpc.users.list.queryOptions());
   return (
     <HydrateClient>
@@ -14,7 +15,7 @@ export default async function UsersPage() {
         title="Users"
         description="Staff and customer users. A deactivated user is signed out at their next request and cannot sign in."
       />
-      <UserTable viewerId={viewer?.id ?? ""} />
+      <UserTable viewerId={viewer.id} />
     </HydrateClient>
   );
 }

@@ -154,6 +154,8 @@ function TargetDialog({ engagement, onClose }: { engagement: EngagementDetail; o
     }),
   );
   const current = choices.data?.current ?? null;
+  // Support's explicit choice, for when companies already exist on the current target (the server refuses otherwise, saying so).
+  const [startOver, setStartOver] = useState(false);
   return (
     <ChoiceDialog
       onClose={onClose}
@@ -168,8 +170,16 @@ function TargetDialog({ engagement, onClose }: { engagement: EngagementDetail; o
       options={choices.data?.options.map((t) => ({ value: t.id, label: t.builtIn ? `${t.name} — built-in sandbox (${t.baseUrl})` : `${t.name} — ${t.baseUrl} (key ${t.apiKeyMasked})` })) ?? []}
       saveLabel="Save target"
       pending={assign.isPending}
-      save={(serviceTargetId) => assign.mutateAsync({ engagementId: engagement.id, serviceTargetId })}
-    />
+      save={(serviceTargetId) => assign.mutateAsync({ engagementId: engagement.id, serviceTargetId, startOver })}
+    >
+      <label className="flex items-start gap-2 text-sm text-slate-700">
+        <input type="checkbox" className="mt-1 size-4" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} />
+        <span>
+          Start over on the new target the companies already made on the current one (their old ids are kept in their history, the single-company test runs again, and the
+          customer is told).
+        </span>
+      </label>
+    </ChoiceDialog>
   );
 }
 
@@ -191,6 +201,8 @@ function ChoiceDialog(props: {
   saveLabel: string;
   pending: boolean;
   save: (value: string) => Promise<unknown>;
+  /** More of the form, below the field (e.g. an option of the change). */
+  children?: ReactNode;
 }) {
   const form = useZodForm(ZChoice, { defaultValues: { value: props.initial } });
   const onSubmit = form.handleSubmit(async ({ value }) => {
@@ -220,6 +232,7 @@ function ChoiceDialog(props: {
             </Select>
           )}
         </Field>
+        {props.children}
         <DialogActions>
           <Button variant="secondary" onClick={props.onClose}>
             Cancel

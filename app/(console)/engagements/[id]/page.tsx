@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { requireStaff } from "@/app/(console)/console-access";
 import { cache } from "react";
 import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
 import { prefetchSection } from "@/app/_trpc/prefetch-section";
@@ -12,12 +13,14 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  await requireStaff();
   const { id } = await params;
   const found = await loadEngagement(id).catch(() => null);
   return { title: found ? `${found.reference} · ${found.organization.name}` : "Engagement" };
 }
 
 export default async function EngagementPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
+  await requireStaff();
   const { id } = await params;
   const engagementId = id;
   const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));

@@ -1,13 +1,14 @@
 import type { Metadata } from "next";
+import { requireStaff } from "@/app/(console)/console-access";
 import Link from "next/link";
 import { PageHeader } from "@/app/_components/ui";
-import { getQueryClient, getViewer, HydrateClient, trpc } from "@/app/_trpc/server";
+import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { NewEngagementForm } from "./new-engagement-form";
 
 export const metadata: Metadata = { title: "New engagement" };
 
 export default async function NewEngagementPage() {
-  const viewer = await getViewer();
+  const viewer = await requireStaff();
   const queryClient = getQueryClient();
   await Promise.all([
     queryClient.prefetchQuery(trpc.organizations.list.queryOptions()),
@@ -25,7 +26,7 @@ export default async function NewEngagementPage() {
         title="New engagement"
         description="Open a managed migration for a customer organisation on one of the six managed platforms."
       />
-      <NewEngagementForm viewerId={viewer?.id ?? ""} />
+      <NewEngagementForm viewerId={viewer.id} />
     </HydrateClient>
   );
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { requireStaff } from "@/app/(console)/console-access";
 import { HandoverReport, reportPart } from "@/app/_components/handover/handover-report";
 import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
 import { getCaller } from "@/app/_trpc/server";
@@ -10,6 +11,7 @@ export const metadata: Metadata = { title: "Handover report" };
 
 /** The printable handover report, for staff. */
 export default async function ConsoleHandoverReportPage({ params, searchParams }: Props) {
+  await requireStaff();
   const { id: engagementId } = await params;
   const part = reportPart((await searchParams).part);
   const caller = await getCaller();

@@ -74,6 +74,12 @@ function FileStatus({ file }: { file: SupplementaryFileView }) {
           <p className="mt-1">{what} The tokens in it were deleted.</p>
         </Notice>
       );
+    case "expired":
+      return (
+        <Notice tone="info" title="Deleted unreviewed: the hypercare watch ended first">
+          {what} The watch ended before support reviewed the file, so its fresh tokens were deleted unused.
+        </Notice>
+      );
     case "replaced":
       return null;
     default: {

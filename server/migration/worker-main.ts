@@ -3,7 +3,7 @@
  * of its own, beside the web app, on the same database: PostgreSQL when DATABASE_URL names one
  * (workers on any number of machines), else SQLite in WAL mode at DATABASE_FILE (workers on this
  * machine), migrated first (on PostgreSQL once across processes starting together). Any number
- * may run at once: each claims its work with a lease (see worker.ts). Stops cleanly on
+ * may run at once: each claims its work with a lease (see engine/worker.ts). Stops cleanly on
  * SIGINT/SIGTERM, releasing its leases so another worker carries on at once, then closes the
  * database.
  *
@@ -17,8 +17,8 @@ import { appConfig } from "@/server/config";
 import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
 import { logSafe } from "@/server/security/log-safe";
-import { purgeDueCredentials } from "../handover/purge-credentials";
-import { createWorker, machineIdOf } from "./worker";
+import { purgeDueCredentials } from "./handover/purge-credentials";
+import { createMigrationWorker, machineIdOf } from "./migration-worker";
 import { companiesText, countOf, daysText } from "@/core/words";
 
 /** How often the worker looks for credentials due for the automatic purge. */
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const e = env();
   const config = appConfig();
   const database = await readyDatabase();
-  const worker = createWorker({
+  const worker = createMigrationWorker({
     database,
     ring: appKeyRing(),
     sandbox: e.SANDBOX_ADMIN_TOKEN ? { url: e.SANDBOX_URL, adminToken: e.SANDBOX_ADMIN_TOKEN } : null,

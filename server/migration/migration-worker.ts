@@ -1,0 +1,31 @@
+/**
+ * Ferry's migration worker: the engine's loop (engine/worker.ts) with the kinds of work registered
+ * that it carries out — the single-company test and its rehearsal (test-run/), the bulk run
+ * (bulk/), and the hypercare watch beside them (watch/). The one place that knows them all; the
+ * worker process (worker-main.ts), the demo seed, benches and tests make their workers here.
+ */
+import { bulkWork, type BulkWorkOptions } from "./bulk/bulk-work";
+import { createWorker, type Worker, type WorkerOptions } from "./engine/worker";
+import { testRunWork } from "./test-run/test-run-work";
+import { watchWork } from "./watch/watch-work";
+
+export { WATCH } from "./watch/watch-work";
+export { machineIdOf, type Worker } from "./engine/worker";
+
+export type MigrationWorkerOptions = Omit<WorkerOptions, "work" | "periodic"> & {
+  /** The bulk run's own intervals and size (tests set them short). */
+  bulk?: BulkWorkOptions;
+  /** Whether this worker also checks the watches after bulk runs (default true), and how often it looks for a due one (default 2 s). */
+  watch?: boolean;
+  watchEveryMs?: number;
+};
+
+/** A worker carrying out every kind of migration work. */
+export function createMigrationWorker(options: MigrationWorkerOptions): Worker {
+  const { bulk, watch, watchEveryMs, ...rest } = options;
+  return createWorker({
+    ...rest,
+    work: [testRunWork, bulkWork(bulk)],
+    periodic: watch === false ? [] : [watchWork(watchEveryMs === undefined ? {} : { everyMs: watchEveryMs })],
+  });
+}
