@@ -13,10 +13,10 @@ import { SERVICE_TARGET_KINDS } from "../core/targets/kinds";
 import type { StepEvidence } from "../core/engagements/evidence";
 import type { IntakeProblem } from "../core/intake/problems";
 import { MAIL_TRANSPORTS } from "../core/mail/transports";
-import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
+import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
-import type { IntakeContact } from "./schema.sqlite";
+import type { IntakeContact, SuggestedWindow } from "./schema.sqlite";
 
 const id = () =>
   text("id")
@@ -285,6 +285,23 @@ export const windowProposals = pgTable(
   },
   (t) => [index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt)],
 );
+export const windowDeclines = pgTable(
+  "window_declines",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    suggested: jsonb("suggested").$type<SuggestedWindow[]>().notNull(),
+    windowIds: jsonb("window_ids").$type<string[]>().notNull(),
+    declinedById: text("declined_by_id")
+      .notNull()
+      .references(() => users.id),
+    declinedAt: timestampMs("declined_at").notNull(),
+  },
+  (t) => [index("window_declines_engagement_idx").on(t.engagementId, t.declinedAt)],
+);
 export const migrationRuns = pgTable(
   "migration_runs",
   {
@@ -439,6 +456,31 @@ export const supplementaryRows = pgTable(
     credentialsPurgedAt: timestampMs("credentials_purged_at"),
   },
   (t) => [index("supplementary_rows_file_idx").on(t.fileId, t.position), index("supplementary_rows_item_idx").on(t.itemId)],
+);
+
+export const engagementRequests = pgTable(
+  "engagement_requests",
+  {
+    id: id(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    platformKey: text("platform_key").notNull(),
+    companies: integer("companies").notNull(),
+    preferredFrom: timestampMs("preferred_from").notNull(),
+    preferredTo: timestampMs("preferred_to"),
+    note: text("note"),
+    status: text("status", { enum: ENGAGEMENT_REQUEST_STATUSES }).notNull().default("open"),
+    requestedById: text("requested_by_id")
+      .notNull()
+      .references(() => users.id),
+    requestedAt: timestampMs("requested_at").notNull(),
+    decidedById: text("decided_by_id").references(() => users.id),
+    decidedAt: timestampMs("decided_at"),
+    declineReason: text("decline_reason"),
+    engagementId: text("engagement_id").references(() => engagements.id),
+  },
+  (t) => [index("engagement_requests_status_idx").on(t.status, t.requestedAt), index("engagement_requests_org_idx").on(t.organizationId, t.requestedAt)],
 );
 
 /**

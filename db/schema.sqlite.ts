@@ -12,7 +12,7 @@ import { SERVICE_TARGET_KINDS } from "../core/targets/kinds";
 import type { StepEvidence } from "../core/engagements/evidence";
 import type { IntakeProblem } from "../core/intake/problems";
 import { MAIL_TRANSPORTS } from "../core/mail/transports";
-import { SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
+import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
 
@@ -390,6 +390,32 @@ export const windowProposals = sqliteTable(
   (t) => [index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt)],
 );
 
+/** A time the customer suggests when declining proposed windows (ISO 8601 in UTC). */
+export type SuggestedWindow = { startsAt: string; endsAt: string };
+
+/**
+ * Step 2: the customer declines the windows support proposed, with a reason and (optionally) times
+ * that would suit; support answers with new proposals (a proposal after it answers it).
+ */
+export const windowDeclines = sqliteTable(
+  "window_declines",
+  {
+    id: id(),
+    engagementId: text("engagement_id")
+      .notNull()
+      .references(() => engagements.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    suggested: text("suggested", { mode: "json" }).$type<SuggestedWindow[]>().notNull(),
+    /** The proposed windows this declined. */
+    windowIds: text("window_ids", { mode: "json" }).$type<string[]>().notNull(),
+    declinedById: text("declined_by_id")
+      .notNull()
+      .references(() => users.id),
+    declinedAt: integer("declined_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("window_declines_engagement_idx").on(t.engagementId, t.declinedAt)],
+);
+
 /**
  * Work the migration worker runs: a single-company test (pilot), a rehearsal on the sandbox, or
  * the bulk migration. A worker claims a run with a lease it renews while it works; an expired
@@ -591,6 +617,39 @@ export const supplementaryRows = sqliteTable(
     credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("supplementary_rows_file_idx").on(t.fileId, t.position), index("supplementary_rows_item_idx").on(t.itemId)],
+);
+
+/**
+ * A customer asks for an engagement (the platform, roughly how many companies, when it would suit);
+ * support accepts it into a real engagement or declines it with a reason.
+ */
+export const engagementRequests = sqliteTable(
+  "engagement_requests",
+  {
+    id: id(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    platformKey: text("platform_key").notNull(),
+    /** Roughly how many companies the customer expects to migrate. */
+    companies: integer("companies").notNull(),
+    /** The dates that would suit (days, at midnight UTC): from, and until when given. */
+    preferredFrom: integer("preferred_from", { mode: "timestamp_ms" }).notNull(),
+    preferredTo: integer("preferred_to", { mode: "timestamp_ms" }),
+    note: text("note"),
+    status: text("status", { enum: ENGAGEMENT_REQUEST_STATUSES }).notNull().default("open"),
+    requestedById: text("requested_by_id")
+      .notNull()
+      .references(() => users.id),
+    requestedAt: integer("requested_at", { mode: "timestamp_ms" }).notNull(),
+    decidedById: text("decided_by_id").references(() => users.id),
+    decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
+    /** Support's reason when declining. */
+    declineReason: text("decline_reason"),
+    /** The engagement it was accepted into. */
+    engagementId: text("engagement_id").references(() => engagements.id),
+  },
+  (t) => [index("engagement_requests_status_idx").on(t.status, t.requestedAt), index("engagement_requests_org_idx").on(t.organizationId, t.requestedAt)],
 );
 
 /**

@@ -5,7 +5,7 @@ import { FormDialog } from "./form-dialog";
 import { Field, Textarea } from "./ui";
 import { fieldMessage, showServerError, useZodForm } from "./ui/use-zod-form";
 
-const ZText = z.object({ text: z.string().trim().max(2000) });
+const ZText = z.object({ text: z.string().trim().max(2000, "Keep it under 2,000 characters.") });
 
 /**
  * A dialog that asks for one piece of text (a note, a reason) and submits it. Whether the text is

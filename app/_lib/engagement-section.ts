@@ -73,6 +73,7 @@ export function partOfMove(action: NextMoveAction): Step6Part | null {
     case "confirm_callback":
     case "confirm_syncing":
     case "run_test":
+    case "follow_test":
       return null;
     default: {
       const never: never = action;

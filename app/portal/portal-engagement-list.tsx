@@ -33,12 +33,16 @@ export function PortalEngagementList() {
   if (list.error) return <Notice tone="error">{toFormError(list.error).message}</Notice>;
   if (!list.data) return <ProgressBar label="Loading engagements" />;
   if (!list.data.items.length) {
-    return <EmptyState title="No engagements yet">When Ferry support opens a migration for your organisation, it appears here.</EmptyState>;
+    return (
+      <EmptyState title="No engagements yet">
+        When Ferry support opens a migration for your organisation, it appears here. Ask Ferry for one below.
+      </EmptyState>
+    );
   }
   return (
     <div className="space-y-4">
       <ResponsiveTable caption="Your engagements" captionVisible={false} columns={COLUMNS} rows={list.data.items} rowKey={(e) => e.id} />
-      <Pagination page={list.data.page} pageSize={list.data.pageSize} total={list.data.total} noun="engagements" onPageChange={setPage} />
+      <Pagination page={list.data.page} pageSize={list.data.pageSize} total={list.data.total} noun={{ one: "engagement", other: "engagements" }} onPageChange={setPage} />
     </div>
   );
 }

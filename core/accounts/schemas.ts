@@ -47,6 +47,8 @@ export const ZInvitationSummary = z.object({
   status: z.enum(INVITATION_STATUSES),
   expiresAt: z.date(),
   createdAt: z.date(),
+  /** The link can still be shown to an admin (pending, and kept sealed because no SMTP sent it). */
+  linkKept: z.boolean(),
 });
 export type InvitationSummary = z.infer<typeof ZInvitationSummary>;
 

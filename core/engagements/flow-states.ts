@@ -7,9 +7,16 @@
 export const SUBMISSION_STATUSES = ["submitted", "accepted", "returned", "replaced"] as const;
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 
-/** A migration window support proposes and the customer accepts. */
-export const WINDOW_STATUSES = ["proposed", "accepted", "withdrawn", "superseded"] as const;
+/**
+ * A migration window support proposes and the customer accepts, or declines (with a reason and
+ * times that would suit, which support answers with new proposals).
+ */
+export const WINDOW_STATUSES = ["proposed", "accepted", "withdrawn", "superseded", "declined"] as const;
 export type WindowStatus = (typeof WINDOW_STATUSES)[number];
+
+/** A customer's request for an engagement, as support answers it. */
+export const ENGAGEMENT_REQUEST_STATUSES = ["open", "accepted", "declined"] as const;
+export type EngagementRequestStatus = (typeof ENGAGEMENT_REQUEST_STATUSES)[number];
 
 /** Whose move it is on an engagement (null: nobody's, e.g. on hold or completed). */
 export const WAITING_PARTIES = ["customer", "support"] as const;
@@ -28,6 +35,8 @@ export const NEXT_MOVE_ACTIONS = [
   "confirm_callback",
   "confirm_syncing",
   "run_test",
+  /** A single-company test or rehearsal is under way: support follows it in step 5 (nothing to start meanwhile). */
+  "follow_test",
   "run_bulk",
   "produce_report",
   "acknowledge_report",

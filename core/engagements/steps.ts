@@ -37,7 +37,9 @@ export const STEPS: readonly StepDefinition[] = [
     number: 3,
     title: "Callback URL added",
     responsible: "customer",
-    gates: [1],
+    // The callback URL depends only on the platform, known from the engagement's start: the
+    // customer can add it while the token file is still being prepared or reviewed.
+    gates: [],
     doneWhen: "The customer confirms the platform's callback URL is on its registered OAuth app.",
   },
   {

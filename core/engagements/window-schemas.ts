@@ -12,19 +12,6 @@ export const MAX_WINDOWS_PER_PROPOSAL = 5;
 export const MIN_WINDOW_MINUTES = 15;
 export const MAX_WINDOW_DAYS = 14;
 
-/** A date and time in UTC as a `datetime-local` field gives it: `2026-05-02T22:00`. */
-export const UTC_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
-
-/** `2026-05-02T22:00` read as UTC (what the form's fields mean). */
-export function utcMinuteToDate(value: string): Date {
-  return new Date(`${value}:00Z`);
-}
-
-/** A Date as the form's UTC field value. */
-export function dateToUtcMinute(date: Date): string {
-  return date.toISOString().slice(0, 16);
-}
-
 const ZWindowTimes = z.object({ startsAt: z.date(), endsAt: z.date() });
 
 /** Why a window's times are unusable, or null (checked on the form and again on the server). */
@@ -44,20 +31,32 @@ export const ZProposeWindows = z.object({
   note: z.string().trim().max(2000).optional(),
 });
 
-/** The proposal form: UTC fields as the browser's datetime-local inputs give them. */
-export const ZProposeWindowsForm = z.object({
-  windows: z
-    .array(
-      z.object({
-        startsAt: z.string().regex(UTC_MINUTE, "Give the window's start (UTC)."),
-        endsAt: z.string().regex(UTC_MINUTE, "Give the window's end (UTC)."),
-      }),
-    )
-    .min(1, "Propose at least one window.")
-    .max(MAX_WINDOWS_PER_PROPOSAL),
-  note: z.string().trim().max(2000),
+/** Times a customer may suggest when declining the proposed windows. */
+export const MAX_SUGGESTED_WINDOWS = 3;
+
+/**
+ * The customer declines every proposed window: why, and (optionally) times that would suit, which
+ * support sees beside the decline and may propose back. Each suggested time is checked as a
+ * proposal is (future, sensible length).
+ */
+export const ZDeclineWindows = z.object({
+  reason: z.string().trim().min(1, "Say why these windows do not suit you; Ferry support reads it before proposing others.").max(2000, "Keep the reason under 2,000 characters."),
+  suggested: z.array(ZWindowTimes).max(MAX_SUGGESTED_WINDOWS, `Suggest at most ${MAX_SUGGESTED_WINDOWS} times.`).default([]),
 });
-export type ProposeWindowsForm = z.infer<typeof ZProposeWindowsForm>;
+
+/** A customer's decline as both sides read it. */
+export const ZWindowDeclineView = z.object({
+  id: z.string(),
+  reason: z.string(),
+  suggested: z.array(z.object({ startsAt: z.date(), endsAt: z.date() })),
+  /** How many proposed windows it declined. */
+  windows: z.number().int(),
+  declinedBy: z.object({ id: z.string(), name: z.string() }),
+  declinedAt: z.date(),
+  /** Support has proposed windows since. */
+  answered: z.boolean(),
+});
+export type WindowDeclineView = z.infer<typeof ZWindowDeclineView>;
 
 export const ZEstimateView = z.object({
   totalSeconds: z.number(),
@@ -107,5 +106,9 @@ export const ZWindowPlan = z.object({
   /** Whether the viewer may withdraw a window that is still proposed. */
   withdraw: ZAllowed,
   reschedule: ZAllowed,
+  /** Whether the viewer may decline the proposed windows (the customer, while some await them). */
+  decline: ZAllowed,
+  /** The customer's declines, oldest first. */
+  declines: z.array(ZWindowDeclineView),
 });
 export type WindowPlan = z.infer<typeof ZWindowPlan>;

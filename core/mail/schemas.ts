@@ -16,3 +16,22 @@ export const ZOutboxMessage = z.object({
   canRevealLink: z.boolean(),
 });
 export type OutboxMessage = z.infer<typeof ZOutboxMessage>;
+
+/** Where an outgoing message stands: delivered (to the outbox, or by SMTP), failed, still sending. */
+export const OUTBOX_STATUSES = ["delivered", "failed", "sending"] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+export const ZOutboxSearch = z.object({
+  search: z.string().trim().max(200, "Keep the search under 200 characters.").optional(),
+  status: z.enum(OUTBOX_STATUSES).optional(),
+  page: z.number().int().min(1).default(1),
+  pageSize: z.number().int().min(1).max(100).default(25),
+});
+
+export const ZOutboxPage = z.object({
+  messages: z.array(ZOutboxMessage),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
+export type OutboxPage = z.infer<typeof ZOutboxPage>;

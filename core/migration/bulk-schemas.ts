@@ -146,6 +146,16 @@ export const ZBulkItem = z.object({
    * says more than the last error does: null where it would repeat the error's words.
    */
   outcomeReason: z.string().nullable(),
+  /**
+   * The whole story, for the row that opens: why it ended there (Ferry's words), the family of the
+   * platform's refusal of its tokens, and what to do next (support's step in the console, the
+   * customer's in the portal).
+   */
+  story: z.object({
+    why: z.string().nullable(),
+    refusal: z.object({ family: z.enum(["never_valid", "rotated", "revoked"]), words: z.string(), case: z.string() }).nullable(),
+    whatToDo: z.string().nullable(),
+  }),
   /** The pilot's company (migrated by the single-company test). */
   pilot: z.boolean(),
   canSetAside: z.boolean(),

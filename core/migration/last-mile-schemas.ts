@@ -10,7 +10,11 @@ import { WATCH_STATUSES } from "./states";
 export const HYPERCARE_DAYS = { min: 1, max: 90, default: 7 } as const;
 
 export const ZHypercareDays = z.object({
-  days: z.coerce.number().int("Whole days.").min(HYPERCARE_DAYS.min, `At least ${HYPERCARE_DAYS.min} day.`).max(HYPERCARE_DAYS.max, `At most ${HYPERCARE_DAYS.max} days.`),
+  days: z.coerce
+    .number({ error: `Enter the number of days as a whole number from ${HYPERCARE_DAYS.min} to ${HYPERCARE_DAYS.max}, such as ${HYPERCARE_DAYS.default}.` })
+    .int(`Enter whole days, such as ${HYPERCARE_DAYS.default}.`)
+    .min(HYPERCARE_DAYS.min, `The watch lasts at least ${HYPERCARE_DAYS.min} day.`)
+    .max(HYPERCARE_DAYS.max, `The watch lasts at most ${HYPERCARE_DAYS.max} days.`),
 });
 
 /** A company waiting for its end customer to reconnect it. */

@@ -4,6 +4,7 @@
  */
 import { FINAL_ITEM_STATES, type MigrationItemState } from "./states";
 import type { PurgeTrigger } from "./handover-states";
+import { plural } from "../words";
 
 /** A state as a label ("Reauthorization required"). */
 export function itemStateLabel(state: MigrationItemState): string {
@@ -58,10 +59,13 @@ export function purgeTriggerWords(trigger: PurgeTrigger): string {
 }
 
 /**
- * A company's attempts: every one made, and the failures in a row at its last call where there
- * are any — "12", "9 (5 failed in a row)".
+ * A company's calls to the service: every request sent for it (a migration that passed at once
+ * makes a dozen), and the failures in a row at its last call where there are any — "12 calls",
+ * "9 calls, the last 5 failed". Calls, not attempts: 12 read as twelve tries of a company that
+ * passed the first time.
  */
-export function attemptsText(inAll: number, failedInARow: number): string {
-  const all = inAll.toLocaleString("en-GB");
-  return failedInARow > 0 ? `${all} (${failedInARow.toLocaleString("en-GB")} failed in a row)` : all;
+export function callsText(inAll: number, failedInARow: number): string {
+  const all = `${inAll.toLocaleString("en-GB")} ${plural(inAll, { one: "call", other: "calls" })}`;
+  if (failedInARow <= 0) return all;
+  return failedInARow === 1 ? `${all}, the last one failed` : `${all}, the last ${failedInARow.toLocaleString("en-GB")} failed`;
 }

@@ -2,9 +2,9 @@
  * Invitations: an admin invites a person (staff or a customer of one organisation); the emailed
  * link carries a one-time token that expires; the invitee sets a password and becomes a user.
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull } from "drizzle-orm";
 import { forUpdate, q, type Database } from "@/db/database";
-import { invitations, organizations, users } from "@/db/schema";
+import { invitations, mailOutbox, organizations, users } from "@/db/schema";
 import type { Role } from "@/core/accounts/roles";
 import type { InvitationStatus, InvitationSummary } from "@/core/accounts/schemas";
 import { AppError, fieldError } from "@/server/errors";
@@ -127,6 +127,10 @@ export async function listInvitations(database: Database, now = new Date()): Pro
     .from(invitations)
     .leftJoin(organizations, eq(organizations.id, invitations.organizationId))
     .orderBy(desc(invitations.createdAt));
+  // Invitations whose message is kept sealed (the embedded outbox): their link can still be shown.
+  const sealed = new Set(
+    (await database.db.select({ id: mailOutbox.invitationId }).from(mailOutbox).where(isNotNull(mailOutbox.sealedText))).map((r) => r.id).filter((id): id is string => !!id),
+  );
   return rows.map(({ i, orgName }) => ({
     id: i.id,
     email: i.email,
@@ -137,6 +141,7 @@ export async function listInvitations(database: Database, now = new Date()): Pro
     status: statusOf(i, now),
     expiresAt: i.expiresAt,
     createdAt: i.createdAt,
+    linkKept: statusOf(i, now) === "pending" && sealed.has(i.id),
   }));
 }
 

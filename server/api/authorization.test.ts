@@ -37,9 +37,11 @@ const TABLE: Record<string, Row> = {
     input: (f) => ({ email: `new${f.n()}@org-a.test`, name: "New Person", role: "customer", organizationId: f.orgA }),
   },
   "invitations.revoke": { audience: "admin", input: () => ({ invitationId: "placeholder" }) },
+  "invitations.revealLink": { audience: "admin", input: () => ({ invitationId: "no-such-invitation" }) },
   "invitations.lookup": { audience: "public", input: (f) => ({ token: f.invitationToken }) },
   "invitations.accept": { audience: "public", input: () => ({ token: "no-such-token-123", name: "X", password: "long enough password" }) },
   "outbox.list": { audience: "admin", input: () => undefined },
+  "outbox.search": { audience: "admin", input: () => ({ search: "FER-1001", page: 1, pageSize: 25 }) },
   "outbox.revealLink": { audience: "admin", input: () => ({ id: "no-such-message" }) },
   "targets.list": { audience: "admin", input: () => undefined },
   "targets.create": { audience: "admin", input: (f) => ({ name: `Prod ${f.n()}`, baseUrl: "https://api.example.test", apiKey: "key-123", organizationId: f.orgB }) },
@@ -77,6 +79,16 @@ const TABLE: Record<string, Row> = {
   "windows.withdraw": { audience: "staff", input: (f) => ({ engagementId: f.engA, windowId: "no-such-window" }) },
   "windows.accept": { audience: "customer", input: (f) => ({ engagementId: f.engA, windowId: "no-such-window" }) },
   "windows.reschedule": { audience: "staff", input: (f) => ({ engagementId: f.engA, reason: "Customer asked" }) },
+  "windows.decline": { audience: "customer", input: (f) => ({ engagementId: f.engA, reason: "Month end", suggested: [] }) },
+  // Customers' requests for engagements: a customer asks, support answers (unknown ids: refused past the access check).
+  "requests.list": { audience: "signedIn", input: () => undefined },
+  "requests.create": {
+    audience: "customer",
+    // A second ask for the same platform is refused (CONFLICT) past the access check, which still lets the customer in.
+    input: () => ({ platformKey: "fbrh", companies: 12, preferredFrom: new Date(Date.now() + 7 * 86_400_000), preferredTo: null }),
+  },
+  "requests.accept": { audience: "staff", input: () => ({ requestId: "no-such-request" }) },
+  "requests.decline": { audience: "staff", input: () => ({ requestId: "no-such-request", reason: "Not now" }) },
   "confirmations.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "confirmations.callbackUrl": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },
   "confirmations.syncingDisabled": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },

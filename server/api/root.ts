@@ -8,6 +8,7 @@ import { handoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
 import { lastMileRouter } from "./routers/last-mile";
 import { platformsRouter } from "./routers/platforms";
+import { requestsRouter } from "./routers/requests";
 import { supplementaryRouter } from "./routers/supplementary";
 import { targetsRouter } from "./routers/targets";
 import { testsRouter } from "./routers/tests";
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   outbox: outboxRouter,
   targets: targetsRouter,
   engagements: engagementsRouter,
+  requests: requestsRouter,
   intake: intakeRouter,
   windows: windowsRouter,
   confirmations: confirmationsRouter,

@@ -13,6 +13,8 @@ import { AppError, type AppErrorCode } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { assertCanView } from "@/server/engagements/access";
 import { engagementInput } from "./routers/shared.types";
+// Input refused without words of its own says a sentence, as the forms do (core/zod-messages.ts).
+import "@/core/zod-messages";
 
 // 1. Context ------------------------------------------------------------------------------------
 

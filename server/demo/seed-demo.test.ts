@@ -44,7 +44,7 @@ describe("the demo seed with a sandbox", () => {
     expect(states("Acme Lending/FreeAgent")).toEqual(["in_progress", "pending", "pending", "pending", "pending", "pending"]);
     expect(e["Acme Lending/FreeAgent"]!.waiting.party).toBe("support");
     expect(states("Bluebird Commerce/Shopify").slice(0, 2)).toEqual(["done", "in_progress"]);
-    expect(e["Bluebird Commerce/Shopify"]!.waiting).toMatchObject({ party: "customer", next: "Accept one of the proposed migration windows." });
+    expect(e["Bluebird Commerce/Shopify"]!.waiting).toMatchObject({ party: "customer", next: "Accept one of the proposed migration windows, or decline them and say what would suit." });
     expect(e["Bluebird Commerce/Wave"]).toMatchObject({ status: "on_hold", waiting: { party: null } });
     expect((await getIntake(t.database, staff, e["Acme Lending/FreeAgent"]!.id)).current).toMatchObject({ status: "submitted", warningCount: 1 });
   });

@@ -53,7 +53,8 @@ describe("the step table", () => {
   it.each([
     [1, [], []],
     [2, [1], [1]],
-    [3, [1], [1]],
+    // The callback URL depends only on the platform: step 3 is open from the start.
+    [3, [], []],
     [4, [1], [1]],
     [5, [1, 2, 3, 4], [1, 2, 3, 4]],
     [6, [5], [1, 2, 3, 4, 5]],
@@ -63,7 +64,7 @@ describe("the step table", () => {
   });
 
   it.each([
-    [1, [2, 3, 4, 5, 6]],
+    [1, [2, 4, 5, 6]],
     [2, [5, 6]],
     [3, [5, 6]],
     [4, [5, 6]],
@@ -161,8 +162,9 @@ describe("gates", () => {
       reason: expect.stringContaining("single-company test passes") as string,
     });
     expect(act({ action: "complete", step: 5, states, via: "flow" }).ok).toBe(true);
-    // A person still starts it and reopens it.
-    expect(act({ action: "start", step: 5, states, via: "person" }).ok).toBe(true);
+    // Its flow starts it too (the test being run); a person still reopens it.
+    expect(act({ action: "start", step: 5, states, via: "person" })).toMatchObject({ ok: false, reason: expect.stringContaining("single-company test is run") as string });
+    expect(act({ action: "start", step: 5, states, via: "flow" }).ok).toBe(true);
     expect(act({ action: "reopen", step: 5, states: doneUpTo([1, 2, 3, 4, 5]), via: "person" }).ok).toBe(true);
   });
 
@@ -201,8 +203,8 @@ describe("reopen cascade", () => {
   }
 
   it("also resets dependents that were only in progress, and reports only what changed", () => {
-    const d = act({ action: "reopen", step: 1, states: doneUpTo([1, 3], { 2: "in_progress" }) });
-    expect(d.ok && d.changed).toEqual([1, 2, 3]);
+    const d = act({ action: "reopen", step: 1, states: doneUpTo([1, 4], { 2: "in_progress" }) });
+    expect(d.ok && d.changed).toEqual([1, 2, 4]);
   });
 
   it("requires a reason", () => {
@@ -290,6 +292,8 @@ describe("steps their flows own", () => {
     [2, "start", "pending", /support proposes a migration window/],
     [2, "complete", "in_progress", /customer accepts one of the migration windows/],
     [2, "reopen", "done", /reschedule the accepted window/],
+    [5, "start", "pending", /single-company test is run/],
+    [6, "start", "pending", /bulk migration is started/],
   ] as const)("a person cannot %s… step %i by hand (%s → %s): the refusal says which flow does", (step, action, from, reason) => {
     const states = doneUpTo(transitiveGates(step), { [step]: from });
     for (const role of ["support", "admin"] as const) {
@@ -304,7 +308,8 @@ describe("steps their flows own", () => {
 
   it("a customer reopens step 1 only through a new token file (the flow)", () => {
     const states = doneUpTo([1, 2, 3]);
-    expect(act({ role: "customer", action: "reopen", step: 1, states, via: "flow" })).toMatchObject({ ok: true, changed: [1, 2, 3] });
+    // Step 3 stays done: the callback URL does not depend on the token file.
+    expect(act({ role: "customer", action: "reopen", step: 1, states, via: "flow" })).toMatchObject({ ok: true, changed: [1, 2] });
     expect(act({ role: "customer", action: "reopen", step: 1, states, via: "person" }).ok).toBe(false);
     expect(act({ role: "customer", action: "reopen", step: 3, states, via: "person" })).toMatchObject({ ok: false, code: "FORBIDDEN" });
   });
@@ -393,7 +398,9 @@ describe("rules the screens are given", () => {
   });
 
   it("a reopen's cascade is the dependents that are not pending", () => {
-    expect(reopenCascade(doneUpTo([1, 2], { 3: "in_progress" }), 1)).toEqual([2, 3]);
+    expect(reopenCascade(doneUpTo([1, 2], { 4: "in_progress" }), 1)).toEqual([2, 4]);
+    // A new token file does not undo the callback URL: step 3 does not depend on step 1.
+    expect(reopenCascade(doneUpTo([1, 2, 3]), 1)).toEqual([2]);
     expect(reopenCascade(doneUpTo([1, 2, 3, 4, 5]), 2)).toEqual([5]);
     expect(reopenCascade(doneUpTo([1]), 1)).toEqual([]);
   });

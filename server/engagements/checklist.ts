@@ -47,10 +47,15 @@ export const STEP_COMPLETION: Record<StepNumber, StepCompletion> = {
   },
   3: { by: "confirmation" },
   4: { by: "confirmation" },
-  5: { by: "flow", how: "Step 5 completes when a single-company test passes: run it in the step's panel." },
+  5: {
+    by: "flow",
+    how: "Step 5 completes when a single-company test passes: run it in the step's panel.",
+    starts: "Step 5 starts when the single-company test is run: run it in the step's panel.",
+  },
   6: {
     by: "flow",
     how: "Step 6 completes when the customer acknowledges the handover report (or support records their acknowledgement) and the credentials are purged.",
+    starts: "Step 6 starts when the bulk migration is started (or the handover report produced): do it in the step's panel.",
   },
 };
 

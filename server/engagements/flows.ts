@@ -12,6 +12,7 @@ export { getIntake, listIntakeItems } from "./intake/get-intake";
 export { proposeWindow } from "./window/propose-window";
 export { withdrawWindow } from "./window/withdraw-window";
 export { acceptWindow } from "./window/accept-window";
+export { declineWindows } from "./window/decline-windows";
 export { rescheduleWindow } from "./window/reschedule-window";
 export { getWindowPlan } from "./window/get-window-plan";
 export { windowInvite } from "./window/window-invite";

@@ -14,6 +14,9 @@ const stepTitle = (n: StepNumber) => `step ${n} (${stepDefinition(n).title})`;
 const utc = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
 /** A migration window in words (UTC, as windows are agreed). */
 const windowWords = (w: { startsAt: string; endsAt: string }) => `${utc.format(new Date(w.startsAt))} – ${utc.format(new Date(w.endsAt))} UTC`;
+const day = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" });
+/** A day in words ("28 Nov 2026"), from its ISO date. */
+const dayWords = (iso: string) => day.format(new Date(iso));
 const companies = companiesText;
 const warnings = warningsText;
 
@@ -91,6 +94,17 @@ const intakeWords = {
   "window.withdrawn": (ev) => `Withdrew the proposed window ${windowWords(ev.after)}`,
   "window.accepted": (ev) => `Accepted the migration window ${windowWords(ev.after)}`,
   "window.rescheduled": (ev) => `Rescheduled the migration window ${windowWords(ev.after)}: ${clause(ev.after.reason)}`,
+  "window.declined": (ev) => {
+    const suggested = ev.after.suggested.length ? ` and suggested ${listText(ev.after.suggested.map(windowWords))}` : "";
+    return `Declined ${plural(ev.after.windows, { one: "the proposed window", other: `the ${ev.after.windows} proposed windows` })}: ${clause(ev.after.reason)}${suggested}`;
+  },
+  "engagement_request.created": (ev) => {
+    const platform = getManagedPlatform(ev.after.platformKey)?.name ?? ev.after.platformKey;
+    const until = ev.after.preferredTo ? ` to ${dayWords(ev.after.preferredTo)}` : " on";
+    return `Asked for a ${platform} engagement for about ${companies(ev.after.companies)}, from ${dayWords(ev.after.preferredFrom)}${until}`;
+  },
+  "engagement_request.accepted": (ev) => `Accepted the request for an engagement as ${ev.after.reference}, owned by ${ev.after.owner}`,
+  "engagement_request.declined": (ev) => `Declined the request for an engagement: ${clause(ev.after.reason)}`,
 } satisfies Partial<Describers>;
 
 /** The single-company test and its rehearsal. */

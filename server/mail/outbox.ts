@@ -4,7 +4,7 @@
  * may reveal it — audited — while the invitation is pending, to pass the link on. Once the
  * invitation is accepted, withdrawn or replaced, the sealed copy is deleted.
  */
-import { and, desc, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { q, type Database, type Steps, type Tx } from "@/db/database";
 import { invitations, mailOutbox } from "@/db/schema";
 import { AppError } from "@/server/errors";
@@ -12,20 +12,76 @@ import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { decryptSecret, type KeyRing } from "@/server/security/secrets";
 import { mailAad } from "./mailer";
-import type { OutboxMessage } from "@/core/mail/schemas";
+import type { OutboxMessage, OutboxPage, OutboxStatus } from "@/core/mail/schemas";
 
 /** Outgoing mail, newest first, links hidden. */
 export async function listOutbox(database: Database, input: { limit: number }, now = new Date()): Promise<OutboxMessage[]> {
-  const rows = await database.db
+  return (await readMessages(database, { where: undefined, limit: input.limit, offset: 0 }, now)).map(toMessage);
+}
+
+/** A LIKE pattern that matches `text` literally anywhere (its % and _ escaped). */
+function contains(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Where a message stands, as a condition. */
+function statusCondition(status: OutboxStatus): SQL | undefined {
+  switch (status) {
+    case "delivered":
+      return and(isNotNull(mailOutbox.sentAt), isNull(mailOutbox.error));
+    case "failed":
+      return isNotNull(mailOutbox.error);
+    case "sending":
+      return and(isNull(mailOutbox.sentAt), isNull(mailOutbox.error));
+    default: {
+      const never: never = status;
+      return never;
+    }
+  }
+}
+
+/**
+ * A page of the outbox, newest first: searched in the recipient, subject and text (a reference
+ * such as FER-1001 finds every message about that engagement), filtered by where each stands.
+ */
+export async function searchOutbox(
+  database: Database,
+  input: { search?: string; status?: OutboxStatus; page: number; pageSize: number },
+  now = new Date(),
+): Promise<OutboxPage> {
+  const search = input.search?.trim();
+  const pattern = search ? contains(search) : null;
+  const where = and(
+    pattern
+      ? or(
+          sql`lower(${mailOutbox.to}) like ${pattern} escape '\\'`,
+          sql`lower(${mailOutbox.subject}) like ${pattern} escape '\\'`,
+          sql`lower(${mailOutbox.text}) like ${pattern} escape '\\'`,
+        )
+      : undefined,
+    input.status ? statusCondition(input.status) : undefined,
+  );
+  const [total] = await database.db.select({ n: count() }).from(mailOutbox).where(where);
+  const rows = await readMessages(database, { where, limit: input.pageSize, offset: (input.page - 1) * input.pageSize }, now);
+  return { messages: rows.map(toMessage), total: total?.n ?? 0, page: input.page, pageSize: input.pageSize };
+}
+
+function readMessages(database: Database, params: { where: SQL | undefined; limit: number; offset: number }, now: Date) {
+  return database.db
     .select({ m: mailOutbox, pendingInvitation: invitations.id })
     .from(mailOutbox)
     .leftJoin(
       invitations,
       and(eq(invitations.id, mailOutbox.invitationId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)),
     )
-    .orderBy(desc(mailOutbox.createdAt))
-    .limit(input.limit);
-  return rows.map(({ m, pendingInvitation }) => ({
+    .where(params.where)
+    .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
+    .limit(params.limit)
+    .offset(params.offset);
+}
+
+function toMessage({ m, pendingInvitation }: Awaited<ReturnType<typeof readMessages>>[number]): OutboxMessage {
+  return {
     id: m.id,
     to: m.to,
     subject: m.subject,
@@ -35,7 +91,7 @@ export async function listOutbox(database: Database, input: { limit: number }, n
     error: m.error,
     createdAt: m.createdAt,
     canRevealLink: m.sealedText !== null && pendingInvitation !== null,
-  }));
+  };
 }
 
 /**
@@ -84,4 +140,29 @@ export function* forgetInvitationMail(tx: Tx, invitationIds: readonly string[]):
       .set({ sealedText: null })
       .where(and(inArray(mailOutbox.invitationId, [...invitationIds]), isNotNull(mailOutbox.sealedText))),
   );
+}
+
+/** The invitation link in a revealed message's text. */
+const INVITE_LINK = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/;
+
+/**
+ * A pending invitation's link, read from its newest sealed message, for an admin to copy from the
+ * invitations list (audited as a reveal, as the outbox's "Show invitation link" is).
+ */
+export async function revealInvitationLink(database: Database, ring: KeyRing, actor: Actor, input: { invitationId: string }, now = new Date()): Promise<{ link: string }> {
+  const [message] = await database.db
+    .select({ id: mailOutbox.id })
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.invitationId, input.invitationId), isNotNull(mailOutbox.sealedText)))
+    .orderBy(desc(mailOutbox.createdAt))
+    .limit(1);
+  if (!message) {
+    const [invitation] = await database.db.select({ id: invitations.id }).from(invitations).where(eq(invitations.id, input.invitationId));
+    if (!invitation) throw new AppError("NOT_FOUND", "No such invitation.");
+    throw new AppError("PRECONDITION_FAILED", "This invitation's link is not kept: it went out by email, or the invitation was used, withdrawn or has expired. Send a new one if it was lost.");
+  }
+  const { text } = await revealOutboxMessage(database, ring, actor, { id: message.id }, now);
+  const link = text.match(INVITE_LINK)?.[0];
+  if (!link) throw new AppError("PRECONDITION_FAILED", "The invitation's message holds no link. Send a new invitation.");
+  return { link };
 }

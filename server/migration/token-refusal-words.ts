@@ -30,7 +30,8 @@ const CASES: readonly { family: TokenRefusalFamily; pattern: RegExp; words: stri
   { family: "revoked", pattern: /\bexpired\b/i, words: "expired" },
 ];
 
-const FAMILY_WORDS: Record<TokenRefusalFamily, string> = {
+/** Each family in a few words (what the tokens are), for the screens and the advice. */
+export const FAMILY_WORDS: Record<TokenRefusalFamily, string> = {
   never_valid: "never valid for this app and account",
   rotated: "replaced by newer tokens",
   revoked: "revoked or expired",

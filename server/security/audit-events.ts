@@ -13,7 +13,7 @@ import { PURGE_TRIGGERS } from "@/core/migration/handover-states";
 import { TEST_RUN_KINDS } from "@/core/migration/states";
 import { ZReconciliation } from "@/core/migration/reconciliation";
 
-export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window", "migration_run", "migration_item", "supplementary_file"] as const;
+export const AUDIT_TARGET_TYPES = ["engagement", "step", "service_target", "user", "invitation", "organization", "mail", "submission", "window", "migration_run", "migration_item", "supplementary_file", "engagement_request"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 const ZStep = z.literal(STEP_NUMBERS);
@@ -39,6 +39,22 @@ export const AUDIT_EVENTS = {
       platform: z.string().optional(),
       owner: z.string(),
     }),
+  },
+  // A customer's request for an engagement, and support's answer (accepted into one, or declined).
+  "engagement_request.created": {
+    target: "engagement_request",
+    before: NONE,
+    after: z.object({ platformKey: z.string(), companies: z.number().int(), preferredFrom: z.string(), preferredTo: z.string().nullable(), note: z.string().nullable() }),
+  },
+  "engagement_request.accepted": {
+    target: "engagement_request",
+    before: NONE,
+    after: z.object({ reference: z.string(), owner: z.string() }),
+  },
+  "engagement_request.declined": {
+    target: "engagement_request",
+    before: NONE,
+    after: z.object({ reason: z.string() }),
   },
   "engagement.status_changed": {
     target: "engagement",
@@ -196,6 +212,11 @@ export const AUDIT_EVENTS = {
   },
   "window.withdrawn": { target: "window", before: NONE, after: z.object({ startsAt: z.string(), endsAt: z.string() }) },
   "window.accepted": { target: "window", before: NONE, after: z.object({ startsAt: z.string(), endsAt: z.string() }) },
+  "window.declined": {
+    target: "window",
+    before: NONE,
+    after: z.object({ reason: z.string(), windows: z.number().int(), suggested: z.array(z.object({ startsAt: z.string(), endsAt: z.string() })) }),
+  },
   "window.rescheduled": {
     target: "window",
     before: NONE,

@@ -16,14 +16,10 @@ import {
   Notice,
   Pagination,
   ProgressBar,
+  ResponsiveTable,
   Select,
-  Table,
-  TBody,
-  Td,
-  Th,
-  THead,
-  Tr,
   useHydrated,
+  type ResponsiveColumn,
 } from "@/app/_components/ui";
 import {
   engagementFiltersToParams,
@@ -34,7 +30,7 @@ import {
 } from "@/app/_lib/engagement-filters";
 import { currentStepTitle, ENGAGEMENT_STATUSES, formatDateTime, statusLabel, waitingLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
-import type { EngagementStatus } from "@/app/_lib/types";
+import type { EngagementListItem, EngagementStatus } from "@/app/_lib/types";
 import { useUrlInPlace } from "@/app/_lib/use-url-in-place";
 import { useTRPC } from "@/app/_trpc/react";
 
@@ -45,6 +41,22 @@ const STATUS_CHOICES: { value: string; label: string }[] = [
 ];
 
 const STEP_CHIPS = [1, 2, 3, 4, 5, 6, 7] as const;
+
+/**
+ * The list's columns. They fit a laptop's width (1366 px) without scrolling: names wrap, the time
+ * of the last change keeps to one line. Below `lg` each engagement is a card of label and value,
+ * headed by its reference, as the portal's list is.
+ */
+const COLUMNS: ResponsiveColumn<EngagementListItem>[] = [
+  { label: "Reference", title: true, className: "whitespace-nowrap", cell: (e) => <ReferenceLink href={`/engagements/${e.id}`} reference={e.reference} /> },
+  { label: "Organisation", className: "min-w-32", cell: (e) => e.organizationName },
+  { label: "Platform", cell: (e) => e.platformName },
+  { label: "Owner", cell: (e) => e.ownerName },
+  { label: "Status", cell: (e) => <StatusBadge status={e.status} /> },
+  { label: "Current step", cell: (e) => <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} /> },
+  { label: "Whose move", cell: (e) => <Waiting party={e.waitingOn} since={e.waitingSince} viewer="console" /> },
+  { label: "Updated", className: "whitespace-nowrap text-slate-600", cell: (e) => formatDateTime(e.updatedAt) },
+];
 
 export function EngagementList() {
   const trpc = useTRPC();
@@ -82,6 +94,10 @@ export function EngagementList() {
     return () => clearTimeout(timer);
   }, [search, filters.search]);
 
+  // On a phone the filters fold under a button, so the list itself is on the first screen.
+  const [showFilters, setShowFilters] = useState(false);
+  const active = [filters.status, filters.ownerId, filters.waitingOn, filters.platformKey, filters.step].filter((v) => v !== undefined).length;
+
   const data = list.data;
   const counts = data?.countsByStep ?? {};
   const allCount = Object.values(counts).reduce((sum, n) => sum + n, 0);
@@ -102,6 +118,12 @@ export function EngagementList() {
           <Field label="Search" hint="Reference, organisation or platform">
             {(p) => <Input {...p} type="search" name="q" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="FER-1001, Acme…" />}
           </Field>
+          <div className="md:hidden">
+            <Button variant="secondary" size="sm" aria-expanded={showFilters} aria-controls="more-filters more-filters-steps" onClick={() => setShowFilters((v) => !v)}>
+              {showFilters ? "Fewer filters" : `More filters${active ? ` (${active} on)` : ""}`}
+            </Button>
+          </div>
+          <div id="more-filters" className={cn("contents", !showFilters && "max-md:hidden")}>
           <Field label="Status">
             {(p) => (
               <Select
@@ -150,8 +172,9 @@ export function EngagementList() {
               </Select>
             )}
           </Field>
+          </div>
         </form>
-        <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Current step">
+        <div id="more-filters-steps" className={cn("flex flex-wrap items-center gap-2", !showFilters && "max-md:hidden")} role="group" aria-label="Current step">
           <StepChip label="All steps" count={allCount} pressed={!filters.step} onClick={() => apply({ step: undefined })} />
           {STEP_CHIPS.map((step) => (
             <StepChip
@@ -216,43 +239,8 @@ export function EngagementList() {
 
       {data && data.items.length > 0 ? (
         <div className={cn("space-y-4 transition-opacity", list.isPlaceholderData && "opacity-60")}>
-          <Table caption="Engagements">
-            <THead>
-              <Tr>
-                <Th>Reference</Th>
-                <Th>Organisation</Th>
-                <Th>Platform</Th>
-                <Th>Owner</Th>
-                <Th>Status</Th>
-                <Th>Current step</Th>
-                <Th>Whose move</Th>
-                <Th>Updated</Th>
-              </Tr>
-            </THead>
-            <TBody>
-              {data.items.map((e) => (
-                <Tr key={e.id} className="hover:bg-slate-50">
-                  <Td className="whitespace-nowrap">
-                    <ReferenceLink href={`/engagements/${e.id}`} reference={e.reference} />
-                  </Td>
-                  <Td>{e.organizationName}</Td>
-                  <Td className="whitespace-nowrap">{e.platformName}</Td>
-                  <Td className="whitespace-nowrap">{e.ownerName}</Td>
-                  <Td>
-                    <StatusBadge status={e.status} />
-                  </Td>
-                  <Td>
-                    <StepProgress currentStep={e.currentStep} stepsDone={e.stepsDone} />
-                  </Td>
-                  <Td>
-                    <Waiting party={e.waitingOn} since={e.waitingSince} viewer="console" />
-                  </Td>
-                  <Td className="whitespace-nowrap text-slate-600">{formatDateTime(e.updatedAt)}</Td>
-                </Tr>
-              ))}
-            </TBody>
-          </Table>
-          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} noun="engagements" onPageChange={(page) => apply({ page })} />
+          <ResponsiveTable caption="Engagements" captionVisible={false} columns={COLUMNS} rows={data.items} rowKey={(e) => e.id} rowClassName={() => "hover:bg-slate-50"} stackBelow="lg" dense />
+          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} noun={{ one: "engagement", other: "engagements" }} onPageChange={(page) => apply({ page })} />
         </div>
       ) : null}
 

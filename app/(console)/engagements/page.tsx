@@ -6,6 +6,7 @@ import { buttonClasses, PageHeader } from "@/app/_components/ui";
 import { parseEngagementFilters } from "@/app/_lib/engagement-filters";
 import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { EngagementList } from "./engagement-list";
+import { EngagementRequests } from "./engagement-requests";
 
 export const metadata: Metadata = { title: "Engagements" };
 
@@ -20,6 +21,7 @@ export default async function EngagementsPage({ searchParams }: { searchParams: 
     queryClient.prefetchQuery(trpc.engagements.list.queryOptions(filters)),
     queryClient.prefetchQuery(trpc.users.staff.queryOptions()),
     queryClient.prefetchQuery(trpc.platforms.list.queryOptions()),
+    queryClient.prefetchQuery(trpc.requests.list.queryOptions()),
   ]);
   return (
     <HydrateClient>
@@ -32,9 +34,12 @@ export default async function EngagementsPage({ searchParams }: { searchParams: 
           </Link>
         }
       />
-      <Suspense>
-        <EngagementList />
-      </Suspense>
+      <div className="space-y-6">
+        <EngagementRequests />
+        <Suspense>
+          <EngagementList />
+        </Suspense>
+      </div>
     </HydrateClient>
   );
 }

@@ -11,7 +11,9 @@ type Viewer = "console" | "portal";
 const stepHref = (step: number) => sectionHref(defaultStep(step));
 
 /** The words of each move's button, and where it goes: a step of the page, or a part of step 6. */
-function moveLink(action: NextMoveAction, engagementId: string, step: number): { label: string; href: string; download?: boolean } {
+type MoveLink = { label: string; href: string; download?: boolean; /** A way to look, not an action: drawn as a secondary button. */ quiet?: boolean };
+
+function moveLink(action: NextMoveAction, engagementId: string, step: number): MoveLink {
   switch (action) {
     case "submit_file":
       return { label: "Submit the details and token file", href: stepHref(step) };
@@ -29,6 +31,9 @@ function moveLink(action: NextMoveAction, engagementId: string, step: number): {
       return { label: "Confirm syncing is off", href: stepHref(step) };
     case "run_test":
       return { label: "Run the single-company test", href: stepHref(step) };
+    case "follow_test":
+      // Nothing to start while a test runs (the step's own buttons are disabled too): only a way to watch it.
+      return { label: "Follow the test", href: stepHref(step), quiet: true };
     case "run_bulk":
       return { label: "Go to the bulk migration", href: sectionHref({ kind: "step", step: 6, part: "run" }) };
     case "produce_report":
@@ -71,12 +76,7 @@ export function NextMovePanel({ engagement: e, viewer }: { engagement: Engagemen
           {move ? (waitingOnMe ? "Your move" : "Also for you") : e.waiting.party ? `Waiting on ${otherName}` : "Nothing to do"}
         </h2>
         {move ? <p className="text-sm text-slate-800">{move.text}</p> : null}
-        {!waitingOnMe && theirs ? (
-          <p className="text-sm text-slate-600">
-            {move ? `${otherName}: ` : ""}
-            {theirs.text.replace(/^\w/, (c) => c.toLowerCase()).replace(/^/, move ? "" : `${other === "customer" ? "The customer is to" : "Support is to"} `)}
-          </p>
-        ) : null}
+        {!waitingOnMe && theirs ? <p className="text-sm text-slate-600">{theirMove(theirs, { other, otherName, mine: !!move })}</p> : null}
         {!move && !theirs ? <p className="text-sm text-slate-600">{e.waiting.next}</p> : null}
       </div>
       {move ? <MoveButton link={moveLink(move.action, e.id, move.step)} /> : null}
@@ -84,8 +84,22 @@ export function NextMovePanel({ engagement: e, viewer }: { engagement: Engagemen
   );
 }
 
-function MoveButton({ link }: { link: { label: string; href: string; download?: boolean } }) {
-  const className = buttonClasses({ className: "mt-3 shrink-0 sm:mt-0" });
+/**
+ * The other side's move in the viewer's words. Moves are written to the party that makes them,
+ * verb first ("Run the single-company test."), which reads "Support is to run…" for the other
+ * side; the one move that opens with its companies instead ("3 companies were not migrated…")
+ * is quoted after whose it is.
+ */
+function theirMove(theirs: { action: NextMoveAction; text: string }, o: { other: "customer" | "support"; otherName: string; mine: boolean }): string {
+  const lower = theirs.text.replace(/^\w/, (c) => c.toLowerCase());
+  if (o.mine) return `${o.otherName}: ${lower}`;
+  const who = o.other === "customer" ? "The customer" : "Support";
+  if (theirs.action === "send_reconnect_links") return `${who}'s move: ${theirs.text}`;
+  return `${who} is to ${lower}`;
+}
+
+function MoveButton({ link }: { link: MoveLink }) {
+  const className = buttonClasses({ variant: link.quiet ? "secondary" : "primary", className: "mt-3 shrink-0 sm:mt-0" });
   if (link.download) {
     return (
       <a href={link.href} download className={className}>

@@ -85,18 +85,23 @@ export function Step6Parts({ engagement, viewer, parts }: { engagement: Engageme
   };
   return (
     <div className="space-y-4">
-      <nav aria-label="Parts of step 6" className="relative -mx-4 overflow-x-auto border-b border-slate-200 px-4 sm:-mx-5 sm:px-5 print:hidden">
-        <ul className="flex gap-4">
+      {/* On a phone the four parts sit two by two, every one in view (a row of tabs cut at the
+          screen's edge hid the handover report); from `sm` up, one row of tabs. */}
+      <nav aria-label="Parts of step 6" className="print:hidden sm:-mx-5 sm:border-b sm:border-slate-200 sm:px-5">
+        <ul className="grid grid-cols-2 gap-2 sm:flex sm:gap-4">
           {STEP_6_PARTS.map((p) => {
             const current = p === part;
             return (
-              <li key={p} className="shrink-0">
+              <li key={p} className="min-w-0 sm:shrink-0">
                 <SectionLink
                   href={sectionHref({ kind: "step", step: 6, part: p })}
                   aria-current={current ? "page" : undefined}
                   className={cn(
-                    "relative -mb-px flex items-center gap-1.5 rounded-none border-b-2 px-1 py-2 text-sm",
-                    current ? "border-indigo-600 font-semibold text-slate-900" : "border-transparent font-medium text-slate-700 hover:border-slate-300 hover:text-slate-900",
+                    "relative flex items-center justify-center gap-1.5 rounded-md px-2 py-2 text-center text-sm ring-1 ring-inset",
+                    "sm:-mb-px sm:justify-start sm:rounded-none sm:border-b-2 sm:px-1 sm:text-left sm:ring-0",
+                    current
+                      ? "bg-indigo-50 font-semibold text-slate-900 ring-indigo-300 sm:border-indigo-600 sm:bg-transparent"
+                      : "font-medium text-slate-700 ring-slate-200 hover:bg-slate-50 hover:text-slate-900 sm:border-transparent sm:hover:border-slate-300 sm:hover:bg-transparent",
                   )}
                 >
                   {PART_LABEL[p]}

@@ -34,7 +34,7 @@ export function HandoverItems({ engagementId, caption }: { engagementId: string;
       {data && data.total > 0 ? (
         <>
           <HandoverTable rows={data.items} caption={caption} compact />
-          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun="companies" />
+          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun={{ one: "company", other: "companies" }} />
         </>
       ) : null}
     </div>

@@ -29,7 +29,7 @@ function Outcome({ row: r, compact }: { row: HandoverRow; compact: boolean }) {
       {r.customerAction ? <Line term="What to do">{r.customerAction}</Line> : null}
       {r.linkUrl ? (
         <Line term="Reconnect link">
-          <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate={compact} />
+          <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} tail={compact} />
         </Line>
       ) : null}
       {r.reconnectedAt ? <Line term="Came back">Verified again {formatDateTime(r.reconnectedAt)}</Line> : null}

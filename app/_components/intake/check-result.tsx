@@ -1,5 +1,5 @@
 import { Notice } from "@/app/_components/ui";
-import { companiesText, countOf, warningsText } from "@/core/words";
+import { companiesText, countOf, plural, warningsText } from "@/core/words";
 import type { TokenFileCheck } from "@/app/_lib/types";
 import { PreviewTable, ProblemTable } from "./problems";
 
@@ -17,8 +17,8 @@ export function CheckResult({ check }: { check: TokenFileCheck }) {
       ) : (
         <Notice tone="error" title={`${check.fileName} cannot be submitted yet`}>
           {countOf(check.errorCount, "problem blocks", "problems block")} the file
-          {check.warningCount ? ` (and ${warningsText(check.warningCount)})` : ""}. Fix them in your
-          spreadsheet and choose the file again. Nothing from this file was stored.
+          {check.warningCount ? ` (and ${warningsText(check.warningCount)})` : ""}. Fix {plural(check.errorCount, { one: "it", other: "them" })} in
+          your spreadsheet and choose the file again. Nothing from this file was stored.
         </Notice>
       )}
       <ProblemTable problems={check.problems} counts={check.countsByKind} caption="Problems in the file, by line" more={check.moreProblems} />

@@ -81,7 +81,12 @@ const PROBLEM_COLUMNS: ResponsiveColumn<Problem>[] = [
     cell: (p) => (
       <>
         {p.message}
-        {p.value !== undefined ? <span className="ml-1 break-all text-slate-500">(value: {p.value || "empty"})</span> : null}
+        {p.value !== undefined ? (
+          <>
+            {" "}
+            <span className="break-all text-slate-500">(value: {p.value || "empty"})</span>
+          </>
+        ) : null}
       </>
     ),
   },
@@ -117,7 +122,7 @@ export function ProblemTable({ problems, caption, counts, more = 0 }: { problems
       </div>
       <ResponsiveTable caption={caption} captionVisible={false} columns={PROBLEM_COLUMNS} rows={shown} rowKey={(p) => `${p.kind}-${p.line ?? "file"}-${p.cell ?? p.column ?? ""}-${problems.indexOf(p)}`} />
       {listed.length > PROBLEMS_PAGE ? (
-        <Pagination page={page} pageSize={PROBLEMS_PAGE} total={listed.length} onPageChange={(next) => show({ page: next })} noun={kind ? `${kindLabel(kind).toLowerCase()} problems` : "problems"} />
+        <Pagination page={page} pageSize={PROBLEMS_PAGE} total={listed.length} onPageChange={(next) => show({ page: next })} noun={kind ? { one: `${kindLabel(kind).toLowerCase()} problem`, other: `${kindLabel(kind).toLowerCase()} problems` } : { one: "problem", other: "problems" }} />
       ) : null}
       {more > 0 ? <p className="text-sm text-slate-600">The first {problems.length.toLocaleString("en-GB")} are listed; {more.toLocaleString("en-GB")} more are counted in their kinds above.</p> : null}
     </div>

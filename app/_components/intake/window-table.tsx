@@ -8,6 +8,7 @@ const STATUS: Record<WindowView["status"], { label: string; tone: "info" | "succ
   accepted: { label: "Agreed", tone: "success" },
   withdrawn: { label: "Withdrawn", tone: "muted" },
   superseded: { label: "Superseded", tone: "muted" },
+  declined: { label: "Declined", tone: "muted" },
 };
 
 /** A window's calendar invite (.ics), for proposed and agreed windows. */

@@ -1,15 +1,15 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { ItemStateBadge } from "@/app/_components/handover/item-state-badge";
-import { FailureSummary } from "@/app/_components/migration/failure-details";
+import { FailureDetails, FailureSummary } from "@/app/_components/migration/failure-details";
 import { NameOnService } from "@/app/_components/migration/name-on-service";
 import { ItemsFilterForm, useItemsFilter } from "@/app/_components/migration/items-filter";
-import { Badge, CopyableId, EmptyState, Notice, Pagination, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
+import { Badge, Button, CopyableId, Dialog, EmptyState, Notice, Pagination, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { toFormError } from "@/app/_lib/trpc-error";
 import { useTRPC } from "@/app/_trpc/react";
-import { attemptsText } from "@/core/migration/state-words";
+import { callsText } from "@/core/migration/state-words";
 import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
 import { BULK_POLL_MS } from "./bulk-run-view";
 
@@ -25,7 +25,7 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
     label: "Company",
     sticky: "start",
     title: true,
-    className: "min-w-44 max-w-64",
+    className: "min-w-40 max-w-56",
     cell: (r) => (
       <>
         <span className="font-medium break-words text-slate-900">{r.name}</span>
@@ -45,41 +45,49 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
     ),
   },
   { label: "State", className: "whitespace-nowrap", cell: (r) => <ItemStateBadge state={r.state} /> },
-  { label: "companyId", className: "whitespace-nowrap", present: (r) => r.companyId !== null, cell: (r) => <CopyableId value={r.companyId} label={`companyId of ${r.name}`} short /> },
-  { label: "connectionId", className: "whitespace-nowrap", present: (r) => r.connectionId !== null, cell: (r) => <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short /> },
-  { label: "Attempts", className: "text-right tabular-nums", present: (r) => r.attemptsInAll > 0, cell: (r) => attemptsText(r.attemptsInAll, r.attempts) },
+  {
+    // Both ids in one column, one above the other: the table fits a laptop's width with every column in view.
+    label: "Ids on the service",
+    className: "whitespace-nowrap",
+    present: (r) => r.companyId !== null,
+    cell: (r) => (
+      <span className="grid grid-cols-[auto_auto] items-center gap-x-1.5 gap-y-0.5 text-xs">
+        <span className="text-slate-500">company</span>
+        <CopyableId value={r.companyId} label={`companyId of ${r.name}`} short />
+        <span className="text-slate-500">connection</span>
+        <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short />
+      </span>
+    ),
+  },
+  // Calls, not attempts: a company that passed at once made a dozen (every request sent for it).
+  { label: "Calls", className: "whitespace-nowrap tabular-nums", present: (r) => r.attemptsInAll > 0, cell: (r) => (r.attemptsInAll > 0 ? callsText(r.attemptsInAll, r.attempts) : none) },
   {
     label: "Last error",
     wide: true,
     present: (r) => r.lastError !== null,
-    className: "min-w-52 max-w-72",
+    className: "min-w-44 max-w-60",
     cell: (r) => (r.lastError ? <FailureSummary failure={r.lastError} subject={`${r.name}'s last error`} /> : none),
   },
   {
-    label: "Why it ended there",
+    // Short, so the header fits: the row's details say it whole.
+    label: "Why",
     wide: true,
-    present: (r) => !!r.outcomeReason,
-    className: "min-w-44 max-w-64 text-xs",
-    cell: (r) =>
-      r.outcomeReason ? (
-        <p className="line-clamp-2 break-words" title={r.outcomeReason}>
-          {r.outcomeReason}
-        </p>
-      ) : (
-        none
-      ),
+    present: (r) => !!r.story.why,
+    className: "min-w-40 max-w-52 text-xs",
+    cell: (r) => (r.story.why ? <p className="line-clamp-2 break-words">{r.story.why}</p> : none),
   },
 ];
 
 /**
  * The bulk run's companies a page at a time: filtered by state and searched on the server (fast at
- * 100,000), read again while the run is `live`. With `actions` each row gets the console's
- * controls (set aside, retry), in a column kept in view at the end while a row of the page has
- * one; without, it is the portal's read-only table.
+ * 100,000), read again while the run is `live`. Each row opens its whole story (Details); with
+ * `actions` it also gets the console's controls (set aside, retry), in the column kept in view at
+ * the end; without, it is the portal's read-only table.
  */
 export function BulkItems({ engagementId, live, actions }: { engagementId: string; live: boolean; actions?: (item: BulkItem) => ReactNode }) {
   const trpc = useTRPC();
   const filter = useItemsFilter<MigrationItemState>();
+  const [opened, setOpened] = useState<BulkItem | null>(null);
   const input = { engagementId, pageSize: PAGE_SIZE, ...filter.query };
   const options = { placeholderData: keepPreviousData, refetchInterval: live ? BULK_POLL_MS : false } as const;
   const items = useQuery(trpc.bulk.items.queryOptions(input, options));
@@ -99,15 +107,87 @@ export function BulkItems({ engagementId, live, actions }: { engagementId: strin
         <>
           <ResponsiveTable
             caption="Companies of the bulk migration"
-            columns={actions && data.rows.some((r) => r.canRetry || r.canSetAside) ? [...COLUMNS, { label: "Actions", labelHidden: true, sticky: "end", className: "whitespace-nowrap", cell: actions }] : COLUMNS}
+            columns={[
+              ...COLUMNS,
+              {
+                label: "Actions",
+                labelHidden: true,
+                sticky: "end",
+                className: "whitespace-nowrap",
+                cell: (r) => (
+                  <div className="flex gap-2 sm:justify-end">
+                    <Button size="sm" variant="secondary" aria-label={`Details of ${r.name}`} aria-haspopup="dialog" onClick={() => setOpened(r)}>
+                      Details
+                    </Button>
+                    {actions?.(r)}
+                  </div>
+                ),
+              },
+            ]}
             rows={data.rows}
             rowKey={(r) => r.id}
             rowProps={(r) => ({ "data-item-state": r.state })}
             dense
           />
-          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun="companies" />
+          <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun={{ one: "company", other: "companies" }} />
         </>
       ) : null}
+      {opened ? <ItemDetails item={data?.rows.find((r) => r.id === opened.id) ?? opened} onClose={() => setOpened(null)} /> : null}
     </div>
+  );
+}
+
+/**
+ * One company's whole story, in a pane of its own (a row never grows): where it stands, its ids
+ * and calls, the service's error with its status and correlationId, why it ended there, the family
+ * of the platform's refusal, and what to do. Read from the live page, so it follows the run.
+ */
+function ItemDetails({ item: r, onClose }: { item: BulkItem; onClose: () => void }) {
+  const rows: { term: string; detail: ReactNode }[] = [
+    { term: "State", detail: <ItemStateBadge state={r.state} /> },
+    ...(r.externalRef ? [{ term: "External ref", detail: <CopyableId value={r.externalRef} label={`external ref of ${r.name}`} /> }] : []),
+    { term: "Name on the service", detail: r.serviceName },
+    { term: "companyId", detail: <CopyableId value={r.companyId} label={`companyId of ${r.name}`} /> },
+    { term: "connectionId", detail: <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} /> },
+    { term: "Calls to the service", detail: r.attemptsInAll > 0 ? callsText(r.attemptsInAll, r.attempts) : "None yet" },
+  ];
+  return (
+    <Dialog open onClose={onClose} title={r.name} description={r.pilot ? "Migrated by the single-company test (the pilot)." : "A company of the bulk migration."} className="w-[min(40rem,calc(100vw-2rem))]">
+      <div className="space-y-4 text-sm">
+        <dl className="grid grid-cols-[minmax(0,9rem)_minmax(0,1fr)] gap-x-4 gap-y-2">
+          {rows.map((x) => (
+            <div key={x.term} className="contents">
+              <dt className="text-slate-600">{x.term}</dt>
+              <dd className="min-w-0 text-slate-900">{x.detail}</dd>
+            </div>
+          ))}
+        </dl>
+        {r.lastError ? (
+          <section aria-labelledby={`${r.id}-error`} className="space-y-1">
+            <h3 id={`${r.id}-error`} className="font-semibold text-slate-900">
+              Last error
+            </h3>
+            <FailureDetails failure={r.lastError} subject={`${r.name}'s last error`} className="text-sm" />
+          </section>
+        ) : null}
+        {r.story.why ? <Story title="Why it ended there">{r.story.why}</Story> : null}
+        {r.story.refusal ? (
+          <Story title="The platform's refusal">
+            Tokens <strong className="font-semibold">{r.story.refusal.words}</strong>: {r.story.refusal.case}.
+          </Story>
+        ) : null}
+        {r.story.whatToDo ? <Story title="What to do">{r.story.whatToDo}</Story> : null}
+        {!r.lastError && !r.story.why && !r.story.whatToDo ? <p className="text-slate-600">Nothing went wrong with this company.</p> : null}
+      </div>
+    </Dialog>
+  );
+}
+
+function Story({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="space-y-1">
+      <h3 className="font-semibold text-slate-900">{title}</h3>
+      <p className="break-words text-slate-800">{children}</p>
+    </section>
   );
 }

@@ -91,9 +91,10 @@ const PENDING_COLUMNS: ResponsiveColumn<PendingRow>[] = [
     ),
   },
   {
+    // Every link starts with the same host: the end (the company's id) is what tells them apart.
     label: "Reconnect link",
-    className: "max-w-[14rem]",
-    cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} truncate /> : <span className="text-slate-500">After the next check</span>),
+    className: "whitespace-nowrap",
+    cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} tail /> : <span className="text-slate-500">After the next check</span>),
   },
   { label: "Why", wide: true, className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
 ];

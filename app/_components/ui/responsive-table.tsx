@@ -34,7 +34,7 @@ export function stickyCell(side: "start" | "end" | undefined, header = false): s
 }
 
 /**
- * A table from `sm` up, scrolling sideways in its own box when it is wider than the page (a
+ * A table from `sm` (or `lg`) up, scrolling sideways in its own box when it is wider than the page (a
  * focusable region then, with its `sticky` columns kept in view); below it (phones) each row becomes a stacked card of label
  * and value, so nothing is wider than the screen. Both carry the caption as their accessible name;
  * only one is displayed (the other is `display: none`, out of the accessibility tree).
@@ -49,6 +49,7 @@ export function ResponsiveTable<R>({
   rowClassName,
   dense = false,
   className,
+  stackBelow = "sm",
 }: {
   caption: string;
   captionVisible?: boolean;
@@ -62,13 +63,18 @@ export function ResponsiveTable<R>({
   dense?: boolean;
   /** For the table's box (e.g. print styles). */
   className?: string;
+  /**
+   * Below which width rows become stacked cards: phones (`sm`, the default), or also tablets and
+   * narrow windows (`lg`) for a wide table whose columns all matter (the engagement list).
+   */
+  stackBelow?: "sm" | "lg";
 }) {
   const title = columns.find((c) => c.title);
   const labelled = columns.filter((c) => c !== title && !c.labelHidden);
   const unlabelled = columns.filter((c) => c !== title && c.labelHidden);
   return (
     <>
-      <div className="hidden sm:block">
+      <div className={stackBelow === "lg" ? "hidden lg:block" : "hidden sm:block"}>
         <Table caption={caption} captionVisible={captionVisible} className={className}>
           <THead>
             <Tr>
@@ -92,7 +98,7 @@ export function ResponsiveTable<R>({
           </TBody>
         </Table>
       </div>
-      <div className="sm:hidden">
+      <div className={stackBelow === "lg" ? "lg:hidden" : "sm:hidden"}>
         <p className={captionVisible ? "mb-2 text-sm font-semibold text-slate-900" : "sr-only"}>{caption}</p>
         <ul aria-label={caption} className="space-y-2">
           {rows.map((r) => (

@@ -7,6 +7,8 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useForm, type DefaultValues, type FieldValues, type Path, type UseFormReturn } from "react-hook-form";
 import type { z } from "zod";
 import { toFormError } from "@/app/_lib/trpc-error";
+// Fields without words of their own say a sentence, not zod's "Invalid input: expected number".
+import "@/core/zod-messages";
 
 export type ZodForm<S extends z.ZodType<FieldValues, FieldValues>> = UseFormReturn<z.input<S>, unknown, z.output<S>>;
 

@@ -3,7 +3,7 @@ import { createOrganization, listOrganizations } from "@/server/accounts/organiz
 import { acceptInvitation, invitationProblem, invite, listInvitations, lookupInvitation, revokeInvitation } from "@/server/accounts/invitations";
 import { signOutEverywhere } from "@/server/accounts/sessions";
 import { changePassword, getMe, listActiveStaff, listUsers, setUserActive } from "@/server/accounts/users";
-import { listOutbox, revealOutboxMessage } from "@/server/mail/outbox";
+import { listOutbox, revealInvitationLink, revealOutboxMessage, searchOutbox } from "@/server/mail/outbox";
 import { adminProcedure, createTRPCRouter, publicProcedure, signedInProcedure, staffProcedure } from "../trpc";
 import {
   ZAcceptInvitationRequest,
@@ -18,6 +18,8 @@ import {
   ZListOrganizationsResponse,
   ZListOutboxRequest,
   ZListOutboxResponse,
+  ZSearchOutboxRequest,
+  ZSearchOutboxResponse,
   ZListStaffResponse,
   ZListUsersResponse,
   ZLookupInvitationRequest,
@@ -25,6 +27,8 @@ import {
   ZRevealOutboxLinkRequest,
   ZRevealOutboxLinkResponse,
   ZRevokeInvitationRequest,
+  ZRevealInvitationLinkRequest,
+  ZRevealInvitationLinkResponse,
   ZSignOutUserRequest,
   ZSetUserActiveRequest,
 } from "./accounts.types";
@@ -97,6 +101,11 @@ export const invitationsRouter = createTRPCRouter({
       await revokeInvitation(ctx.database, ctx.actor, input.invitationId);
       return OK;
     }),
+  /** A pending invitation's link, to copy from the list (the embedded outbox keeps it sealed; audited). */
+  revealLink: adminProcedure
+    .input(ZRevealInvitationLinkRequest)
+    .output(ZRevealInvitationLinkResponse)
+    .mutation(({ ctx, input }) => revealInvitationLink(ctx.database, ctx.config.keyRing, ctx.actor, input)),
   /** What an invitation link leads to (public: the invitee is not signed in). */
   lookup: publicProcedure
     .input(ZLookupInvitationRequest)
@@ -118,6 +127,11 @@ export const outboxRouter = createTRPCRouter({
     .input(ZListOutboxRequest)
     .output(ZListOutboxResponse)
     .query(({ ctx, input }) => listOutbox(ctx.database, { limit: input?.limit ?? 50 })),
+  /** A page of outgoing mail, newest first, searched (recipient, subject, text) and filtered by where each stands. */
+  search: adminProcedure
+    .input(ZSearchOutboxRequest)
+    .output(ZSearchOutboxResponse)
+    .query(({ ctx, input }) => searchOutbox(ctx.database, input)),
   /** The whole text of a pending invitation's message, link included (audited). */
   revealLink: adminProcedure
     .input(ZRevealOutboxLinkRequest)

@@ -9,7 +9,7 @@ import {
   ZStaffMember,
   ZUserSummary,
 } from "@/core/accounts/schemas";
-import { ZOutboxMessage } from "@/core/mail/schemas";
+import { ZOutboxMessage, ZOutboxPage, ZOutboxSearch } from "@/core/mail/schemas";
 
 export const ZMeResponse = ZMe;
 
@@ -36,6 +36,8 @@ export const ZCreateInvitationRequest = z.object({
 });
 export const ZCreateInvitationResponse = z.object({ id: z.string() });
 export const ZRevokeInvitationRequest = z.object({ invitationId: z.string().min(1) });
+export const ZRevealInvitationLinkRequest = z.object({ invitationId: z.string().min(1).max(64) });
+export const ZRevealInvitationLinkResponse = z.object({ link: z.string() });
 export const ZLookupInvitationRequest = z.object({ token: z.string().min(1).max(200) });
 export const ZInvitationLookupResponse = ZInvitationLookup;
 export const ZAcceptInvitationRequest = z.object({
@@ -47,5 +49,7 @@ export const ZAcceptInvitationResponse = z.object({ email: z.string() });
 
 export const ZListOutboxRequest = z.object({ limit: z.number().int().min(1).max(200).default(50) }).optional();
 export const ZListOutboxResponse = z.array(ZOutboxMessage);
+export const ZSearchOutboxRequest = ZOutboxSearch;
+export const ZSearchOutboxResponse = ZOutboxPage;
 export const ZRevealOutboxLinkRequest = z.object({ id: z.string().min(1).max(64) });
 export const ZRevealOutboxLinkResponse = z.object({ text: z.string() });

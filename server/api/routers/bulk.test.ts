@@ -15,6 +15,7 @@ import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
+import { HANDOVER_PRODUCED } from "@/server/migration/bulk/rules";
 
 let t: TestDatabase;
 let p: People;
@@ -258,12 +259,15 @@ describe("controls", () => {
     expect([other.code, other.message]).toEqual([unknown.code, unknown.message]);
   });
 
-  it("once the handover report is produced, no control changes a company", async () => {
+  it("once the handover report is produced, no control changes a company, and the refusal says how companies still come back", async () => {
     await support().bulk.cancel({ engagementId, reason: "Handing over as is" });
     for (const id of itemIds) await support().bulk.setAside({ engagementId, itemId: id, reason: "Customer reconnects them" });
     await support().handover.confirm({ engagementId });
     const refused = await trpcError(support().bulk.retryItem({ engagementId, itemId: itemIds[0]! }));
-    expect(refused.message).toBe("The handover report has been produced: the migration's companies can no longer change.");
+    expect(refused.message).toBe(HANDOVER_PRODUCED);
+    // Companies still change after the report (reconnections, fresh tokens): the words must not say otherwise.
+    expect(refused.message).not.toMatch(/can no longer change/);
+    expect(refused.message).toMatch(/reconnect links.*fresh tokens/);
     expect((await item(0)).state).toBe("set_aside");
     expect((await support().bulk.overview({ engagementId })).controls.itemActions.allowed).toBe(false);
   });

@@ -57,10 +57,15 @@ describe("what the customer is shown", () => {
 });
 
 describe("confirming", () => {
-  it("waits for step 1", async () => {
+  it("the callback URL can be confirmed from the start (it depends only on the platform); syncing off waits for step 1", async () => {
     const engagementId = await open();
-    const refused = await trpcError(customer().confirmations.callbackUrl({ engagementId }));
+    const refused = await trpcError(customer().confirmations.syncingDisabled({ engagementId }));
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("step 1 (Details gathered)") });
+    await customer().confirmations.callbackUrl({ engagementId });
+    const eng = await customer().engagements.get({ engagementId });
+    expect(eng.steps.map((s) => s.displayState)).toEqual(["pending", "locked", "done", "locked", "locked", "locked"]);
+    // Step 1 is still the customer's move: the token file.
+    expect(eng.waiting).toMatchObject({ party: "customer", moves: { customer: { action: "submit_file", step: 1 } } });
   });
 
   it("the customer confirms both, each step done with its evidence; support is told once it is their move", async () => {

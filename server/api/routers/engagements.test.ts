@@ -72,7 +72,8 @@ describe("creating an engagement", () => {
     expect(eng.steps.map((s) => [s.number, s.state, s.displayState])).toEqual([
       [1, "pending", "pending"],
       [2, "pending", "locked"],
-      [3, "pending", "locked"],
+      // The callback URL depends only on the platform: step 3 is open from the start.
+      [3, "pending", "pending"],
       [4, "pending", "locked"],
       [5, "pending", "locked"],
       [6, "pending", "locked"],
@@ -259,7 +260,10 @@ describe("working the checklist", () => {
     await acceptDetails(id);
     await agreeOnWindow(id);
     for (const step of [3, 4] as const) await s.engagements.step({ engagementId: id, step, action: "complete", note: "ok" });
-    await s.engagements.step({ engagementId: id, step: 5, action: "start" });
+    // Step 5 is started by its flow (the test run), never by a bare Start: none is offered.
+    expect((await s.engagements.get({ engagementId: id })).steps[4]).toMatchObject({ state: "pending", actions: [] });
+    expect(await trpcError(s.engagements.step({ engagementId: id, step: 5, action: "start" }))).toMatchObject({ code: "PRECONDITION_FAILED" });
+    await t.database.transaction((tx) => applyStepAction(tx, p.support, { engagementId: id, step: 5, action: "start", via: "flow" }), { isolation: "read committed" });
     const eng = await s.engagements.get({ engagementId: id });
     expect(eng.steps[4]).toMatchObject({ state: "in_progress", actions: [] });
     const refused = await trpcError(s.engagements.step({ engagementId: id, step: 5, action: "reopen", reason: "Try another company" }));

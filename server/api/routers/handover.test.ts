@@ -134,7 +134,7 @@ describe("producing the handover report", () => {
     // (The set-up's flows mailed too; this is the report's mail.)
     const mail = await t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%handover report is ready"));
     expect(mail.map((m) => m.to).sort()).toEqual(["a@org-a.test", "ops@org-a.test"]);
-    expect(mail[0]!.subject).toBe(`${f.reference}: your handover report is ready`);
+    expect(mail[0]!.subject).toBe(`[${f.reference}] Your handover report is ready`);
     expect(mail[0]!.text).toContain(`its handover report is ready: ${words}.`);
     expect(mail[0]!.text).toContain(`http://ferry.test/portal/engagements/${f.engagementId}`);
     expect(mail[0]!.text).toMatch(/deleted automatically on \d{4}-\d\d-\d\d/);
@@ -275,8 +275,8 @@ describe("acknowledging the report", () => {
       ["Customer A (customer)", "Acknowledged the handover report"],
     ]);
 
-    const [ownerMail] = await t.db.select().from(mailOutbox).where(and(eq(mailOutbox.to, "support@test"), like(mailOutbox.subject, "%handover report acknowledged")));
-    expect(ownerMail!.subject).toBe(`${f.reference}: handover report acknowledged`);
+    const [ownerMail] = await t.db.select().from(mailOutbox).where(and(eq(mailOutbox.to, "support@test"), like(mailOutbox.subject, "%Handover report acknowledged")));
+    expect(ownerMail!.subject).toBe(`[${f.reference}] Handover report acknowledged`);
     expect(ownerMail!.text).toContain("Customer A acknowledged the handover report");
     expect(ownerMail!.text).toContain("the tokens of 6 companies and 1 OAuth client secret deleted");
 
@@ -377,7 +377,7 @@ describe("at once", { tags: ["both-databases"] }, () => {
     for (const action of ["handover.acknowledged", "credentials.purged"]) {
       expect(await t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, f.engagementId), eq(auditEvents.action, action)))).toHaveLength(1);
     }
-    expect(await t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%handover report acknowledged"))).toHaveLength(1);
+    expect(await t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%Handover report acknowledged"))).toHaveLength(1);
   });
 });
 

@@ -152,7 +152,7 @@ describe("replacing a submission", () => {
     });
   });
 
-  it("a new file after acceptance reopens step 1 and the steps gated on it, and supersedes the windows", async () => {
+  it("a new file after acceptance reopens step 1 and the steps gated on it (not the callback URL), and supersedes the windows", async () => {
     const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };
     await completeIntake(flow, { engagementId });
     await agreeWindow(flow, { engagementId });
@@ -161,7 +161,7 @@ describe("replacing a submission", () => {
 
     await submit(sampleCompanies("qhyg", 4));
     const eng = await support().engagements.get({ engagementId });
-    expect(eng.steps.map((s) => s.state)).toEqual(["in_progress", "pending", "pending", "pending", "pending", "pending"]);
+    expect(eng.steps.map((s) => s.state)).toEqual(["in_progress", "pending", "done", "pending", "pending", "pending"]);
     expect(eng.steps[1]!.reopenedReason).toBe("Step 1 was reopened: A new token file was submitted");
     expect(eng.windowStartsAt).toBeNull();
     expect((await t.db.select().from(windowProposals).where(eq(windowProposals.engagementId, engagementId))).map((w) => w.status)).toEqual(["superseded"]);

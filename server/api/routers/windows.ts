@@ -1,5 +1,5 @@
 /** Step 2's procedures: the estimate and windows, support's proposals, the customer's acceptance, rescheduling. */
-import { acceptWindow, getWindowPlan, notifyAfterChange, proposeWindow, rescheduleWindow, withdrawWindow } from "@/server/engagements/flows";
+import { acceptWindow, declineWindows, getWindowPlan, notifyAfterChange, proposeWindow, rescheduleWindow, withdrawWindow } from "@/server/engagements/flows";
 import { createTRPCRouter, customerEngagementProcedure, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import { OK, ZOk } from "./shared.types";
 import {
@@ -7,6 +7,8 @@ import {
   ZProposeWindowsResponse,
   ZRescheduleRequest,
   ZRescheduleResponse,
+  ZDeclineWindowsRequest,
+  ZDeclineWindowsResponse,
   ZWindowPlanResponse,
   ZWindowRequest,
 } from "./windows.types";
@@ -42,6 +44,15 @@ export const windowsRouter = createTRPCRouter({
       const result = await acceptWindow(ctx.database, ctx.actor, input);
       await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
       return OK;
+    }),
+  /** The customer declines the proposed windows with a reason and times that would suit; support is mailed. */
+  decline: customerEngagementProcedure
+    .input(ZDeclineWindowsRequest)
+    .output(ZDeclineWindowsResponse)
+    .mutation(async ({ ctx, input }) => {
+      const result = await declineWindows(ctx.database, ctx.actor, input);
+      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      return { declineId: result.declineId };
     }),
   /** Support reschedules the agreed window: step 2 reopens with the reason (the cascade applies). */
   reschedule: staffEngagementProcedure

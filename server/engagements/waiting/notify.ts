@@ -12,6 +12,7 @@ import { getManagedPlatform } from "@/server/platforms";
 import type { WaitingParty } from "@/core/engagements/flow-states";
 import { findRecipients, type EngagementRecipients } from "./recipients-repository";
 import type { WaitingChange } from "./refresh-waiting";
+import { engagementSubject } from "@/server/mail/subjects";
 
 /** What an operation tells the other side. */
 export type FlowNotice = { to: WaitingParty; subject: string; text: string };
@@ -53,7 +54,7 @@ export async function notifyAfterChange(
   for (const m of messages) {
     const text = `${heading}\n\n${m.body}\n\nOpen it in Ferry: ${linkFor(config.appUrl, m.party, params.engagementId)}\n`;
     for (const to of addressees(r, m.party)) {
-      await sendMail(database, config.mail, { to, subject: `[${r.reference}] ${m.subject}`, text });
+      await sendMail(database, config.mail, { to, subject: engagementSubject(r.reference, m.subject), text });
     }
   }
 }

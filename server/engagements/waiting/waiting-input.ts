@@ -3,14 +3,15 @@
  * refreshing whose move it is after a change: the submission, the proposed windows and, after the
  * bulk run, the handover, the companies waiting for their end customers and a supplementary file.
  */
-import { and, count, desc, eq, ne } from "drizzle-orm";
-import { handovers, migrationItems, migrationRuns, supplementaryFiles } from "@/db/schema";
+import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
+import { handovers, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows } from "@/db/schema";
+import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS } from "@/core/migration/states";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { realItems } from "@/server/items/item-scope";
 import { q, type Steps, type Tx } from "@/db/database";
 import type { StepStates } from "../checklist";
 import { findCurrentSubmission } from "../intake/intake-repository";
-import { countProposedWindows } from "../window/window-repository";
+import { countProposedWindows, unansweredDecline } from "../window/window-repository";
 import type { LastMile, WaitingInput } from "./waiting-rule";
 
 /** The last mile's facts (see LastMile). */
@@ -26,16 +27,28 @@ export function* loadLastMile(tx: Tx, engagementId: string): Steps<LastMile> {
   const pending = (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending")))))?.n ?? 0;
   const supplementary = yield* q.get(
     tx
-      .select({ status: supplementaryFiles.status })
+      .select({ id: supplementaryFiles.id, status: supplementaryFiles.status })
       .from(supplementaryFiles)
       .where(and(eq(supplementaryFiles.engagementId, engagementId), ne(supplementaryFiles.status, "replaced")))
       .orderBy(desc(supplementaryFiles.submittedAt)),
   );
+  // Companies waiting for their end customers whose fresh tokens are in the file support has yet to review.
+  const inReview =
+    supplementary?.status === "submitted" && pending > 0
+      ? ((yield* q.get(
+          tx
+            .select({ n: count() })
+            .from(supplementaryRows)
+            .innerJoin(migrationItems, eq(migrationItems.id, supplementaryRows.itemId))
+            .where(and(eq(supplementaryRows.fileId, supplementary.id), eq(migrationItems.state, "reconnect_pending"))),
+        ))?.n ?? 0)
+      : 0;
   return {
     bulkRunEnded: run?.status === "completed" || run?.status === "cancelled",
     handover: handover ? { acknowledged: handover.acknowledgedAt !== null } : null,
     reconnectPending: pending,
     supplementary: supplementary?.status ?? null,
+    freshTokensInReview: inReview,
   };
 }
 
@@ -46,6 +59,27 @@ export function* loadWaitingInput(tx: Tx, eng: { id: string; status: EngagementS
     states,
     submission: (yield* findCurrentSubmission(tx, eng.id))?.status ?? null,
     proposedWindows: yield* countProposedWindows(tx, eng.id),
+    windowDecline: yield* loadWindowDecline(tx, eng.id),
+    testUnderWay: yield* loadTestUnderWay(tx, eng.id),
     lastMile: yield* loadLastMile(tx, eng.id),
   };
+}
+
+/** The customer's decline support has not answered yet (see WaitingInput.windowDecline). */
+function* loadWindowDecline(tx: Tx, engagementId: string): Steps<WaitingInput["windowDecline"]> {
+  const d = yield* unansweredDecline(tx, engagementId);
+  return d ? { reason: d.reason, suggested: d.suggested.length } : null;
+}
+
+/** A single-company test or rehearsal still under way (queued or running), or null. */
+function* loadTestUnderWay(tx: Tx, engagementId: string): Steps<WaitingInput["testUnderWay"]> {
+  const run = yield* q.get(
+    tx
+      .select({ kind: migrationRuns.kind, status: migrationRuns.status })
+      .from(migrationRuns)
+      .where(and(eq(migrationRuns.engagementId, engagementId), inArray(migrationRuns.kind, [...TEST_RUN_KINDS]), inArray(migrationRuns.status, [...ACTIVE_RUN_STATUSES])))
+      .orderBy(desc(migrationRuns.requestedAt)),
+  );
+  if (!run || run.kind === "bulk") return null;
+  return { kind: run.kind, queued: run.status === "queued" };
 }

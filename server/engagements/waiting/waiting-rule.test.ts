@@ -18,7 +18,16 @@ describe("whose move it is", () => {
     ["a submission awaits review: support", { submission: "submitted" }, "support", 1, /Review the submitted details/],
     ["sent back: the customer fixes it", { submission: "returned" }, "customer", 1, /Fix the token file/],
     ["accepted, no window yet: support proposes", { states: done(1), submission: "accepted" }, "support", 2, /Propose a migration window/],
-    ["a window proposed: the customer accepts", { states: done(1), submission: "accepted", proposedWindows: 2 }, "customer", 2, /Accept one of the proposed/],
+    ["a window proposed: the customer accepts", { states: done(1), submission: "accepted", proposedWindows: 2 }, "customer", 2, /Accept one of the proposed.*or decline them/],
+    [
+      "the proposed windows declined: support proposes again, with the customer's reason",
+      { states: done(1), submission: "accepted", windowDecline: { reason: "Month-end close", suggested: 2 } },
+      "support",
+      2,
+      /^Propose new windows: the customer declined the proposed ones \(“Month-end close”\) and suggested 2 times\.$/,
+    ],
+    ["a test running: support follows it, nothing to start", { states: done(1, 2, 3, 4), submission: "accepted", testUnderWay: { kind: "pilot", queued: false } }, "support", 5, /^Follow the single-company test in step 5: it is running/],
+    ["a rehearsal queued: support follows it", { states: done(1, 2, 3, 4), submission: "accepted", testUnderWay: { kind: "rehearsal", queued: true } }, "support", 5, /^Follow the rehearsal on the sandbox in step 5: it is waiting for a worker/],
     ["window agreed, callback URL open: the customer", { states: done(1, 2), submission: "accepted" }, "customer", 3, /callback URL/],
     ["steps 3 done out of order, 2 open: still step 2 first", { states: done(1, 3), submission: "accepted" }, "support", 2, /Propose/],
     ["syncing open: the customer", { states: done(1, 2, 3), submission: "accepted" }, "customer", 4, /syncing/],
@@ -27,6 +36,20 @@ describe("whose move it is", () => {
     ["all done: nobody", { states: done(1, 2, 3, 4, 5, 6), submission: "accepted" }, null, null, /every step is done/],
   ])("%s", (_, over, party, step, next) => {
     expect(whoseMove(input(over))).toMatchObject({ party, step, next: expect.stringMatching(next) });
+  });
+
+  it("a test under way is support's move to follow, not to start", () => {
+    expect(whoseMove(input({ states: done(1, 2, 3, 4), submission: "accepted", testUnderWay: { kind: "pilot", queued: false } })).moves.support).toMatchObject({ action: "follow_test", step: 5 });
+    expect(whoseMove(input({ states: done(1, 2, 3, 4), submission: "accepted", testUnderWay: null })).moves.support).toMatchObject({ action: "run_test" });
+  });
+
+  it("while support has the move on steps 1 and 2, adding the callback URL is the customer's own to-do beside it", () => {
+    const reviewing = whoseMove(input({ submission: "submitted" }));
+    expect(reviewing).toMatchObject({ party: "support", moves: { support: { action: "review_submission" }, customer: { action: "confirm_callback", step: 3 } } });
+    expect(whoseMove(input({ states: done(1), submission: "accepted" })).moves.customer).toMatchObject({ action: "confirm_callback" });
+    // Done already, or the customer's own move comes first: nothing beside it.
+    expect(whoseMove(input({ states: done(3), submission: "submitted" })).moves.customer).toBeNull();
+    expect(whoseMove(input({})).moves.customer).toMatchObject({ action: "submit_file" });
   });
 
   it.each<EngagementStatus>(["on_hold", "completed", "cancelled"])("nobody's while the engagement is %s", (status) => {
@@ -59,6 +82,14 @@ describe("whose move it is", () => {
       expect(w).toMatchObject({ party: "customer", step: 6, moves: { customer: { action: "acknowledge_report" }, support: null } });
       expect(w.next).toMatch(/acknowledge it.*2 companies/);
       expect(at6({ bulkRunEnded: true, handover: { acknowledged: false } })).toMatchObject({ party: "customer", next: "Read the handover report and acknowledge it." });
+    });
+
+    it("fresh tokens sent for some of the waiting companies: the customer is told they are under review, and asked only about the others", () => {
+      const some = at6({ bulkRunEnded: true, handover: { acknowledged: false }, reconnectPending: 2, supplementary: "submitted", freshTokensInReview: 1 });
+      expect(some.moves.customer?.text).toMatch(/Fresh tokens for 1 company are with Ferry support for review\. One other company was not migrated .* send it its reconnect link/);
+      expect(some.moves.support).toMatchObject({ action: "review_supplementary", text: expect.stringMatching(/for 1 company waiting/) });
+      const all = at6({ bulkRunEnded: true, handover: { acknowledged: true }, reconnectPending: 2, supplementary: "submitted", freshTokensInReview: 2 }, "completed", done(1, 2, 3, 4, 5, 6));
+      expect(all).toMatchObject({ party: "support", moves: { customer: null, support: { action: "review_supplementary" } } });
     });
 
     it("a supplementary file waits for support's review, before and after the handover", () => {

@@ -24,9 +24,14 @@ export type LastMile = {
   reconnectPending: number;
   /** The current (not replaced) supplementary file's status, or null when there is none. */
   supplementary: SupplementaryStatus | null;
+  /**
+   * Of the companies waiting for their end customers, those whose fresh tokens are in the
+   * supplementary file support has not reviewed yet: the customer has done their part for them.
+   */
+  freshTokensInReview?: number;
 };
 
-export const NO_LAST_MILE: LastMile = { bulkRunEnded: false, handover: null, reconnectPending: 0, supplementary: null };
+export const NO_LAST_MILE: LastMile = { bulkRunEnded: false, handover: null, reconnectPending: 0, supplementary: null, freshTokensInReview: 0 };
 
 export type WaitingInput = {
   status: EngagementStatus;
@@ -35,6 +40,13 @@ export type WaitingInput = {
   submission: SubmissionStatus | null;
   /** Windows support proposed that the customer has not answered yet. */
   proposedWindows: number;
+  /**
+   * The customer's latest decline of the proposed windows, when support has proposed nothing
+   * since: their reason and how many times they suggested instead.
+   */
+  windowDecline?: { reason: string; suggested: number } | null;
+  /** A single-company test or rehearsal under way (queued or running): nothing to start until it ends. */
+  testUnderWay?: { kind: "pilot" | "rehearsal"; queued: boolean } | null;
   lastMile?: LastMile;
 };
 
@@ -54,15 +66,22 @@ export type Waiting = {
 
 const NONE: Record<WaitingParty, Move | null> = { customer: null, support: null };
 
-/** The customer's to-do while companies wait for their end customers (null when none do). */
+/**
+ * The customer's to-do while companies wait for their end customers (null when none do, or when
+ * every one of them has fresh tokens with support for review: that is support's move then).
+ */
 function reconnectMove(lm: LastMile): Move | null {
-  const n = lm.reconnectPending;
+  const inReview = Math.min(lm.freshTokensInReview ?? 0, lm.reconnectPending);
+  const n = lm.reconnectPending - inReview;
   if (n === 0) return null;
   const word = (one: string, other: string) => plural(n, { one, other });
+  const reviewed = inReview
+    ? `Fresh tokens for ${companiesText(inReview)} are with Ferry support for review. ${plural(n, { one: "One other company", other: `${n.toLocaleString("en-GB")} other companies` })}`
+    : companiesText(n);
   return {
     action: "send_reconnect_links",
     step: 6,
-    text: `${companiesText(n)} ${word("was", "were")} not migrated with the tokens given and ${word("waits for its end customer", "wait for their end customers")}: send ${word("it its", "each its")} reconnect link (download ${word("it", "them")} as CSV), or send fresh tokens for ${word("it", "them")} in a supplementary file.`,
+    text: `${reviewed} ${word("was", "were")} not migrated with the tokens given and ${word("waits for its end customer", "wait for their end customers")}: send ${word("it its", "each its")} reconnect link (download ${word("it", "them")} as CSV), or send fresh tokens for ${word("it", "them")} in a supplementary file.`,
   };
 }
 
@@ -71,7 +90,13 @@ function lastMileMoves(lm: LastMile, stepDone: boolean): Record<WaitingParty, Mo
   const reconnect = reconnectMove(lm);
   const review: Move | null =
     lm.supplementary === "submitted"
-      ? { action: "review_supplementary", step: 6, text: "Review the supplementary file of fresh tokens, then accept it or send it back." }
+      ? {
+          action: "review_supplementary",
+          step: 6,
+          text: lm.freshTokensInReview
+            ? `Review the supplementary file of fresh tokens (for ${companiesText(lm.freshTokensInReview)} waiting for their end customers), then accept it or send it back.`
+            : "Review the supplementary file of fresh tokens, then accept it or send it back.",
+        }
       : null;
   if (stepDone) return { customer: reconnect, support: review };
   if (lm.handover && !lm.handover.acknowledged) {
@@ -103,6 +128,12 @@ function waitingOn(moves: Record<WaitingParty, Move | null>, prefer: WaitingPart
   return { party, step: move?.step ?? null, next: move?.text ?? "Nothing: every step is done.", moves };
 }
 
+/** A person's words quoted in a move, cut short where they would crowd the panel and the mail. */
+function clip(text: string, max = 140): string {
+  const t = text.trim().replace(/\s+/g, " ").replace(/[.;:,!]+$/, "");
+  return t.length <= max ? t : `${t.slice(0, max - 1).trimEnd()}…`;
+}
+
 /** Whose move it is, what they are to do, and each side's own next move. */
 export function whoseMove(input: WaitingInput): Waiting {
   const lm = input.lastMile ?? NO_LAST_MILE;
@@ -130,11 +161,17 @@ export function whoseMove(input: WaitingInput): Waiting {
     if (!moves.customer && !moves.support) return { party: null, step: null, next: "Nothing: every step is done.", moves: NONE };
     return waitingOn(moves, "support");
   }
+  // The callback URL depends only on the platform (step 3 has no gate): while support has the move
+  // on steps 1 and 2, adding it is the customer's own to-do beside it.
+  const callbackAside: Move | null =
+    open < 3 && input.states[3] !== "done" && openGates(input.states, 3).length === 0
+      ? { action: "confirm_callback", step: 3, text: "Add the callback URL to the OAuth app and confirm it: it depends only on the platform, so it can be done now." }
+      : null;
   const on = (party: WaitingParty, action: NextMoveAction, next: string): Waiting => ({
     party,
     step: open,
     next,
-    moves: { ...NONE, [party]: { action, text: next, step: open } },
+    moves: { ...NONE, ...(party === "support" && callbackAside ? { customer: callbackAside } : {}), [party]: { action, text: next, step: open } },
   });
   switch (open) {
     case 1:
@@ -152,16 +189,23 @@ export function whoseMove(input: WaitingInput): Waiting {
           return never;
         }
       }
-    case 2:
-      return input.proposedWindows > 0
-        ? on("customer", "accept_window", "Accept one of the proposed migration windows.")
-        : on("support", "propose_window", "Propose a migration window.");
+    case 2: {
+      if (input.proposedWindows > 0) return on("customer", "accept_window", "Accept one of the proposed migration windows, or decline them and say what would suit.");
+      const declined = input.windowDecline;
+      if (!declined) return on("support", "propose_window", "Propose a migration window.");
+      const suggested = declined.suggested ? ` and suggested ${plural(declined.suggested, { one: "a time", other: `${declined.suggested} times` })}` : "";
+      return on("support", "propose_window", `Propose new windows: the customer declined the proposed ones (“${clip(declined.reason)}”)${suggested}.`);
+    }
     case 3:
       return on("customer", "confirm_callback", "Add the callback URL to the OAuth app and confirm it.");
     case 4:
       return on("customer", "confirm_syncing", "Turn off syncing in the old app for every company in the file, and confirm it.");
-    case 5:
-      return on("support", "run_test", "Run the single-company test.");
+    case 5: {
+      const t = input.testUnderWay;
+      if (!t) return on("support", "run_test", "Run the single-company test.");
+      const what = t.kind === "rehearsal" ? "the rehearsal on the sandbox" : "the single-company test";
+      return on("support", "follow_test", `Follow ${what} in step 5: it is ${t.queued ? "waiting for a worker" : "running"}, and nothing else can start until it ends.`);
+    }
     case 6: {
       const moves = lastMileMoves(lm, false);
       // Before the report support has the move (the run, a review, the report); once it is produced, the customer acknowledges.

@@ -2,8 +2,8 @@
  * The one module that touches drizzle for migration windows (step 2). Its functions are
  * transaction steps (`yield*` them in a body; readSteps, db/database.ts, outside a transaction).
  */
-import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
-import { users, windowProposals } from "@/db/schema";
+import { and, asc, count, desc, eq, gt, inArray, ne } from "drizzle-orm";
+import { users, windowDeclines, windowProposals } from "@/db/schema";
 import { q, type Steps, type Tx } from "@/db/database";
 import type { WindowStatus } from "@/core/engagements/flow-states";
 
@@ -56,4 +56,47 @@ export function* supersedeOpenWindows(tx: Tx, engagementId: string, by: { decide
   const n = (yield* q.get(tx.select({ n: count() }).from(windowProposals).where(open)))?.n ?? 0;
   if (n) yield* q.run(tx.update(windowProposals).set({ status: "superseded", ...by }).where(open));
   return n;
+}
+
+export type WindowDeclineRow = typeof windowDeclines.$inferSelect;
+
+/** Records the customer's decline of the proposed windows. */
+export function* insertDecline(tx: Tx, row: typeof windowDeclines.$inferInsert): Steps<void> {
+  yield* q.run(tx.insert(windowDeclines).values(row));
+}
+
+/** The proposed windows of the engagement, oldest first. */
+export function* proposedWindows(tx: Tx, engagementId: string): Steps<WindowRow[]> {
+  return yield* q.all(
+    tx
+      .select()
+      .from(windowProposals)
+      .where(and(eq(windowProposals.engagementId, engagementId), eq(windowProposals.status, "proposed")))
+      .orderBy(asc(windowProposals.startsAt)),
+  );
+}
+
+/** The engagement's declines, oldest first, with the people who made them. */
+export function* listDeclines(tx: Tx, engagementId: string) {
+  return yield* q.all(
+    tx
+      .select({ d: windowDeclines, by: { id: users.id, name: users.name } })
+      .from(windowDeclines)
+      .innerJoin(users, eq(users.id, windowDeclines.declinedById))
+      .where(eq(windowDeclines.engagementId, engagementId))
+      .orderBy(asc(windowDeclines.declinedAt)),
+  );
+}
+
+/** The customer's latest decline when support has proposed nothing since (the one still to answer), or undefined. */
+export function* unansweredDecline(tx: Tx, engagementId: string): Steps<WindowDeclineRow | undefined> {
+  const latest = yield* q.get(tx.select().from(windowDeclines).where(eq(windowDeclines.engagementId, engagementId)).orderBy(desc(windowDeclines.declinedAt)));
+  if (!latest) return undefined;
+  const since = yield* q.get(
+    tx
+      .select({ n: count() })
+      .from(windowProposals)
+      .where(and(eq(windowProposals.engagementId, engagementId), gt(windowProposals.proposedAt, latest.declinedAt))),
+  );
+  return (since?.n ?? 0) > 0 ? undefined : latest;
 }

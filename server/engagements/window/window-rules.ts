@@ -36,6 +36,16 @@ export function acceptWindowRule(s: WindowRuleState): Allowed {
   return yes;
 }
 
+/** The customer declines the proposed windows (with a reason, and times that would suit) instead of accepting one. */
+export function declineRule(s: WindowRuleState): Allowed {
+  if (s.role !== "customer") return no("The customer declines proposed windows; support withdraws its own.");
+  const inactive = active(s);
+  if (inactive) return inactive;
+  if (s.states[2] === "done") return no("A window is already agreed; ask support to reschedule it.");
+  if (!s.proposed) return no("There is no proposed migration window to decline.");
+  return yes;
+}
+
 /** Support withdraws a window it proposed, while the engagement is active (the window itself must still be proposed). */
 export function withdrawRule(s: WindowRuleState): Allowed {
   if (!isStaff(s.role)) return no("Support withdraws the windows it proposed.");

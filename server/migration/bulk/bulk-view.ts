@@ -13,6 +13,8 @@ import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import { pageOfReportItems } from "../handover/handover-repository";
 import { readFailure } from "../engine/stored-failure";
+import { readChecks } from "../handover/item-results";
+import { itemStory, platformErrorsOf } from "./item-story";
 import { FINAL_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 import { countOf, listText } from "@/core/words";
 import { runCountsByState, type BulkOutcome } from "./bulk-repository";
@@ -203,6 +205,15 @@ export function listBulkItems(
           attemptsInAll: r.attemptsInAll,
           lastError,
           outcomeReason: lastError?.error && r.outcomeReason?.includes(lastError.error) ? null : r.outcomeReason,
+          story: itemStory({
+            state: r.state,
+            outcomeReason: r.outcomeReason,
+            lastError,
+            checks: readChecks(r.checks),
+            platformErrors: platformErrorsOf(r.checks),
+            attempts: r.attempts,
+            viewer: isStaff(actor.role) ? "staff" : "customer",
+          }),
           pilot: r.id === pilotItemId,
           canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",
           canRetry: retryable && RETRY_FROM.includes(r.state),

@@ -85,9 +85,15 @@ export function startReasonRefusal(c: Pick<BulkContext, "window" | "now">, reaso
   };
 }
 
+/** Why the run's controls are closed once the handover report exists, saying how companies still come back. */
+export const HANDOVER_PRODUCED =
+  "The handover report has been produced, so the bulk run takes no more controls. Companies that failed still come back by themselves: through their reconnect links (Reconnections) or fresh tokens (Fresh tokens).";
+
 function common(c: BulkContext): Refusal | null {
   if (!isStaff(c.role)) return refused("Only support staff control the bulk migration.", "FORBIDDEN");
-  if (c.handoverProduced) return refused("The handover report has been produced: the migration's companies can no longer change.");
+  // After the report the run's own controls close, but companies still move: a reconnection or a
+  // supplementary file of fresh tokens puts one back into the run by itself (the last mile).
+  if (c.handoverProduced) return refused(HANDOVER_PRODUCED);
   if (c.engagementStatus !== "active") return refused(`The engagement is ${statusWords(c.engagementStatus)}; the bulk migration runs only while it is active.`);
   return null;
 }

@@ -8,6 +8,7 @@ import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import { companiesText as companies, countOf } from "@/core/words";
 import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
+import { engagementSubject } from "@/server/mail/subjects";
 
 export type HandoverMailDeps = { mail: MailConfig; appUrl: string };
 
@@ -28,7 +29,7 @@ export async function mailReportReady(
   for (const r of params.recipients) {
     await sendMail(database, deps.mail, {
       to: r.email,
-      subject: `${e.reference}: your handover report is ready`,
+      subject: engagementSubject(e.reference, "Your handover report is ready"),
       text: [
         `Hello ${r.name},`,
         "",
@@ -53,7 +54,7 @@ export async function mailAcknowledged(
   const { engagement: e } = params;
   await sendMail(database, deps.mail, {
     to: params.owner.email,
-    subject: `${e.reference}: handover report acknowledged`,
+    subject: engagementSubject(e.reference, "Handover report acknowledged"),
     text: [
       `Hello ${params.owner.name},`,
       "",

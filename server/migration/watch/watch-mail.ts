@@ -9,6 +9,7 @@ import { companiesText, countOf, daysText, plural } from "@/core/words";
 import { findRecipients } from "@/server/engagements/waiting/recipients-repository";
 import { sendMail, type MailConfig } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
+import { engagementSubject } from "@/server/mail/subjects";
 
 export type WatchMailDeps = { mail: MailConfig; appUrl: string };
 
@@ -37,7 +38,7 @@ export async function mailDrops(
   for (const p of who.to) {
     await sendMail(database, deps.mail, {
       to: p.email,
-      subject: `[${who.r.reference}] ${plural(params.dropped.length, { one: "A migrated connection dropped", other: `${params.dropped.length} migrated connections dropped` })}`,
+      subject: engagementSubject(who.r.reference, plural(params.dropped.length, { one: "A migrated connection dropped", other: `${params.dropped.length} migrated connections dropped` })),
       text: [
         `Hello ${p.name},`,
         "",
@@ -74,7 +75,7 @@ export async function mailWatchEnded(
   for (const p of who.to) {
     await sendMail(database, deps.mail, {
       to: p.email,
-      subject: `[${who.r.reference}] The hypercare watch has ended`,
+      subject: engagementSubject(who.r.reference, "The hypercare watch has ended"),
       text: [
         `Hello ${p.name},`,
         "",

@@ -6,11 +6,11 @@ import { z } from "zod";
 import { OrganizationSelect } from "@/app/_components/organization-select";
 import { QueryView } from "@/app/_components/query-view";
 import { useAnnouncement } from "@/app/_components/use-announcement";
-import { Badge, Button, Card, Field, Form, Input, Notice, Select, Table, TBody, Td, Th, THead, Tr, type BadgeTone } from "@/app/_components/ui";
+import { Badge, Button, Card, CopyableId, Field, Form, Input, Notice, ResponsiveTable, Select, type BadgeTone, type ResponsiveColumn } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime, roleLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
-import type { InvitationStatus } from "@/app/_lib/types";
+import type { InvitationStatus, RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { ZCreateInvitationRequest } from "@/server/api/routers/accounts.types";
 
@@ -19,6 +19,8 @@ const ZInviteForm = ZCreateInvitationRequest.extend({ organizationId: z.string()
 
 const STATUS_TONE: Record<InvitationStatus, BadgeTone> = { pending: "info", accepted: "success", expired: "muted", revoked: "muted" };
 const STATUS_LABEL: Record<InvitationStatus, string> = { pending: "Pending", accepted: "Accepted", expired: "Expired", revoked: "Revoked" };
+
+type Invitation = RouterOutputs["invitations"]["list"][number];
 
 export function Invitations() {
   return (
@@ -48,53 +50,84 @@ function InvitationList() {
       {(rows) => (
     <div className="space-y-4">
       {region}
-      <Table caption="Invitations">
-        <THead>
-          <Tr>
-            <Th>Invitee</Th>
-            <Th>Role</Th>
-            <Th>Status</Th>
-            <Th>Sent</Th>
-            <Th>
-              <span className="sr-only">Actions</span>
-            </Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {rows.map((i) => (
-            <Tr key={i.id}>
-              <Td>
+      <ResponsiveTable
+        caption="Invitations"
+        captionVisible={false}
+        rows={rows}
+        rowKey={(i) => i.id}
+        dense
+        columns={[
+          {
+            label: "Invitee",
+            title: true,
+            className: "min-w-48",
+            cell: (i) => (
+              <>
                 <span className="block font-medium">{i.name}</span>
-                <span className="block text-slate-600">{i.email}</span>
-              </Td>
-              <Td>
+                <span className="block wrap-anywhere text-slate-600">{i.email}</span>
+              </>
+            ),
+          },
+          {
+            label: "Role",
+            cell: (i) => (
+              <>
                 {roleLabel(i.role)}
                 {i.organizationName ? <span className="block text-slate-600">{i.organizationName}</span> : null}
-              </Td>
-              <Td>
+              </>
+            ),
+          },
+          {
+            label: "Status",
+            cell: (i) => (
+              <>
                 <Badge tone={STATUS_TONE[i.status]}>{STATUS_LABEL[i.status]}</Badge>
-                {i.status === "pending" ? <span className="mt-1 block text-xs text-slate-500">Expires {formatDateTime(i.expiresAt)}</span> : null}
-              </Td>
-              <Td className="whitespace-nowrap text-slate-600">{formatDateTime(i.createdAt)}</Td>
-              <Td className="text-right">
-                {i.status === "pending" ? (
-                  <Button
-                    size="sm"
-                    variant="secondary"
-                    pending={revoke.isPending && revoke.variables?.invitationId === i.id}
-                    onClick={() => revoke.mutate({ invitationId: i.id })}
-                  >
+                <span className="mt-1 block text-xs whitespace-nowrap text-slate-500">Sent {formatDateTime(i.createdAt)}</span>
+                {i.status === "pending" ? <span className="block text-xs whitespace-nowrap text-slate-500">Expires {formatDateTime(i.expiresAt)}</span> : null}
+              </>
+            ),
+          },
+          {
+            // The link and the row's one action together, so the table fits its column of the page.
+            label: "Link",
+            present: (i) => i.status === "pending",
+            cell: (i) =>
+              i.status === "pending" ? (
+                <span className="flex flex-col items-start gap-2">
+                  <InvitationLink invitation={i} />
+                  <Button size="sm" variant="secondary" pending={revoke.isPending && revoke.variables?.invitationId === i.id} onClick={() => revoke.mutate({ invitationId: i.id })}>
                     Revoke<span className="sr-only"> invitation for {i.email}</span>
                   </Button>
-                ) : null}
-              </Td>
-            </Tr>
-          ))}
-        </TBody>
-      </Table>
+                </span>
+              ) : (
+                <span className="text-slate-400">—</span>
+              ),
+          },
+        ] satisfies ResponsiveColumn<Invitation>[]}
+      />
     </div>
       )}
     </QueryView>
+  );
+}
+
+/**
+ * A pending invitation's link, to copy and pass on (the embedded outbox keeps it sealed): shown on
+ * request, which the server records, then a copy button beside its distinguishing end. With SMTP
+ * the link went out by email and is not kept.
+ */
+function InvitationLink({ invitation: i }: { invitation: Invitation }) {
+  const trpc = useTRPC();
+  const reveal = useMutation(trpc.invitations.revealLink.mutationOptions());
+  if (!i.linkKept) return <span className="text-xs text-slate-600">Sent by email; not kept</span>;
+  if (reveal.data) return <CopyableId value={reveal.data.link} label={`invitation link for ${i.email}`} tail />;
+  return (
+    <span className="space-y-1">
+      <Button size="sm" variant="ghost" pending={reveal.isPending} onClick={() => reveal.mutate({ invitationId: i.id })}>
+        Show link<span className="sr-only"> of the invitation for {i.email}</span>
+      </Button>
+      {reveal.error ? <span className="block text-xs text-red-700">{toFormError(reveal.error).message}</span> : null}
+    </span>
   );
 }
 

@@ -2,10 +2,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useAnnouncement } from "@/app/_components/use-announcement";
-import { Badge, Button, CopyButton, Notice, ProgressBar, Table, TBody, Td, Th, THead, Tr } from "@/app/_components/ui";
+import { Badge, Button, CopyButton, Notice, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDateTime, roleLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
+import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+
+type User = RouterOutputs["users"]["list"][number];
 
 export function UserTable({ viewerId }: { viewerId: string }) {
   const trpc = useTRPC();
@@ -38,6 +41,59 @@ export function UserTable({ viewerId }: { viewerId: string }) {
   if (users.error) return <Notice tone="error">{toFormError(users.error).message}</Notice>;
   if (!users.data) return <ProgressBar label="Loading users" />;
 
+  // Fit a laptop's width; below `lg` each person is a card headed by their name.
+  const columns: ResponsiveColumn<User>[] = [
+    {
+      label: "Name",
+      title: true,
+      className: "font-medium",
+      cell: (u) => (
+        <>
+          {u.name}
+          {u.id === viewerId ? <span className="ml-1 text-xs font-normal text-slate-500">(you)</span> : null}
+        </>
+      ),
+    },
+    {
+      label: "Email",
+      cell: (u) => (
+        <span className="inline-flex max-w-full items-center gap-1">
+          <span className="break-all">{u.email}</span>
+          <CopyButton value={u.email} label={`email ${u.email}`} />
+        </span>
+      ),
+    },
+    { label: "Role", cell: (u) => roleLabel(u.role) },
+    { label: "Organisation", present: (u) => u.organizationName !== null, cell: (u) => u.organizationName ?? "—" },
+    { label: "Last sign-in", className: "whitespace-nowrap text-slate-600", cell: (u) => (u.lastSignInAt ? formatDateTime(u.lastSignInAt) : "Never") },
+    { label: "Status", cell: (u) => (u.active ? <Badge tone="success">Active</Badge> : <Badge tone="muted">Deactivated</Badge>) },
+    {
+      label: "Actions",
+      labelHidden: true,
+      className: "lg:text-right",
+      cell: (u) =>
+        u.id === viewerId ? null : (
+          <span className="inline-flex flex-wrap gap-2 lg:flex-nowrap">
+            {u.active ? (
+              <Button size="sm" variant="ghost" pending={signOut.isPending && signOut.variables?.userId === u.id} onClick={() => signOut.mutate({ userId: u.id })}>
+                Sign out everywhere
+                <span className="sr-only"> {u.name}</span>
+              </Button>
+            ) : null}
+            <Button
+              size="sm"
+              variant={u.active ? "secondary" : "primary"}
+              pending={setActive.isPending && setActive.variables?.userId === u.id}
+              onClick={() => setActive.mutate({ userId: u.id, active: !u.active })}
+            >
+              {u.active ? "Deactivate" : "Reactivate"}
+              <span className="sr-only"> {u.name}</span>
+            </Button>
+          </span>
+        ),
+    },
+  ];
+
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -46,67 +102,7 @@ export function UserTable({ viewerId }: { viewerId: string }) {
         </p>
       </div>
       {region}
-      <Table caption="Users">
-        <THead>
-          <Tr>
-            <Th>Name</Th>
-            <Th>Email</Th>
-            <Th>Role</Th>
-            <Th>Organisation</Th>
-            <Th>Last sign-in</Th>
-            <Th>Status</Th>
-            <Th>
-              <span className="sr-only">Actions</span>
-            </Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {users.data.map((u) => (
-            <Tr key={u.id}>
-              <Td className="font-medium">
-                {u.name}
-                {u.id === viewerId ? <span className="ml-1 text-xs font-normal text-slate-500">(you)</span> : null}
-              </Td>
-              <Td>
-                <span className="inline-flex items-center gap-1">
-                  {u.email}
-                  <CopyButton value={u.email} label={`email ${u.email}`} />
-                </span>
-              </Td>
-              <Td>{roleLabel(u.role)}</Td>
-              <Td>{u.organizationName ?? "—"}</Td>
-              <Td className="whitespace-nowrap text-slate-600">{u.lastSignInAt ? formatDateTime(u.lastSignInAt) : "Never"}</Td>
-              <Td>{u.active ? <Badge tone="success">Active</Badge> : <Badge tone="muted">Deactivated</Badge>}</Td>
-              <Td className="text-right">
-                {u.id === viewerId ? null : (
-                  <span className="inline-flex gap-2">
-                    {u.active ? (
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        pending={signOut.isPending && signOut.variables?.userId === u.id}
-                        onClick={() => signOut.mutate({ userId: u.id })}
-                      >
-                        Sign out everywhere
-                        <span className="sr-only"> {u.name}</span>
-                      </Button>
-                    ) : null}
-                    <Button
-                      size="sm"
-                      variant={u.active ? "secondary" : "primary"}
-                      pending={setActive.isPending && setActive.variables?.userId === u.id}
-                      onClick={() => setActive.mutate({ userId: u.id, active: !u.active })}
-                    >
-                      {u.active ? "Deactivate" : "Reactivate"}
-                      <span className="sr-only"> {u.name}</span>
-                    </Button>
-                  </span>
-                )}
-              </Td>
-            </Tr>
-          ))}
-        </TBody>
-      </Table>
+      <ResponsiveTable caption="Users" captionVisible={false} columns={columns} rows={users.data} rowKey={(u) => u.id} stackBelow="lg" dense />
     </div>
   );
 }

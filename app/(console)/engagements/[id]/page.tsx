@@ -2,11 +2,12 @@ import type { Metadata } from "next";
 import { requireStaff } from "@/app/(console)/console-access";
 import { cache } from "react";
 import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
+import { prefetchSection } from "@/app/_trpc/prefetch-section";
 import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { EngagementDetailView } from "./engagement-detail";
 
 type Params = Promise<{ id: string }>;
-type SearchParams = Promise<{ tab?: string | string[] }>;
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 /** Read once per request, shared by the metadata and the page. */
 const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
@@ -21,15 +22,14 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function EngagementPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   await requireStaff();
   const { id } = await params;
-  const { tab } = await searchParams;
   const engagementId = id;
   const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));
   const queryClient = getQueryClient();
   // Seed the cache with what was just read, under the key the client component uses.
   queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);
   await Promise.all([
-    // The activity is read with the page only when the page opens on it (?tab=activity).
-    tab === "activity" ? queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId })) : null,
+    // The section the page opens on (a step with its data, or the activity) is in its first paint.
+    prefetchSection({ queryClient, trpc, engagement, viewer: "console", searchParams: await searchParams }),
     queryClient.prefetchQuery(trpc.users.staff.queryOptions()),
   ]);
   return (

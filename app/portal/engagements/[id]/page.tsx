@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import { cache } from "react";
 import { loadOrInterrupt } from "@/app/_components/load-or-interrupt";
+import { prefetchSection } from "@/app/_trpc/prefetch-section";
 import { getCaller, getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { PortalEngagementView } from "./portal-engagement";
 
 type Params = Promise<{ id: string }>;
-type SearchParams = Promise<{ tab?: string | string[] }>;
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 const loadEngagement = cache(async (engagementId: string) => (await getCaller()).engagements.get({ engagementId }));
 
@@ -17,12 +18,11 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function PortalEngagementPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const { id: engagementId } = await params;
-  const { tab } = await searchParams;
   const engagement = await loadOrInterrupt(() => loadEngagement(engagementId));
   const queryClient = getQueryClient();
   queryClient.setQueryData(trpc.engagements.get.queryKey({ engagementId }), engagement);
-  // The activity is read with the page only when the page opens on it (?tab=activity).
-  if (tab === "activity") await queryClient.prefetchQuery(trpc.engagements.timeline.queryOptions({ engagementId }));
+  // The section the page opens on (a step with its data, or the activity) is in its first paint.
+  await prefetchSection({ queryClient, trpc, engagement, viewer: "portal", searchParams: await searchParams });
   return (
     <HydrateClient>
       <PortalEngagementView engagementId={engagementId} />

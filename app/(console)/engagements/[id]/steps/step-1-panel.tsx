@@ -200,7 +200,7 @@ function ItemsTable({ engagementId }: { engagementId: string }) {
                 ))}
               </TBody>
             </Table>
-            <Pagination page={items.data.page} pageSize={items.data.pageSize} total={items.data.total} noun="companies" onPageChange={setPage} />
+            <Pagination page={items.data.page} pageSize={items.data.pageSize} total={items.data.total} noun={{ one: "company", other: "companies" }} onPageChange={setPage} />
           </>
         ) : open ? (
           <ProgressBar label="Loading companies" size="sm" />

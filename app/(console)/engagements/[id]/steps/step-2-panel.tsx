@@ -2,11 +2,13 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useFieldArray } from "react-hook-form";
+import { UtcTimeField } from "@/app/_components/intake/utc-time-field";
+import { DeclineList } from "@/app/_components/intake/window-declines";
 import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
 import { EstimatePanel } from "@/app/_components/intake/estimate-panel";
 import { WindowTable } from "@/app/_components/intake/window-table";
 import { TextDialog } from "@/app/_components/text-dialog";
-import { Button, Field, Form, Input, Notice, ProgressBar, Textarea } from "@/app/_components/ui";
+import { Button, Field, Form, Notice, ProgressBar, Textarea } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import type { Announce } from "@/app/_components/use-announcement";
 import { formatDateTime, formatDuration } from "@/app/_lib/labels";
@@ -14,7 +16,8 @@ import { toFormError } from "@/app/_lib/trpc-error";
 import type { EngagementDetail, StepView, WindowPlan } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { plural } from "@/core/words";
-import { dateToUtcMinute, MAX_WINDOWS_PER_PROPOSAL, utcMinuteToDate, ZProposeWindowsForm } from "@/core/engagements/window-schemas";
+import { formatUtcField, parseUtcField, windowFromFields, ZProposeWindowsForm } from "@/app/_lib/utc-time";
+import { MAX_WINDOWS_PER_PROPOSAL } from "@/core/engagements/window-schemas";
 
 /** Step 2 in the console: the estimate, the windows proposed so far, proposing more, rescheduling the agreed one. */
 export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
@@ -22,6 +25,8 @@ export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: 
   const plan = useQuery({ ...trpc.windows.plan.queryOptions({ engagementId: engagement.id }), enabled: step.displayState !== "locked" });
   const invalidate = useFlowInvalidation(engagement.id);
   const [rescheduling, setRescheduling] = useState(false);
+  // Times the customer suggested, taken into the proposal form (a new key starts the form afresh with them).
+  const [taken, setTaken] = useState<{ key: number; windows: { startsAt: Date; endsAt: Date }[] } | null>(null);
   const withdraw = useMutation(
     trpc.windows.withdraw.mutationOptions({
       onSuccess: async () => {
@@ -38,6 +43,11 @@ export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: 
   const shown = p.windows.filter((w) => w.status !== "superseded" || p.windows.length <= 6);
   return (
     <div className="space-y-4">
+      <DeclineList
+        declines={p.declines}
+        viewer="console"
+        onPropose={p.propose.allowed ? (windows) => setTaken((t) => ({ key: (t?.key ?? 0) + 1, windows })) : undefined}
+      />
       {p.estimate ? <EstimatePanel estimate={p.estimate} /> : <p className="text-sm text-slate-600">The estimate appears once the customer has submitted a token file.</p>}
       <WindowTable
         engagementId={engagement.id}
@@ -55,7 +65,11 @@ export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: 
           Reschedule the window
         </Button>
       ) : null}
-      {p.propose.allowed ? <ProposeForm engagement={engagement} plan={p} announce={announce} /> : p.agreed ? null : <p className="text-sm text-slate-600">{p.propose.reason}</p>}
+      {p.propose.allowed ? (
+        <ProposeForm key={taken?.key ?? 0} engagement={engagement} plan={p} announce={announce} initial={taken?.windows} />
+      ) : p.agreed ? null : (
+        <p className="text-sm text-slate-600">{p.propose.reason}</p>
+      )}
       {rescheduling && p.agreed ? (
         <TextDialog
           title="Reschedule the migration window"
@@ -86,14 +100,28 @@ function suggestedWindow(plan: WindowPlan): { startsAt: string; endsAt: string }
   start.setUTCDate(start.getUTCDate() + ((6 - start.getUTCDay() + 7) % 7 || 7));
   start.setUTCHours(22, 0, 0, 0);
   const hours = Math.max(4, Math.ceil(((plan.estimate?.totalSeconds ?? 0) * 1.5) / 3600));
-  return { startsAt: dateToUtcMinute(start), endsAt: dateToUtcMinute(new Date(start.getTime() + hours * 3_600_000)) };
+  return { startsAt: formatUtcField(start), endsAt: formatUtcField(new Date(start.getTime() + hours * 3_600_000)) };
 }
 
-function ProposeForm({ engagement, plan, announce }: { engagement: EngagementDetail; plan: WindowPlan; announce: Announce }) {
+function ProposeForm({
+  engagement,
+  plan,
+  announce,
+  initial,
+}: {
+  engagement: EngagementDetail;
+  plan: WindowPlan;
+  announce: Announce;
+  /** Windows to start from (times the customer suggested); else Ferry's suggestion. */
+  initial?: { startsAt: Date; endsAt: Date }[];
+}) {
   const trpc = useTRPC();
   const invalidate = useFlowInvalidation(engagement.id);
   const propose = useMutation(trpc.windows.propose.mutationOptions());
-  const form = useZodForm(ZProposeWindowsForm, { defaultValues: { windows: [suggestedWindow(plan)], note: "" } });
+  const start = initial?.length
+    ? initial.slice(0, MAX_WINDOWS_PER_PROPOSAL).map((w) => ({ startsAt: formatUtcField(w.startsAt), endsAt: formatUtcField(w.endsAt) }))
+    : [suggestedWindow(plan)];
+  const form = useZodForm(ZProposeWindowsForm, { defaultValues: { windows: start, note: "" } });
   const windows = useFieldArray({ control: form.control, name: "windows" });
   const values = form.watch("windows");
   const estimate = plan.estimate?.totalSeconds ?? 0;
@@ -102,7 +130,7 @@ function ProposeForm({ engagement, plan, announce }: { engagement: EngagementDet
     try {
       await propose.mutateAsync({
         engagementId: engagement.id,
-        windows: v.windows.map((w) => ({ startsAt: utcMinuteToDate(w.startsAt), endsAt: utcMinuteToDate(w.endsAt) })),
+        windows: v.windows.map(windowFromFields),
         note: v.note || undefined,
       });
       await invalidate();
@@ -119,29 +147,30 @@ function ProposeForm({ engagement, plan, announce }: { engagement: EngagementDet
       {formMessage(form) ? <Notice tone="error">{formMessage(form)}</Notice> : null}
       {windows.fields.map((f, i) => {
         const w = values[i];
-        const seconds = w ? (utcMinuteToDate(w.endsAt).getTime() - utcMinuteToDate(w.startsAt).getTime()) / 1000 : NaN;
+        const from = w ? parseUtcField(w.startsAt) : null;
+        const to = w ? parseUtcField(w.endsAt) : null;
+        const seconds = from && to ? (to.getTime() - from.getTime()) / 1000 : NaN;
         return (
           <fieldset key={f.id} className="grid items-start gap-3 sm:grid-cols-[1fr_1fr_auto]">
             <legend className="sr-only">Window {i + 1}</legend>
-            <Field label={`Window ${i + 1} start (UTC)`} required error={fieldMessage(form, `windows.${i}.startsAt`)}>
-              {(p) => <Input {...p} type="datetime-local" {...form.register(`windows.${i}.startsAt`)} />}
-            </Field>
-            <Field
+            <UtcTimeField label={`Window ${i + 1} start (UTC)`} value={w?.startsAt} error={fieldMessage(form, `windows.${i}.startsAt`)} input={form.register(`windows.${i}.startsAt`)} />
+            <UtcTimeField
               label={`Window ${i + 1} end (UTC)`}
-              required
+              value={w?.endsAt}
               error={fieldMessage(form, `windows.${i}.endsAt`)}
-              hint={
+              input={form.register(`windows.${i}.endsAt`)}
+              extra={
                 Number.isFinite(seconds) && seconds > 0 ? (
                   seconds < estimate ? (
-                    <span className="font-medium text-amber-800">{formatDuration(seconds)}: shorter than the estimate ({formatDuration(estimate)})</span>
+                    <span className="font-medium text-amber-800">
+                      {formatDuration(seconds)}: shorter than the estimate ({formatDuration(estimate)})
+                    </span>
                   ) : (
                     `${formatDuration(seconds)}; the estimate is ${formatDuration(estimate)}`
                   )
                 ) : undefined
               }
-            >
-              {(p) => <Input {...p} type="datetime-local" {...form.register(`windows.${i}.endsAt`)} />}
-            </Field>
+            />
             {windows.fields.length > 1 ? (
               <Button variant="ghost" size="sm" className="sm:mt-7" onClick={() => windows.remove(i)} aria-label={`Remove window ${i + 1}`}>
                 Remove
