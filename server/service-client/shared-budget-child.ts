@@ -5,8 +5,9 @@
  * prints one JSON line of what it has done, and a last one with `done: true`.
  *
  * Env: DATABASE_URL (PostgreSQL) or DATABASE_FILE (SQLite), BUDGET_TARGET_ID, BUDGET_MACHINE_ID, BUDGET_KNOWN_QUOTA (empty: none),
- * BUDGET_SHARE, SANDBOX_URL, SANDBOX_API_KEY, BUDGET_DURATION_MS, BUDGET_CALLERS, and BUDGET_HEARTBEAT_MS and
- * BUDGET_STALE_MS (the budget's intervals; empty: the defaults).
+ * BUDGET_SHARE, SANDBOX_URL, SANDBOX_API_KEY, BUDGET_DURATION_MS, BUDGET_CALLERS, BUDGET_UNTIL_SPENT (1: stop
+ * as soon as the pacer holds for a spent daily quota, BUDGET_DURATION_MS being then only a ceiling), and
+ * BUDGET_HEARTBEAT_MS and BUDGET_STALE_MS (the budget's intervals; empty: the defaults).
  */
 import { getDatabase } from "@/db/database";
 import { createBudgetStore } from "./budget-store";
@@ -55,10 +56,21 @@ async function main(): Promise<void> {
     );
   };
   const ticker = setInterval(report, 200);
+  // One signal ends every request: the deadline, or (BUDGET_UNTIL_SPENT=1) the quota spent, so a busy
+  // machine makes the run later, not different. (One controller, not AbortSignal.any over a timeout:
+  // Node 20 may collect the timeout's signal and the combined one then never aborts.)
+  const stop = new AbortController();
+  const deadlineTimer = setTimeout(() => stop.abort(), Math.max(1, deadline - Date.now()));
+  const watchSpent =
+    e.BUDGET_UNTIL_SPENT === "1"
+      ? setInterval(() => {
+          if (pacer.stats().hold?.reason === "quota_spent") stop.abort();
+        }, 20)
+      : null;
 
   const caller = async () => {
-    while (Date.now() < deadline) {
-      const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    while (!stop.signal.aborted) {
+      const signal = stop.signal;
       try {
         const response = await pacer.fetch(`${e.SANDBOX_URL}/companies?page=1&pageSize=1`, { headers: { Authorization: authorization }, signal });
         counts.sent += 1;
@@ -67,12 +79,14 @@ async function main(): Promise<void> {
         else if (response.ok) counts.ok += 1;
       } catch {
         // Still waiting in the pacer when the time was up (never sent), or no answer.
-        if (Date.now() < deadline) counts.failed += 1;
+        if (!stop.signal.aborted) counts.failed += 1;
       }
     }
   };
   await Promise.all(Array.from({ length: Number(e.BUDGET_CALLERS ?? 8) }, caller));
   clearInterval(ticker);
+  clearTimeout(deadlineTimer);
+  if (watchSpent) clearInterval(watchSpent);
   await share?.leave();
   report(true);
   await database.close();
