@@ -5,6 +5,7 @@
  * either, the page opens at the step the engagement is at.
  */
 import type { NextMoveAction } from "@/core/engagements/flow-states";
+import { STEP_NUMBERS, type StepNumber } from "@/core/engagements/states";
 
 /**
  * Step 6 holds four things that each fill a screen: the bulk run, the companies waiting for their
@@ -13,17 +14,14 @@ import type { NextMoveAction } from "@/core/engagements/flow-states";
 export const STEP_6_PARTS = ["run", "reconnections", "fresh-tokens", "handover"] as const;
 export type Step6Part = (typeof STEP_6_PARTS)[number];
 
-export type StepNumber = 1 | 2 | 3 | 4 | 5 | 6;
 export type EngagementSection = { kind: "step"; step: StepNumber; part?: Step6Part } | { kind: "activity" };
 
 /** The search parameters that name a section (read only: URLSearchParams and Next's ReadonlyURLSearchParams both fit). */
 type Params = { get(name: string): string | null };
 
-const STEPS = [1, 2, 3, 4, 5, 6] as const;
-
 /** The step an engagement's page opens at: its current step, or step 6 once all six are done. */
 export function defaultStep(currentStep: number): EngagementSection & { kind: "step" } {
-  const step = STEPS.find((n) => n === Math.min(6, Math.max(1, Math.trunc(currentStep)))) ?? 1;
+  const step = STEP_NUMBERS.find((n) => n === Math.min(6, Math.max(1, Math.trunc(currentStep)))) ?? 1;
   return { kind: "step", step };
 }
 
@@ -36,7 +34,7 @@ const isPart = (value: string | null): value is Step6Part => (STEP_6_PARTS as re
 export function sectionFromParams(params: Params, fallback: EngagementSection): EngagementSection {
   if (params.get("tab") === "activity") return { kind: "activity" };
   const raw = params.get("step")?.trim() ?? null;
-  const step = raw !== null && /^[1-6]$/.test(raw) ? STEPS.find((n) => n === Number(raw)) : undefined;
+  const step = raw !== null && /^[1-6]$/.test(raw) ? STEP_NUMBERS.find((n) => n === Number(raw)) : undefined;
   if (!step) return fallback;
   const part = params.get("part");
   return step === 6 && isPart(part) ? { kind: "step", step, part } : { kind: "step", step };

@@ -8,7 +8,7 @@ export type RouterInputs = inferRouterInputs<AppRouter>;
 export type EngagementDetail = RouterOutputs["engagements"]["get"];
 export type StepView = EngagementDetail["steps"][number];
 export type StepActionView = StepView["actions"][number];
-export type StepNumber = StepView["number"];
+export type { StepNumber } from "@/core/engagements/states";
 export type TimelineEntry = RouterOutputs["engagements"]["timeline"][number];
 export type EngagementListItem = RouterOutputs["engagements"]["list"]["items"][number];
 export type EngagementStatus = EngagementDetail["status"];

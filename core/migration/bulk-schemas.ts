@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ZFailure } from "./failure";
 import { ZReconciliation } from "./reconciliation";
+import { ZCompanyRowBase } from "./company-row";
 import { ZHandoverItemsFilter } from "./handover-schemas";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES } from "./states";
 
@@ -126,19 +127,7 @@ export const ZBulkItemsFilter = ZHandoverItemsFilter.extend({
   pageSize: z.number().int().min(1).max(BULK_ITEMS_MAX_PAGE_SIZE).default(25),
 });
 
-export const ZBulkItem = z.object({
-  id: z.string(),
-  /** The company's name in the token file, and the name it has on the service. */
-  name: z.string(),
-  serviceName: z.string(),
-  externalRef: z.string().nullable(),
-  state: z.enum(MIGRATION_ITEM_STATES),
-  companyId: z.string().nullable(),
-  connectionId: z.string().nullable(),
-  /** Failed attempts in a row at its last call (a good answer starts the count again). */
-  attempts: z.number().int(),
-  /** Every request sent the service for it, in every run (retries included). */
-  attemptsInAll: z.number().int(),
+export const ZBulkItem = ZCompanyRowBase.extend({
   /** Its last failure: the service's status, text and correlationId, intact. */
   lastError: ZFailure.nullable(),
   /**

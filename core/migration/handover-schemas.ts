@@ -3,7 +3,8 @@
  * them as `.output()`; the browser imports them for its forms). Nothing secret is in any of them.
  */
 import { z } from "zod";
-import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES } from "./states";
+import { FINAL_ITEM_STATES } from "./states";
+import { ZCompanyRowBase } from "./company-row";
 import { ZFailure } from "./failure";
 import { ZItemChecks } from "./item-results";
 import { PURGE_TRIGGERS } from "./handover-states";
@@ -13,22 +14,10 @@ const ZPerson = z.object({ id: z.string(), name: z.string() });
 const ZCounts = z.record(z.string(), z.number().int());
 
 /** One company of the report: where it ended, its ids, its checks, and for the rest why and what to do. */
-export const ZHandoverRow = z.object({
-  id: z.string(),
+export const ZHandoverRow = ZCompanyRowBase.extend({
   /** Row order in the accepted token file (0-based), and where the row was ("line 12", "cell A12"). */
   position: z.number().int(),
   sourceRef: z.string(),
-  /** The company's name in the token file, and the name it has on the service (the same unless the service could not keep it). */
-  name: z.string(),
-  serviceName: z.string(),
-  externalRef: z.string().nullable(),
-  state: z.enum(MIGRATION_ITEM_STATES),
-  companyId: z.string().nullable(),
-  connectionId: z.string().nullable(),
-  /** Failed attempts in a row at its last call (a good answer starts the count again). */
-  attempts: z.number().int(),
-  /** Every request Ferry sent the service for it, in every run (retries included). */
-  attemptsInAll: z.number().int(),
   checks: ZItemChecks.nullable(),
   /** The checks in one line ("Linked; 24 of 26 data types complete, 2 not supported; 1,300 records"). */
   checksSummary: z.string(),

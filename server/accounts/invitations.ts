@@ -15,9 +15,9 @@ import { writeAudit } from "@/server/security/audit";
 import { hashPassword, passwordProblem } from "@/server/security/passwords";
 import { hashToken, newToken } from "@/server/security/tokens";
 import { normalizeEmail } from "./users";
+import { INVITATION_TTL_DAYS, INVITATION_TTL_MS } from "@/core/accounts/invitation-lifetime";
+import { countOf } from "@/core/words";
 
-/** How long an invitation link stays valid. */
-export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -110,7 +110,7 @@ export async function invite(
       `Hello ${name},`,
       "",
       `${actor.name} has invited you to Ferry${where} as ${input.role === "customer" ? "a customer user" : `${input.role} staff`}.`,
-      "Set your password here (the link works once and expires in 7 days):",
+      `Set your password here (the link works once and expires in ${countOf(INVITATION_TTL_DAYS, "day", "days")}):`,
       link,
     ].join("\n"),
     // The link is the invitation: it is never stored or logged in plain text.

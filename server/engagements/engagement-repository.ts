@@ -4,7 +4,8 @@
  * transaction run them through `readSteps`.
  */
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
-import { engagements, engagementSteps, organizations, serviceTargets, users } from "@/db/schema";
+import { engagements, engagementSteps, organizations, users } from "@/db/schema";
+import { findServiceTarget } from "@/server/targets/targets";
 import { AppError } from "@/server/errors";
 import { MANAGED_PLATFORMS } from "@/server/platforms";
 import { forUpdate, q, type Steps, type Tx } from "@/db/database";
@@ -241,21 +242,6 @@ export function* loadEngagementDetail(tx: Tx, engagementId: string) {
   const peopleIds = [...new Set(stepRows.flatMap((s) => [s.completedById, s.reopenedById]).filter((x): x is string => !!x))];
   const named = peopleIds.length ? yield* q.all(tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, peopleIds))) : [];
   const people = new Map(named.map((p) => [p.id, p]));
-  const target = row.e.serviceTargetId
-    ? yield* q.get(
-        tx
-          .select({
-            id: serviceTargets.id,
-            name: serviceTargets.name,
-            kind: serviceTargets.kind,
-            baseUrl: serviceTargets.baseUrl,
-            organizationId: serviceTargets.organizationId,
-            builtIn: serviceTargets.builtIn,
-            archivedAt: serviceTargets.archivedAt,
-          })
-          .from(serviceTargets)
-          .where(eq(serviceTargets.id, row.e.serviceTargetId)),
-      )
-    : undefined;
+  const target = row.e.serviceTargetId ? yield* findServiceTarget(tx, row.e.serviceTargetId) : undefined;
   return { ...row, stepRows, states: statesOf(stepRows), people, target: target ?? null };
 }

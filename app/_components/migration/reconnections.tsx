@@ -94,6 +94,8 @@ const PENDING_COLUMNS: ResponsiveColumn<PendingRow>[] = [
     // Every link starts with the same host: the end (the company's id) is what tells them apart.
     label: "Reconnect link",
     className: "whitespace-nowrap",
+    // On a phone the link and its copy button take the card's width: beside the label they overflow it.
+    wide: true,
     cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} tail /> : <span className="text-slate-500">After the next check</span>),
   },
   { label: "Why", wide: true, className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },

@@ -3,6 +3,8 @@ import { requireAdmin } from "@/app/(console)/console-access";
 import Link from "next/link";
 import { PageHeader } from "@/app/_components/ui";
 import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
+import { INVITATION_TTL_DAYS } from "@/core/accounts/invitation-lifetime";
+import { countOf } from "@/core/words";
 import { Invitations } from "./invitations";
 
 export const metadata: Metadata = { title: "Invitations" };
@@ -20,7 +22,7 @@ export default async function InvitationsPage() {
         title="Invitations"
         description={
           <>
-            Invite staff or customer users. The link works once and expires after 7 days; without SMTP the email lands in the{" "}
+            Invite staff or customer users. The link works once and expires after {countOf(INVITATION_TTL_DAYS, "day", "days")}; without SMTP the email lands in the{" "}
             <Link href="/admin/outbox" className="font-medium text-indigo-700 underline">
               outbox
             </Link>

@@ -116,7 +116,7 @@ function MessageRow({ message: m }: { message: Message }) {
     <li>
       <article aria-label={`Email to ${m.to}: ${m.subject}`} className="px-4 py-3">
         <div className="flex flex-wrap items-start justify-between gap-x-4 gap-y-1">
-          <h2 className="min-w-0 flex-1 text-sm font-semibold break-words text-slate-900">
+          <h2 className="min-w-0 flex-[1_1_14rem] text-sm font-semibold break-words text-slate-900">
             <button
               type="button"
               aria-expanded={open}
