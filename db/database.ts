@@ -278,7 +278,16 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
     },
   };
   registry.set(database.db, database);
+  postgresUrls.set(database, url);
   return database;
+}
+
+/** The URL each PostgreSQL `Database` was opened on (db/advisory-locks.ts opens a session of its own there). */
+const postgresUrls = new WeakMap<Database, string>();
+
+/** The URL a PostgreSQL `Database` was opened on; undefined on SQLite. */
+export function postgresUrlOf(database: Database): string | undefined {
+  return postgresUrls.get(database);
 }
 
 /**
