@@ -191,7 +191,7 @@ type BulkRun = {
 /** The pacer (one budget per target across workers: this pacer's part of the machine's window, the daily quota in blocks) and the client on it. */
 function connectBulk(d: BulkDeps, target: ServiceTargetRecord, apiKey: string): BulkConnection {
   const share: SharedBudget | null = d.budget
-    ? joinSharedBudget({ store: d.budget.store, targetId: target.id, machineId: d.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, log: d.log })
+    ? joinSharedBudget({ store: d.budget.store, targetId: target.id, machineId: d.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, holder: d.owner, log: d.log })
     : null;
   const pacer = createPacer({
     share,

@@ -17,7 +17,7 @@ import { eq, inArray } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { openAdvisoryLocks } from "@/db/advisory-locks";
 import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
-import { migrationItems, migrationRuns, workerProcesses } from "@/db/schema";
+import { migrationItems, migrationRuns, rateBudgetMembers, workerProcesses } from "@/db/schema";
 import { otherConnection, TEST_KEY_RING } from "@/server/testing/test-db";
 import { engineTestBed } from "../../testing/test-bed";
 import { claimItems, findItem } from "./item-repository";
@@ -58,14 +58,14 @@ async function endOtherRuns(): Promise<void> {
 }
 
 /** A bulk run of `n` companies, claimed (run and companies) by `owner` with a long lease. */
-async function heldBulkRun(owner: string, n = 2): Promise<{ runId: string; itemIds: string[] }> {
+async function heldBulkRun(owner: string, n = 2): Promise<{ runId: string; itemIds: string[]; serviceTargetId: string }> {
   const eng = await bed.ready(Array.from({ length: n }, (_, i) => ({ name: `${owner} ${i}`, records: 1 })));
   const runId = crypto.randomUUID();
   await inTx(bed.t.database, (tx) => insertRun(tx, { id: runId, engagementId: eng.engagementId, kind: "bulk", serviceTargetId: eng.serviceTargetId, itemId: null, requestedById: bed.people.support.id, now: new Date(Date.now() - 60_000) }));
   await bed.t.db.update(migrationItems).set({ runId }).where(eq(migrationItems.engagementId, eng.engagementId));
   expect((await inTx(bed.t.database, (tx) => claimRun(tx, { owner, kinds: ["bulk"], leaseMs: LEASE_MS, now: new Date() })))?.id).toBe(runId);
   expect(await inTx(bed.t.database, (tx) => claimItems(tx, { runId, owner, limit: n, leaseMs: LEASE_MS, now: new Date() }))).toHaveLength(n);
-  return { runId, itemIds: eng.items.map((i) => i.id) };
+  return { runId, itemIds: eng.items.map((i) => i.id), serviceTargetId: eng.serviceTargetId };
 }
 
 const register = (owner: string, host: string, pid: number, holdsLock = false) =>
@@ -104,6 +104,10 @@ describe("a dead worker is known at once where it can be", () => {
     await register("w-live", host, live.pid!);
     const dead = await heldBulkRun("w-dead");
     const living = await heldBulkRun("w-live");
+    // Each has a seat in the target's rate budget, heartbeaten just now.
+    const seat = (owner: string) => ({ id: `${owner}/${crypto.randomUUID()}`, targetId: dead.serviceTargetId, machineId: "this-machine", joinedAt: new Date(), heartbeatAt: new Date() });
+    const [deadSeat, liveSeat] = [seat("w-dead"), seat("w-live")];
+    await bed.t.db.insert(rateBudgetMembers).values([deadSeat, liveSeat]);
 
     const { worker, taken } = noteTaker();
     // Its first claim: the dead worker's run, at once (its lease had a minute to go), with its companies.
@@ -114,6 +118,10 @@ describe("a dead worker is known at once where it can be", () => {
     expect(await worker.runOnce()).toBeNull();
     expect(await readSteps(bed.t.database, (tx) => findRun(tx, living.runId))).toMatchObject({ leaseOwner: "w-live" });
     for (const id of living.itemIds) expect((await readSteps(bed.t.database, (tx) => findItem(tx, id)))?.leaseOwner).toBe("w-live");
+    // The dead one's seat is stale at once (its share and quota come back); the live one's is not.
+    const seats = await bed.t.db.select().from(rateBudgetMembers).where(inArray(rateBudgetMembers.id, [deadSeat.id, liveSeat.id]));
+    expect(seats.find((m) => m.id === deadSeat.id)?.heartbeatAt.getTime()).toBe(0);
+    expect(seats.find((m) => m.id === liveSeat.id)?.heartbeatAt.getTime()).toBe(liveSeat.heartbeatAt.getTime());
     // The dead one has left the register; the live one and the new worker are in it.
     const registered = (await bed.t.db.select().from(workerProcesses)).map((w) => w.owner);
     expect(registered).not.toContain("w-dead");

@@ -9,7 +9,9 @@
  * - **on PostgreSQL**, a worker whose advisory lock is free is dead: the server releases a
  *   session's locks the moment its connection ends, as it does when the process is killed.
  * A dead worker's leases on runs and companies are made to run out now (their owner kept, so its
- * companies are claimed before any free one, as when a lease runs out by itself), and its row goes.
+ * companies are claimed before any free one, as when a lease runs out by itself), its seats in the
+ * targets' rate budgets go stale now (its share of the window and its unused quota come back, and a
+ * new seat need not wait for it to heartbeat), and its row goes.
  * What cannot be known — a worker on another machine on SQLite's shared file, a machine that
  * vanished without closing its connection — is still taken over when its lease runs out.
  *
@@ -19,10 +21,10 @@
  */
 import fs from "node:fs";
 import os from "node:os";
-import { and, gte, inArray, ne } from "drizzle-orm";
+import { and, gte, inArray, ne, or, sql } from "drizzle-orm";
 import { openAdvisoryLocks, type AdvisoryLocks } from "@/db/advisory-locks";
 import { q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
-import { migrationItems, migrationRuns, workerProcesses } from "@/db/schema";
+import { migrationItems, migrationRuns, rateBudgetMembers, workerProcesses } from "@/db/schema";
 
 /** The advisory-lock namespace of Ferry's workers (each one's key: hashtext of its owner id). */
 export const WORKER_LOCK_NAMESPACE = 0x4665_7279; // "Fery"
@@ -80,6 +82,9 @@ export function* expireLeasesOf(tx: Tx, owners: readonly string[], now: Date): S
   const items = yield* q.run(
     tx.update(migrationItems).set({ leaseExpiresAt: past }).where(and(gte(migrationItems.leaseExpiresAt, now), inArray(migrationItems.leaseOwner, [...owners]))),
   );
+  // Its seats in the rate budgets (ids `<owner>/<uuid>`): stale now, as after the stale limit.
+  const seatOf = (owner: string) => sql`substr(${rateBudgetMembers.id}, 1, ${sql.raw(String(owner.length + 1))}) = ${`${owner}/`}`;
+  yield* q.run(tx.update(rateBudgetMembers).set({ heartbeatAt: new Date(0) }).where(or(...owners.map(seatOf))));
   return { runs: runs.changes, items: items.changes };
 }
 
