@@ -7,7 +7,7 @@
  * None on SQLite (`openAdvisoryLocks` answers null).
  */
 import { Client } from "pg";
-import { postgresUrlOf, type Database } from "./database";
+import { onClose, postgresUrlOf, type Database } from "./database";
 
 export type AdvisoryLocks = {
   /** Takes the lock on (namespace, name) for as long as this session lives; false when another session holds it. */
@@ -29,6 +29,12 @@ export async function openAdvisoryLocks(database: Database, onLost: (error: Erro
     if (!closing) onLost(error);
   });
   await client.connect();
+  const end = async () => {
+    closing = true;
+    await client.end().catch(() => {});
+  };
+  // The session ends with the database it was opened for, whoever forgets to close it.
+  const forget = onClose(database, end);
   // One query at a time on the session: probes and holds never interleave on it.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(task: () => Promise<T>): Promise<T> => {
@@ -47,9 +53,9 @@ export async function openAdvisoryLocks(database: Database, onLost: (error: Erro
         return true;
       }),
     async close() {
-      closing = true;
-      await queue;
-      await client.end().catch(() => {});
+      forget();
+      await queue.catch(() => {});
+      await end();
     },
   };
 }
