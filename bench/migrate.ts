@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     const seqStart = performance.now();
     for (const item of baseEng.items) {
       const claimed = await baseBed.database.transaction((tx) => claimItem(tx, { itemId: item.id, runId: baseRun.id, owner, leaseMs: 3_600_000, now: new Date() }), { isolation: "read committed" });
-      if (!claimed) throw new Error(`could not claim ${item.id}`);
+      if (!claimed?.leaseToken) throw new Error(`could not claim ${item.id}`);
       const result = await driveItem(
         {
           database: baseBed.database,
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
           policy: bulkPipelinePolicy("sandbox", baseEng.platformKey),
         },
         item.id,
+        claimed.leaseToken,
       );
       if (result.state !== "verified") throw new Error(`sequential baseline: ${item.name} ended ${result.state}`);
     }

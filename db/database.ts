@@ -274,11 +274,33 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
       }
     },
     async close() {
+      // Sessions of its own opened on its server (db/advisory-locks.ts) end with it.
+      await Promise.allSettled([...(closeHooks.get(database) ?? [])].map((hook) => hook()));
       await pool.end();
     },
   };
   registry.set(database.db, database);
+  postgresUrls.set(database, url);
   return database;
+}
+
+/** The URL each PostgreSQL `Database` was opened on (db/advisory-locks.ts opens a session of its own there). */
+const postgresUrls = new WeakMap<Database, string>();
+
+/** What ends with a PostgreSQL `Database` when it is closed (a session of its own on its server). */
+const closeHooks = new WeakMap<Database, Set<() => Promise<void>>>();
+
+/** Runs `hook` when `database` is closed (PostgreSQL); answers a function that takes it back. */
+export function onClose(database: Database, hook: () => Promise<void>): () => void {
+  const hooks = closeHooks.get(database) ?? new Set();
+  closeHooks.set(database, hooks);
+  hooks.add(hook);
+  return () => hooks.delete(hook);
+}
+
+/** The URL a PostgreSQL `Database` was opened on; undefined on SQLite. */
+export function postgresUrlOf(database: Database): string | undefined {
+  return postgresUrls.get(database);
 }
 
 /**

@@ -241,6 +241,7 @@ export const migrationItems = pgTable(
     runId: text("run_id"),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestampMs("lease_expires_at"),
+    leaseToken: text("lease_token"),
     nextAttemptAt: timestampMs("next_attempt_at"),
     startedAt: timestampMs("started_at"),
     finishedAt: timestampMs("finished_at"),
@@ -321,6 +322,7 @@ export const migrationRuns = pgTable(
     outcome: jsonb("outcome").$type<Record<string, unknown>>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestampMs("lease_expires_at"),
+    leaseToken: text("lease_token"),
     sandboxClientId: text("sandbox_client_id"),
     sandboxApiKeyCipher: text("sandbox_api_key_cipher"),
     updatedAt: timestampMs("updated_at")
@@ -512,6 +514,15 @@ export const rateBudgetMembers = pgTable(
   },
   (t) => [index("rate_budget_members_target_idx").on(t.targetId, t.machineId), index("rate_budget_members_heartbeat_idx").on(t.heartbeatAt)],
 );
+
+/** The worker processes that may hold leases (see db/schema.sqlite.ts). */
+export const workerProcesses = pgTable("worker_processes", {
+  owner: text("owner").primaryKey(),
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  holdsLock: boolean("holds_lock").notNull().default(false),
+  startedAt: timestampMs("started_at").notNull(),
+});
 
 /**
  * A target's daily quota for one period (a UTC day, or the period whose reset the service

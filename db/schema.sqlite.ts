@@ -322,6 +322,8 @@ export const migrationItems = sqliteTable(
     runId: text("run_id"),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
+    /** The fencing token of the claim that holds the lease: new for every claim, checked by every write and renewal. */
+    leaseToken: text("lease_token"),
     /** Not before this time (backoff, polling). */
     nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }),
     startedAt: integer("started_at", { mode: "timestamp_ms" }),
@@ -443,6 +445,8 @@ export const migrationRuns = sqliteTable(
     outcome: text("outcome", { mode: "json" }).$type<Record<string, unknown>>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
+    /** The fencing token of the claim (or takeover) that holds the lease: new for every one, checked by every write and renewal. */
+    leaseToken: text("lease_token"),
     // --- Rehearsals ---
     /**
      * A rehearsal's own client on the built-in sandbox: its API key, encrypted (associated data
@@ -681,6 +685,23 @@ export const rateBudgetMembers = sqliteTable(
   },
   (t) => [index("rate_budget_members_target_idx").on(t.targetId, t.machineId), index("rate_budget_members_heartbeat_idx").on(t.heartbeatAt)],
 );
+
+/**
+ * The worker processes that may hold leases (server/migration/engine/liveness.ts): each registers
+ * as it starts (its lease owner id, host, process id, and on PostgreSQL that it holds a
+ * session-level advisory lock on its id) and leaves as it stops. A worker that finds another one
+ * dead where that can be known (on its own host, its process gone; on PostgreSQL, its advisory
+ * lock free because its connection dropped) takes its leases over at once instead of waiting them out.
+ */
+export const workerProcesses = sqliteTable("worker_processes", {
+  owner: text("owner").primaryKey(),
+  /** The host name (and process namespace) the process runs in: a process id means something only there. */
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  /** It holds the session-level advisory lock on its owner id while it lives (PostgreSQL). */
+  holdsLock: integer("holds_lock", { mode: "boolean" }).notNull().default(false),
+  startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+});
 
 /**
  * A target's daily quota for one period (a UTC day, or the period whose reset the service

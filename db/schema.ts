@@ -33,6 +33,7 @@ export const supplementaryFiles = chosen.supplementaryFiles;
 export const supplementaryRows = chosen.supplementaryRows;
 export const rateBudgetMembers = chosen.rateBudgetMembers;
 export const rateBudgetQuotas = chosen.rateBudgetQuotas;
+export const workerProcesses = chosen.workerProcesses;
 export const organizationsRelations = chosen.organizationsRelations;
 export const usersRelations = chosen.usersRelations;
 export const engagementsRelations = chosen.engagementsRelations;

@@ -211,6 +211,8 @@ type AttemptState = {
   /** The attempt's timeout, the retry policy's signal and the caller's, together. */
   signal: AbortSignal;
   startedTick: number;
+  /** Clears the attempt's timer and its listeners on the longer-lived signals, once it has ended. */
+  dispose(): void;
 };
 
 /** What an attempt's outcome says of a failure (the call supplies the rest of its ServiceError). */
@@ -284,9 +286,27 @@ function noAnswerError(attempt: AttemptState, thrown: unknown): ServiceError {
 function startAttempt(call: CallState, policySignal: AbortSignal): AttemptState {
   const startedTick = performance.now();
   const timeoutMs = Math.max(1, Math.round(Math.min(call.timeoutMs, call.deadline - Date.now())));
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = AbortSignal.any([timeout, policySignal, ...(call.callOptions.signal ? [call.callOptions.signal] : [])]);
-  return { call, url: new URL(`${call.client.baseUrl}${call.path}`), timeout, timeoutMs, signal, startedTick };
+  // Not AbortSignal.timeout and AbortSignal.any: a timeout's signal lives (with its timer) for the
+  // whole timeout however soon the answer came, and `any` ties each attempt's signal, and what the
+  // request hangs on it, to the long-lived ones (a bulk run's): at hundreds of requests a second a
+  // worker held every request of the last minute. Here the timer and listeners go with the attempt.
+  const timeout = new AbortController();
+  const combined = new AbortController();
+  const timer = setTimeout(() => {
+    timeout.abort(new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError"));
+    combined.abort(timeout.signal.reason);
+  }, timeoutMs);
+  const sources = [policySignal, ...(call.callOptions.signal ? [call.callOptions.signal] : [])];
+  const onAbort = (event: Event) => combined.abort((event.target as AbortSignal).reason);
+  for (const source of sources) {
+    if (source.aborted) combined.abort(source.reason);
+    else source.addEventListener("abort", onAbort, { once: true });
+  }
+  const dispose = () => {
+    clearTimeout(timer);
+    for (const source of sources) source.removeEventListener("abort", onAbort);
+  };
+  return { call, url: new URL(`${call.client.baseUrl}${call.path}`), timeout: timeout.signal, timeoutMs, signal: combined.signal, startedTick, dispose };
 }
 
 /** Sends an attempt's request; an address written in the URL that the rule refuses is refused before anything is sent. */
@@ -402,12 +422,23 @@ export function checkAnswer<T>(params: { schema: z.ZodType<T>; text: string; sta
 
 /** One attempt of a call, from its request to its checked data, or the ServiceError it ends with. */
 async function runAttempt<T>(call: CallState, schema: z.ZodType<T>, policySignal: AbortSignal): Promise<ServiceResult<T>> {
-  const { callOptions, operation } = call;
+  const { callOptions } = call;
   callOptions.signal?.throwIfAborted();
   // The time budget ran out during the backoff: end with what the last attempt said.
   if (call.lastError && call.budgetSpent()) throw call.lastError;
   call.attempts += 1;
   const attempt = startAttempt(call, policySignal);
+  try {
+    return await answerOf(attempt, schema);
+  } finally {
+    attempt.dispose();
+  }
+}
+
+/** An attempt's request sent, and its answer read and checked (or the ServiceError it ends with). */
+async function answerOf<T>(attempt: AttemptState, schema: z.ZodType<T>): Promise<ServiceResult<T>> {
+  const { call } = attempt;
+  const { operation } = call;
   const response = await send(attempt);
   const { status } = response;
   if (status >= 300 && status < 400) throw await refuseRedirect(attempt, response);

@@ -41,6 +41,12 @@ export type SharedBudgetOptions = {
   sharesWindow?: boolean;
   heartbeatMs?: number;
   staleMs?: number;
+  /**
+   * The worker process whose seat this is (its lease owner id): the seat's id is `<holder>/<uuid>`,
+   * so that a worker found dead has its seats made stale at once (server/migration/engine/liveness.ts)
+   * instead of after the stale limit, and a new worker's seat is counted without waiting for it.
+   */
+  holder?: string;
   /** Epoch milliseconds (Date.now by default; tests may pass their own). */
   now?: () => number;
   log?: (line: string) => void;
@@ -130,7 +136,7 @@ function seatStateOf(options: SharedBudgetOptions): SeatState {
     staleMs: options.staleMs ?? STALE_MS,
     sharesWindow: options.sharesWindow ?? true,
     log: options.log ?? (() => {}),
-    id: crypto.randomUUID(),
+    id: options.holder ? `${options.holder}/${crypto.randomUUID()}` : crypto.randomUUID(),
     joined: false,
     closed: false,
     share: { ready: false, why: "not_a_member" },

@@ -40,6 +40,7 @@ import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiti
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { handToEndCustomers } from "../watch/watch-repository";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
+import type { HeldLeases } from "../engine/leases";
 import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
 import { openRunSession, type RunSession } from "../engine/run-session";
 import { sleep, stepItem, type RunnerContext } from "../engine/runner";
@@ -166,7 +167,11 @@ type BulkRun = {
   runner: RunnerContext;
   /** This worker coordinates the run (it claimed it, or took it over), or only helps with its companies. */
   coordinator: boolean;
-  takeOver: (() => Promise<boolean>) | undefined;
+  /** The fencing token of this worker's claim (or takeover) of the run, while it coordinates it. */
+  runToken: string | null;
+  takeOver: (() => Promise<string | null>) | undefined;
+  /** The worker's leases for this run: each company driven is held (renewed) by its claim's token. */
+  leases: HeldLeases;
   /** The companies this worker drives now, by item. */
   drivers: Map<string, Promise<void>>;
   /** The answer that stops the whole run (a refused key, a full free trial), once one came. */
@@ -186,7 +191,7 @@ type BulkRun = {
 /** The pacer (one budget per target across workers: this pacer's part of the machine's window, the daily quota in blocks) and the client on it. */
 function connectBulk(d: BulkDeps, target: ServiceTargetRecord, apiKey: string): BulkConnection {
   const share: SharedBudget | null = d.budget
-    ? joinSharedBudget({ store: d.budget.store, targetId: target.id, machineId: d.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, log: d.log })
+    ? joinSharedBudget({ store: d.budget.store, targetId: target.id, machineId: d.budget.machineId, knownDailyQuota: target.builtIn ? null : target.dailyQuota, holder: d.owner, log: d.log })
     : null;
   const pacer = createPacer({
     share,
@@ -210,8 +215,12 @@ export async function carryOutBulk(
   run: RunRow,
   signal: AbortSignal,
   coordinates: boolean,
-  /** A helper's way to take the run's lease over when its coordinator's has run out (true when it did). */
-  options: { takeOver?: () => Promise<boolean> } = {},
+  /**
+   * `leases`: the worker's leases for the run, through which each company driven is held;
+   * `takeOver`: a helper's way to take the run's lease over when its coordinator's has run out
+   * (its takeover's fencing token when it did).
+   */
+  options: { leases: HeldLeases; takeOver?: () => Promise<string | null> },
 ): Promise<void> {
   const session = await openRunSession({
     database: d.database,
@@ -225,7 +234,7 @@ export async function carryOutBulk(
     if (coordinates) await d.database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }), { isolation: "read committed" });
     return;
   }
-  const r = bulkRunOf({ d, run, signal, coordinates, takeOver: options.takeOver, session });
+  const r = bulkRunOf({ d, run, signal, coordinates, takeOver: options.takeOver, session, leases: options.leases });
   try {
     await loop(r);
     if (r.stop && !signal.aborted) await stopRun(r, r.stop);
@@ -242,8 +251,9 @@ function bulkRunOf(params: {
   run: RunRow;
   signal: AbortSignal;
   coordinates: boolean;
-  takeOver: (() => Promise<boolean>) | undefined;
+  takeOver: (() => Promise<string | null>) | undefined;
   session: RunSession<BulkConnection>;
+  leases: HeldLeases;
 }): BulkRun {
   const { d, run, signal, session } = params;
   const { engagement, platform, target } = session;
@@ -276,7 +286,9 @@ function bulkRunOf(params: {
     connection: session.connection,
     runner,
     coordinator: params.coordinates,
+    runToken: params.coordinates ? run.leaseToken : null,
     takeOver: params.takeOver,
+    leases: params.leases,
     drivers: new Map(),
     stop: null,
     lastProbeAt: Date.now(),
@@ -302,13 +314,13 @@ async function gate(r: BulkRun): Promise<void> {
 }
 
 /** Drives one company through the pipeline until it is final, waits long (let go, claimed again when due) or stops the run. */
-async function drive(r: BulkRun, itemId: string): Promise<void> {
+async function drive(r: BulkRun, itemId: string, token: string): Promise<void> {
   const { d } = r;
   try {
     for (;;) {
       r.sig.throwIfAborted();
       await gate(r);
-      const step = await stepItem(r.runner, itemId);
+      const step = await stepItem(r.runner, itemId, token);
       if (step.kind === "final") return;
       if (step.kind === "wait") {
         const ms = step.until.getTime() - Date.now();
@@ -328,14 +340,15 @@ async function drive(r: BulkRun, itemId: string): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     d.log(`company ${itemId} of run ${r.run.id} failed: ${message}`);
     const now = new Date();
-    await failItemAlone(d.database, { itemId, owner: d.owner, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } }).catch(
+    await failItemAlone(d.database, { itemId, owner: d.owner, token, now, error: { operation: "run", kind: "internal", status: null, service: null, error: message, correlationId: null, at: now.toISOString() } }).catch(
       (failError: unknown) => d.log(`could not record the failure of company ${itemId}: ${failError instanceof Error ? failError.message : String(failError)}`),
     );
   } finally {
     r.drivers.delete(itemId);
-    // Fenced by the owner: a lease taken over meanwhile stays the other worker's.
+    r.leases.dropItem(itemId);
+    // Fenced by the owner and this claim's token: a lease taken over meanwhile stays the other's.
     await d.database
-      .transaction((tx) => releaseItemLease(tx, { itemId, owner: d.owner }), { isolation: "read committed" })
+      .transaction((tx) => releaseItemLease(tx, { itemId, owner: d.owner, token }), { isolation: "read committed" })
       .catch((error: unknown) => d.log(`letting go of company ${itemId} failed (its lease runs out by itself): ${error instanceof Error ? error.message : String(error)}`));
   }
 }
@@ -414,7 +427,9 @@ async function lookAtRun(r: BulkRun, now: number): Promise<boolean> {
   const current = await readSteps(r.d.database, (tx) => findRun(tx, r.run.id));
   if (!current || current.status !== "running") return false;
   if (!r.coordinator && (!current.leaseExpiresAt || current.leaseExpiresAt.getTime() < now)) {
-    if (!(r.takeOver && (await r.takeOver()))) return false;
+    const token = r.takeOver ? await r.takeOver() : null;
+    if (!token) return false;
+    r.runToken = token;
     r.coordinator = true;
     return true;
   }
@@ -459,7 +474,11 @@ async function claimCompanies(r: BulkRun, now: number): Promise<void> {
     (tx) => claimItems(tx, { runId: r.run.id, owner: d.owner, limit: atCap ? orphanRoom : cap - r.drivers.size, leaseMs: d.leaseMs, now: new Date(now), orphanedOnly: atCap }),
     { isolation: "read committed" },
   );
-  for (const item of claimed) r.drivers.set(item.id, drive(r, item.id));
+  for (const item of claimed) {
+    if (!item.leaseToken) continue;
+    r.leases.holdItem(item.id, item.leaseToken);
+    r.drivers.set(item.id, drive(r, item.id, item.leaseToken));
+  }
 }
 
 /**
@@ -522,7 +541,8 @@ async function finishRun(r: BulkRun): Promise<void> {
       const current = yield* findRun(tx, run.id);
       if (!current) return null;
       const counts = yield* runCountsByState(tx, run.id);
-      const done = yield* finishRunRow(tx, { runId: run.id, owner: d.owner, status: "completed", outcome: current.outcome ?? {}, statusReason: null, now });
+      if (!r.runToken) return null;
+      const done = yield* finishRunRow(tx, { runId: run.id, owner: d.owner, token: r.runToken, status: "completed", outcome: current.outcome ?? {}, statusReason: null, now });
       if (!done) return null;
       const handed = yield* handToEndCustomers(tx, { engagementId: engagement.id, now });
       const reconciliation = yield* reconcile(tx, engagement.id);

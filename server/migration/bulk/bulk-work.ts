@@ -38,7 +38,7 @@ function depsOf(ctx: EngineContext, options: BulkWorkOptions): BulkDeps {
 export function bulkWork(options: BulkWorkOptions = {}): RunWork {
   return {
     kinds: ["bulk"],
-    carryOut: (ctx, run, signal) => carryOutBulk(depsOf(ctx, options), run, signal, true),
+    carryOut: (ctx, run, signal, leases) => carryOutBulk(depsOf(ctx, options), run, signal, true, { leases }),
     async fail(ctx, run, message) {
       const reason = `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`;
       // setBulkStatus reads the run's outcome with its row locked, then writes it back.
@@ -46,7 +46,7 @@ export function bulkWork(options: BulkWorkOptions = {}): RunWork {
     },
     help: {
       find: async (ctx) => (await readSteps(ctx.database, (tx) => runToHelp(tx, { owner: ctx.owner, now: new Date() }))) ?? null,
-      carryOut: (ctx, run, signal, takeOver) => carryOutBulk(depsOf(ctx, options), run, signal, false, { takeOver }),
+      carryOut: (ctx, run, signal, leases, takeOver) => carryOutBulk(depsOf(ctx, options), run, signal, false, { leases, takeOver }),
     },
   };
 }

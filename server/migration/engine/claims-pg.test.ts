@@ -157,7 +157,8 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
     const itemId = itemIds[0]!;
     const a = connection();
     const b = await rawClient();
-    expect(await inTx(a, (tx) => claimItem(tx, { itemId, runId, owner: "worker-a", leaseMs: 60_000, now: new Date() }))).toBeDefined();
+    const claimedByA = await inTx(a, (tx) => claimItem(tx, { itemId, runId, owner: "worker-a", leaseMs: 60_000, now: new Date() }));
+    expect(claimedByA).toBeDefined();
 
     // Worker b takes the item over (as after a's lease ran out) in a transaction still open…
     await b.query("begin");
@@ -167,7 +168,7 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
     const transition: Transition = { state: "company_created", companyId: "c-of-a", connectionId: null, inFlightCall: null, checks: null, attempts: 0, nextAttemptAt: null, lastError: null, outcomeReason: null, runEffect: null };
     const record: CallRecord = { at: now, operation: "createCompany", method: "POST", path: "/companies", status: 200, ok: true, errorKind: null, errorText: null, correlationId: "a", durationMs: 1, attempts: 1, detail: null };
     let settled = false;
-    const stored = storeCallResult(a, { itemId, runId, owner: "worker-a", record, transition, now }).finally(() => (settled = true));
+    const stored = storeCallResult(a, { itemId, runId, owner: "worker-a", token: claimedByA!.leaseToken!, record, transition, now }).finally(() => (settled = true));
     stored.catch(() => {});
     await sleep(300);
     expect(settled).toBe(false);
@@ -190,7 +191,7 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
     expect((await inTx(b, (tx) => claimRun(tx, { owner: "worker-b", kinds: ["pilot"], leaseMs: 60_000, now: new Date() })))?.id).toBe(runId);
 
     // a's renewal tells it so, and its end of the run changes nothing.
-    expect(await inTx(a, (tx) => renewRunLease(tx, { runId: runId!, owner: "worker-a", leaseMs: 60_000, now: new Date() }))).toBe(false);
+    expect(await inTx(a, (tx) => renewRunLease(tx, { runId: runId!, owner: "worker-a", token: claimed!.leaseToken!, leaseMs: 60_000, now: new Date() }))).toBe(false);
     const failure = { operation: "run", kind: "internal" as const, status: null, service: null, error: "a's late end", correlationId: null, at: new Date().toISOString() };
     expect(await finishTestRun(a, { run: claimed!, owner: "worker-a", item: null, failure })).toBeNull();
     expect(await readSteps(bed.t.database, (tx) => findRun(tx, runId!))).toMatchObject({ status: "running", leaseOwner: "worker-b", finishedAt: null });
@@ -204,7 +205,8 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
     const a = connection();
     const b = connection();
     const at = Date.now();
-    expect((await inTx(a, (tx) => claimRun(tx, { owner: "worker-a", kinds: ["bulk"], leaseMs: 1_000, now: new Date(at) })))?.id).toBe(runId);
+    const runOfA = await inTx(a, (tx) => claimRun(tx, { owner: "worker-a", kinds: ["bulk"], leaseMs: 1_000, now: new Date(at) }));
+    expect(runOfA?.id).toBe(runId);
     const items = await inTx(a, (tx) => claimItems(tx, { runId: runId!, owner: "worker-a", limit: 10, leaseMs: 1_000, now: new Date(at) }));
     expect(items).toHaveLength(1);
 
@@ -216,8 +218,8 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
     expect(await inTx(b, (tx) => claimItems(tx, { runId: runId!, owner: "worker-b", limit: 10, leaseMs: 60_000, now: new Date(at + 1_001) }))).toHaveLength(1);
     // The first worker's renewal finds nothing of its own any more.
     const renewed = await inTx(a, function* (tx) {
-      const itemsHeld = yield* renewItemLeases(tx, { owner: "worker-a", runId: runId!, leaseMs: 60_000, now: new Date() });
-      return { itemsHeld, run: yield* renewRunLease(tx, { runId: runId!, owner: "worker-a", leaseMs: 60_000, now: new Date() }) };
+      const itemsHeld = yield* renewItemLeases(tx, { owner: "worker-a", tokens: items.map((i) => i.leaseToken!), runId: runId!, leaseMs: 60_000, now: new Date() });
+      return { itemsHeld, run: yield* renewRunLease(tx, { runId: runId!, owner: "worker-a", token: runOfA!.leaseToken!, leaseMs: 60_000, now: new Date() }) };
     });
     expect(renewed).toEqual({ itemsHeld: 0, run: false });
   });
@@ -227,13 +229,13 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
     const a = connection();
     const b = await rawClient();
     const now = new Date();
-    await inTx(a, (tx) => claimItems(tx, { runId, owner: "worker-a", limit: 3, leaseMs: 10_000, now }));
-    await inTx(bed.t.database, (tx) => claimItems(tx, { runId, owner: "worker-b", limit: 3, leaseMs: 10_000, now }));
+    const ofA = (await inTx(a, (tx) => claimItems(tx, { runId, owner: "worker-a", limit: 3, leaseMs: 10_000, now }))).map((i) => i.leaseToken!);
+    const ofB = (await inTx(bed.t.database, (tx) => claimItems(tx, { runId, owner: "worker-b", limit: 3, leaseMs: 10_000, now }))).map((i) => i.leaseToken!);
 
     // b is in the middle of a transaction on its items (a store, a renewal): their rows are locked.
     await b.query("begin");
     await b.query("select id from migration_items where lease_owner = 'worker-b' for update");
-    const renewing = inTx(a, (tx) => renewItemLeases(tx, { owner: "worker-a", runId, leaseMs: 60_000, now: new Date() }));
+    const renewing = inTx(a, (tx) => renewItemLeases(tx, { owner: "worker-a", tokens: ofA, runId, leaseMs: 60_000, now: new Date() }));
     const answered = await Promise.race([renewing.then(() => true), sleep(1_000).then(() => false)]);
     await b.query("commit");
     expect(answered).toBe(true);
@@ -246,7 +248,7 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
 
     // Many renewals of both at once: no deadlock, no error, each keeps to its own rows.
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => inTx(i % 2 ? bed.t.database : a, (tx) => renewItemLeases(tx, { owner: i % 2 ? "worker-b" : "worker-a", runId, leaseMs: 60_000, now: new Date() }))),
+      Array.from({ length: 20 }, (_, i) => inTx(i % 2 ? bed.t.database : a, (tx) => renewItemLeases(tx, { owner: i % 2 ? "worker-b" : "worker-a", tokens: i % 2 ? ofB : ofA, runId, leaseMs: 60_000, now: new Date() }))),
     );
     expect(results).toEqual(results.map(() => 3));
   });
@@ -254,7 +256,7 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
   it("renewals never pile up: while one waits on a slow database the next is not started beside it", async () => {
     const { runId } = await bulkRun(2);
     const worker = connection(10);
-    await inTx(worker, (tx) => claimItems(tx, { runId, owner: "worker-slow", limit: 2, leaseMs: 400, now: new Date() }));
+    const slow = await inTx(worker, (tx) => claimItems(tx, { runId, owner: "worker-slow", limit: 2, leaseMs: 400, now: new Date() }));
     const blocker = await rawClient();
     const watcher = await rawClient();
     // The database is slow for this worker: its items' rows are held by another transaction.
@@ -262,6 +264,7 @@ describe.skipIf(!onPostgres)("claims and leases on PostgreSQL (connections of th
     await blocker.query("select id from migration_items where lease_owner = 'worker-slow' for update");
 
     const leases = holdLeases({ database: worker, owner: "worker-slow", leaseMs: 400, runId, log: () => {} });
+    for (const item of slow) leases.holdItem(item.id, item.leaseToken!);
     // Five renewal periods (100 ms each) pass while the first renewal waits.
     await sleep(600);
     const waiting = await watcher.query<{ n: string }>(

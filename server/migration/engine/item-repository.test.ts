@@ -44,14 +44,14 @@ describe("claiming a run's items", () => {
 
       // a renews; b dies. Once b's leases expire, c takes its items, not a's.
       const later = new Date(now.getTime() + 1_500);
-      expect(await inTx(database, (tx) => renewItemLeases(tx, { owner: "a", runId, leaseMs: 1_000, now: new Date(now.getTime() + 900) }))).toBe(3);
+      expect(await inTx(database, (tx) => renewItemLeases(tx, { owner: "a", tokens: a.map((i) => i.leaseToken!), runId, leaseMs: 1_000, now: new Date(now.getTime() + 900) }))).toBe(3);
       const c = await inTx(database, (tx) => claimItems(tx, { runId, owner: "c", limit: 10, leaseMs: 1_000, now: later }));
       expect(c.map((i) => i.name).sort()).toEqual(["Bulk 3", "Bulk 4", "Bulk 5", "Bulk 6", "Bulk 7"]);
 
       // b, come back, can store nothing; a lets go of one item and it is free at once.
       const transition = { state: "company_created" as const, companyId: "c1", connectionId: null, inFlightCall: null, checks: null, attempts: 0, nextAttemptAt: null, lastError: null, outcomeReason: null, runEffect: null };
       const record = { at: later, operation: "createCompany", method: "POST", path: "/companies", status: 200, ok: true, errorKind: null, errorText: null, correlationId: "x", durationMs: 1, attempts: 1, detail: null };
-      await expect(storeCallResult(other, { itemId: eng.items[3]!.id, runId, owner: "b", record, transition, now: later })).rejects.toThrow(LeaseLostError);
+      await expect(storeCallResult(other, { itemId: eng.items[3]!.id, runId, owner: "b", token: b[0]!.leaseToken!, record, transition, now: later })).rejects.toThrow(LeaseLostError);
       expect(await readSteps(database, (tx) => findItem(tx, eng.items[3]!.id))).toMatchObject({ state: "pending", leaseOwner: "c" });
       expect(await bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, eng.items[3]!.id))).toEqual([]);
       await inTx(database, (tx) => releaseItemLeases(tx, { owner: "a", runId }));

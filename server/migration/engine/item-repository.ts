@@ -4,6 +4,10 @@
  * renewing and releasing leases, and storing a call's result with the item's new fields in one
  * transaction, fenced by the lease (a worker that lost its lease writes nothing).
  *
+ * Every claim sets a fresh fencing token on the items it takes (`lease_token`), and every write and
+ * renewal names it with the owner: a worker that lost an item's lease and claimed it again later
+ * can never write with the claim it lost (its token is no longer the item's).
+ *
  * A claim is a conditional `UPDATE … WHERE (lease free or expired) … RETURNING` in the caller's
  * transaction: SQLite runs one writer at a time, so two workers can never both see an item free
  * and take it; on PostgreSQL the items are first picked with FOR UPDATE SKIP LOCKED (claimers at
@@ -82,19 +86,25 @@ const leaseFree = (now: Date) => or(isNull(migrationItems.leaseOwner), isNull(mi
 /** A lease that ran out without being let go: the worker that held it died or stalled mid-company. */
 const orphaned = (now: Date) => and(isNotNull(migrationItems.leaseOwner), lt(migrationItems.leaseExpiresAt, now));
 
+/** The fence of every write and renewal on an item: this worker's lease, from this very claim. */
+const heldBy = (owner: string, token: string) => and(eq(migrationItems.leaseOwner, owner), eq(migrationItems.leaseToken, token));
+
+/** A fresh fencing token: one per claim. */
+export const newLeaseToken = (): string => crypto.randomUUID();
+
 /** When an item was first taken: kept once set. */
 const startedOnce = (now: Date) => sql`coalesce(${migrationItems.startedAt}, ${sql.param(now, migrationItems.startedAt)})`;
 
 /**
- * Takes the lease on one item of a run (free, expired, or already this worker's). Returns the
- * row, or undefined when another worker holds it or it belongs to another run.
+ * Takes the lease on one item of a run (free, expired, or already this worker's), with a fresh
+ * fencing token (`leaseToken` of the row returned). Returns the row, or undefined when another worker holds it or it belongs to another run.
  */
 export function* claimItem(tx: Tx, params: { itemId: string; runId: string; owner: string; leaseMs: number; now: Date }): Steps<ItemRow | undefined> {
   const { itemId, runId, owner, now } = params;
   return yield* q.get(
     tx
       .update(migrationItems)
-      .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: startedOnce(now) })
+      .set({ leaseOwner: owner, leaseToken: newLeaseToken(), leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: startedOnce(now) })
       .where(and(eq(migrationItems.id, itemId), eq(migrationItems.runId, runId), or(leaseFree(now), eq(migrationItems.leaseOwner, owner))))
       .returning(),
   );
@@ -139,7 +149,8 @@ export function* claimItems(tx: Tx, params: { runId: string; owner: string; limi
   return yield* q.all(
     tx
       .update(migrationItems)
-      .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: startedOnce(now) })
+      // One fresh fencing token for this claim (an item's claim is its id and this token).
+      .set({ leaseOwner: owner, leaseToken: newLeaseToken(), leaseExpiresAt: new Date(now.getTime() + params.leaseMs), startedAt: startedOnce(now) })
       // The same conditions again on the row itself: on SQLite outside a transaction, or should a
       // row have changed between the two statements, a lease another worker holds is never taken.
       .where(and(inArray(migrationItems.id, picked.map((p) => p.id)), eq(migrationItems.runId, runId), leaseFree(now)))
@@ -148,16 +159,18 @@ export function* claimItems(tx: Tx, params: { runId: string; owner: string; limi
 }
 
 /**
- * Extends the item leases this worker holds (of one run, or all of them); returns how many it
- * still holds. Only rows whose lease owner is this worker match, so on PostgreSQL it never waits
- * on the rows another worker has locked, nor extends a lease another worker took over.
+ * Extends the item leases this worker holds from the claims named by `tokens` (of one run, or of
+ * all); returns how many it still holds. Only rows whose lease owner is this worker and whose token
+ * is one of these claims' match, so on PostgreSQL it never waits on the rows another worker has
+ * locked, nor extends a lease another worker took over, nor one from a claim this worker lost.
  */
-export function* renewItemLeases(tx: Tx, params: { owner: string; runId?: string; leaseMs: number; now: Date }): Steps<number> {
+export function* renewItemLeases(tx: Tx, params: { owner: string; tokens: readonly string[]; runId?: string; leaseMs: number; now: Date }): Steps<number> {
+  if (!params.tokens.length) return 0;
   const { changes } = yield* q.run(
     tx
       .update(migrationItems)
       .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
-      .where(and(eq(migrationItems.leaseOwner, params.owner), params.runId ? eq(migrationItems.runId, params.runId) : undefined)),
+      .where(and(eq(migrationItems.leaseOwner, params.owner), inArray(migrationItems.leaseToken, [...new Set(params.tokens)]), params.runId ? eq(migrationItems.runId, params.runId) : undefined)),
   );
   return changes;
 }
@@ -167,18 +180,18 @@ export function* releaseItemLeases(tx: Tx, params: { owner: string; runId?: stri
   yield* q.run(
     tx
       .update(migrationItems)
-      .set({ leaseOwner: null, leaseExpiresAt: null })
+      .set({ leaseOwner: null, leaseToken: null, leaseExpiresAt: null })
       .where(and(eq(migrationItems.leaseOwner, params.owner), params.runId ? eq(migrationItems.runId, params.runId) : undefined)),
   );
 }
 
-/** Records a create as sent, before it is (fenced by the lease). */
-export function* markInFlight(tx: Tx, params: { itemId: string; owner: string; call: InFlightCall; now: Date }): Steps<void> {
+/** Records a create as sent, before it is (fenced by the lease and its claim's token). */
+export function* markInFlight(tx: Tx, params: { itemId: string; owner: string; token: string; call: InFlightCall; now: Date }): Steps<void> {
   const { changes } = yield* q.run(
     tx
       .update(migrationItems)
       .set({ inFlightCall: params.call, updatedAt: params.now })
-      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+      .where(and(eq(migrationItems.id, params.itemId), heldBy(params.owner, params.token))),
   );
   if (changes === 0) throw new LeaseLostError(`item ${params.itemId}`);
 }
@@ -187,12 +200,12 @@ const FINAL: readonly MigrationItemState[] = FINAL_ITEM_STATES;
 
 /**
  * Stores one call and the item's new fields in one transaction, only while this worker holds the
- * item's lease (else LeaseLostError, and nothing is written). Read committed: the fenced update
+ * item's lease from the claim `token` names (else LeaseLostError, and nothing is written). Read committed: the fenced update
  * is one statement that locks the item's row, so a takeover between check and write cannot be.
  */
 export async function storeCallResult(
   database: Database,
-  params: { itemId: string; runId: string; owner: string; record: CallRecord; transition: Transition; now: Date; linkUrl?: string | null },
+  params: { itemId: string; runId: string; owner: string; token: string; record: CallRecord; transition: Transition; now: Date; linkUrl?: string | null },
 ): Promise<void> {
   const { transition: t, now } = params;
   const purged = await database.transaction(function* (tx) {
@@ -218,7 +231,7 @@ export async function storeCallResult(
           : {}),
         updatedAt: now,
       })
-      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+      .where(and(eq(migrationItems.id, params.itemId), heldBy(params.owner, params.token))),
     );
     if (changes === 0) throw new LeaseLostError(`item ${params.itemId}`);
     yield* q.run(tx.insert(serviceCalls).values({ runId: params.runId, itemId: params.itemId, ...params.record }));
@@ -246,6 +259,7 @@ export function freshAttempt(runId: string, now: Date) {
     outcomeReason: null,
     finishedAt: null,
     leaseOwner: null,
+    leaseToken: null,
     leaseExpiresAt: null,
     updatedAt: now,
   };
@@ -311,13 +325,13 @@ export function* countSearchedRealItems(tx: Tx, params: { engagementId: string; 
   return (yield* q.get(tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(migrationItems).where(matchingRealItems(params.engagementId, params.search))))?.n ?? 0;
 }
 
-/** Gives up this worker's lease on one item (it waits a while, or it is done): any worker may take it next. */
-export function* releaseItemLease(tx: Tx, params: { itemId: string; owner: string }): Steps<void> {
+/** Gives up this worker's lease on one item from the claim `token` names (it waits a while, or it is done): any worker may take it next. */
+export function* releaseItemLease(tx: Tx, params: { itemId: string; owner: string; token: string }): Steps<void> {
   yield* q.run(
     tx
       .update(migrationItems)
-      .set({ leaseOwner: null, leaseExpiresAt: null })
-      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+      .set({ leaseOwner: null, leaseToken: null, leaseExpiresAt: null })
+      .where(and(eq(migrationItems.id, params.itemId), heldBy(params.owner, params.token))),
   );
 }
 
@@ -325,7 +339,7 @@ export function* releaseItemLease(tx: Tx, params: { itemId: string; owner: strin
  * Fails one item on a fault of Ferry's own (not a service answer: e.g. its credentials were purged
  * meanwhile), fenced by the lease; the others of the run go on.
  */
-export async function failItemAlone(database: Database, params: { itemId: string; owner: string; error: StoredError; now: Date }): Promise<void> {
+export async function failItemAlone(database: Database, params: { itemId: string; owner: string; token: string; error: StoredError; now: Date }): Promise<void> {
   const purged = await database.transaction(function* (tx) {
     const { changes: failed } = yield* q.run(
       tx
@@ -339,9 +353,10 @@ export async function failItemAlone(database: Database, params: { itemId: string
         finishedAt: params.now,
         updatedAt: params.now,
         leaseOwner: null,
+        leaseToken: null,
         leaseExpiresAt: null,
       })
-      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.leaseOwner, params.owner))),
+      .where(and(eq(migrationItems.id, params.itemId), heldBy(params.owner, params.token))),
     );
     return failed > 0 && (yield* purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now }));
   }, { isolation: "read committed" });

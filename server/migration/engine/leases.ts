@@ -5,6 +5,10 @@
  * another worker carries on at once. A worker helping with another's bulk run holds only the
  * leases of the companies it drives.
  *
+ * Every lease is held by one claim: the fencing token the claim (or takeover) set on the row. A
+ * renewal names the tokens of the claims this worker holds now, so it never extends a lease from
+ * a claim it lost, even when it has claimed the same run or item again since.
+ *
  * A renewal is one short read-committed transaction (each of its updates touches only rows whose
  * lease owner is this worker, so it never waits on another worker's rows), and renewals never
  * overlap: when one is still running as the next is due (a slow database), the next starts as soon
@@ -16,8 +20,11 @@ import { releaseRun, renewRunLease } from "./run-repository";
 import { sleep } from "./runner";
 
 export type HeldLeases = {
-  /** Renews the run's own lease from now on too (a helper that took the run over); `onLost` as for `runLease`. */
-  holdRun(onLost: () => void): void;
+  /** Renews the run's own lease from now on too, from the takeover `token` names (a helper that took the run over); `onLost` as for `runLease`. */
+  holdRun(token: string, onLost: () => void): void;
+  /** Renews an item's lease from the claim `token` names, until `dropItem` (or the release). */
+  holdItem(itemId: string, token: string): void;
+  dropItem(itemId: string): void;
   /** Stops renewing and lets go of every lease held for the run (once a renewal under way has ended). */
   release(): Promise<void>;
 };
@@ -56,21 +63,24 @@ export function holdLeases(params: {
   owner: string;
   leaseMs: number;
   runId: string;
-  /** Set when this worker claimed the run: its lease is renewed too, and `onLost` is called when another worker holds it (cancelled, or taken over). */
-  runLease?: { onLost: () => void };
+  /** Set when this worker claimed the run (`token`: its claim's): its lease is renewed too, and `onLost` is called when another worker holds it (cancelled, or taken over). */
+  runLease?: { token: string; onLost: () => void };
   log: (line: string) => void;
 }): HeldLeases {
   const { database, owner, leaseMs, runId, log } = params;
   let runLease = params.runLease;
+  /** The items held now, each by the token of the claim that took it. */
+  const items = new Map<string, string>();
   const renewal = everyWithoutOverlap(async () => {
     try {
       const now = new Date();
       // Read committed: two fenced updates of this worker's own rows; nothing read is relied on.
       const run = runLease;
+      const tokens = [...items.values()];
       const held = await database.transaction(
         function* (tx) {
-          yield* renewItemLeases(tx, { owner, runId, leaseMs, now });
-          return run ? yield* renewRunLease(tx, { runId, owner, leaseMs, now }) : true;
+          yield* renewItemLeases(tx, { owner, tokens, runId, leaseMs, now });
+          return run ? yield* renewRunLease(tx, { runId, owner, token: run.token, leaseMs, now }) : true;
         },
         { isolation: "read committed" },
       );
@@ -81,15 +91,22 @@ export function holdLeases(params: {
     }
   }, leaseMs / 4);
   return {
-    holdRun(onLost) {
-      runLease = { onLost };
+    holdRun(token, onLost) {
+      runLease = { token, onLost };
+    },
+    holdItem(itemId, token) {
+      items.set(itemId, token);
+    },
+    dropItem(itemId) {
+      items.delete(itemId);
     },
     async release() {
       await renewal.stop();
+      const run = runLease;
       await database.transaction(
         function* (tx) {
           yield* releaseItemLeases(tx, { owner, runId });
-          if (runLease) yield* releaseRun(tx, { runId, owner });
+          if (run) yield* releaseRun(tx, { runId, owner, token: run.token });
         },
         { isolation: "read committed" },
       );
@@ -97,13 +114,13 @@ export function holdLeases(params: {
   };
 }
 
-/** Waits until this worker holds the item's lease (a dead worker's lease on it may still run out). */
-export async function takeItemLease(database: Database, params: { itemId: string; runId: string; owner: string; leaseMs: number; signal: AbortSignal }): Promise<void> {
+/** Waits until this worker holds the item's lease (a dead worker's lease on it may still run out); answers the claim's fencing token. */
+export async function takeItemLease(database: Database, params: { itemId: string; runId: string; owner: string; leaseMs: number; signal: AbortSignal }): Promise<string> {
   const { itemId, runId, owner, leaseMs, signal } = params;
   for (;;) {
     // One conditional update: read committed (it is checked again on the row it locks).
     const claimed = await database.transaction((tx) => claimItem(tx, { itemId, runId, owner, leaseMs, now: new Date() }), { isolation: "read committed" });
-    if (claimed) return;
+    if (claimed?.leaseToken) return claimed.leaseToken;
     await sleep(Math.min(1_000, leaseMs / 4), signal);
   }
 }

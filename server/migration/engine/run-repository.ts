@@ -7,7 +7,9 @@
  * free or expired) … RETURNING` in a read-committed transaction (on PostgreSQL the run is first
  * picked with FOR UPDATE SKIP LOCKED, so workers claiming at once each take a different run, and
  * the update checks the conditions again on the row it locked), renews the lease while it works, and every write it makes to the run is
- * fenced by the lease: a worker that lost it (it stalled, another took over) writes nothing.
+ * fenced by the lease and its claim's fencing token (`lease_token`, fresh for every claim and
+ * takeover): a worker that lost it (it stalled, another took over) writes nothing, even after it
+ * claimed the run again.
  *
  * Every function is a transaction step (db/database.ts): `yield*` it in a transaction body, or run
  * it alone with `database.transaction(…)` / `readSteps(…)`.
@@ -24,6 +26,9 @@ export type RunRow = typeof migrationRuns.$inferSelect;
 export type CallRow = typeof serviceCalls.$inferSelect;
 
 const leaseFree = (now: Date) => or(isNull(migrationRuns.leaseOwner), isNull(migrationRuns.leaseExpiresAt), lt(migrationRuns.leaseExpiresAt, now));
+
+/** The fence of every write and renewal on a run: this worker's lease, from this very claim (or takeover). */
+const heldBy = (owner: string, token: string) => and(eq(migrationRuns.leaseOwner, owner), eq(migrationRuns.leaseToken, token));
 
 /** Adds a queued run (inside the caller's transaction). */
 export function* insertRun(
@@ -76,6 +81,7 @@ export function* claimRun(tx: Tx, params: { owner: string; kinds: readonly RunKi
       .set({
         status: "running",
         leaseOwner: owner,
+        leaseToken: crypto.randomUUID(),
         leaseExpiresAt: new Date(now.getTime() + params.leaseMs),
         startedAt: sql`coalesce(${migrationRuns.startedAt}, ${sql.param(now, migrationRuns.startedAt)})`,
         updatedAt: now,
@@ -96,37 +102,37 @@ export function* takeOverRun(tx: Tx, params: { runId: string; owner: string; lea
   return yield* q.get(
     tx
       .update(migrationRuns)
-      .set({ leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + params.leaseMs), updatedAt: now })
+      .set({ leaseOwner: owner, leaseToken: crypto.randomUUID(), leaseExpiresAt: new Date(now.getTime() + params.leaseMs), updatedAt: now })
       .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.status, "running"), leaseFree(now)))
       .returning(),
   );
 }
 
-/** Extends this worker's lease on a run; false when the run is no longer running or no longer its. */
-export function* renewRunLease(tx: Tx, params: { runId: string; owner: string; leaseMs: number; now: Date }): Steps<boolean> {
+/** Extends this worker's lease on a run from the claim `token` names; false when the run is no longer running or no longer its. */
+export function* renewRunLease(tx: Tx, params: { runId: string; owner: string; token: string; leaseMs: number; now: Date }): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
       .update(migrationRuns)
       .set({ leaseExpiresAt: new Date(params.now.getTime() + params.leaseMs) })
-      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running"))),
+      .where(and(eq(migrationRuns.id, params.runId), heldBy(params.owner, params.token), eq(migrationRuns.status, "running"))),
   );
   return changes > 0;
 }
 
 /** Gives up this worker's lease on a run (it stops; another worker may take the run at once). */
-export function* releaseRun(tx: Tx, params: { runId: string; owner: string }): Steps<void> {
+export function* releaseRun(tx: Tx, params: { runId: string; owner: string; token: string }): Steps<void> {
   yield* q.run(
     tx
       .update(migrationRuns)
-      .set({ leaseOwner: null, leaseExpiresAt: null })
-      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner))),
+      .set({ leaseOwner: null, leaseToken: null, leaseExpiresAt: null })
+      .where(and(eq(migrationRuns.id, params.runId), heldBy(params.owner, params.token))),
   );
 }
 
 /** Stores what a running run has to show so far (fenced by the lease); false when the lease is gone. */
 export function* updateRunProgress(
   tx: Tx,
-  params: { runId: string; owner: string; now: Date; outcome: RunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
+  params: { runId: string; owner: string; token: string; now: Date; outcome: RunOutcome; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
 ): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
@@ -137,7 +143,7 @@ export function* updateRunProgress(
         ...(params.itemId ? { itemId: params.itemId } : {}),
         ...(params.sandbox ? { sandboxClientId: params.sandbox.clientId, sandboxApiKeyCipher: params.sandbox.apiKeyCipher } : {}),
       })
-      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running"))),
+      .where(and(eq(migrationRuns.id, params.runId), heldBy(params.owner, params.token), eq(migrationRuns.status, "running"))),
   );
   return changes > 0;
 }
@@ -148,7 +154,7 @@ export function* updateRunProgress(
  */
 export function* finishRunRow(
   tx: Tx,
-  params: { runId: string; owner: string; status: RunStatus; outcome: RunOutcome; statusReason: string | null; now: Date },
+  params: { runId: string; owner: string; token: string; status: RunStatus; outcome: RunOutcome; statusReason: string | null; now: Date },
 ): Steps<boolean> {
   const { changes } = yield* q.run(
     tx
@@ -159,10 +165,11 @@ export function* finishRunRow(
         statusReason: params.statusReason,
         finishedAt: params.now,
         leaseOwner: null,
+        leaseToken: null,
         leaseExpiresAt: null,
         updatedAt: params.now,
       })
-      .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.leaseOwner, params.owner), eq(migrationRuns.status, "running"))),
+      .where(and(eq(migrationRuns.id, params.runId), heldBy(params.owner, params.token), eq(migrationRuns.status, "running"))),
   );
   return changes > 0;
 }

@@ -33,7 +33,14 @@ const ready = (companies: ReadyCompany[], platformKey: "qhyg" | "fztf" = "qhyg")
 /** The item as stored now. */
 const itemNow = (itemId: string) => readSteps(bed.t.database, (tx) => findItem(tx, itemId));
 /** A worker's claim on the item (its own read-committed transaction, as the worker makes it). */
-const claim = (params: Parameters<typeof claimItem>[1]) => bed.t.database.transaction((tx) => claimItem(tx, params), { isolation: "read committed" });
+/** The fencing token of each worker's latest claim, by its owner id. */
+const tokens = new Map<string, string>();
+const claim = async (params: Parameters<typeof claimItem>[1]) => {
+  const row = await bed.t.database.transaction((tx) => claimItem(tx, params), { isolation: "read committed" });
+  if (row?.leaseToken) tokens.set(params.owner, row.leaseToken);
+  return row;
+};
+const tokenOf = (ctx: { owner: string }) => tokens.get(ctx.owner) ?? "no claim";
 /** The service calls stored for an item, in order. */
 const callsOf = (itemId: string) => bed.t.db.select().from(serviceCalls).where(eq(serviceCalls.itemId, itemId)).orderBy(asc(serviceCalls.id));
 
@@ -73,7 +80,7 @@ describe("one company, call by call", () => {
 
     const seen: PipelineCall[] = [];
     for (;;) {
-      const step = await stepItem(ctx, itemId);
+      const step = await stepItem(ctx, itemId, tokenOf(ctx));
       if (step.kind === "final") break;
       if (step.kind === "wait") {
         await new Promise((r) => setTimeout(r, step.until.getTime() - Date.now()));
@@ -136,7 +143,7 @@ describe("resume at every boundary", () => {
       let stopped = false;
       while (!stopped) {
         try {
-          const step = await stepItem(first, itemId);
+          const step = await stepItem(first, itemId, tokenOf(first));
           if (step.kind === "final") throw new Error("finished without reaching the boundary");
           if (step.kind === "wait") await new Promise((r) => setTimeout(r, step.until.getTime() - Date.now()));
           else if (scenario.when === "after its record" && step.call === scenario.call) stopped = true;
@@ -156,9 +163,9 @@ describe("resume at every boundary", () => {
       expect(await claim({ itemId, runId: first.runId, owner: "worker-2", leaseMs: LEASE_MS, now: new Date(Date.now() + LEASE_MS + 1) })).toBeDefined();
       const second: RunnerContext = { ...first, owner: "worker-2", beforeStore: undefined };
       // The first worker, come back to life, can no longer write.
-      await expect(stepItem(first, itemId)).rejects.toThrow(/no longer this worker's/);
+      await expect(stepItem(first, itemId, tokenOf(first))).rejects.toThrow(/no longer this worker's/);
 
-      const result = await driveItem(second, itemId);
+      const result = await driveItem(second, itemId, tokenOf(second));
       expect(result).toEqual({ state: "verified", runStop: null });
       expect(await onService(client, itemId)).toEqual({ companies: 1, connections: 1 });
       const item = (await itemNow(itemId))!;
@@ -183,7 +190,7 @@ describe("outcomes a company can have", () => {
     const itemId = eng.items[0]!.id;
     const ctx = await runnerFor(eng, itemId, "worker-r", client);
     await claim({ itemId, runId: ctx.runId, owner: "worker-r", leaseMs: LEASE_MS, now: new Date() });
-    expect(await driveItem(ctx, itemId)).toEqual({ state: "reauth_required", runStop: null });
+    expect(await driveItem(ctx, itemId, tokenOf(ctx))).toEqual({ state: "reauth_required", runStop: null });
     const item = (await itemNow(itemId))!;
     expect(item.outcomeReason).toMatch(/^400 Bad Request: QuickBooks Online rejected the credentials: invalid_grant: the refresh token was already used/);
     expect(item.checks).toMatchObject({ connection: { status: "Deauthorized", errors: [{ statusCode: "400" }] } });
@@ -200,7 +207,7 @@ describe("outcomes a company can have", () => {
       const itemId = eng.items[0]!.id;
       const ctx = await runnerFor(eng, itemId, "worker-x", client);
       await claim({ itemId, runId: ctx.runId, owner: "worker-x", leaseMs: LEASE_MS, now: new Date() });
-      const result = await driveItem(ctx, itemId);
+      const result = await driveItem(ctx, itemId, tokenOf(ctx));
       expect(result.runStop).toMatchObject({ kind: "redirected", status: 307, operation: "authorizeConnection" });
       const item = (await itemNow(itemId))!;
       expect(item.lastError).toMatchObject({ kind: "redirected", status: 307, operation: "authorizeConnection", error: expect.stringContaining(`redirecting to ${elsewhere.url}/companies/${item.companyId}`) as string });
@@ -219,7 +226,7 @@ describe("outcomes a company can have", () => {
     const itemId = eng.items[0]!.id;
     const ctx = await runnerFor(eng, itemId, "worker-s", client);
     await claim({ itemId, runId: ctx.runId, owner: "worker-s", leaseMs: LEASE_MS, now: new Date() });
-    expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
+    expect(await driveItem(ctx, itemId, tokenOf(ctx))).toEqual({ state: "verified", runStop: null });
     expect((await itemNow(itemId))!.checks).toMatchObject({ read: { dataType: "commerce-orders", records: 4 } });
   });
 
@@ -229,7 +236,7 @@ describe("outcomes a company can have", () => {
     const itemId = eng.items[0]!.id;
     const ctx = await runnerFor(eng, itemId, "worker-f", client);
     await claim({ itemId, runId: ctx.runId, owner: "worker-f", leaseMs: LEASE_MS, now: new Date() });
-    expect(await driveItem(ctx, itemId)).toEqual({ state: "failed", runStop: null });
+    expect(await driveItem(ctx, itemId, tokenOf(ctx))).toEqual({ state: "failed", runStop: null });
     expect(await itemNow(itemId)).toMatchObject({ outcomeReason: "1 data type did not sync: invoices FetchError.", lastError: { kind: "sync_failed" } });
   });
 
@@ -241,7 +248,7 @@ describe("outcomes a company can have", () => {
     const itemId = eng.items[0]!.id;
     const ctx = await runnerFor(eng, itemId, "worker-l", full);
     await claim({ itemId, runId: ctx.runId, owner: "worker-l", leaseMs: LEASE_MS, now: new Date() });
-    const result = await driveItem(ctx, itemId);
+    const result = await driveItem(ctx, itemId, tokenOf(ctx));
     expect(result).toMatchObject({ state: "pending", runStop: { kind: "company_limit", status: 402 } });
     expect(await itemNow(itemId)).toMatchObject({ state: "pending", inFlightCall: null, lastError: { kind: "company_limit", correlationId: expect.any(String) as string } });
   });
@@ -259,7 +266,7 @@ describe("the name the service keeps", () => {
     for (const [i, { id: itemId }] of eng.items.entries()) {
       const ctx = await runnerFor(eng, itemId, `worker-n${i}`, client);
       await claim({ itemId, runId: ctx.runId, owner: `worker-n${i}`, leaseMs: LEASE_MS, now: new Date() });
-      expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
+      expect(await driveItem(ctx, itemId, tokenOf(ctx))).toEqual({ state: "verified", runStop: null });
       const item = (await itemNow(itemId))!;
       const { data } = await client.getCompany({ companyId: item.companyId! });
       created.push({ name: data.name, description: data.description });
@@ -280,7 +287,7 @@ describe("the name the service keeps", () => {
     await bed.t.db.update(migrationItems).set({ serviceName: null }).where(eq(migrationItems.id, itemId));
     const ctx = await runnerFor(eng, itemId, "worker-old", client);
     await claim({ itemId, runId: ctx.runId, owner: "worker-old", leaseMs: LEASE_MS, now: new Date() });
-    expect(await driveItem(ctx, itemId)).toEqual({ state: "verified", runStop: null });
+    expect(await driveItem(ctx, itemId, tokenOf(ctx))).toEqual({ state: "verified", runStop: null });
     const { data } = await client.getCompany({ companyId: (await itemNow(itemId))!.companyId! });
     expect(data).toMatchObject({ name: "Zoe's Cafe & Bar", description: `Migrated by Ferry (${eng.reference}). Name in the token file: Zoë's Café & Bar` });
   });

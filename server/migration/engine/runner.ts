@@ -223,24 +223,28 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
   }
 }
 
-/** Takes one step of an item's pipeline: one call and its stored result, or a wait, or its end. */
-export async function stepItem(ctx: RunnerContext, itemId: string): Promise<StepReport> {
+/**
+ * Takes one step of an item's pipeline: one call and its stored result, or a wait, or its end.
+ * `token` is the fencing token of the claim by which this worker holds the item: every write is
+ * fenced on it (LeaseLostError once another claim, even this worker's own, holds the item).
+ */
+export async function stepItem(ctx: RunnerContext, itemId: string, token: string): Promise<StepReport> {
   const row = await readSteps(ctx.database, (tx) => findItem(tx, itemId));
   if (!row) throw new Error(`No migration item ${itemId}`);
-  if (row.leaseOwner !== ctx.owner) throw new LeaseLostError(`item ${itemId}`);
+  if (row.leaseOwner !== ctx.owner || row.leaseToken !== token) throw new LeaseLostError(`item ${itemId}`);
   const item = toPipelineItem(row, ctx.platform);
   const decision = decideNext(item, nowOf(ctx));
   if (decision.kind !== "call") return decision;
   if (decision.call === "createCompany" || decision.call === "createConnection") {
     const call = decision.call;
     // Fenced by the lease (LeaseLostError, nothing sent, when another worker holds the item).
-    await ctx.database.transaction((tx) => markInFlight(tx, { itemId, owner: ctx.owner, call, now: nowOf(ctx) }), { isolation: "read committed" });
+    await ctx.database.transaction((tx) => markInFlight(tx, { itemId, owner: ctx.owner, token, call, now: nowOf(ctx) }), { isolation: "read committed" });
   }
   const { result, record, linkUrl } = await execute(ctx, row, item, decision);
   ctx.beforeStore?.(decision.call);
   const now = nowOf(ctx);
   const transition = applyResult(item, decision, result, now, ctx.policy ?? DEFAULT_PIPELINE_POLICY);
-  await storeCallResult(ctx.database, { itemId, runId: ctx.runId, owner: ctx.owner, record, transition, now, linkUrl });
+  await storeCallResult(ctx.database, { itemId, runId: ctx.runId, owner: ctx.owner, token, record, transition, now, linkUrl });
   return { kind: "stored", call: decision.call, transition };
 }
 
@@ -264,10 +268,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Drives an item until it reaches a final state, waiting out polls and backoffs, or until a
  * failure stops the whole run (401, 403, a 402: the item keeps its state for a later resume).
  */
-export async function driveItem(ctx: RunnerContext, itemId: string): Promise<DriveResult> {
+export async function driveItem(ctx: RunnerContext, itemId: string, token: string): Promise<DriveResult> {
   for (;;) {
     ctx.signal?.throwIfAborted();
-    const step = await stepItem(ctx, itemId);
+    const step = await stepItem(ctx, itemId, token);
     switch (step.kind) {
       case "final":
         return { state: step.state, runStop: null };

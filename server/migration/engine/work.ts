@@ -16,6 +16,7 @@ import type { NotifyConfig } from "@/server/engagements/waiting/notify";
 import type { KeyRing } from "@/server/security/secrets";
 import type { BudgetStore } from "@/server/service-client/budget-store";
 import type { ServiceClientOptions } from "@/server/service-client";
+import type { HeldLeases } from "./leases";
 import type { PipelineCall, PipelinePolicy } from "./pipeline";
 import type { RunRow } from "./run-repository";
 
@@ -48,15 +49,19 @@ export type EngineContext = {
 /** A kind of run the worker claims and carries out. */
 export type RunWork = {
   readonly kinds: readonly RunKind[];
-  /** Carries out a run this worker claimed to its end, or until `signal` aborts (a stop, a lost lease). */
-  carryOut(ctx: EngineContext, run: RunRow, signal: AbortSignal): Promise<void>;
+  /**
+   * Carries out a run this worker claimed to its end, or until `signal` aborts (a stop, a lost
+   * lease). `run.leaseToken` is its claim's fencing token, which every write to the run names; the
+   * items it claims are held (renewed) through `leases`, each by its own claim's token.
+   */
+  carryOut(ctx: EngineContext, run: RunRow, signal: AbortSignal, leases: HeldLeases): Promise<void>;
   /** A fault of Ferry's own (not a service answer) ended the run: record it, in words, on the run. */
   fail(ctx: EngineContext, run: RunRow, message: string): Promise<void>;
   /** Another worker's run this kind can help with, and how (a bulk run's companies). */
   readonly help?: {
     find(ctx: EngineContext): Promise<RunRow | null>;
-    /** `takeOver` takes the run's lease over when its coordinator's has run out (true when it did). */
-    carryOut(ctx: EngineContext, run: RunRow, signal: AbortSignal, takeOver: () => Promise<boolean>): Promise<void>;
+    /** `takeOver` takes the run's lease over when its coordinator's has run out (its takeover's fencing token when it did, else null). */
+    carryOut(ctx: EngineContext, run: RunRow, signal: AbortSignal, leases: HeldLeases, takeOver: () => Promise<string | null>): Promise<void>;
   };
 };
 

@@ -254,11 +254,11 @@ describe("leases", () => {
     const dead = (await inTx(bed.t.database, (tx) => claimRun(tx, { owner: "dead", kinds: ["pilot"], leaseMs: 600, now: new Date() })))!;
     expect(dead.id).toBe(runId);
     const itemId = eng.items[0]!.id;
-    await inTx(bed.t.database, (tx) => claimItem(tx, { itemId, runId, owner: "dead", leaseMs: 600, now: new Date() }));
+    const deadClaim = await inTx(bed.t.database, (tx) => claimItem(tx, { itemId, runId, owner: "dead", leaseMs: 600, now: new Date() }));
     const client = createServiceClient({ baseUrl: bed.sb.url, apiKey: eng.apiKey });
     const ctx = { database: bed.t.database, ring: TEST_KEY_RING, client, runId, owner: "dead", engagement: { id: eng.engagementId, organizationId: eng.organizationId, reference: eng.reference }, platform: platformOf("qhyg"), rehearsal: false, policy: FAST };
-    await stepItem(ctx, itemId);
-    await stepItem(ctx, itemId);
+    await stepItem(ctx, itemId, deadClaim!.leaseToken!);
+    await stepItem(ctx, itemId, deadClaim!.leaseToken!);
     expect((await itemNow(itemId))!.state).toBe("connection_created");
 
     const w = worker();

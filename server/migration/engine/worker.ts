@@ -19,6 +19,11 @@
  * - Every write a worker makes is fenced by its lease (the update names this worker as the lease
  *   owner, or the row is locked and checked first): after losing one (it stalled past the expiry
  *   and another worker took over) it writes nothing more (LeaseLostError) and lets go.
+ * - A dead worker is known at once where that can be known (liveness.ts: on this host its process
+ *   gone, on PostgreSQL its advisory lock free): before claiming, a worker makes the leases of the
+ *   dead run out now and takes their work over, instead of waiting the lease out.
+ * - Every claim and takeover sets a fresh fencing token on the run or item, and every write and
+ *   renewal names it: a worker that lost a lease and took it again never writes with the old claim.
  * - A cancelled run is noticed at the next renewal; a worker that is stopped (SIGTERM) releases
  *   its leases so another worker carries on at once.
  *
@@ -38,6 +43,7 @@ import { createBudgetStore, type BudgetStore } from "@/server/service-client/bud
 import { logSafe } from "@/server/security/log-safe";
 import { LeaseLostError } from "./item-repository";
 import { holdLeases, type HeldLeases } from "./leases";
+import { createLiveness, type Liveness } from "./liveness";
 import { claimRun, findRun, takeOverRun, type RunRow } from "./run-repository";
 import { sleep } from "./runner";
 import type { EngineContext, PeriodicWork, RunWork } from "./work";
@@ -54,6 +60,8 @@ export type WorkerOptions = Partial<Omit<EngineContext, "database" | "ring" | "b
     maxRuns?: number;
     /** How long an idle worker waits before looking for work again (default 1 s, with jitter). */
     idleMs?: number;
+    /** How often, at most, it looks for dead workers before a claim (default a quarter of the lease). */
+    reapEveryMs?: number;
     /**
      * The targets' rate budgets shared with every worker (default: in the app database); null: this
      * worker's pacers learn the limits alone. `machineId`: whose address this worker's requests
@@ -100,6 +108,11 @@ type WorkerState = {
   helping: Set<string>;
   /** A look for a run to help with is under way (two at once could each find one). */
   lookingForHelp: boolean;
+  /** This worker's registration, and how it finds the dead workers whose work it takes over at once. */
+  liveness: Liveness;
+  /** When the dead were last looked for (every `reapEveryMs` at most). */
+  lastReapAt: number;
+  reapEveryMs: number;
 };
 
 /** The worker's context from its options (defaults filled in). */
@@ -122,10 +135,25 @@ function contextOf(options: WorkerOptions): EngineContext {
   };
 }
 
+/** Registers this worker, then (when due) finds the dead workers and makes their leases run out now. */
+async function reapIfDue(state: WorkerState): Promise<void> {
+  const now = Date.now();
+  if (now - state.lastReapAt < state.reapEveryMs) return;
+  state.lastReapAt = now;
+  try {
+    await state.liveness.register();
+    await state.liveness.reap(new Date(now));
+  } catch (error) {
+    // The leases then run out by themselves, as they always did.
+    state.ctx.log(`looking for dead workers failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** The next work: a run to claim, or else another worker's run to help with. */
 async function claimNext(state: WorkerState): Promise<{ run: RunRow; help: RunWork | null } | null> {
   const { ctx } = state;
   if (state.stopping.signal.aborted) return null;
+  await reapIfDue(state);
   // One conditional update in a read-committed transaction of its own: see run-repository.ts.
   const run = await ctx.database.transaction((tx) => claimRun(tx, { owner: ctx.owner, kinds: state.kinds, leaseMs: ctx.leaseMs, now: new Date() }), { isolation: "read committed" });
   if (run) return { run, help: null };
@@ -158,9 +186,11 @@ async function carryOwn(state: WorkerState, run: RunRow): Promise<void> {
   ctx.log(`took ${run.kind} run ${run.id}`);
   const abandon = new AbortController();
   const signal = AbortSignal.any([abandon.signal, state.stopping.signal]);
-  const leases = holdLeases({ database: ctx.database, owner: ctx.owner, leaseMs: ctx.leaseMs, runId: run.id, runLease: { onLost: () => abandon.abort(new RunAbandoned("lease_lost")) }, log: ctx.log });
+  if (!run.leaseToken) throw new Error(`Run ${run.id} was claimed without a fencing token.`);
+  const runLease = { token: run.leaseToken, onLost: () => abandon.abort(new RunAbandoned("lease_lost")) };
+  const leases = holdLeases({ database: ctx.database, owner: ctx.owner, leaseMs: ctx.leaseMs, runId: run.id, runLease, log: ctx.log });
   try {
-    await workOf(state, run).carryOut(ctx, run, signal);
+    await workOf(state, run).carryOut(ctx, run, signal, leases);
   } catch (error) {
     if (state.stopping.signal.aborted) ctx.log(`stopped; run ${run.id} is left for another worker`);
     else if (abandon.signal.aborted || error instanceof LeaseLostError || error instanceof RunAbandoned) ctx.log(`let go of run ${run.id}: it was cancelled or taken over`);
@@ -177,7 +207,8 @@ async function recordFault(state: WorkerState, run: RunRow, error: unknown): Pro
   ctx.log(`run ${run.id} failed: ${message}`);
   try {
     const current = (await readSteps(ctx.database, (tx) => findRun(tx, run.id))) ?? run;
-    await workOf(state, current).fail(ctx, current, message);
+    // Its writes name this worker's claim of the run (the token claimed), whatever the row holds now.
+    await workOf(state, current).fail(ctx, { ...current, leaseToken: run.leaseToken }, message);
   } catch (failError) {
     ctx.log(`could not record the failure of run ${run.id}: ${failError instanceof Error ? failError.message : String(failError)}`);
   }
@@ -193,13 +224,13 @@ async function carryHelp(state: WorkerState, work: RunWork, run: RunRow): Promis
   // Its coordinator's lease ran out (the worker died): this helper takes the run over where it stands.
   const takeOver = async () => {
     const taken = await ctx.database.transaction((tx) => takeOverRun(tx, { runId: run.id, owner: ctx.owner, leaseMs: ctx.leaseMs, now: new Date() }), { isolation: "read committed" });
-    if (!taken) return false;
-    leases.holdRun(() => abandon.abort(new RunAbandoned("lease_lost")));
+    if (!taken?.leaseToken) return null;
+    leases.holdRun(taken.leaseToken, () => abandon.abort(new RunAbandoned("lease_lost")));
     ctx.log(`took ${run.kind} run ${run.id} over: its coordinator's lease ran out`);
-    return true;
+    return taken.leaseToken;
   };
   try {
-    await work.help?.carryOut(ctx, run, signal, takeOver);
+    await work.help?.carryOut(ctx, run, signal, leases, takeOver);
   } catch (error) {
     if (!state.stopping.signal.aborted) ctx.log(`helping with run ${run.id} failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -278,6 +309,9 @@ export function createWorker(options: WorkerOptions): Worker {
     stopping: new AbortController(),
     helping: new Set(),
     lookingForHelp: false,
+    liveness: createLiveness({ database: ctx.database, owner: ctx.owner, log: ctx.log }),
+    lastReapAt: Number.NEGATIVE_INFINITY,
+    reapEveryMs: options.reapEveryMs ?? ctx.leaseMs / 4,
   };
   // Every run this worker carries at once (and each of its companies) listens for the stop.
   setMaxListeners(0, state.stopping.signal);
@@ -299,6 +333,7 @@ export function createWorker(options: WorkerOptions): Worker {
       state.stopping.abort(new RunAbandoned("stopped"));
       await loops;
       await Promise.allSettled(periodic.map((p) => p.instance.close()));
+      await state.liveness.leave();
     },
   };
 }

@@ -105,7 +105,8 @@ export async function finishTestRun(
       const { eng, states } = yield* loadForChange(tx, run.engagementId);
       const current = yield* lockRun(tx, run.id);
       // Cancelled or taken over meanwhile: leave the run and the checklist as they are.
-      if (current?.status !== "running" || current.leaseOwner !== params.owner) return null;
+      // The run's claim named by its fencing token (`run.leaseToken`, the claimed row's), not only this worker.
+      if (current?.status !== "running" || current.leaseOwner !== params.owner || !run.leaseToken || current.leaseToken !== run.leaseToken) return null;
       const previous = (current.outcome ?? {}) as TestRunOutcome;
       const outcome = testOutcome(previous, item, params.failure, now);
       yield* writeAudit(tx, {
@@ -125,7 +126,7 @@ export async function finishTestRun(
       const stepEffect = yield* applyToChecklist(tx, { run: current, eng, states, item, outcome, now });
       const finished: TestRunOutcome = { ...outcome, stepEffect };
       const statusReason = finished.result === "passed" ? null : (finished.advice?.text ?? null);
-      yield* finishRunRow(tx, { runId: run.id, owner: params.owner, status: finished.result === "passed" ? "passed" : "failed", outcome: finished, statusReason, now });
+      yield* finishRunRow(tx, { runId: run.id, owner: params.owner, token: run.leaseToken, status: finished.result === "passed" ? "passed" : "failed", outcome: finished, statusReason, now });
       return finished;
     },
     { isolation: "read committed" },

@@ -42,20 +42,20 @@ const keyContext = (runId: string) => `migration_run:${runId}:sandbox_api_key`;
  * rolls back and nothing of it is stored). Every write of the set-up starts with it, so a worker
  * that lost the run (cancelled, or taken over) never adds twins or progress beside the new owner.
  */
-function* heldRun(tx: Tx, runId: string, owner: string): Steps<RunRow> {
+function* heldRun(tx: Tx, runId: string, owner: string, token: string): Steps<RunRow> {
   const run = yield* lockRun(tx, runId);
-  if (!run || run.status !== "running" || run.leaseOwner !== owner) throw new LeaseLostError(`rehearsal ${runId}`);
+  if (!run || run.status !== "running" || run.leaseOwner !== owner || run.leaseToken !== token) throw new LeaseLostError(`rehearsal ${runId}`);
   return run;
 }
 
 /** Stores the set-up's progress in the run's outcome (read and written back with the row locked), fenced by the lease. */
 function* storeProgress(
   tx: Tx,
-  params: { runId: string; owner: string; now: Date; progress: Pick<TestRunOutcome, "sandboxUrl" | "preparation">; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
+  params: { runId: string; owner: string; token: string; now: Date; progress: Pick<TestRunOutcome, "sandboxUrl" | "preparation">; itemId?: string; sandbox?: { clientId: string; apiKeyCipher: string } },
 ): Steps<void> {
-  const run = yield* heldRun(tx, params.runId, params.owner);
+  const run = yield* heldRun(tx, params.runId, params.owner, params.token);
   const outcome: TestRunOutcome = { ...((run.outcome ?? {}) as TestRunOutcome), ...params.progress };
-  const stored = yield* updateRunProgress(tx, { runId: params.runId, owner: params.owner, now: params.now, outcome, ...(params.itemId ? { itemId: params.itemId } : {}), ...(params.sandbox ? { sandbox: params.sandbox } : {}) });
+  const stored = yield* updateRunProgress(tx, { runId: params.runId, owner: params.owner, token: params.token, now: params.now, outcome, ...(params.itemId ? { itemId: params.itemId } : {}), ...(params.sandbox ? { sandbox: params.sandbox } : {}) });
   if (!stored) throw new LeaseLostError(`rehearsal ${params.runId}`);
 }
 
@@ -81,7 +81,7 @@ async function sandboxKey(params: { database: Database; ring: KeyRing; run: RunR
   const { clientId, apiKey } = await params.control.createClient({ plan: "paid", name: `Ferry rehearsal ${params.reference}` });
   // Sealed before the transaction: the body may run again on PostgreSQL, and the key is made once.
   const sandbox = { clientId, apiKeyCipher: encryptSecret(ring, apiKey, keyContext(run.id)) };
-  await database.transaction((tx) => storeProgress(tx, { runId: run.id, owner, now: new Date(), progress: {}, sandbox }), { isolation: "read committed" });
+  await database.transaction((tx) => storeProgress(tx, { runId: run.id, owner, token: run.leaseToken ?? "", now: new Date(), progress: {}, sandbox }), { isolation: "read committed" });
   return apiKey;
 }
 
@@ -101,6 +101,8 @@ export async function prepareRehearsal(params: {
 }): Promise<{ apiKey: string; itemId: string }> {
   const { database, ring, owner, control, engagement } = params;
   const runId = params.run.id;
+  // The fencing token of this worker's claim of the run: every write of the set-up names it.
+  const token = params.run.leaseToken ?? "";
   const platform = platformOf(engagement.platformKey);
   const guard = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
     try {
@@ -121,7 +123,7 @@ export async function prepareRehearsal(params: {
   const made = new Set((await database.db.select({ position: migrationItems.position }).from(migrationItems).where(rehearsalItems(runId))).map((r) => r.position));
   const missing = real.filter((r) => !made.has(r.position));
   const progress = (created: number, done: boolean) => ({ sandboxUrl: params.sandboxUrl, preparation: { total: real.length, created, done } });
-  await database.transaction((tx) => storeProgress(tx, { runId, owner, now: new Date(), progress: progress(made.size, false) }), { isolation: "read committed" });
+  await database.transaction((tx) => storeProgress(tx, { runId, owner, token, now: new Date(), progress: progress(made.size, false) }), { isolation: "read committed" });
 
   let created = made.size;
   for (let start = 0; start < missing.length; start += BATCH) {
@@ -139,7 +141,7 @@ export async function prepareRehearsal(params: {
     // The twins and the progress in one transaction, fenced by the lease (the run's row locked first).
     await database.transaction(
       function* (tx) {
-        yield* storeProgress(tx, { runId, owner, now: at, progress: progress(created + batch.length, false) });
+        yield* storeProgress(tx, { runId, owner, token, now: at, progress: progress(created + batch.length, false) });
         yield* insertMigrationItems(tx, {
           ring,
           platform,
@@ -174,10 +176,10 @@ export async function prepareRehearsal(params: {
   if (!twin) throw new Error(`No simulated twin of ${simulated.name} was made.`);
   await database.transaction(
     function* (tx) {
-      const current = yield* heldRun(tx, runId, owner);
+      const current = yield* heldRun(tx, runId, owner, token);
       const now = new Date();
       if (current.itemId !== twin.id) yield* attachItemToRun(tx, { itemId: twin.id, runId, now });
-      yield* storeProgress(tx, { runId, owner, now, progress: progress(created, true), itemId: twin.id });
+      yield* storeProgress(tx, { runId, owner, token, now, progress: progress(created, true), itemId: twin.id });
     },
     { isolation: "read committed" },
   );

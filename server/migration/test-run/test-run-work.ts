@@ -11,7 +11,7 @@ import { createControlClient } from "@/server/sandbox/controls/control-client";
 import { createServiceClient, type ServiceClient } from "@/server/service-client";
 import { targetAddressPolicy } from "@/server/targets/network";
 import { findItem } from "../engine/item-repository";
-import { takeItemLease } from "../engine/leases";
+import { takeItemLease, type HeldLeases } from "../engine/leases";
 import { DEFAULT_PIPELINE_POLICY, type StoredError } from "../engine/pipeline";
 import type { RunRow } from "../engine/run-repository";
 import { openRunSession, runEngagement, type RunEngagement } from "../engine/run-session";
@@ -43,11 +43,12 @@ async function finish(ctx: EngineContext, run: RunRow, start: RunEngagement, ite
 }
 
 /** Carries out a single-company test or a rehearsal. */
-async function carryOutTest(ctx: EngineContext, run: RunRow, signal: AbortSignal): Promise<void> {
+async function carryOutTest(ctx: EngineContext, run: RunRow, signal: AbortSignal, leases: HeldLeases): Promise<void> {
   const start = run.kind === "rehearsal" ? await openRehearsal(ctx, run, signal) : await openPilot(ctx, run);
   if (!start.ok) return finish(ctx, run, start, start.itemId, start.failure);
   const { client, itemId, engagement, platform } = start;
-  await takeItemLease(ctx.database, { itemId, runId: run.id, owner: ctx.owner, leaseMs: ctx.leaseMs, signal });
+  const token = await takeItemLease(ctx.database, { itemId, runId: run.id, owner: ctx.owner, leaseMs: ctx.leaseMs, signal });
+  leases.holdItem(itemId, token);
   const result = await driveItem(
     {
       database: ctx.database,
@@ -64,6 +65,7 @@ async function carryOutTest(ctx: EngineContext, run: RunRow, signal: AbortSignal
       beforeStore: ctx.beforeStore,
     },
     itemId,
+    token,
   );
   await finish(ctx, run, start, itemId, result.runStop);
 }

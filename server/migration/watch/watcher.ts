@@ -192,7 +192,7 @@ async function clientFor(w: WatcherState, engagementId: string, run: RunRow, tar
       // say remains), but its requests come out of the shared daily quota like theirs.
       w.seats.get(engagementId)?.leave().catch(() => {});
       const share = deps.budget
-        ? joinSharedBudget({ store: deps.budget.store, targetId: t.id, machineId: deps.budget.machineId, knownDailyQuota: t.builtIn ? null : t.dailyQuota, sharesWindow: false, log: deps.log })
+        ? joinSharedBudget({ store: deps.budget.store, targetId: t.id, machineId: deps.budget.machineId, knownDailyQuota: t.builtIn ? null : t.dailyQuota, sharesWindow: false, holder: deps.owner, log: deps.log })
         : null;
       if (share) w.seats.set(engagementId, share);
       const pacer = createPacer({ share, initialConcurrency: 1, maxConcurrency: 2, maxPerMinute: pacerCeilingPerMinute(t), ...(deps.client?.fetch ? { fetch: deps.client.fetch } : {}) });
