@@ -77,7 +77,7 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   const t = createTestDb();
   return {
     database: t.database,
-    db: t.db,
+    db: t.database.db,
     dialect: "sqlite",
     file: t.file,
     // An empty DATABASE_URL, so a child process of the SQLite pass never inherits a PostgreSQL one.
