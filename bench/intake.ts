@@ -39,6 +39,11 @@ const parseOnly = (file: string, rows: number) => {
   return r;
 };
 
+/** The file sizes measured: 10,000 and 100,000 rows, or those given (`npx tsx bench/intake.ts 2000`, a quick check of the bench itself). */
+const SIZES = process.argv.slice(2).map(Number).filter((n) => Number.isInteger(n) && n > 0).length
+  ? process.argv.slice(2).map(Number).filter((n) => Number.isInteger(n) && n > 0)
+  : [10_000, 100_000];
+
 type Figures = { rows10k_s: number; rows100k_s: number; peak_rss_mb: number };
 
 /** Both sizes on one database (`pg` as for submit), three runs each interleaved with the baseline's. */
@@ -47,7 +52,7 @@ function measure(dir: string, label: string, pg?: string): Figures {
   let peak = 0;
   console.log(`\n${label}`);
   console.log("rows      file MB   parse+validate s (baseline)   whole submission s   added by encrypt+store s   peak RSS MB");
-  for (const rows of [10_000, 100_000]) {
+  for (const rows of SIZES) {
     const file = path.join(dir, `qbo-${rows}.csv`);
     if (!fs.existsSync(file)) writeCsv(file, rows);
     // Three runs each, interleaved; the best time (least disturbed by other load) and the highest RSS.
@@ -66,7 +71,7 @@ function measure(dir: string, label: string, pg?: string): Figures {
       `${String(rows).padStart(7)} ${(fs.statSync(file).size / 1_048_576).toFixed(1).padStart(9)} ${baseS.toFixed(3).padStart(28)} ${wholeS.toFixed(3).padStart(20)} ${(wholeS - baseS).toFixed(3).padStart(26)} ${rss.toFixed(0).padStart(13)}`,
     );
   }
-  return { rows10k_s: figures.rows10k_s!, rows100k_s: figures.rows100k_s!, peak_rss_mb: Math.round(peak) };
+  return { ...figures, peak_rss_mb: Math.round(peak) } as Figures;
 }
 
 async function main() {
