@@ -9,6 +9,15 @@ import ferry from "./eslint-rules/delegate-steps.mjs";
 /** Where transaction steps are written and called: linted with types for ferry/delegate-steps. */
 export const STEP_FILES = ["server/**/*.ts", "db/**/*.ts", "scripts/**/*.ts", "bench/**/*.ts"];
 
+/**
+ * Slow or random work a transaction body must not do (db/database.ts, rule 2 and 3): PostgreSQL may
+ * run a body again after a serialization failure, so encryption, password hashing and fresh ids or
+ * tokens are made before the transaction and handed in.
+ */
+const SLOW_OR_RANDOM = "/^(encryptSecret|seal[A-Z]\\w*|hashPassword|verifyPassword|randomUUID|randomBytes|randomInt|getRandomValues|scrypt|scryptSync|pbkdf2|pbkdf2Sync|createCipheriv|newToken|newId)$/";
+const SLOW_OR_RANDOM_MESSAGE =
+  "Nothing slow or random in a transaction body (PostgreSQL may run it again): encrypt, hash and make ids or tokens before the transaction, and hand them in.";
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
@@ -103,6 +112,11 @@ export default defineConfig([
           selector: ":function[generator=true] Identifier[name='database']:not(Property > Identifier.key):not(MemberExpression > Identifier.property)",
           message: "A transaction body builds its queries on its own tx, never on the database handle: read what it needs from `database` before the body.",
         },
+        {
+          selector: `:function[generator=true] CallExpression[callee.name=${SLOW_OR_RANDOM}], :function[generator=true] CallExpression > MemberExpression.callee[property.name=${SLOW_OR_RANDOM}]`,
+          message: SLOW_OR_RANDOM_MESSAGE,
+        },
+        { selector: ":function[generator=true] CallExpression > MemberExpression.callee[object.name='Math'][property.name='random']", message: SLOW_OR_RANDOM_MESSAGE },
       ],
     },
   },

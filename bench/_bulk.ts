@@ -19,7 +19,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { and, count, eq } from "drizzle-orm";
-import { openDb, type Db } from "@/db/client";
+import { openDb } from "@/db/client";
 import { databaseOf, readSteps, type Database } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
@@ -100,7 +100,7 @@ export async function startSandboxProcess(dir: string): Promise<SandboxProcess> 
   };
 }
 
-export type BenchBed = { database: Database; db: Db; file: string; keySpec: string; ring: KeyRing; people: People; close(): Promise<void> };
+export type BenchBed = { database: Database; db: Database["db"]; file: string; keySpec: string; ring: KeyRing; people: People; close(): Promise<void> };
 
 /** A database file of its own in `dir`, people of each role, and a key ring (its key spec for worker processes). */
 export async function createBenchBed(dir: string, name: string): Promise<BenchBed> {

@@ -1,24 +1,55 @@
 /**
  * One measurement for bench/intake.ts, in its own process so its peak RSS is the submission's
- * alone: a fresh temporary database with an engagement, then the token file submitted through
- * `submitIntake` — parse, validate, encrypt every secret, store the submission and one item per
- * row in one transaction — the same code the upload route runs. Prints one JSON line.
+ * alone: a fresh migrated database with an engagement — SQLite (a temporary file) or, when
+ * DATABASE_URL names PostgreSQL, a database of its own on that server — then the token file
+ * submitted through `submitIntake`: parse, validate, encrypt every secret (before the transaction),
+ * store the submission and one item per row in one transaction, the same code the upload route
+ * runs. Prints one JSON line.
  * Run by the bench: node --import tsx bench/_intake-submit-child.ts <file>
  */
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { count } from "drizzle-orm";
+import { Client } from "pg";
+import { openPostgres, postgresUrl, type Database } from "@/db/database";
+import { migratePostgres } from "@/db/migrate-pg";
 import { migrationItems } from "@/db/schema";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { submitIntake } from "@/server/engagements/flows";
 import { createTestDb, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
 
+/** A fresh migrated database: a temporary SQLite file, or one of its own on the PostgreSQL server DATABASE_URL names. */
+async function freshDatabase(): Promise<{ database: Database; close: () => Promise<void> }> {
+  const server = postgresUrl();
+  if (!server) {
+    const t = createTestDb();
+    return { database: t.database, close: async () => t.close() };
+  }
+  const name = `ferry_bench_${crypto.randomBytes(6).toString("hex")}`;
+  const admin = new Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  await migratePostgres(url.toString());
+  const database = openPostgres(url.toString(), { max: 4 });
+  return {
+    database,
+    close: async () => {
+      await database.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.end();
+    },
+  };
+}
+
 async function main() {
   const [file] = process.argv.slice(2) as [string];
-  const t = createTestDb();
+  const t = await freshDatabase();
   try {
-    const p = await seedPeople(t.db);
+    const p = await seedPeople(t.database);
     const { id } = await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" });
     const bytes = fs.readFileSync(file);
     const t0 = performance.now();
@@ -28,10 +59,10 @@ async function main() {
       file: { name: path.basename(file), bytes },
     });
     const seconds = (performance.now() - t0) / 1000;
-    const stored = t.db.select({ n: count() }).from(migrationItems).get()!.n;
-    console.log(JSON.stringify({ seconds, peakRssMb: process.resourceUsage().maxRSS / 1024, ok: result.ok, stored }));
+    const [stored] = await t.database.db.select({ n: count() }).from(migrationItems);
+    console.log(JSON.stringify({ seconds, peakRssMb: process.resourceUsage().maxRSS / 1024, ok: result.ok, stored: Number(stored?.n ?? 0), dialect: t.database.dialect }));
   } finally {
-    t.close();
+    await t.close();
   }
 }
 

@@ -5,9 +5,9 @@
  * other connections read: SQLite checkpoints what it can and the rest is overwritten as the log is
  * reused. PostgreSQL has nothing to do here: its old row versions go at VACUUM (see docs/migration-engine.md, "The handover and the token purge").
  */
-import type { Database } from "./database";
+import { sqliteClientOf, type Database } from "./database";
 
 /** Clears the write-ahead log's copies of overwritten secrets (SQLite; nothing on PostgreSQL). */
 export function checkpointAfterSecretOverwrite(database: Database): void {
-  if (database.dialect === "sqlite") database.db.$client.pragma("wal_checkpoint(TRUNCATE)");
+  sqliteClientOf(database)?.pragma("wal_checkpoint(TRUNCATE)");
 }

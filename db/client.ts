@@ -40,10 +40,13 @@ export function openDb(file: string, options: { migrate?: boolean } = {}): Db {
   return db;
 }
 
-const cache = globalThis as unknown as { __ferryDb?: Db };
+declare global {
+  // Cached on globalThis: one connection per process, across a dev server's reloads.
+  var __ferryDb: Db | undefined;
+}
 
 /** The process's database, from DATABASE_FILE (default data/ferry.db). */
 export function getDb(): Db {
-  if (!cache.__ferryDb) cache.__ferryDb = openDb(process.env.DATABASE_FILE ?? "data/ferry.db");
-  return cache.__ferryDb;
+  globalThis.__ferryDb ??= openDb(process.env.DATABASE_FILE ?? "data/ferry.db");
+  return globalThis.__ferryDb;
 }

@@ -1,8 +1,9 @@
 /**
  * The database as domain code sees it, on SQLite (better-sqlite3, the embedded default) and on
  * PostgreSQL (node-postgres, selected by DATABASE_URL=postgres://…). One `Database` object:
- * `dialect`, `db` (the drizzle handle, typed as the SQLite one), `transaction(body, { isolation })`
- * and `close()`.
+ * `dialect`, `db` (the drizzle handle), `transaction(body, { isolation })` and `close()`. Its types
+ * are the dialect's own in each of the two type checks (db/app-db.ts): SQLite's in `tsc -p .`,
+ * PostgreSQL's in `tsc -p tsconfig.pg.json`, so domain code compiles only if it is right on both.
  *
  * Design note: how domain code is written against it
  *
@@ -54,18 +55,23 @@
  *   WAL checkpoint after a purge, the tests of the file itself, benches that fill a SQLite file).
  */
 import { Pool } from "pg";
-import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import type BetterSqlite3 from "better-sqlite3";
+import { drizzle as drizzlePg, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import type { AppDb, QueryRow, QueryRows } from "@/db/app-db";
 import { getDb, type Db } from "./client";
 import { databaseDialect, type DatabaseDialect } from "./dialect";
 import * as pgSchema from "./schema.pg";
 
 export type Dialect = DatabaseDialect;
 
+/** What a step may build queries with, of a drizzle handle `D`. */
+type TxOf<D> = Pick<D, Extract<"insert" | "select" | "update" | "delete" | "query", keyof D>>;
+
 /**
  * The one handle a step builds its queries on: a transaction body's `tx`, or (read-only steps run by
- * `readSteps` on SQLite) the database itself. Typed as SQLite's; on PostgreSQL it is pg's.
+ * `readSteps` on SQLite) the database itself. The dialect's own type in each type check (db/app-db.ts).
  */
-export type Tx = Pick<Db, "insert" | "select" | "update" | "delete" | "query">;
+export type Tx = TxOf<AppDb>;
 
 /** One query a transaction body hands to its runner, and how its result is read. */
 export type Step = { readonly read: "all" | "get" | "run"; readonly query: object };
@@ -83,27 +89,42 @@ export type TransactionOptions = {
   isolation: Isolation;
 };
 
-export type Database = {
+/** A `Database` whose drizzle handle is `D`. */
+type DatabaseOf<D> = {
   readonly dialect: Dialect;
   /** The drizzle handle for queries outside transactions; await them. */
-  readonly db: Db;
+  readonly db: D;
   /** Runs a generator body as one transaction; resolves to what it returns, rejects (rolled back) with what it throws. */
-  transaction<T>(body: (tx: Tx) => Steps<T>, options: TransactionOptions): Promise<T>;
+  transaction<T>(body: (tx: TxOf<D>) => Steps<T>, options: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 };
+
+/** The database as domain code sees it: the dialect's own types in each type check (db/app-db.ts). */
+export type Database = DatabaseOf<AppDb>;
+type SqliteDatabase = DatabaseOf<Db>;
+type PgDatabase = DatabaseOf<NodePgDatabase<typeof pgSchema>>;
+
+/**
+ * The one place db/database.ts assumes that the dialect the environment selects is the one this
+ * type check is for (db/app-db.ts): a cast from both dialects' union to one of its members. The
+ * other type check makes the opposite assumption, so together they cover what runs.
+ */
+function asAppDatabase(database: SqliteDatabase | PgDatabase): Database {
+  return database as Database;
+}
 
 /** The `yield*` helpers a transaction body reads and writes with. */
 export const q = {
   /** Every row of a select, or of a write with `.returning()`. */
-  *all<T>(query: { all(): T[] }): Steps<T[]> {
-    return (yield { read: "all", query }) as T[];
+  *all<Q extends object>(query: Q): Steps<QueryRows<Q>> {
+    return (yield { read: "all", query }) as QueryRows<Q>;
   },
   /** The first row (undefined when none) of a select, or the row of a write with `.returning()`. */
-  *get<T>(query: { get(): T }): Steps<T> {
-    return (yield { read: "get", query }) as T;
+  *get<Q extends object>(query: Q): Steps<QueryRow<Q>> {
+    return (yield { read: "get", query }) as QueryRow<Q>;
   },
   /** Runs a write; resolves to how many rows it changed. */
-  *run(query: { run(): unknown }): Steps<Written> {
+  *run(query: object): Steps<Written> {
     return (yield { read: "run", query }) as Written;
   },
 };
@@ -210,14 +231,21 @@ async function runAsync<T>(tx: PgTx, steps: Steps<T>): Promise<T> {
   return next.value;
 }
 
-const registry = new WeakMap<Db, Database>();
+const registry = new WeakMap<object, Database>();
+/** Each SQLite `Database`'s better-sqlite3 connection, for SQLite's own concerns (db/checkpoint.ts). */
+const sqliteClients = new WeakMap<Database, BetterSqlite3.Database>();
+
+/** The better-sqlite3 connection under a SQLite `Database`; undefined on PostgreSQL. */
+export function sqliteClientOf(database: Database): BetterSqlite3.Database | undefined {
+  return sqliteClients.get(database);
+}
 
 /** The SQLite `Database` over an open better-sqlite3 handle (the same connection; one per handle). */
 function sqliteDatabase(db: Db): Database {
-  const database: Database = {
+  const sqlite: SqliteDatabase = {
     dialect: "sqlite",
     db,
-    transaction<T>(body: (tx: Tx) => Steps<T>): Promise<T> {
+    transaction<T>(body: (tx: TxOf<typeof db>) => Steps<T>): Promise<T> {
       // Runs now, to the end, before anything else on this process can: see the note above.
       try {
         return Promise.resolve(db.transaction((tx) => runSync(body(tx)), { behavior: "immediate" }));
@@ -229,7 +257,9 @@ function sqliteDatabase(db: Db): Database {
       db.$client.close();
     },
   };
+  const database = asAppDatabase(sqlite);
   registry.set(db, database);
+  sqliteClients.set(database, db.$client);
   return database;
 }
 
@@ -257,15 +287,13 @@ export function isRetryable(error: unknown): boolean {
 export function openPostgres(url: string, options: { max?: number } = {}): Database {
   const pool = new Pool({ connectionString: url, max: options.max ?? 10 });
   const pg = drizzlePg(pool, { schema: pgSchema });
-  const database: Database = {
+  const postgres: PgDatabase = {
     dialect: "postgresql",
-    // The tables come from db/schema.ts, which exports the chosen dialect's tables typed as the
-    // SQLite ones; domain code awaits its queries, which both drivers answer alike.
-    db: pg as unknown as Db,
-    async transaction<T>(body: (tx: Tx) => Steps<T>, { isolation }: TransactionOptions): Promise<T> {
+    db: pg,
+    async transaction<T>(body: (tx: TxOf<typeof pg>) => Steps<T>, { isolation }: TransactionOptions): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await pg.transaction((tx) => runAsync(tx as PgTx, body(tx as unknown as Tx)), { isolationLevel: isolation });
+          return await pg.transaction((tx) => runAsync(tx as PgTx, body(tx)), { isolationLevel: isolation });
         } catch (error) {
           if (!isRetryable(error) || attempt >= PG_TRANSACTION_ATTEMPTS) throw error;
           // Full jitter, so the transactions that collided don't collide again in step.
@@ -279,7 +307,8 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
       await pool.end();
     },
   };
-  registry.set(database.db, database);
+  const database = asAppDatabase(postgres);
+  registry.set(pg, database);
   postgresUrls.set(database, url);
   return database;
 }
@@ -307,8 +336,11 @@ export function postgresUrlOf(database: Database): string | undefined {
  * The `Database` a drizzle handle belongs to: the one it was opened as, or (a handle from
  * `openDb`) the SQLite one over it (tests and benches that open a second SQLite connection).
  */
-export function databaseOf(db: Db): Database {
-  return registry.get(db) ?? sqliteDatabase(db);
+export function databaseOf(db: Db | Database["db"]): Database {
+  const known = registry.get(db);
+  if (known) return known;
+  if (!("$client" in db)) throw new Error("This drizzle handle belongs to no Database: open it with openDb or openPostgres.");
+  return sqliteDatabase(db as Db);
 }
 
 /** DATABASE_URL when it selects PostgreSQL (db/dialect.ts decides; another kind of URL is refused there). */
@@ -316,15 +348,18 @@ export function postgresUrl(env: NodeJS.ProcessEnv = process.env): string | unde
   return databaseDialect(env) === "postgresql" ? env.DATABASE_URL!.trim() : undefined;
 }
 
-const cache = globalThis as unknown as { __ferryDatabase?: Database };
+declare global {
+  // Cached on globalThis so a dev server's reloads share one pool or connection.
+  var __ferryDatabase: Database | undefined;
+}
 
 /** The process's database: PostgreSQL when DATABASE_URL says so, otherwise SQLite at DATABASE_FILE. */
 export function getDatabase(): Database {
-  if (!cache.__ferryDatabase) {
+  if (!globalThis.__ferryDatabase) {
     const url = postgresUrl();
-    cache.__ferryDatabase = url ? openPostgres(url) : databaseOf(getDb());
+    globalThis.__ferryDatabase = url ? openPostgres(url) : databaseOf(getDb());
   }
-  return cache.__ferryDatabase;
+  return globalThis.__ferryDatabase;
 }
 
 /**

@@ -1,15 +1,18 @@
 /**
  * The app database's tables as domain code imports them: those of the dialect the environment
  * selects when this module loads (db/dialect.ts: PostgreSQL with DATABASE_URL=postgres://…, else
- * SQLite), typed as the SQLite ones. The two schema files give every column the same JavaScript
- * type (db/schema-drift.test.ts holds them together), so code written against these types reads and
- * writes the same values on either database, and no import names a dialect.
+ * SQLite), typed as that dialect's in each of the two type checks (db/app-db.ts: SQLite's in
+ * `tsc -p .`, PostgreSQL's in `tsc -p tsconfig.pg.json`). The two schema files give every column
+ * the same JavaScript type (db/schema-drift.test.ts holds them together), so code written against
+ * these tables reads and writes the same values on either database, and no import names a dialect.
  */
+import type { AppTables } from "@/db/app-db";
 import { databaseDialect } from "./dialect";
 import * as pgSchema from "./schema.pg";
 import * as sqliteSchema from "./schema.sqlite";
 
-const chosen = (databaseDialect() === "postgresql" ? pgSchema : sqliteSchema) as unknown as typeof sqliteSchema;
+// The assumption of this type check (db/app-db.ts): a cast from both dialects' union to one of its members.
+const chosen = (databaseDialect() === "postgresql" ? pgSchema : sqliteSchema) as AppTables;
 
 export const organizations = chosen.organizations;
 export const users = chosen.users;

@@ -23,13 +23,31 @@ export async function mistakes(database: Database, map: Map<string, number>): Pr
 }
 `;
 
+const SLOW_OR_RANDOM_CODE = `import { q, type Database } from "@/db/database";
+import { users } from "@/db/schema";
+import { encryptSecret, type KeyRing } from "@/server/security/secrets";
+import { sealItemCredentials } from "@/server/items/item-credentials";
+
+export async function slow(database: Database, ring: KeyRing): Promise<unknown> {
+  const ready = encryptSecret(ring, "made before the body", "aad");
+  return database.transaction(function* (tx) {
+    const id = crypto.randomUUID();
+    const cipher = encryptSecret(ring, "secret", id);
+    const sealed = sealItemCredentials(ring, { engagementId: "e", itemId: id }, {});
+    const jitter = Math.random();
+    yield* q.run(tx.update(users).set({ name: ready }));
+    return [cipher, sealed, jitter];
+  }, { isolation: "read committed" });
+}
+`;
+
 /** Lints CODE as if it were the file at `filePath`, with the project's configuration (types left out: these rules need none). */
-async function lintAs(filePath: string) {
+async function lintAs(filePath: string, code = CODE) {
   const eslint = new ESLint({
     cwd: ROOT,
     overrideConfig: [{ files: ["**/*.ts"], languageOptions: { parserOptions: { projectService: false, project: null } }, rules: { "ferry/delegate-steps": "off" } }],
   });
-  const [result] = await eslint.lintText(CODE, { filePath: path.join(ROOT, filePath) });
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, filePath) });
   return result!.messages.filter((m) => m.ruleId === "no-restricted-syntax").map((m) => ({ line: m.line, message: m.message }));
 }
 
@@ -44,5 +62,11 @@ describe("the database layer's lint rules", () => {
 
   it("leave db/ alone, where the SQLite handle belongs", async () => {
     expect(await lintAs("db/lint-probe.ts")).toEqual([]);
+  });
+
+  it("refuse in server/ encryption and randomness inside a transaction body (PostgreSQL may run it again), and allow them before it", async () => {
+    const found = await lintAs("server/engagements/lint-probe.ts", SLOW_OR_RANDOM_CODE);
+    expect(found.map((f) => f.line)).toEqual([9, 10, 11, 12]);
+    for (const f of found) expect(f.message).toMatch(/^Nothing slow or random in a transaction body/);
   });
 });

@@ -63,7 +63,11 @@ const runVitest = (suite, args, env) => {
 
 // The type check and the lint read the same sources and do not depend on each other: side by side.
 const checks = [];
-if (wants("typecheck")) checks.push({ suite: "typecheck", command: BIN("tsc"), args: ["--noEmit"] });
+if (wants("typecheck")) {
+  // Twice: against SQLite's table types (tsconfig.json) and PostgreSQL's (tsconfig.pg.json; docs/database.md).
+  checks.push({ suite: "typecheck", command: BIN("tsc"), args: ["--noEmit"] });
+  checks.push({ suite: "typecheck-pg", command: BIN("tsc"), args: ["--noEmit", "-p", "tsconfig.pg.json"] });
+}
 if (wants("lint")) checks.push({ suite: "lint", command: BIN("eslint"), args: [".", "--max-warnings=0"] });
 if (checks.length) {
   section(checks.map((c) => c.suite).join(" and "));

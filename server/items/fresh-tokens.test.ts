@@ -10,7 +10,7 @@ import { createEngagement } from "@/server/engagements/create-engagement";
 import { getManagedPlatform } from "@/server/platforms";
 import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { purgeUsedFreshTokens } from "./fresh-tokens";
-import { insertMigrationItems } from "./insert-items";
+import { insertMigrationItems, sealMigrationItems } from "./insert-items";
 
 const qbo = getManagedPlatform("qhyg")!;
 let t: TestDatabase;
@@ -28,18 +28,15 @@ describe("purgeUsedFreshTokens", () => {
       .insert(intakeSubmissions)
       .values({ engagementId: eng.id, status: "submitted", clientId: "c", clientSecretMask: "••••", contacts: [], fileName: "f.csv", fileKind: "csv", rowCount: 1, warningCount: 0, countsByKind: {}, preview: [], submittedAt: new Date() })
       .returning();
-    await t.database.transaction(
-      (tx) =>
-        insertMigrationItems(tx, {
-          ring: TEST_KEY_RING,
-          platform: qbo,
-          engagementId: eng.id,
-          submissionId: submission!.id,
-          rows: [{ line: 2, name: "Fresh Co", externalRef: null, records: null, credentials: credentialsFor(qbo, 1) }],
-          at: new Date(),
-        }),
-      { isolation: "read committed" },
-    );
+    const sealedItems = sealMigrationItems({
+      ring: TEST_KEY_RING,
+      platform: qbo,
+      engagementId: eng.id,
+      submissionId: submission!.id,
+      rows: [{ line: 2, name: "Fresh Co", externalRef: null, records: null, credentials: credentialsFor(qbo, 1) }],
+      at: new Date(),
+    });
+    await t.database.transaction((tx) => insertMigrationItems(tx, sealedItems), { isolation: "read committed" });
     const [item] = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng.id));
     const [file] = await t.db
       .insert(supplementaryFiles)

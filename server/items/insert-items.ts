@@ -1,88 +1,64 @@
 /**
  * Turning an accepted token file's rows into migration items: one row per company, its
  * credentials encrypted for that row alone (see item-credentials.ts), masks and the access token's
- * expiry kept beside them for screens. Used by the intake's submission, the rehearsal and tests;
- * the caller runs it inside its transaction.
+ * expiry kept beside them for screens. Used by the intake's submission, the rehearsal and tests.
  *
- * On SQLite, one prepared single-row INSERT, run per row inside the caller's transaction: a
- * 100,000-row file is stored in about a second. (Multi-row INSERTs of 500 rows, re-prepared for
- * every chunk, cost about ten times as much: SQLite compiles a 9,500-parameter statement each
- * time.) On PostgreSQL each statement is a round trip to the server, so rows go in multi-row
- * INSERTs instead.
+ * Two halves, because a transaction body must do nothing slow or random (on PostgreSQL it may run
+ * more than once, db/database.ts): `sealMigrationItems` makes each item's id and encrypts its
+ * credentials *before* the transaction; `insertMigrationItems` is the transaction's step that
+ * stores them (db/insert-many.ts: batches of rows, the fastest way each database allows).
  */
-import { is, sql } from "drizzle-orm";
-import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { q, type Steps, type Tx } from "@/db/database";
+import type { Steps, Tx } from "@/db/database";
+import { insertMany } from "@/db/insert-many";
 import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
 import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
 import type { KeyRing } from "@/server/security/secrets";
 import { accessTokenExpiry, maskCredentials, sealItemCredentials } from "./item-credentials";
 
-/** Rows per INSERT on PostgreSQL: 15 parameters a row, well under its 65,535 a statement. */
-const PG_ROWS_PER_INSERT = 1_000;
+/** One company's row as a token file (or a rehearsal's twin) gives it. */
+export type ItemSource = Pick<TokenRow, "line" | "cell" | "name" | "externalRef" | "records" | "credentials"> & {
+  /** Where the row was, when it is not the row's index in `rows` (a rehearsal's twins keep their real item's). */
+  position?: number;
+  sourceRef?: string;
+  /** The name sent to the service; by default the name rule's for the row (a token file's rows carry it from their check). */
+  serviceName?: string;
+};
 
-const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
+/** A migration item ready to store: its id made and its credentials sealed for it. */
+export type SealedItem = typeof migrationItems.$inferInsert;
 
-/** The single-row insert, with every column a placeholder (prepared once per call). */
-function prepareInsert(tx: Tx) {
-  return tx
-    .insert(migrationItems)
-    .values({
-      id: p("id"),
-      engagementId: p("engagementId"),
-      submissionId: p("submissionId"),
-      position: p("position"),
-      sourceRef: p("sourceRef"),
-      name: p("name"),
-      serviceName: p("serviceName"),
-      externalRef: p("externalRef"),
-      recordsHint: p("recordsHint"),
-      credentialsCipher: p("credentialsCipher"),
-      credentialsMask: p("credentialsMask"),
-      // Nullable: a raw placeholder (milliseconds or null), since drizzle's timestamp encoder cannot take null.
-      accessTokenExpiresAt: sql`${sql.placeholder("accessTokenExpiresAtMs")}`,
-      state: "pending",
-      rehearsalRunId: p("rehearsalRunId"),
-      updatedAt: p("updatedAt"),
-    })
-    .prepare();
-}
+/** Rows sealed and stored per batch by the callers that stream (see submit-intake.ts). */
+export const ITEMS_PER_BATCH = 2_000;
 
 /**
- * Inserts one pending migration item per row, in file order. Returns how many were inserted. A
- * step of the caller's transaction.
+ * Makes one pending migration item per row, in file order (position = index + `offset` unless the
+ * row says its own): a fresh id each, the credentials encrypted for that id. Pure but for the
+ * randomness (ids, IVs): call it before the transaction, never inside a body.
  */
-export function* insertMigrationItems(
-  tx: Tx,
-  params: {
-    ring: KeyRing;
-    platform: ManagedPlatform;
-    engagementId: string;
-    submissionId: string;
-    rows: readonly (Pick<TokenRow, "line" | "cell" | "name" | "externalRef" | "records" | "credentials"> & {
-      /** Where the row was, when it is not the row's index in `rows` (a rehearsal's twins keep their real item's). */
-      position?: number;
-      sourceRef?: string;
-      /** The name sent to the service; by default the name rule's for the row (a token file's rows carry it from their check). */
-      serviceName?: string;
-    })[];
-    at: Date;
-    /** A rehearsal's simulated items: the run that made them (see item-scope.ts). */
-    rehearsalRunId?: string;
-  },
-): Steps<number> {
+export function sealMigrationItems(params: {
+  ring: KeyRing;
+  platform: ManagedPlatform;
+  engagementId: string;
+  submissionId: string;
+  rows: readonly ItemSource[];
+  at: Date;
+  /** The position of rows[0] when the rows are one batch of a longer file. */
+  offset?: number;
+  /** A rehearsal's simulated items: the run that made them (see item-scope.ts). */
+  rehearsalRunId?: string;
+}): SealedItem[] {
   const { ring, platform, engagementId, submissionId, at } = params;
-  if (!params.rows.length) return 0;
+  const offset = params.offset ?? 0;
   const rehearsalRunId = params.rehearsalRunId ?? null;
-  const values = params.rows.map((row, index) => {
+  return params.rows.map((row, index) => {
     const id = crypto.randomUUID();
     const sourceRef = row.sourceRef ?? (row.cell ? `cell ${row.cell}` : `line ${row.line}`);
     return {
       id,
       engagementId,
       submissionId,
-      position: row.position ?? index,
+      position: row.position ?? offset + index,
       sourceRef,
       name: row.name,
       serviceName: row.serviceName ?? companyNameOnService({ name: row.name, externalRef: row.externalRef, where: fileWhereOfSourceRef(sourceRef) }).name,
@@ -91,20 +67,22 @@ export function* insertMigrationItems(
       credentialsCipher: sealItemCredentials(ring, { engagementId, itemId: id }, row.credentials),
       credentialsMask: maskCredentials(platform, row.credentials),
       accessTokenExpiresAt: accessTokenExpiry(row.credentials),
+      state: "pending",
       rehearsalRunId,
       updatedAt: at,
     };
   });
-  if (is(tx, BaseSQLiteDatabase)) {
-    const insert = prepareInsert(tx);
-    for (const { accessTokenExpiresAt, ...v } of values) {
-      // The prepared statement runs as a step like any query (its sync run() inside the transaction).
-      yield* q.run({ run: () => insert.run({ ...v, accessTokenExpiresAtMs: accessTokenExpiresAt?.getTime() ?? null }) });
-    }
-  } else {
-    for (let start = 0; start < values.length; start += PG_ROWS_PER_INSERT) {
-      yield* q.run(tx.insert(migrationItems).values(values.slice(start, start + PG_ROWS_PER_INSERT).map((v) => ({ ...v, state: "pending" as const }))));
-    }
-  }
-  return values.length;
 }
+
+/** Stores sealed items; returns how many were inserted. A step of the caller's transaction. */
+export function* insertMigrationItems(tx: Tx, items: readonly SealedItem[]): Steps<number> {
+  return yield* insertMany(tx, migrationItems, items);
+}
+
+/** Stores batches of sealed items as they come (each sealed before the transaction); returns how many. */
+export function* insertMigrationItemBatches(tx: Tx, batches: Iterable<readonly SealedItem[]>): Steps<number> {
+  let inserted = 0;
+  for (const batch of batches) inserted += yield* insertMigrationItems(tx, batch);
+  return inserted;
+}
+

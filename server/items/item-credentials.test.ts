@@ -12,7 +12,7 @@ import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/se
 import { createTestDatabase, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { reconcile } from "@/server/migration/reconciliation";
-import { insertMigrationItems } from "./insert-items";
+import { insertMigrationItems, sealMigrationItems } from "./insert-items";
 import { maskCredentials, openClientSecret, openItemCredentials, sealClientSecret, sealItemCredentials } from "./item-credentials";
 
 const qbo = getManagedPlatform("qhyg")!;
@@ -89,7 +89,8 @@ describe("insertMigrationItems", () => {
         records: i % 3 ? 100 + i : null,
         credentials: credentialsFor(qbo, i),
       }));
-      const n = await t.database.transaction((tx) => insertMigrationItems(tx, { ring: TEST_KEY_RING, platform: qbo, engagementId: eng.id, submissionId, rows, at: new Date() }), {
+      const sealedItems = sealMigrationItems({ ring: TEST_KEY_RING, platform: qbo, engagementId: eng.id, submissionId, rows, at: new Date() });
+      const n = await t.database.transaction((tx) => insertMigrationItems(tx, sealedItems), {
         isolation: "read committed",
       });
       expect(n).toBe(1201);

@@ -34,10 +34,33 @@ export function generateKeySpec(id = `k${new Date().toISOString().slice(0, 10).r
   return `${id}:${crypto.randomBytes(32).toString("base64")}`;
 }
 
+/** IVs are cut from a pool of random bytes, filled again when spent: each IV is used once, and a file of 100,000 secrets makes 293 calls for randomness instead of 100,000. */
+const IV_BYTES = 12;
+const ivPool = Buffer.alloc(IV_BYTES * 341);
+let ivOffset = ivPool.length;
+
+function freshIv(): Buffer {
+  if (ivOffset + IV_BYTES > ivPool.length) {
+    crypto.randomFillSync(ivPool);
+    ivOffset = 0;
+  }
+  const iv = Buffer.from(ivPool.subarray(ivOffset, ivOffset + IV_BYTES));
+  ivOffset += IV_BYTES;
+  return iv;
+}
+
+/** Each raw key as a KeyObject, made once (createCipheriv would import the raw bytes on every call). */
+const keyObjects = new WeakMap<Buffer, crypto.KeyObject>();
+function keyObject(key: Buffer): crypto.KeyObject {
+  let made = keyObjects.get(key);
+  if (!made) keyObjects.set(key, (made = crypto.createSecretKey(key)));
+  return made;
+}
+
 /** Encrypts a UTF-8 string with the ring's current key. */
 export function encryptSecret(ring: KeyRing, plain: string, associatedData = ""): string {
-  const iv = crypto.randomBytes(12);
-  const cipher = crypto.createCipheriv("aes-256-gcm", ring.current.key, iv);
+  const iv = freshIv();
+  const cipher = crypto.createCipheriv("aes-256-gcm", keyObject(ring.current.key), iv);
   cipher.setAAD(Buffer.from(associatedData));
   const ct = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   const tag = cipher.getAuthTag();

@@ -28,7 +28,7 @@ export async function trpcError(promise: Promise<unknown>): Promise<TRPCError> {
 }
 
 /** A tRPC caller acting as `actor` (or anonymous). */
-export function callerAs(target: Db | Database, actor: Actor | null, config: AppConfig = testConfig()) {
+export function callerAs(target: Db | Database["db"] | Database, actor: Actor | null, config: AppConfig = testConfig()) {
   const database = asDatabase(target);
   return createCaller({ database, actor, clientAddress: "127.0.0.1", config });
 }

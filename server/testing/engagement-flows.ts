@@ -52,7 +52,7 @@ export function sampleCompanies(platformKey: PlatformKey, n: number): FlowCompan
   return Array.from({ length: n }, (_, i) => ({ name: `Company ${i + 1} Ltd`, credentials: credentialsFor(platform, i), externalRef: `REF-${i + 1}`, records: 20 + i }));
 }
 
-type FlowDeps = { db: Db | Database; config: AppConfig; support: Actor; customer: Actor };
+type FlowDeps = { db: Db | Database["db"] | Database; config: AppConfig; support: Actor; customer: Actor };
 
 /** Step 1 on an existing engagement: the customer submits a token file of `companies`, support accepts it. */
 export async function completeIntake(
@@ -106,7 +106,7 @@ export async function agreeWindow(deps: FlowDeps, params: { engagementId: string
  * neither gives three sample companies.
  */
 export async function engagementThroughFlows(params: {
-  db: Db | Database;
+  db: Db | Database["db"] | Database;
   config: AppConfig;
   support: Actor;
   /** A customer of the organisation the engagement is for. */
@@ -156,7 +156,7 @@ export async function engagementThroughFlows(params: {
 }
 
 /** Step 5 passed, as the single-company test records it (its flow's evidence). */
-export async function passSingleCompanyTest(db: Db | Database, staff: Actor, engagementId: string): Promise<void> {
+export async function passSingleCompanyTest(db: Db | Database["db"] | Database, staff: Actor, engagementId: string): Promise<void> {
   await asDatabase(db).transaction(
     (tx) =>
       applyStepAction(tx, staff, {

@@ -73,7 +73,7 @@ function customerOf(people: People, organizationId: string): Actor {
  * confirmed), step 5 passed as its test records it.
  */
 export async function engagementAtStep6(
-  db: Db | Database,
+  db: Db | Database["db"] | Database,
   people: People,
   params: { organizationId: string; platformKey?: PlatformKey; companies?: readonly FlowCompany[]; contacts?: readonly { name: string; email: string }[] },
 ): Promise<EngagementThroughFlows> {
@@ -98,7 +98,7 @@ let counter = 0;
  * flows') lands in the outbox like any other.
  */
 export async function seedHandover(
-  target: Db | Database,
+  target: Db | Database["db"] | Database,
   people: People,
   params: { companies?: CompanySpec[]; organizationId?: string; platformKey?: PlatformKey; contacts?: { name: string; email: string }[] } = {},
 ): Promise<HandoverFixture> {
@@ -141,7 +141,7 @@ const DEFAULT_COMPANIES: CompanySpec[] = [
 ];
 
 /** Writes what the engine would have written for an item that reached `spec.state`. */
-export async function finishItem(target: Db | Database, itemId: string, spec: CompanySpec, i = 0): Promise<void> {
+export async function finishItem(target: Db | Database["db"] | Database, itemId: string, spec: CompanySpec, i = 0): Promise<void> {
   const db = asDatabase(target).db;
   const created = spec.state !== "pending" && spec.state !== "set_aside";
   const ids = created ? { companyId: `c0a1b2c3-0000-4000-8000-${String(i).padStart(12, "0")}`, connectionId: `d0e1f2a3-0000-4000-8000-${String(i).padStart(12, "0")}` } : {};

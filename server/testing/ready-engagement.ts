@@ -63,7 +63,7 @@ export type ReadyEngagement = {
  * a new sandbox client of the given plan.
  */
 export async function readyEngagement(
-  on: Db | Database,
+  on: Db | Database["db"] | Database,
   params: {
     ring: KeyRing;
     support: Actor;
@@ -175,7 +175,7 @@ export async function readyEngagement(
 let customers = 0;
 
 /** A customer of the organisation for the flows: an existing one, or a new one who never signs in (no password). */
-async function customerOf(db: Db, organizationId: string, suffix: string): Promise<Actor> {
+async function customerOf(db: Database["db"], organizationId: string, suffix: string): Promise<Actor> {
   const [existing] = await db.select().from(users).where(eq(users.organizationId, organizationId)).limit(1);
   if (existing) return { id: existing.id, email: existing.email, name: existing.name, role: existing.role, organizationId };
   customers += 1;

@@ -32,7 +32,7 @@ export const AFTER_BULK_COMPANIES: CompanySpec[] = [
 export type AfterBulkRun = HandoverFixture & { runId: string };
 
 /** An engagement at step 6 whose completed bulk run left `companies` as they say (QuickBooks Online). */
-export async function afterBulkRun(target: Db | Database, people: People, params: { companies?: CompanySpec[]; organizationId?: string } = {}): Promise<AfterBulkRun> {
+export async function afterBulkRun(target: Db | Database["db"] | Database, people: People, params: { companies?: CompanySpec[]; organizationId?: string } = {}): Promise<AfterBulkRun> {
   const db = asDatabase(target).db;
   const f = await seedHandover(db, people, { companies: params.companies ?? AFTER_BULK_COMPANIES, ...(params.organizationId ? { organizationId: params.organizationId } : {}) });
   const now = new Date();

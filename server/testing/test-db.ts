@@ -47,7 +47,7 @@ export function createTestDb(): TestDb {
 export type TestDatabase = {
   database: Database;
   /** `database.db`: await its queries (both drivers answer alike). */
-  db: Db;
+  db: Database["db"];
   dialect: Dialect;
   /** The SQLite file (SQLite only: tests about the file itself, e.g. what a purge leaves in it). */
   file?: string;
@@ -77,7 +77,7 @@ export async function createTestDatabase(options: { max?: number } = {}): Promis
   const t = createTestDb();
   return {
     database: t.database,
-    db: t.db,
+    db: t.database.db,
     dialect: "sqlite",
     file: t.file,
     // An empty DATABASE_URL, so a child process of the SQLite pass never inherits a PostgreSQL one.
@@ -118,12 +118,12 @@ export function otherConnection(t: Pick<TestDatabase, "env">, options: { max?: n
 }
 
 /** The `Database` of a test's handle: the layer itself, or the one a drizzle handle belongs to (fixtures take either). */
-export function asDatabase(target: Db | Database): Database {
+export function asDatabase(target: Db | Database["db"] | Database): Database {
   return "db" in target ? target : databaseOf(target);
 }
 
 /** Two organisations and one person of each role (customers A and B in different organisations). */
-export async function seedPeople(target: Db | Database): Promise<People> {
+export async function seedPeople(target: Db | Database["db"] | Database): Promise<People> {
   const database = asDatabase(target);
   const orgA = (await createOrganization(database, SEEDER, { name: "Org A" })).id;
   const orgB = (await createOrganization(database, SEEDER, { name: "Org B" })).id;

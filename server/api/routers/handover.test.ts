@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { and, asc, count, eq, isNotNull, like } from "drizzle-orm";
 import { auditEvents, engagements, engagementSteps, handovers, intakeSubmissions, mailOutbox, migrationItems, migrationRuns } from "@/db/schema";
-import { insertMigrationItems } from "@/server/items/insert-items";
+import { insertMigrationItems, sealMigrationItems } from "@/server/items/insert-items";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import { finishItem, seedHandover, type HandoverFixture } from "@/server/testing/handover-fixture";
@@ -35,18 +35,15 @@ const heldCiphers = async (engagementId?: string) =>
 async function addRehearsalItem(f: HandoverFixture, state: "pending" | "verified" = "pending") {
   const runId = crypto.randomUUID();
   await t.db.insert(migrationRuns).values({ id: runId, engagementId: f.engagementId, kind: "rehearsal", status: "running", requestedAt: new Date() });
-  await t.database.transaction(
-    (tx) =>
-      insertMigrationItems(tx, {
-        ring: TEST_KEY_RING,
-        platform: getManagedPlatform("qhyg")!,
-        engagementId: f.engagementId,
-        submissionId: f.submissionId,
-        rows: [{ line: 2, name: "Rehearsal Co", externalRef: "REH-1", records: 10, credentials: credentialsFor(getManagedPlatform("qhyg")!, 999_999) }],
-        at: new Date(),
-      }),
-    { isolation: "read committed" },
-  );
+  const sealedItems = sealMigrationItems({
+    ring: TEST_KEY_RING,
+    platform: getManagedPlatform("qhyg")!,
+    engagementId: f.engagementId,
+    submissionId: f.submissionId,
+    rows: [{ line: 2, name: "Rehearsal Co", externalRef: "REH-1", records: 10, credentials: credentialsFor(getManagedPlatform("qhyg")!, 999_999) }],
+    at: new Date(),
+  });
+  await t.database.transaction((tx) => insertMigrationItems(tx, sealedItems), { isolation: "read committed" });
   await t.db.update(migrationItems).set({ rehearsalRunId: runId, state }).where(eq(migrationItems.name, "Rehearsal Co"));
   return runId;
 }

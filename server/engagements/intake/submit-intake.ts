@@ -10,9 +10,9 @@
 import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
-import { parseTokenFile } from "@/server/intake";
+import { parseTokenFile, type TokenFileResult, type TokenRow } from "@/server/intake";
 import { severityOf, type IntakeProblem } from "@/core/intake/problems";
-import { insertMigrationItems } from "@/server/items/insert-items";
+import { ITEMS_PER_BATCH, insertMigrationItemBatches, sealMigrationItems, type SealedItem } from "@/server/items/insert-items";
 import { sealClientSecret } from "@/server/items/item-credentials";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
@@ -65,6 +65,26 @@ function* assertMaySubmit(tx: Tx, actor: Actor, engagementId: string): Steps<{ e
   return { eng, states, platform };
 }
 
+/** What is stored of a parsed file besides its companies, taken from it before its rows are sealed. */
+type FileSummary = Pick<TokenFileResult, "warningCount" | "countsByKind"> & { rowCount: number; preview: ReturnType<typeof previewOf>; warnings: IntakeProblem[] };
+
+/**
+ * Seals the file's companies in batches of ITEMS_PER_BATCH, before the transaction (encryption is
+ * slow and the ids random: a body PostgreSQL may run again must not redo them). Each batch of
+ * parsed rows is let go once sealed, so the file is never held twice over.
+ */
+function sealFile(parsed: TokenFileResult, params: { ring: KeyRing; platform: ManagedPlatform; engagementId: string; submissionId: string; at: Date }): SealedItem[][] {
+  const rows: (TokenRow | undefined)[] = parsed.rows;
+  const batches: SealedItem[][] = [];
+  for (let offset = 0; offset < rows.length; offset += ITEMS_PER_BATCH) {
+    const end = Math.min(rows.length, offset + ITEMS_PER_BATCH);
+    batches.push(sealMigrationItems({ ...params, rows: parsed.rows.slice(offset, end), offset }));
+    // The parse result is the caller's and dropped after this: its rows' secrets need not outlive their sealing.
+    rows.fill(undefined, offset, end);
+  }
+  return batches;
+}
+
 /** Submits the details and the token file (see the module note). */
 export async function submitIntake(
   database: Database,
@@ -78,41 +98,51 @@ export async function submitIntake(
   const check = toCheck(parsed, fileName);
   if (!parsed.ok || !parsed.fileKind || (parsed.fileKind !== "csv" && parsed.fileKind !== "xlsx")) return { ok: false, check };
   const fileKind = parsed.fileKind;
-  const warnings: IntakeProblem[] = parsed.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS);
+  const summary: FileSummary = {
+    rowCount: parsed.rows.length,
+    warningCount: parsed.warningCount,
+    countsByKind: parsed.countsByKind,
+    preview: previewOf(parsed),
+    warnings: parsed.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS),
+  };
 
-  // Made before the transaction, which may run more than once on PostgreSQL.
+  // Made before the transaction, which may run more than once on PostgreSQL: the ids, and every
+  // secret encrypted for its row (the submission's client secret, each company's credentials).
   const submissionId = crypto.randomUUID();
+  const ref = { engagementId: first.eng.id, submissionId };
+  const clientSecretCipher = sealClientSecret(deps.ring, ref, input.form.clientSecret);
+  const sealedAt = new Date();
+  const items = sealFile(parsed, { ring: deps.ring, platform: first.platform, engagementId: first.eng.id, submissionId, at: sealedAt });
   // Read committed: assertMaySubmit locks the engagement row first (loadForChange), and every
   // submission, review and run request of the engagement does the same, so they queue on it.
   return database.transaction(
     function* (tx) {
       // Checked again on the rows as they are now (another submission or a run may have come in).
-      const { eng, states, platform } = yield* assertMaySubmit(tx, actor, input.engagementId);
+      const { eng, states } = yield* assertMaySubmit(tx, actor, input.engagementId);
       const now = new Date();
       const previous = yield* findCurrentSubmission(tx, eng.id);
       if (previous) yield* updateSubmission(tx, previous.id, { status: "replaced" });
       const replacedCompanies = yield* deleteRealItems(tx, eng.id);
-      const ref = { engagementId: eng.id, submissionId };
       yield* insertSubmission(tx, {
         id: submissionId,
         engagementId: eng.id,
         status: "submitted",
         clientId: input.form.clientId,
-        clientSecretCipher: sealClientSecret(deps.ring, ref, input.form.clientSecret),
+        clientSecretCipher,
         clientSecretMask: maskSecret(input.form.clientSecret),
         contacts: input.form.contacts,
         fileName,
         fileKind,
-        rowCount: parsed.rows.length,
-        warningCount: parsed.warningCount,
-        countsByKind: { ...parsed.countsByKind } as Record<string, number>,
-        preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
-        warnings,
+        rowCount: summary.rowCount,
+        warningCount: summary.warningCount,
+        countsByKind: { ...summary.countsByKind } as Record<string, number>,
+        preview: summary.preview.rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
+        warnings: summary.warnings,
         submittedById: actor.id,
         submittedAt: now,
         replacedItemCount: previous ? replacedCompanies : null,
       });
-      const companies = yield* insertMigrationItems(tx, { ring: deps.ring, platform, engagementId: eng.id, submissionId, rows: parsed.rows, at: now });
+      const companies = yield* insertMigrationItemBatches(tx, items);
       yield* writeAudit(tx, {
         actor,
         action: "intake.submitted",
@@ -120,7 +150,7 @@ export async function submitIntake(
         engagementId: eng.id,
         organizationId: eng.organizationId,
         before: { submission: previous?.id ?? null, companies: replacedCompanies },
-        after: { fileName, fileKind, companies, warnings: parsed.warningCount },
+        after: { fileName, fileKind, companies, warnings: summary.warningCount },
         at: now,
       });
       // Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade).
@@ -132,7 +162,7 @@ export async function submitIntake(
       const notice: FlowNotice = {
         to: "support",
         subject: previous ? "A new token file to review" : "Details and token file to review",
-        text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
+        text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(summary.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
       };
       return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
     },

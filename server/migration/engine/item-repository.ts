@@ -89,7 +89,11 @@ const orphaned = (now: Date) => and(isNotNull(migrationItems.leaseOwner), lt(mig
 /** The fence of every write and renewal on an item: this worker's lease, from this very claim. */
 const heldBy = (owner: string, token: string) => and(eq(migrationItems.leaseOwner, owner), eq(migrationItems.leaseToken, token));
 
-/** A fresh fencing token: one per claim. */
+/**
+ * A fresh fencing token: one per claim. Made inside the claim's transaction body, which the
+ * no-randomness rule otherwise forbids: a retried body makes a new one, and only the attempt that
+ * commits returns its row, so no token escapes that the database does not hold.
+ */
 export const newLeaseToken = (): string => crypto.randomUUID();
 
 /** When an item was first taken: kept once set. */

@@ -17,6 +17,7 @@
 import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { forUpdate, q, type Steps, type Tx } from "@/db/database";
 import { migrationItems, migrationRuns, serviceCalls } from "@/db/schema";
+import { newLeaseToken } from "./item-repository";
 import { ACTIVE_RUN_STATUSES, type MigrationItemState, type RunKind, type RunStatus } from "@/core/migration/states";
 
 /** What a run keeps of its own, as JSON: each kind its shape (a test's checks and advice, a bulk run's counts and pace). */
@@ -81,7 +82,7 @@ export function* claimRun(tx: Tx, params: { owner: string; kinds: readonly RunKi
       .set({
         status: "running",
         leaseOwner: owner,
-        leaseToken: crypto.randomUUID(),
+        leaseToken: newLeaseToken(),
         leaseExpiresAt: new Date(now.getTime() + params.leaseMs),
         startedAt: sql`coalesce(${migrationRuns.startedAt}, ${sql.param(now, migrationRuns.startedAt)})`,
         updatedAt: now,
@@ -102,7 +103,7 @@ export function* takeOverRun(tx: Tx, params: { runId: string; owner: string; lea
   return yield* q.get(
     tx
       .update(migrationRuns)
-      .set({ leaseOwner: owner, leaseToken: crypto.randomUUID(), leaseExpiresAt: new Date(now.getTime() + params.leaseMs), updatedAt: now })
+      .set({ leaseOwner: owner, leaseToken: newLeaseToken(), leaseExpiresAt: new Date(now.getTime() + params.leaseMs), updatedAt: now })
       .where(and(eq(migrationRuns.id, params.runId), eq(migrationRuns.status, "running"), leaseFree(now)))
       .returning(),
   );

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, postgresUrl, type Database } from "@/db/database";
 import { auditEvents, engagements, handovers, intakeSubmissions, migrationItems, migrationRuns, serviceCalls, supplementaryFiles, supplementaryRows } from "@/db/schema";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
-import { insertMigrationItems } from "@/server/items/insert-items";
+import { insertMigrationItems, sealMigrationItems } from "@/server/items/insert-items";
 import { getManagedPlatform } from "@/server/platforms";
 import { createPgTestDb, type PgTestDb } from "@/server/testing/pg";
 import { seedPeople, TEST_KEY_RING, type People } from "@/server/testing/test-db";
@@ -42,7 +42,8 @@ async function engagementWithSecrets(reference: string, companies: string[]) {
     .values({ engagementId: eng!.id, status: "accepted", clientId: "c", clientSecretCipher: "v1.sealed.client.secret", clientSecretMask: "••••", contacts: [], fileName: "f.csv", fileKind: "csv", rowCount: companies.length, warningCount: 0, countsByKind: {}, preview: [], submittedAt: new Date() })
     .returning();
   const rows = companies.map((name, i) => ({ line: i + 2, name, externalRef: `EXT-${i}`, records: null, credentials: credentialsFor(qbo, i) }));
-  await database.transaction((tx) => insertMigrationItems(tx, { ring: TEST_KEY_RING, platform: qbo, engagementId: eng!.id, submissionId: submission!.id, rows, at: new Date() }), { isolation: "read committed" });
+  const sealedItems = sealMigrationItems({ ring: TEST_KEY_RING, platform: qbo, engagementId: eng!.id, submissionId: submission!.id, rows, at: new Date() });
+  await database.transaction((tx) => insertMigrationItems(tx, sealedItems), { isolation: "read committed" });
   const [run] = await database.db
     .insert(migrationRuns)
     .values({ engagementId: eng!.id, kind: "rehearsal", status: "passed", requestedAt: new Date(), sandboxClientId: "client-1", sandboxApiKeyCipher: "v1.sealed.sandbox.key" })

@@ -51,6 +51,26 @@ export function* reviewedFile(
   return { eng, current };
 }
 
+type Resealed = { from: string } & ({ cipher: string } | { error: unknown });
+
+/**
+ * Each row's fresh tokens opened and sealed again for its company's item, by row id, with the
+ * ciphertext they came from (a row that does not decrypt keeps its error, thrown only if the row is used).
+ */
+function resealRows(ring: KeyRing, engagementId: string, fileId: string, rows: readonly { id: string; itemId: string; cipher: string | null }[]): Map<string, Resealed> {
+  const resealed = new Map<string, Resealed>();
+  for (const row of rows) {
+    if (!row.cipher) continue;
+    try {
+      const credentials = openSupplementaryCredentials(ring, { engagementId, fileId, rowId: row.id }, row.cipher);
+      resealed.set(row.id, { from: row.cipher, cipher: sealItemCredentials(ring, { engagementId, itemId: row.itemId }, credentials) });
+    } catch (error) {
+      resealed.set(row.id, { from: row.cipher, error });
+    }
+  }
+  return resealed;
+}
+
 /** Accepts the current file: its companies get their fresh tokens and are retried in the bulk run. */
 export async function acceptSupplementaryFile(
   database: Database,
@@ -59,7 +79,10 @@ export async function acceptSupplementaryFile(
   input: { engagementId: string; fileId: string },
 ): Promise<{ companies: number; skipped: number; waiting: WaitingChange | null; notice: FlowNotice }> {
   // Refused at once without waiting for the engagement's row, then decided again with it locked.
-  await readSteps(database, (tx) => reviewedFile(tx, actor, input, acceptRule, { forChange: false }));
+  const reviewed = await readSteps(database, (tx) => reviewedFile(tx, actor, input, acceptRule, { forChange: false }));
+  // Sealed again before the transaction (encryption is random and slow; a body PostgreSQL may run
+  // again must not redo it): each row's fresh tokens for its company's item.
+  const resealed = resealRows(deps.ring, reviewed.eng.id, reviewed.current.id, await readSteps(database, (tx) => rowsToApply(tx, reviewed.current.id)));
   const now = new Date();
   return database.transaction(function* (tx) {
     const { eng, current } = yield* reviewedFile(tx, actor, input, acceptRule, { forChange: true });
@@ -72,7 +95,9 @@ export async function acceptSupplementaryFile(
       );
     }
     for (const row of usable) {
-      const credentials = openSupplementaryCredentials(deps.ring, { engagementId: eng.id, fileId: current.id, rowId: row.id }, row.cipher!);
+      const made = resealed.get(row.id);
+      if (!made || made.from !== row.cipher) throw new Error("A row of the file changed between its sealing and the transaction.");
+      if ("error" in made) throw made.error;
       yield* writeAudit(tx, {
         actor,
         action: "migration_item.credentials_decrypted",
@@ -84,7 +109,7 @@ export async function acceptSupplementaryFile(
       });
       yield* giveFreshCredentials(tx, {
         itemId: row.itemId,
-        cipher: sealItemCredentials(deps.ring, { engagementId: eng.id, itemId: row.itemId }, credentials),
+        cipher: made.cipher,
         mask: row.mask,
         accessTokenExpiresAt: row.accessTokenExpiresAt,
         fileId: current.id,

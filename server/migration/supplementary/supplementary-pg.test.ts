@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres, postgresUrl, type Database } from "@/db/database";
 import { engagements, intakeSubmissions, migrationItems, supplementaryRows } from "@/db/schema";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
-import { insertMigrationItems } from "@/server/items/insert-items";
+import { insertMigrationItems, sealMigrationItems } from "@/server/items/insert-items";
 import { getManagedPlatform } from "@/server/platforms";
 import { createPgTestDb, type PgTestDb } from "@/server/testing/pg";
 import { seedPeople, TEST_KEY_RING, type People } from "@/server/testing/test-db";
@@ -43,7 +43,8 @@ describe.runIf(base)("the supplementary file's repository on PostgreSQL", () => 
       .returning();
     const names = ["Reauth Ltd", "Sync Auth Ltd", "Rate Limited Ltd", "Reconnect Ltd", "No Connection Ltd"];
     const rows = names.map((name, i) => ({ line: i + 2, name, externalRef: null, records: null, credentials: credentialsFor(qbo, i) }));
-    await database.transaction((tx) => insertMigrationItems(tx, { ring: TEST_KEY_RING, platform: qbo, engagementId: eng!.id, submissionId: submission!.id, rows, at: new Date() }), read);
+    const sealedItems = sealMigrationItems({ ring: TEST_KEY_RING, platform: qbo, engagementId: eng!.id, submissionId: submission!.id, rows, at: new Date() });
+    await database.transaction((tx) => insertMigrationItems(tx, sealedItems), read);
     const items = await database.db.select().from(migrationItems).where(eq(migrationItems.engagementId, eng!.id)).orderBy(migrationItems.position);
     const set = (i: number, values: Partial<typeof migrationItems.$inferInsert>) => database.db.update(migrationItems).set(values).where(eq(migrationItems.id, items[i]!.id));
     await set(0, { state: "reauth_required", connectionId: "conn-0" });

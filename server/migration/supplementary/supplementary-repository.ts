@@ -4,9 +4,9 @@
  * given its fresh credentials. Transaction steps (db/database.ts): operations compose them with
  * `yield*` in their transactions, and read with them outside one through `readSteps`.
  */
-import { and, asc, count, desc, eq, inArray, is, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { and, asc, count, desc, eq, inArray, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { forUpdate, q, type Steps, type Written, type Tx } from "@/db/database";
+import { insertMany } from "@/db/insert-many";
 import { migrationItems, supplementaryFiles, supplementaryRows, users, watches } from "@/db/schema";
 import { realItems } from "@/server/items/item-scope";
 import type { MigrationItemState } from "@/core/migration/states";
@@ -113,8 +113,6 @@ export function* updateFile(tx: Tx, fileId: string, set: Partial<Pick<Supplement
   return yield* q.run(tx.update(supplementaryFiles).set(set).where(eq(supplementaryFiles.id, fileId)));
 }
 
-const p = <T>(name: string) => sql.placeholder(name) as unknown as T;
-
 /** One company's fresh tokens, sealed for its row. */
 export type NewRow = {
   id: string;
@@ -126,40 +124,9 @@ export type NewRow = {
   accessTokenExpiresAt: Date | null;
 };
 
-/** Rows per INSERT on PostgreSQL: 8 parameters a row, well under its 65,535 a statement. */
-const PG_ROWS_PER_INSERT = 1_000;
-
-/**
- * Inserts a file's rows: on SQLite through one prepared single-row insert (as the token file's
- * items are, server/items/insert-items.ts); on PostgreSQL, where each statement is a round trip,
- * in multi-row INSERTs.
- */
+/** Inserts a file's rows (db/insert-many.ts: batches of rows, as each database does them fastest). */
 export function* insertRows(tx: Tx, fileId: string, rows: readonly NewRow[]): Steps<void> {
-  if (!rows.length) return;
-  if (!is(tx, BaseSQLiteDatabase)) {
-    for (let start = 0; start < rows.length; start += PG_ROWS_PER_INSERT) {
-      yield* q.run(tx.insert(supplementaryRows).values(rows.slice(start, start + PG_ROWS_PER_INSERT).map((r) => ({ ...r, fileId }))));
-    }
-    return;
-  }
-  const insert = tx
-    .insert(supplementaryRows)
-    .values({
-      id: p("id"),
-      fileId: p("fileId"),
-      itemId: p("itemId"),
-      position: p("position"),
-      sourceRef: p("sourceRef"),
-      credentialsCipher: p("credentialsCipher"),
-      credentialsMask: p("credentialsMask"),
-      // Nullable: a raw placeholder (milliseconds or null), since drizzle's timestamp encoder cannot take null.
-      accessTokenExpiresAt: sql`${sql.placeholder("accessTokenExpiresAtMs")}`,
-    })
-    .prepare();
-  for (const r of rows) {
-    // The prepared statement runs as a step like any query (its sync run() inside the transaction).
-    yield* q.run({ run: () => insert.run({ ...r, fileId, accessTokenExpiresAtMs: r.accessTokenExpiresAt?.getTime() ?? null }) });
-  }
+  yield* insertMany(tx, supplementaryRows, rows.map((r) => ({ ...r, fileId })));
 }
 
 /** A file's rows in file order with their companies (masks only), the first `limit`. */

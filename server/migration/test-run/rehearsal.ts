@@ -16,7 +16,7 @@ import { migrationItems } from "@/db/schema";
 import type { SandboxControl } from "@/server/sandbox/controls/control-client";
 import { writeAudit } from "@/server/security/audit";
 import { decryptSecret, encryptSecret, type KeyRing } from "@/server/security/secrets";
-import { insertMigrationItems } from "../../items/insert-items";
+import { insertMigrationItems, sealMigrationItems } from "../../items/insert-items";
 import { attachItemToRun, LeaseLostError, platformOf } from "../engine/item-repository";
 import { realItems, rehearsalItems } from "../../items/item-scope";
 import { lockRun, updateRunProgress, type RunRow } from "../engine/run-repository";
@@ -138,27 +138,29 @@ export async function prepareRehearsal(params: {
     );
     const submissionId = batch[0]!.submissionId;
     const at = new Date();
+    // Sealed before the transaction (a body PostgreSQL may run again must not encrypt or make ids).
+    const twins = sealMigrationItems({
+      ring,
+      platform,
+      engagementId: engagement.id,
+      submissionId,
+      rehearsalRunId: runId,
+      at,
+      rows: batch.map((item, i) => ({
+        line: 0,
+        position: item.position,
+        sourceRef: item.sourceRef,
+        name: item.name,
+        externalRef: item.externalRef,
+        records: item.recordsHint,
+        credentials: tenants[i]!.credentials,
+      })),
+    });
     // The twins and the progress in one transaction, fenced by the lease (the run's row locked first).
     await database.transaction(
       function* (tx) {
         yield* storeProgress(tx, { runId, owner, token, now: at, progress: progress(created + batch.length, false) });
-        yield* insertMigrationItems(tx, {
-          ring,
-          platform,
-          engagementId: engagement.id,
-          submissionId,
-          rehearsalRunId: runId,
-          at,
-          rows: batch.map((item, i) => ({
-            line: 0,
-            position: item.position,
-            sourceRef: item.sourceRef,
-            name: item.name,
-            externalRef: item.externalRef,
-            records: item.recordsHint,
-            credentials: tenants[i]!.credentials,
-          })),
-        });
+        yield* insertMigrationItems(tx, twins);
       },
       { isolation: "read committed" },
     );

@@ -1,0 +1,56 @@
+/**
+ * insertMany stores rows as drizzle's own insert would, on the database the run is for (SQLite's
+ * reused 100-row statement and its single-row one for the rest; PostgreSQL's unnest arrays): every
+ * column's value read back the same — a JSON column as its object, null as null, a Date to the
+ * millisecond — and a `$defaultFn` column left out filled per row.
+ * @module-tag both-databases
+ */
+import { asc, count } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/server/testing/test-db";
+import { insertMany } from "./insert-many";
+import { auditEvents } from "./schema";
+
+let t: TestDatabase;
+beforeEach(async () => {
+  t = await createTestDatabase();
+});
+afterEach(async () => t.close());
+
+describe("insertMany", () => {
+  it("stores 250 rows (two full statements and fifty single rows on SQLite) with their values, and nothing when there are none", async () => {
+    const at = new Date("2026-11-28T12:34:56.789Z");
+    const rows = Array.from({ length: 250 }, (_, i) => ({
+      actorLabel: `Actor ${i}`,
+      action: "test.inserted",
+      targetType: "probe",
+      targetId: `t-${i}`,
+      engagementId: i % 2 ? `e-${i}` : null,
+      before: i % 3 ? { n: i, text: `quote " and backslash \\ and {braces}, commas`, nested: [1, { a: null }] } : null,
+      after: { i },
+      at: new Date(at.getTime() + i),
+    }));
+    const inserted = await t.database.transaction((tx) => insertMany(tx, auditEvents, rows), { isolation: "read committed" });
+    expect(inserted).toBe(250);
+    const back = await t.db.select().from(auditEvents).orderBy(asc(auditEvents.id));
+    expect(back.map(({ id: _id, actorId: _actor, organizationId: _org, ...r }) => r)).toEqual(rows);
+    expect(await t.database.transaction((tx) => insertMany(tx, auditEvents, []), { isolation: "read committed" })).toBe(0);
+  });
+
+  it("fills a column with a $defaultFn left out of the rows, row by row", async () => {
+    const before = Date.now();
+    await t.database.transaction(
+      (tx) => insertMany(tx, auditEvents, [1, 2, 3].map((i) => ({ actorLabel: "A", action: "test.default", targetType: "probe", targetId: `d-${i}` }))),
+      { isolation: "read committed" },
+    );
+    const back = await t.db.select().from(auditEvents);
+    expect(back).toHaveLength(3);
+    for (const row of back) {
+      expect(row.at).toBeInstanceOf(Date);
+      expect(row.at.getTime()).toBeGreaterThanOrEqual(before - 1);
+      expect(row.before).toBeNull();
+    }
+    const [{ n } = { n: 0 }] = await t.db.select({ n: count() }).from(auditEvents);
+    expect(Number(n)).toBe(3);
+  });
+});
