@@ -14,7 +14,7 @@ import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database"
 import { realItems } from "../../items/item-scope";
 import { purgeUsedFreshTokens } from "../../items/fresh-tokens";
 import { freshAttempt } from "../engine/item-repository";
-import type { RunRow } from "../engine/run-repository";
+import { runHeldBy, type RunClaim, type RunRow } from "../engine/run-repository";
 import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 
 /** The engagement's latest bulk run, or undefined before the first. */
@@ -111,12 +111,16 @@ export function* setItemAside(tx: Tx, params: { itemId: string; reason: string; 
   yield* purgeUsedFreshTokens(tx, { itemId: params.itemId, at: params.now });
 }
 
-/** Changes a bulk run's status (from one of `from`), with its reason; false when it was in none of them. */
+/**
+ * Changes a bulk run's status (from one of `from`), with its reason; false when it was in none of
+ * them. A worker's change names its `claim` of the run and is fenced on it (false once the run is
+ * another claim's); support's controls name none.
+ */
 export function* setBulkStatus(
   tx: Tx,
-  params: { runId: string; from: readonly RunStatus[]; to: RunStatus; reason: string | null; now: Date; finished?: boolean },
+  params: { runId: string; from: readonly RunStatus[]; to: RunStatus; reason: string | null; now: Date; finished?: boolean; claim?: RunClaim },
 ): Steps<boolean> {
-  const inFrom = and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...params.from]));
+  const inFrom = and(eq(migrationRuns.id, params.runId), inArray(migrationRuns.status, [...params.from]), params.claim ? runHeldBy(params.claim) : undefined);
   const row = yield* q.get(forUpdate(tx.select({ outcome: migrationRuns.outcome }).from(migrationRuns).where(inFrom)));
   if (!row) return false;
   // A hold the run waited on belongs to the status it leaves.
@@ -157,24 +161,29 @@ const SAMPLES = 30;
 
 /**
  * Adds a worker's requests to the run's counters and, from the run's coordinator, a sample for the
- * screens' pace and ETA and the hold it sees. Any worker of the run may: the run's row is locked
- * while its outcome is read and written back (read committed), so additions at once queue.
+ * screens' pace and ETA and the hold it sees. Any worker of the run may add its requests: the run's
+ * row is locked while its outcome is read and written back (read committed), so additions at once
+ * queue. The coordinator's part is fenced on its claim: once the run is another claim's, only the
+ * requests are added.
  */
 export async function addPace(
   database: Database,
   params: {
     runId: string;
     delta: PaceDelta;
-    coordinator: { finished: number; limit: { requests: number; perSeconds: number } | null; hold: BulkOutcome["hold"] | null } | null;
+    coordinator: { claim: RunClaim; finished: number; limit: { requests: number; perSeconds: number } | null; hold: BulkOutcome["hold"] | null } | null;
     now: Date;
   },
 ): Promise<void> {
-  const c = params.coordinator;
-  if (!c && params.delta.requests === 0 && params.delta.rateLimited === 0) return;
+  if (!params.coordinator && params.delta.requests === 0 && params.delta.rateLimited === 0) return;
   await database.transaction(
     function* (tx) {
-      const row = yield* q.get(forUpdate(tx.select({ outcome: migrationRuns.outcome }).from(migrationRuns).where(eq(migrationRuns.id, params.runId))));
+      const row = yield* q.get(
+        forUpdate(tx.select({ outcome: migrationRuns.outcome, leaseOwner: migrationRuns.leaseOwner, leaseToken: migrationRuns.leaseToken }).from(migrationRuns).where(eq(migrationRuns.id, params.runId))),
+      );
       if (!row) return;
+      const claim = params.coordinator?.claim;
+      const c = claim && row.leaseOwner === claim.owner && row.leaseToken === claim.token ? params.coordinator : null;
       const outcome = { ...((row.outcome ?? {}) as BulkOutcome) };
       outcome.requests = (outcome.requests ?? 0) + params.delta.requests;
       outcome.rateLimited = (outcome.rateLimited ?? 0) + params.delta.rateLimited;

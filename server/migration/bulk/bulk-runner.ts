@@ -231,7 +231,8 @@ export async function carryOutBulk(
   });
   if (!session.ok) {
     const reason = session.refusal.kind === "no_target" ? "The run has no service target: choose one for the engagement, then resume." : session.refusal.reason;
-    if (coordinates) await d.database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }), { isolation: "read committed" });
+    const claim = { owner: d.owner, token: run.leaseToken ?? "" };
+    if (coordinates) await d.database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date(), claim }), { isolation: "read committed" });
     return;
   }
   const r = bulkRunOf({ d, run, signal, coordinates, takeOver: options.takeOver, session, leases: options.leases });
@@ -379,7 +380,7 @@ async function recordPace(r: BulkRun, now: number): Promise<void> {
     await addPace(d.database, {
       runId: r.run.id,
       delta,
-      coordinator: r.coordinator ? { finished, limit, hold: holdOf(s.hold, now) ?? null } : null,
+      coordinator: r.coordinator ? { claim: { owner: d.owner, token: r.runToken ?? "" }, finished, limit, hold: holdOf(s.hold, now) ?? null } : null,
       now: new Date(now),
     });
   } catch (error) {
@@ -509,7 +510,9 @@ async function stopRun(r: BulkRun, error: StoredError): Promise<void> {
   // Read committed: setBulkStatus locks the run's row to read its outcome; the audit event only if it changed.
   const stopped = await d.database.transaction(
     function* (tx) {
-      if (!(yield* setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now }))) return false;
+      // The coordinator's stop is fenced on its claim; a helper that meets the refusal stops the run too.
+      const claim = r.runToken ? { owner: d.owner, token: r.runToken } : undefined;
+      if (!(yield* setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now, claim }))) return false;
       yield* writeAudit(tx, {
         actor: null,
         action: "migration.bulk_stopped",

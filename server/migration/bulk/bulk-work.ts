@@ -41,8 +41,9 @@ export function bulkWork(options: BulkWorkOptions = {}): RunWork {
     carryOut: (ctx, run, signal, leases) => carryOutBulk(depsOf(ctx, options), run, signal, true, { leases }),
     async fail(ctx, run, message) {
       const reason = `The worker met a fault of Ferry's own: ${message}. Resume the run to try again.`;
-      // setBulkStatus reads the run's outcome with its row locked, then writes it back.
-      await ctx.database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date() }), { isolation: "read committed" });
+      // setBulkStatus reads the run's outcome with its row locked, then writes it back, fenced on this claim.
+      const claim = { owner: ctx.owner, token: run.leaseToken ?? "" };
+      await ctx.database.transaction((tx) => setBulkStatus(tx, { runId: run.id, from: ["running"], to: "stopped", reason, now: new Date(), claim }), { isolation: "read committed" });
     },
     help: {
       find: async (ctx) => (await readSteps(ctx.database, (tx) => runToHelp(tx, { owner: ctx.owner, now: new Date() }))) ?? null,

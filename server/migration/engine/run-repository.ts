@@ -31,6 +31,11 @@ const leaseFree = (now: Date) => or(isNull(migrationRuns.leaseOwner), isNull(mig
 /** The fence of every write and renewal on a run: this worker's lease, from this very claim (or takeover). */
 const heldBy = (owner: string, token: string) => and(eq(migrationRuns.leaseOwner, owner), eq(migrationRuns.leaseToken, token));
 
+/** A worker's claim of a run (its owner and the claim's fencing token), which its writes to the run name. */
+export type RunClaim = { owner: string; token: string };
+/** The fence of a worker's write to a run from `claim`, for writes made outside this module. */
+export const runHeldBy = (claim: RunClaim) => heldBy(claim.owner, claim.token);
+
 /** Adds a queued run (inside the caller's transaction). */
 export function* insertRun(
   tx: Tx,
