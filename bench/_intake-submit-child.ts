@@ -7,14 +7,12 @@
  * runs. Prints one JSON line.
  * Run by the bench: node --import tsx bench/_intake-submit-child.ts <file>
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { count } from "drizzle-orm";
-import { Client } from "pg";
-import { openPostgres, postgresUrl, type Database } from "@/db/database";
-import { migratePostgres } from "@/db/migrate-pg";
+import { postgresUrl, type Database } from "@/db/database";
+import { freshPostgresDatabase } from "./_pg-database";
 import { migrationItems } from "@/db/schema";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { submitIntake } from "@/server/engagements/flows";
@@ -27,22 +25,8 @@ async function freshDatabase(): Promise<{ database: Database; close: () => Promi
     const t = createTestDb();
     return { database: t.database, close: async () => t.close() };
   }
-  const name = `ferry_bench_${crypto.randomBytes(6).toString("hex")}`;
-  const admin = new Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  await migratePostgres(url.toString());
-  const database = openPostgres(url.toString(), { max: 4 });
-  return {
-    database,
-    close: async () => {
-      await database.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-      await admin.end();
-    },
-  };
+  const fresh = await freshPostgresDatabase(server, { max: 4 });
+  return { database: fresh.database, close: fresh.close };
 }
 
 async function main() {

@@ -17,12 +17,10 @@
  * the utilisation), DATABASE_URL + FERRY_TEST_PG_URL for PostgreSQL.
  * Prints progress, then one line `RESULT {…}` (WorkersRun) for the orchestrating bench.
  */
-import crypto from "node:crypto";
 import { and, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
-import { Client } from "pg";
-import { migratePostgres } from "@/db/migrate-pg";
 import { migrationItems, migrationRuns, serviceCalls } from "@/db/schema";
-import { openPostgres, type Database } from "@/db/database";
+import type { Database } from "@/db/database";
+import { freshPostgresDatabase } from "./_pg-database";
 import { databaseDialect } from "@/db/dialect";
 import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
@@ -73,28 +71,17 @@ function arg(name: string, fallback: number): number {
 /** A bench bed on a fresh, migrated PostgreSQL database of the server FERRY_TEST_PG_URL names (dropped on close). */
 async function postgresBed(): Promise<BenchBed & { url: string }> {
   const server = process.env.FERRY_TEST_PG_URL!;
-  const name = `ferry_bench_${crypto.randomBytes(6).toString("hex")}`;
-  const admin = new Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  await migratePostgres(url.toString());
-  const database = openPostgres(url.toString(), { max: 10 });
+  const { url, database, close } = await freshPostgresDatabase(server, { max: 10 });
   const keySpec = generateKeySpec("bench");
   return {
-    url: url.toString(),
+    url,
     database,
     db: database.db,
     file: "",
     keySpec,
     ring: keyRingFrom(keySpec),
     people: await seedPeople(database),
-    close: async () => {
-      await database.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-      await admin.end();
-    },
+    close,
   };
 }
 
