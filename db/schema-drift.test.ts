@@ -1,17 +1,23 @@
 /**
- * The two schema files describe one database: this test fails when db/schema.pg.ts and
- * db/schema.sqlite.ts differ in their tables, columns (name, type family, not null, defaults,
+ * The two schema files are written from one description (db/schema-description.ts, by
+ * `npm run db:schema`): this test fails when either is not what the description writes today, and,
+ * as a check on the printer (db/schema-kit.ts), when db/schema.pg.ts and db/schema.sqlite.ts differ
+ * in their tables, columns (name, type family, not null, defaults,
  * primary key, identity), indexes (name, columns or expressions, unique, partial condition), unique
  * constraints, foreign keys, checks, relations, or the JavaScript types of their rows.
  */
 import { createTableRelationsHelpers, extractTablesRelationalConfig, is, isTable, One, SQL, type Column, type InferInsertModel, type InferSelectModel, type Table } from "drizzle-orm";
 import { getTableConfig as pgTableConfig, PgDialect, type PgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteTableConfig, SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { databaseDialect } from "./dialect";
 import * as pgSchema from "./schema.pg";
 import * as sqliteSchema from "./schema.sqlite";
 import * as chosenSchema from "./schema";
+import { schemaDescription } from "./schema-description";
+import { printSchema } from "./schema-kit";
 
 /**
  * Column types of each dialect by the family they stand for. A column type missing here fails the
@@ -127,6 +133,15 @@ function describeRelations(schema: Record<string, unknown>) {
     ]),
   );
 }
+
+describe("the schema files", () => {
+  for (const [dialect, file] of [["sqlite", "schema.sqlite.ts"], ["pg", "schema.pg.ts"]] as const) {
+    it(`db/${file} is what db/schema-description.ts writes (npm run db:schema)`, () => {
+      const onDisk = readFileSync(path.join(import.meta.dirname, file), "utf8");
+      expect(onDisk === printSchema(dialect, schemaDescription), `db/${file} is out of date: run npm run db:schema`).toBe(true);
+    });
+  }
+});
 
 describe("the PostgreSQL and SQLite schemas", () => {
   const sqlite = describeSchema("sqlite", sqliteSchema);

@@ -1,12 +1,15 @@
+// Generated from db/schema-description.ts by `npm run db:schema`: do not edit.
 /**
- * Ferry's application database on PostgreSQL: the same tables, columns, indexes and constraints as
- * db/schema.sqlite.ts (where each column is described), with the same JavaScript types (timestamps
- * read as Date, booleans as boolean, JSON as objects, words as their unions), so one piece of domain
- * code works on either. db/schema-drift.test.ts fails when the two differ; domain code imports
- * neither file but db/schema.ts, which picks one.
+ * Ferry's application database (drizzle). The sandbox has its own database and never imports this
+ * file; domain code imports db/schema.ts, which picks this file or its twin for the other database.
+ *
+ * This file is for PostgreSQL, written by `npm run db:schema` from db/schema-description.ts:
+ * change that, run it, and commit both files it writes (db/schema-drift.test.ts fails while
+ * they are out of date).
  */
 import { relations, sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+// The domain owns its unions; the schema stores them (imports point down from db to nothing else).
 import { ROLES } from "../core/accounts/roles";
 import { ENGAGEMENT_STATUSES, STEP_STATES } from "../core/engagements/states";
 import { SERVICE_TARGET_KINDS } from "../core/targets/kinds";
@@ -16,16 +19,14 @@ import { MAIL_TRANSPORTS } from "../core/mail/transports";
 import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
-import type { IntakeContact, SuggestedWindow } from "./schema.sqlite";
+import type { IntakeContact, SuggestedWindow } from "./row-types";
+export type { IntakeContact, SuggestedWindow } from "./row-types";
 
 const id = () =>
   text("id")
     .primaryKey()
     .$defaultFn(() => crypto.randomUUID());
-/**
- * SQLite keeps timestamps as epoch milliseconds; here they are `timestamptz` to the millisecond, so
- * both read back as the same Date.
- */
+/** SQLite keeps timestamps as epoch milliseconds; here they are `timestamptz` to the millisecond, so both read back as the same Date. */
 const timestampMs = (name: string) => timestamp(name, { mode: "date", withTimezone: true, precision: 3 });
 const createdAt = () =>
   timestampMs("created_at")
@@ -39,24 +40,36 @@ export const organizations = pgTable(
     name: text("name").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("organizations_name_unique").on(sql`lower(${t.name})`)],
+  (t) => [
+    uniqueIndex("organizations_name_unique").on(sql`lower(${t.name})`),
+  ],
 );
 
 export const users = pgTable(
   "users",
   {
     id: id(),
+    /** Stored lower-cased; unique. */
     email: text("email").notNull(),
     name: text("name").notNull(),
     role: text("role", { enum: ROLES }).notNull(),
+    /** Set for customers only: the one organisation they belong to. */
     organizationId: text("organization_id").references(() => organizations.id),
+    /** scrypt hash; null until the invitation is accepted. */
     passwordHash: text("password_hash"),
     active: boolean("active").notNull().default(true),
+    /**
+     * Carried in every session token; a token with another version is refused. Bumped on sign-out,
+     * "sign out everywhere", password change and deactivation, so those end every session at once.
+     */
     sessionVersion: integer("session_version").notNull().default(0),
     lastSignInAt: timestampMs("last_sign_in_at"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("users_email_unique").on(t.email), index("users_org_idx").on(t.organizationId)],
+  (t) => [
+    uniqueIndex("users_email_unique").on(t.email),
+    index("users_org_idx").on(t.organizationId),
+  ],
 );
 
 export const invitations = pgTable(
@@ -67,6 +80,7 @@ export const invitations = pgTable(
     name: text("name").notNull(),
     role: text("role", { enum: ROLES }).notNull(),
     organizationId: text("organization_id").references(() => organizations.id),
+    /** SHA-256 of the one-time token; the token itself is only ever in the emailed link. */
     tokenHash: text("token_hash").notNull(),
     expiresAt: timestampMs("expires_at").notNull(),
     acceptedAt: timestampMs("accepted_at"),
@@ -74,8 +88,17 @@ export const invitations = pgTable(
     invitedById: text("invited_by_id").references(() => users.id),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("invitations_token_unique").on(t.tokenHash), index("invitations_email_idx").on(t.email)],
+  (t) => [
+    uniqueIndex("invitations_token_unique").on(t.tokenHash),
+    index("invitations_email_idx").on(t.email),
+  ],
 );
+
+/**
+ * Sign-in attempts, for throttling (one row per email and per client address). `failures` counts
+ * the window's attempts that did not succeed, including those still being checked: an attempt is
+ * reserved before the password check and released only if it succeeds.
+ */
 export const signInThrottle = pgTable(
   "sign_in_throttle",
   {
@@ -83,44 +106,74 @@ export const signInThrottle = pgTable(
     failures: integer("failures").notNull(),
     windowStartedAt: timestampMs("window_started_at").notNull(),
     lockedUntil: timestampMs("locked_until"),
+    /** When the row stops mattering (window and lock both over); expired rows are deleted. */
     expiresAt: timestampMs("expires_at").notNull().default(sql`to_timestamp(0)`),
   },
-  (t) => [index("sign_in_throttle_expires_idx").on(t.expiresAt)],
+  (t) => [
+    index("sign_in_throttle_expires_idx").on(t.expiresAt),
+  ],
 );
+
+/**
+ * Outgoing mail. In the embedded default this is the only delivery; with SMTP it is also a log.
+ * `text` never holds a one-time link: links are replaced by a note before the row is written.
+ */
 export const mailOutbox = pgTable(
   "mail_outbox",
   {
     id: id(),
     to: text("to").notNull(),
     subject: text("subject").notNull(),
+    /** The message with its one-time links replaced (safe to show and log). */
     text: text("text").notNull(),
+    /**
+     * The whole message, encrypted (secrets key ring), kept only in the embedded default (no SMTP)
+     * so an admin can pass an invitation link on; cleared once the invitation is used or withdrawn.
+     */
     sealedText: text("sealed_text"),
+    /** The invitation this message carries, if any (its link is shown only while it is pending). */
     invitationId: text("invitation_id").references(() => invitations.id),
     transport: text("transport", { enum: MAIL_TRANSPORTS }).notNull(),
     sentAt: timestampMs("sent_at"),
     error: text("error"),
     createdAt: createdAt(),
   },
-  (t) => [index("mail_outbox_created_idx").on(t.createdAt)],
+  (t) => [
+    index("mail_outbox_created_idx").on(t.createdAt),
+  ],
 );
+
+/**
+ * Where migrations go: one customer's own account on the service (base URL + encrypted API key),
+ * so it belongs to that customer's organisation, or the built-in sandbox, which serves every
+ * organisation and belongs to none.
+ */
 export const serviceTargets = pgTable(
   "service_targets",
   {
     id: id(),
     name: text("name").notNull(),
     baseUrl: text("base_url").notNull(),
+    /** Encrypted API key envelope (see server/security/secrets.ts). */
     apiKeyCipher: text("api_key_cipher").notNull(),
+    /** The masked key (last four characters at most), made at encryption time so lists never decrypt. */
     apiKeyMask: text("api_key_mask"),
+    /** What the admin said it is (a label and the sync timing model); it never relaxes the limits. */
     kind: text("kind", { enum: SERVICE_TARGET_KINDS }).notNull(),
+    /** The organisation whose account this is; null for the built-in sandbox and for targets an admin has yet to assign. */
     organizationId: text("organization_id").references(() => organizations.id),
+    /** Set only by Ferry's start for its own sandbox at SANDBOX_URL, never through the API: the one target not held to the real service's limits. */
     builtIn: boolean("built_in").notNull().default(false),
+    /** Known limits an admin set on the target, replacing the service's documented ones (null: the documented one). */
     requestsPerMinute: integer("requests_per_minute"),
     dailyQuota: integer("daily_quota"),
+    /** Archived targets are kept for the record (runs name them) but offered nowhere. */
     archivedAt: timestampMs("archived_at"),
     createdAt: createdAt(),
   },
   (t) => [
     index("service_targets_org_idx").on(t.organizationId),
+    // At most one built-in sandbox.
     uniqueIndex("service_targets_built_in_unique").on(t.builtIn).where(sql`${t.builtIn} = true`),
   ],
 );
@@ -129,27 +182,28 @@ export const engagements = pgTable(
   "engagements",
   {
     id: id(),
+    /** Human reference shown and quoted everywhere, e.g. FER-1042. */
     reference: text("reference").notNull(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: text("organization_id").notNull().references(() => organizations.id),
     platformKey: text("platform_key").notNull(),
-    ownerId: text("owner_id")
-      .notNull()
-      .references(() => users.id),
+    ownerId: text("owner_id").notNull().references(() => users.id),
     serviceTargetId: text("service_target_id").references(() => serviceTargets.id),
     status: text("status", { enum: ENGAGEMENT_STATUSES }).notNull().default("active"),
+    /** The first step not done (7 when all six are done); kept in step with the steps for filtering. */
     currentStep: integer("current_step").notNull().default(1),
     windowStartsAt: timestampMs("window_starts_at"),
     windowEndsAt: timestampMs("window_ends_at"),
+    /** Whose move it is (customer or support), and since when; null while nobody's (on hold, done). */
     waitingOn: text("waiting_on", { enum: WAITING_PARTIES }),
     waitingSince: timestampMs("waiting_since"),
+    // Handover and purge: when the status last changed (null: not since this column
+    // exists; updatedAt stands in), so a cancelled engagement's credentials are purged a set time
+    // after its cancellation.
     statusChangedAt: timestampMs("status_changed_at"),
+    /** Days after the handover during which the migrated connections are checked daily (the hypercare watch). */
     hypercareDays: integer("hypercare_days").notNull().default(7),
     createdAt: createdAt(),
-    updatedAt: timestampMs("updated_at")
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: timestampMs("updated_at").notNull().$defaultFn(() => new Date()),
   },
   (t) => [
     uniqueIndex("engagements_reference_unique").on(t.reference),
@@ -165,32 +219,36 @@ export const engagements = pgTable(
 export const engagementSteps = pgTable(
   "engagement_steps",
   {
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     step: integer("step").notNull(),
     state: text("state", { enum: STEP_STATES }).notNull().default("pending"),
     completedById: text("completed_by_id").references(() => users.id),
     completedAt: timestampMs("completed_at"),
+    /** What shows the step is done: a note, and later structured evidence (JSON). */
     evidence: jsonb("evidence").$type<StepEvidence>(),
     reopenedReason: text("reopened_reason"),
     reopenedById: text("reopened_by_id").references(() => users.id),
     reopenedAt: timestampMs("reopened_at"),
-    updatedAt: timestampMs("updated_at")
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: timestampMs("updated_at").notNull().$defaultFn(() => new Date()),
   },
-  (t) => [primaryKey({ columns: [t.engagementId, t.step] })],
+  (t) => [
+    primaryKey({ columns: [t.engagementId, t.step] }),
+  ],
 );
+
+/**
+ * Step 1: a customer's platform details and token file. The OAuth client secret is encrypted
+ * (key ring, associated data naming the engagement and submission); the file itself is not kept,
+ * only its counts and a masked preview. One submission is current; a new one replaces it.
+ */
 export const intakeSubmissions = pgTable(
   "intake_submissions",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: SUBMISSION_STATUSES }).notNull(),
     clientId: text("client_id").notNull(),
+    /** Encrypted client secret; null once purged. */
     clientSecretCipher: text("client_secret_cipher"),
     clientSecretMask: text("client_secret_mask").notNull(),
     contacts: jsonb("contacts").$type<IntakeContact[]>().notNull(),
@@ -198,64 +256,109 @@ export const intakeSubmissions = pgTable(
     fileKind: text("file_kind", { enum: ["csv", "xlsx"] }).notNull(),
     rowCount: integer("row_count").notNull(),
     warningCount: integer("warning_count").notNull(),
+    /** Warnings per kind (a submission has no blocking errors). */
     countsByKind: jsonb("counts_by_kind").$type<Record<string, number>>().notNull(),
+    /** The first rows with every secret masked, for support's review. */
     preview: jsonb("preview").$type<Record<string, string>[]>().notNull(),
     submittedById: text("submitted_by_id").references(() => users.id),
     submittedAt: timestampMs("submitted_at").notNull(),
     reviewedById: text("reviewed_by_id").references(() => users.id),
     reviewedAt: timestampMs("reviewed_at"),
+    /** Why support sent it back (the customer sees it and is mailed). */
     returnNote: text("return_note"),
+    /** Items of the previous submission this one replaced (audited counts before/after). */
     replacedItemCount: integer("replaced_item_count"),
     credentialsPurgedAt: timestampMs("credentials_purged_at"),
+    // The intake flow: the file's warnings as the customer saw them, for support's review.
+    /**
+     * The warnings by line or cell (at most MAX_STORED_WARNINGS; `countsByKind` counts them all).
+     * Never a secret: a problem's value is masked when its column is secret.
+     */
     warnings: jsonb("warnings").$type<IntakeProblem[]>().notNull().default(sql`'[]'::jsonb`),
   },
-  (t) => [index("intake_submissions_engagement_idx").on(t.engagementId, t.submittedAt)],
+  (t) => [
+    index("intake_submissions_engagement_idx").on(t.engagementId, t.submittedAt),
+  ],
 );
+
+/**
+ * One company to migrate, from one row of the accepted token file: the table the migration
+ * engine works from. Credentials are one encrypted envelope (associated data: engagement and item
+ * id, so a ciphertext cannot move to another row), decrypted only in memory for the
+ * authorization call. Each call's result is stored before the next call.
+ */
 export const migrationItems = pgTable(
   "migration_items",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
-    submissionId: text("submission_id")
-      .notNull()
-      .references(() => intakeSubmissions.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
+    submissionId: text("submission_id").notNull().references(() => intakeSubmissions.id, { onDelete: "cascade" }),
+    /** Row order in the file (0-based), and where the row was (line, or cell for XLSX). */
     position: integer("position").notNull(),
     sourceRef: text("source_ref").notNull(),
+    /** The company's name as the file gives it (kept in the company's description on the service). */
     name: text("name").notNull(),
+    /**
+     * The name sent to the service: accents folded, the characters it drops removed, or a stand-in
+     * when nothing is left (server/platforms/company-name.ts). Null on items stored before it was
+     * recorded: the same rule gives it from `name`.
+     */
     serviceName: text("service_name"),
     externalRef: text("external_ref"),
     recordsHint: integer("records_hint"),
+    /** Encrypted credential map; null once purged. */
     credentialsCipher: text("credentials_cipher"),
+    /** Each credential field masked (last four characters at most), for screens. */
     credentialsMask: jsonb("credentials_mask").$type<Record<string, string>>().notNull(),
+    /** The access token's expiry from the file (`expiresAt`, not a secret), for step 4's risk. */
     accessTokenExpiresAt: timestampMs("access_token_expires_at"),
     state: text("state", { enum: MIGRATION_ITEM_STATES }).notNull().default("pending"),
     companyId: text("company_id"),
     connectionId: text("connection_id"),
     attempts: integer("attempts").notNull().default(0),
+    /** The last failure: kind, status, error text, correlationId, validation (never a secret). */
     lastError: jsonb("last_error").$type<Record<string, unknown>>(),
     lastErrorAt: timestampMs("last_error_at"),
+    /** Why the item ended where it is (reauth reason, set-aside reason), in words. */
     outcomeReason: text("outcome_reason"),
+    /** Check results once verified or failed (connection, data types with counts). */
     checks: jsonb("checks").$type<Record<string, unknown>>(),
+    /** The run that holds the item, and the worker lease on it. */
     runId: text("run_id"),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestampMs("lease_expires_at"),
+    /** The fencing token of the claim that holds the lease: new for every claim, checked by every write and renewal. */
     leaseToken: text("lease_token"),
+    /** Not before this time (backoff, polling). */
     nextAttemptAt: timestampMs("next_attempt_at"),
     startedAt: timestampMs("started_at"),
     finishedAt: timestampMs("finished_at"),
     credentialsPurgedAt: timestampMs("credentials_purged_at"),
+    /**
+     * Set on the simulated companies of a rehearsal (the run that made them); null on the
+     * customer's real companies. Everything about the real migration (counts, bulk run, handover,
+     * purge) reads real items only: see `realItems()` in server/items/item-scope.ts.
+     */
     rehearsalRunId: text("rehearsal_run_id"),
+    // --- The pipeline's bookkeeping ---
+    /**
+     * A create call (createCompany, createConnection) sent whose answer is not stored yet. Set
+     * before the call and cleared with its stored result: when a worker resumes an item that still
+     * names one, the company tag or the connection list is looked up before creating again.
+     */
     inFlightCall: text("in_flight_call", { enum: IN_FLIGHT_CALLS }),
+    // --- The last mile ---
+    /** The service's Link URL for the company (its `redirect`), where its end customer can authorize again. */
     linkUrl: text("link_url"),
+    /** Since when the company waits for its end customer to reconnect (reconnect_pending). */
     reconnectSince: timestampMs("reconnect_since"),
+    /** When the company was verified again after a reconnection through the Link flow. */
     reconnectedAt: timestampMs("reconnected_at"),
+    /** When the watch found its connection dropped (Deauthorized) after it had been verified. */
     droppedAt: timestampMs("dropped_at"),
+    /** The supplementary file whose fresh tokens the company was last retried with. */
     supplementaryFileId: text("supplementary_file_id"),
-    updatedAt: timestampMs("updated_at")
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: timestampMs("updated_at").notNull().$defaultFn(() => new Date()),
   },
   (t) => [
     index("migration_items_rehearsal_idx").on(t.rehearsalRunId),
@@ -263,19 +366,22 @@ export const migrationItems = pgTable(
     index("migration_items_state_idx").on(t.engagementId, t.state, t.position),
     index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt),
     index("migration_items_lease_idx").on(t.leaseExpiresAt),
+    // Handover: counts per state and pages of one state over the real items only
+    // (rehearsal_run_id null), read from the index alone — 100,000 items counted in milliseconds.
     index("migration_items_real_state_idx").on(t.engagementId, t.rehearsalRunId, t.state, t.position),
   ],
 );
+
+/** Step 2: migration windows support proposes, with the estimate beside each; the customer accepts one. */
 export const windowProposals = pgTable(
   "window_proposals",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: WINDOW_STATUSES }).notNull(),
     startsAt: timestampMs("starts_at").notNull(),
     endsAt: timestampMs("ends_at").notNull(),
+    /** The duration estimate when it was proposed (seconds), and its inputs and formula. */
     estimateSeconds: integer("estimate_seconds").notNull(),
     estimate: jsonb("estimate").$type<Record<string, unknown>>().notNull(),
     note: text("note"),
@@ -284,57 +390,78 @@ export const windowProposals = pgTable(
     decidedById: text("decided_by_id").references(() => users.id),
     decidedAt: timestampMs("decided_at"),
   },
-  (t) => [index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt)],
+  (t) => [
+    index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt),
+  ],
 );
+
+/**
+ * Step 2: the customer declines the windows support proposed, with a reason and (optionally) times
+ * that would suit; support answers with new proposals (a proposal after it answers it).
+ */
 export const windowDeclines = pgTable(
   "window_declines",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     reason: text("reason").notNull(),
     suggested: jsonb("suggested").$type<SuggestedWindow[]>().notNull(),
+    /** The proposed windows this declined. */
     windowIds: jsonb("window_ids").$type<string[]>().notNull(),
-    declinedById: text("declined_by_id")
-      .notNull()
-      .references(() => users.id),
+    declinedById: text("declined_by_id").notNull().references(() => users.id),
     declinedAt: timestampMs("declined_at").notNull(),
   },
-  (t) => [index("window_declines_engagement_idx").on(t.engagementId, t.declinedAt)],
+  (t) => [
+    index("window_declines_engagement_idx").on(t.engagementId, t.declinedAt),
+  ],
 );
+
+/**
+ * Work the migration worker runs: a single-company test (pilot), a rehearsal on the sandbox, or
+ * the bulk migration. A worker claims a run with a lease it renews while it works; an expired
+ * lease (the worker died) is claimed again.
+ */
 export const migrationRuns = pgTable(
   "migration_runs",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: RUN_KINDS }).notNull(),
     status: text("status", { enum: RUN_STATUSES }).notNull(),
     serviceTargetId: text("service_target_id").references(() => serviceTargets.id),
+    /** The company a pilot or rehearsal tests. */
     itemId: text("item_id"),
     requestedById: text("requested_by_id").references(() => users.id),
     requestedAt: timestampMs("requested_at").notNull(),
     startedAt: timestampMs("started_at"),
     finishedAt: timestampMs("finished_at"),
+    /** Why the run paused or stopped, in words (e.g. the free-trial company limit). */
     statusReason: text("status_reason"),
+    /** Checks, advice, counters (requests, 429s, …): what the screens show of the run. */
     outcome: jsonb("outcome").$type<Record<string, unknown>>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestampMs("lease_expires_at"),
+    /** The fencing token of the claim (or takeover) that holds the lease: new for every one, checked by every write and renewal. */
     leaseToken: text("lease_token"),
+    // --- Rehearsals ---
+    /**
+     * A rehearsal's own client on the built-in sandbox: its API key, encrypted (associated data
+     * names the run), so a worker that resumes the rehearsal reaches the same simulated companies.
+     */
     sandboxClientId: text("sandbox_client_id"),
     sandboxApiKeyCipher: text("sandbox_api_key_cipher"),
-    updatedAt: timestampMs("updated_at")
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: timestampMs("updated_at").notNull().$defaultFn(() => new Date()),
   },
-  (t) => [index("migration_runs_engagement_idx").on(t.engagementId, t.requestedAt), index("migration_runs_claim_idx").on(t.status, t.leaseExpiresAt)],
+  (t) => [
+    index("migration_runs_engagement_idx").on(t.engagementId, t.requestedAt),
+    index("migration_runs_claim_idx").on(t.status, t.leaseExpiresAt),
+  ],
 );
+
+/** Every call a run made to the service: what, when, how it ended, its correlationId (never a secret). */
 export const serviceCalls = pgTable(
   "service_calls",
   {
-    // SQLite's INTEGER PRIMARY KEY is 64-bit: a bigint identity, read as a JS number as there.
     id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
     runId: text("run_id").notNull(),
     itemId: text("item_id"),
@@ -349,19 +476,23 @@ export const serviceCalls = pgTable(
     correlationId: text("correlation_id"),
     durationMs: integer("duration_ms").notNull(),
     attempts: integer("attempts").notNull().default(1),
+    // --- What the answer said ---
+    /** The ids and statuses the call returned (companyId, connection status, data types…); never a secret. */
     detail: jsonb("detail").$type<Record<string, unknown>>(),
   },
-  (t) => [index("service_calls_run_idx").on(t.runId, t.id), index("service_calls_item_idx").on(t.itemId, t.id)],
+  (t) => [
+    index("service_calls_run_idx").on(t.runId, t.id),
+    index("service_calls_item_idx").on(t.itemId, t.id),
+  ],
 );
 
 export const auditEvents = pgTable(
   "audit_events",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
-    at: timestampMs("at")
-      .notNull()
-      .$defaultFn(() => new Date()),
+    at: timestampMs("at").notNull().$defaultFn(() => new Date()),
     actorId: text("actor_id"),
+    /** Name and role at the time, so the timeline reads right after a user changes. */
     actorLabel: text("actor_label").notNull(),
     action: text("action").notNull(),
     targetType: text("target_type").notNull(),
@@ -376,80 +507,103 @@ export const auditEvents = pgTable(
     index("audit_target_idx").on(t.targetType, t.targetId),
   ],
 );
+
+// Handover (step 6's ending)
+/**
+ * An engagement's handover: the report support produced once every real migration item was final
+ * (the counts per final state as they were), the customer's acknowledgement, and when the
+ * engagement's credentials were purged and why. One per engagement; the report's rows are the
+ * items themselves (final, so they no longer change).
+ */
 export const handovers = pgTable(
   "handovers",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     confirmedById: text("confirmed_by_id").references(() => users.id),
     confirmedAt: timestampMs("confirmed_at").notNull(),
+    /** Real items per final state when the report was produced, and their total. */
     counts: jsonb("counts").$type<Record<string, number>>().notNull(),
     total: integer("total").notNull(),
     acknowledgedById: text("acknowledged_by_id").references(() => users.id),
     acknowledgedAt: timestampMs("acknowledged_at"),
+    /** Set when staff recorded the acknowledgement for the customer: how the customer acknowledged. */
     acknowledgementNote: text("acknowledgement_note"),
+    /** When the engagement's credentials were first purged, and what set it off. */
     purgedAt: timestampMs("purged_at"),
     purgeTrigger: text("purge_trigger", { enum: PURGE_TRIGGERS }),
   },
-  (t) => [uniqueIndex("handovers_engagement_unique").on(t.engagementId), index("handovers_confirmed_idx").on(t.confirmedAt)],
+  (t) => [
+    uniqueIndex("handovers_engagement_unique").on(t.engagementId),
+    index("handovers_confirmed_idx").on(t.confirmedAt),
+  ],
 );
+
+/**
+ * What is watched on an engagement after its bulk run: companies waiting for their end customers
+ * to reconnect, and for `hypercareDays` after the handover every migrated connection, once a day.
+ * Claimed by a worker under a lease, as runs are.
+ */
 export const watches = pgTable(
   "watches",
   {
-    engagementId: text("engagement_id")
-      .primaryKey()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").primaryKey().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: WATCH_STATUSES }).notNull().default("watching"),
     startedAt: timestampMs("started_at").notNull(),
+    /** When the hypercare days end (set at the handover); null before it. On the target's clock. */
     hypercareEndsAt: timestampMs("hypercare_ends_at"),
+    /** The next check is due at this time, on the target's clock (the built-in sandbox's may be moved). */
     nextCheckAt: timestampMs("next_check_at").notNull(),
     lastCheckAt: timestampMs("last_check_at"),
     checks: integer("checks").notNull().default(0),
+    /** Requests the watch made, to hold it within its share of the daily quota. */
     requests: integer("requests").notNull().default(0),
+    /** Requests since the start of the current day on the target's clock, and that day's start. */
     requestsToday: integer("requests_today").notNull().default(0),
     dayStartedAt: timestampMs("day_started_at"),
     drops: integer("drops").notNull().default(0),
     reconnections: integer("reconnections").notNull().default(0),
+    /** The last check that could not be made (the service's status, text and correlationId). */
     lastFailure: jsonb("last_failure").$type<Record<string, unknown>>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestampMs("lease_expires_at"),
     endedAt: timestampMs("ended_at"),
   },
-  (t) => [index("watches_due_idx").on(t.status, t.nextCheckAt)],
+  (t) => [
+    index("watches_due_idx").on(t.status, t.nextCheckAt),
+  ],
 );
+
+/** Fresh tokens after the bulk run for companies that failed on theirs; support reviews them as in step 1. */
 export const supplementaryFiles = pgTable(
   "supplementary_files",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: SUPPLEMENTARY_STATUSES }).notNull().default("submitted"),
     fileName: text("file_name").notNull(),
     rowCount: integer("row_count").notNull(),
+    /** The file's warnings as the customer saw them. */
     warnings: jsonb("warnings").$type<IntakeProblem[]>().notNull(),
-    submittedById: text("submitted_by_id")
-      .notNull()
-      .references(() => users.id),
+    submittedById: text("submitted_by_id").notNull().references(() => users.id),
     submittedAt: timestampMs("submitted_at").notNull(),
     decidedById: text("decided_by_id").references(() => users.id),
     decidedAt: timestampMs("decided_at"),
+    /** Support's note when sending it back. */
     note: text("note"),
   },
-  (t) => [index("supplementary_files_engagement_idx").on(t.engagementId, t.submittedAt)],
+  (t) => [
+    index("supplementary_files_engagement_idx").on(t.engagementId, t.submittedAt),
+  ],
 );
+
+/** One company's fresh credentials in a supplementary file, encrypted and bound to the row; purged once used. */
 export const supplementaryRows = pgTable(
   "supplementary_rows",
   {
     id: id(),
-    fileId: text("file_id")
-      .notNull()
-      .references(() => supplementaryFiles.id, { onDelete: "cascade" }),
-    itemId: text("item_id")
-      .notNull()
-      .references(() => migrationItems.id, { onDelete: "cascade" }),
+    fileId: text("file_id").notNull().references(() => supplementaryFiles.id, { onDelete: "cascade" }),
+    itemId: text("item_id").notNull().references(() => migrationItems.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     sourceRef: text("source_ref").notNull(),
     credentialsCipher: text("credentials_cipher"),
@@ -457,32 +611,42 @@ export const supplementaryRows = pgTable(
     accessTokenExpiresAt: timestampMs("access_token_expires_at"),
     credentialsPurgedAt: timestampMs("credentials_purged_at"),
   },
-  (t) => [index("supplementary_rows_file_idx").on(t.fileId, t.position), index("supplementary_rows_item_idx").on(t.itemId)],
+  (t) => [
+    index("supplementary_rows_file_idx").on(t.fileId, t.position),
+    index("supplementary_rows_item_idx").on(t.itemId),
+  ],
 );
 
+/**
+ * A customer asks for an engagement (the platform, roughly how many companies, when it would suit);
+ * support accepts it into a real engagement or declines it with a reason.
+ */
 export const engagementRequests = pgTable(
   "engagement_requests",
   {
     id: id(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: text("organization_id").notNull().references(() => organizations.id),
     platformKey: text("platform_key").notNull(),
+    /** Roughly how many companies the customer expects to migrate. */
     companies: integer("companies").notNull(),
+    /** The dates that would suit (days, at midnight UTC): from, and until when given. */
     preferredFrom: timestampMs("preferred_from").notNull(),
     preferredTo: timestampMs("preferred_to"),
     note: text("note"),
     status: text("status", { enum: ENGAGEMENT_REQUEST_STATUSES }).notNull().default("open"),
-    requestedById: text("requested_by_id")
-      .notNull()
-      .references(() => users.id),
+    requestedById: text("requested_by_id").notNull().references(() => users.id),
     requestedAt: timestampMs("requested_at").notNull(),
     decidedById: text("decided_by_id").references(() => users.id),
     decidedAt: timestampMs("decided_at"),
+    /** Support's reason when declining. */
     declineReason: text("decline_reason"),
+    /** The engagement it was accepted into. */
     engagementId: text("engagement_id").references(() => engagements.id),
   },
-  (t) => [index("engagement_requests_status_idx").on(t.status, t.requestedAt), index("engagement_requests_org_idx").on(t.organizationId, t.requestedAt)],
+  (t) => [
+    index("engagement_requests_status_idx").on(t.status, t.requestedAt),
+    index("engagement_requests_org_idx").on(t.organizationId, t.requestedAt),
+  ],
 );
 
 /**
@@ -496,9 +660,7 @@ export const rateBudgetMembers = pgTable(
   "rate_budget_members",
   {
     id: text("id").primaryKey(),
-    targetId: text("target_id")
-      .notNull()
-      .references(() => serviceTargets.id, { onDelete: "cascade" }),
+    targetId: text("target_id").notNull().references(() => serviceTargets.id, { onDelete: "cascade" }),
     /** FERRY_MACHINE_ID, else the host name: the members of one machine share its address's limit. */
     machineId: text("machine_id").notNull(),
     /** Whether it takes a share of the per-address window (the watch's trickle does not). */
@@ -512,17 +674,31 @@ export const rateBudgetMembers = pgTable(
     quotaUsed: integer("quota_used").notNull().default(0),
     quotaAhead: integer("quota_ahead").notNull().default(0),
   },
-  (t) => [index("rate_budget_members_target_idx").on(t.targetId, t.machineId), index("rate_budget_members_heartbeat_idx").on(t.heartbeatAt)],
+  (t) => [
+    index("rate_budget_members_target_idx").on(t.targetId, t.machineId),
+    index("rate_budget_members_heartbeat_idx").on(t.heartbeatAt),
+  ],
 );
 
-/** The worker processes that may hold leases (see db/schema.sqlite.ts). */
-export const workerProcesses = pgTable("worker_processes", {
-  owner: text("owner").primaryKey(),
-  host: text("host").notNull(),
-  pid: integer("pid").notNull(),
-  holdsLock: boolean("holds_lock").notNull().default(false),
-  startedAt: timestampMs("started_at").notNull(),
-});
+/**
+ * The worker processes that may hold leases (server/migration/engine/liveness.ts): each registers
+ * as it starts (its lease owner id, host, process id, and on PostgreSQL that it holds a
+ * session-level advisory lock on its id) and leaves as it stops. A worker that finds another one
+ * dead where that can be known (on its own host, its process gone; on PostgreSQL, its advisory
+ * lock free because its connection dropped) takes its leases over at once instead of waiting them out.
+ */
+export const workerProcesses = pgTable(
+  "worker_processes",
+  {
+    owner: text("owner").primaryKey(),
+    /** The host name (and process namespace) the process runs in: a process id means something only there. */
+    host: text("host").notNull(),
+    pid: integer("pid").notNull(),
+    /** It holds the session-level advisory lock on its owner id while it lives (PostgreSQL). */
+    holdsLock: boolean("holds_lock").notNull().default(false),
+    startedAt: timestampMs("started_at").notNull(),
+  },
+);
 
 /**
  * A target's daily quota for one period (a UTC day, or the period whose reset the service
@@ -532,9 +708,7 @@ export const workerProcesses = pgTable("worker_processes", {
 export const rateBudgetQuotas = pgTable(
   "rate_budget_quotas",
   {
-    targetId: text("target_id")
-      .notNull()
-      .references(() => serviceTargets.id, { onDelete: "cascade" }),
+    targetId: text("target_id").notNull().references(() => serviceTargets.id, { onDelete: "cascade" }),
     period: text("period").notNull(),
     quota: integer("quota").notNull(),
     granted: integer("granted").notNull().default(0),
@@ -542,7 +716,10 @@ export const rateBudgetQuotas = pgTable(
     resetsAt: timestampMs("resets_at").notNull(),
     updatedAt: timestampMs("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.targetId, t.period] }), index("rate_budget_quotas_resets_idx").on(t.resetsAt)],
+  (t) => [
+    primaryKey({ columns: [t.targetId, t.period] }),
+    index("rate_budget_quotas_resets_idx").on(t.resetsAt),
+  ],
 );
 
 export const organizationsRelations = relations(organizations, ({ many }) => ({

@@ -1,7 +1,11 @@
+// Generated from db/schema-description.ts by `npm run db:schema`: do not edit.
 /**
- * Ferry's application database (drizzle, SQLite). The sandbox has its own database and never
- * imports this file. db/schema.pg.ts mirrors it for PostgreSQL (db/schema-drift.test.ts fails
- * until a change here is made there too); domain code imports db/schema.ts.
+ * Ferry's application database (drizzle). The sandbox has its own database and never imports this
+ * file; domain code imports db/schema.ts, which picks this file or its twin for the other database.
+ *
+ * This file is for SQLite, written by `npm run db:schema` from db/schema-description.ts:
+ * change that, run it, and commit both files it writes (db/schema-drift.test.ts fails while
+ * they are out of date).
  */
 import { relations, sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -15,6 +19,8 @@ import { MAIL_TRANSPORTS } from "../core/mail/transports";
 import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
+import type { IntakeContact, SuggestedWindow } from "./row-types";
+export type { IntakeContact, SuggestedWindow } from "./row-types";
 
 const id = () =>
   text("id")
@@ -32,7 +38,9 @@ export const organizations = sqliteTable(
     name: text("name").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("organizations_name_unique").on(sql`lower(${t.name})`)],
+  (t) => [
+    uniqueIndex("organizations_name_unique").on(sql`lower(${t.name})`),
+  ],
 );
 
 export const users = sqliteTable(
@@ -56,7 +64,10 @@ export const users = sqliteTable(
     lastSignInAt: integer("last_sign_in_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("users_email_unique").on(t.email), index("users_org_idx").on(t.organizationId)],
+  (t) => [
+    uniqueIndex("users_email_unique").on(t.email),
+    index("users_org_idx").on(t.organizationId),
+  ],
 );
 
 export const invitations = sqliteTable(
@@ -75,7 +86,10 @@ export const invitations = sqliteTable(
     invitedById: text("invited_by_id").references(() => users.id),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("invitations_token_unique").on(t.tokenHash), index("invitations_email_idx").on(t.email)],
+  (t) => [
+    uniqueIndex("invitations_token_unique").on(t.tokenHash),
+    index("invitations_email_idx").on(t.email),
+  ],
 );
 
 /**
@@ -93,7 +107,9 @@ export const signInThrottle = sqliteTable(
     /** When the row stops mattering (window and lock both over); expired rows are deleted. */
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull().default(sql`0`),
   },
-  (t) => [index("sign_in_throttle_expires_idx").on(t.expiresAt)],
+  (t) => [
+    index("sign_in_throttle_expires_idx").on(t.expiresAt),
+  ],
 );
 
 /**
@@ -120,7 +136,9 @@ export const mailOutbox = sqliteTable(
     error: text("error"),
     createdAt: createdAt(),
   },
-  (t) => [index("mail_outbox_created_idx").on(t.createdAt)],
+  (t) => [
+    index("mail_outbox_created_idx").on(t.createdAt),
+  ],
 );
 
 /**
@@ -164,13 +182,9 @@ export const engagements = sqliteTable(
     id: id(),
     /** Human reference shown and quoted everywhere, e.g. FER-1042. */
     reference: text("reference").notNull(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: text("organization_id").notNull().references(() => organizations.id),
     platformKey: text("platform_key").notNull(),
-    ownerId: text("owner_id")
-      .notNull()
-      .references(() => users.id),
+    ownerId: text("owner_id").notNull().references(() => users.id),
     serviceTargetId: text("service_target_id").references(() => serviceTargets.id),
     status: text("status", { enum: ENGAGEMENT_STATUSES }).notNull().default("active"),
     /** The first step not done (7 when all six are done); kept in step with the steps for filtering. */
@@ -187,9 +201,7 @@ export const engagements = sqliteTable(
     /** Days after the handover during which the migrated connections are checked daily (the hypercare watch). */
     hypercareDays: integer("hypercare_days").notNull().default(7),
     createdAt: createdAt(),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" })
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().$defaultFn(() => new Date()),
   },
   (t) => [
     uniqueIndex("engagements_reference_unique").on(t.reference),
@@ -205,9 +217,7 @@ export const engagements = sqliteTable(
 export const engagementSteps = sqliteTable(
   "engagement_steps",
   {
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     step: integer("step").notNull(),
     state: text("state", { enum: STEP_STATES }).notNull().default("pending"),
     completedById: text("completed_by_id").references(() => users.id),
@@ -217,15 +227,12 @@ export const engagementSteps = sqliteTable(
     reopenedReason: text("reopened_reason"),
     reopenedById: text("reopened_by_id").references(() => users.id),
     reopenedAt: integer("reopened_at", { mode: "timestamp_ms" }),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" })
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().$defaultFn(() => new Date()),
   },
-  (t) => [primaryKey({ columns: [t.engagementId, t.step] })],
+  (t) => [
+    primaryKey({ columns: [t.engagementId, t.step] }),
+  ],
 );
-
-/** A contact of the customer for the migration window. */
-export type IntakeContact = { name: string; email: string };
 
 /**
  * Step 1: a customer's platform details and token file. The OAuth client secret is encrypted
@@ -236,9 +243,7 @@ export const intakeSubmissions = sqliteTable(
   "intake_submissions",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: SUBMISSION_STATUSES }).notNull(),
     clientId: text("client_id").notNull(),
     /** Encrypted client secret; null once purged. */
@@ -269,7 +274,9 @@ export const intakeSubmissions = sqliteTable(
      */
     warnings: text("warnings", { mode: "json" }).$type<IntakeProblem[]>().notNull().default(sql`'[]'`),
   },
-  (t) => [index("intake_submissions_engagement_idx").on(t.engagementId, t.submittedAt)],
+  (t) => [
+    index("intake_submissions_engagement_idx").on(t.engagementId, t.submittedAt),
+  ],
 );
 
 /**
@@ -282,12 +289,8 @@ export const migrationItems = sqliteTable(
   "migration_items",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
-    submissionId: text("submission_id")
-      .notNull()
-      .references(() => intakeSubmissions.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
+    submissionId: text("submission_id").notNull().references(() => intakeSubmissions.id, { onDelete: "cascade" }),
     /** Row order in the file (0-based), and where the row was (line, or cell for XLSX). */
     position: integer("position").notNull(),
     sourceRef: text("source_ref").notNull(),
@@ -353,9 +356,7 @@ export const migrationItems = sqliteTable(
     droppedAt: integer("dropped_at", { mode: "timestamp_ms" }),
     /** The supplementary file whose fresh tokens the company was last retried with. */
     supplementaryFileId: text("supplementary_file_id"),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" })
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().$defaultFn(() => new Date()),
   },
   (t) => [
     index("migration_items_rehearsal_idx").on(t.rehearsalRunId),
@@ -374,9 +375,7 @@ export const windowProposals = sqliteTable(
   "window_proposals",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: WINDOW_STATUSES }).notNull(),
     startsAt: integer("starts_at", { mode: "timestamp_ms" }).notNull(),
     endsAt: integer("ends_at", { mode: "timestamp_ms" }).notNull(),
@@ -389,11 +388,10 @@ export const windowProposals = sqliteTable(
     decidedById: text("decided_by_id").references(() => users.id),
     decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
   },
-  (t) => [index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt)],
+  (t) => [
+    index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt),
+  ],
 );
-
-/** A time the customer suggests when declining proposed windows (ISO 8601 in UTC). */
-export type SuggestedWindow = { startsAt: string; endsAt: string };
 
 /**
  * Step 2: the customer declines the windows support proposed, with a reason and (optionally) times
@@ -403,19 +401,17 @@ export const windowDeclines = sqliteTable(
   "window_declines",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     reason: text("reason").notNull(),
     suggested: text("suggested", { mode: "json" }).$type<SuggestedWindow[]>().notNull(),
     /** The proposed windows this declined. */
     windowIds: text("window_ids", { mode: "json" }).$type<string[]>().notNull(),
-    declinedById: text("declined_by_id")
-      .notNull()
-      .references(() => users.id),
+    declinedById: text("declined_by_id").notNull().references(() => users.id),
     declinedAt: integer("declined_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [index("window_declines_engagement_idx").on(t.engagementId, t.declinedAt)],
+  (t) => [
+    index("window_declines_engagement_idx").on(t.engagementId, t.declinedAt),
+  ],
 );
 
 /**
@@ -427,9 +423,7 @@ export const migrationRuns = sqliteTable(
   "migration_runs",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: RUN_KINDS }).notNull(),
     status: text("status", { enum: RUN_STATUSES }).notNull(),
     serviceTargetId: text("service_target_id").references(() => serviceTargets.id),
@@ -454,11 +448,12 @@ export const migrationRuns = sqliteTable(
      */
     sandboxClientId: text("sandbox_client_id"),
     sandboxApiKeyCipher: text("sandbox_api_key_cipher"),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" })
-      .notNull()
-      .$defaultFn(() => new Date()),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().$defaultFn(() => new Date()),
   },
-  (t) => [index("migration_runs_engagement_idx").on(t.engagementId, t.requestedAt), index("migration_runs_claim_idx").on(t.status, t.leaseExpiresAt)],
+  (t) => [
+    index("migration_runs_engagement_idx").on(t.engagementId, t.requestedAt),
+    index("migration_runs_claim_idx").on(t.status, t.leaseExpiresAt),
+  ],
 );
 
 /** Every call a run made to the service: what, when, how it ended, its correlationId (never a secret). */
@@ -483,16 +478,17 @@ export const serviceCalls = sqliteTable(
     /** The ids and statuses the call returned (companyId, connection status, data types…); never a secret. */
     detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
   },
-  (t) => [index("service_calls_run_idx").on(t.runId, t.id), index("service_calls_item_idx").on(t.itemId, t.id)],
+  (t) => [
+    index("service_calls_run_idx").on(t.runId, t.id),
+    index("service_calls_item_idx").on(t.itemId, t.id),
+  ],
 );
 
 export const auditEvents = sqliteTable(
   "audit_events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    at: integer("at", { mode: "timestamp_ms" })
-      .notNull()
-      .$defaultFn(() => new Date()),
+    at: integer("at", { mode: "timestamp_ms" }).notNull().$defaultFn(() => new Date()),
     actorId: text("actor_id"),
     /** Name and role at the time, so the timeline reads right after a user changes. */
     actorLabel: text("actor_label").notNull(),
@@ -510,9 +506,7 @@ export const auditEvents = sqliteTable(
   ],
 );
 
-// ---------------------------------------------------------------------------------------------
 // Handover (step 6's ending)
-
 /**
  * An engagement's handover: the report support produced once every real migration item was final
  * (the counts per final state as they were), the customer's acknowledgement, and when the
@@ -523,9 +517,7 @@ export const handovers = sqliteTable(
   "handovers",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     confirmedById: text("confirmed_by_id").references(() => users.id),
     confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }).notNull(),
     /** Real items per final state when the report was produced, and their total. */
@@ -539,7 +531,10 @@ export const handovers = sqliteTable(
     purgedAt: integer("purged_at", { mode: "timestamp_ms" }),
     purgeTrigger: text("purge_trigger", { enum: PURGE_TRIGGERS }),
   },
-  (t) => [uniqueIndex("handovers_engagement_unique").on(t.engagementId), index("handovers_confirmed_idx").on(t.confirmedAt)],
+  (t) => [
+    uniqueIndex("handovers_engagement_unique").on(t.engagementId),
+    index("handovers_confirmed_idx").on(t.confirmedAt),
+  ],
 );
 
 /**
@@ -550,9 +545,7 @@ export const handovers = sqliteTable(
 export const watches = sqliteTable(
   "watches",
   {
-    engagementId: text("engagement_id")
-      .primaryKey()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").primaryKey().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: WATCH_STATUSES }).notNull().default("watching"),
     startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
     /** When the hypercare days end (set at the handover); null before it. On the target's clock. */
@@ -574,7 +567,9 @@ export const watches = sqliteTable(
     leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
     endedAt: integer("ended_at", { mode: "timestamp_ms" }),
   },
-  (t) => [index("watches_due_idx").on(t.status, t.nextCheckAt)],
+  (t) => [
+    index("watches_due_idx").on(t.status, t.nextCheckAt),
+  ],
 );
 
 /** Fresh tokens after the bulk run for companies that failed on theirs; support reviews them as in step 1. */
@@ -582,24 +577,22 @@ export const supplementaryFiles = sqliteTable(
   "supplementary_files",
   {
     id: id(),
-    engagementId: text("engagement_id")
-      .notNull()
-      .references(() => engagements.id, { onDelete: "cascade" }),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
     status: text("status", { enum: SUPPLEMENTARY_STATUSES }).notNull().default("submitted"),
     fileName: text("file_name").notNull(),
     rowCount: integer("row_count").notNull(),
     /** The file's warnings as the customer saw them. */
     warnings: text("warnings", { mode: "json" }).$type<IntakeProblem[]>().notNull(),
-    submittedById: text("submitted_by_id")
-      .notNull()
-      .references(() => users.id),
+    submittedById: text("submitted_by_id").notNull().references(() => users.id),
     submittedAt: integer("submitted_at", { mode: "timestamp_ms" }).notNull(),
     decidedById: text("decided_by_id").references(() => users.id),
     decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
     /** Support's note when sending it back. */
     note: text("note"),
   },
-  (t) => [index("supplementary_files_engagement_idx").on(t.engagementId, t.submittedAt)],
+  (t) => [
+    index("supplementary_files_engagement_idx").on(t.engagementId, t.submittedAt),
+  ],
 );
 
 /** One company's fresh credentials in a supplementary file, encrypted and bound to the row; purged once used. */
@@ -607,12 +600,8 @@ export const supplementaryRows = sqliteTable(
   "supplementary_rows",
   {
     id: id(),
-    fileId: text("file_id")
-      .notNull()
-      .references(() => supplementaryFiles.id, { onDelete: "cascade" }),
-    itemId: text("item_id")
-      .notNull()
-      .references(() => migrationItems.id, { onDelete: "cascade" }),
+    fileId: text("file_id").notNull().references(() => supplementaryFiles.id, { onDelete: "cascade" }),
+    itemId: text("item_id").notNull().references(() => migrationItems.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     sourceRef: text("source_ref").notNull(),
     credentialsCipher: text("credentials_cipher"),
@@ -620,7 +609,10 @@ export const supplementaryRows = sqliteTable(
     accessTokenExpiresAt: integer("access_token_expires_at", { mode: "timestamp_ms" }),
     credentialsPurgedAt: integer("credentials_purged_at", { mode: "timestamp_ms" }),
   },
-  (t) => [index("supplementary_rows_file_idx").on(t.fileId, t.position), index("supplementary_rows_item_idx").on(t.itemId)],
+  (t) => [
+    index("supplementary_rows_file_idx").on(t.fileId, t.position),
+    index("supplementary_rows_item_idx").on(t.itemId),
+  ],
 );
 
 /**
@@ -631,9 +623,7 @@ export const engagementRequests = sqliteTable(
   "engagement_requests",
   {
     id: id(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: text("organization_id").notNull().references(() => organizations.id),
     platformKey: text("platform_key").notNull(),
     /** Roughly how many companies the customer expects to migrate. */
     companies: integer("companies").notNull(),
@@ -642,9 +632,7 @@ export const engagementRequests = sqliteTable(
     preferredTo: integer("preferred_to", { mode: "timestamp_ms" }),
     note: text("note"),
     status: text("status", { enum: ENGAGEMENT_REQUEST_STATUSES }).notNull().default("open"),
-    requestedById: text("requested_by_id")
-      .notNull()
-      .references(() => users.id),
+    requestedById: text("requested_by_id").notNull().references(() => users.id),
     requestedAt: integer("requested_at", { mode: "timestamp_ms" }).notNull(),
     decidedById: text("decided_by_id").references(() => users.id),
     decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
@@ -653,7 +641,10 @@ export const engagementRequests = sqliteTable(
     /** The engagement it was accepted into. */
     engagementId: text("engagement_id").references(() => engagements.id),
   },
-  (t) => [index("engagement_requests_status_idx").on(t.status, t.requestedAt), index("engagement_requests_org_idx").on(t.organizationId, t.requestedAt)],
+  (t) => [
+    index("engagement_requests_status_idx").on(t.status, t.requestedAt),
+    index("engagement_requests_org_idx").on(t.organizationId, t.requestedAt),
+  ],
 );
 
 /**
@@ -667,9 +658,7 @@ export const rateBudgetMembers = sqliteTable(
   "rate_budget_members",
   {
     id: text("id").primaryKey(),
-    targetId: text("target_id")
-      .notNull()
-      .references(() => serviceTargets.id, { onDelete: "cascade" }),
+    targetId: text("target_id").notNull().references(() => serviceTargets.id, { onDelete: "cascade" }),
     /** FERRY_MACHINE_ID, else the host name: the members of one machine share its address's limit. */
     machineId: text("machine_id").notNull(),
     /** Whether it takes a share of the per-address window (the watch's trickle does not). */
@@ -683,7 +672,10 @@ export const rateBudgetMembers = sqliteTable(
     quotaUsed: integer("quota_used").notNull().default(0),
     quotaAhead: integer("quota_ahead").notNull().default(0),
   },
-  (t) => [index("rate_budget_members_target_idx").on(t.targetId, t.machineId), index("rate_budget_members_heartbeat_idx").on(t.heartbeatAt)],
+  (t) => [
+    index("rate_budget_members_target_idx").on(t.targetId, t.machineId),
+    index("rate_budget_members_heartbeat_idx").on(t.heartbeatAt),
+  ],
 );
 
 /**
@@ -693,15 +685,18 @@ export const rateBudgetMembers = sqliteTable(
  * dead where that can be known (on its own host, its process gone; on PostgreSQL, its advisory
  * lock free because its connection dropped) takes its leases over at once instead of waiting them out.
  */
-export const workerProcesses = sqliteTable("worker_processes", {
-  owner: text("owner").primaryKey(),
-  /** The host name (and process namespace) the process runs in: a process id means something only there. */
-  host: text("host").notNull(),
-  pid: integer("pid").notNull(),
-  /** It holds the session-level advisory lock on its owner id while it lives (PostgreSQL). */
-  holdsLock: integer("holds_lock", { mode: "boolean" }).notNull().default(false),
-  startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
-});
+export const workerProcesses = sqliteTable(
+  "worker_processes",
+  {
+    owner: text("owner").primaryKey(),
+    /** The host name (and process namespace) the process runs in: a process id means something only there. */
+    host: text("host").notNull(),
+    pid: integer("pid").notNull(),
+    /** It holds the session-level advisory lock on its owner id while it lives (PostgreSQL). */
+    holdsLock: integer("holds_lock", { mode: "boolean" }).notNull().default(false),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+  },
+);
 
 /**
  * A target's daily quota for one period (a UTC day, or the period whose reset the service
@@ -711,9 +706,7 @@ export const workerProcesses = sqliteTable("worker_processes", {
 export const rateBudgetQuotas = sqliteTable(
   "rate_budget_quotas",
   {
-    targetId: text("target_id")
-      .notNull()
-      .references(() => serviceTargets.id, { onDelete: "cascade" }),
+    targetId: text("target_id").notNull().references(() => serviceTargets.id, { onDelete: "cascade" }),
     period: text("period").notNull(),
     quota: integer("quota").notNull(),
     granted: integer("granted").notNull().default(0),
@@ -721,7 +714,10 @@ export const rateBudgetQuotas = sqliteTable(
     resetsAt: integer("resets_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.targetId, t.period] }), index("rate_budget_quotas_resets_idx").on(t.resetsAt)],
+  (t) => [
+    primaryKey({ columns: [t.targetId, t.period] }),
+    index("rate_budget_quotas_resets_idx").on(t.resetsAt),
+  ],
 );
 
 export const organizationsRelations = relations(organizations, ({ many }) => ({
