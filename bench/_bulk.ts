@@ -14,6 +14,7 @@
  *   step 5 passed), its bulk run not yet started.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { workerNodeArgs } from "../scripts/worker-node.mjs";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -128,7 +129,7 @@ export type WorkerProcess = {
 export function startWorkerProcess(bed: BenchBed, sandbox: SandboxAccess, extraEnv: Record<string, string> = {}): WorkerProcess {
   const spawnedAt = performance.now();
   const spawnedAtEpoch = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server/migration/worker-main.ts")], {
+  const child = spawn(process.execPath, workerNodeArgs(path.join(ROOT, "server/migration/worker-main.ts"), { ...process.env, ...extraEnv }), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: {

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { BIN, freePort, newKeySpec, ROOT, run, tsNode, waitForHttp } from "./lib.mjs";
 import { createSupervisor } from "./supervisor.mjs";
+import { workerNodeArgs } from "./worker-node.mjs";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-e2e-"));
@@ -67,8 +68,7 @@ fs.writeFileSync(
 );
 const workerEntry = path.join(ROOT, "server/migration/worker-main.ts");
 if (fs.existsSync(workerEntry)) {
-  const { command, args } = tsNode(workerEntry);
-  service("worker", "The worker", command, args);
+  service("worker", "The worker", process.execPath, workerNodeArgs(workerEntry));
 }
 service("web", "The web app", process.execPath, ["scripts/web-server.mjs", "-p", String(port), "-H", "127.0.0.1"]);
 await waitForHttp(`http://127.0.0.1:${port}/api/auth/csrf`, { timeoutMs: 120_000 });

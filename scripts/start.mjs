@@ -10,6 +10,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { BIN, buildIsStale, localSecrets, ROOT, run, tsNode, waitForHttp } from "./lib.mjs";
+import { workerNodeArgs } from "./worker-node.mjs";
 import { claimStateFile, createSupervisor, stopOnSignals } from "./supervisor.mjs";
 
 const dev = process.argv.includes("--dev");
@@ -111,7 +112,7 @@ if (!dev && buildIsStale()) {
 }
 
 const workerEntry = path.join(ROOT, "server/migration/worker-main.ts");
-if (fs.existsSync(workerEntry)) supervisor.add({ name: "worker", label: "The worker", ...tsNode(workerEntry), env });
+if (fs.existsSync(workerEntry)) supervisor.add({ name: "worker", label: "The worker", command: process.execPath, args: workerNodeArgs(workerEntry), env });
 
 // Ferry's own server around Next (it records each request's socket address: scripts/web-server.mjs).
 supervisor.add({ name: "web", label: "The web app", command: process.execPath, args: ["scripts/web-server.mjs", ...(dev ? ["--dev"] : []), "-p", String(port)], env });

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { workerNodeArgs } from "../../scripts/worker-node.mjs";
 import { EnvError, parseEnv } from "@/server/env";
 import { generateKeySpec } from "@/server/security/secrets";
 
@@ -51,6 +52,11 @@ describe("the systemd units", () => {
       return entry;
     });
     expect(entries).toEqual(["server/sandbox/main.ts", "server/migration/worker-main.ts", "scripts/web-server.mjs"]);
+  });
+
+  it("hold the worker's heap as npm start does (scripts/worker-node.mjs)", () => {
+    const [exec] = readUnit("ferry-worker.service").Service!.ExecStart!;
+    expect(exec!.split(" ")).toContain(workerNodeArgs("server/migration/worker-main.ts", {})[0]);
   });
 
   it("restart each process on its own after a delay, never giving up, and stop it with the target", () => {
