@@ -449,6 +449,17 @@ export function isAuditAction(action: string): action is AuditAction {
   return Object.hasOwn(AUDIT_EVENTS, action);
 }
 
+/**
+ * Actions that record access, not a change: a secret decrypted for use, a link shown again. Every
+ * other action about an engagement is a change to it and moves its "last change" (writeAudit).
+ */
+const ACCESS_ONLY: ReadonlySet<AuditAction> = new Set<AuditAction>(["secret.decrypted", "migration_item.credentials_decrypted", "migration.sandbox_key_decrypted", "outbox.link_revealed"]);
+
+/** Whether an action changes what it is about (so an engagement's "last change" moves with it). */
+export function isChange(action: AuditAction): boolean {
+  return !ACCESS_ONLY.has(action);
+}
+
 /** The kind of thing an action is about. */
 export function auditTargetType(action: AuditAction): AuditTargetType {
   return AUDIT_EVENTS[action].target;

@@ -1,14 +1,16 @@
 /**
  * The audit log: every change is an event (actor, action, target, time, before/after), of one of
  * the typed actions in audit-events.ts. Values under secret-looking keys are replaced before they
- * are stored, so no secret reaches it.
+ * are stored, so no secret reaches it. A change about an engagement moves the engagement's
+ * "last change" (its `updatedAt`, which the list shows and sorts by) in the same transaction, so
+ * every change counts there, whichever part of Ferry made it.
  */
 import { and, asc, desc, eq, gt, inArray, lt, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
-import { auditEvents } from "@/db/schema";
+import { auditEvents, engagements } from "@/db/schema";
 import { q, type Dialect, type Steps, type Tx } from "@/db/database";
 import { actorLabel } from "./actor";
 import { type Actor } from "@/core/accounts/actor";
-import { auditTargetType, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
+import { auditTargetType, isChange, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
 
 
 const SECRET_KEY = /secret|token|password|apikey|api_key|cipher|credential/i;
@@ -39,9 +41,14 @@ export type AuditInput<A extends AuditAction> = {
  */
 export function* writeAudit<A extends AuditAction>(tx: Tx, input: AuditInput<A>): Steps<void> {
   const payload = validateAuditPayload(input.action, input as { before?: unknown; after?: unknown });
+  const at = input.at ?? new Date();
+  if (input.engagementId && isChange(input.action)) {
+    // Only forward: a change stamped earlier than the last one (a clock moved back) leaves it be.
+    yield* q.run(tx.update(engagements).set({ updatedAt: at }).where(and(eq(engagements.id, input.engagementId), lt(engagements.updatedAt, at))));
+  }
   yield* q.run(
     tx.insert(auditEvents).values({
-      at: input.at ?? new Date(),
+      at,
       actorId: input.actor?.id ?? null,
       actorLabel: actorLabel(input.actor),
       action: input.action,

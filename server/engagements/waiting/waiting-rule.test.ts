@@ -88,6 +88,8 @@ describe("whose move it is", () => {
       const some = at6({ bulkRunEnded: true, handover: { acknowledged: false }, reconnectPending: 2, supplementary: "submitted", freshTokensInReview: 1 });
       expect(some.moves.customer?.text).toMatch(/Fresh tokens for 1 company are with Ferry support for review\. One other company was not migrated .* send it its reconnect link/);
       expect(some.moves.support).toMatchObject({ action: "review_supplementary", text: expect.stringMatching(/for 1 company waiting/) });
+      // The review is support's pending action, so the engagement is in support's queue though the report waits on the customer too.
+      expect(some).toMatchObject({ party: "support", moves: { customer: { action: "acknowledge_report" } } });
       const all = at6({ bulkRunEnded: true, handover: { acknowledged: true }, reconnectPending: 2, supplementary: "submitted", freshTokensInReview: 2 }, "completed", done(1, 2, 3, 4, 5, 6));
       expect(all).toMatchObject({ party: "support", moves: { customer: null, support: { action: "review_supplementary" } } });
     });

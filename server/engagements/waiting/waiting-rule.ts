@@ -120,7 +120,7 @@ function lastMileMoves(lm: LastMile, stepDone: boolean): Record<WaitingParty, Mo
   return { customer: reconnect, support: review ?? { action: "run_bulk", step: 6, text: "Run the bulk migration and hand over." } };
 }
 
-/** The move the engagement waits on, from both sides' moves: support's review or report first, else the customer's. */
+/** The move the engagement waits on, from both sides' moves: `prefer`'s when it has one, else the other's. */
 function waitingOn(moves: Record<WaitingParty, Move | null>, prefer: WaitingParty): Waiting {
   const other: WaitingParty = prefer === "support" ? "customer" : "support";
   const party = moves[prefer] ? prefer : moves[other] ? other : null;
@@ -207,9 +207,10 @@ export function whoseMove(input: WaitingInput): Waiting {
       return on("support", "follow_test", `Follow ${what} in step 5: it is ${t.queued ? "waiting for a worker" : "running"}, and nothing else can start until it ends.`);
     }
     case 6: {
-      const moves = lastMileMoves(lm, false);
-      // Before the report support has the move (the run, a review, the report); once it is produced, the customer acknowledges.
-      return waitingOn(moves, moves.customer?.action === "acknowledge_report" ? "customer" : "support");
+      // Support has the move while anything waits on it (the run, a review of fresh tokens, the
+      // report), even while the customer has the report to acknowledge: a pending support action
+      // is always in support's queue. Otherwise the customer acknowledges.
+      return waitingOn(lastMileMoves(lm, false), "support");
     }
     default: {
       const never: never = open;
