@@ -1,11 +1,18 @@
 import type { ReactNode } from "react";
 import { AppShell } from "@/app/_components/app-shell";
+import type { NavItem } from "@/app/_components/nav-links";
+import { SUPPORT_QUEUE, SupportQueueCount } from "@/app/_components/support-queue-count";
+import { getCaller } from "@/app/_trpc/server";
 import { requireStaff } from "./console-access";
 
-const STAFF_NAV = [
-  { href: "/engagements", label: "Engagements" },
-  { href: "/engagements/new", label: "New engagement" },
-] as const;
+/** The console's own sections, with the count of engagements in support's queue (read with the page, kept current in the browser). */
+function staffNav(queued: number | null): NavItem[] {
+  return [
+    { href: "/engagements", label: "Engagements" },
+    { href: "/engagements?waiting=support", label: "Support's move", after: <SupportQueueCount initial={queued} /> },
+    { href: "/engagements/new", label: "New engagement" },
+  ];
+}
 
 const ADMIN_NAV = [
   { href: "/admin/users", label: "Users" },
@@ -19,7 +26,12 @@ const ADMIN_NAV = [
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   // HTTP 403 with app/forbidden.tsx (which points customers to their portal); each page checks too.
   const viewer = await requireStaff();
-  const nav = viewer.role === "admin" ? [...STAFF_NAV, ...ADMIN_NAV] : STAFF_NAV;
+  // The count is a convenience: if it cannot be read now, the browser asks again.
+  const queued = await (await getCaller()).engagements
+    .list(SUPPORT_QUEUE)
+    .then((list) => list.total)
+    .catch(() => null);
+  const nav = viewer.role === "admin" ? [...staffNav(queued), ...ADMIN_NAV] : staffNav(queued);
   return (
     <AppShell user={viewer} nav={nav} area="console">
       {children}

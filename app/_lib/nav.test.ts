@@ -15,4 +15,14 @@ describe("activeHref", () => {
     expect(activeHref(hrefs, "/portal/engagements/1")).toBe("/portal");
     expect(activeHref(hrefs, "/login")).toBeNull();
   });
+
+  it("gives a view with a query its own place, only on its path with its parameters", () => {
+    const withQueue = ["/engagements", "/engagements?waiting=support", "/engagements/new"];
+    expect(activeHref(withQueue, "/engagements", new URLSearchParams("waiting=support"))).toBe("/engagements?waiting=support");
+    expect(activeHref(withQueue, "/engagements", new URLSearchParams("waiting=support&q=acme"))).toBe("/engagements?waiting=support");
+    expect(activeHref(withQueue, "/engagements", new URLSearchParams("waiting=customer"))).toBe("/engagements");
+    expect(activeHref(withQueue, "/engagements")).toBe("/engagements");
+    expect(activeHref(withQueue, "/engagements/abc123", new URLSearchParams("waiting=support"))).toBe("/engagements");
+    expect(activeHref(withQueue, "/engagements/new")).toBe("/engagements/new");
+  });
 });

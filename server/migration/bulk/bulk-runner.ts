@@ -46,6 +46,7 @@ import { openRunSession, type RunSession } from "../engine/run-session";
 import { sleep, stepItem, type RunnerContext } from "../engine/runner";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { reconcile } from "../reconciliation";
+import { bulkRunEndNotice } from "./run-end-notice";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
 import { targetAddressPolicy } from "@/server/targets/network";
 
@@ -558,5 +559,7 @@ async function finishRun(r: BulkRun): Promise<void> {
   );
   if (!ended) return;
   d.log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(ended.reconciliation)}`);
-  if (d.notify && ended.waiting) await notifyAfterChange(d.database, d.notify, { engagementId: engagement.id, waiting: ended.waiting });
+  // Support is told it is their move (the report); the customer, when companies now wait on them.
+  const notice = bulkRunEndNotice(ended.reconciliation);
+  if (d.notify && (ended.waiting || notice)) await notifyAfterChange(d.database, d.notify, { engagementId: engagement.id, waiting: ended.waiting, notice });
 }

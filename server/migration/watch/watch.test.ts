@@ -13,7 +13,7 @@ import { until } from "@/server/testing/until";
 import { and, eq, like } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { readSteps } from "@/db/database";
-import { auditEvents, mailOutbox, migrationItems, migrationRuns, watches } from "@/db/schema";
+import { auditEvents, mailOutbox, migrationItems, migrationRuns, users, watches } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
@@ -65,6 +65,12 @@ describe("the last mile", () => {
     expect(await readSteps(bed.t.database, (tx) => watchedCounts(tx, eng.engagementId))).toEqual({ companies: 4, verified: 2 });
     expect((await readSteps(bed.t.database, (tx) => watchedItems(tx, eng.engagementId, ["reconnect_pending"]))).map((i) => i.name).sort()).toEqual(["Cedar Cycles", "Dune Dental"]);
     expect(await actions(eng.engagementId, "migration.reconnect_pending")).toHaveLength(1);
+    // The customer is told at once (the report's mail comes later): two companies wait on their end customers.
+    const [told] = await until("the customer's mail", () => bed.t.db.select().from(mailOutbox).where(like(mailOutbox.subject, "%bulk migration has finished%")), (m) => m.length >= 1, 15_000);
+    expect(told!.subject).toContain("2 companies wait for their end customers");
+    const [addressee] = await bed.t.db.select().from(users).where(eq(users.email, told!.to));
+    expect(addressee).toMatchObject({ role: "customer" });
+    expect(told!.text).toMatch(/reconnect link/);
     // It is the customer's move now: the links to send on, or fresh tokens.
     expect((await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting).toMatchObject({
       party: "support",
