@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
 import { AppShell } from "@/app/_components/app-shell";
 import type { NavItem } from "@/app/_components/nav-links";
-import { SUPPORT_QUEUE, SupportQueueCount } from "@/app/_components/support-queue-count";
+import { SupportQueueCount } from "@/app/_components/support-queue-count";
+import { SUPPORT_QUEUE } from "@/app/_lib/support-queue";
 import { getCaller } from "@/app/_trpc/server";
 import { requireStaff } from "./console-access";
 

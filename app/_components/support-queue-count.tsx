@@ -1,9 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import { SUPPORT_QUEUE } from "@/app/_lib/support-queue";
 import { useTRPC } from "@/app/_trpc/react";
-
-/** The engagements in support's queue: whose move is support's (a review, a test, a report, a proposal…). */
-export const SUPPORT_QUEUE = { waitingOn: "support", page: 1, pageSize: 1 } as const;
 
 /**
  * How many engagements wait on support, beside the navigation's link to them: read with the page

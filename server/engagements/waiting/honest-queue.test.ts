@@ -25,6 +25,7 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 const support = () => callerAs(t.database, p.support);
+const write = { isolation: "read committed" } as const;
 const updatedAt = async () => (await t.db.select({ at: engagements.updatedAt }).from(engagements).where(eq(engagements.id, f.engagementId)))[0]!.at;
 /** The engagement's row in support's list under a whose-move filter, or undefined when the filter leaves it out. */
 const inQueue = async (waitingOn: "support" | "customer") =>
@@ -77,16 +78,16 @@ describe("one honest queue", () => {
     const audit = { actor: null, engagementId: f.engagementId, organizationId: p.orgA } as const;
     await t.database.transaction(function* (tx) {
       yield* writeAudit(tx, { ...audit, action: "migration_item.credentials_decrypted", targetId: "item", after: { purpose: "authorize", company: "Copperleaf Cafe", rehearsal: false } });
-    });
+    }, write);
     expect(await updatedAt()).toEqual(last);
     await t.database.transaction(function* (tx) {
       yield* writeAudit(tx, { ...audit, action: "migration.reconnect_pending", targetId: f.engagementId, after: { companies: 1 }, at: new Date(last.getTime() - 1_000) });
-    });
+    }, write);
     expect(await updatedAt()).toEqual(last);
     const now = new Date();
     await t.database.transaction(function* (tx) {
       yield* writeAudit(tx, { ...audit, action: "migration.reconnect_pending", targetId: f.engagementId, after: { companies: 1 }, at: now });
-    });
+    }, write);
     expect(await updatedAt()).toEqual(now);
   });
 });
