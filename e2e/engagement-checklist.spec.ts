@@ -79,7 +79,7 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await openStep(page, 5);
   await expect(step5.getByRole("button", { name: "Complete step 5" })).toHaveCount(0);
   await expect(step5.getByRole("button", { name: "Run the single-company test" })).toBeEnabled();
-  await expect(page.getByText("Support's move")).toBeVisible();
+  await expect(page.getByRole("main").getByText("Support's move")).toBeVisible();
   // Its test starts it (its flow): no bare Start beside the test's own button.
   await expect(step5.getByRole("button", { name: /Start step 5|Complete step 5|Reopen step 5/ })).toHaveCount(0);
 

@@ -46,3 +46,27 @@ test("the engagement list filters by search, platform and step, and keeps the fi
   await expect(page).toHaveURL(/\/engagements$/);
   await expect(page.getByRole("searchbox", { name: "Search", exact: true })).toHaveValue("");
 });
+
+test("the console's navigation counts the engagements waiting on support, in the first paint, and opens them", async ({ page, factory }) => {
+  const org = await factory.organization("Queue Org");
+  const wave = await factory.engagement({ organizationId: org.id, platformKey: "pbtz" });
+  // Details accepted: support's move, to propose a window.
+  await factory.detailsAccepted({ engagement: wave, customer: await factory.customerUser(org), platformKey: "pbtz" });
+
+  await signIn(page, DEMO.priya);
+  // The count is in the server's HTML (other journeys change it meanwhile: only that it is there).
+  const html = await (await page.request.get("/engagements")).text();
+  const text = html.replaceAll("<!-- -->", "").replace(/<[^>]+>/g, "").replaceAll("&#x27;", "'");
+  expect(text).toMatch(/Support's move\d+ engagements? waits? on support/);
+  await page.goto("/engagements");
+  const queue = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Support's move/ });
+  await expect(queue).toContainText(/\d+/);
+  await expect(queue).not.toHaveAttribute("aria-current", "page");
+  await queue.click();
+  await expect(page).toHaveURL(/[?&]waiting=support/);
+  await expect(queue).toHaveAttribute("aria-current", "page");
+  await expect(page.getByLabel("Whose move")).toHaveValue("support");
+  await page.getByRole("searchbox", { name: "Search", exact: true }).fill(org.name);
+  await expect(page.getByRole("table", { name: "Engagements" }).locator("tbody tr")).toHaveCount(1);
+  await expect(page.getByRole("table", { name: "Engagements" }).locator("tbody tr").first()).toContainText(wave.reference);
+});
