@@ -110,6 +110,12 @@ test("support creates an engagement, steps 1 and 2 move only through their flows
   await expect(entries.nth(1)).toContainText("Completed step 4 (Syncing disabled): Customer confirmed by email");
   await expect(page.getByRole("list", { name: "Audit events, newest first" })).toContainText("Accepted the token file companies.csv (2 companies, 0 warnings)");
   await expect(entries.last()).toContainText(`Created the engagement for ${org.name} on QuickBooks Online`);
+  // The people's moves alone, then every event on a line of its own (staff only).
+  await page.getByLabel("Show").selectOption("people");
+  await expect(entries.first()).toContainText("Reopened step 3 (Callback URL added)");
+  await expect(entries.last()).toContainText(`Created the engagement for ${org.name}`);
+  await page.getByLabel("Every event on its own line").check();
+  await expect(entries.first()).toContainText("Reopened step 3 (Callback URL added)");
   await page.goBack();
   await expect(step5).toContainText("Waits for step 3 (Callback URL added).");
   await expect(page).toHaveURL(/\?step=5$/);

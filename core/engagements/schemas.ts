@@ -173,3 +173,14 @@ export const ZTimelineEntry = z.object({
   after: z.record(z.string(), z.unknown()).nullable(),
 });
 export type TimelineEntry = z.infer<typeof ZTimelineEntry>;
+
+/** Whose events a timeline shows: everyone's, the people's (someone signed in did it), or the system's (the worker, the watch). */
+export const TIMELINE_WHO = ["everyone", "people", "system"] as const;
+export type TimelineWho = (typeof TIMELINE_WHO)[number];
+
+export const ZTimelineOptions = z.object({
+  who: z.enum(TIMELINE_WHO).default("everyone"),
+  /** Staff only: every event on a line of its own, as the audit log holds it (a customer's runs stay grouped). */
+  every: z.boolean().default(false),
+});
+export type TimelineOptions = z.infer<typeof ZTimelineOptions>;

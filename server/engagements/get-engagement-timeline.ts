@@ -6,7 +6,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { auditEventsById, auditRunExtent, listAuditEvents, listAuditEventsInBrief } from "@/server/security/audit";
 import type { auditEvents } from "@/db/schema";
 import { assertCanView } from "./access";
-import type { TimelineEntry } from "@/core/engagements/schemas";
+import type { TimelineEntry, TimelineOptions, TimelineWho } from "@/core/engagements/schemas";
 import { describeAuditEvent, describeEventRun, isPerCompanyAction } from "./timeline";
 
 /** Events read at a time, in brief, for a customer's timeline. */
@@ -28,17 +28,24 @@ const entryOf = (ev: AuditRow): TimelineEntry => ({
 });
 
 /**
- * The engagement's audit events, newest first (at most `limit` entries). Staff read every event,
- * as the audit log holds it. A customer reads what happened to their engagement: a run of the
- * machine's per-company events (a credential decrypted for each company the bulk run authorizes…)
- * is one entry saying how many, so the people's moves around it stay in view.
+ * The engagement's audit events, newest first (at most `limit` entries), of everyone, the people
+ * or the system (`who`). Everyone reads what happened as a story: a run of per-company events (a
+ * credential decrypted for each company the bulk run authorizes…) is one entry saying how many, so
+ * the people's moves around it stay in view. Staff may ask for `every` event on a line of its own,
+ * as the audit log holds it.
  */
-export async function getEngagementTimeline(database: Database, actor: Actor, engagementId: string, limit = 200): Promise<TimelineEntry[]> {
+export async function getEngagementTimeline(
+  database: Database,
+  actor: Actor,
+  engagementId: string,
+  options: Partial<TimelineOptions> & { limit?: number } = {},
+): Promise<TimelineEntry[]> {
   const dialect = database.dialect;
+  const { who = "everyone", every = false, limit = 200 } = options;
   return readSteps(database, function* (tx) {
     yield* assertCanView(tx, actor, engagementId);
-    if (isStaff(actor.role)) return (yield* listAuditEvents(tx, { engagementId, limit })).map(entryOf);
-    return yield* groupedTimeline(tx, dialect, engagementId, limit);
+    if (every && isStaff(actor.role)) return (yield* listAuditEvents(tx, { engagementId, limit, who })).map(entryOf);
+    return yield* groupedTimeline(tx, dialect, { engagementId, limit, who });
   });
 }
 
@@ -48,11 +55,12 @@ export async function getEngagementTimeline(database: Database, actor: Actor, en
  * before it — so a run of 10,000 decryptions is one entry counting 10,000, read in a few queries.
  * Events of their own are then read in full for their words.
  */
-function* groupedTimeline(tx: Tx, dialect: Dialect, engagementId: string, limit: number): Steps<TimelineEntry[]> {
+function* groupedTimeline(tx: Tx, dialect: Dialect, params: { engagementId: string; limit: number; who: TimelineWho }): Steps<TimelineEntry[]> {
+  const { engagementId, limit, who } = params;
   const entries: (TimelineEntry | { single: number })[] = [];
   let beforeId: number | undefined;
   reading: for (;;) {
-    const page = yield* listAuditEventsInBrief(tx, dialect, { engagementId, limit: PAGE, beforeId });
+    const page = yield* listAuditEventsInBrief(tx, dialect, { engagementId, limit: PAGE, beforeId, who });
     for (const event of page) {
       if (entries.length >= limit) break reading;
       if (!isPerCompanyAction(event.action)) {
@@ -60,7 +68,7 @@ function* groupedTimeline(tx: Tx, dialect: Dialect, engagementId: string, limit:
         continue;
       }
       const rehearsal = event.rehearsal;
-      const run = yield* auditRunExtent(tx, dialect, { engagementId, fromId: event.id, action: event.action, actorLabel: event.actorLabel, purpose: event.purpose, rehearsal, names: 3 });
+      const run = yield* auditRunExtent(tx, dialect, { engagementId, fromId: event.id, action: event.action, actorLabel: event.actorLabel, purpose: event.purpose, rehearsal, names: 3, who });
       if (run.count === 1) entries.push({ single: event.id });
       else {
         entries.push({

@@ -5,11 +5,12 @@
  * "last change" (its `updatedAt`, which the list shows and sorts by) in the same transaction, so
  * every change counts there, whichever part of Ferry made it.
  */
-import { and, asc, desc, eq, gt, inArray, lt, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { auditEvents, engagements } from "@/db/schema";
 import { q, type Dialect, type Steps, type Tx } from "@/db/database";
 import { actorLabel } from "./actor";
 import { type Actor } from "@/core/accounts/actor";
+import type { TimelineWho } from "@/core/engagements/schemas";
 import { auditTargetType, isChange, validateAuditPayload, type AuditAction, type AuditPayload } from "./audit-events";
 
 
@@ -63,9 +64,21 @@ export function* writeAudit<A extends AuditAction>(tx: Tx, input: AuditInput<A>)
 }
 
 
+/** The condition for `who`'s events (none for everyone's): the people's have an actor, the system's (the worker, the watch) none. */
+function eventsOf(who: TimelineWho = "everyone"): SQL | undefined {
+  return who === "people" ? isNotNull(auditEvents.actorId) : who === "system" ? isNull(auditEvents.actorId) : undefined;
+}
+
 /** An engagement's audit events, newest first (a transaction step; readSteps outside one). */
-export function* listAuditEvents(tx: Tx, filter: { engagementId: string; limit: number }) {
-  return yield* q.all(tx.select().from(auditEvents).where(eq(auditEvents.engagementId, filter.engagementId)).orderBy(desc(auditEvents.id)).limit(filter.limit));
+export function* listAuditEvents(tx: Tx, filter: { engagementId: string; limit: number; who?: TimelineWho }) {
+  return yield* q.all(
+    tx
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.engagementId, filter.engagementId), eventsOf(filter.who)))
+      .orderBy(desc(auditEvents.id))
+      .limit(filter.limit),
+  );
 }
 
 /**
@@ -86,7 +99,7 @@ function payloadRehearsal(dialect: Dialect, column: AnyColumn): SQL {
  * page): what a timeline needs to tell runs of per-company events apart — action, actor, and the
  * purpose, rehearsal flag and company of their payload.
  */
-export function* listAuditEventsInBrief(tx: Tx, dialect: Dialect, filter: { engagementId: string; limit: number; beforeId?: number }) {
+export function* listAuditEventsInBrief(tx: Tx, dialect: Dialect, filter: { engagementId: string; limit: number; beforeId?: number; who?: TimelineWho }) {
   return yield* q.all(
     tx
       .select({
@@ -99,7 +112,7 @@ export function* listAuditEventsInBrief(tx: Tx, dialect: Dialect, filter: { enga
         company: payloadText(dialect, auditEvents.after, "company"),
       })
       .from(auditEvents)
-      .where(and(eq(auditEvents.engagementId, filter.engagementId), filter.beforeId === undefined ? undefined : lt(auditEvents.id, filter.beforeId)))
+      .where(and(eq(auditEvents.engagementId, filter.engagementId), eventsOf(filter.who), filter.beforeId === undefined ? undefined : lt(auditEvents.id, filter.beforeId)))
       .orderBy(desc(auditEvents.id))
       .limit(filter.limit),
   );
@@ -115,7 +128,7 @@ export function* listAuditEventsInBrief(tx: Tx, dialect: Dialect, filter: { enga
 export function* auditRunExtent(
   tx: Tx,
   dialect: Dialect,
-  run: { engagementId: string; fromId: number; action: string; actorLabel: string; purpose: string | null; rehearsal: boolean; names: number },
+  run: { engagementId: string; fromId: number; action: string; actorLabel: string; purpose: string | null; rehearsal: boolean; names: number; who?: TimelineWho },
 ): Steps<{ count: number; oldestId: number; oldestAt: Date; names: string[] }> {
   const rehearsal = payloadRehearsal(dialect, auditEvents.after);
   const like = and(
@@ -125,7 +138,8 @@ export function* auditRunExtent(
     sql`${payloadText(dialect, auditEvents.after, "purpose")} is not distinct from ${run.purpose}`,
     run.rehearsal ? rehearsal : sql`not (${rehearsal})`,
   );
-  const inEngagement = eq(auditEvents.engagementId, run.engagementId);
+  // Among `who`'s events only: a run is measured in the timeline as it is shown.
+  const inEngagement = and(eq(auditEvents.engagementId, run.engagementId), eventsOf(run.who));
   const other = yield* q.get(
     tx
       .select({ id: auditEvents.id })

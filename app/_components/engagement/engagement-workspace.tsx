@@ -1,8 +1,9 @@
 "use client";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { Button, Notice, ProgressBar } from "@/app/_components/ui";
+import { Button, Field, Notice, ProgressBar, Select } from "@/app/_components/ui";
+import { TIMELINE_WHO, type TimelineWho } from "@/core/engagements/schemas";
 import { defaultStep, sectionFromParams, sectionHref, sectionKey, type EngagementSection } from "@/app/_lib/engagement-section";
 import { statusLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -70,7 +71,7 @@ export function EngagementWorkspace({
           <StepRail steps={e.steps} section={section} moveStep={moveStep} activityLabel={activityTitle} />
           {announcements}
           {section.kind === "activity" ? (
-            <Activity engagementId={e.id} title={activityTitle} />
+            <Activity engagementId={e.id} title={activityTitle} staff={viewer === "console"} />
           ) : (
             <OneStep engagement={e} step={section.step} renderStep={renderStep} />
           )}
@@ -83,28 +84,58 @@ export function EngagementWorkspace({
 /** Events of the activity shown at first, and added by each "Show older". */
 const ACTIVITY_PAGE = 50;
 
+const WHO_LABELS: Record<TimelineWho, string> = { everyone: "Everyone", people: "People only", system: "The system only" };
+const NOTHING_YET: Record<TimelineWho, string> = { everyone: "Nothing has happened yet.", people: "Nobody has done anything here yet.", system: "The system has done nothing here yet." };
+
 /**
- * The engagement's audit events, newest first, fifty at a time. Read afresh whenever it is
- * opened: what the worker did meanwhile (a run that stopped or finished) is in it, though no
- * screen was watching.
+ * The engagement's audit events, newest first, fifty at a time, told as a story (a run of the
+ * worker's per-company events is one line saying how many), filtered to everyone's, the people's or
+ * the system's; staff may read every event on a line of its own. Read afresh whenever it is opened:
+ * what the worker did meanwhile (a run that stopped or finished) is in it, though no screen was
+ * watching.
  */
-function Activity({ engagementId, title }: { engagementId: string; title: string }) {
+function Activity({ engagementId, title, staff }: { engagementId: string; title: string; staff: boolean }) {
   const trpc = useTRPC();
-  const timeline = useQuery({ ...trpc.engagements.timeline.queryOptions({ engagementId }), refetchOnMount: "always" });
+  const [who, setWho] = useState<TimelineWho>("everyone");
+  const [every, setEvery] = useState(false);
+  // The default view asks with the input the server's prefetch used, so it is found in the cache.
+  const input = who === "everyone" && !every ? { engagementId } : { engagementId, who, every };
+  const timeline = useQuery({ ...trpc.engagements.timeline.queryOptions(input), refetchOnMount: "always", placeholderData: keepPreviousData });
   const [shown, setShown] = useState(ACTIVITY_PAGE);
   const entries = timeline.data;
   return (
     <section aria-labelledby="timeline-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs sm:p-5">
-      <h2 id="timeline-title" className="text-base font-semibold text-slate-900">
-        {title}
-      </h2>
+      <div className="flex flex-wrap items-end justify-between gap-x-6 gap-y-3">
+        <h2 id="timeline-title" className="text-base font-semibold text-slate-900">
+          {title}
+        </h2>
+        <div className="flex flex-wrap items-end gap-x-4 gap-y-2">
+          <Field label="Show" className="w-44">
+            {(p) => (
+              <Select {...p} value={who} onChange={(e) => setWho(e.target.value as TimelineWho)}>
+                {TIMELINE_WHO.map((w) => (
+                  <option key={w} value={w}>
+                    {WHO_LABELS[w]}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          {staff ? (
+            <label className="flex h-10 items-center gap-2 text-sm text-slate-800">
+              <input type="checkbox" className="size-4 rounded border-slate-300 text-indigo-600" checked={every} onChange={(e) => setEvery(e.target.checked)} />
+              Every event on its own line
+            </label>
+          ) : null}
+        </div>
+      </div>
       {entries ? (
         <>
-          <Timeline entries={entries.slice(0, shown)} />
+          {entries.length ? <Timeline entries={entries.slice(0, shown)} /> : <p className="text-sm text-slate-600">{NOTHING_YET[who]}</p>}
           {entries.length > shown ? (
             <div className="flex flex-wrap items-center gap-3 text-sm text-slate-600">
               <span>
-                The newest {shown.toLocaleString("en-GB")} of {entries.length.toLocaleString("en-GB")} events.
+                The newest {shown.toLocaleString("en-GB")} of {entries.length.toLocaleString("en-GB")} entries.
               </span>
               <Button variant="secondary" size="sm" onClick={() => setShown((n) => n + ACTIVITY_PAGE)}>
                 Show {Math.min(ACTIVITY_PAGE, entries.length - shown).toLocaleString("en-GB")} older

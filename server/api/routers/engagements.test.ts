@@ -398,7 +398,7 @@ describe("the activity a customer reads", () => {
   }
   const names = (n: number, prefix = "Company") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
 
-  it("groups the machine's per-company events into one line each run, between the people's moves; staff read every event", async () => {
+  it("groups the machine's per-company events into one line each run, between the people's moves, for staff too; staff may read every event", async () => {
     const { id } = await newEngagement();
     await decryptions(id, names(24));
     await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
@@ -416,8 +416,26 @@ describe("the activity a customer reads", () => {
     expect(run.actor).toBe("System");
 
     const staff = await support().engagements.timeline({ engagementId: id });
-    expect(staff).toHaveLength(24 + 1 + 3 + 1);
-    expect(staff[0]).toMatchObject({ summary: "Decrypted the credentials of Later 3 to authorize its connection on the service", count: 1, since: null });
+    expect(staff.map((e) => [e.summary, e.count])).toEqual(customer.map((e) => [e.summary, e.count]));
+    const every = await support().engagements.timeline({ engagementId: id, every: true });
+    expect(every).toHaveLength(24 + 1 + 3 + 1);
+    expect(every[0]).toMatchObject({ summary: "Decrypted the credentials of Later 3 to authorize its connection on the service", count: 1, since: null });
+    // A customer's timeline stays a story even when asked for every event.
+    expect(await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id, every: true })).toEqual(customer);
+  });
+
+  it("separates the people's events from the system's, for both sides", async () => {
+    const { id } = await newEngagement();
+    await decryptions(id, names(5));
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await decryptions(id, names(2, "Later"));
+    const people = await support().engagements.timeline({ engagementId: id, who: "people" });
+    expect(people.map((e) => e.summary)).toEqual(["Changed status from active to on hold", expect.stringMatching(/^Created the engagement/)]);
+    // The system's, without the people's move between them: the two runs are one.
+    const system = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id, who: "system" });
+    expect(system.map((e) => [e.summary, e.actor])).toEqual([["Decrypted the credentials of 7 companies to authorize them", "System"]]);
+    expect(await support().engagements.timeline({ engagementId: id, who: "system", every: true })).toHaveLength(7);
+    expect(await trpcError(support().engagements.timeline({ engagementId: id, who: "robots" as "system" }))).toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("counts a run longer than a page of events in full, and still shows what came before it", async () => {

@@ -23,6 +23,7 @@ import {
   ZSetStatusRequest,
   ZStepActionRequest,
   ZStepActionResponse,
+  ZTimelineRequest,
   ZTimelineResponse,
 } from "./engagements.types";
 import { OK, ZOk } from "./shared.types";
@@ -37,8 +38,9 @@ export const engagementsRouter = createTRPCRouter({
   get: engagementProcedure.output(ZGetEngagementResponse).query(({ ctx, input }) => getEngagement(ctx.database, ctx.actor, input.engagementId)),
   /** The engagement's audit timeline, newest first. */
   timeline: engagementProcedure
+    .input(ZTimelineRequest)
     .output(ZTimelineResponse)
-    .query(({ ctx, input }) => getEngagementTimeline(ctx.database, ctx.actor, input.engagementId)),
+    .query(({ ctx, input }) => getEngagementTimeline(ctx.database, ctx.actor, input.engagementId, { who: input.who, every: input.every })),
   /** Opens an engagement for an organisation on one of the six managed platforms. */
   create: staffProcedure
     .input(ZCreateEngagementRequest)

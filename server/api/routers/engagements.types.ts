@@ -8,6 +8,7 @@ import {
   ZStepAction,
   ZStepNumber,
   ZTimelineEntry,
+  ZTimelineOptions,
 } from "@/core/engagements/schemas";
 import { engagementInput, ZPageRequest } from "./shared.types";
 
@@ -15,6 +16,7 @@ export const ZListEngagementsRequest = ZEngagementListFilter.omit({ page: true, 
 export const ZListEngagementsResponse = ZEngagementList;
 
 export const ZGetEngagementResponse = ZEngagementDetail;
+export const ZTimelineRequest = engagementInput.extend(ZTimelineOptions.shape);
 export const ZTimelineResponse = z.array(ZTimelineEntry);
 
 export const ZCreateEngagementRequest = z.object({
