@@ -346,6 +346,7 @@ export const schemaDescription: SchemaDescription = {
       leaseOwner: c.text("lease_owner"),
       leaseExpiresAt: c.moment("lease_expires_at"),
       endedAt: c.moment("ended_at"),
+      dropsSeenAt: c.moment("drops_seen_at").doc("When support last marked the drops the watch found as seen: connections dropped after it are support's to look at."),
     },
     extras: [index("watches_due_idx", "status", "nextCheckAt")],
   }),

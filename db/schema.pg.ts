@@ -568,6 +568,8 @@ export const watches = pgTable(
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestampMs("lease_expires_at"),
     endedAt: timestampMs("ended_at"),
+    /** When support last marked the drops the watch found as seen: connections dropped after it are support's to look at. */
+    dropsSeenAt: timestampMs("drops_seen_at"),
   },
   (t) => [
     index("watches_due_idx").on(t.status, t.nextCheckAt),

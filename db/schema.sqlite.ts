@@ -566,6 +566,8 @@ export const watches = sqliteTable(
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: integer("lease_expires_at", { mode: "timestamp_ms" }),
     endedAt: integer("ended_at", { mode: "timestamp_ms" }),
+    /** When support last marked the drops the watch found as seen: connections dropped after it are support's to look at. */
+    dropsSeenAt: integer("drops_seen_at", { mode: "timestamp_ms" }),
   },
   (t) => [
     index("watches_due_idx").on(t.status, t.nextCheckAt),

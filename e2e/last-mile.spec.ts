@@ -156,6 +156,11 @@ test("companies that failed on their tokens go to their end customers with links
   await expect(reconnections).toContainText("Linden Books", { timeout: 15_000 });
   await expectAccessible(consolePage, "the console after a drop during the watch");
   await screenshots(consolePage, consoleRecon, "console-reconnections-after-drop");
+  // The drop is support's to look at (their move, and a notice by the table) until marked seen.
+  await expect(consolePage.getByRole("region", { name: "Your move" })).toContainText("dropped during the hypercare watch");
+  await consoleRecon.getByRole("button", { name: "Mark as seen" }).click();
+  await expect(consoleRecon.getByRole("button", { name: "Mark as seen" })).toHaveCount(0);
+  await expect(consolePage.getByRole("region", { name: "Your move" })).toHaveCount(0);
   await supportContext.close();
   await customerContext.close();
 });

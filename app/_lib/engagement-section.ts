@@ -57,6 +57,7 @@ export function partOfMove(action: NextMoveAction): Step6Part | null {
     case "run_bulk":
       return "run";
     case "send_reconnect_links":
+    case "look_at_drops":
       return "reconnections";
     case "review_supplementary":
       return "fresh-tokens";

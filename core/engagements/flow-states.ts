@@ -42,5 +42,7 @@ export const NEXT_MOVE_ACTIONS = [
   "acknowledge_report",
   "send_reconnect_links",
   "review_supplementary",
+  /** Migrated connections dropped during the hypercare watch, not yet looked at by support. */
+  "look_at_drops",
 ] as const;
 export type NextMoveAction = (typeof NEXT_MOVE_ACTIONS)[number];

@@ -64,6 +64,8 @@ export const ZLastMileView = z.object({
   pendingTotal: z.number().int(),
   /** Companies verified again after the bulk run (reconnected, or fixed by fresh tokens). */
   reconnected: z.number().int(),
-  controls: z.object({ checkNow: ZAllowed, setHypercareDays: ZAllowed }),
+  /** Migrated connections the watch found dropped since support last marked the drops seen. */
+  unseenDrops: z.number().int(),
+  controls: z.object({ checkNow: ZAllowed, setHypercareDays: ZAllowed, markDropsSeen: ZAllowed }),
 });
 export type LastMileView = z.infer<typeof ZLastMileView>;

@@ -177,6 +177,7 @@ const handoverWords = {
     return `Purged ${parts.slice(0, -1).join(", ")} and ${parts.at(-1)} (${why})`;
   },
   "watch.hypercare_started": (ev) => `The hypercare watch began: every migrated connection is checked daily for ${countOf(ev.after.days, "day", "days")}, until ${ev.after.endsAt.slice(0, 16).replace("T", " ")} UTC`,
+  "watch.drops_seen": (ev) => `Marked ${plural(ev.after.drops, { one: "a dropped connection", other: `${ev.after.drops.toLocaleString("en-GB")} dropped connections` })} as seen`,
   "watch.hypercare_days_changed": (ev) => `Changed the hypercare watch from ${countOf(ev.before.days, "day", "days")} to ${countOf(ev.after.days, "day", "days")}`,
   "watch.ended": (ev) => `The watch ended: ${companiesText(ev.after.verified)} verified, ${countOf(ev.after.drops, "drop", "drops")} found, ${countOf(ev.after.reconnections, "reconnection", "reconnections")}, ${companiesText(ev.after.stillPending)} still waiting for their end customers (${countOf(ev.after.checks, "check", "checks")}, ${countOf(ev.after.requests, "request", "requests")})`,
 } satisfies Partial<Describers>;

@@ -368,6 +368,12 @@ export const AUDIT_EVENTS = {
     before: z.object({ days: z.number().int() }),
     after: z.object({ days: z.number().int() }),
   },
+  /** Support looked at the connections the watch found dropped (how many were unseen). */
+  "watch.drops_seen": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ drops: z.number().int() }),
+  },
   /** The watch ended, with its final report. */
   "watch.ended": {
     target: "engagement",

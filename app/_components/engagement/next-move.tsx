@@ -44,6 +44,8 @@ function moveLink(action: NextMoveAction, engagementId: string, step: number): M
       return { label: "Download the reconnect links (CSV)", href: `/api/engagements/${engagementId}/reconnect-links`, download: true };
     case "review_supplementary":
       return { label: "Review the fresh tokens", href: sectionHref({ kind: "step", step: 6, part: "fresh-tokens" }) };
+    case "look_at_drops":
+      return { label: "Look at the dropped connections", href: sectionHref({ kind: "step", step: 6, part: "reconnections" }) };
     default: {
       const never: never = action;
       return never;

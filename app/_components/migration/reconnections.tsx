@@ -10,6 +10,7 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
+import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
 
 type LastMile = RouterOutputs["lastMile"]["get"];
 
@@ -66,6 +67,7 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
           </a>
         ) : null}
       </div>
+      {v.controls.markDropsSeen.allowed ? <UnseenDrops engagementId={engagementId} count={v.unseenDrops} announce={announce} /> : null}
       {v.pendingTotal ? <PendingTable rows={v.pending} total={v.pendingTotal} /> : null}
       {v.watch ? <WatchStatus lastMile={v} /> : null}
       {v.controls.setHypercareDays.allowed || v.controls.checkNow.allowed ? <Controls engagementId={engagementId} lastMile={v} announce={announce} /> : null}
@@ -158,6 +160,41 @@ function WatchStatus({ lastMile: v }: { lastMile: LastMile }) {
         </Notice>
       ) : null}
     </div>
+  );
+}
+
+/** Support's to-do after the watch found migrated connections dropped: look at them, then mark them seen. */
+function UnseenDrops({ engagementId, count, announce }: { engagementId: string; count: number; announce: Announce }) {
+  const trpc = useTRPC();
+  const invalidate = useFlowInvalidation(engagementId);
+  const queryClient = useQueryClient();
+  const markSeen = useMutation(trpc.lastMile.markDropsSeen.mutationOptions());
+  const it = (one: string, other: string) => plural(count, { one, other });
+  return (
+    <Notice tone="warning">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p>
+          {it("A migrated connection", `${count.toLocaleString("en-GB")} migrated connections`)} dropped during the hypercare watch since support last looked ({it("its company is", "their companies are")} marked <em>Dropped after its migration</em>). Talk {it("it", "them")} through
+          with the customer, then mark {it("it", "them")} seen.
+        </p>
+        <Button
+          variant="secondary"
+          size="sm"
+          pending={markSeen.isPending}
+          onClick={async () => {
+            try {
+              await markSeen.mutateAsync({ engagementId });
+              await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.lastMile.get.queryKey({ engagementId }) }), invalidate()]);
+              announce({ tone: "success", text: `Marked ${it("the dropped connection", "the dropped connections")} as seen.` });
+            } catch (e) {
+              announce({ tone: "error", text: toFormError(e).message });
+            }
+          }}
+        >
+          Mark as seen
+        </Button>
+      </div>
+    </Notice>
   );
 }
 

@@ -5,7 +5,9 @@
  */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { migrationItems } from "@/db/schema";
+import { and } from "drizzle-orm";
+import { auditEvents, migrationItems, watches } from "@/db/schema";
+import { getEngagement } from "@/server/engagements/get-engagement";
 import { reconnectLinksCsvResponse } from "@/server/api/downloads";
 import { handToEndCustomers } from "@/server/migration/watch/watch-repository";
 import { seedHandover } from "@/server/testing/handover-fixture";
@@ -46,6 +48,7 @@ describe("lastMile", () => {
     expect(customer.controls).toEqual({
       checkNow: { allowed: false, reason: "Support staff ask for checks." },
       setHypercareDays: { allowed: false, reason: "Support staff set the hypercare days." },
+      markDropsSeen: { allowed: false, reason: "Support staff look at the dropped connections." },
     });
     expect((await trpcError(callerAs(t.database, p.customerA).lastMile.checkNow({ engagementId: f.engagementId }))).code).toBe("FORBIDDEN");
     expect((await trpcError(callerAs(t.database, p.customerB).lastMile.get({ engagementId: f.engagementId }))).code).toBe("NOT_FOUND");
@@ -79,5 +82,39 @@ describe("lastMile", () => {
     expect((await reconnectLinksCsvResponse({ database: t.database, actor: null }, f.engagementId)).status).toBe(401);
     const none = await seedHandover(t.database, p, { companies: [{ state: "verified" }], organizationId: p.orgB });
     expect((await reconnectLinksCsvResponse({ database: t.database, actor: p.support }, none.engagementId)).status).toBe(409);
+  });
+});
+
+describe("drops to look at", () => {
+  /** The watch found a company's connection dropped at `at` (on the target's clock), as its check records it. */
+  async function dropped(itemId: string, engagementId: string, at: Date) {
+    await t.db.update(migrationItems).set({ state: "reconnect_pending", droppedAt: at, reconnectSince: at, outcomeReason: "revoked" }).where(eq(migrationItems.id, itemId));
+    const [w] = await t.db.select().from(watches).where(eq(watches.engagementId, engagementId));
+    await t.db.update(watches).set({ drops: w!.drops + 1 }).where(eq(watches.engagementId, engagementId));
+  }
+
+  it("a dropped connection is support's move until support marks it seen; a later drop is again; only support marks, once", async () => {
+    const f = await handedOver();
+    const s = callerAs(t.database, p.support);
+    const move = async () => (await getEngagement(t.database, p.support, f.engagementId)).waiting;
+    const before = (await move()).moves.support?.action;
+    expect(before).not.toBe("look_at_drops");
+
+    // A day ahead on the target's clock, as a moved sandbox clock stamps it.
+    await dropped(f.items[0]!.id, f.engagementId, new Date(Date.now() + 86_400_000));
+    expect(await s.lastMile.get({ engagementId: f.engagementId })).toMatchObject({ unseenDrops: 1, controls: { markDropsSeen: { allowed: true } } });
+    expect(await move()).toMatchObject({ party: "support", moves: { support: { action: "look_at_drops", text: expect.stringMatching(/^A migrated connection dropped during the hypercare watch/) } } });
+    expect((await trpcError(callerAs(t.database, p.customerA).lastMile.markDropsSeen({ engagementId: f.engagementId }))).code).toBe("FORBIDDEN");
+
+    await s.lastMile.markDropsSeen({ engagementId: f.engagementId });
+    expect(await s.lastMile.get({ engagementId: f.engagementId })).toMatchObject({ unseenDrops: 0, controls: { markDropsSeen: { allowed: false, reason: "No dropped connection waits to be looked at." } } });
+    expect((await move()).moves.support?.action).toBe(before);
+    const audited = await t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, f.engagementId), eq(auditEvents.action, "watch.drops_seen")));
+    expect(audited.map((e) => e.after)).toEqual([{ drops: 1 }]);
+    expect((await trpcError(s.lastMile.markDropsSeen({ engagementId: f.engagementId }))).code).toBe("PRECONDITION_FAILED");
+
+    await dropped(f.items[1]!.id, f.engagementId, new Date(Date.now() + 2 * 86_400_000));
+    expect(await s.lastMile.get({ engagementId: f.engagementId })).toMatchObject({ unseenDrops: 1 });
+    expect((await move()).moves.support?.action).toBe("look_at_drops");
   });
 });

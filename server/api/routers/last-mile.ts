@@ -2,7 +2,8 @@
  * Thin router for the last mile: the companies waiting for their end customers with their
  * reconnect links and the watch (both sides read it), support's hypercare days and "check now".
  */
-import { checkWatchNow, getLastMile, setHypercareDays } from "@/server/migration/watch/last-mile";
+import { checkWatchNow, getLastMile, markDropsSeen, setHypercareDays } from "@/server/migration/watch/last-mile";
+import { notifyAfterChange } from "@/server/engagements/flows";
 import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import { ZLastMileResponse, ZSetHypercareDaysRequest } from "./last-mile.types";
 import { OK, ZOk } from "./shared.types";
@@ -18,6 +19,12 @@ export const lastMileRouter = createTRPCRouter({
       await setHypercareDays(ctx.database, ctx.actor, input);
       return OK;
     }),
+  /** Support has looked at the connections the watch found dropped: no longer support's move until another drops. */
+  markDropsSeen: staffEngagementProcedure.output(ZOk).mutation(async ({ ctx, input }) => {
+    const { waiting } = await markDropsSeen(ctx.database, ctx.actor, input);
+    await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting });
+    return OK;
+  }),
   /** A check at the next worker's look, instead of at its time. */
   checkNow: staffEngagementProcedure.output(ZOk).mutation(async ({ ctx, input }) => {
     await checkWatchNow(ctx.database, ctx.actor, input);

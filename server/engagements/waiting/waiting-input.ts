@@ -3,8 +3,8 @@
  * refreshing whose move it is after a change: the submission, the proposed windows and, after the
  * bulk run, the handover, the companies waiting for their end customers and a supplementary file.
  */
-import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
-import { handovers, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows } from "@/db/schema";
+import { and, count, desc, eq, gt, inArray, isNotNull, ne } from "drizzle-orm";
+import { handovers, migrationItems, migrationRuns, supplementaryFiles, supplementaryRows, watches } from "@/db/schema";
 import { ACTIVE_RUN_STATUSES, TEST_RUN_KINDS } from "@/core/migration/states";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { realItems } from "@/server/items/item-scope";
@@ -44,12 +44,28 @@ export function* loadLastMile(tx: Tx, engagementId: string): Steps<LastMile> {
         ))?.n ?? 0)
       : 0;
   return {
+    unseenDrops: yield* countUnseenDrops(tx, engagementId),
     bulkRunEnded: run?.status === "completed" || run?.status === "cancelled",
     handover: handover ? { acknowledged: handover.acknowledgedAt !== null } : null,
     reconnectPending: pending,
     supplementary: supplementary?.status ?? null,
     freshTokensInReview: inReview,
   };
+}
+
+/** The engagement's real companies the watch found dropped since support last marked the drops seen. */
+export function* countUnseenDrops(tx: Tx, engagementId: string): Steps<number> {
+  const watch = yield* q.get(tx.select({ seen: watches.dropsSeenAt, drops: watches.drops }).from(watches).where(eq(watches.engagementId, engagementId)));
+  // Only an engagement whose watch found drops reads its companies (every change asks this).
+  if (!watch || watch.drops === 0) return 0;
+  const seen = watch.seen;
+  const row = yield* q.get(
+    tx
+      .select({ n: count() })
+      .from(migrationItems)
+      .where(realItems(engagementId, seen ? gt(migrationItems.droppedAt, seen) : isNotNull(migrationItems.droppedAt))),
+  );
+  return row?.n ?? 0;
 }
 
 /** Everything the waiting rule reads, for an engagement in `status` with its steps in `states`. */

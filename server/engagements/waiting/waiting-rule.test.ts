@@ -100,6 +100,13 @@ describe("whose move it is", () => {
       expect(completed).toMatchObject({ party: "support", moves: { support: { action: "review_supplementary" }, customer: { action: "send_reconnect_links" } } });
     });
 
+    it("drops the watch found that support has not looked at: support's move, after a review of fresh tokens", () => {
+      const seenNot = at6({ bulkRunEnded: true, handover: { acknowledged: true }, reconnectPending: 1, unseenDrops: 2 }, "completed", done(1, 2, 3, 4, 5, 6));
+      expect(seenNot).toMatchObject({ party: "support", moves: { support: { action: "look_at_drops", text: expect.stringMatching(/^2 migrated connections dropped .* mark them seen\.$/) }, customer: { action: "send_reconnect_links" } } });
+      expect(at6({ bulkRunEnded: true, handover: { acknowledged: false }, reconnectPending: 1, unseenDrops: 1 })).toMatchObject({ party: "support", moves: { support: { action: "look_at_drops" }, customer: { action: "acknowledge_report" } } });
+      expect(at6({ bulkRunEnded: true, reconnectPending: 1, supplementary: "submitted", unseenDrops: 1 }).moves.support?.action).toBe("review_supplementary");
+    });
+
     it("handed over and acknowledged: the customer's while companies still wait for their end customers, else nobody's", () => {
       const closed = (pending: number) => at6({ bulkRunEnded: true, handover: { acknowledged: true }, reconnectPending: pending }, "completed", done(1, 2, 3, 4, 5, 6));
       expect(closed(1)).toMatchObject({ party: "customer", moves: { customer: { action: "send_reconnect_links", text: expect.stringMatching(/^1 company /) } } });

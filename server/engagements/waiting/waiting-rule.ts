@@ -29,9 +29,22 @@ export type LastMile = {
    * supplementary file support has not reviewed yet: the customer has done their part for them.
    */
   freshTokensInReview?: number;
+  /** Migrated connections the watch found dropped since support last marked the drops seen. */
+  unseenDrops?: number;
 };
 
-export const NO_LAST_MILE: LastMile = { bulkRunEnded: false, handover: null, reconnectPending: 0, supplementary: null, freshTokensInReview: 0 };
+export const NO_LAST_MILE: LastMile = { bulkRunEnded: false, handover: null, reconnectPending: 0, supplementary: null, freshTokensInReview: 0, unseenDrops: 0 };
+
+/** Support's to-do while the watch has found dropped connections support has not looked at. */
+function dropsMove(lm: LastMile): Move | null {
+  const n = lm.unseenDrops ?? 0;
+  if (n === 0) return null;
+  return {
+    action: "look_at_drops",
+    step: 6,
+    text: `${plural(n, { one: "A migrated connection", other: `${n.toLocaleString("en-GB")} migrated connections` })} dropped during the hypercare watch: look at ${plural(n, { one: "it", other: "them" })} with the customer, then mark ${plural(n, { one: "it", other: "them" })} seen.`,
+  };
+}
 
 export type WaitingInput = {
   status: EngagementStatus;
@@ -98,14 +111,15 @@ function lastMileMoves(lm: LastMile, stepDone: boolean): Record<WaitingParty, Mo
             : "Review the supplementary file of fresh tokens, then accept it or send it back.",
         }
       : null;
-  if (stepDone) return { customer: reconnect, support: review };
+  const drops = dropsMove(lm);
+  if (stepDone) return { customer: reconnect, support: review ?? drops };
   if (lm.handover && !lm.handover.acknowledged) {
     const ack: Move = {
       action: "acknowledge_report",
       step: 6,
       text: `Read the handover report and acknowledge it.${reconnect ? ` ${reconnect.text}` : ""}`,
     };
-    return { customer: ack, support: review };
+    return { customer: ack, support: review ?? drops };
   }
   if (!lm.handover && lm.bulkRunEnded) {
     const produce: Move = {
@@ -115,9 +129,9 @@ function lastMileMoves(lm: LastMile, stepDone: boolean): Record<WaitingParty, Mo
         ? `Produce the handover report: ${companiesText(lm.reconnectPending)} ${plural(lm.reconnectPending, { one: "waits for its end customer", other: "wait for their end customers" })} to reconnect, which the report lists with ${plural(lm.reconnectPending, { one: "its link", other: "their links" })}.`
         : "Produce the handover report.",
     };
-    return { customer: reconnect, support: review ?? produce };
+    return { customer: reconnect, support: review ?? drops ?? produce };
   }
-  return { customer: reconnect, support: review ?? { action: "run_bulk", step: 6, text: "Run the bulk migration and hand over." } };
+  return { customer: reconnect, support: review ?? drops ?? { action: "run_bulk", step: 6, text: "Run the bulk migration and hand over." } };
 }
 
 /** The move the engagement waits on, from both sides' moves: `prefer`'s when it has one, else the other's. */

@@ -6,9 +6,9 @@
  * worker writing a check locks the same row first, so the two queue rather than interleave.
  */
 import { stringify } from "csv-stringify/sync";
-import { asc, count, eq, isNotNull, type SQL } from "drizzle-orm";
+import { asc, count, eq, isNotNull, max, type SQL } from "drizzle-orm";
 import { q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
-import { engagements, migrationItems } from "@/db/schema";
+import { engagements, migrationItems, watches } from "@/db/schema";
 import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
 import type { LastMileView, ReconnectRowView } from "@/core/migration/last-mile-schemas";
@@ -21,6 +21,8 @@ import { writeAudit } from "@/server/security/audit";
 import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import type { Refusal } from "@/server/engagements/checklist";
+import { countUnseenDrops } from "@/server/engagements/waiting/waiting-input";
+import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import { latestBulkRun } from "../bulk/bulk-repository";
 import { readFailure } from "../engine/stored-failure";
 import { DAY_MS, dailyBudget } from "./watch-rules";
@@ -91,7 +93,7 @@ function* countReal(tx: Tx, engagementId: string, ...where: SQL[]): Steps<number
 
 /** The last mile of an engagement, as the viewer may see it. */
 export async function getLastMile(database: Database, actor: Actor, engagementId: string): Promise<LastMileView> {
-  const { eng, watch, pendingTotal, reconnected, verified, target, pending } = await readSteps(database, function* (tx) {
+  const { eng, watch, pendingTotal, reconnected, verified, target, pending, unseenDrops } = await readSteps(database, function* (tx) {
     const eng = yield* viewedEngagement(tx, actor, engagementId);
     const run = yield* latestBulkRun(tx, eng.id);
     return {
@@ -102,6 +104,7 @@ export async function getLastMile(database: Database, actor: Actor, engagementId
       verified: yield* countReal(tx, eng.id, eq(migrationItems.state, "verified")),
       target: run?.serviceTargetId ? yield* findServiceTarget(tx, run.serviceTargetId) : undefined,
       pending: yield* pendingRows(tx, eng.id, PENDING_ON_PAGE),
+      unseenDrops: yield* countUnseenDrops(tx, eng.id),
     };
   });
   let budget: number | null = null;
@@ -132,9 +135,11 @@ export async function getLastMile(database: Database, actor: Actor, engagementId
     pending,
     pendingTotal,
     reconnected,
+    unseenDrops,
     controls: {
       checkNow: allowedOf(checkNowRefusal(actor, watch?.status === "watching")),
       setHypercareDays: allowedOf(daysRefusal(actor, eng.status, watch?.status === "ended")),
+      markDropsSeen: allowedOf(dropsSeenRefusal(actor, unseenDrops)),
     },
   };
 }
@@ -156,6 +161,41 @@ export async function checkWatchNow(database: Database, actor: Actor, input: { e
   await database.transaction(
     function* (tx) {
       yield* makeWatchDue(tx, yield* checkNowStep(tx, actor, input.engagementId));
+    },
+    { isolation: "read committed" },
+  );
+}
+
+/** Why the viewer cannot mark the drops seen, or null. */
+function dropsSeenRefusal(actor: Actor, unseen: number): Refusal | null {
+  if (!isStaff(actor.role)) return { ok: false, code: "FORBIDDEN", reason: "Support staff look at the dropped connections." };
+  if (unseen === 0) return refused("No dropped connection waits to be looked at.");
+  return null;
+}
+
+/**
+ * Support has looked at the connections the watch found dropped: they are seen up to the latest
+ * drop (on the target's clock, as the watch stamps them), so only a later drop is support's move
+ * again. Audited; whose move is refreshed.
+ */
+export async function markDropsSeen(database: Database, actor: Actor, input: { engagementId: string }): Promise<{ waiting: WaitingChange | null }> {
+  const step = function* (tx: Tx) {
+    const { eng } = yield* loadForChange(tx, input.engagementId);
+    assertOrganization(actor, eng.organizationId);
+    const unseen = yield* countUnseenDrops(tx, eng.id);
+    const r = dropsSeenRefusal(actor, unseen);
+    if (r) refuse(r);
+    return { eng, unseen };
+  };
+  await readSteps(database, step);
+  const at = new Date();
+  return database.transaction(
+    function* (tx) {
+      const { eng, unseen } = yield* step(tx);
+      const latest = (yield* q.get(tx.select({ at: max(migrationItems.droppedAt) }).from(migrationItems).where(realItems(eng.id))))?.at ?? at;
+      yield* q.run(tx.update(watches).set({ dropsSeenAt: latest }).where(eq(watches.engagementId, eng.id)));
+      yield* writeAudit(tx, { actor, action: "watch.drops_seen", targetId: eng.id, engagementId: eng.id, organizationId: eng.organizationId, after: { drops: unseen }, at });
+      return { waiting: yield* refreshWaiting(tx, eng.id, at, eng) };
     },
     { isolation: "read committed" },
   );

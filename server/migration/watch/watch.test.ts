@@ -22,7 +22,7 @@ import { startBulkRun } from "../bulk/bulk-controls";
 import { DEFAULT_PIPELINE_POLICY, ENGAGEMENT_TAG, type PipelinePolicy } from "../engine/pipeline";
 import { createMigrationWorker, type Worker } from "../migration-worker";
 import { confirmHandover } from "../handover/confirm-handover";
-import { checkWatchNow, getLastMile, reconnectLinksCsv, setHypercareDays } from "./last-mile";
+import { checkWatchNow, getLastMile, markDropsSeen, reconnectLinksCsv, setHypercareDays } from "./last-mile";
 import { watchedCounts, watchedItems } from "./watch-repository";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
@@ -112,7 +112,13 @@ describe("the last mile", () => {
     );
     expect(mails[0]!.text).toContain(`Alder Books`);
     expect(mails[0]!.text).toContain(`${bed.sb.url}/link/company/${alder!.companyId}`);
+    // Support has a drop to look at (stamped on the sandbox's clock, a day ahead), until marked seen.
+    const supportMove = async () => (await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting.moves.support?.action;
+    expect(await supportMove()).toBe("look_at_drops");
+    await markDropsSeen(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
+    expect(await supportMove()).not.toBe("look_at_drops");
     const view = await getLastMile(bed.t.database, bed.people.support, eng.engagementId);
+    expect(view.unseenDrops).toBe(0);
     expect(view.pending.map((r) => [r.name, r.dropped])).toEqual([
       ["Alder Books", true],
       ["Dune Dental", false],

@@ -1,0 +1,1 @@
+ALTER TABLE "watches" ADD COLUMN "drops_seen_at" timestamp (3) with time zone;

@@ -1,0 +1,1 @@
+ALTER TABLE `watches` ADD `drops_seen_at` integer;
