@@ -267,7 +267,7 @@ test("the other pages of the console and the portal fit the window at 1366 and o
           const banner = page.getByRole("banner");
           const line = await middle(banner.getByRole("link", { name: /^Ferry/ }));
           const links = await banner.getByRole("navigation", { name: "Main" }).getByRole("link").all();
-          expect(links).toHaveLength(7);
+          expect(links).toHaveLength(8);
           for (const link of links) expect(Math.abs((await middle(link)) - line), `${await link.textContent()} on the brand's line`).toBeLessThan(8);
           expect(Math.abs((await middle(banner.getByRole("button", { name: /^Account:/ }))) - line), "the account on the brand's line").toBeLessThan(8);
         }

@@ -43,7 +43,7 @@ function NavList({ items, label, active }: { items: readonly NavItem[]; label: s
                 href={item.href}
                 aria-current={current ? "page" : undefined}
                 className={cn(
-                  "block rounded-md px-3 py-1.5 text-sm font-medium",
+                  "block rounded-md px-2.5 py-1.5 text-sm font-medium",
                   current ? "bg-indigo-50 text-indigo-800" : "text-slate-700 hover:bg-slate-100 hover:text-slate-900",
                 )}
               >
