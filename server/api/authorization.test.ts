@@ -102,6 +102,8 @@ const TABLE: Record<string, Row> = {
   "lastMile.setHypercareDays": { audience: "staff", input: (f) => ({ engagementId: f.engA, days: 7 }) },
   // Nothing is watched on engA: refused past the access check.
   "lastMile.checkNow": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
+  // Nothing dropped on engA: refused past the access check.
+  "lastMile.markDropsSeen": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "tests.items": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   // engA has no companies yet: refused past the access check.
   "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },
