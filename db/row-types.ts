@@ -8,3 +8,6 @@ export type IntakeContact = { name: string; email: string };
 
 /** A time the customer suggests when declining proposed windows (ISO 8601 in UTC). */
 export type SuggestedWindow = { startsAt: string; endsAt: string };
+
+/** Whose move an engagement's hold paused, and how long that move had run (milliseconds). */
+export type PausedMove = { party: "customer" | "support"; elapsedMs: number };

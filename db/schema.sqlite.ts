@@ -19,8 +19,10 @@ import { MAIL_TRANSPORTS } from "../core/mail/transports";
 import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
-import type { IntakeContact, SuggestedWindow } from "./row-types";
-export type { IntakeContact, SuggestedWindow } from "./row-types";
+import { STATUS_REASONS } from "../core/engagements/status-reasons";
+import type { ClockTargetOverrides } from "../core/engagements/clocks";
+import type { IntakeContact, PausedMove, SuggestedWindow } from "./row-types";
+export type { IntakeContact, PausedMove, SuggestedWindow } from "./row-types";
 
 const id = () =>
   text("id")
@@ -36,6 +38,8 @@ export const organizations = sqliteTable(
   {
     id: id(),
     name: text("name").notNull(),
+    /** The organisation's changes to the default move targets and stale days (core/engagements/clocks.ts); null: the defaults. */
+    clockTargets: text("clock_targets", { mode: "json" }).$type<ClockTargetOverrides>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -194,6 +198,14 @@ export const engagements = sqliteTable(
     /** Whose move it is (customer or support), and since when; null while nobody's (on hold, done). */
     waitingOn: text("waiting_on", { enum: WAITING_PARTIES }),
     waitingSince: integer("waiting_since", { mode: "timestamp_ms" }),
+    /** How long the current move had already run before a hold (its clock pauses on hold and resumes here). */
+    moveCreditMs: integer("move_credit_ms").notNull().default(0),
+    /** While on hold: whose move was paused and how long it had run; cleared on resume. */
+    pausedMove: text("paused_move", { mode: "json" }).$type<PausedMove>(),
+    /** Why it went on hold or was cancelled (the short list); cleared on resume. */
+    statusReason: text("status_reason", { enum: STATUS_REASONS }),
+    /** The free text given with the reason. */
+    statusNote: text("status_note"),
     // Handover and purge: when the status last changed (null: not since this column
     // exists; updatedAt stands in), so a cancelled engagement's credentials are purged a set time
     // after its cancellation.

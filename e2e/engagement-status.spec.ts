@@ -23,7 +23,11 @@ test("support puts an engagement on hold, resumes it, hands it over and cancels 
   // On hold: no step offers an action (the header says why).
   await page.getByRole("button", { name: "Put on hold" }).click();
   let dialog = page.getByRole("dialog", { name: `Put on hold: ${engagement.reference}` });
-  await dialog.getByLabel("Reason").fill("Customer is re-registering its OAuth app.");
+  // A reason from the list is needed.
+  await dialog.getByRole("button", { name: "Put on hold" }).click();
+  await expect(dialog.getByLabel(/Reason/)).toHaveAccessibleDescription(/Choose a reason/);
+  await dialog.getByLabel(/Reason/).selectOption({ label: "Customer's IT or app changes" });
+  await dialog.getByLabel("Details").fill("Customer is re-registering its OAuth app.");
   await dialog.getByRole("button", { name: "Put on hold" }).click();
   await expect(dialog).toBeHidden();
   await expect(header.getByText("On hold", { exact: true })).toBeVisible();
@@ -32,7 +36,7 @@ test("support puts an engagement on hold, resumes it, hands it over and cancels 
     await openStep(page, n);
     await expect(page.getByRole("button", { name: /^(Start|Complete|Reopen) step \d/ })).toHaveCount(0);
   }
-  await expectNewestActivity(page, "Changed status from active to on hold: Customer is re-registering its OAuth app");
+  await expectNewestActivity(page, "Changed status from active to on hold: Customer's IT or app changes — Customer is re-registering its OAuth app");
   await openStep(page, 3);
 
   // Resume.
@@ -56,10 +60,12 @@ test("support puts an engagement on hold, resumes it, hands it over and cancels 
   // Cancelling needs a reason, and is final.
   await page.getByRole("button", { name: "Cancel engagement" }).click();
   dialog = page.getByRole("dialog", { name: `Cancel engagement: ${engagement.reference}` });
+  await dialog.getByLabel(/Reason/).selectOption({ label: "Other" });
   await dialog.getByRole("button", { name: "Cancel engagement" }).click();
-  await expect(dialog.getByLabel(/Reason/)).toHaveAccessibleDescription(/Give a reason for cancelling\./);
-  await expect(dialog.getByLabel(/Reason/)).toBeFocused();
-  await dialog.getByLabel(/Reason/).fill("Customer chose to reconnect instead.");
+  // "Other" needs words: the server's refusal lands on Details.
+  await expect(dialog.getByLabel("Details")).toHaveAccessibleDescription(/Say in a few words why/);
+  await expect(dialog.getByLabel("Details")).toBeFocused();
+  await dialog.getByLabel("Details").fill("Customer chose to reconnect instead.");
   await dialog.getByRole("button", { name: "Cancel engagement" }).click();
   await expect(dialog).toBeHidden();
   await expect(header.getByText("Cancelled", { exact: true })).toBeVisible();

@@ -64,7 +64,7 @@ const TABLE: Record<string, Row> = {
     input: (f) => ({ organizationId: f.orgB, platformKey: ["fbrh", "vxvy", "pbtz", "rwuv", "fztf"][f.n() % 5] }),
   },
   "engagements.step": { audience: "staff", input: (f) => ({ engagementId: f.engA, step: 1, action: "start" }) },
-  "engagements.setStatus": { audience: "staff", input: (f) => ({ engagementId: f.engA, status: "on_hold" }) },
+  "engagements.setStatus": { audience: "staff", input: (f) => ({ engagementId: f.engA, status: "on_hold", reasonCode: "customer_unavailable" }) },
   "engagements.setOwner": { audience: "staff", input: (f) => ({ engagementId: f.engA, ownerId: f.support.id }) },
   // Steps 1–4 as flows: read by both sides of the engagement; each change by the side it belongs to.
   "intake.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },

@@ -283,7 +283,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
   const waveFile = await companiesFor(s, "pbtz", [{ name: "Bluebird Wholesale", records: 200 }]);
   const waveSubmission = await submit(s, dan, { engagementId: wave, platformKey: "pbtz", companies: waveFile.companies, fileName: "wave-businesses.csv" });
   await s.notify(wave, await acceptSubmission(s.database, sam, { engagementId: wave, submissionId: waveSubmission }));
-  await s.notify(wave, await changeStatus(s.database, sam, { engagementId: wave, status: "on_hold", reason: "Customer is re-registering its Wave app." }));
+  await s.notify(wave, await changeStatus(s.database, sam, { engagementId: wave, status: "on_hold", reasonCode: "customer_it_change", reason: "Customer is re-registering its Wave app." }));
 
   // Bluebird on Zoho Books: migrated and handed over, one company still waiting for its end customer.
   if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail });

@@ -425,7 +425,7 @@ describe("rules the screens are given", () => {
 
   it("offers staff the status changes of the current status with their reason rule, customers none", () => {
     expect(statusChangeOptions("support", "active")).toEqual([
-      { to: "on_hold", reasonRequired: false },
+      { to: "on_hold", reasonRequired: true },
       { to: "cancelled", reasonRequired: true },
     ]);
     expect(statusChangeOptions("customer", "active")).toEqual([]);
@@ -435,10 +435,16 @@ describe("rules the screens are given", () => {
     }
   });
 
-  it("a cancellation needs a reason; other changes do not", () => {
-    expect(statusChangeInputRefusal({ to: "cancelled" })).toMatchObject({ code: "BAD_INPUT", field: "reason" });
-    expect(statusChangeInputRefusal({ to: "cancelled", reason: "Customer withdrew" })).toBeNull();
-    expect(statusChangeInputRefusal({ to: "on_hold" })).toBeNull();
+  it("a hold and a cancellation each need a reason from their own list (Other with words); resuming needs none", () => {
+    expect(statusChangeInputRefusal({ to: "cancelled" })).toMatchObject({ code: "BAD_INPUT", field: "reasonCode" });
+    expect(statusChangeInputRefusal({ to: "cancelled", reason: "Customer withdrew" })).toMatchObject({ field: "reasonCode" });
+    expect(statusChangeInputRefusal({ to: "cancelled", reasonCode: "customer_withdrew" })).toBeNull();
+    expect(statusChangeInputRefusal({ to: "cancelled", reasonCode: "customer_unavailable" })).toMatchObject({ field: "reasonCode" });
+    expect(statusChangeInputRefusal({ to: "on_hold" })).toMatchObject({ field: "reasonCode", reason: "Choose a reason for putting it on hold." });
+    expect(statusChangeInputRefusal({ to: "on_hold", reasonCode: "platform_issue" })).toBeNull();
+    expect(statusChangeInputRefusal({ to: "on_hold", reasonCode: "other" })).toMatchObject({ field: "reason" });
+    expect(statusChangeInputRefusal({ to: "on_hold", reasonCode: "other", reason: "Office move" })).toBeNull();
+    expect(statusChangeInputRefusal({ to: "active" })).toBeNull();
   });
 
   it("an owner must be an active staff member", () => {

@@ -18,6 +18,7 @@ import {
   type StepState,
 } from "@/core/engagements/states";
 import { stepDefinition } from "@/core/engagements/steps";
+import { reasonsFor, type StatusReason } from "@/core/engagements/status-reasons";
 import { listText, plural } from "@/core/words";
 
 export { isStaff, STEP_ACTIONS, STEP_NUMBERS };
@@ -152,7 +153,7 @@ export type Refusal = {
   code: "FORBIDDEN" | "PRECONDITION_FAILED" | "BAD_INPUT" | "CONFLICT";
   reason: string;
   /** For BAD_INPUT: the input field at fault. */
-  field?: "note" | "reason" | "ownerId" | "itemId";
+  field?: "note" | "reason" | "reasonCode" | "ownerId" | "itemId";
 };
 
 /** A refusal as a screen's control: offered, or not and why (the words the operation would refuse with). */
@@ -342,11 +343,12 @@ function label(state: StepState): string {
 
 /**
  * Engagement status changes staff may make by hand, and whether each needs a reason. `completed`
- * is reached only by completing step 6; `cancelled` is final and needs a reason.
+ * is reached only by completing step 6; `cancelled` is final. Going on hold and cancelling need a
+ * reason from their short list (core/engagements/status-reasons.ts).
  */
 export const STATUS_TRANSITIONS: Record<EngagementStatus, readonly { to: EngagementStatus; reasonRequired: boolean }[]> = {
   active: [
-    { to: "on_hold", reasonRequired: false },
+    { to: "on_hold", reasonRequired: true },
     { to: "cancelled", reasonRequired: true },
   ],
   on_hold: [
@@ -384,10 +386,19 @@ export function decideStatusChange(params: {
   return { ok: true };
 }
 
-/** Whether a status change has the reason it needs (cancelling does). */
-export function statusChangeInputRefusal(params: { to: EngagementStatus; reason?: string }): Refusal | null {
-  if (params.to === "cancelled" && !params.reason?.trim()) {
-    return { ok: false, code: "BAD_INPUT", field: "reason", reason: "Give a reason for cancelling." };
+/**
+ * Whether a status change has the reason it needs: going on hold and cancelling each take one of
+ * their short list's reasons, and "Other" takes words as well.
+ */
+export function statusChangeInputRefusal(params: { to: EngagementStatus; reasonCode?: StatusReason; reason?: string }): Refusal | null {
+  const offered = reasonsFor(params.to);
+  if (!offered.length) return null;
+  const why = params.to === "cancelled" ? "cancelling" : "putting it on hold";
+  if (!params.reasonCode || !offered.includes(params.reasonCode)) {
+    return { ok: false, code: "BAD_INPUT", field: "reasonCode", reason: `Choose a reason for ${why}.` };
+  }
+  if (params.reasonCode === "other" && !params.reason?.trim()) {
+    return { ok: false, code: "BAD_INPUT", field: "reason", reason: `Say in a few words why: the reason is "Other".` };
   }
   return null;
 }

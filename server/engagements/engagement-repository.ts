@@ -142,7 +142,9 @@ export function* updateStep(tx: Tx, engagementId: string, step: StepNumber, chan
 export function* updateEngagement(
   tx: Tx,
   engagementId: string,
-  set: Partial<Pick<EngagementRow, "status" | "statusChangedAt" | "currentStep" | "ownerId" | "serviceTargetId" | "windowStartsAt" | "windowEndsAt">>,
+  set: Partial<
+    Pick<EngagementRow, "status" | "statusChangedAt" | "statusReason" | "statusNote" | "pausedMove" | "currentStep" | "ownerId" | "serviceTargetId" | "windowStartsAt" | "windowEndsAt">
+  >,
   at: Date,
 ): Steps<void> {
   yield* q.run(tx.update(engagements).set({ ...set, updatedAt: at }).where(eq(engagements.id, engagementId)));
@@ -150,10 +152,21 @@ export function* updateEngagement(
 
 /**
  * Records whose move it is (without bumping updatedAt: the change that moved it did). `since` is
- * when it last changed hands, so it is written only with a new party.
+ * when it last changed hands, so it is written only with a new party, and the new move's clock
+ * starts from nothing.
  */
 export function* updateWaiting(tx: Tx, engagementId: string, waiting: { waitingOn: EngagementRow["waitingOn"]; waitingSince: Date | null }): Steps<void> {
-  yield* q.run(tx.update(engagements).set(waiting).where(eq(engagements.id, engagementId)));
+  yield* q.run(tx.update(engagements).set({ ...waiting, moveCreditMs: 0 }).where(eq(engagements.id, engagementId)));
+}
+
+/** A move resumed after a hold by the party it was paused on carries the time it had already run. */
+export function* creditMoveClock(tx: Tx, engagementId: string, paused: { party: NonNullable<EngagementRow["waitingOn"]>; elapsedMs: number }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(engagements)
+      .set({ moveCreditMs: Math.round(paused.elapsedMs) })
+      .where(and(eq(engagements.id, engagementId), eq(engagements.waitingOn, paused.party))),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { getManagedPlatform } from "@/server/platforms";
 import { finalCountsInWords } from "@/core/migration/state-words";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { statusWords } from "./checklist";
+import { STATUS_REASON_LABELS } from "@/core/engagements/status-reasons";
 import { stepDefinition } from "@/core/engagements/steps";
 import type { StepNumber } from "@/core/engagements/states";
 import { companiesText, countOf, listText, plural, warningsText } from "@/core/words";
@@ -45,7 +46,10 @@ const engagementWords = {
     const platform = (ev.after.platformKey && getManagedPlatform(ev.after.platformKey)?.name) ?? ev.after.platform ?? "an unknown platform";
     return `Created the engagement for ${ev.after.organization} on ${platform}, owned by ${ev.after.owner}`;
   },
-  "engagement.status_changed": (ev) => `Changed status from ${statusWords(ev.before.status)} to ${statusWords(ev.after.status)}${ev.after.reason ? `: ${clause(ev.after.reason)}` : ""}`,
+  "engagement.status_changed": (ev) => {
+    const why = [ev.after.reasonCode && ev.after.reasonCode !== "other" ? STATUS_REASON_LABELS[ev.after.reasonCode] : null, ev.after.reason ? clause(ev.after.reason) : null].filter(Boolean);
+    return `Changed status from ${statusWords(ev.before.status)} to ${statusWords(ev.after.status)}${why.length ? `: ${why.join(" — ")}` : ""}`;
+  },
   "engagement.owner_changed": (ev) => `Handed the engagement from ${ev.before.owner ?? "nobody"} to ${ev.after.owner}`,
   "engagement.target_changed": (ev) => `Pointed the engagement at ${ev.after.serviceTarget} (${ev.after.baseUrl})${ev.after.startedOver ? `, starting ${companiesText(ev.after.startedOver)} over there` : ""}`,
   "step.started": (ev) => `Started ${stepTitle(ev.after.step)}`,

@@ -5,6 +5,7 @@
  * A new feature adds its actions here; the exhaustive switch in the timeline wording then asks
  * for their words.
  */
+import { STATUS_REASONS } from "@/core/engagements/status-reasons";
 import { z } from "zod";
 import { ROLES } from "@/core/accounts/roles";
 import { ENGAGEMENT_STATUSES, STEP_NUMBERS, STEP_STATES } from "@/core/engagements/states";
@@ -59,7 +60,7 @@ export const AUDIT_EVENTS = {
   "engagement.status_changed": {
     target: "engagement",
     before: z.object({ status: ZStatus }),
-    after: z.object({ status: ZStatus, reason: z.string().optional() }),
+    after: z.object({ status: ZStatus, reasonCode: z.enum(STATUS_REASONS).optional(), reason: z.string().optional() }),
   },
   "engagement.owner_changed": {
     target: "engagement",

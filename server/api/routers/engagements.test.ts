@@ -219,16 +219,34 @@ describe("working the checklist", () => {
   it("holds, resumes and cancels (with a reason), refusing steps while not active", async () => {
     const { id } = await newEngagement();
     const s = support();
-    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "customer_unavailable" });
     expect((await trpcError(s.engagements.step({ engagementId: id, step: 1, action: "start" }))).message).toContain("on hold");
     await s.engagements.setStatus({ engagementId: id, status: "active" });
     const noReason = await trpcError(s.engagements.setStatus({ engagementId: id, status: "cancelled" }));
-    expect(noReason.cause).toMatchObject({ fields: { reason: expect.any(String) } });
-    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reason: "Customer withdrew" });
+    expect(noReason.cause).toMatchObject({ fields: { reasonCode: "Choose a reason for cancelling." } });
+    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reasonCode: "customer_withdrew", reason: "Chose to reconnect instead" });
     const again = await trpcError(s.engagements.setStatus({ engagementId: id, status: "active" }));
     expect(again.code).toBe("PRECONDITION_FAILED");
     const timeline = await s.engagements.timeline({ engagementId: id });
-    expect(timeline[0]!.summary).toBe("Changed status from active to cancelled: Customer withdrew");
+    expect(timeline[0]!.summary).toBe("Changed status from active to cancelled: Customer withdrew — Chose to reconnect instead");
+  });
+
+  it("takes a reason from the short list to hold or cancel, words with Other, and refuses anything else keeping the engagement as it was", async () => {
+    const { id } = await newEngagement();
+    const s = support();
+    const status = async () => (await s.engagements.get({ engagementId: id })).status;
+    const noHoldReason = await trpcError(s.engagements.setStatus({ engagementId: id, status: "on_hold", reason: "Just words" }));
+    expect(noHoldReason.cause).toMatchObject({ fields: { reasonCode: "Choose a reason for putting it on hold." } });
+    // A cancelling reason is not a hold's.
+    const wrongList = await trpcError(s.engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "duplicate" }));
+    expect(wrongList.cause).toMatchObject({ fields: { reasonCode: "Choose a reason for putting it on hold." } });
+    const otherWithoutWords = await trpcError(s.engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "other", reason: "  " }));
+    expect(otherWithoutWords.cause).toMatchObject({ fields: { reason: 'Say in a few words why: the reason is "Other".' } });
+    expect(await status()).toBe("active");
+    expect((await s.engagements.timeline({ engagementId: id })).some((e) => e.summary.startsWith("Changed status"))).toBe(false);
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "other", reason: "Office move" });
+    expect(await status()).toBe("on_hold");
+    expect((await s.engagements.timeline({ engagementId: id }))[0]!.summary).toBe("Changed status from active to on hold: Office move");
   });
 
   it("hands an engagement to another support user", async () => {
@@ -269,7 +287,7 @@ describe("working the checklist", () => {
     const refused = await trpcError(s.engagements.step({ engagementId: id, step: 5, action: "reopen", reason: "Try another company" }));
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: "Step 5 (Single-company test) is in progress, not done; there is nothing to reopen." });
     // On hold, nothing at all is offered.
-    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "customer_unavailable" });
     const held = await s.engagements.get({ engagementId: id });
     expect(held.steps.flatMap((x) => x.actions)).toEqual([]);
   });
@@ -282,7 +300,7 @@ describe("the engagement list", () => {
     await newEngagement("fztf", p.orgA);
     const b1 = await s.engagements.create({ organizationId: p.orgB, platformKey: "qhyg", ownerId: p.support2.id });
     await acceptDetails(a1.id);
-    await s.engagements.setStatus({ engagementId: b1.id, status: "on_hold" });
+    await s.engagements.setStatus({ engagementId: b1.id, status: "on_hold", reasonCode: "customer_unavailable" });
 
     const all = await s.engagements.list({ page: 1, pageSize: 25 });
     expect(all.total).toBe(3);
@@ -359,15 +377,15 @@ describe("rules the server hands the screens", () => {
     const { id } = await newEngagement();
     const s = support();
     expect((await s.engagements.get({ engagementId: id })).statusChanges).toEqual([
-      { to: "on_hold", reasonRequired: false },
+      { to: "on_hold", reasonRequired: true },
       { to: "cancelled", reasonRequired: true },
     ]);
     expect((await callerAs(t.database, p.customerA).engagements.get({ engagementId: id })).statusChanges).toEqual([]);
-    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "customer_unavailable" });
     expect((await s.engagements.get({ engagementId: id })).statusChanges.map((c) => c.to)).toEqual(["active", "cancelled"]);
     const noReason = await trpcError(s.engagements.setStatus({ engagementId: id, status: "cancelled" }));
-    expect(noReason.cause).toMatchObject({ fields: { reason: "Give a reason for cancelling." } });
-    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reason: "Customer withdrew" });
+    expect(noReason.cause).toMatchObject({ fields: { reasonCode: "Choose a reason for cancelling." } });
+    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reasonCode: "customer_withdrew", reason: "Customer withdrew" });
     expect((await s.engagements.get({ engagementId: id })).statusChanges).toEqual([]);
   });
 
@@ -376,9 +394,9 @@ describe("rules the server hands the screens", () => {
     const s = support();
     expect((await s.engagements.get({ engagementId: id })).targetChange).toEqual({ allowed: true, reason: null });
     expect((await callerAs(t.database, p.customerA).engagements.get({ engagementId: id })).targetChange).toEqual({ allowed: false, reason: "Only support staff choose service targets." });
-    await s.engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await s.engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "customer_unavailable" });
     expect((await s.engagements.get({ engagementId: id })).targetChange.allowed).toBe(true);
-    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reason: "Customer withdrew" });
+    await s.engagements.setStatus({ engagementId: id, status: "cancelled", reasonCode: "customer_withdrew", reason: "Customer withdrew" });
     const cancelled = (await s.engagements.get({ engagementId: id })).targetChange;
     expect(cancelled).toEqual({ allowed: false, reason: "The engagement is cancelled; its service target can no longer change." });
     expect(await trpcError(s.targets.assign({ engagementId: id, serviceTargetId: "any-target" }))).toMatchObject({ code: "PRECONDITION_FAILED", message: cancelled.reason });
@@ -401,13 +419,13 @@ describe("the activity a customer reads", () => {
   it("groups the machine's per-company events into one line each run, between the people's moves, for staff too; staff may read every event", async () => {
     const { id } = await newEngagement();
     await decryptions(id, names(24));
-    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "customer_unavailable" });
     await decryptions(id, names(3, "Later"));
 
     const customer = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id });
     expect(customer.map((e) => [e.summary, e.count])).toEqual([
       ["Decrypted the credentials of 3 companies to authorize them", 3],
-      ["Changed status from active to on hold", 1],
+      ["Changed status from active to on hold: Customer unavailable", 1],
       ["Decrypted the credentials of 24 companies to authorize them", 24],
       [expect.stringMatching(/^Created the engagement/), 1],
     ]);
@@ -427,10 +445,10 @@ describe("the activity a customer reads", () => {
   it("separates the people's events from the system's, for both sides", async () => {
     const { id } = await newEngagement();
     await decryptions(id, names(5));
-    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "customer_unavailable" });
     await decryptions(id, names(2, "Later"));
     const people = await support().engagements.timeline({ engagementId: id, who: "people" });
-    expect(people.map((e) => e.summary)).toEqual(["Changed status from active to on hold", expect.stringMatching(/^Created the engagement/)]);
+    expect(people.map((e) => e.summary)).toEqual(["Changed status from active to on hold: Customer unavailable", expect.stringMatching(/^Created the engagement/)]);
     // The system's, without the people's move between them: the two runs are one.
     const system = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id, who: "system" });
     expect(system.map((e) => [e.summary, e.actor])).toEqual([["Decrypted the credentials of 7 companies to authorize them", "System"]]);
@@ -462,12 +480,12 @@ describe("the activity a customer reads", () => {
   it("keeps one decryption as it is, and says another purpose for many", async () => {
     const { id } = await newEngagement();
     await decryptions(id, ["Solo Ltd"]);
-    await support().engagements.setStatus({ engagementId: id, status: "on_hold" });
+    await support().engagements.setStatus({ engagementId: id, status: "on_hold", reasonCode: "customer_unavailable" });
     await decryptions(id, names(2), "give the company the fresh tokens of fresh.csv for its retry");
     const customer = await callerAs(t.database, p.customerA).engagements.timeline({ engagementId: id });
     expect(customer.map((e) => e.summary).slice(0, 3)).toEqual([
       "Decrypted the credentials of 2 companies to give them the fresh tokens of fresh.csv for their retries",
-      "Changed status from active to on hold",
+      "Changed status from active to on hold: Customer unavailable",
       "Decrypted the credentials of Solo Ltd to authorize its connection on the service",
     ]);
   });

@@ -1,5 +1,6 @@
 /** Request and response schemas of the engagement procedures (staff console and portal). */
 import { z } from "zod";
+import { STATUS_REASONS } from "@/core/engagements/status-reasons";
 import {
   ZEngagementDetail,
   ZEngagementList,
@@ -36,6 +37,9 @@ export const ZStepActionResponse = z.object({ changed: z.array(ZStepNumber), sta
 
 export const ZSetStatusRequest = engagementInput.extend({
   status: ZEngagementStatus,
+  /** Why it goes on hold or is cancelled (required then: core/engagements/status-reasons.ts). */
+  reasonCode: z.enum(STATUS_REASONS).optional(),
+  /** Words with the reason (required with "other"). */
   reason: z.string().trim().max(2000).optional(),
 });
 

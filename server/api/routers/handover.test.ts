@@ -80,7 +80,7 @@ describe("producing the handover report", () => {
     expect((await trpcError(support().handover.confirm({ engagementId: early }))).message).toBe("The handover comes after step 5 (Single-company test).");
 
     const f = await seedHandover(t.database, p);
-    await support().engagements.setStatus({ engagementId: f.engagementId, status: "on_hold" });
+    await support().engagements.setStatus({ engagementId: f.engagementId, status: "on_hold", reasonCode: "customer_unavailable" });
     expect((await trpcError(support().handover.confirm({ engagementId: f.engagementId }))).message).toBe(
       "The engagement is on hold; the handover report can be produced only while it is active.",
     );
@@ -300,7 +300,7 @@ describe("acknowledging the report", () => {
   it("is refused while the engagement is on hold, and nothing is purged", async () => {
     const f = await seedHandover(t.database, p);
     await support().handover.confirm({ engagementId: f.engagementId });
-    await support().engagements.setStatus({ engagementId: f.engagementId, status: "on_hold" });
+    await support().engagements.setStatus({ engagementId: f.engagementId, status: "on_hold", reasonCode: "customer_unavailable" });
     const error = await trpcError(customer().handover.acknowledge({ engagementId: f.engagementId }));
     expect(error.message).toBe("The engagement is on hold; the handover can be acknowledged only while it is active.");
     expect(await heldCiphers(f.engagementId)).toBe(6);

@@ -211,7 +211,7 @@ describe("whose move it is", () => {
     expect(handed.on).toBe("support");
     await support().engagements.setOwner({ engagementId, ownerId: p.support2.id });
     expect(await waitingOn()).toEqual(handed);
-    await support().engagements.setStatus({ engagementId, status: "on_hold" });
+    await support().engagements.setStatus({ engagementId, status: "on_hold", reasonCode: "customer_unavailable" });
     expect(await waitingOn()).toEqual({ on: null, since: null });
     const refused = await submit().catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("on hold") });

@@ -222,11 +222,11 @@ describe("an admin", () => {
     await support().targets.assign({ engagementId: eng.id, serviceTargetId: tg.acme });
     const inUse = await trpcError(admin().targets.archive({ targetId: tg.acme }));
     expect(inUse).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining(`in use by an engagement that is not finished (${eng.reference}, Org A)`) });
-    await support().engagements.setStatus({ engagementId: eng.id, status: "on_hold", reason: "Waiting" });
+    await support().engagements.setStatus({ engagementId: eng.id, status: "on_hold", reasonCode: "customer_unavailable", reason: "Waiting" });
     expect((await trpcError(admin().targets.archive({ targetId: tg.acme }))).code).toBe("PRECONDITION_FAILED");
     expect((await row(tg.acme)).archivedAt).toBeNull();
 
-    await support().engagements.setStatus({ engagementId: eng.id, status: "cancelled", reason: "Customer left" });
+    await support().engagements.setStatus({ engagementId: eng.id, status: "cancelled", reasonCode: "customer_withdrew", reason: "Customer left" });
     await admin().targets.archive({ targetId: tg.acme });
     expect((await row(tg.acme)).archivedAt).toBeInstanceOf(Date);
     expect((await events("service_target.archived"))[0]).toMatchObject({ targetId: tg.acme, after: { name: "Production — Org A" } });

@@ -160,7 +160,7 @@ describe("asking for a test", () => {
     });
 
     const held = await ready([{ name: "Held", records: 5 }]);
-    await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold" });
+    await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold", reasonCode: "customer_unavailable" });
     for (const kind of ["pilot", "rehearsal"] as const) {
       expect((await refused(() => s.tests.start({ engagementId: held.engagementId, kind }))).message).toMatch(/on hold|only while the engagement is active/);
     }
@@ -277,7 +277,7 @@ describe("the controls step 5 offers", () => {
   it("refuses both on an engagement on hold, and on one without companies", async () => {
     const s = support();
     const held = await ready([{ name: "Held Co", records: 5 }]);
-    await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold" });
+    await s.engagements.setStatus({ engagementId: held.engagementId, status: "on_hold", reasonCode: "customer_unavailable" });
     const onHold = await controlsAndStarts(held.engagementId);
     expect(onHold.controls.pilot).toEqual({ allowed: false, reason: "The engagement is on hold; steps can change only while it is active." });
     expect(onHold.controls.rehearsal).toEqual({ allowed: false, reason: "A rehearsal runs only while the engagement is active." });

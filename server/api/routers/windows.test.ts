@@ -182,7 +182,7 @@ describe("proposing and accepting", () => {
     expect((await customer().windows.plan({ engagementId })).withdraw).toEqual({ allowed: false, reason: "Support withdraws the windows it proposed." });
     expect(await trpcError(customer().windows.withdraw({ engagementId, windowId: windowIds[0]! }))).toMatchObject({ code: "FORBIDDEN", message: "This is for support staff only." });
 
-    await support().engagements.setStatus({ engagementId, status: "on_hold" });
+    await support().engagements.setStatus({ engagementId, status: "on_hold", reasonCode: "customer_unavailable" });
     const onHold = "The engagement is on hold; the window can change only while it is active.";
     expect((await support().windows.plan({ engagementId })).withdraw).toEqual({ allowed: false, reason: onHold });
     expect(await trpcError(support().windows.withdraw({ engagementId, windowId: windowIds[0]! }))).toMatchObject({ code: "PRECONDITION_FAILED", message: onHold });

@@ -7,7 +7,9 @@ import { EngagementWorkspace } from "@/app/_components/engagement/engagement-wor
 import { Waiting } from "@/app/_components/engagement/waiting";
 import { useAnnouncement, type Announce } from "@/app/_components/use-announcement";
 import { TextDialog } from "@/app/_components/text-dialog";
-import { Button, Card, CopyableId, Dialog, DialogActions, Field, Form, Notice, ProgressBar, Select } from "@/app/_components/ui";
+import { FormDialog } from "@/app/_components/form-dialog";
+import { reasonsFor, STATUS_REASON_LABELS, type StatusReason } from "@/core/engagements/status-reasons";
+import { Button, Card, CopyableId, Dialog, DialogActions, Field, Form, Notice, ProgressBar, Select, Textarea } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime, statusLabel } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
@@ -290,6 +292,29 @@ function StatusDialog({
   const invalidate = useEngagementInvalidation(engagement.id);
   const words = STATUS_CHANGE_WORDS[change.to];
   const setStatus = useMutation(trpc.engagements.setStatus.mutationOptions());
+  const done = async () => {
+    await invalidate();
+    onChanged({ tone: "success", text: `The engagement is now ${statusLabel(change.to).toLowerCase()}.` });
+    onClose();
+  };
+  const reasons = reasonsFor(change.to);
+  if (reasons.length) {
+    return (
+      <StatusReasonDialog
+        title={`${words.verb}: ${engagement.reference}`}
+        description={words.description}
+        reasons={reasons}
+        submitLabel={words.verb}
+        variant={words.variant === "danger" ? "danger" : "primary"}
+        pending={setStatus.isPending}
+        onClose={onClose}
+        submit={async ({ reasonCode, reason }) => {
+          await setStatus.mutateAsync({ engagementId: engagement.id, status: change.to, reasonCode, reason });
+          await done();
+        }}
+      />
+    );
+  }
   return (
     <TextDialog
       title={`${words.verb}: ${engagement.reference}`}
@@ -305,10 +330,66 @@ function StatusDialog({
       onClose={onClose}
       submit={async (reason) => {
         await setStatus.mutateAsync({ engagementId: engagement.id, status: change.to, reason });
-        await invalidate();
-        onChanged({ tone: "success", text: `The engagement is now ${statusLabel(change.to).toLowerCase()}.` });
-        onClose();
+        await done();
       }}
     />
+  );
+}
+
+const ZStatusReason = z.object({
+  reasonCode: z.string().min(1, "Choose a reason."),
+  reason: z.string().trim().max(2000, "Keep it under 2,000 characters."),
+});
+
+/**
+ * Going on hold or cancelling: a reason from the short list (the portfolio counts them) and words
+ * beside it, required with "Other" (the server's rule; its refusal lands on the field it names).
+ */
+function StatusReasonDialog(props: {
+  title: string;
+  description: ReactNode;
+  reasons: readonly StatusReason[];
+  submitLabel: string;
+  variant: "primary" | "danger";
+  pending: boolean;
+  onClose: () => void;
+  submit: (values: { reasonCode: StatusReason; reason: string | undefined }) => Promise<unknown>;
+}) {
+  const form = useZodForm(ZStatusReason, { defaultValues: { reasonCode: "", reason: "" } });
+  const onSubmit = form.handleSubmit(async ({ reasonCode, reason }) => {
+    try {
+      await props.submit({ reasonCode: reasonCode as StatusReason, reason: reason || undefined });
+    } catch (e) {
+      showServerError(form, e);
+    }
+  });
+  return (
+    <FormDialog
+      title={props.title}
+      description={props.description}
+      form={form}
+      onSubmit={onSubmit}
+      submitLabel={props.submitLabel}
+      cancelLabel="Keep as is"
+      variant={props.variant}
+      pending={props.pending}
+      onClose={props.onClose}
+    >
+      <Field label="Reason" required error={fieldMessage(form, "reasonCode")} hint="Counted on the portfolio.">
+        {(p) => (
+          <Select {...p} {...form.register("reasonCode")}>
+            <option value="">Choose a reason…</option>
+            {props.reasons.map((r) => (
+              <option key={r} value={r}>
+                {STATUS_REASON_LABELS[r]}
+              </option>
+            ))}
+          </Select>
+        )}
+      </Field>
+      <Field label="Details" error={fieldMessage(form, "reason")} hint={'Recorded in the audit timeline; required with "Other".'}>
+        {(p) => <Textarea {...p} {...form.register("reason")} />}
+      </Field>
+    </FormDialog>
   );
 }
