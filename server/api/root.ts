@@ -7,6 +7,7 @@ import { confirmationsRouter } from "./routers/confirmations";
 import { handoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
 import { lastMileRouter } from "./routers/last-mile";
+import { portfolioRouter } from "./routers/portfolio";
 import { platformsRouter } from "./routers/platforms";
 import { requestsRouter } from "./routers/requests";
 import { supplementaryRouter } from "./routers/supplementary";
@@ -29,6 +30,7 @@ export const appRouter = createTRPCRouter({
   confirmations: confirmationsRouter,
   handover: handoverRouter,
   lastMile: lastMileRouter,
+  portfolio: portfolioRouter,
   tests: testsRouter,
   bulk: bulkRouter,
   supplementary: supplementaryRouter,

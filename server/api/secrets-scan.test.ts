@@ -113,6 +113,7 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "lastMile.setHypercareDays": { ...e, days: 5 },
     "lastMile.checkNow": e,
     "lastMile.markDropsSeen": e,
+    "portfolio.get": {},
     "bulk.overview": e,
     "bulk.items": { ...e, page: 1, pageSize: 100 },
     "bulk.start": e,
