@@ -102,7 +102,7 @@ test("a sign-in link cannot send anyone to another site", async ({ page }) => {
     await page.getByLabel("Email").fill(DEMO.sam.email);
     await page.getByLabel("Password").fill(DEMO.sam.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL("**/engagements");
+    await page.waitForURL("**/portfolio");
     expect(page.url()).not.toContain("evil.test");
   }
 });

@@ -35,6 +35,7 @@ test("an admin creates an organisation and it is offered when opening an engagem
   await form.getByRole("button", { name: "Create organisation" }).click();
   await expect(page.getByText(`Created ${name}.`)).toBeVisible();
   await expect(page.getByRole("table", { name: "Organisations" }).getByRole("row").filter({ hasText: name })).toBeVisible();
+  await page.getByRole("link", { name: "Engagements", exact: true }).click();
   await page.getByRole("link", { name: "New engagement", exact: true }).click();
   await expect(page.getByLabel("Customer organisation").getByRole("option", { name })).toHaveCount(1);
 });

@@ -37,8 +37,8 @@ test.describe("security headers", () => {
     await page.getByLabel("Email").fill(DEMO.admin.email);
     await page.getByLabel("Password").fill(DEMO.admin.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL("**/engagements");
-    for (const path of ["/engagements", "/engagements/new", "/admin/users", "/admin/outbox", "/admin/targets"]) {
+    await page.waitForURL("**/portfolio");
+    for (const path of ["/portfolio", "/engagements", "/engagements/new", "/admin/users", "/admin/outbox", "/admin/targets"]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     }

@@ -13,9 +13,10 @@ test("support signs in through the form, lands in the console and signs out", as
   await page.getByLabel("Email").fill(staff.email);
   await page.getByLabel("Password").fill(staff.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL("**/engagements");
-  await expect(page.getByRole("heading", { name: "Engagements", level: 1 })).toBeVisible();
-  await expect(page.getByRole("link", { name: "Engagements", exact: true })).toHaveAttribute("aria-current", "page");
+  // Support's home is the portfolio.
+  await page.waitForURL("**/portfolio");
+  await expect(page.getByRole("heading", { name: "Portfolio", level: 1 })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Portfolio", exact: true })).toHaveAttribute("aria-current", "page");
   // Signing out is in the account's menu, at the end of the header.
   const account = page.getByRole("button", { name: new RegExp(`^Account: ${staff.name}`) });
   await expect(account).toHaveAttribute("aria-expanded", "false");
@@ -43,7 +44,7 @@ test("every page has Ferry's icon, and asks the server for nothing that is not t
   await page.getByLabel("Email").fill(staff.email);
   await page.getByLabel("Password").fill(staff.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL("**/engagements");
+  await page.waitForURL("**/portfolio");
   await expect(page.locator('head link[rel="icon"]')).toHaveCount(1);
   expect(missing).toEqual([]);
 });

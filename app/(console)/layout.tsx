@@ -7,12 +7,16 @@ import type { RouterOutputs } from "@/app/_lib/types";
 import { getCaller } from "@/app/_trpc/server";
 import { requireStaff } from "./console-access";
 
-/** The console's own sections, with the count of engagements in support's queue (read with the page, kept current in the browser). */
+/**
+ * The console's own sections: the portfolio (support's home), every engagement, and the count of
+ * engagements in support's queue (read with the page, kept current in the browser). A new
+ * engagement is opened from the engagement list's header.
+ */
 function staffNav(queued: RouterOutputs["engagements"]["list"] | null): NavItem[] {
   return [
+    { href: "/portfolio", label: "Portfolio" },
     { href: "/engagements", label: "Engagements" },
     { href: "/engagements?waiting=support", label: "Support's move", after: <SupportQueueCount initial={queued} /> },
-    { href: "/engagements/new", label: "New engagement" },
   ];
 }
 

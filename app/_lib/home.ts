@@ -5,7 +5,7 @@ export function homeFor(role: Role | null): string {
   switch (role) {
     case "admin":
     case "support":
-      return "/engagements";
+      return "/portfolio";
     case "customer":
       return "/portal";
     case null:

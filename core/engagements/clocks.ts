@@ -165,3 +165,23 @@ function projectFinish(move: { step: StepNumber; party: WaitingParty | null; ela
 
 /** Words for a risk, as the portfolio shows it. */
 export const RISK_LABELS: Record<Risk, string> = { late: "Late", at_risk: "At risk", on_pace: "On pace" };
+
+/**
+ * What differs from the defaults in `targets` (null when nothing does): what an organisation's
+ * row keeps, so a later change of a default reaches every organisation that did not change it.
+ */
+export function overridesOf(targets: ClockTargets): ClockTargetOverrides | null {
+  const steps: NonNullable<ClockTargetOverrides["steps"]> = {};
+  for (const step of STEP_NUMBERS) {
+    const d = DEFAULT_CLOCK_TARGETS.steps[step];
+    const t = targets.steps[step];
+    const diff: Partial<StepTargets> = {};
+    if (t.customer !== d.customer) diff.customer = t.customer;
+    if (t.support !== d.support) diff.support = t.support;
+    if (Object.keys(diff).length) steps[step] = diff;
+  }
+  const out: ClockTargetOverrides = {};
+  if (Object.keys(steps).length) out.steps = steps;
+  if (targets.staleAfterDays !== DEFAULT_CLOCK_TARGETS.staleAfterDays) out.staleAfterDays = targets.staleAfterDays;
+  return Object.keys(out).length ? out : null;
+}

@@ -3,6 +3,7 @@
  * FORBIDDEN (wrong role); another organisation's engagement is NOT_FOUND to a customer. The table must name every procedure the router
  * has, so a new procedure without a row fails here.
  */
+import { DEFAULT_CLOCK_TARGETS } from "@/core/engagements/clocks";
 import { TRPCError } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { users } from "@/db/schema";
@@ -27,6 +28,8 @@ const TABLE: Record<string, Row> = {
   "platforms.list": { audience: "signedIn", input: () => undefined },
   "organizations.list": { audience: "staff", input: () => undefined },
   "organizations.create": { audience: "admin", input: (f) => ({ name: `Org ${f.n()}` }) },
+  "organizations.clockTargets": { audience: "staff", input: (f) => ({ organizationId: f.orgA }) },
+  "organizations.setClockTargets": { audience: "admin", input: (f) => ({ organizationId: f.orgA, targets: DEFAULT_CLOCK_TARGETS }) },
   "users.list": { audience: "admin", input: () => undefined },
   "users.staff": { audience: "staff", input: () => undefined },
   "users.setActive": { audience: "admin", input: (f) => ({ userId: f.support2.id, active: true }) },

@@ -6,6 +6,7 @@
  * raw database file (after a WAL checkpoint) are scanned for the known secrets. None may be there
  * in plain text; masks show at most the last four characters.
  */
+import { DEFAULT_CLOCK_TARGETS } from "@/core/engagements/clocks";
 import fs from "node:fs";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -51,6 +52,8 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "platforms.list": undefined,
     "organizations.list": undefined,
     "organizations.create": { name: `Scan Org ${Math.random()}` },
+    "organizations.clockTargets": { organizationId: p.orgA },
+    "organizations.setClockTargets": { organizationId: p.orgA, targets: DEFAULT_CLOCK_TARGETS },
     "users.list": undefined,
     "users.staff": undefined,
     "users.setActive": { userId: p.support2.id, active: true },

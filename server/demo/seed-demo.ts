@@ -12,7 +12,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Database } from "@/db/database";
-import { migrationItems } from "@/db/schema";
+import { engagements, migrationItems } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { Role } from "@/core/accounts/roles";
 import { createUserWithPassword, hasAdmin } from "@/server/accounts/users";
@@ -185,6 +185,14 @@ async function handedOverWithReconnection(
  * `sandboxUrl` (or the sandbox's URL) is marked built-in, or, with sandbox access, one is added
  * with a client of its own. With sandbox access the token files are built from real sandbox tenants.
  */
+/** Moves the start of each engagement's current move (and its last change) back by `hours`. */
+async function startedEarlier(database: Database, moves: readonly { engagementId: string; hours: number }[]): Promise<void> {
+  for (const m of moves) {
+    const at = new Date(Date.now() - m.hours * 3_600_000);
+    await database.db.update(engagements).set({ waitingSince: at, updatedAt: at }).where(eq(engagements.id, m.engagementId));
+  }
+}
+
 export async function seedDemo(database: Database, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
   const sandboxUrl = options.sandbox?.url ?? options.sandboxUrl;
   if (sandboxUrl) {
@@ -287,6 +295,14 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
 
   // Bluebird on Zoho Books: migrated and handed over, one company still waiting for its end customer.
   if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail });
+
+  // A week in progress: the open moves began before the seed ran, so the portfolio's clocks show
+  // what a support team's week looks like (Priya's review of FreeAgent is a day late, Bluebird has
+  // had the Shopify windows for two and a half of its three days, the QuickBooks test is new).
+  await startedEarlier(database, [
+    { engagementId: freeagent, hours: 30 },
+    { engagementId: shopify, hours: 60 },
+  ]);
 
   return { seeded: true };
 }

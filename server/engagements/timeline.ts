@@ -76,6 +76,7 @@ const targetWords = {
 const accountWords = {
   "secret.decrypted": (ev) => `Decrypted a secret to ${clause(ev.after.purpose)}`,
   "organization.created": (ev) => `Created the organisation ${ev.after.name}`,
+  "organization.clock_targets_changed": (ev) => `Changed the move targets of ${ev.after.name}${ev.after.targets ? "" : " back to the defaults"}`,
   "user.deactivated": () => "Deactivated the user",
   "user.reactivated": () => "Reactivated the user",
   "invitation.created": (ev) => `Invited ${ev.after.name} (${ev.after.email}) as ${ev.after.role}`,

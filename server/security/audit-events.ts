@@ -147,6 +147,11 @@ export const AUDIT_EVENTS = {
     before: NONE,
     after: z.object({ name: z.string() }),
   },
+  "organization.clock_targets_changed": {
+    target: "organization",
+    before: z.object({ targets: z.unknown() }),
+    after: z.object({ name: z.string(), targets: z.unknown() }),
+  },
   "user.deactivated": {
     target: "user",
     before: z.object({ active: z.boolean() }),

@@ -1,5 +1,6 @@
 /** Thin routers for people, organisations, invitations, the mail outbox and the current user. */
 import { createOrganization, listOrganizations } from "@/server/accounts/organizations";
+import { getClockTargets, setClockTargets } from "@/server/accounts/clock-targets";
 import { acceptInvitation, invitationProblem, invite, listInvitations, lookupInvitation, revokeInvitation } from "@/server/accounts/invitations";
 import { signOutEverywhere } from "@/server/accounts/sessions";
 import { changePassword, getMe, listActiveStaff, listUsers, setUserActive } from "@/server/accounts/users";
@@ -11,7 +12,10 @@ import {
   ZChangePasswordRequest,
   ZCreateInvitationRequest,
   ZCreateInvitationResponse,
+  ZClockTargetsRequest,
+  ZClockTargetsResponse,
   ZCreateOrganizationRequest,
+  ZSetClockTargetsRequest,
   ZCreateOrganizationResponse,
   ZInvitationLookupResponse,
   ZListInvitationsResponse,
@@ -60,6 +64,13 @@ export const organizationsRouter = createTRPCRouter({
     .input(ZCreateOrganizationRequest)
     .output(ZCreateOrganizationResponse)
     .mutation(({ ctx, input }) => createOrganization(ctx.database, ctx.actor, input)),
+  /** The organisation's move targets beside the defaults (the portfolio's clocks). */
+  clockTargets: staffProcedure.input(ZClockTargetsRequest).output(ZClockTargetsResponse).query(({ ctx, input }) => getClockTargets(ctx.database, input.organizationId)),
+  /** Changes the organisation's move targets (audited). */
+  setClockTargets: adminProcedure
+    .input(ZSetClockTargetsRequest)
+    .output(ZClockTargetsResponse)
+    .mutation(({ ctx, input }) => setClockTargets(ctx.database, ctx.actor, input)),
 });
 
 export const usersRouter = createTRPCRouter({

@@ -1,5 +1,6 @@
 /** Request and response schemas of the account procedures (people, organisations, invitations, outbox). */
 import { z } from "zod";
+import { MAX_STALE_DAYS, MAX_TARGET_HOURS } from "@/core/engagements/clocks";
 import {
   ZInvitationLookup,
   ZInvitationSummary,
@@ -21,6 +22,18 @@ export const ZChangePasswordRequest = z.object({
 export const ZListOrganizationsResponse = z.array(ZOrganizationSummary);
 export const ZCreateOrganizationRequest = z.object({ name: z.string().trim().min(1, "Enter the organisation's name.").max(120) });
 export const ZCreateOrganizationResponse = z.object({ id: z.string(), name: z.string() });
+
+/** Hours for one party's move in a step: at least an hour, at most a quarter. */
+const ZTargetHours = z.number({ error: "Enter a number of hours." }).int("Whole hours.").min(1, "At least 1 hour.").max(MAX_TARGET_HOURS, `At most ${MAX_TARGET_HOURS} hours (90 days).`);
+export const ZStepTargets = z.object({ customer: ZTargetHours, support: ZTargetHours });
+export const ZStaleDays = z.number({ error: "Enter a number of days." }).int("Whole days.").min(1, "At least 1 day.").max(MAX_STALE_DAYS, `At most ${MAX_STALE_DAYS} days.`);
+export const ZClockTargets = z.object({
+  steps: z.object({ 1: ZStepTargets, 2: ZStepTargets, 3: ZStepTargets, 4: ZStepTargets, 5: ZStepTargets, 6: ZStepTargets }),
+  staleAfterDays: ZStaleDays,
+});
+export const ZClockTargetsRequest = z.object({ organizationId: z.string().min(1) });
+export const ZSetClockTargetsRequest = z.object({ organizationId: z.string().min(1), targets: ZClockTargets });
+export const ZClockTargetsResponse = z.object({ organizationId: z.string(), name: z.string(), targets: ZClockTargets, defaults: ZClockTargets, changed: z.boolean() });
 
 export const ZListUsersResponse = z.array(ZUserSummary);
 export const ZListStaffResponse = z.array(ZStaffMember);

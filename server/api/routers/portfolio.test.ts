@@ -134,3 +134,40 @@ describe("the portfolio", () => {
     expect(refused.code).toBe("FORBIDDEN");
   });
 });
+
+describe("an organisation's move targets", () => {
+  it("admins change them (audited, only what differs kept), staff read them, and the portfolio's clocks follow", async () => {
+    const id = await engagement("qhyg");
+    await backdate(id, 3 * D);
+    expect((await portfolio()).rows[0]!.risk).toBe("on_pace");
+    const read = await support().organizations.clockTargets({ organizationId: p.orgA });
+    expect(read).toMatchObject({ name: "Org A", changed: false });
+    expect(read.targets).toEqual(read.defaults);
+
+    const targets = { ...read.targets, steps: { ...read.targets.steps, 1: { customer: 48, support: 24 } } };
+    expect((await trpcError(support().organizations.setClockTargets({ organizationId: p.orgA, targets }))).code).toBe("FORBIDDEN");
+    const admin = callerAs(t.database, p.admin);
+    const saved = await admin.organizations.setClockTargets({ organizationId: p.orgA, targets });
+    expect(saved).toMatchObject({ changed: true, targets: { steps: { 1: { customer: 48, support: 24 } } } });
+    const [row] = await t.db.select({ clockTargets: organizations.clockTargets }).from(organizations).where(eq(organizations.id, p.orgA));
+    expect(row!.clockTargets).toEqual({ steps: { 1: { customer: 48 } } });
+    expect((await portfolio()).rows[0]!.risk).toBe("late");
+
+    // Back to the defaults: nothing kept.
+    await admin.organizations.setClockTargets({ organizationId: p.orgA, targets: read.defaults });
+    const [again] = await t.db.select({ clockTargets: organizations.clockTargets }).from(organizations).where(eq(organizations.id, p.orgA));
+    expect(again!.clockTargets).toBeNull();
+  });
+
+  it("refuses a target outside an hour to a quarter, changing nothing", async () => {
+    const admin = callerAs(t.database, p.admin);
+    const read = await admin.organizations.clockTargets({ organizationId: p.orgA });
+    for (const bad of [0, -5, 2.5, 90 * 24 + 1]) {
+      const targets = { ...read.targets, steps: { ...read.targets.steps, 2: { customer: bad, support: 24 } } };
+      expect((await trpcError(admin.organizations.setClockTargets({ organizationId: p.orgA, targets }))).code).toBe("BAD_REQUEST");
+    }
+    expect((await trpcError(admin.organizations.setClockTargets({ organizationId: p.orgA, targets: { ...read.targets, staleAfterDays: 0 } }))).code).toBe("BAD_REQUEST");
+    expect((await admin.organizations.clockTargets({ organizationId: p.orgA })).changed).toBe(false);
+    expect((await trpcError(admin.organizations.clockTargets({ organizationId: "nope" }))).code).toBe("NOT_FOUND");
+  });
+});

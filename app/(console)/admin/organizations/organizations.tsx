@@ -7,13 +7,17 @@ import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_c
 import { formatDateTime } from "@/app/_lib/labels";
 import { useTRPC } from "@/app/_trpc/react";
 import { ZCreateOrganizationRequest } from "@/server/api/routers/accounts.types";
+import { ClockTargetsDialog } from "./clock-targets-dialog";
 
 export function Organizations() {
   const trpc = useTRPC();
   const orgs = useQuery(trpc.organizations.list.queryOptions());
+  const [editing, setEditing] = useState<{ id: string; name: string } | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   return (
     <div className="grid grid-cols-[minmax(0,1fr)] gap-8 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
-      <div>
+      <div className="space-y-4">
+        {saved ? <Notice tone="success">{saved}</Notice> : null}
         <QueryView query={orgs} loading="Loading organisations" empty={{ title: "No organisations yet", text: "Create the first one with the form." }}>
           {(rows) => (
             <Table caption="Organisations">
@@ -24,6 +28,9 @@ export function Organizations() {
                   <Th>Engagements</Th>
                   <Th>Created</Th>
                   <Th>Id</Th>
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
                 </Tr>
               </THead>
               <TBody>
@@ -37,6 +44,11 @@ export function Organizations() {
                       <code className="text-xs text-slate-600">{o.id.slice(0, 8)}…</code>
                       <CopyButton value={o.id} label={`id of ${o.name}`} />
                     </Td>
+                    <Td className="whitespace-nowrap">
+                      <Button variant="secondary" size="sm" onClick={() => setEditing({ id: o.id, name: o.name })} aria-label={`Move targets of ${o.name}`}>
+                        Move targets
+                      </Button>
+                    </Td>
                   </Tr>
                 ))}
               </TBody>
@@ -45,6 +57,7 @@ export function Organizations() {
         </QueryView>
       </div>
       <CreateOrganization />
+      {editing ? <ClockTargetsDialog organization={editing} onClose={() => setEditing(null)} onSaved={setSaved} /> : null}
     </div>
   );
 }
