@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { formatDistanceStrict } from "date-fns";
 import { usePathname, useSearchParams } from "next/navigation";
-import { useMemo, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import { ReferenceLink } from "@/app/_components/engagement/reference-link";
 import { Badge, Button, cn, EmptyState, Field, Notice, Pagination, ProgressBar, ResponsiveTable, Select, useHydrated, type BadgeTone, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDateTime, waitingLabel } from "@/app/_lib/labels";
@@ -122,7 +122,7 @@ function columns(at: Date): ResponsiveColumn<PortfolioRow>[] {
     },
     {
       label: "Projected finish",
-      cell: (r) => (r.projectedFinish ? <span className="whitespace-nowrap">{formatDateTime(r.projectedFinish).replace(/ \d\d:\d\d UTC$/, "")}</span> : "—"),
+      cell: (r) => (r.projectedFinish ? <span className="whitespace-nowrap">{formatDateTime(r.projectedFinish).replace(/, \d\d:\d\d UTC$/, "")}</span> : "—"),
     },
     { label: "Owner", cell: (r) => r.ownerName },
     { label: "Target", present: (r) => r.targetName !== null, cell: (r) => r.targetName ?? <span className="text-slate-500">None yet</span> },
@@ -147,12 +147,12 @@ function Tile({ label, count, tone, pressed, onClick }: { label: string; count: 
       aria-pressed={pressed}
       onClick={onClick}
       className={cn(
-        "flex flex-col items-start rounded-lg border bg-white px-4 py-3 text-left shadow-xs focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
+        "flex flex-col items-start rounded-lg border bg-white px-2 py-2 text-left shadow-xs sm:px-4 sm:py-3 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
         pressed ? "border-indigo-600 ring-2 ring-indigo-600" : "border-slate-200 hover:bg-slate-50",
       )}
     >
-      <span className={cn("text-2xl font-semibold tabular-nums", tone)}>{count.toLocaleString("en-GB")}</span>
-      <span className="text-sm text-slate-700">{label}</span>
+      <span className={cn("text-xl font-semibold tabular-nums sm:text-2xl", tone)}>{count.toLocaleString("en-GB")}</span>
+      <span className="text-xs text-slate-700 sm:text-sm">{label}</span>
     </button>
   );
 }
@@ -210,11 +210,14 @@ export function PortfolioView() {
   const at = data?.at;
   const cols = useMemo(() => columns(at ?? new Date(0)), [at]);
   const o = data?.options;
+  // On a phone the filters fold under a button, so the rows are on the first screen.
+  const [showFilters, setShowFilters] = useState(false);
+  const filtersOn = [filters.ownerId, filters.organizationId, filters.platformKey, filters.targetId, filters.group === "none" ? undefined : filters.group].filter(Boolean).length;
 
   return (
     <div className="space-y-5">
       {data ? (
-        <section aria-label="Counts" className="grid grid-cols-2 gap-3 sm:grid-cols-5">
+        <section aria-label="Counts" className="grid grid-cols-5 gap-2 sm:gap-3">
           {TILES.map((t) => (
             <Tile key={t.risk} label={t.label} count={t.count(data.counts)} tone={t.tone} pressed={filters.risk === t.risk} onClick={() => apply({ risk: filters.risk === t.risk ? undefined : t.risk })} />
           ))}
@@ -222,7 +225,12 @@ export function PortfolioView() {
       ) : null}
 
       <section aria-label="Filters" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4 shadow-xs">
-        <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
+        <div className="md:hidden">
+          <Button variant="secondary" size="sm" aria-expanded={showFilters} aria-controls="portfolio-filters" onClick={() => setShowFilters((v) => !v)}>
+            {showFilters ? "Hide filters" : `Filters and grouping${filtersOn ? ` (${filtersOn} on)` : ""}`}
+          </Button>
+        </div>
+        <div id="portfolio-filters" className={cn("grid gap-4 sm:grid-cols-2 lg:grid-cols-5", !showFilters && "max-md:hidden")}>
           <FilterSelect label="Owner" any="Anyone" value={filters.ownerId} options={(o?.owners ?? []).map((x) => ({ value: x.id, label: x.name }))} onChange={(v) => apply({ ownerId: v })} />
           <FilterSelect label="Customer" any="Any customer" value={filters.organizationId} options={(o?.customers ?? []).map((x) => ({ value: x.id, label: x.name }))} onChange={(v) => apply({ organizationId: v })} />
           <FilterSelect label="Platform" any="Any platform" value={filters.platformKey} options={(o?.platforms ?? []).map((x) => ({ value: x.key, label: x.name }))} onChange={(v) => apply({ platformKey: v })} />
