@@ -131,6 +131,8 @@ export const schemaDescription: SchemaDescription = {
       waitingSince: c.moment("waiting_since"),
       moveCreditMs: c.integer("move_credit_ms").notNull().default(0).doc("How long the current move had already run before a hold (its clock pauses on hold and resumes here)."),
       pausedMove: c.json("paused_move", "PausedMove").doc("While on hold: whose move was paused and how long it had run; cleared on resume."),
+      dueAt: c.moment("due_at").doc("When the current move is due under the organisation's targets (core/engagements/clocks.ts), kept with every change", "of whose move it is, so the portfolio finds the late in the database; null while nobody's move or on hold."),
+      atRiskAt: c.moment("at_risk_at").doc("When the current move becomes at risk (a quarter of its target left); null with due_at."),
       statusReason: c.text("status_reason", "STATUS_REASONS").doc("Why it went on hold or was cancelled (the short list); cleared on resume."),
       statusNote: c.text("status_note").doc("The free text given with the reason."),
       statusChangedAt: c.moment("status_changed_at").comment("Handover and purge: when the status last changed (null: not since this column", "exists; updatedAt stands in), so a cancelled engagement's credentials are purged a set time", "after its cancellation."),
@@ -138,7 +140,7 @@ export const schemaDescription: SchemaDescription = {
       createdAt: c.createdAt(),
       updatedAt: c.updatedAt(),
     },
-    extras: [uniqueIndex("engagements_reference_unique", "reference"), index("engagements_org_idx", "organizationId", "updatedAt"), index("engagements_status_step_idx", "status", "currentStep"), index("engagements_step_idx", "currentStep"), index("engagements_owner_idx", "ownerId"), index("engagements_platform_idx", "platformKey"), index("engagements_updated_idx", "updatedAt", "reference")],
+    extras: [uniqueIndex("engagements_reference_unique", "reference"), index("engagements_org_idx", "organizationId", "updatedAt"), index("engagements_status_step_idx", "status", "currentStep"), index("engagements_step_idx", "currentStep"), index("engagements_owner_idx", "ownerId"), index("engagements_platform_idx", "platformKey"), index("engagements_updated_idx", "updatedAt", "reference"), index("engagements_due_idx", "status", "dueAt")],
   }),
   table("engagementSteps", "engagement_steps", {
     columns: {

@@ -202,6 +202,13 @@ export const engagements = sqliteTable(
     moveCreditMs: integer("move_credit_ms").notNull().default(0),
     /** While on hold: whose move was paused and how long it had run; cleared on resume. */
     pausedMove: text("paused_move", { mode: "json" }).$type<PausedMove>(),
+    /**
+     * When the current move is due under the organisation's targets (core/engagements/clocks.ts), kept with every change
+     * of whose move it is, so the portfolio finds the late in the database; null while nobody's move or on hold.
+     */
+    dueAt: integer("due_at", { mode: "timestamp_ms" }),
+    /** When the current move becomes at risk (a quarter of its target left); null with due_at. */
+    atRiskAt: integer("at_risk_at", { mode: "timestamp_ms" }),
     /** Why it went on hold or was cancelled (the short list); cleared on resume. */
     statusReason: text("status_reason", { enum: STATUS_REASONS }),
     /** The free text given with the reason. */
@@ -223,6 +230,7 @@ export const engagements = sqliteTable(
     index("engagements_owner_idx").on(t.ownerId),
     index("engagements_platform_idx").on(t.platformKey),
     index("engagements_updated_idx").on(t.updatedAt, t.reference),
+    index("engagements_due_idx").on(t.status, t.dueAt),
   ],
 );
 

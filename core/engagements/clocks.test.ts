@@ -112,3 +112,20 @@ describe("the projected finish", () => {
     expect(clockOf(held, DEFAULT_CLOCK_TARGETS, later).projectedFinish).toEqual(new Date(later.getTime() + D + D + total(1)));
   });
 });
+
+describe("the stored deadlines", () => {
+  it("say what riskOf says at every moment: at risk after at_risk_at, late after due_at", async () => {
+    const { moveDeadlines } = await import("./clocks");
+    const e = engagement({ waitingOn: "support", waitingSince: ago(5 * H), moveCreditMs: 2 * H });
+    const d = moveDeadlines(e, DEFAULT_CLOCK_TARGETS)!;
+    expect(d.dueAt).toEqual(new Date(now.getTime() - 7 * H + 24 * H));
+    expect(d.atRiskAt).toEqual(new Date(d.dueAt.getTime() - 6 * H));
+    for (const offset of [-30 * H, -6 * H - 1, -6 * H, -6 * H + 1, -1, 0, 1, 5 * H]) {
+      const at = new Date(d.dueAt.getTime() + offset);
+      const expected = at > d.dueAt ? "late" : at > d.atRiskAt ? "at_risk" : "on_pace";
+      expect(clockOf(e, DEFAULT_CLOCK_TARGETS, at).risk, `at ${offset / H} h from due`).toBe(expected);
+    }
+    expect(moveDeadlines({ ...e, status: "on_hold" }, DEFAULT_CLOCK_TARGETS)).toBeNull();
+    expect(moveDeadlines({ ...e, waitingOn: null }, DEFAULT_CLOCK_TARGETS)).toBeNull();
+  });
+});

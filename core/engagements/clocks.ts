@@ -163,6 +163,19 @@ function projectFinish(move: { step: StepNumber; party: WaitingParty | null; ela
   return new Date(finish);
 }
 
+/**
+ * When the move under way is due and when it turns at risk: fixed while the move runs (its start,
+ * the time credited from before a hold, the target), so they are stored with the engagement and the
+ * portfolio finds the late and the at risk in the database (`due_at < now`, `at_risk_at < now`),
+ * exactly as `riskOf` decides. Null while nobody's move it is, on hold, or closed.
+ */
+export function moveDeadlines(e: Pick<ClockInput, "status" | "currentStep" | "waitingOn" | "waitingSince" | "moveCreditMs">, targets: ClockTargets): { dueAt: Date; atRiskAt: Date } | null {
+  if (e.status !== "active" || !e.waitingOn || !e.waitingSince || !isStep(e.currentStep)) return null;
+  const targetMs = targets.steps[e.currentStep][e.waitingOn] * HOUR;
+  const due = e.waitingSince.getTime() - e.moveCreditMs + targetMs;
+  return { dueAt: new Date(due), atRiskAt: new Date(due - targetMs * AT_RISK_SHARE) };
+}
+
 /** Words for a risk, as the portfolio shows it. */
 export const RISK_LABELS: Record<Risk, string> = { late: "Late", at_risk: "At risk", on_pace: "On pace" };
 

@@ -8,6 +8,7 @@ import { organizations } from "@/db/schema";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
+import { storeOrganizationDeadlines } from "@/server/engagements/engagement-repository";
 import { clockTargetsFor, DEFAULT_CLOCK_TARGETS, overridesOf, type ClockTargets } from "@/core/engagements/clocks";
 
 export type OrganizationClockTargets = { organizationId: string; name: string; targets: ClockTargets; defaults: ClockTargets; changed: boolean };
@@ -32,6 +33,8 @@ export async function setClockTargets(database: Database, actor: Actor, input: {
       );
       if (!org) throw new AppError("NOT_FOUND", "No such organisation.");
       yield* q.run(tx.update(organizations).set({ clockTargets: overrides }).where(eq(organizations.id, org.id)));
+      // The open moves' deadlines follow the new targets.
+      yield* storeOrganizationDeadlines(tx, org.id);
       yield* writeAudit(tx, {
         actor,
         action: "organization.clock_targets_changed",

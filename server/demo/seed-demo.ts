@@ -17,6 +17,7 @@ import { createOrganization } from "@/server/accounts/organizations";
 import type { Role } from "@/core/accounts/roles";
 import { createUserWithPassword, hasAdmin } from "@/server/accounts/users";
 import { changeStatus } from "@/server/engagements/change-status";
+import { storeMoveDeadlines } from "@/server/engagements/engagement-repository";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import {
   acceptSubmission,
@@ -190,6 +191,7 @@ async function startedEarlier(database: Database, moves: readonly { engagementId
   for (const m of moves) {
     const at = new Date(Date.now() - m.hours * 3_600_000);
     await database.db.update(engagements).set({ waitingSince: at, updatedAt: at }).where(eq(engagements.id, m.engagementId));
+    await database.transaction((tx) => storeMoveDeadlines(tx, m.engagementId), { isolation: "read committed" });
   }
 }
 

@@ -5,7 +5,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { refuse } from "./access";
 import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
-import { creditMoveClock, loadForChange, updateEngagement, type EngagementRow } from "./engagement-repository";
+import { creditMoveClock, loadForChange, storeMoveDeadlines, updateEngagement, type EngagementRow } from "./engagement-repository";
 import { reasonsFor, type StatusReason } from "@/core/engagements/status-reasons";
 import type { EngagementStatus } from "@/core/engagements/states";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
@@ -66,7 +66,10 @@ export async function changeStatus(
       yield* recordStatusChange(tx, actor, { engagement: eng, to: input.status, reasonCode: input.reasonCode, reason: input.reason, at: now });
       const waiting = yield* refreshWaiting(tx, eng.id, now);
       // After a hold, the same party's move resumes with the time it had already run.
-      if (input.status === "active" && eng.pausedMove) yield* creditMoveClock(tx, eng.id, eng.pausedMove);
+      if (input.status === "active" && eng.pausedMove) {
+        yield* creditMoveClock(tx, eng.id, eng.pausedMove);
+        yield* storeMoveDeadlines(tx, eng.id);
+      }
       return { waiting };
     },
     { isolation: "read committed" },

@@ -3,13 +3,14 @@
  * transaction steps (`yield*` them in a transaction body, see db/database.ts); reads outside a
  * transaction run them through `readSteps`.
  */
-import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { engagements, engagementSteps, organizations, users } from "@/db/schema";
 import { findServiceTarget } from "@/server/targets/targets";
 import { AppError } from "@/server/errors";
 import { MANAGED_PLATFORMS } from "@/server/platforms";
 import { forUpdate, q, type Steps, type Tx } from "@/db/database";
 import { initialStates, type StepStates } from "./checklist";
+import { clockTargetsFor, moveDeadlines } from "@/core/engagements/clocks";
 import type { StepEvidence } from "@/core/engagements/evidence";
 import type { EngagementListFilter } from "@/core/engagements/schemas";
 import type { StepNumber, StepState } from "@/core/engagements/states";
@@ -157,6 +158,57 @@ export function* updateEngagement(
  */
 export function* updateWaiting(tx: Tx, engagementId: string, waiting: { waitingOn: EngagementRow["waitingOn"]; waitingSince: Date | null }): Steps<void> {
   yield* q.run(tx.update(engagements).set({ ...waiting, moveCreditMs: 0 }).where(eq(engagements.id, engagementId)));
+}
+
+/**
+ * Stores when the engagement's current move is due and turns at risk, under its organisation's
+ * targets (core/engagements/clocks.ts `moveDeadlines`); a transaction step, run after every change
+ * of whose move it is, of the step or of the organisation's targets.
+ */
+export function* storeMoveDeadlines(tx: Tx, engagementId: string): Steps<void> {
+  const row = yield* q.get(
+    tx
+      .select({
+        status: engagements.status,
+        currentStep: engagements.currentStep,
+        waitingOn: engagements.waitingOn,
+        waitingSince: engagements.waitingSince,
+        moveCreditMs: engagements.moveCreditMs,
+        dueAt: engagements.dueAt,
+        atRiskAt: engagements.atRiskAt,
+        clockTargets: organizations.clockTargets,
+      })
+      .from(engagements)
+      .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
+      .where(eq(engagements.id, engagementId)),
+  );
+  if (!row) return;
+  const d = moveDeadlines(row, clockTargetsFor(row.clockTargets));
+  const same = (a: Date | null, b: Date | null | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
+  if (same(row.dueAt, d?.dueAt) && same(row.atRiskAt, d?.atRiskAt)) return;
+  yield* q.run(tx.update(engagements).set({ dueAt: d?.dueAt ?? null, atRiskAt: d?.atRiskAt ?? null }).where(eq(engagements.id, engagementId)));
+}
+
+/** Stores the move deadlines of every active engagement of the organisation again (its targets changed). */
+export function* storeOrganizationDeadlines(tx: Tx, organizationId: string): Steps<number> {
+  const open = yield* q.all(tx.select({ id: engagements.id }).from(engagements).where(and(eq(engagements.organizationId, organizationId), eq(engagements.status, "active"))));
+  for (const { id } of open) yield* storeMoveDeadlines(tx, id);
+  return open.length;
+}
+
+/**
+ * Stores the deadlines of active engagements whose move has none yet (those opened before the
+ * column existed); the worker runs it at its start. Returns how many it stored.
+ */
+export function* storeMissingDeadlines(tx: Tx): Steps<number> {
+  const missing = yield* q.all(
+    tx
+      .select({ id: engagements.id })
+      .from(engagements)
+      .where(and(eq(engagements.status, "active"), isNotNull(engagements.waitingOn), isNull(engagements.dueAt))),
+  );
+  for (const { id } of missing) yield* storeMoveDeadlines(tx, id);
+  return missing.length;
 }
 
 /** A move resumed after a hold by the party it was paused on carries the time it had already run. */

@@ -18,6 +18,7 @@ import { env } from "@/server/env";
 import { appKeyRing } from "@/server/security/keyring";
 import { logSafe } from "@/server/security/log-safe";
 import { purgeDueCredentials } from "./handover/purge-credentials";
+import { storeMissingDeadlines } from "@/server/engagements/engagement-repository";
 import { createMigrationWorker, machineIdOf } from "./migration-worker";
 import { companiesText, countOf, daysText } from "@/core/words";
 
@@ -42,6 +43,9 @@ async function main(): Promise<void> {
   const where = database.dialect === "postgresql" ? "PostgreSQL" : e.DATABASE_FILE;
   console.log(`Migration worker ${worker.owner} started on ${where}${e.SANDBOX_ADMIN_TOKEN ? "" : " (no SANDBOX_ADMIN_TOKEN: rehearsals will fail)"}`);
   worker.start();
+  // Engagements opened before their moves' deadlines were stored get them now (the portfolio's clocks).
+  const stored = await database.transaction((tx) => storeMissingDeadlines(tx), { isolation: "read committed" });
+  if (stored) console.log(`Stored the move deadlines of ${countOf(stored, "engagement", "engagements")}`);
 
   // The automatic purge (FERRY_PURGE_AFTER_DAYS after a handover report or a cancellation): at
   // start and then periodically. Idempotent and checked again inside each engagement's

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { engagements, organizations } from "@/db/schema";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, trpcError } from "@/server/testing/caller";
+import { storeMissingDeadlines, storeMoveDeadlines } from "@/server/engagements/engagement-repository";
 
 let t: TestDatabase;
 let p: People;
@@ -28,9 +29,11 @@ const ago = (ms: number) => new Date(Date.now() - ms);
 async function engagement(platformKey: string, organizationId = p.orgA) {
   return (await support().engagements.create({ organizationId, platformKey })).id;
 }
-/** Moves the engagement's clock back: its move started `waited` ago, its last change `idle` ago. */
-const backdate = (id: string, waited: number, idle = H) =>
-  t.db.update(engagements).set({ waitingSince: ago(waited), updatedAt: ago(idle) }).where(eq(engagements.id, id));
+/** Moves the engagement's clock back: its move started `waited` ago, its last change `idle` ago (its deadlines kept with it). */
+async function backdate(id: string, waited: number, idle = H) {
+  await t.db.update(engagements).set({ waitingSince: ago(waited), updatedAt: ago(idle) }).where(eq(engagements.id, id));
+  await t.database.transaction((tx) => storeMoveDeadlines(tx, id), { isolation: "read committed" });
+}
 const portfolio = (input: Parameters<ReturnType<typeof support>["portfolio"]["get"]>[0] = {}) => support().portfolio.get(input);
 
 describe("the portfolio", () => {
@@ -120,13 +123,27 @@ describe("the portfolio", () => {
     await backdate(a, 3 * D, 3 * D);
     await backdate(b, 3 * D, 3 * D);
     // Org B gives its customers 2 days for step 1 and calls 2 days without a change stale.
-    await t.db.update(organizations).set({ clockTargets: { steps: { 1: { customer: 48 } }, staleAfterDays: 2 } }).where(eq(organizations.id, p.orgB));
+    const defaults = (await support().organizations.clockTargets({ organizationId: p.orgB })).defaults;
+    await callerAs(t.database, p.admin).organizations.setClockTargets({
+      organizationId: p.orgB,
+      targets: { steps: { ...defaults.steps, 1: { customer: 48, support: 24 } }, staleAfterDays: 2 },
+    });
     const got = await portfolio();
     expect(got.rows.map((r) => [r.id, r.risk, r.stale])).toEqual([
       [b, "late", true],
       [a, "on_pace", false],
     ]);
     expect((await portfolio({ risk: "stale" })).rows.map((r) => r.id)).toEqual([b]);
+  });
+
+  it("finds the late among engagements opened before their deadlines were stored, once the worker's start stores them", async () => {
+    const id = await engagement("qhyg");
+    await backdate(id, 6 * D);
+    await t.db.update(engagements).set({ dueAt: null, atRiskAt: null }).where(eq(engagements.id, id));
+    expect((await portfolio()).counts.late).toBe(0);
+    expect(await t.database.transaction((tx) => storeMissingDeadlines(tx), { isolation: "read committed" })).toBe(1);
+    expect((await portfolio()).counts.late).toBe(1);
+    expect(await t.database.transaction((tx) => storeMissingDeadlines(tx), { isolation: "read committed" })).toBe(0);
   });
 
   it("is support's: a customer is refused", async () => {

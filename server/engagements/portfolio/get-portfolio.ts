@@ -2,161 +2,162 @@
  * Support's portfolio: every open engagement with its clock at `now` (core/engagements/clocks.ts,
  * under its organisation's targets), the counts by risk, whose move and reason, filtered by owner,
  * customer, platform, target and risk, grouped by one of them, most urgent first, one page at a
- * time. The clocks depend on the time, so risk is decided here, after the database has applied
- * the other filters.
+ * time. The database decides risk from each move's stored deadlines (portfolio-repository.ts), so
+ * only the page's rows are read; their clocks (due, elapsed, projected finish) are worked out here.
  */
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { readSteps, type Database } from "@/db/database";
-import { clockOf, clockTargetsFor, RISK_LABELS, type Clock, type ClockTargets, type Risk } from "@/core/engagements/clocks";
+import { engagements } from "@/db/schema";
+import { clockOf, clockTargetsFor, RISK_LABELS } from "@/core/engagements/clocks";
 import { STATUS_REASON_LABELS, type StatusReason } from "@/core/engagements/status-reasons";
 import { STEP_NUMBERS, type StepNumber } from "@/core/engagements/states";
 import { stepDefinition } from "@/core/engagements/steps";
 import type { Portfolio, PortfolioFilter, PortfolioGroup, PortfolioRow } from "@/core/engagements/portfolio-schemas";
 import { getManagedPlatform, MANAGED_PLATFORMS } from "@/server/platforms";
-import { cancelReasonCounts, nextProposedWindows, openEngagements, portfolioOptions } from "./portfolio-repository";
-
-type Loaded = PortfolioRow & { clock: Clock };
+import {
+  cancelledWhere,
+  groupColumn,
+  groupCounts,
+  nextProposedWindows,
+  openWhere,
+  portfolioCounts,
+  portfolioOptions,
+  portfolioPage,
+  reasonCounts,
+  riskConditions,
+  staleDaysByOrganization,
+  urgencyRank,
+} from "./portfolio-repository";
 
 const stepTitle = (n: number) => ((STEP_NUMBERS as readonly number[]).includes(n) ? stepDefinition(n as StepNumber).title : "All steps done");
 
-/** Most urgent first: late (most overdue first), at risk, on pace (soonest due first), then nobody's move and on hold. */
-const RISK_RANK: Record<Risk, number> = { late: 0, at_risk: 1, on_pace: 2 };
-function urgency(a: Loaded, b: Loaded): number {
-  const rank = (r: Loaded) => (r.paused ? 4 : r.risk ? RISK_RANK[r.risk] : 3);
-  return rank(a) - rank(b) || (a.dueAt?.getTime() ?? Infinity) - (b.dueAt?.getTime() ?? Infinity) || a.reference.localeCompare(b.reference);
-}
+/** The risk group's keys (urgency ranks) as words, in their order. */
+const RISK_GROUPS: Record<string, { key: string; label: string }> = {
+  "0": { key: "late", label: RISK_LABELS.late },
+  "1": { key: "at_risk", label: RISK_LABELS.at_risk },
+  "2": { key: "on_pace", label: RISK_LABELS.on_pace },
+  "3": { key: "none", label: "Nobody's move" },
+  "4": { key: "on_hold", label: "On hold" },
+};
 
-/** The group a row falls in, as its key and words. */
-function groupOf(row: Loaded, by: PortfolioGroup): { key: string; label: string } {
-  switch (by) {
+type Options = { owners: { id: string; name: string }[]; customers: { id: string; name: string }[]; targets: { id: string; name: string }[]; platformKeys: string[] };
+
+/** A group's words from its key. */
+function groupLabel(group: Exclude<PortfolioGroup, "none">, key: string, options: Options): { key: string; label: string } {
+  const named = (list: { id: string; name: string }[]) => list.find((x) => x.id === key)?.name ?? key;
+  switch (group) {
     case "owner":
-      return { key: row.ownerId, label: row.ownerName };
+      return { key, label: named(options.owners) };
     case "customer":
-      return { key: row.organizationId, label: row.organizationName };
+      return { key, label: named(options.customers) };
     case "platform":
-      return { key: row.platformKey, label: row.platformName };
+      return { key, label: getManagedPlatform(key)?.name ?? key };
     case "target":
-      return { key: row.targetId ?? "none", label: row.targetName ?? "No target yet" };
+      return { key, label: key === "none" ? "No target yet" : named(options.targets) };
     case "risk":
-      return row.paused ? { key: "on_hold", label: "On hold" } : row.risk ? { key: row.risk, label: RISK_LABELS[row.risk] } : { key: "none", label: "Nobody's move" };
-    case "none":
-      return { key: "all", label: "All" };
+      return RISK_GROUPS[key] ?? { key, label: key };
     default: {
-      const never: never = by;
+      const never: never = group;
       return never;
     }
   }
 }
 
-/** Whether the row passes the risk filter. */
-function passesRisk(row: Loaded, risk: PortfolioFilter["risk"]): boolean {
-  if (!risk) return true;
-  if (risk === "on_hold") return row.paused;
-  if (risk === "stale") return row.stale;
-  return !row.paused && row.risk === risk;
+function reasonsInWords(rows: readonly { reason: StatusReason | null; n: number }[]): Portfolio["holdReasons"] {
+  return rows
+    .filter((r): r is { reason: StatusReason; n: number } => r.reason !== null)
+    .map((r) => ({ key: r.reason, label: STATUS_REASON_LABELS[r.reason], count: r.n }))
+    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
 }
 
-function countReasons(reasons: readonly (StatusReason | null)[]): Portfolio["holdReasons"] {
-  const by = new Map<StatusReason, number>();
-  for (const r of reasons) if (r) by.set(r, (by.get(r) ?? 0) + 1);
-  return [...by].map(([key, n]) => ({ key, label: STATUS_REASON_LABELS[key], count: n })).sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
-}
+type PageRow = Awaited<ReturnType<typeof readPage>>["rows"][number];
 
-export async function getPortfolio(database: Database, filter: PortfolioFilter, now = new Date()): Promise<Portfolio> {
-  const where = { ownerId: filter.ownerId, organizationId: filter.organizationId, platformKey: filter.platformKey, targetId: filter.targetId };
-  const { open, windows, cancelled, options } = await readSteps(database, function* (tx) {
-    return {
-      open: yield* openEngagements(tx, where),
-      windows: yield* nextProposedWindows(tx, now),
-      cancelled: yield* cancelReasonCounts(tx, where),
-      options: yield* portfolioOptions(tx),
-    };
-  });
-  const targetsByOrg = new Map<string, ClockTargets>();
-  const loaded: Loaded[] = open.map((e) => {
-    let targets = targetsByOrg.get(e.organizationId);
-    if (!targets) targetsByOrg.set(e.organizationId, (targets = clockTargetsFor(e.clockTargets)));
-    const clock = clockOf(e, targets, now);
-    const agreed = e.windowStartsAt && e.windowEndsAt && e.windowEndsAt.getTime() > now.getTime() ? { startsAt: e.windowStartsAt, endsAt: e.windowEndsAt, agreed: true } : null;
-    const proposed = windows.get(e.id);
-    return {
-      id: e.id,
-      reference: e.reference,
-      organizationId: e.organizationId,
-      organizationName: e.organizationName,
-      platformKey: e.platformKey,
-      platformName: getManagedPlatform(e.platformKey)?.name ?? e.platformKey,
-      ownerId: e.ownerId,
-      ownerName: e.ownerName,
-      targetId: e.targetId,
-      targetName: e.targetName,
-      status: e.status,
-      statusReason: e.status === "on_hold" ? e.statusReason : null,
-      statusNote: e.status === "on_hold" ? e.statusNote : null,
-      currentStep: e.currentStep,
-      stepTitle: stepTitle(e.currentStep),
-      party: clock.party,
-      waitingSince: clock.paused ? null : e.waitingSince,
-      paused: clock.paused,
-      dueAt: clock.dueAt,
-      risk: clock.risk,
-      stale: clock.stale,
-      idleDays: clock.idleDays,
-      updatedAt: e.updatedAt,
-      projectedFinish: clock.projectedFinish,
-      nextWindow: agreed ?? (proposed ? { ...proposed, agreed: false } : null),
-      clock,
-    };
-  });
-
-  const live = loaded.filter((r) => !r.paused);
-  const counts = {
-    open: loaded.length,
-    late: live.filter((r) => r.risk === "late").length,
-    atRisk: live.filter((r) => r.risk === "at_risk").length,
-    onPace: live.filter((r) => r.risk === "on_pace").length,
-    onHold: loaded.length - live.length,
-    stale: loaded.filter((r) => r.stale).length,
-    supportsMove: live.filter((r) => r.party === "support").length,
-    customersMove: live.filter((r) => r.party === "customer").length,
+/** What the portfolio shows of one row, its clock read at `now`. */
+function toRow(r: PageRow, now: Date, windows: Map<string, { startsAt: Date; endsAt: Date }>): PortfolioRow {
+  const clock = clockOf(r, clockTargetsFor(r.clockTargets), now);
+  const agreed = r.windowStartsAt && r.windowEndsAt && r.windowEndsAt.getTime() > now.getTime() ? { startsAt: r.windowStartsAt, endsAt: r.windowEndsAt, agreed: true } : null;
+  const proposed = windows.get(r.id);
+  return {
+    id: r.id,
+    reference: r.reference,
+    organizationId: r.organizationId,
+    organizationName: r.organizationName,
+    platformKey: r.platformKey,
+    platformName: getManagedPlatform(r.platformKey)?.name ?? r.platformKey,
+    ownerId: r.ownerId,
+    ownerName: r.ownerName,
+    targetId: r.targetId,
+    targetName: r.targetName,
+    status: r.status,
+    statusReason: r.status === "on_hold" ? r.statusReason : null,
+    statusNote: r.status === "on_hold" ? r.statusNote : null,
+    currentStep: r.currentStep,
+    stepTitle: stepTitle(r.currentStep),
+    party: clock.party,
+    waitingSince: clock.paused ? null : r.waitingSince,
+    paused: clock.paused,
+    dueAt: clock.dueAt,
+    risk: clock.risk,
+    stale: clock.stale,
+    idleDays: clock.idleDays,
+    updatedAt: r.updatedAt,
+    projectedFinish: clock.projectedFinish,
+    nextWindow: agreed ?? (proposed ? { ...proposed, agreed: false } : null),
   };
+}
 
-  const shown = loaded.filter((r) => passesRisk(r, filter.risk));
-  const groupIndex = new Map<string, { key: string; label: string; count: number; late: number; atRisk: number }>();
-  for (const r of shown) {
-    const g = groupOf(r, filter.group);
-    const entry = groupIndex.get(g.key) ?? { ...g, count: 0, late: 0, atRisk: 0 };
-    entry.count += 1;
-    if (!r.paused && r.risk === "late") entry.late += 1;
-    if (!r.paused && r.risk === "at_risk") entry.atRisk += 1;
-    groupIndex.set(g.key, entry);
-  }
-  // Groups with the most late first (risk groups in their own order), then by name.
-  const riskOrder = ["late", "at_risk", "on_pace", "none", "on_hold"];
-  const groups = [...groupIndex.values()].sort((a, b) =>
-    filter.group === "risk" ? riskOrder.indexOf(a.key) - riskOrder.indexOf(b.key) : b.late - a.late || b.atRisk - a.atRisk || a.label.localeCompare(b.label),
-  );
-  const order = new Map(groups.map((g, i) => [g.key, i]));
-  shown.sort((a, b) => (order.get(groupOf(a, filter.group).key) ?? 0) - (order.get(groupOf(b, filter.group).key) ?? 0) || urgency(a, b));
+/** Everything the portfolio reads, in one read transaction. */
+function readPage(database: Database, filter: PortfolioFilter, now: Date) {
+  return readSteps(database, function* (tx) {
+    const risk = riskConditions(now, yield* staleDaysByOrganization(tx));
+    const open = openWhere(filter);
+    const shown = and(open, filter.risk ? risk[filter.risk] : undefined);
+    const rank = urgencyRank(risk);
+    const options = yield* portfolioOptions(tx);
+    const counts = yield* portfolioCounts(tx, open, risk);
+    let groups: Portfolio["groups"] = [];
+    const order: SQL[] = [];
+    if (filter.group !== "none") {
+      const key = groupColumn(filter.group, rank);
+      const stats = (yield* groupCounts(tx, shown, key, risk)).map((g) => ({ ...g, ...groupLabel(filter.group as Exclude<PortfolioGroup, "none">, g.key, options), raw: g.key }));
+      // The risk groups in their own order; others with the most late first, then by name.
+      stats.sort((a, b) => (filter.group === "risk" ? Number(a.raw) - Number(b.raw) : b.late - a.late || b.atRisk - a.atRisk || a.label.localeCompare(b.label)));
+      groups = stats.map(({ key: k, label, count, late, atRisk }) => ({ key: k, label, count, late, atRisk }));
+      if (stats.length > 1) order.push(sql`case ${sql.join(stats.map((g, i) => sql`when ${key} = ${filter.group === "risk" ? Number(g.raw) : g.raw} then ${i}`), sql` `)} else ${stats.length} end`);
+    }
+    order.push(rank, sql`${engagements.dueAt} is null`, asc(engagements.dueAt), asc(engagements.reference));
+    const rows = yield* portfolioPage(tx, shown, order, { limit: filter.pageSize, offset: (filter.page - 1) * filter.pageSize });
+    const total = filter.risk ? (yield* portfolioCounts(tx, shown, risk)).open : counts.open;
+    return {
+      rows,
+      total,
+      counts,
+      groups,
+      options,
+      windows: yield* nextProposedWindows(tx, rows.map((r) => r.id), now),
+      holdReasons: reasonsInWords(yield* reasonCounts(tx, and(open, eq(engagements.status, "on_hold")))),
+      cancelReasons: reasonsInWords(yield* reasonCounts(tx, cancelledWhere(filter))),
+    };
+  });
+}
 
-  const start = (filter.page - 1) * filter.pageSize;
-  const rows = shown.slice(start, start + filter.pageSize).map(({ clock: _clock, ...row }) => row);
-  const platformsInUse = new Set(open.map((e) => e.platformKey));
+/** The portfolio at `now`: one page, its counts, groups, reasons and filter choices. */
+export async function getPortfolio(database: Database, filter: PortfolioFilter, now = new Date()): Promise<Portfolio> {
+  const read = await readPage(database, filter, now);
+  const { platformKeys, ...options } = read.options;
   return {
     at: now,
-    rows,
-    total: shown.length,
+    rows: read.rows.map((r) => toRow(r, now, read.windows)),
+    total: read.total,
     page: filter.page,
     pageSize: filter.pageSize,
-    counts,
-    holdReasons: countReasons(loaded.filter((r) => r.paused).map((r) => r.statusReason)),
-    cancelReasons: cancelled
-      .filter((c): c is { reason: StatusReason; n: number } => c.reason !== null)
-      .map((c) => ({ key: c.reason, label: STATUS_REASON_LABELS[c.reason], count: c.n }))
-      .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label)),
-    groups: filter.group === "none" ? [] : groups,
+    counts: read.counts,
+    holdReasons: read.holdReasons,
+    cancelReasons: read.cancelReasons,
+    groups: read.groups,
     options: {
       ...options,
-      platforms: MANAGED_PLATFORMS.filter((p) => platformsInUse.has(p.key) || p.key === filter.platformKey).map((p) => ({ key: p.key, name: p.name })),
+      platforms: MANAGED_PLATFORMS.filter((p) => platformKeys.includes(p.key) || p.key === filter.platformKey).map((p) => ({ key: p.key, name: p.name })),
     },
   };
 }

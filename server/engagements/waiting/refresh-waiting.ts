@@ -4,7 +4,7 @@
  * mail the party that now has the move once the transaction has committed).
  */
 import type { Steps, Tx } from "@/db/database";
-import { loadForChange, updateWaiting } from "../engagement-repository";
+import { loadForChange, storeMoveDeadlines, updateWaiting } from "../engagement-repository";
 import type { WaitingParty } from "@/core/engagements/flow-states";
 import { loadWaitingInput } from "./waiting-input";
 import { whoseMove, type Waiting } from "./waiting-rule";
@@ -22,6 +22,8 @@ export function* refreshWaiting(tx: Tx, engagementId: string, at: Date, before?:
   const { eng, states } = yield* loadForChange(tx, engagementId);
   const waiting = whoseMove(yield* loadWaitingInput(tx, eng, states));
   if (waiting.party !== eng.waitingOn) yield* updateWaiting(tx, engagementId, { waitingOn: waiting.party, waitingSince: waiting.party ? at : null });
+  // The move's deadlines follow the party, the step and the status (the portfolio's clocks).
+  yield* storeMoveDeadlines(tx, engagementId);
   const from = before ? before.waitingOn : eng.waitingOn;
   return waiting.party && waiting.party !== from ? { ...waiting, party: waiting.party, engagementId, from } : null;
 }
