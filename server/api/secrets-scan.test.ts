@@ -18,7 +18,7 @@ import { csvBytes, headerFor, rowFor, secretsIn } from "@/server/testing/token-f
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { handleSupplementaryFileRequest, handleTokenFileRequest } from "./intake-http";
 import { appRouter } from "./root";
 import { callerAs, testConfig } from "../testing/caller";
@@ -148,7 +148,7 @@ beforeAll(async () => {
   }
   t = await createTestDatabase();
   p = await seedPeople(t.database);
-  engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
+  engagementId = (await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 
   const deps = { appOrigin: "http://ferry.test", createContext: async () => ({ database: t.database, actor: p.customerA, clientAddress: "127.0.0.1", config: testConfig(logLines) }) };
   const post = async (mode: "check" | "submit", bytes: Uint8Array, secret = CLIENT_SECRET) => {

@@ -7,6 +7,7 @@ import { refuse } from "./access";
 import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
 import { loadForChange, updateEngagement } from "./engagement-repository";
 import type { EngagementStatus } from "@/core/engagements/states";
+import { withNotice, type NotifyDeps } from "./waiting/notify";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Records a status change in the audit log (the one place every status change is audited). */
@@ -32,6 +33,7 @@ export function* recordStatusChange(
 /** Changes an engagement's status by hand: the checklist decides which changes are allowed. */
 export async function changeStatus(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; status: EngagementStatus; reason?: string },
 ): Promise<{ waiting: WaitingChange | null }> {
@@ -50,7 +52,7 @@ export async function changeStatus(
       const now = new Date();
       yield* updateEngagement(tx, eng.id, { status: input.status, statusChangedAt: now }, now);
       yield* recordStatusChange(tx, actor, { engagement: eng, to: input.status, reason: input.reason, at: now });
-      return { waiting: yield* refreshWaiting(tx, eng.id, now) };
+      return yield* withNotice(tx, deps.notify, eng.id, { waiting: yield* refreshWaiting(tx, eng.id, now) });
     },
     { isolation: "read committed" },
   );
