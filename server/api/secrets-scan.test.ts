@@ -22,6 +22,7 @@ import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDa
 import { handleSupplementaryFileRequest, handleTokenFileRequest } from "./intake-http";
 import { appRouter } from "./root";
 import { callerAs, testConfig } from "../testing/caller";
+import { deliverDueMail } from "@/server/mail/sender";
 
 const qbo = getManagedPlatform("qhyg")!;
 const CLIENT_SECRET = "cs_live_KnownClientSecret_5f2c9a7e1b44";
@@ -193,6 +194,8 @@ beforeAll(async () => {
   const targetId = (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name: "Scan target", baseUrl: "http://127.0.0.1:9", apiKey: TARGET_KEY, kind: "service", organizationId: p.orgA })).id;
   const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId, fileId: fileId! };
   for (const actor of [p.customerA, p.customerB, p.support, p.admin]) await callEverything(actor, f);
+  // The worker's sender delivers what all that queued: its log lines are scanned too.
+  await deliverDueMail({ database: t.database, mail: testConfig(logLines).mail });
 });
 
 afterAll(async () => {
