@@ -24,7 +24,7 @@ export function mailWork(options: MailWorkOptions): PeriodicWork {
       const instance = createSender({ ...sender, mail: { ...sender.mail, log: sender.mail.log ?? ctx.log }, database: ctx.database });
       return {
         async tick() {
-          const done = await instance.deliverDue(new Date());
+          const done = await instance.deliverDue();
           return done.sent + done.retrying + done.failed;
         },
         close: async () => instance.close(),

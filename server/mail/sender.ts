@@ -156,11 +156,12 @@ export function createSender(options: SenderOptions) {
     await transporter.sendMail({ from: mail.from, to: m.to, subject: m.subject, text, messageId: messageIdOf(m.id, mail.from) });
   }
 
-  /** Delivers one claimed message and records how it went; answers which way it went. */
-  async function deliver(m: Claimed, token: string, now: Date): Promise<keyof Delivered> {
+  /** Delivers one claimed message and records how it went (at `clock()`); answers which way it went. */
+  async function deliver(m: Claimed, token: string, clock: () => Date): Promise<keyof Delivered> {
     const transport: MailTransport = transporter ? "smtp" : "outbox";
     if (m.attempts > maxAttempts) {
       // Earlier claims of it never finished (their senders died mid-send, every time): give up rather than try for ever.
+      const now = clock();
       const ended = await database.transaction((tx) => markMailFailed(tx, { id: m.id, token, error: m.error ?? `Gave up after ${maxAttempts} attempts that did not finish.`, retryAt: null, now }), { isolation: "read committed" });
       return ended ? "failed" : "superseded";
     }
@@ -169,12 +170,14 @@ export function createSender(options: SenderOptions) {
     } catch (error) {
       // The SMTP error text never contains the message body; it is kept for the admin to see.
       const message = error instanceof Error ? error.message : String(error);
+      const now = clock();
       const retryAt = m.attempts < maxAttempts ? new Date(now.getTime() + backoffMs(m.attempts, options, random)) : null;
       const recorded = await database.transaction((tx) => markMailFailed(tx, { id: m.id, token, error: message, retryAt, now }), { isolation: "read committed" });
       if (!recorded) return "superseded";
       log(`[mail] not delivered to=${logSafe(m.to)} subject="${logSafe(m.subject)}" attempt=${m.attempts}: ${logSafe(message)}${retryAt ? ` (tried again at ${retryAt.toISOString()})` : " (given up)"}`);
       return retryAt ? "retrying" : "failed";
     }
+    const now = clock();
     const marked = await database.transaction((tx) => markMailSent(tx, { id: m.id, token, transport, now }), { isolation: "read committed" });
     if (!marked) {
       log(`[mail] message ${m.id} was taken over by another sender before it was marked sent${transporter ? " (it may arrive twice, with the same Message-ID)" : ""}`);
@@ -187,14 +190,19 @@ export function createSender(options: SenderOptions) {
   }
 
   return {
-    /** Claims and delivers the messages due at `now` (at most `batch`); answers how it went. */
-    async deliverDue(now = new Date()): Promise<Delivered> {
+    /**
+     * Claims and delivers the messages due (at most `batch`); answers how it went. Each claim is
+     * made at the time it is made (a slow SMTP send must not leave the next claim's lease already
+     * run out), or at `now` when a test sets the clock.
+     */
+    async deliverDue(at?: Date): Promise<Delivered> {
       const done: Delivered = { sent: 0, retrying: 0, failed: 0, superseded: 0 };
       for (let i = 0; i < batch; i++) {
         const token = crypto.randomUUID();
+        const now = at ?? new Date();
         const claimed = await database.transaction((tx) => claimNextMail(tx, { token, leaseMs, now }), { isolation: "read committed" });
         if (!claimed) break;
-        done[await deliver(claimed, token, now)] += 1;
+        done[await deliver(claimed, token, () => at ?? new Date())] += 1;
       }
       return done;
     },
@@ -207,7 +215,7 @@ export function createSender(options: SenderOptions) {
 export type Sender = ReturnType<typeof createSender>;
 
 /** Delivers what is due at `now` with a sender made for the call (tests, the demo seed). */
-export async function deliverDueMail(options: SenderOptions, now = new Date()): Promise<Delivered> {
+export async function deliverDueMail(options: SenderOptions, now?: Date): Promise<Delivered> {
   const sender = createSender(options);
   try {
     return await sender.deliverDue(now);
