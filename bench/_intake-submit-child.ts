@@ -16,7 +16,7 @@ import { freshPostgresDatabase } from "./_pg-database";
 import { migrationItems } from "@/db/schema";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { submitIntake } from "@/server/engagements/flows";
-import { createTestDb, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
+import { createTestDb, seedPeople, TEST_KEY_RING, TEST_NOTIFY } from "@/server/testing/test-db";
 
 /** A fresh migrated database: a temporary SQLite file, or one of its own on the PostgreSQL server DATABASE_URL names. */
 async function freshDatabase(): Promise<{ database: Database; close: () => Promise<void> }> {
@@ -34,10 +34,10 @@ async function main() {
   const t = await freshDatabase();
   try {
     const p = await seedPeople(t.database);
-    const { id } = await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" });
+    const { id } = await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" });
     const bytes = fs.readFileSync(file);
     const t0 = performance.now();
-    const result = await submitIntake(t.database, { ring: TEST_KEY_RING }, p.customerA, {
+    const result = await submitIntake(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, {
       engagementId: id,
       form: { clientId: "bench-client", clientSecret: "bench-client-secret-0123456789", contacts: [{ name: "Bench", email: "bench@example.test" }] },
       file: { name: path.basename(file), bytes },

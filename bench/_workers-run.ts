@@ -26,7 +26,7 @@ import { FINAL_ITEM_STATES } from "@/core/migration/states";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { createControlClient } from "@/server/sandbox/controls/control-client";
 import { generateKeySpec, keyRingFrom } from "@/server/security/secrets";
-import { seedPeople } from "@/server/testing/test-db";
+import { seedPeople, TEST_NOTIFY } from "@/server/testing/test-db";
 import {
   benchCompanies,
   createBenchBed,
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     const slots = Array.from({ length: workers }, () => startWorkerProcess(bed, access, workerEnv));
     started.push(...slots);
     await Promise.all(slots.map((w) => w.ready));
-    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     const runStart = Date.now();
 
     // The kills: spread over the run's expected length (requests ÷ R, about six per company), round the workers.

@@ -18,6 +18,7 @@
  * Run: npm run bench -- bulk-100k [N=100000] [R=400]
  * Last line: {"bench":"bulk-100k","companies":…,"rate":…,"utilisation":…,"worker_rss_max_mb":…,"worker_rss_growth_mb":…,"poll_p50_ms":…,"duplicates":…,"lost":…}
  */
+import { TEST_NOTIFY } from "@/server/testing/test-db";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     worker = startWorkerProcess(bed, sandbox);
     await worker.ready;
     const pid = worker.child.pid!;
-    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     const startedAt = Date.now();
 
     // Sampled while the run goes: the worker's memory every second, the console's poll every 1.5 s.

@@ -17,7 +17,7 @@ import type { MigrationItemState } from "@/core/migration/states";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { createServiceTarget } from "@/server/targets/targets";
 import { engagementThroughFlows, passSingleCompanyTest } from "@/server/testing/engagement-flows";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 
 const N = Number(process.argv[2] ?? 100_000);
 const ITER = 40;
@@ -55,7 +55,7 @@ async function main() {
   const flows = await engagementThroughFlows({ db: t.database, config: testConfig(), support: people.support, customer: people.customerA, serviceTargetId: target.id });
   await passSingleCompanyTest(t.database, people.support, flows.engagementId);
   // The flows agree a window a week on: the bench starts before it, saying why as support must.
-  const { runId } = await startBulkRun(t.database, people.support, { engagementId: flows.engagementId, reason: "A benchmark of the progress reads, run before the window." });
+  const { runId } = await startBulkRun(t.database, TEST_NOTIFY, people.support, { engagementId: flows.engagementId, reason: "A benchmark of the progress reads, run before the window." });
   const [template] = await t.db.select().from(migrationItems).where(eq(migrationItems.id, flows.itemIds[0]!)).limit(1);
 
   const rows: (typeof migrationItems.$inferInsert)[] = [];

@@ -18,6 +18,7 @@
  * Run: npm run bench -- crash
  * Last line: {"bench":"crash","companies":500,"kills":20,"duplicates":…,"lost":…,"max_resume_s":…,"median_resume_s":…}
  */
+import { TEST_NOTIFY } from "@/server/testing/test-db";
 import { and, asc, count, eq, gte, inArray } from "drizzle-orm";
 import type { Database } from "@/db/database";
 import { serviceCalls } from "@/db/schema";
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
     await sandbox.control.setFaults({ rateLimitPerSecond: R });
     const eng = await readyBulk(bed, sandbox, benchCompanies(COMPANIES));
 
-    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     worker = startWorkerProcess(bed, sandbox);
     const active = async () => ["queued", "running"].includes((await runNow(bed.database, runId)).status);
     const starts: { at: number; kind: "first start" | "restart" }[] = [{ at: worker.spawnedAtEpoch, kind: "first start" }];

@@ -17,6 +17,7 @@
  * Run: npm run bench -- faults
  * Last line: {"bench":"faults","companies":500,"correct":…,"wrong":…,"manual_actions":0}
  */
+import { TEST_NOTIFY } from "@/server/testing/test-db";
 import { and, count, desc, eq, gt, isNotNull, lte } from "drizzle-orm";
 import { auditEvents, migrationItems, serviceCalls } from "@/db/schema";
 import type { ItemChecks } from "@/server/migration/engine/pipeline";
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
     const rotated = new Set(eng.items.filter((_, i) => (i + 1) % 20 === 0).map((it) => it.id));
 
     await sandbox.control.setFaults({ errorRate: 0.1 });
-    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     const startedAt = new Date();
     worker = startWorkerProcess(bed, sandbox);
     const finished = async () => {

@@ -24,7 +24,7 @@ import { createEngagement } from "@/server/engagements/create-engagement";
 import { HOSTILE_FILES, LARGEST_ACCEPTED_ROWS, largestAcceptedWorkbook, type HostileFile } from "@/server/testing/hostile-files";
 import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/testing/token-files";
 import { getManagedPlatform } from "@/server/platforms";
-import { TEST_PASSWORD } from "@/server/testing/test-db";
+import { TEST_PASSWORD, TEST_NOTIFY } from "@/server/testing/test-db";
 import { benchDir, createBenchBed, machineLoad, ROOT } from "./_bulk";
 import { writeXlsx } from "./_intake-files";
 
@@ -185,7 +185,7 @@ async function main() {
   const load = machineLoad();
   try {
     const bed = await createBenchBed(tmp.dir, "ferry");
-    const engagementId = (await createEngagement(bed.database, bed.people.support, { organizationId: bed.people.orgA, platformKey: "qhyg" })).id;
+    const engagementId = (await createEngagement(bed.database, TEST_NOTIFY, bed.people.support, { organizationId: bed.people.orgA, platformKey: "qhyg" })).id;
     bed.close();
     const setup: Setup = { dbFile: bed.file, keySpec: bed.keySpec, engagementId, email: "a@org-a.test" };
     const small = [headerFor(qbo), rowFor(qbo, 1), rowFor(qbo, 2)];

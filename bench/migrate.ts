@@ -17,6 +17,7 @@
  * Run: npm run bench -- migrate
  * Last line: {"bench":"migrate","companies":1000,"wall_s":…,"requests":…,"utilisation":…,"share_429":…,"sequential_s":…,"speedup":…}
  */
+import { TEST_NOTIFY } from "@/server/testing/test-db";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { bulkPipelinePolicy } from "@/server/migration/bulk/bulk-runner";
 import { claimItem, platformOf } from "@/server/migration/engine/item-repository";
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
     console.log(`Set-up (not timed): ${COMPANIES + SEQUENTIAL} sandbox tenants, two engagements through steps 1–5 in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
 
     // Baseline: one company at a time, the same calls and policy, a plain client, no pacer.
-    const { runId: baseRunId } = await startBulkRun(baseBed.database, baseBed.people.support, { engagementId: baseEng.engagementId });
+    const { runId: baseRunId } = await startBulkRun(baseBed.database, TEST_NOTIFY, baseBed.people.support, { engagementId: baseEng.engagementId });
     const baseRun = await runNow(baseBed.database, baseRunId);
     const owner = "sequential-baseline";
     const client = createServiceClient({ baseUrl: sandbox.url, apiKey: baseEng.apiKey });
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
     // The bulk run through a real worker process (started and idle before the run is).
     worker = startWorkerProcess(bed, sandbox);
     await worker.ready;
-    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     const run = await until(
       "the bulk run to end",
       () => runNow(bed.database, runId),

@@ -33,7 +33,7 @@ import { DAY_MS, pagesFor, RECONNECT_EVERY_MS, WATCH_QUOTA_SHARE } from "@/serve
 import { serviceTargets } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
 import { REAL_SERVICE_LIMITS } from "@/server/intake";
-import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { TEST_KEY_RING, TEST_NOTIFY } from "@/server/testing/test-db";
 import { benchCompanies, benchDir, createBenchBed, machineLoad, readyBulk, startSandboxProcess, tearDown, until } from "./_bulk";
 
 const COMPANIES = Number(process.argv[2] ?? 10_000);
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     await sandbox.control.setFaults({ rateLimitPerSecond: null });
     // A real bulk run of a small engagement (its two companies through the pipeline on the sandbox).
     const eng = await readyBulk(bed, sandbox, benchCompanies(2));
-    const { runId } = await startBulkRun(bed.database, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
+    const { runId } = await startBulkRun(bed.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId, reason: "A benchmark, run before the agreed window." });
     const worker = createMigrationWorker({ database: bed.database, ring: bed.ring, idleMs: 50, watch: false, sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } });
     worker.start();
     await until("the bulk run", async () => (await readSteps(bed.database, (tx) => findRun(tx, runId)))!, (r) => r.status === "completed", 120_000);

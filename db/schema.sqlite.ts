@@ -117,8 +117,9 @@ export const signInThrottle = sqliteTable(
 );
 
 /**
- * Outgoing mail. In the embedded default this is the only delivery; with SMTP it is also a log.
- * `text` never holds a one-time link: links are replaced by a note before the row is written.
+ * Outgoing mail, a transactional outbox: each row is written in the transaction of the change that causes it, and
+ * the worker's sender claims, delivers and marks it sent (server/mail/sender.ts). In the embedded default the row
+ * is the delivery; with SMTP it is also a log. `text` never holds a one-time link: links are replaced by a note.
  */
 export const mailOutbox = sqliteTable(
   "mail_outbox",
@@ -135,13 +136,28 @@ export const mailOutbox = sqliteTable(
     sealedText: text("sealed_text"),
     /** The invitation this message carries, if any (its link is shown only while it is pending). */
     invitationId: text("invitation_id").references(() => invitations.id),
+    /** How it goes (or went): queued with the web app's setting, set by the sender that delivered it. */
     transport: text("transport", { enum: MAIL_TRANSPORTS }).notNull(),
+    /** Set once, by the sender whose claim delivered it (the update names its claim token). */
     sentAt: integer("sent_at", { mode: "timestamp_ms" }),
+    /** The last delivery attempt's error (kept while it is retried, and after the sender gave up). */
     error: text("error"),
+    /** Delivery attempts so far. */
+    attempts: integer("attempts").notNull().default(0),
+    /** Not before this is it tried again (null: due now); backs off exponentially after each failure. */
+    nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }),
+    /** When the sender gave up on it (its attempts used up): never tried again. */
+    failedAt: integer("failed_at", { mode: "timestamp_ms" }),
+    /** The fencing token of the sender's claim that holds it: new for every claim, named by the write that marks it sent. */
+    claimToken: text("claim_token"),
+    /** The claim's lease: after it another sender may claim the message (the first one died mid-send). */
+    claimExpiresAt: integer("claim_expires_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
   },
   (t) => [
     index("mail_outbox_created_idx").on(t.createdAt),
+    // The sender's look for messages due.
+    index("mail_outbox_due_idx").on(t.sentAt, t.failedAt, t.nextAttemptAt),
   ],
 );
 

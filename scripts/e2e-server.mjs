@@ -26,6 +26,8 @@ const env = {
   SANDBOX_DB_FILE: path.join(dataDir, "sandbox.db"),
   SANDBOX_ADMIN_TOKEN: "e2e-sandbox-admin-token",
   SANDBOX_URL: `http://127.0.0.1:${sandboxPort}`,
+  // The worker delivers the outbox's mail: journeys that read the outbox find it delivered at once.
+  FERRY_MAIL_EVERY_MS: "250",
 };
 
 const published = path.join(ROOT, ".tmp", `e2e-${port}.json`);

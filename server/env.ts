@@ -84,6 +84,11 @@ const schema = z.object({
   FERRY_WORKER_LEASE_MS: milliseconds({ min: 1_000, max: 600_000 }),
   FERRY_WORKER_IDLE_MS: milliseconds({ min: 100, max: 60_000 }),
   /**
+   * How often the worker looks for queued mail to deliver (100–600,000 ms; default 2,000). The e2e
+   * server sets it short, so journeys that read the outbox find their mail delivered at once.
+   */
+  FERRY_MAIL_EVERY_MS: milliseconds({ min: 100, max: 600_000 }),
+  /**
    * How many reverse proxies stand in front of Ferry (each appends the address it saw to
    * X-Forwarded-For). Unset or 0: none, the socket's address is the client's. `true` means 1.
    */

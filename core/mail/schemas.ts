@@ -2,6 +2,10 @@
 import { z } from "zod";
 import { MAIL_TRANSPORTS } from "./transports";
 
+/** Where an outgoing message stands: delivered (to the outbox, or by SMTP), failed (the sender gave up), still sending (queued or retried). */
+export const OUTBOX_STATUSES = ["delivered", "failed", "sending"] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
 export const ZOutboxMessage = z.object({
   id: z.string(),
   to: z.string(),
@@ -9,17 +13,19 @@ export const ZOutboxMessage = z.object({
   /** The message with one-time links hidden. */
   text: z.string(),
   transport: z.enum(MAIL_TRANSPORTS),
+  /** Where it stands (see OUTBOX_STATUSES). */
+  status: z.enum(OUTBOX_STATUSES),
   sentAt: z.date().nullable(),
+  /** The last delivery attempt's error: kept while it is retried, and once the sender gave up. */
   error: z.string().nullable(),
+  /** Delivery attempts so far, and when the next one is due (null: as soon as the worker looks; or none, once delivered or given up). */
+  attempts: z.number().int(),
+  nextAttemptAt: z.date().nullable(),
   createdAt: z.date(),
   /** True when an admin may reveal the hidden link (a pending invitation's, kept sealed). */
   canRevealLink: z.boolean(),
 });
 export type OutboxMessage = z.infer<typeof ZOutboxMessage>;
-
-/** Where an outgoing message stands: delivered (to the outbox, or by SMTP), failed, still sending. */
-export const OUTBOX_STATUSES = ["delivered", "failed", "sending"] as const;
-export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 export const ZOutboxSearch = z.object({
   search: z.string().trim().max(200, "Keep the search under 200 characters.").optional(),

@@ -8,7 +8,7 @@ import { invitations, mailOutbox, organizations, users } from "@/db/schema";
 import type { Role } from "@/core/accounts/roles";
 import type { InvitationStatus, InvitationSummary } from "@/core/accounts/schemas";
 import { AppError, fieldError } from "@/server/errors";
-import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import { prepareMail, queueMail, type MailConfig } from "@/server/mail/mailer";
 import { forgetInvitationMail } from "@/server/mail/outbox";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
@@ -49,8 +49,28 @@ export async function invite(
   if (Object.keys(fields).length) throw new AppError("BAD_INPUT", Object.values(fields)[0]!, { fields });
 
   const { database } = deps;
-  // Made before the transaction, which may run more than once on PostgreSQL: one token, one link.
+  // Made before the transaction, which may run more than once on PostgreSQL: one token, one link,
+  // and the message carrying it, sealed (encryption is random) and bound to the invitation's id.
   const token = newToken();
+  const invitationId = crypto.randomUUID();
+  const [org] = input.organizationId ? await database.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, input.organizationId)) : [];
+  if (input.organizationId && !org) throw fieldError("organizationId", "That organisation does not exist.");
+  const link = `${deps.appUrl.replace(/\/$/, "")}/invite/${token}`;
+  const where = org ? ` for ${org.name}` : "";
+  const mail = prepareMail(deps.mail, {
+    to: email,
+    subject: `You're invited to Ferry${where}`,
+    text: [
+      `Hello ${name},`,
+      "",
+      `${actor.name} has invited you to Ferry${where} as ${input.role === "customer" ? "a customer user" : `${input.role} staff`}.`,
+      `Set your password here (the link works once and expires in ${countOf(INVITATION_TTL_DAYS, "day", "days")}):`,
+      link,
+    ].join("\n"),
+    // The link is the invitation: it is never stored or logged in plain text.
+    secrets: [link],
+    invitationId,
+  });
   // Serializable: the checks are that no user has this email and that the pending invitations
   // found are all there are; rows that do not exist yet cannot be locked.
   const result = await database.transaction(
@@ -60,9 +80,9 @@ export async function invite(
       }
       let orgName: string | null = null;
       if (input.organizationId) {
-        const org = yield* q.get(tx.select().from(organizations).where(eq(organizations.id, input.organizationId)));
-        if (!org) throw fieldError("organizationId", "That organisation does not exist.");
-        orgName = org.name;
+        const current = yield* q.get(tx.select().from(organizations).where(eq(organizations.id, input.organizationId)));
+        if (!current) throw fieldError("organizationId", "That organisation does not exist.");
+        orgName = current.name;
       }
       // A newer invitation supersedes any pending one for the same email.
       const superseded = yield* q.all(
@@ -77,6 +97,7 @@ export async function invite(
         tx
           .insert(invitations)
           .values({
+            id: invitationId,
             email,
             name,
             role: input.role,
@@ -96,27 +117,12 @@ export async function invite(
         after: { email, name, role: input.role, organization: orgName, supersedes: superseded.map((s) => s.id) },
         at: now,
       });
-      return { id: inv.id, orgName };
+      // The invitation's message, in its own transaction: no invitation without its mail, nor mail without it.
+      yield* queueMail(tx, mail, now);
+      return { id: inv.id };
     },
     { isolation: "serializable" },
   );
-
-  const link = `${deps.appUrl.replace(/\/$/, "")}/invite/${token}`;
-  const where = result.orgName ? ` for ${result.orgName}` : "";
-  await sendMail(database, deps.mail, {
-    to: email,
-    subject: `You're invited to Ferry${where}`,
-    text: [
-      `Hello ${name},`,
-      "",
-      `${actor.name} has invited you to Ferry${where} as ${input.role === "customer" ? "a customer user" : `${input.role} staff`}.`,
-      `Set your password here (the link works once and expires in ${countOf(INVITATION_TTL_DAYS, "day", "days")}):`,
-      link,
-    ].join("\n"),
-    // The link is the invitation: it is never stored or logged in plain text.
-    secrets: [link],
-    invitationId: result.id,
-  });
   return { id: result.id };
 }
 
@@ -127,9 +133,9 @@ export async function listInvitations(database: Database, now = new Date()): Pro
     .from(invitations)
     .leftJoin(organizations, eq(organizations.id, invitations.organizationId))
     .orderBy(desc(invitations.createdAt));
-  // Invitations whose message is kept sealed (the embedded outbox): their link can still be shown.
+  // Invitations whose message is kept sealed in the embedded outbox: their link can still be shown.
   const sealed = new Set(
-    (await database.db.select({ id: mailOutbox.invitationId }).from(mailOutbox).where(isNotNull(mailOutbox.sealedText))).map((r) => r.id).filter((id): id is string => !!id),
+    (await database.db.select({ id: mailOutbox.invitationId }).from(mailOutbox).where(and(isNotNull(mailOutbox.sealedText), eq(mailOutbox.transport, "outbox")))).map((r) => r.id).filter((id): id is string => !!id),
   );
   return rows.map(({ i, orgName }) => ({
     id: i.id,

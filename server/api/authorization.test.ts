@@ -12,7 +12,7 @@ import { createEngagement } from "@/server/engagements/create-engagement";
 import type { Actor } from "@/core/accounts/actor";
 import { appRouter } from "./root";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { callerAs } from "../testing/caller";
 
 type Audience = "public" | "signedIn" | "staff" | "admin" | "customer";
@@ -165,8 +165,8 @@ beforeAll(async () => {
   t = await createTestDatabase();
   const people = await seedPeople(t.database);
   let counter = 0;
-  const engA = (await createEngagement(t.database, people.support, { organizationId: people.orgA, platformKey: "qhyg" })).id;
-  const engB = (await createEngagement(t.database, people.support, { organizationId: people.orgB, platformKey: "qhyg" })).id;
+  const engA = (await createEngagement(t.database, TEST_NOTIFY, people.support, { organizationId: people.orgA, platformKey: "qhyg" })).id;
+  const engB = (await createEngagement(t.database, TEST_NOTIFY, people.support, { organizationId: people.orgB, platformKey: "qhyg" })).id;
   const targetId = (await createServiceTarget(t.database, TEST_KEY_RING, null, { name: "Sandbox", baseUrl: "http://127.0.0.1:1", apiKey: "key-of-org-a-1234", kind: "sandbox", organizationId: people.orgA })).id;
   f = { ...people, engA, engB, targetId, invitationToken: "unknown-token-abc", n: () => ++counter };
 });

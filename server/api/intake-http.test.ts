@@ -15,7 +15,7 @@ import { HOSTILE_FILES } from "@/server/testing/hostile-files";
 import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/testing/token-files";
 import { getManagedPlatform, MANAGED_PLATFORMS } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
-import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
 import { handleInviteRequest, handleTemplateRequest, handleTokenFileRequest, internalErrorLog, TOKEN_FILE_BODY_LIMIT } from "./intake-http";
 import { testConfig } from "../testing/caller";
@@ -29,7 +29,7 @@ let engagementId: string;
 beforeEach(async () => {
   t = await createTestDatabase();
   p = await seedPeople(t.database);
-  engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
+  engagementId = (await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 });
 afterEach(() => t.close());
 

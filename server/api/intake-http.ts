@@ -8,7 +8,7 @@
  */
 import { readSteps } from "@/db/database";
 import { assertCanView } from "@/server/engagements/access";
-import { checkTokenFile, notifyAfterChange, submitIntake, windowInvite } from "@/server/engagements/flows";
+import { checkTokenFile, submitIntake, windowInvite } from "@/server/engagements/flows";
 import { ZIntakeForm } from "@/core/engagements/intake-schemas";
 import { AppError } from "@/server/errors";
 import { downloadResponse, HTTP_STATUS } from "./downloads";
@@ -134,9 +134,8 @@ export function handleTokenFileRequest(req: Request, params: { engagementId: str
     if (params.mode === "check") {
       return json(200, { check: await checkTokenFile(ctx.database, actor, { engagementId: params.engagementId, file }) });
     }
-    const result = await submitIntake(ctx.database, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, form: formOf(form), file });
+    const result = await submitIntake(ctx.database, { ring: ctx.config.keyRing, notify: ctx.config }, actor, { engagementId: params.engagementId, form: formOf(form), file });
     if (!result.ok) return json(422, { error: { code: "BAD_INPUT", message: "The token file has problems to fix; nothing was stored.", fields: null }, check: result.check });
-    await notifyAfterChange(ctx.database, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
     return json(200, { submissionId: result.submissionId, companies: result.companies, replacedCompanies: result.replacedCompanies, check: result.check });
   });
 }
@@ -158,9 +157,8 @@ export function handleSupplementaryFileRequest(req: Request, params: { engagemen
     if (params.mode === "check") {
       return json(200, { check: await checkSupplementaryFile(ctx.database, actor, { engagementId: params.engagementId, file }) });
     }
-    const result = await submitSupplementaryFile(ctx.database, { ring: ctx.config.keyRing }, actor, { engagementId: params.engagementId, file });
+    const result = await submitSupplementaryFile(ctx.database, { ring: ctx.config.keyRing, notify: ctx.config }, actor, { engagementId: params.engagementId, file });
     if (!result.ok) return json(422, { error: { code: "BAD_INPUT", message: "The file has problems to fix; nothing was stored.", fields: null }, check: result.check });
-    await notifyAfterChange(ctx.database, ctx.config, { engagementId: params.engagementId, notice: result.notice, waiting: result.waiting });
     return json(200, { fileId: result.fileId, companies: result.companies, replacedCompanies: result.replacedCompanies, check: result.check });
   });
 }

@@ -19,10 +19,11 @@ import { csvBytes, headerFor, rowFor, secretsIn } from "@/server/testing/token-f
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { createServiceTarget } from "@/server/targets/targets";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { handleSupplementaryFileRequest, handleTokenFileRequest } from "./intake-http";
 import { appRouter } from "./root";
 import { callerAs, testConfig } from "../testing/caller";
+import { deliverDueMail } from "@/server/mail/sender";
 
 const qbo = getManagedPlatform("qhyg")!;
 const CLIENT_SECRET = "cs_live_KnownClientSecret_5f2c9a7e1b44";
@@ -152,7 +153,7 @@ beforeAll(async () => {
   }
   t = await createTestDatabase();
   p = await seedPeople(t.database);
-  engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
+  engagementId = (await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 
   const deps = { appOrigin: "http://ferry.test", createContext: async () => ({ database: t.database, actor: p.customerA, clientAddress: "127.0.0.1", config: testConfig(logLines) }) };
   const post = async (mode: "check" | "submit", bytes: Uint8Array, secret = CLIENT_SECRET) => {
@@ -197,6 +198,8 @@ beforeAll(async () => {
   const targetId = (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name: "Scan target", baseUrl: "http://127.0.0.1:9", apiKey: TARGET_KEY, kind: "service", organizationId: p.orgA })).id;
   const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId, fileId: fileId! };
   for (const actor of [p.customerA, p.customerB, p.support, p.admin]) await callEverything(actor, f);
+  // The worker's sender delivers what all that queued: its log lines are scanned too.
+  await deliverDueMail({ database: t.database, mail: testConfig(logLines).mail });
 });
 
 afterAll(async () => {

@@ -24,12 +24,10 @@ import {
   acceptWindow,
   confirmCallbackUrl,
   confirmSyncingDisabled,
-  notifyAfterChange,
   proposeWindow,
   submitIntake,
-  type FlowNotice,
 } from "@/server/engagements/flows";
-import type { WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
+import type { NotifyDeps } from "@/server/engagements/waiting/notify";
 import { tokenFileCsv, type TokenFileCompany } from "@/server/intake";
 import { credentialsFor } from "./stand-in-credentials";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
@@ -38,6 +36,7 @@ import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { ensureBuiltInSandbox } from "@/server/targets/targets";
 import type { MailConfig } from "@/server/mail/mailer";
+import { deliverDueMail } from "@/server/mail/sender";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
 import { createMigrationWorker } from "@/server/migration/migration-worker";
 import { confirmHandover } from "@/server/migration/handover/confirm-handover";
@@ -96,7 +95,7 @@ function next(weekday: number, hourUtc: number, now = new Date()): Date {
   return d;
 }
 
-type Seeding = { database: Database; ring: KeyRing; control?: SandboxControl; notify: (engagementId: string, r: { notice?: FlowNotice | null; waiting?: WaitingChange | null }) => Promise<void> };
+type Seeding = { database: Database; ring: KeyRing; control?: SandboxControl; deps: NotifyDeps };
 
 /** The companies of a demo file: real sandbox tenants when a sandbox is given, stand-ins otherwise. */
 async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly { name: string; records: number }[]) {
@@ -118,7 +117,7 @@ async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly
 /** The customer submits the engagement's details and a token file of `companies`. */
 async function submit(s: Seeding, customer: Actor, input: { engagementId: string; platformKey: PlatformKey; companies: TokenFileCompany[]; fileName: string }) {
   const { engagementId, platformKey, companies, fileName } = input;
-  const result = await submitIntake(s.database, { ring: s.ring }, customer, {
+  const result = await submitIntake(s.database, { ring: s.ring, ...s.deps }, customer, {
     engagementId,
     form: {
       clientId: `${customer.organizationId?.slice(0, 8)}-${platformKey}-oauth-app`,
@@ -128,7 +127,6 @@ async function submit(s: Seeding, customer: Actor, input: { engagementId: string
     file: { name: fileName, bytes: tokenFileCsv({ platformKey, companies }) },
   });
   if (!result.ok) throw new Error(`Demo seed: the ${fileName} file was refused: ${result.check.problems.map((p) => p.message).join("; ")}`);
-  await s.notify(engagementId, result);
   return result.submissionId;
 }
 
@@ -152,17 +150,15 @@ async function handedOverWithReconnection(
   p: { support: Actor; customer: Actor; organizationId: string; sandbox: SandboxAccess; mail: { appUrl: string; mail: MailConfig } },
 ): Promise<void> {
   const { database } = s;
-  const zoho = await createEngagement(s.database, p.support, { organizationId: p.organizationId, platformKey: "rwuv" });
-  await s.notify(zoho.id, zoho);
+  const zoho = await createEngagement(s.database, s.deps, p.support, { organizationId: p.organizationId, platformKey: "rwuv" });
   const file = await companiesFor(s, "rwuv", BLUEBIRD_ZOHO_COMPANIES);
   const submissionId = await submit(s, p.customer, { engagementId: zoho.id, platformKey: "rwuv", companies: file.companies, fileName: "bluebird-zoho-organisations.csv" });
-  await s.notify(zoho.id, await acceptSubmission(s.database, p.support, { engagementId: zoho.id, submissionId }));
+  await acceptSubmission(s.database, s.deps, p.support, { engagementId: zoho.id, submissionId });
   const startsAt = new Date(Date.now() + 60_000);
-  const proposed = await proposeWindow(s.database, { sandbox: p.sandbox }, p.support, { engagementId: zoho.id, windows: [{ startsAt, endsAt: new Date(startsAt.getTime() + 8 * 3_600_000) }] });
-  await s.notify(zoho.id, proposed);
-  await s.notify(zoho.id, await acceptWindow(s.database, p.customer, { engagementId: zoho.id, windowId: proposed.windowIds[0]! }));
-  await s.notify(zoho.id, await confirmCallbackUrl(s.database, p.customer, { engagementId: zoho.id }));
-  await s.notify(zoho.id, await confirmSyncingDisabled(s.database, p.customer, { engagementId: zoho.id }));
+  const proposed = await proposeWindow(s.database, { sandbox: p.sandbox, ...s.deps }, p.support, { engagementId: zoho.id, windows: [{ startsAt, endsAt: new Date(startsAt.getTime() + 8 * 3_600_000) }] });
+  await acceptWindow(s.database, s.deps, p.customer, { engagementId: zoho.id, windowId: proposed.windowIds[0]! });
+  await confirmCallbackUrl(s.database, s.deps, p.customer, { engagementId: zoho.id });
+  await confirmSyncingDisabled(s.database, s.deps, p.customer, { engagementId: zoho.id });
   const rotated = file.tenants.find((t) => t.name === BLUEBIRD_ZOHO_ROTATED);
   if (rotated && s.control) await s.control.rotate("rwuv", rotated.tenantId);
 
@@ -175,7 +171,7 @@ async function handedOverWithReconnection(
     .limit(1);
   await requestTestRun(database, p.support, { engagementId: zoho.id, kind: "pilot", itemId: pilot?.id ?? null });
   await worker.runOnce();
-  await startBulkRun(database, p.support, { engagementId: zoho.id, reason: "The demo runs its bulk migrations at once." });
+  await startBulkRun(database, s.deps, p.support, { engagementId: zoho.id, reason: "The demo runs its bulk migrations at once." });
   await worker.runOnce();
   await confirmHandover(database, p.support, { ...p.mail, purgeAfterDays: 14 }, { engagementId: zoho.id });
 }
@@ -224,7 +220,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
     database,
     ring: options.ring,
     control: options.sandbox ? createControlClient(options.sandbox) : undefined,
-    notify: (engagementId, r) => notifyAfterChange(database, mail, { engagementId, ...r }),
+    deps: { notify: mail },
   };
   const sam = actors.get("sam@ferry.test")!;
   const priya = actors.get("priya@ferry.test")!;
@@ -233,8 +229,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
   const acme = orgIds.get("Acme Lending")!;
   const bluebird = orgIds.get("Bluebird Commerce")!;
   const open = async (owner: Actor, organizationId: string, platformKey: PlatformKey) => {
-    const created = await createEngagement(s.database, owner, { organizationId, platformKey });
-    await s.notify(created.id, created);
+    const created = await createEngagement(s.database, s.deps, owner, { organizationId, platformKey });
     return created.id;
   };
 
@@ -242,17 +237,16 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
   const qbo = await open(sam, acme, "qhyg");
   const acmeFile = await companiesFor(s, "qhyg", ACME_QBO_COMPANIES);
   const qboSubmission = await submit(s, carol, { engagementId: qbo, platformKey: "qhyg", companies: acmeFile.companies, fileName: "acme-quickbooks-companies.csv" });
-  await s.notify(qbo, await acceptSubmission(s.database, sam, { engagementId: qbo, submissionId: qboSubmission }));
+  await acceptSubmission(s.database, s.deps, sam, { engagementId: qbo, submissionId: qboSubmission });
   const saturday = next(6, 22);
-  const proposed = await proposeWindow(s.database, { sandbox: options.sandbox }, sam, {
+  const proposed = await proposeWindow(s.database, { sandbox: options.sandbox, ...s.deps }, sam, {
     engagementId: qbo,
     windows: [{ startsAt: saturday, endsAt: new Date(saturday.getTime() + 8 * 3_600_000) }],
     note: "Saturday night, when Acme's books are closed.",
   });
-  await s.notify(qbo, proposed);
-  await s.notify(qbo, await acceptWindow(s.database, carol, { engagementId: qbo, windowId: proposed.windowIds[0]! }));
-  await s.notify(qbo, await confirmCallbackUrl(s.database, carol, { engagementId: qbo }));
-  await s.notify(qbo, await confirmSyncingDisabled(s.database, carol, { engagementId: qbo }));
+  await acceptWindow(s.database, s.deps, carol, { engagementId: qbo, windowId: proposed.windowIds[0]! });
+  await confirmCallbackUrl(s.database, s.deps, carol, { engagementId: qbo });
+  await confirmSyncingDisabled(s.database, s.deps, carol, { engagementId: qbo });
   // After the export, Acme's old app refreshed two companies anyway: their tokens in the file are dead.
   for (const name of ACME_QBO_ROTATED) {
     const tenant = acmeFile.tenants.find((t) => t.name === name);
@@ -275,25 +269,22 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
     { name: "Bluebird Kids", records: 80 },
   ]);
   const shopSubmission = await submit(s, dan, { engagementId: shopify, platformKey: "fztf", companies: shopFile.companies, fileName: "bluebird-shops.csv" });
-  await s.notify(shopify, await acceptSubmission(s.database, priya, { engagementId: shopify, submissionId: shopSubmission }));
+  await acceptSubmission(s.database, s.deps, priya, { engagementId: shopify, submissionId: shopSubmission });
   const sunday = next(0, 6);
-  await s.notify(
-    shopify,
-    await proposeWindow(s.database, { sandbox: options.sandbox }, priya, {
-      engagementId: shopify,
-      windows: [
-        { startsAt: saturday, endsAt: new Date(saturday.getTime() + 4 * 3_600_000) },
-        { startsAt: sunday, endsAt: new Date(sunday.getTime() + 4 * 3_600_000) },
-      ],
-    }),
-  );
+  await proposeWindow(s.database, { sandbox: options.sandbox, ...s.deps }, priya, {
+    engagementId: shopify,
+    windows: [
+      { startsAt: saturday, endsAt: new Date(saturday.getTime() + 4 * 3_600_000) },
+      { startsAt: sunday, endsAt: new Date(sunday.getTime() + 4 * 3_600_000) },
+    ],
+  });
 
   // Bluebird on Wave: details accepted, then on hold while the customer re-registers its app.
   const wave = await open(sam, bluebird, "pbtz");
   const waveFile = await companiesFor(s, "pbtz", [{ name: "Bluebird Wholesale", records: 200 }]);
   const waveSubmission = await submit(s, dan, { engagementId: wave, platformKey: "pbtz", companies: waveFile.companies, fileName: "wave-businesses.csv" });
-  await s.notify(wave, await acceptSubmission(s.database, sam, { engagementId: wave, submissionId: waveSubmission }));
-  await s.notify(wave, await changeStatus(s.database, sam, { engagementId: wave, status: "on_hold", reasonCode: "customer_it_change", reason: "Customer is re-registering its Wave app." }));
+  await acceptSubmission(s.database, s.deps, sam, { engagementId: wave, submissionId: waveSubmission });
+  await changeStatus(s.database, s.deps, sam, { engagementId: wave, status: "on_hold", reasonCode: "customer_it_change", reason: "Customer is re-registering its Wave app." });
 
   // Bluebird on Zoho Books: migrated and handed over, one company still waiting for its end customer.
   if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail });
@@ -306,5 +297,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
     { engagementId: shopify, hours: 60 },
   ]);
 
+  // The demo's mail is delivered here, to the outbox alone: a worker with SMTP_URL must not send it.
+  await deliverDueMail({ database, mail: mail.mail });
   return { seeded: true };
 }

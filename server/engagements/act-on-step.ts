@@ -10,6 +10,7 @@ import { loadForChange, updateStep, updateEngagement, type StepChange } from "./
 import { confirmationEvidence } from "./confirm/confirmation-evidence";
 import type { FlowEvidence } from "@/core/engagements/evidence";
 import type { EngagementStatus, StepAction, StepNumber, StepState } from "@/core/engagements/states";
+import { withNotice, type NotifyDeps } from "./waiting/notify";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 import { afterStepsReopened } from "./window/after-steps-reopened";
 
@@ -39,7 +40,7 @@ export type StepActionResult = {
  * Checked before the transaction (a cheap refusal) and again inside it against the rows as they
  * are then. Returns the steps that changed.
  */
-export async function actOnStep(database: Database, actor: Actor, input: StepActionInput): Promise<StepActionResult> {
+export async function actOnStep(database: Database, deps: NotifyDeps, actor: Actor, input: StepActionInput): Promise<StepActionResult> {
   const first = await readSteps(database, (tx) => loadForChange(tx, input.engagementId));
   assertOrganization(actor, first.eng.organizationId);
   const pre = decideStepAction({ role: actor.role, states: first.states, engagementStatus: first.eng.status, ...input });
@@ -51,7 +52,7 @@ export async function actOnStep(database: Database, actor: Actor, input: StepAct
       // Locks the engagement first, so the evidence is read as the change will find it.
       yield* loadForChange(tx, input.engagementId);
       const evidence = input.action === "complete" ? yield* confirmationEvidence(tx, { engagementId: input.engagementId, step: input.step, now }) : undefined;
-      return yield* applyStepAction(tx, actor, { ...input, via: "person", evidence, at: now });
+      return yield* withNotice(tx, deps.notify, input.engagementId, yield* applyStepAction(tx, actor, { ...input, via: "person", evidence, at: now }));
     },
     { isolation: "read committed" },
   );

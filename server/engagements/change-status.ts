@@ -8,6 +8,7 @@ import { decideStatusChange, statusChangeInputRefusal } from "./checklist";
 import { creditMoveClock, loadForChange, storeMoveDeadlines, updateEngagement, type EngagementRow } from "./engagement-repository";
 import { reasonsFor, type StatusReason } from "@/core/engagements/status-reasons";
 import type { EngagementStatus } from "@/core/engagements/states";
+import { withNotice, type NotifyDeps } from "./waiting/notify";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Records a status change in the audit log (the one place every status change is audited). */
@@ -45,6 +46,7 @@ function pauseOrResume(eng: EngagementRow, to: EngagementStatus, at: Date): Pick
 /** Changes an engagement's status by hand: the checklist decides which changes are allowed. */
 export async function changeStatus(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; status: EngagementStatus; reasonCode?: StatusReason; reason?: string },
 ): Promise<{ waiting: WaitingChange | null }> {
@@ -70,7 +72,7 @@ export async function changeStatus(
         yield* creditMoveClock(tx, eng.id, eng.pausedMove);
         yield* storeMoveDeadlines(tx, eng.id);
       }
-      return { waiting };
+      return yield* withNotice(tx, deps.notify, eng.id, { waiting });
     },
     { isolation: "read committed" },
   );

@@ -9,7 +9,7 @@ import { auditEvents, engagements, engagementSteps, mailOutbox, migrationItems, 
 import { callerAs, trpcError } from "@/server/testing/caller";
 import { seedHandover } from "@/server/testing/handover-fixture";
 import { createServiceTarget, ensureBuiltInSandbox, archiveServiceTarget } from "@/server/targets/targets";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { changeTarget, getTargetChoices } from "./change-target";
 import { createEngagement } from "./create-engagement";
 
@@ -29,9 +29,9 @@ describe("a new engagement", () => {
   it("starts on the built-in sandbox, never on a target an admin merely labelled sandbox", async () => {
     // Added before the built-in sandbox, and labelled a sandbox: the old rule picked the oldest such target.
     const labelled = await target("Labelled sandbox", p.orgB, "sandbox");
-    expect(await targetOf((await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id)).toBeNull();
+    expect(await targetOf((await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id)).toBeNull();
     const builtIn = (await ensureBuiltInSandbox(t.database, TEST_KEY_RING, { url: "http://127.0.0.1:4010", newApiKey: async () => "sandbox-key-0000" }))!.id;
-    const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "fbrh" })).id;
+    const eng = (await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "fbrh" })).id;
     expect(await targetOf(eng)).toBe(builtIn);
     expect(await targetOf(eng)).not.toBe(labelled);
   });
@@ -45,7 +45,7 @@ describe("changing an engagement's target", () => {
     const unassigned = await target("Whose", null);
     const old = await target("Org A old", p.orgA);
     await archiveServiceTarget(t.database, p.admin, { targetId: old });
-    const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
+    const eng = (await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
 
     for (const [serviceTargetId, words] of [
       [other, "another organisation's account"],
@@ -54,17 +54,17 @@ describe("changing an engagement's target", () => {
     ] as const) {
       // An admin is staff too: the rule is the same for everyone.
       for (const actor of [p.support, p.admin]) {
-        await expect(changeTarget(t.database, actor, { engagementId: eng, serviceTargetId })).rejects.toThrow(expect.objectContaining({ code: "BAD_INPUT", fields: { serviceTargetId: expect.stringContaining(words) } }));
+        await expect(changeTarget(t.database, TEST_NOTIFY, actor, { engagementId: eng, serviceTargetId })).rejects.toThrow(expect.objectContaining({ code: "BAD_INPUT", fields: { serviceTargetId: expect.stringContaining(words) } }));
       }
     }
     expect(await targetOf(eng)).toBe(builtIn);
     expect(await t.db.select().from(auditEvents).where(eq(auditEvents.action, "engagement.target_changed"))).toHaveLength(0);
 
-    await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: own });
+    await changeTarget(t.database, TEST_NOTIFY, p.support, { engagementId: eng, serviceTargetId: own });
     expect(await targetOf(eng)).toBe(own);
-    await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: builtIn });
+    await changeTarget(t.database, TEST_NOTIFY, p.support, { engagementId: eng, serviceTargetId: builtIn });
     expect(await targetOf(eng)).toBe(builtIn);
-    await expect(changeTarget(t.database, p.customerA, { engagementId: eng, serviceTargetId: own })).rejects.toThrow(expect.objectContaining({ code: "FORBIDDEN" }));
+    await expect(changeTarget(t.database, TEST_NOTIFY, p.customerA, { engagementId: eng, serviceTargetId: own })).rejects.toThrow(expect.objectContaining({ code: "FORBIDDEN" }));
   });
 
   it("offers the same targets the rule takes", async () => {
@@ -72,10 +72,10 @@ describe("changing an engagement's target", () => {
     const own = await target("Org A prod", p.orgA);
     await target("Org B prod", p.orgB);
     await target("Whose", null);
-    const eng = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
+    const eng = (await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
     const { options } = await getTargetChoices(t.database, p.support, eng);
     expect(options.map((o) => o.id)).toEqual([builtIn, own]);
-    for (const o of options) await changeTarget(t.database, p.support, { engagementId: eng, serviceTargetId: o.id });
+    for (const o of options) await changeTarget(t.database, TEST_NOTIFY, p.support, { engagementId: eng, serviceTargetId: o.id });
   });
 });
 

@@ -16,7 +16,7 @@ import { realItems } from "@/server/items/item-scope";
 import { companiesText, plural } from "@/core/words";
 import { applyStepAction } from "./act-on-step";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
-import type { FlowNotice } from "./waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "./waiting/notify";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
@@ -72,6 +72,7 @@ export type ChangeTargetResult = { startedOver: number; waiting: WaitingChange |
  */
 export async function changeTarget(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; serviceTargetId: string; startOver?: boolean },
 ): Promise<ChangeTargetResult> {
@@ -159,7 +160,7 @@ export async function changeTarget(
       if (states[5] === "done") {
         yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 5, action: "reopen", via: "flow", reason: `The companies start over on ${target.name}`, at: now });
       }
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         startedOver: existing.length,
         waiting: yield* refreshWaiting(tx, eng.id, now),
         notice: {
@@ -170,7 +171,7 @@ export async function changeTarget(
             `${companiesText(existing.length)} that ${plural(existing.length, { one: "was", other: "were" })} already made on ${from} will be migrated again on ${target.name}, with the same tokens; ` +
             `${plural(existing.length, { one: "its", other: "their" })} ids on ${from} are kept in Ferry's records. Nothing is needed from you unless support asks.`,
         },
-      };
+      });
     },
     { isolation: "read committed" },
   );

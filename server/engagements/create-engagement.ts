@@ -10,11 +10,13 @@ import { findBuiltInSandbox } from "@/server/targets/targets";
 import { refuse } from "./access";
 import { isEligibleOwner, isStaff, OWNER_REFUSAL } from "./checklist";
 import { findOpenEngagement, insertEngagement, nextReference } from "./engagement-repository";
+import { queueNotice, type NotifyDeps } from "./waiting/notify";
 import { refreshWaiting, type WaitingChange } from "./waiting/refresh-waiting";
 
 /** Creates an engagement (owned by the creator unless another owner is named), targeting the built-in sandbox. */
 export async function createEngagement(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { organizationId: string; platformKey: string; ownerId?: string | null },
 ): Promise<{ id: string; reference: string; waiting: WaitingChange | null }> {
@@ -27,7 +29,11 @@ export async function createEngagement(
   // organisation on the platform; no engagement with the next reference). Two creations at once:
   // one commits, the other runs again and is refused (or takes the next reference).
   return database.transaction(
-    (tx) => openEngagement(tx, actor, { organizationId: input.organizationId, platformKey: platform.key, ownerId, at: new Date() }),
+    function* (tx) {
+      const opened = yield* openEngagement(tx, actor, { organizationId: input.organizationId, platformKey: platform.key, ownerId, at: new Date() });
+      yield* queueNotice(tx, deps.notify, { engagementId: opened.id, waiting: opened.waiting });
+      return opened;
+    },
     { isolation: "serializable" },
   );
 }

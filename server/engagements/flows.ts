@@ -2,7 +2,7 @@
  * Steps 1–4 as real flows, in one place for other work (tests, seeds, the engine): the intake
  * (submit, review), the migration window (propose, withdraw, accept, reschedule), the customer's
  * confirmations, and the read models the screens use. Each operation returns whose move it now is
- * and what to tell the other side; `notifyAfterChange` mails it once the change has committed.
+ * and what to tell the other side, and queues that mail in its own transaction (waiting/notify.ts).
  */
 export { checkTokenFile, type UploadedFile } from "./intake/check-token-file";
 export { submitIntake, type SubmitIntakeResult } from "./intake/submit-intake";
@@ -19,4 +19,4 @@ export { windowInvite } from "./window/window-invite";
 export { confirmCallbackUrl, confirmSyncingDisabled } from "./confirm/confirm-steps";
 export { getConfirmations } from "./confirm/get-confirmations";
 export { whoseMove, type Waiting } from "./waiting/waiting-rule";
-export { notifyAfterChange, type FlowNotice } from "./waiting/notify";
+export type { FlowNotice } from "./waiting/notify";

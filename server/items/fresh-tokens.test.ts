@@ -8,7 +8,7 @@ import { auditEvents, intakeSubmissions, migrationItems, supplementaryFiles, sup
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { getManagedPlatform } from "@/server/platforms";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { purgeUsedFreshTokens } from "./fresh-tokens";
 import { insertMigrationItems, sealMigrationItems } from "./insert-items";
 
@@ -23,7 +23,7 @@ afterEach(() => t.close());
 
 describe("purgeUsedFreshTokens", () => {
   it("purges a company's used fresh tokens (its sealed copy and its supplementary row's), audited once", async () => {
-    const eng = await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" });
+    const eng = await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" });
     const [submission] = await t.db
       .insert(intakeSubmissions)
       .values({ engagementId: eng.id, status: "submitted", clientId: "c", clientSecretMask: "••••", contacts: [], fileName: "f.csv", fileKind: "csv", rowCount: 1, warningCount: 0, countsByKind: {}, preview: [], submittedAt: new Date() })

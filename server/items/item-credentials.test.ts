@@ -9,7 +9,7 @@ import { engagements, intakeSubmissions, migrationItems } from "@/db/schema";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import { generateKeySpec, keyRingFrom, SecretDecryptionError } from "@/server/security/secrets";
-import { createTestDatabase, seedPeople, TEST_KEY_RING } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, TEST_NOTIFY } from "@/server/testing/test-db";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { reconcile } from "@/server/migration/reconciliation";
 import { insertMigrationItems, sealMigrationItems } from "./insert-items";
@@ -63,7 +63,7 @@ describe("insertMigrationItems", () => {
     const t = await createTestDatabase();
     try {
       const people = await seedPeople(t.database);
-      const eng = await createEngagement(t.database, people.support, { organizationId: people.orgA, platformKey: "qhyg" });
+      const eng = await createEngagement(t.database, TEST_NOTIFY, people.support, { organizationId: people.orgA, platformKey: "qhyg" });
       const [submission] = await t.db
         .insert(intakeSubmissions)
         .values({

@@ -1,19 +1,22 @@
 /**
- * Outgoing mail. Every message is written to the outbox table first (admins read it in the app).
- * Without SMTP_URL that is the delivery, and the message is also printed to the server log; with
- * SMTP_URL it is then really sent with nodemailer and the row records the result.
+ * Outgoing mail, as a transactional outbox. A message is written to the outbox table in the
+ * transaction of the change that causes it (`queueMail`, a transaction step), so it commits, or
+ * rolls back, with that change: a crash after the commit loses no mail, and a change that failed
+ * sends none. The worker's sender (server/mail/sender.ts) then claims each message under a lease,
+ * delivers it and marks it sent once. Without SMTP_URL the row is the delivery (admins read it in
+ * the app) and the sender prints it to the worker's log; with SMTP_URL the sender really sends it
+ * with nodemailer. The web app sees its mail queued at once, without a worker.
  *
  * One-time links (invitation tokens) never reach a row or a log line in plain text: the stored and
- * logged text has them replaced by a note. Without SMTP the outbox is the only way the link can
- * reach its invitee, so the whole message is also kept encrypted with the secrets key ring, for an
- * admin to reveal while the invitation is pending (server/mail/outbox.ts). With SMTP the message
- * went out by email, and only the redacted copy is kept.
+ * logged text has them replaced by a note, and the whole message is kept encrypted with the secrets
+ * key ring. Without SMTP the outbox is the only way the link can reach its invitee: an admin may
+ * reveal it while the invitation is pending (server/mail/outbox.ts). With SMTP the sender needs
+ * the whole message to send it; once sent, only the redacted copy is kept.
  */
-import { eq } from "drizzle-orm";
-import nodemailer from "nodemailer";
-import type { Database } from "@/db/database";
+import type { Database, Steps, Tx } from "@/db/database";
+import { q } from "@/db/database";
 import { mailOutbox } from "@/db/schema";
-import { logSafe } from "@/server/security/log-safe";
+import type { MailTransport } from "@/core/mail/transports";
 import { encryptSecret, type KeyRing } from "@/server/security/secrets";
 
 export type MailMessage = {
@@ -30,7 +33,7 @@ export type MailConfig = {
   smtpUrl?: string;
   from: string;
   log?: (line: string) => void;
-  /** Seals messages that carry secrets, so the embedded outbox can show them to admins later. */
+  /** Seals messages that carry secrets (and opens them again for SMTP): required for those. */
   keyRing?: KeyRing;
 };
 
@@ -45,42 +48,54 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   return secrets.filter(Boolean).reduce((out, secret) => out.replaceAll(secret, HIDDEN_LINK), text);
 }
 
+/** A message made ready for the outbox row: its id, its redacted text and, when it carries a one-time link, its sealed copy. */
+export type OutgoingMail = {
+  readonly id: string;
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly sealedText: string | null;
+  readonly invitationId: string | null;
+  readonly transport: MailTransport;
+};
+
 /**
- * Queues a message in the outbox and delivers it; resolves once delivery was attempted. Its writes
- * are awaited, outside any transaction, so it works on either database.
+ * Makes a message ready for `queueMail`. A message with secrets is sealed here (encryption with a
+ * random nonce, bound to the row's id), so it is made *before* the transaction that queues it,
+ * which may run more than once on PostgreSQL. One without secrets is only given an id, and may be
+ * made inside a body (a retried body makes a new row and id; nothing outside saw the old one).
  */
-export async function sendMail(database: Database, config: MailConfig, message: MailMessage): Promise<{ id: string; delivered: boolean }> {
-  const { db } = database;
-  const transport = config.smtpUrl ? "smtp" : "outbox";
+export function prepareMail(config: Pick<MailConfig, "smtpUrl" | "keyRing">, message: MailMessage): OutgoingMail {
   const id = crypto.randomUUID();
   const text = redactSecrets(message.text, message.secrets);
-  const sealWith = !config.smtpUrl && text !== message.text ? config.keyRing : undefined;
-  await db.insert(mailOutbox).values({
-    id,
-    to: message.to,
-    subject: message.subject,
-    text,
-    sealedText: sealWith ? encryptSecret(sealWith, message.text, mailAad(id)) : null,
-    invitationId: message.invitationId ?? null,
-    transport,
-  });
-  if (!config.smtpUrl) {
-    const log = config.log ?? ((line: string) => console.info(line));
-    // One line per message: names in the subject and text are the senders' and customers' own
-    // words, and a line break in one must not start a log line of its own.
-    log(`[mail] to=${logSafe(message.to)} subject="${logSafe(message.subject)}" text="${logSafe(text)}"`);
-    await db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id));
-    return { id, delivered: true };
+  let sealedText: string | null = null;
+  if (text !== message.text) {
+    if (!config.keyRing) throw new Error("A message carrying a one-time link needs the secrets key ring to be queued.");
+    sealedText = encryptSecret(config.keyRing, message.text, mailAad(id));
   }
-  try {
-    const transporter = nodemailer.createTransport(config.smtpUrl);
-    await transporter.sendMail({ from: config.from, to: message.to, subject: message.subject, text: message.text });
-    await db.update(mailOutbox).set({ sentAt: new Date() }).where(eq(mailOutbox.id, id));
-    return { id, delivered: true };
-  } catch (error) {
-    // The SMTP error text never contains the message body; keep it for the admin to see.
-    const errorText = error instanceof Error ? error.message : String(error);
-    await db.update(mailOutbox).set({ error: redactSecrets(errorText, message.secrets).slice(0, 500) }).where(eq(mailOutbox.id, id));
-    return { id, delivered: false };
-  }
+  return { id, to: message.to, subject: message.subject, text, sealedText, invitationId: message.invitationId ?? null, transport: config.smtpUrl ? "smtp" : "outbox" };
+}
+
+/** Writes a message to the outbox, for the worker's sender to deliver once this transaction commits; a transaction step. */
+export function* queueMail(tx: Tx, mail: OutgoingMail, now = new Date()): Steps<string> {
+  yield* q.run(
+    tx.insert(mailOutbox).values({
+      id: mail.id,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      sealedText: mail.sealedText,
+      invitationId: mail.invitationId,
+      transport: mail.transport,
+      createdAt: now,
+    }),
+  );
+  return mail.id;
+}
+
+/** Queues one message in a transaction of its own (mail that no other change causes; tests). */
+export async function enqueueMail(database: Database, config: Pick<MailConfig, "smtpUrl" | "keyRing">, message: MailMessage): Promise<{ id: string }> {
+  const mail = prepareMail(config, message);
+  await database.transaction((tx) => queueMail(tx, mail), { isolation: "read committed" });
+  return { id: mail.id };
 }

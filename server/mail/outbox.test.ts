@@ -10,7 +10,8 @@ import * as schema from "@/db/schema";
 import { auditEvents, mailOutbox } from "@/db/schema";
 import { callerAs, testConfig, trpcError } from "@/server/testing/caller";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
-import { HIDDEN_LINK } from "./mailer";
+import { enqueueMail, HIDDEN_LINK } from "./mailer";
+import { deliverDueMail } from "./sender";
 import { startSmtp } from "../testing/mail";
 
 let t: TestDatabase;
@@ -40,6 +41,9 @@ describe("invitation links in the embedded outbox", () => {
   it("are in no row and no log line in plain text; an admin reveals one while it is pending, audited", async () => {
     const admin = callerAs(t.database, p.admin, testConfig(log));
     await admin.invitations.create({ email: "new@org-a.test", name: "New Person", role: "customer", organizationId: p.orgA });
+    // Queued with the invitation, revealable before the worker delivers it; delivered, logged with the link hidden.
+    expect((await admin.outbox.list())[0]).toMatchObject({ status: "sending", canRevealLink: true });
+    expect(await deliverDueMail({ database: t.database, mail: testConfig(log).mail })).toMatchObject({ sent: 1 });
     const [mail] = await admin.outbox.list();
     expect(mail).toMatchObject({ to: "new@org-a.test", canRevealLink: true });
     expect(mail!.text).toContain(`Set your password here (the link works once and expires in 7 days):\n${HIDDEN_LINK}`);
@@ -88,8 +92,7 @@ describe("invitation links in the embedded outbox", () => {
   });
 
   it("a message without a link has nothing to reveal", async () => {
-    const { sendMail } = await import("./mailer");
-    const { id } = await sendMail(t.database, testConfig(log).mail, { to: "x@test", subject: "Hello", text: "No link here" });
+    const { id } = await enqueueMail(t.database, testConfig(log).mail, { to: "x@test", subject: "Hello", text: "No link here" });
     const refused = await trpcError(callerAs(t.database, p.admin, testConfig(log)).outbox.revealLink({ id }));
     expect(refused).toMatchObject({ code: "PRECONDITION_FAILED", message: "This message has no link to show." });
   });
@@ -103,6 +106,10 @@ describe("invitation links with SMTP", () => {
       config.mail = { ...config.mail, smtpUrl: `smtp://127.0.0.1:${smtp.port}?ignoreTLS=true` };
       const admin = callerAs(t.database, p.admin, config);
       await admin.invitations.create({ email: "smtp@org-a.test", name: "By Mail", role: "customer", organizationId: p.orgA });
+      // Queued sealed (the sender needs the link to send it), but not revealable: it goes by email.
+      expect((await admin.outbox.list())[0]).toMatchObject({ transport: "smtp", status: "sending", canRevealLink: false });
+      expect((await t.db.select().from(mailOutbox).limit(1))[0]!.sealedText).not.toBeNull();
+      expect(await deliverDueMail({ database: t.database, mail: config.mail })).toMatchObject({ sent: 1 });
       // Quoted-printable may wrap the long link: unfold soft line breaks before reading it.
       const token = tokenOf(smtp.messages[0]!.replace(/=\n/g, ""));
       expect(token).toBeDefined();

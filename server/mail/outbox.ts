@@ -2,7 +2,10 @@
  * The outbox as admins see it. Stored text never holds a one-time link (server/mail/mailer.ts);
  * in the embedded default (no SMTP) an invitation's whole message is kept encrypted, and an admin
  * may reveal it — audited — while the invitation is pending, to pass the link on. Once the
- * invitation is accepted, withdrawn or replaced, the sealed copy is deleted.
+ * invitation is accepted, withdrawn or replaced, the sealed copy is deleted. Each message shows
+ * where it stands as the worker's sender left it (server/mail/sender.ts): delivered, still sending
+ * (queued, or retried after a failed attempt: the attempts, the last error and the next try
+ * shown), or not delivered (the sender gave up).
  */
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { q, type Database, type Steps, type Tx } from "@/db/database";
@@ -28,11 +31,11 @@ function contains(text: string): string {
 function statusCondition(status: OutboxStatus): SQL | undefined {
   switch (status) {
     case "delivered":
-      return and(isNotNull(mailOutbox.sentAt), isNull(mailOutbox.error));
+      return isNotNull(mailOutbox.sentAt);
     case "failed":
-      return isNotNull(mailOutbox.error);
+      return isNotNull(mailOutbox.failedAt);
     case "sending":
-      return and(isNull(mailOutbox.sentAt), isNull(mailOutbox.error));
+      return and(isNull(mailOutbox.sentAt), isNull(mailOutbox.failedAt));
     default: {
       const never: never = status;
       return never;
@@ -80,6 +83,13 @@ function readMessages(database: Database, params: { where: SQL | undefined; limi
     .offset(params.offset);
 }
 
+/** Where a message stands, from its row. */
+function statusOf(m: { sentAt: Date | null; failedAt: Date | null }): OutboxStatus {
+  if (m.sentAt) return "delivered";
+  if (m.failedAt) return "failed";
+  return "sending";
+}
+
 function toMessage({ m, pendingInvitation }: Awaited<ReturnType<typeof readMessages>>[number]): OutboxMessage {
   return {
     id: m.id,
@@ -87,10 +97,14 @@ function toMessage({ m, pendingInvitation }: Awaited<ReturnType<typeof readMessa
     subject: m.subject,
     text: m.text,
     transport: m.transport,
+    status: statusOf(m),
     sentAt: m.sentAt,
     error: m.error,
+    attempts: m.attempts,
+    nextAttemptAt: m.sentAt || m.failedAt ? null : m.nextAttemptAt,
     createdAt: m.createdAt,
-    canRevealLink: m.sealedText !== null && pendingInvitation !== null,
+    // Kept sealed for SMTP only until it is sent: the link is the invitee's, by email.
+    canRevealLink: m.sealedText !== null && m.transport === "outbox" && pendingInvitation !== null,
   };
 }
 
@@ -118,7 +132,7 @@ function* revealStep(tx: Tx, ring: KeyRing, actor: Actor, input: { id: string },
   if (i.acceptedAt || i.revokedAt || i.expiresAt.getTime() <= now.getTime()) {
     throw new AppError("PRECONDITION_FAILED", "The invitation was used, withdrawn or has expired; its link no longer works. Send a new one.");
   }
-  if (!m.sealedText) throw new AppError("PRECONDITION_FAILED", "This link was sent by email and not kept. Send a new invitation if it was lost.");
+  if (!m.sealedText || m.transport !== "outbox") throw new AppError("PRECONDITION_FAILED", "This link was sent by email and not kept. Send a new invitation if it was lost.");
   const text = decryptSecret(ring, m.sealedText, mailAad(m.id));
   yield* writeAudit(tx, {
     actor,
@@ -146,14 +160,14 @@ export function* forgetInvitationMail(tx: Tx, invitationIds: readonly string[]):
 const INVITE_LINK = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/;
 
 /**
- * A pending invitation's link, read from its newest sealed message, for an admin to copy from the
+ * A pending invitation's link, read from its newest sealed message in the embedded outbox, for an admin to copy from the
  * invitations list (audited as a reveal, as the outbox's "Show invitation link" is).
  */
 export async function revealInvitationLink(database: Database, ring: KeyRing, actor: Actor, input: { invitationId: string }, now = new Date()): Promise<{ link: string }> {
   const [message] = await database.db
     .select({ id: mailOutbox.id })
     .from(mailOutbox)
-    .where(and(eq(mailOutbox.invitationId, input.invitationId), isNotNull(mailOutbox.sealedText)))
+    .where(and(eq(mailOutbox.invitationId, input.invitationId), isNotNull(mailOutbox.sealedText), eq(mailOutbox.transport, "outbox")))
     .orderBy(desc(mailOutbox.createdAt))
     .limit(1);
   if (!message) {

@@ -1,9 +1,10 @@
 /**
  * Ferry's migration worker: the engine's loop (engine/worker.ts) with the kinds of work registered
  * that it carries out — the single-company test and its rehearsal (test-run/), the bulk run
- * (bulk/), and the hypercare watch beside them (watch/). The one place that knows them all; the
+ * (bulk/), and beside them the hypercare watch (watch/) and the outbox's sender (server/mail/). The one place that knows them all; the
  * worker process (worker-main.ts), the demo seed, benches and tests make their workers here.
  */
+import { mailWork, type MailWorkOptions } from "@/server/mail/mail-work";
 import { bulkWork, type BulkWorkOptions } from "./bulk/bulk-work";
 import { createWorker, type Worker, type WorkerOptions } from "./engine/worker";
 import { testRunWork } from "./test-run/test-run-work";
@@ -18,14 +19,16 @@ export type MigrationWorkerOptions = Omit<WorkerOptions, "work" | "periodic"> & 
   /** Whether this worker also checks the watches after bulk runs (default true), and how often it looks for a due one (default 2 s). */
   watch?: boolean;
   watchEveryMs?: number;
+  /** The outbox's sender with its settings (how often it looks, its lease, retries); none when not given. */
+  mail?: MailWorkOptions | null;
 };
 
 /** A worker carrying out every kind of migration work. */
 export function createMigrationWorker(options: MigrationWorkerOptions): Worker {
-  const { bulk, watch, watchEveryMs, ...rest } = options;
+  const { bulk, watch, watchEveryMs, mail, ...rest } = options;
   return createWorker({
     ...rest,
     work: [testRunWork, bulkWork(bulk)],
-    periodic: watch === false ? [] : [watchWork(watchEveryMs === undefined ? {} : { everyMs: watchEveryMs })],
+    periodic: [...(watch === false ? [] : [watchWork(watchEveryMs === undefined ? {} : { everyMs: watchEveryMs })]), ...(mail ? [mailWork(mail)] : [])],
   });
 }

@@ -10,7 +10,8 @@
  * Env: DATABASE_URL or DATABASE_FILE, FERRY_ENCRYPTION_KEY (+ FERRY_ENCRYPTION_OLD_KEYS), SANDBOX_URL and
  * SANDBOX_ADMIN_TOKEN (rehearsals), FERRY_PURGE_AFTER_DAYS (the automatic purge, run here every ten
  * minutes), FERRY_WORKER_LEASE_MS and FERRY_WORKER_IDLE_MS (its lease and idle look; tests set them
- * short), and the rest of server/env.ts.
+ * short), SMTP_URL and MAIL_FROM (the outbox's sender: without SMTP_URL the outbox is the delivery),
+ * FERRY_MAIL_EVERY_MS (how often the sender looks for mail), and the rest of server/env.ts.
  */
 import { readyDatabase } from "@/db/ready";
 import { appConfig } from "@/server/config";
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     log: (line) => console.log(line),
     // Mail for what the worker changes (companies handed to their end customers, drops, the watch's end).
     notify: { appUrl: config.appUrl, mail: config.mail },
+    // The outbox's sender: delivers the mail every change queued, the web app's and the worker's.
+    mail: { mail: { ...config.mail, log: (line) => console.log(line) }, ...(e.FERRY_MAIL_EVERY_MS ? { everyMs: e.FERRY_MAIL_EVERY_MS } : {}) },
     machineId: machineIdOf(e),
     ...(e.FERRY_WORKER_LEASE_MS ? { leaseMs: e.FERRY_WORKER_LEASE_MS } : {}),
     ...(e.FERRY_WORKER_IDLE_MS ? { idleMs: e.FERRY_WORKER_IDLE_MS } : {}),

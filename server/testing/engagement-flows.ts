@@ -3,7 +3,7 @@
  * customer submits a token file (built from given rows, or from real sandbox tenants created with
  * the control client), support accepts it, support proposes a window and the customer accepts it,
  * and the customer confirms steps 3 and 4. Returns the engagement and its migration items, ready
- * for the single-company test. Mail goes through the config's mailer (the outbox in tests).
+ * for the single-company test. Each flow queues its mail in the outbox (the config's).
  */
 import type { Db } from "@/db/client";
 import { readSteps, type Database } from "@/db/database";
@@ -16,7 +16,6 @@ import {
   acceptWindow,
   confirmCallbackUrl,
   confirmSyncingDisabled,
-  notifyAfterChange,
   proposeWindow,
   submitIntake,
 } from "@/server/engagements/flows";
@@ -64,7 +63,7 @@ export async function completeIntake(
   const { engagementId } = params;
   const eng = await getEngagement(database, support, engagementId);
   const platformKey = eng.platform.key as PlatformKey;
-  const submitted = await submitIntake(database, { ring: config.keyRing }, customer, {
+  const submitted = await submitIntake(database, { ring: config.keyRing, notify: config }, customer, {
     engagementId,
     form: {
       clientId: "flow-client-id",
@@ -77,8 +76,7 @@ export async function completeIntake(
     const problems = submitted.check.problems.map((p) => `${p.line ?? "-"}: ${p.message}`).join("\n");
     throw new Error(`completeIntake: the token file was refused:\n${problems}`);
   }
-  await notifyAfterChange(database, config, { engagementId, notice: submitted.notice, waiting: submitted.waiting });
-  await notifyAfterChange(database, config, { engagementId, ...(await acceptSubmission(database, support, { engagementId, submissionId: submitted.submissionId })) });
+  await acceptSubmission(database, { notify: config }, support, { engagementId, submissionId: submitted.submissionId });
   return { submissionId: submitted.submissionId };
 }
 
@@ -93,10 +91,9 @@ export async function agreeWindow(deps: FlowDeps, params: { engagementId: string
   const { engagementId } = params;
   const startsAt = params.startsAt ?? new Date(Date.now() + 7 * 86_400_000);
   const endsAt = params.endsAt ?? new Date(startsAt.getTime() + 8 * 3_600_000);
-  const proposed = await proposeWindow(database, { sandbox: config.sandbox }, support, { engagementId, windows: [{ startsAt, endsAt }], now: params.proposedAt });
-  await notifyAfterChange(database, config, { engagementId, ...proposed });
+  const proposed = await proposeWindow(database, { sandbox: config.sandbox, notify: config }, support, { engagementId, windows: [{ startsAt, endsAt }], now: params.proposedAt });
   const windowId = proposed.windowIds[0]!;
-  await notifyAfterChange(database, config, { engagementId, ...(await acceptWindow(database, customer, { engagementId, windowId })) });
+  await acceptWindow(database, { notify: config }, customer, { engagementId, windowId });
   return { windowId };
 }
 
@@ -141,16 +138,15 @@ export async function engagementThroughFlows(params: {
     }));
   }
 
-  const created = await createEngagement(database, support, { organizationId: customer.organizationId, platformKey });
+  const created = await createEngagement(database, { notify: config }, support, { organizationId: customer.organizationId, platformKey });
   const engagementId = created.id;
-  await notifyAfterChange(database, config, { engagementId, waiting: created.waiting });
-  if (params.serviceTargetId) await changeTarget(database, support, { engagementId, serviceTargetId: params.serviceTargetId });
+  if (params.serviceTargetId) await changeTarget(database, { notify: config }, support, { engagementId, serviceTargetId: params.serviceTargetId });
 
   const deps = { db, config, support, customer };
   const { submissionId } = await completeIntake(deps, { engagementId, companies, fileName: params.fileName, contacts: params.contacts });
   const windowId = upTo >= 2 ? (await agreeWindow(deps, { engagementId, ...params.window })).windowId : null;
-  if (upTo >= 3) await notifyAfterChange(database, config, { engagementId, waiting: (await confirmCallbackUrl(database, customer, { engagementId })).waiting });
-  if (upTo >= 4) await notifyAfterChange(database, config, { engagementId, waiting: (await confirmSyncingDisabled(database, customer, { engagementId })).waiting });
+  if (upTo >= 3) await confirmCallbackUrl(database, { notify: config }, customer, { engagementId });
+  if (upTo >= 4) await confirmSyncingDisabled(database, { notify: config }, customer, { engagementId });
 
   return { engagementId, reference: created.reference, submissionId, itemIds: await readSteps(database, (tx) => realItemIds(tx, engagementId)), windowId, tenants };
 }

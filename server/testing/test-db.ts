@@ -2,6 +2,7 @@
  * Test support for domain and router tests: a real temporary SQLite database with the committed
  * migrations, and people of every role. (tRPC callers live in server/testing/caller.ts.)
  */
+import type { NotifyDeps } from "@/server/engagements/waiting/notify";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -99,6 +100,9 @@ export function testPasswordHash(): Promise<string> {
 
 /** A key ring for tests (a fresh random key per test process). */
 export const TEST_KEY_RING = keyRingFrom(generateKeySpec("test"));
+
+/** How the flows called directly in tests write their mail (queued in the outbox; the app config's settings). */
+export const TEST_NOTIFY: NotifyDeps = { notify: { appUrl: "http://ferry.test", mail: { from: "Ferry <ferry@test>", keyRing: TEST_KEY_RING, log: () => {} } } };
 
 export type People = {
   admin: Actor;

@@ -8,6 +8,7 @@ import { auditEvents, invitations, mailOutbox, organizations, users } from "@/db
 import { invite } from "@/server/accounts/invitations";
 import { signIn } from "@/server/accounts/sign-in";
 import { HIDDEN_LINK, mailAad } from "@/server/mail/mailer";
+import { deliverDueMail } from "@/server/mail/sender";
 import { decryptSecret } from "@/server/security/secrets";
 import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
@@ -71,6 +72,8 @@ describe("organisations", () => {
 describe("invitations", () => {
   it("invites a customer, mails a one-time link to the outbox, and the invitee sets a password and can sign in", async () => {
     await admin().invitations.create({ email: "New.Person@Org-A.test", name: "New Person", role: "customer", organizationId: p.orgA });
+    // Queued with the invitation; the worker's sender delivers it.
+    expect(await deliverDueMail({ database: t.database, mail: testConfig(log).mail })).toMatchObject({ sent: 1 });
     const [mail] = await admin().outbox.list();
     expect(mail).toMatchObject({ to: "new.person@org-a.test", subject: "You're invited to Ferry for Org A", transport: "outbox" });
     expect(mail!.sentAt).toBeInstanceOf(Date);

@@ -4,7 +4,6 @@
  * which offer them no controls.
  * A worker process carries the run out (server/migration/engine/worker.ts).
  */
-import { notifyAfterChange } from "@/server/engagements/flows";
 import {
   cancelBulkRun,
   pauseBulkRun,
@@ -46,8 +45,7 @@ export const bulkRouter = createTRPCRouter({
     .input(ZStartBulkRequest)
     .output(ZStartBulkResponse)
     .mutation(async ({ ctx, input }) => {
-      const { runId, notice } = await startBulkRun(ctx.database, ctx.actor, { engagementId: input.engagementId, reason: input.reason });
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, notice });
+      const { runId } = await startBulkRun(ctx.database, { notify: ctx.config }, ctx.actor, { engagementId: input.engagementId, reason: input.reason });
       return { runId };
     }),
   pause: staffEngagementProcedure

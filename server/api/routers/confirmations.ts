@@ -1,5 +1,5 @@
 /** Steps 3 and 4: the callback URL and step 4's risk, and the confirmations (the customer's, or staff's on their behalf with a note). */
-import { confirmCallbackUrl, confirmSyncingDisabled, getConfirmations, notifyAfterChange } from "@/server/engagements/flows";
+import { confirmCallbackUrl, confirmSyncingDisabled, getConfirmations } from "@/server/engagements/flows";
 import { createTRPCRouter, engagementProcedure } from "../trpc";
 import { ZConfirmationsResponse, ZConfirmRequest, ZConfirmResponse } from "./confirmations.types";
 
@@ -11,8 +11,7 @@ export const confirmationsRouter = createTRPCRouter({
     .input(ZConfirmRequest)
     .output(ZConfirmResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await confirmCallbackUrl(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
+      const result = await confirmCallbackUrl(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return result;
     }),
   /** Step 4: old-app syncing is off for every company in the file. */
@@ -20,8 +19,7 @@ export const confirmationsRouter = createTRPCRouter({
     .input(ZConfirmRequest)
     .output(ZConfirmResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await confirmSyncingDisabled(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
+      const result = await confirmSyncingDisabled(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return result;
     }),
 });

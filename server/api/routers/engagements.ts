@@ -11,7 +11,6 @@ import { createEngagement } from "@/server/engagements/create-engagement";
 import { findEngagements } from "@/server/engagements/find-engagements";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { getEngagementTimeline } from "@/server/engagements/get-engagement-timeline";
-import { notifyAfterChange } from "@/server/engagements/flows";
 import { createTRPCRouter, engagementProcedure, signedInProcedure, staffEngagementProcedure, staffProcedure } from "../trpc";
 import {
   ZCreateEngagementRequest,
@@ -46,17 +45,15 @@ export const engagementsRouter = createTRPCRouter({
     .input(ZCreateEngagementRequest)
     .output(ZCreateEngagementResponse)
     .mutation(async ({ ctx, input }) => {
-      const { waiting, ...created } = await createEngagement(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: created.id, waiting });
-      return created;
+      const { id, reference } = await createEngagement(ctx.database, { notify: ctx.config }, ctx.actor, input);
+      return { id, reference };
     }),
   /** Starts, completes or reopens a step (gates and roles enforced by the checklist). */
   step: staffProcedure
     .input(ZStepActionRequest)
     .output(ZStepActionResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await actOnStep(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting: result.waiting });
+      const result = await actOnStep(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return result;
     }),
   /** Puts on hold, resumes or cancels. */
@@ -64,8 +61,7 @@ export const engagementsRouter = createTRPCRouter({
     .input(ZSetStatusRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const { waiting } = await changeStatus(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting });
+      await changeStatus(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
   /** Hands the engagement to another support user. */

@@ -13,7 +13,7 @@ import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
 import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 let t: TestDatabase;
@@ -32,7 +32,7 @@ const support = () => callerAs(t.database, p.support);
 const customer = () => callerAs(t.database, p.customerA);
 
 async function submit(companies = sampleCompanies("qhyg", 3), actor: Actor = p.customerA, fileName = "companies.csv") {
-  const result = await submitIntake(t.database, { ring: TEST_KEY_RING }, actor, {
+  const result = await submitIntake(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, actor, {
     engagementId,
     form: { clientId: "client-abc", clientSecret: "cs_secret_value_123456", contacts: [{ name: "Carol Contact", email: "carol.contact@org-a.test" }] },
     file: { name: fileName, bytes: tokenFileCsv({ platformKey: "qhyg", companies }) },

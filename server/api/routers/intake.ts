@@ -1,5 +1,5 @@
 /** Step 1's procedures: the submission as each side sees it, its companies (masked), and support's review. */
-import { acceptSubmission, getIntake, listIntakeItems, notifyAfterChange, returnSubmission } from "@/server/engagements/flows";
+import { acceptSubmission, getIntake, listIntakeItems, returnSubmission } from "@/server/engagements/flows";
 import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import { ZGetIntakeResponse, ZIntakeItemsRequest, ZIntakeItemsResponse, ZReturnSubmissionRequest, ZReviewSubmissionRequest } from "./intake.types";
 import { OK, ZOk } from "./shared.types";
@@ -17,8 +17,7 @@ export const intakeRouter = createTRPCRouter({
     .input(ZReviewSubmissionRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = await acceptSubmission(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      await acceptSubmission(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
   /** Support sends the current submission back with a note the customer sees and is mailed. */
@@ -26,8 +25,7 @@ export const intakeRouter = createTRPCRouter({
     .input(ZReturnSubmissionRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = await returnSubmission(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      await returnSubmission(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
 });

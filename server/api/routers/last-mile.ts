@@ -3,7 +3,6 @@
  * reconnect links and the watch (both sides read it), support's hypercare days and "check now".
  */
 import { checkWatchNow, getLastMile, markDropsSeen, setHypercareDays } from "@/server/migration/watch/last-mile";
-import { notifyAfterChange } from "@/server/engagements/flows";
 import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import { ZLastMileResponse, ZSetHypercareDaysRequest } from "./last-mile.types";
 import { OK, ZOk } from "./shared.types";
@@ -21,8 +20,7 @@ export const lastMileRouter = createTRPCRouter({
     }),
   /** Support has looked at the connections the watch found dropped: no longer support's move until another drops. */
   markDropsSeen: staffEngagementProcedure.output(ZOk).mutation(async ({ ctx, input }) => {
-    const { waiting } = await markDropsSeen(ctx.database, ctx.actor, input);
-    await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting });
+    await markDropsSeen(ctx.database, { notify: ctx.config }, ctx.actor, input);
     return OK;
   }),
   /** A check at the next worker's look, instead of at its time. */

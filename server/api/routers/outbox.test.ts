@@ -5,7 +5,8 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, mailOutbox } from "@/db/schema";
-import { sendMail } from "@/server/mail/mailer";
+import { enqueueMail } from "@/server/mail/mailer";
+import { deliverDueMail } from "@/server/mail/sender";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
@@ -19,7 +20,7 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 const admin = () => callerAs(t.database, p.admin);
-const mail = (to: string, subject: string, text = "Hello.") => sendMail(t.database, testConfig().mail, { to, subject, text });
+const mail = (to: string, subject: string, text = "Hello.") => enqueueMail(t.database, testConfig().mail, { to, subject, text });
 
 describe("reading the outbox", () => {
   it("pages newest first, with the total", async () => {
@@ -51,13 +52,19 @@ describe("reading the outbox", () => {
   it("filters by where a message stands", async () => {
     const delivered = await mail("a@org-a.test", "Delivered");
     const failed = await mail("b@org-a.test", "Failed");
-    await t.db.update(mailOutbox).set({ error: "550 mailbox unavailable" }).where(eq(mailOutbox.id, failed.id));
+    await deliverDueMail({ database: t.database, mail: testConfig().mail });
+    await t.db.update(mailOutbox).set({ sentAt: null, failedAt: new Date(), attempts: 8, error: "550 mailbox unavailable" }).where(eq(mailOutbox.id, failed.id));
     const sending = await mail("c@org-a.test", "Sending");
-    await t.db.update(mailOutbox).set({ sentAt: null }).where(eq(mailOutbox.id, sending.id));
+    const retrying = await mail("d@org-a.test", "Retrying");
+    await t.db.update(mailOutbox).set({ attempts: 1, error: "421 try again later", nextAttemptAt: new Date(Date.now() + 60_000) }).where(eq(mailOutbox.id, retrying.id));
     const ids = async (status: "delivered" | "failed" | "sending") => (await admin().outbox.search({ status, page: 1, pageSize: 25 })).messages.map((m) => m.id);
     expect(await ids("delivered")).toEqual([delivered.id]);
     expect(await ids("failed")).toEqual([failed.id]);
-    expect(await ids("sending")).toEqual([sending.id]);
+    // Newest first: both still to be delivered, one of them after a failed attempt, its next try shown.
+    expect(new Set(await ids("sending"))).toEqual(new Set([sending.id, retrying.id]));
+    const shown = (await admin().outbox.search({ status: "sending", page: 1, pageSize: 25 })).messages.find((m) => m.id === retrying.id);
+    expect(shown).toMatchObject({ status: "sending", attempts: 1, error: "421 try again later", nextAttemptAt: expect.any(Date) });
+    expect((await admin().outbox.search({ status: "failed", page: 1, pageSize: 25 })).messages[0]).toMatchObject({ status: "failed", attempts: 8, error: "550 mailbox unavailable", nextAttemptAt: null });
   });
 
   it("refuses a search too long, with a sentence", async () => {

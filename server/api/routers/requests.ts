@@ -4,7 +4,6 @@
  * real engagement or declines it with a reason. The domain decides who may do what.
  */
 import { acceptEngagementRequest, createEngagementRequest, declineEngagementRequest, listEngagementRequests } from "@/server/engagements/requests/engagement-requests";
-import { notifyAfterChange } from "@/server/engagements/flows";
 import { createTRPCRouter, customerProcedure, signedInProcedure, staffProcedure } from "../trpc";
 import {
   ZAcceptRequestRequest,
@@ -23,22 +22,21 @@ export const requestsRouter = createTRPCRouter({
   create: customerProcedure
     .input(ZCreateRequestRequest)
     .output(ZCreateRequestResponse)
-    .mutation(({ ctx, input }) => createEngagementRequest(ctx.database, { mail: ctx.config.mail, appUrl: ctx.config.appUrl }, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createEngagementRequest(ctx.database, { notify: ctx.config }, ctx.actor, input)),
   /** Support accepts a request: the engagement is opened; the customer is mailed and has the first move. */
   accept: staffProcedure
     .input(ZAcceptRequestRequest)
     .output(ZAcceptRequestResponse)
     .mutation(async ({ ctx, input }) => {
-      const { waiting, notice, ...opened } = await acceptEngagementRequest(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: opened.engagementId, waiting, notice });
-      return opened;
+      const { engagementId, reference } = await acceptEngagementRequest(ctx.database, { notify: ctx.config }, ctx.actor, input);
+      return { engagementId, reference };
     }),
   /** Support declines a request with a reason; the customer is mailed it. */
   decline: staffProcedure
     .input(ZDeclineRequestRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      await declineEngagementRequest(ctx.database, { mail: ctx.config.mail, appUrl: ctx.config.appUrl }, ctx.actor, input);
+      await declineEngagementRequest(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
 });

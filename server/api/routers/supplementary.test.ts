@@ -16,7 +16,7 @@ import { waitsForFreshTokens } from "@/server/migration/supplementary/rules";
 import { candidateCompanies, listWaiting } from "@/server/migration/supplementary/supplementary-repository";
 import { submitSupplementaryFile } from "@/server/migration/supplementary/submit-supplementary-file";
 import { afterBulkRun, freshCredentials, freshTokenCsv, type AfterBulkRun, type FreshRow } from "@/server/testing/supplementary-fixture";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import type { Actor } from "@/core/accounts/actor";
 import { callerAs, trpcError } from "../../testing/caller";
 
@@ -37,7 +37,7 @@ const customer = () => callerAs(t.database, p.customerA);
 const item = async (name: string) => (await t.db.select().from(migrationItems).where(and(eq(migrationItems.engagementId, f.engagementId), eq(migrationItems.name, name))).limit(1))[0]!;
 const file = (rows: FreshRow[], name = "fresh.csv") => ({ name, bytes: freshTokenCsv(rows) });
 const check = (rows: FreshRow[], actor: Actor = p.customerA) => checkSupplementaryFile(t.database, actor, { engagementId: f.engagementId, file: file(rows) });
-const send = (rows: FreshRow[], name?: string) => submitSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.customerA, { engagementId: f.engagementId, file: file(rows, name) });
+const send = (rows: FreshRow[], name?: string) => submitSupplementaryFile(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, { engagementId: f.engagementId, file: file(rows, name) });
 
 async function sent(rows: FreshRow[], name?: string) {
   const result = await send(rows, name);
@@ -124,7 +124,7 @@ describe("checking and sending a file", () => {
   it("refuses what the first file's check refuses (here a malformed token), by line, and stores nothing", async () => {
     const before = await stored();
     const bytes = Buffer.from(freshTokenCsv([COPPERLEAF]).toString("utf8").replace(freshCredentials(1).refreshToken!, "not a token"));
-    const result = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.customerA, { engagementId: f.engagementId, file: { name: "fresh.csv", bytes } });
+    const result = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, { engagementId: f.engagementId, file: { name: "fresh.csv", bytes } });
     expect(result.ok).toBe(false);
     expect(result.check.problems).toEqual([expect.objectContaining({ kind: "malformed_value", line: 2, column: "refreshToken" })]);
     expect(await stored()).toEqual(before);

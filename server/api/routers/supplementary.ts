@@ -3,7 +3,6 @@
  * the companies that failed on theirs, as each side sees them, and support's review. The file is
  * checked and sent through /api/engagements/[id]/supplementary-file (files go up to 20 MB).
  */
-import { notifyAfterChange } from "@/server/engagements/flows";
 import { acceptSupplementaryFile } from "@/server/migration/supplementary/accept-supplementary-file";
 import { getSupplementary } from "@/server/migration/supplementary/get-supplementary";
 import { sendBackSupplementaryFile } from "@/server/migration/supplementary/send-back-supplementary-file";
@@ -19,8 +18,7 @@ export const supplementaryRouter = createTRPCRouter({
     .input(ZReviewSupplementaryRequest)
     .output(ZAcceptSupplementaryResponse)
     .mutation(async ({ ctx, input }) => {
-      const { companies, skipped, waiting, notice } = await acceptSupplementaryFile(ctx.database, { ring: ctx.config.keyRing }, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, waiting, notice });
+      const { companies, skipped } = await acceptSupplementaryFile(ctx.database, { ring: ctx.config.keyRing, notify: ctx.config }, ctx.actor, input);
       return { companies, skipped };
     }),
   /** Support sends the current file back with a note the customer sees and is mailed; its tokens are deleted. */
@@ -28,8 +26,7 @@ export const supplementaryRouter = createTRPCRouter({
     .input(ZSendBackSupplementaryRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = await sendBackSupplementaryFile(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      await sendBackSupplementaryFile(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
 });

@@ -4,7 +4,6 @@
  * organisation's.
  */
 import { changeTarget, getTargetChoices } from "@/server/engagements/change-target";
-import { notifyAfterChange } from "@/server/engagements/flows";
 import {
   archiveServiceTarget,
   assignTargetOrganization,
@@ -89,8 +88,7 @@ export const targetsRouter = createTRPCRouter({
     .input(ZAssignTargetRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = await changeTarget(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, notice: result.notice, waiting: result.waiting });
+      await changeTarget(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
 });

@@ -1,5 +1,5 @@
 /** Step 2's procedures: the estimate and windows, support's proposals, the customer's acceptance, rescheduling. */
-import { acceptWindow, declineWindows, getWindowPlan, notifyAfterChange, proposeWindow, rescheduleWindow, withdrawWindow } from "@/server/engagements/flows";
+import { acceptWindow, declineWindows, getWindowPlan, proposeWindow, rescheduleWindow, withdrawWindow } from "@/server/engagements/flows";
 import { createTRPCRouter, customerEngagementProcedure, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import { OK, ZOk } from "./shared.types";
 import {
@@ -23,8 +23,7 @@ export const windowsRouter = createTRPCRouter({
     .input(ZProposeWindowsRequest)
     .output(ZProposeWindowsResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await proposeWindow(ctx.database, { sandbox: ctx.config.sandbox }, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await proposeWindow(ctx.database, { sandbox: ctx.config.sandbox, notify: ctx.config }, ctx.actor, input);
       return { windowIds: result.windowIds };
     }),
   /** Support withdraws a proposed window. */
@@ -32,8 +31,7 @@ export const windowsRouter = createTRPCRouter({
     .input(ZWindowRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = await withdrawWindow(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      await withdrawWindow(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
   /** The customer accepts a proposed window: step 2 is done. */
@@ -41,8 +39,7 @@ export const windowsRouter = createTRPCRouter({
     .input(ZWindowRequest)
     .output(ZOk)
     .mutation(async ({ ctx, input }) => {
-      const result = await acceptWindow(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      await acceptWindow(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return OK;
     }),
   /** The customer declines the proposed windows with a reason and times that would suit; support is mailed. */
@@ -50,8 +47,7 @@ export const windowsRouter = createTRPCRouter({
     .input(ZDeclineWindowsRequest)
     .output(ZDeclineWindowsResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await declineWindows(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await declineWindows(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return { declineId: result.declineId };
     }),
   /** Support reschedules the agreed window: step 2 reopens with the reason (the cascade applies). */
@@ -59,8 +55,7 @@ export const windowsRouter = createTRPCRouter({
     .input(ZRescheduleRequest)
     .output(ZRescheduleResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await rescheduleWindow(ctx.database, ctx.actor, input);
-      await notifyAfterChange(ctx.database, ctx.config, { engagementId: input.engagementId, ...result });
+      const result = await rescheduleWindow(ctx.database, { notify: ctx.config }, ctx.actor, input);
       return { changed: result.changed };
     }),
 });

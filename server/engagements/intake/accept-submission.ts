@@ -15,7 +15,7 @@ import { assertOrganization } from "../access";
 import { loadForChange, type EngagementRow } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import { companiesText } from "@/core/words";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "../waiting/notify";
 import { findCurrentSubmission, migrationHasStarted, updateSubmission, type SubmissionRow } from "./intake-repository";
 import { acceptRule } from "./review-rules";
 
@@ -41,6 +41,7 @@ export function* reviewedSubmission(
 /** Accepts the current submission and completes step 1. */
 export async function acceptSubmission(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; submissionId: string },
 ): Promise<{ waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -77,14 +78,14 @@ export async function acceptSubmission(
         after: { fileName: current.fileName, companies: current.rowCount, warnings: current.warningCount },
         at: now,
       });
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         waiting: yield* refreshWaiting(tx, eng.id, now, eng),
         notice: {
           to: "customer",
           subject: "Your details and token file were accepted",
           text: `${actor.name} accepted the token file ${current.fileName} (${companiesText(current.rowCount)}). Step 1 is done. Next: add the callback URL to your OAuth app and turn off syncing in your old app (steps 3 and 4); support proposes the migration window (step 2).`,
         },
-      };
+      });
     },
     { isolation: "read committed" },
   );

@@ -10,7 +10,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "../waiting/notify";
 import { reviewedSubmission } from "./accept-submission";
 import { updateSubmission } from "./intake-repository";
 import { returnRule } from "./review-rules";
@@ -18,6 +18,7 @@ import { returnRule } from "./review-rules";
 /** Sends the current submission back with a note. */
 export async function returnSubmission(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; submissionId: string; note: string },
 ): Promise<{ waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -43,14 +44,14 @@ export async function returnSubmission(
         after: { note },
         at: now,
       });
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         waiting: yield* refreshWaiting(tx, eng.id, now, eng),
         notice: {
           to: "customer",
           subject: "Your token file was sent back",
           text: `${actor.name} sent back the submission of ${current.fileName} with this note:\n\n${note}\n\nFix what it says and submit the details and token file again in the portal.`,
         },
-      };
+      });
     },
     { isolation: "read committed" },
   );

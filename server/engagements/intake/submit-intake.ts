@@ -24,7 +24,7 @@ import { loadForChange, type EngagementRow } from "../engagement-repository";
 import type { StepStates } from "../checklist";
 import { companiesText, warningsText } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { queueNotice, type FlowNotice, type NotifyConfig } from "../waiting/notify";
 import { cleanFileName, previewOf, toCheck, type UploadedFile } from "./check-token-file";
 import { deleteRealItems, findCurrentSubmission, insertSubmission, migrationHasStarted, updateSubmission } from "./intake-repository";
 import { MAX_STORED_WARNINGS, type IntakeForm, type TokenFileCheck } from "@/core/engagements/intake-schemas";
@@ -88,7 +88,7 @@ function sealFile(parsed: TokenFileResult, params: { ring: KeyRing; platform: Ma
 /** Submits the details and the token file (see the module note). */
 export async function submitIntake(
   database: Database,
-  deps: { ring: KeyRing },
+  deps: { ring: KeyRing; notify: NotifyConfig },
   actor: Actor,
   input: { engagementId: string; form: IntakeForm; file: UploadedFile; now?: Date },
 ): Promise<SubmitIntakeResult> {
@@ -164,6 +164,7 @@ export async function submitIntake(
         subject: previous ? "A new token file to review" : "Details and token file to review",
         text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(summary.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
       };
+      yield* queueNotice(tx, deps.notify, { engagementId: eng.id, waiting, notice });
       return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
     },
     { isolation: "read committed" },

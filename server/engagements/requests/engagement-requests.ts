@@ -2,14 +2,14 @@
  * A customer asks Ferry for an engagement — the platform, roughly how many companies, when it
  * would suit — and support accepts it into a real engagement (opened as "New engagement" opens
  * one, owned by whom support names) or declines it with a reason. Every step is audited; support
- * hears of a new request and the customer of the answer by mail, after the change has committed.
+ * hears of a new request and the customer of the answer by mail, queued with the change.
  */
 import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { isStaff } from "@/core/accounts/roles";
 import type { EngagementRequestListView, EngagementRequestView } from "@/core/engagements/request-schemas";
 import { AppError, fieldError } from "@/server/errors";
-import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import { prepareMail, queueMail } from "@/server/mail/mailer";
 import { getManagedPlatform, unmanagedReason } from "@/server/platforms";
 import { writeAudit } from "@/server/security/audit";
 import { findUser } from "@/server/accounts/users";
@@ -17,7 +17,7 @@ import { findOrganization } from "@/server/accounts/organizations";
 import { openEngagement } from "../create-engagement";
 import { findEngagement, findOpenEngagement } from "../engagement-repository";
 import type { WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyConfig, type NotifyDeps } from "../waiting/notify";
 import {
   customerAddresses,
   decideRequest,
@@ -30,8 +30,6 @@ import {
   type RequestRow,
 } from "./request-repository";
 import { acceptRequestRule, createRequestRule, declineRequestRule, requestDatesProblem } from "./request-rules";
-
-export type MailDeps = { mail: MailConfig; appUrl: string };
 
 const day = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" });
 /** The preferred dates in words: "from 1 Dec 2026 to 12 Dec 2026", "from 1 Dec 2026". */
@@ -49,7 +47,7 @@ function enforce(allowed: { allowed: boolean; reason: string | null }, roleOk: b
 /** A customer asks for an engagement; support is mailed. Returns the request's id. */
 export async function createEngagementRequest(
   database: Database,
-  deps: MailDeps,
+  deps: NotifyDeps,
   actor: Actor,
   input: { platformKey: string; companies: number; preferredFrom: Date; preferredTo: Date | null; note?: string },
   now: Date = new Date(),
@@ -65,7 +63,7 @@ export async function createEngagementRequest(
   const requestId = crypto.randomUUID();
   // Serializable: "no open request or engagement on this platform yet" is about rows that may not
   // exist; two requests sent at once (a double click) store one, the other is refused.
-  const { orgName, to } = await database.transaction(
+  await database.transaction(
     function* (tx) {
       const open = yield* findOpenEngagement(tx, organizationId, platform.key);
       if (open) {
@@ -104,21 +102,20 @@ export async function createEngagementRequest(
         },
         at,
       });
-      const org = yield* findOrganization(tx, organizationId);
-      return { orgName: org?.name ?? "A customer", to: yield* supportAddresses(tx) };
+      const orgName = (yield* findOrganization(tx, organizationId))?.name ?? "A customer";
+      const text = [
+        `${actor.name} (${actor.email}) of ${orgName} asks for a managed migration:`,
+        `- Platform: ${platform.name}`,
+        `- Companies: about ${input.companies.toLocaleString("en-GB")}`,
+        `- When it would suit: ${preferredWords(input)}`,
+        ...(note ? [`- Note: ${note}`] : []),
+        "",
+        `Accept it into an engagement, or decline it with a reason: ${deps.notify.appUrl.replace(/\/$/, "")}/engagements#requests`,
+      ].join("\n");
+      yield* queueEach(tx, deps.notify, yield* supportAddresses(tx), { subject: `New engagement request: ${orgName}, ${platform.name}`, text });
     },
     { isolation: "serializable" },
   );
-  const text = [
-    `${actor.name} (${actor.email}) of ${orgName} asks for a managed migration:`,
-    `- Platform: ${platform.name}`,
-    `- Companies: about ${input.companies.toLocaleString("en-GB")}`,
-    `- When it would suit: ${preferredWords(input)}`,
-    ...(note ? [`- Note: ${note}`] : []),
-    "",
-    `Accept it into an engagement, or decline it with a reason: ${deps.appUrl.replace(/\/$/, "")}/engagements#requests`,
-  ].join("\n");
-  for (const address of to) await sendMail(database, deps.mail, { to: address, subject: `New engagement request: ${orgName}, ${platform.name}`, text });
   return { requestId };
 }
 
@@ -180,6 +177,7 @@ function* loadForAnswer(tx: Tx, actor: Actor, requestId: string, rule: typeof ac
  */
 export async function acceptEngagementRequest(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { requestId: string; ownerId?: string | null },
 ): Promise<{ engagementId: string; reference: string; waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -201,7 +199,7 @@ export async function acceptEngagementRequest(
         after: { reference: opened.reference, owner: owner?.name ?? actor.name },
         at,
       });
-      return {
+      return yield* withNotice(tx, deps.notify, opened.id, {
         engagementId: opened.id,
         reference: opened.reference,
         waiting: opened.waiting,
@@ -210,26 +208,30 @@ export async function acceptEngagementRequest(
           subject: "Your engagement request was accepted",
           text: `${actor.name} accepted your request for a ${platformName(request.platformKey)} engagement (about ${request.companies.toLocaleString("en-GB")} companies, ${preferredWords(request)}). It is ${opened.reference}: start with step 1, your OAuth app's details and the token file.`,
         },
-      };
+      });
     },
     { isolation: "serializable" },
   );
 }
 
 /** Support declines an open request with a reason; the organisation's customer users are mailed it. */
-export async function declineEngagementRequest(database: Database, deps: MailDeps, actor: Actor, input: { requestId: string; reason: string }): Promise<void> {
+export async function declineEngagementRequest(database: Database, deps: NotifyDeps, actor: Actor, input: { requestId: string; reason: string }): Promise<void> {
   const reason = input.reason.trim();
   if (!reason) throw fieldError("reason", "Say why, so the customer knows what to do next.");
-  const { request, to } = await database.transaction(
+  await database.transaction(
     function* (tx) {
       const request = yield* loadForAnswer(tx, actor, input.requestId, declineRequestRule);
       const at = new Date();
       yield* decideRequest(tx, request.id, { status: "declined", decidedById: actor.id, decidedAt: at, declineReason: reason });
       yield* writeAudit(tx, { actor, action: "engagement_request.declined", targetId: request.id, organizationId: request.organizationId, after: { reason }, at });
-      return { request, to: yield* customerAddresses(tx, request.organizationId) };
+      const text = `${actor.name} of Ferry support declined your request for a ${platformName(request.platformKey)} engagement (about ${request.companies.toLocaleString("en-GB")} companies, ${preferredWords(request)}).\n\nWhy: ${reason}\n\nYou can ask again from Your engagements: ${deps.notify.appUrl.replace(/\/$/, "")}/portal\n`;
+      yield* queueEach(tx, deps.notify, yield* customerAddresses(tx, request.organizationId), { subject: `Your ${platformName(request.platformKey)} engagement request was declined`, text });
     },
     { isolation: "read committed" },
   );
-  const text = `${actor.name} of Ferry support declined your request for a ${platformName(request.platformKey)} engagement (about ${request.companies.toLocaleString("en-GB")} companies, ${preferredWords(request)}).\n\nWhy: ${reason}\n\nYou can ask again from Your engagements: ${deps.appUrl.replace(/\/$/, "")}/portal\n`;
-  for (const address of to) await sendMail(database, deps.mail, { to: address, subject: `Your ${platformName(request.platformKey)} engagement request was declined`, text });
+}
+
+/** Queues the same message to each address (no secrets: made inside the body); a transaction step. */
+function* queueEach(tx: Tx, config: NotifyConfig, addresses: readonly string[], message: { subject: string; text: string }): Steps<void> {
+  for (const to of addresses) yield* queueMail(tx, prepareMail(config.mail, { to, ...message }));
 }

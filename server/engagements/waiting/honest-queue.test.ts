@@ -10,7 +10,7 @@ import { engagements } from "@/db/schema";
 import { writeAudit } from "@/server/security/audit";
 import { submitSupplementaryFile } from "@/server/migration/supplementary/submit-supplementary-file";
 import { afterBulkRun, freshTokenCsv, type AfterBulkRun } from "@/server/testing/supplementary-fixture";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { callerAs } from "@/server/testing/caller";
 
 let t: TestDatabase;
@@ -40,7 +40,7 @@ describe("one honest queue", () => {
     const before = new Date(Date.now() - 60 * 60_000);
     await lastChangeAt(before);
 
-    const sent = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.customerA, {
+    const sent = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, {
       engagementId: f.engagementId,
       file: { name: "fresh.csv", bytes: freshTokenCsv([{ name: "Copperleaf Cafe", externalRef: "CC-02", seed: 1 }]) },
     });
@@ -56,7 +56,7 @@ describe("one honest queue", () => {
   });
 
   it("support's review of the fresh tokens and the report each move the last change", async () => {
-    const sent = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.customerA, {
+    const sent = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, {
       engagementId: f.engagementId,
       file: { name: "fresh.csv", bytes: freshTokenCsv([{ name: "Copperleaf Cafe", externalRef: "CC-02", seed: 1 }]) },
     });

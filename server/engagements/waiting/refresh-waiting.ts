@@ -1,7 +1,7 @@
 /**
  * Applies the waiting rule after a change, inside the change's transaction: reads the state the
  * rule needs, records whose move it now is, and says whether it changed hands (so the caller can
- * mail the party that now has the move once the transaction has committed).
+ * queue the mail to the party that now has the move in the same transaction: waiting/notify.ts).
  */
 import type { Steps, Tx } from "@/db/database";
 import { loadForChange, storeMoveDeadlines, updateWaiting } from "../engagement-repository";

@@ -10,7 +10,7 @@ import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { updateEngagement } from "../engagement-repository";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "../waiting/notify";
 import { enforce, loadWindowState, proposedWindow } from "./load-window-state";
 import { windowText } from "./propose-window";
 import { decideWindow, supersedeOpenWindows } from "./window-repository";
@@ -25,6 +25,7 @@ function* check(tx: Tx, actor: Actor, input: { engagementId: string; windowId: s
 /** Accepts a proposed window and completes step 2. */
 export async function acceptWindow(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; windowId: string },
 ): Promise<{ waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -55,10 +56,10 @@ export async function acceptWindow(
         after: { startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString() },
         at,
       });
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         waiting: yield* refreshWaiting(tx, eng.id, at, eng),
         notice: { to: "support", subject: "Migration window accepted", text: `${actor.name} accepted the migration window ${windowText(window)}. Step 2 is done.` },
-      };
+      });
     },
     { isolation: "read committed" },
   );

@@ -11,7 +11,7 @@ import { AppError } from "@/server/errors";
 import { writeAudit } from "@/server/security/audit";
 import { windowTimesProblem } from "@/core/engagements/window-schemas";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "../waiting/notify";
 import { enforce, loadWindowState } from "./load-window-state";
 import { windowText } from "./propose-window";
 import { decideWindow, insertDecline, proposedWindows } from "./window-repository";
@@ -28,6 +28,7 @@ function* check(tx: Tx, actor: Actor, engagementId: string) {
 /** Declines the engagement's proposed windows; returns the decline's id. */
 export async function declineWindows(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: DeclineInput,
   now: Date = new Date(),
@@ -65,7 +66,7 @@ export async function declineWindows(
       });
       const declined = windows.map((w) => `- ${windowText(w)}`).join("\n");
       const times = input.suggested.length ? `\n\nTimes that would suit them:\n${input.suggested.map((w) => `- ${windowText(w)}`).join("\n")}` : "\n\nThey suggested no times.";
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         declineId,
         waiting: yield* refreshWaiting(tx, eng.id, at, eng),
         notice: {
@@ -73,7 +74,7 @@ export async function declineWindows(
           subject: "The proposed windows were declined",
           text: `${actor.name} declined the proposed migration windows:\n${declined}\n\nWhy: ${reason}${times}\n\nPropose new windows in step 2.`,
         },
-      };
+      });
     },
     { isolation: "read committed" },
   );

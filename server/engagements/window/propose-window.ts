@@ -12,7 +12,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyConfig } from "../waiting/notify";
 import { estimateForEngagement } from "./estimate-for-engagement";
 import { enforce, loadWindowState } from "./load-window-state";
 import { windowTimesProblem } from "@/core/engagements/window-schemas";
@@ -28,7 +28,7 @@ export const windowText = (w: { startsAt: Date; endsAt: Date }) => `${utc.format
 /** Proposes windows; returns their ids (in the order given). */
 export async function proposeWindow(
   database: Database,
-  deps: { sandbox?: SandboxAccess },
+  deps: { sandbox?: SandboxAccess; notify: NotifyConfig },
   actor: Actor,
   input: { engagementId: string; windows: { startsAt: Date; endsAt: Date }[]; note?: string; now?: Date },
 ): Promise<{ windowIds: string[]; waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -84,7 +84,7 @@ export async function proposeWindow(
       }
       if (states[2] === "pending") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 2, action: "start", via: "flow", at });
       const list = rows.map((r) => `- ${windowText(r)}`).join("\n");
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         windowIds: rows.map((r) => r.id),
         waiting: yield* refreshWaiting(tx, eng.id, at, eng),
         notice: {
@@ -92,7 +92,7 @@ export async function proposeWindow(
           subject: plural(rows.length, { one: "A migration window proposed", other: "Migration windows proposed" }),
           text: `${actor.name} proposed ${plural(rows.length, { one: "this migration window", other: "these migration windows" })} (the migration is estimated to take ${estimated.view.total}):\n${list}${note ? `\n\nNote: ${note}` : ""}\n\nAccept one in the portal; each has a calendar invite to download.`,
         },
-      };
+      });
     },
     { isolation: "read committed" },
   );

@@ -11,7 +11,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { applyStepAction } from "../act-on-step";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "../waiting/notify";
 import type { StepNumber } from "@/core/engagements/states";
 import { enforce, loadWindowState } from "./load-window-state";
 import { windowText } from "./propose-window";
@@ -20,6 +20,7 @@ import { rescheduleRule } from "./window-rules";
 /** Reopens step 2 with a reason; returns the steps that reopened. */
 export async function rescheduleWindow(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; reason: string },
 ): Promise<{ changed: StepNumber[]; waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -45,7 +46,7 @@ export async function rescheduleWindow(
         after: { startsAt: old.startsAt.toISOString(), endsAt: old.endsAt.toISOString(), reason },
         at,
       });
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         changed,
         waiting: yield* refreshWaiting(tx, eng.id, at, eng),
         notice: {
@@ -53,7 +54,7 @@ export async function rescheduleWindow(
           subject: "The migration window is being rescheduled",
           text: `${actor.name} cancelled the agreed window ${windowText(old)} to reschedule it:\n\n${reason}\n\nA new window will be proposed; the calendar invite for the old one no longer holds.`,
         },
-      };
+      });
     },
     { isolation: "read committed" },
   );

@@ -10,7 +10,7 @@ import { testConfig } from "@/server/testing/caller";
 import { changeOwner } from "@/server/engagements/change-owner";
 import { createEngagement } from "@/server/engagements/create-engagement";
 import { agreeWindow, completeIntake } from "@/server/testing/engagement-flows";
-import { createTestDatabase, seedPeople, TEST_PASSWORD, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_PASSWORD, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { windowInvite } from "./window-invite";
 
 let t: TestDatabase;
@@ -67,7 +67,7 @@ const CONTACTS = [
 
 describe("the calendar invite of a window", () => {
   it("keeps each name with a quote or a line break inside its own CN and TEXT values, as RFC 5545 and RFC 6868 write them", async () => {
-    const engagementId = (await createEngagement(t.database, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
+    const engagementId = (await createEngagement(t.database, TEST_NOTIFY, p.support, { organizationId: p.orgA, platformKey: "qhyg" })).id;
     const owner = await createUserWithPassword(t.database, { email: "fixer@test", name: OWNER, role: "support", organizationId: null, password: TEST_PASSWORD });
     await changeOwner(t.database, p.support, { engagementId, ownerId: owner.id });
     const flow = { db: t.database, config: testConfig(), support: p.support, customer: p.customerA };

@@ -5,7 +5,7 @@ import { isStaff } from "@/core/accounts/roles";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
-import type { FlowNotice } from "../waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "../waiting/notify";
 import { enforce, loadWindowState, proposedWindow } from "./load-window-state";
 import { windowText } from "./propose-window";
 import { decideWindow } from "./window-repository";
@@ -20,6 +20,7 @@ function* check(tx: Tx, actor: Actor, input: { engagementId: string; windowId: s
 /** Withdraws one proposed window. */
 export async function withdrawWindow(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; windowId: string },
 ): Promise<{ waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -40,10 +41,10 @@ export async function withdrawWindow(
         after: { startsAt: window.startsAt.toISOString(), endsAt: window.endsAt.toISOString() },
         at,
       });
-      return {
+      return yield* withNotice(tx, deps.notify, eng.id, {
         waiting: yield* refreshWaiting(tx, eng.id, at, eng),
         notice: { to: "customer", subject: "A proposed window was withdrawn", text: `${actor.name} withdrew the proposed migration window ${windowText(window)}.` },
-      };
+      });
     },
     { isolation: "read committed" },
   );

@@ -43,7 +43,7 @@ import {
   type AgreedWindow,
   type BulkContext,
 } from "./rules";
-import type { FlowNotice } from "@/server/engagements/waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "@/server/engagements/waiting/notify";
 import { windowText } from "@/server/engagements/window/propose-window";
 import { formatDuration } from "@/core/format";
 import { companiesText } from "@/core/words";
@@ -108,9 +108,9 @@ const LOCKED = { isolation: "read committed" } as const;
 /**
  * Starts the bulk migration of every real company not yet in a final state; starts step 6.
  * Outside the agreed window it needs a reason: recorded with the start, and the customer is told
- * (the returned notice, mailed by the caller once the transaction has committed).
+ * (the returned notice, queued in the start's own transaction).
  */
-export async function startBulkRun(database: Database, actor: Actor, input: { engagementId: string; reason?: string; now?: Date }): Promise<{ runId: string; notice: FlowNotice | null }> {
+export async function startBulkRun(database: Database, deps: NotifyDeps, actor: Actor, input: { engagementId: string; reason?: string; now?: Date }): Promise<{ runId: string; notice: FlowNotice | null }> {
   const first = await contextNow(database, actor, input.engagementId, input.now);
   check(startRefusal(first));
   check(startReasonRefusal(first, input.reason));
@@ -144,7 +144,7 @@ export async function startBulkRun(database: Database, actor: Actor, input: { en
       },
       at: now,
     });
-    return { runId, notice: outside ? outside.notice(actor, companies) : null };
+    return yield* withNotice(tx, deps.notify, c.eng.id, { runId, notice: outside ? outside.notice(actor, companies) : null });
   }, LOCKED);
 }
 

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, serviceCalls, serviceTargets } from "@/db/schema";
 import { createServiceClient } from "@/server/service-client";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
-import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { TEST_KEY_RING, TEST_NOTIFY } from "@/server/testing/test-db";
 import { ITEM_TAG, DEFAULT_PIPELINE_POLICY, type PipelinePolicy } from "../engine/pipeline";
 import { requestTestRun } from "../test-run/request-test-run";
 import { findRun } from "../engine/run-repository";
@@ -51,7 +51,7 @@ const companies = (n: number, extra: (i: number) => Partial<ReadyCompany> = () =
 async function startedRun(list: ReadyCompany[], extra: Parameters<typeof bed.ready>[1] = {}) {
   const eng = await bed.ready(list, extra);
   await passSingleCompanyTest(bed.t.database, bed.people.support, eng.engagementId);
-  const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
+  const { runId } = await startBulkRun(bed.t.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
   return { eng, runId };
 }
 

@@ -36,7 +36,7 @@ import type { ServiceTargetRecord } from "@/server/targets/targets";
 import { joinSharedBudget, type SharedBudget } from "@/server/service-client/shared-budget";
 import type { BudgetStore } from "@/server/service-client/budget-store";
 import { loadForChange } from "@/server/engagements/engagement-repository";
-import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
+import { queueNotice, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { handToEndCustomers } from "../watch/watch-repository";
 import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
@@ -553,13 +553,13 @@ async function finishRun(r: BulkRun): Promise<void> {
       const audit = { actor: null, targetId: run.id, engagementId: engagement.id, organizationId: engagement.organizationId, at: now };
       yield* writeAudit(tx, { ...audit, action: "migration.bulk_finished", after: { counts, reconciliation } });
       if (handed > 0) yield* writeAudit(tx, { ...audit, action: "migration.reconnect_pending", targetId: engagement.id, after: { companies: handed } });
-      return { reconciliation, waiting: yield* refreshWaiting(tx, engagement.id, now) };
+      const waiting = yield* refreshWaiting(tx, engagement.id, now);
+      // Support is told it is their move (the report); the customer, when companies now wait on them.
+      if (d.notify) yield* queueNotice(tx, d.notify, { engagementId: engagement.id, waiting, notice: bulkRunEndNotice(reconciliation) });
+      return { reconciliation };
     },
     { isolation: "read committed" },
   );
   if (!ended) return;
   d.log(`bulk run ${run.id} on ${engagement.reference} finished: ${reconciliationInWords(ended.reconciliation)}`);
-  // Support is told it is their move (the report); the customer, when companies now wait on them.
-  const notice = bulkRunEndNotice(ended.reconciliation);
-  if (d.notify && (ended.waiting || notice)) await notifyAfterChange(d.database, d.notify, { engagementId: engagement.id, waiting: ended.waiting, notice });
 }

@@ -10,7 +10,7 @@ import { eq, inArray } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { engagements, migrationItems, migrationRuns } from "@/db/schema";
 import { engagementThroughFlows, passSingleCompanyTest, sampleCompanies } from "@/server/testing/engagement-flows";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { testConfig } from "@/server/testing/caller";
 import { createServiceTarget } from "@/server/targets/targets";
 import { startBulkRun } from "./bulk-controls";
@@ -93,7 +93,7 @@ describe("the overview at an injected time", () => {
 
   it("inside the window: the time left beside the ETA; the overrun when the pace says so", async () => {
     const startedAt = at("2031-03-02T03:00:00Z");
-    const { runId } = await startBulkRun(t.database, p.support, { engagementId, now: startedAt });
+    const { runId } = await startBulkRun(t.database, TEST_NOTIFY, p.support, { engagementId, now: startedAt });
     // Two companies left at two per 18 s: an ETA of 18 s.
     const early = at("2031-03-02T03:30:00Z");
     await halfDone(runId, early);
@@ -113,7 +113,7 @@ describe("the overview at an injected time", () => {
   });
 
   it("the window ended with companies unfinished: said so; no window agreed: nothing shown", async () => {
-    const { runId } = await startBulkRun(t.database, p.support, { engagementId, now: at("2031-03-02T03:00:00Z") });
+    const { runId } = await startBulkRun(t.database, TEST_NOTIFY, p.support, { engagementId, now: at("2031-03-02T03:00:00Z") });
     const after = at("2031-03-02T05:00:00Z");
     await halfDone(runId, after);
     expect((await getBulkOverview(t.database, p.support, engagementId, after)).window).toMatchObject({ position: "after", seconds: 3_600, overrun: { kind: "ended", seconds: 3_600 } });

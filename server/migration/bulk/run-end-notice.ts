@@ -3,7 +3,7 @@
  * not be migrated with the tokens given wait for their end customers to reconnect (or for fresh
  * tokens), and every day before the customer hears of it is a day those companies do not sync.
  * When nothing waits on the customer there is nothing to tell yet: the handover report's mail
- * follows. Pure: the run's end mails it once its transaction has committed.
+ * follows. Pure: the run's end queues it in its own transaction.
  */
 import type { Reconciliation } from "@/core/migration/reconciliation";
 import { companiesText, plural } from "@/core/words";

@@ -20,7 +20,7 @@ import { createServiceClient } from "@/server/service-client";
 import { until } from "@/server/testing/until";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { generateKeySpec, keyRingFrom } from "@/server/security/secrets";
-import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
 import { startBulkRun } from "../bulk/bulk-controls";
 import { findItem } from "./item-repository";
@@ -144,7 +144,7 @@ describe("three worker processes on one database", () => {
     // Timed syncs (about a second each): the run is still under way when its coordinator is killed.
     const bulk = await ready(Array.from({ length: 10 }, (_, i) => ({ name: `Bulk ${i + 1}`, records: 300 })), "timed");
     await passSingleCompanyTest(t.database, people.support, bulk.engagementId);
-    const { runId: bulkId } = await startBulkRun(t.database, people.support, { engagementId: bulk.engagementId });
+    const { runId: bulkId } = await startBulkRun(t.database, TEST_NOTIFY, people.support, { engagementId: bulk.engagementId });
     const coordinator = (await until("a worker to take the bulk run", () => survivors.find((w) => w.lines.includes(`took bulk run ${bulkId}`)) ?? null, Boolean, 30_000))!;
     const verified = async () => (await t.db.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.engagementId, bulk.engagementId), eq(migrationItems.state, "verified"))))[0]!.n;
     await until("a few companies to be migrated", verified, (n) => n >= 2, 60_000);

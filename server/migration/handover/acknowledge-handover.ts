@@ -13,7 +13,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import type { HandoverDeps } from "./confirm-handover";
 import { engagementOwner, findHandover, markAcknowledged } from "./handover-repository";
-import { mailAcknowledged } from "./handover-mail";
+import { queueAcknowledgedMail } from "./handover-mail";
 import { purgeEngagementCredentials, type PurgeCounts } from "./purge-credentials";
 import { acknowledgementNeedsNote, acknowledgementNoteRefusal, acknowledgeRefusal, NOT_PRODUCED } from "./rules";
 
@@ -34,7 +34,8 @@ function* decide(tx: Tx, actor: Actor, input: { engagementId: string; note?: str
 /**
  * Acknowledges the report, purges the credentials and completes step 6, in one transaction
  * (checked before it and again inside it); then clears the purged pages from SQLite's write-ahead
- * log and mails the engagement's owner. Returns what was purged and the engagement's new status.
+ * log. The engagement's owner is mailed in the same transaction. Returns what was purged and the
+ * engagement's new status.
  */
 export async function acknowledgeHandover(
   database: Database,
@@ -73,20 +74,14 @@ export async function acknowledgeHandover(
         evidence: { kind: "handed_over", acknowledgedAt: at, purgedAt, counts: handover.counts },
         at,
       });
-      return { eng, purged, status: step.status, owner: yield* engagementOwner(tx, eng.id) };
+      const owner = yield* engagementOwner(tx, eng.id);
+      if (owner) {
+        yield* queueAcknowledgedMail(tx, deps, { engagement: eng, owner, by: actor.name, onBehalf, purgedItems: purged.items, purgedSecrets: purged.submissions });
+      }
+      return { purged, status: step.status };
     },
     { isolation: "read committed" },
   );
   checkpointAfterSecretOverwrite(database);
-  if (done.owner) {
-    await mailAcknowledged(database, deps, {
-      engagement: done.eng,
-      owner: done.owner,
-      by: actor.name,
-      onBehalf,
-      purgedItems: done.purged.items,
-      purgedSecrets: done.purged.submissions,
-    });
-  }
   return { purged: done.purged, status: done.status };
 }

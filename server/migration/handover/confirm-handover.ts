@@ -8,7 +8,7 @@ import { writeAudit } from "@/server/security/audit";
 import { activeBulkRunStatus, countRealItems, customerRecipients, findHandover, insertHandover } from "./handover-repository";
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { ensureWatch } from "../watch/watch-repository";
-import { mailReportReady, type HandoverMailDeps } from "./handover-mail";
+import { queueReportReadyMail, type HandoverMailDeps } from "./handover-mail";
 import { automaticPurgeAt } from "./purge-schedule";
 import { confirmRefusal } from "./rules";
 import { reconcile } from "../reconciliation";
@@ -39,7 +39,7 @@ function* decide(tx: Tx, actor: Actor, engagementId: string) {
 /**
  * Produces the handover report: records the counts per final state, starts step 6 if nobody has
  * yet, audits it, and mails the customer (the organisation's customer users and the submission's
- * contacts) that the report is ready, once the transaction has committed. Checked before the
+ * contacts) that the report is ready, in the same transaction. Checked before the
  * transaction and again inside it.
  */
 export async function confirmHandover(database: Database, actor: Actor, deps: HandoverDeps, input: { engagementId: string }): Promise<{ handoverId: string }> {
@@ -65,15 +65,15 @@ export async function confirmHandover(database: Database, actor: Actor, deps: Ha
       // The hypercare days begin with the watch's next check (on the target's clock); it is the customer's move now.
       yield* ensureWatch(tx, { engagementId: eng.id, now: at, dueNow: true });
       yield* refreshWaiting(tx, eng.id, at);
-      return { id, engagement: eng, reconciliation, recipients: yield* customerRecipients(tx, eng.id, eng.organizationId) };
+      yield* queueReportReadyMail(tx, deps, {
+        engagement: eng,
+        recipients: yield* customerRecipients(tx, eng.id, eng.organizationId),
+        reconciliation,
+        automaticPurgeAt: automaticPurgeAt(at, deps.purgeAfterDays),
+      });
+      return { id };
     },
     { isolation: "read committed" },
   );
-  await mailReportReady(database, deps, {
-    engagement: done.engagement,
-    recipients: done.recipients,
-    reconciliation: done.reconciliation,
-    automaticPurgeAt: automaticPurgeAt(at, deps.purgeAfterDays),
-  });
   return { handoverId: done.id };
 }

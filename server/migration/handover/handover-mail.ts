@@ -1,33 +1,34 @@
 /**
  * The handover's mail: the customer hears that the report is ready, the engagement's owner that it
- * was acknowledged and the credentials purged. Sent after the change is committed (a mail that
- * fails is kept in the outbox with its error; it never undoes the handover).
+ * was acknowledged and the credentials purged. Queued in the change's own transaction (steps); a
+ * mail the sender fails to deliver is kept in the outbox with its error, and never undoes the handover.
  */
-import type { Database } from "@/db/database";
-import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import type { Steps, Tx } from "@/db/database";
+import type { NotifyConfig } from "@/server/engagements/waiting/notify";
+import { prepareMail, queueMail } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import { companiesText as companies, countOf } from "@/core/words";
 import { reconciliationInWords, type Reconciliation } from "@/core/migration/reconciliation";
 import { engagementSubject } from "@/server/mail/subjects";
 
-export type HandoverMailDeps = { mail: MailConfig; appUrl: string };
+export type HandoverMailDeps = NotifyConfig;
 
 type EngagementRef = { id: string; reference: string; platformKey: string };
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const base = (appUrl: string) => appUrl.replace(/\/$/, "");
 
-/** Tells each customer recipient the report is ready, and until when the credentials are kept. */
-export async function mailReportReady(
-  database: Database,
+/** Tells each customer recipient the report is ready, and until when the credentials are kept; a transaction step. */
+export function* queueReportReadyMail(
+  tx: Tx,
   deps: HandoverMailDeps,
   params: { engagement: EngagementRef; recipients: readonly { name: string; email: string }[]; reconciliation: Reconciliation; automaticPurgeAt: Date },
-): Promise<void> {
+): Steps<void> {
   const { engagement: e, reconciliation } = params;
   const platform = getManagedPlatform(e.platformKey)?.name ?? e.platformKey;
   const notMigrated = reconciliation.supplied - reconciliation.verified;
   for (const r of params.recipients) {
-    await sendMail(database, deps.mail, {
+    yield* queueMail(tx, prepareMail(deps.mail, {
       to: r.email,
       subject: engagementSubject(e.reference, "Your handover report is ready"),
       text: [
@@ -41,18 +42,18 @@ export async function mailReportReady(
         "",
         `When you acknowledge the report, Ferry deletes the tokens and the OAuth client secret you gave it. Otherwise they are deleted automatically on ${day(params.automaticPurgeAt)} (UTC).`,
       ].join("\n"),
-    });
+    }));
   }
 }
 
-/** Tells the engagement's owner the report was acknowledged and what was purged. */
-export async function mailAcknowledged(
-  database: Database,
+/** Tells the engagement's owner the report was acknowledged and what was purged; a transaction step. */
+export function* queueAcknowledgedMail(
+  tx: Tx,
   deps: HandoverMailDeps,
   params: { engagement: EngagementRef; owner: { name: string; email: string }; by: string; onBehalf: boolean; purgedItems: number; purgedSecrets: number },
-): Promise<void> {
+): Steps<void> {
   const { engagement: e } = params;
-  await sendMail(database, deps.mail, {
+  yield* queueMail(tx, prepareMail(deps.mail, {
     to: params.owner.email,
     subject: engagementSubject(e.reference, "Handover report acknowledged"),
     text: [
@@ -65,5 +66,5 @@ export async function mailAcknowledged(
       "",
       `${base(deps.appUrl)}/engagements/${e.id}`,
     ].join("\n"),
-  });
+  }));
 }

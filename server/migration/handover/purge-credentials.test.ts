@@ -45,7 +45,7 @@ async function handedOver(f: HandoverFixture, daysAgo: number, now: Date) {
 
 /** Cancels the engagement and dates the cancellation `daysAgo` days back. */
 async function cancelled(f: HandoverFixture, daysAgo: number, now: Date) {
-  await support().engagements.setStatus({ engagementId: f.engagementId, status: "cancelled", reason: "Customer withdrew." });
+  await support().engagements.setStatus({ engagementId: f.engagementId, status: "cancelled", reasonCode: "customer_withdrew", reason: "Customer withdrew." });
   await t.db.update(engagements).set({ statusChangedAt: new Date(now.getTime() - daysAgo * DAY) }).where(eq(engagements.id, f.engagementId));
 }
 

@@ -22,7 +22,7 @@ import type { KeyRing } from "@/server/security/secrets";
 import { openSupplementaryCredentials, sealItemCredentials } from "@/server/items/item-credentials";
 import { companiesText, plural } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
-import type { FlowNotice } from "@/server/engagements/waiting/notify";
+import { withNotice, type FlowNotice, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import type { EngagementRow } from "@/server/engagements/engagement-repository";
 import { requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { loadSupplementaryState } from "./check-supplementary-file";
@@ -74,7 +74,7 @@ function resealRows(ring: KeyRing, engagementId: string, fileId: string, rows: r
 /** Accepts the current file: its companies get their fresh tokens and are retried in the bulk run. */
 export async function acceptSupplementaryFile(
   database: Database,
-  deps: { ring: KeyRing },
+  deps: { ring: KeyRing; notify: NotifyConfig },
   actor: Actor,
   input: { engagementId: string; fileId: string },
 ): Promise<{ companies: number; skipped: number; waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -142,7 +142,7 @@ export async function acceptSupplementaryFile(
           .map((r) => r.name)
           .join(", ")}${skipped.length > 5 ? ", …" : ""}) and ${plural(skipped.length, { one: "was", other: "were" })} skipped.`
       : "";
-    return {
+    return yield* withNotice(tx, deps.notify, eng.id, {
       companies: usable.length,
       skipped: skipped.length,
       waiting: yield* refreshWaiting(tx, eng.id, now, eng),
@@ -151,6 +151,6 @@ export async function acceptSupplementaryFile(
         subject: "Your fresh tokens were accepted",
         text: `${actor.name} accepted the fresh tokens of ${current.fileName}: ${companiesText(usable.length)} ${plural(usable.length, { one: "is", other: "are" })} being migrated again with them.${skippedText} Ferry deletes the fresh tokens once each company's retry has ended; you can follow it in the portal.`,
       },
-    };
+    });
   }, { isolation: "read committed" });
 }

@@ -8,7 +8,7 @@ import { fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { writeAudit } from "@/server/security/audit";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
-import type { FlowNotice } from "@/server/engagements/waiting/notify";
+import { withNotice, type FlowNotice, type NotifyDeps } from "@/server/engagements/waiting/notify";
 import { reviewedFile } from "./accept-supplementary-file";
 import { sendBackRule } from "./rules";
 import { purgeRows, updateFile } from "./supplementary-repository";
@@ -16,6 +16,7 @@ import { purgeRows, updateFile } from "./supplementary-repository";
 /** Sends the current file back with a note. */
 export async function sendBackSupplementaryFile(
   database: Database,
+  deps: NotifyDeps,
   actor: Actor,
   input: { engagementId: string; fileId: string; note: string },
 ): Promise<{ waiting: WaitingChange | null; notice: FlowNotice }> {
@@ -36,13 +37,13 @@ export async function sendBackSupplementaryFile(
       after: { fileName: current.fileName, note },
       at: now,
     });
-    return {
+    return yield* withNotice(tx, deps.notify, eng.id, {
       waiting: yield* refreshWaiting(tx, eng.id, now, eng),
       notice: {
         to: "customer",
         subject: "Your fresh tokens were sent back",
         text: `${actor.name} sent back the fresh tokens of ${current.fileName} with this note:\n\n${note}\n\nThe tokens in it were deleted. Fix what the note says and send a new file in the portal.`,
       },
-    };
+    });
   }, { isolation: "read committed" });
 }

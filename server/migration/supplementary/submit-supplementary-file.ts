@@ -25,7 +25,7 @@ import { companiesText, plural, warningsText } from "@/core/words";
 import { cleanFileName, sourceRefOf, type UploadedFile } from "@/server/engagements/intake/check-token-file";
 import type { TokenRow } from "@/server/intake";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
-import type { FlowNotice } from "@/server/engagements/waiting/notify";
+import { queueNotice, type FlowNotice, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { loadSupplementaryState, parseSupplementaryFile, supplementaryCheck } from "./check-supplementary-file";
 import { submitRule } from "./rules";
 import { candidateCompanies, findCurrentFile, insertFile, insertRows, purgeRows, updateFile, type NewRow } from "./supplementary-repository";
@@ -55,7 +55,7 @@ function* assertMaySubmit(tx: Tx, actor: Actor, engagementId: string, options: {
 /** Sends a supplementary file (see the module note). */
 export async function submitSupplementaryFile(
   database: Database,
-  deps: { ring: KeyRing },
+  deps: { ring: KeyRing; notify: NotifyConfig },
   actor: Actor,
   input: { engagementId: string; file: UploadedFile; now?: Date },
 ): Promise<SubmitSupplementaryResult> {
@@ -125,6 +125,7 @@ export async function submitSupplementaryFile(
       subject: replaces ? "New fresh tokens to review" : "Fresh tokens to review",
       text: `${actor.name} sent fresh tokens for ${companiesText(matched.length)} that failed on ${plural(matched.length, { one: "its", other: "their" })} tokens (${fileName}, ${warningsText(check.warningCount)}).${replaces ? ` They replace the file awaiting review (${companiesText(replaces.rowCount)}).` : ""} Review them, then accept them (those companies are retried in the bulk migration) or send them back.`,
     };
+    yield* queueNotice(tx, deps.notify, { engagementId: eng.id, waiting, notice });
     return { ok: true, check, fileId, companies: matched.length, replacedCompanies: replaces?.rowCount ?? 0, waiting, notice };
   }, { isolation: "read committed" });
 }

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, migrationItems, supplementaryFiles, supplementaryRows } from "@/db/schema";
 import { afterBulkRun, freshTokenCsv, type AfterBulkRun, type FreshRow } from "@/server/testing/supplementary-fixture";
 import { atOnce } from "@/server/testing/at-once";
-import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase, TEST_NOTIFY } from "@/server/testing/test-db";
 import { acceptSupplementaryFile } from "./accept-supplementary-file";
 import { submitSupplementaryFile } from "./submit-supplementary-file";
 
@@ -33,12 +33,12 @@ const WILDROSE: FreshRow = { name: "Wildrose Wedding Co", seed: 2 };
 const file = (rows: FreshRow[], name: string) => ({ name, bytes: freshTokenCsv(rows) });
 
 async function sent(rows: FreshRow[], name: string): Promise<string> {
-  const result = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.customerA, { engagementId: f.engagementId, file: file(rows, name) });
+  const result = await submitSupplementaryFile(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, { engagementId: f.engagementId, file: file(rows, name) });
   if (!result.ok) throw new Error(`the file was refused: ${JSON.stringify(result.check.problems)}`);
   return result.fileId;
 }
 
-const accept = (fileId: string) => acceptSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.support, { engagementId: f.engagementId, fileId });
+const accept = (fileId: string) => acceptSupplementaryFile(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.support, { engagementId: f.engagementId, fileId });
 
 const audits = async (action: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.engagementId, f.engagementId), eq(auditEvents.action, action)));
 
@@ -69,7 +69,7 @@ describe("a supplementary file changed from two places at once", () => {
     const firstId = await sent([COPPERLEAF, WILDROSE], "first.csv");
     const results = await together<unknown>([
       () => accept(firstId),
-      () => submitSupplementaryFile(t.database, { ring: TEST_KEY_RING }, p.customerA, { engagementId: f.engagementId, file: file([{ ...COPPERLEAF, seed: 7 }, { ...WILDROSE, seed: 8 }], "second.csv") }),
+      () => submitSupplementaryFile(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, { engagementId: f.engagementId, file: file([{ ...COPPERLEAF, seed: 7 }, { ...WILDROSE, seed: 8 }], "second.csv") }),
     ]);
     const [accepted, submitted] = [results[0]!, results[1]!];
     const acceptWon = accepted.status === "fulfilled";

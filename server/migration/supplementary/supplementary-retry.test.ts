@@ -17,7 +17,7 @@ import { auditEvents, mailOutbox, migrationItems, migrationRuns, supplementaryFi
 import type { Actor } from "@/core/accounts/actor";
 import { callerAs } from "@/server/testing/caller";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
-import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { TEST_KEY_RING, TEST_NOTIFY } from "@/server/testing/test-db";
 import { csvBytes, headerFor } from "@/server/testing/token-files";
 import { getManagedPlatform } from "@/server/platforms";
 import { createServiceClient } from "@/server/service-client";
@@ -59,7 +59,7 @@ async function bulkRunDone() {
     ],
   );
   await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
-  const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
+  const { runId } = await startBulkRun(bed.t.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
   const w = worker();
   await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
   await w.stop();
@@ -83,7 +83,7 @@ function fileFor(rows: { name: string; externalRef: string; credentials: Record<
 }
 
 async function sendAndAccept(customer: Actor, engagementId: string, credentials: Record<string, string>) {
-  const sent = await submitSupplementaryFile(bed.t.database, { ring: TEST_KEY_RING }, customer, {
+  const sent = await submitSupplementaryFile(bed.t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, customer, {
     engagementId,
     file: fileFor([{ name: "Copperleaf Cafe", externalRef: "CC-02", credentials }]),
   });
@@ -177,7 +177,7 @@ describe("a company retried with fresh tokens", () => {
   it("still awaiting review when the hypercare watch ends: its fresh tokens are deleted unused, audited, and the customer told", async () => {
     const { eng, copperleaf, customer } = await bulkRunDone();
     const fresh = (await bed.sb.control.issueCredentials("qhyg", copperleaf.tenantId, "valid")).credentials;
-    const sent = await submitSupplementaryFile(bed.t.database, { ring: TEST_KEY_RING }, customer, { engagementId: eng.engagementId, file: fileFor([{ name: "Copperleaf Cafe", externalRef: "CC-02", credentials: fresh }]) });
+    const sent = await submitSupplementaryFile(bed.t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, customer, { engagementId: eng.engagementId, file: fileFor([{ name: "Copperleaf Cafe", externalRef: "CC-02", credentials: fresh }]) });
     if (!sent.ok) throw new Error("the file was refused");
     // Support never reviews it. The handover is confirmed; one day of hypercare watch follows.
     await setHypercareDays(bed.t.database, bed.people.support, { engagementId: eng.engagementId, days: 1 });

@@ -22,6 +22,7 @@ import { limitsOfTarget } from "@/server/targets/limits";
 import { findServiceTarget } from "@/server/targets/targets";
 import type { Refusal } from "@/server/engagements/checklist";
 import { countUnseenDrops } from "@/server/engagements/waiting/waiting-input";
+import { withNotice, type NotifyDeps } from "@/server/engagements/waiting/notify";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import { latestBulkRun } from "../bulk/bulk-repository";
 import { readFailure } from "../engine/stored-failure";
@@ -178,7 +179,7 @@ function dropsSeenRefusal(actor: Actor, unseen: number): Refusal | null {
  * drop (on the target's clock, as the watch stamps them), so only a later drop is support's move
  * again. Audited; whose move is refreshed.
  */
-export async function markDropsSeen(database: Database, actor: Actor, input: { engagementId: string }): Promise<{ waiting: WaitingChange | null }> {
+export async function markDropsSeen(database: Database, deps: NotifyDeps, actor: Actor, input: { engagementId: string }): Promise<{ waiting: WaitingChange | null }> {
   const step = function* (tx: Tx) {
     const { eng } = yield* loadForChange(tx, input.engagementId);
     assertOrganization(actor, eng.organizationId);
@@ -195,7 +196,7 @@ export async function markDropsSeen(database: Database, actor: Actor, input: { e
       const latest = (yield* q.get(tx.select({ at: max(migrationItems.droppedAt) }).from(migrationItems).where(realItems(eng.id))))?.at ?? at;
       yield* q.run(tx.update(watches).set({ dropsSeenAt: latest }).where(eq(watches.engagementId, eng.id)));
       yield* writeAudit(tx, { actor, action: "watch.drops_seen", targetId: eng.id, engagementId: eng.id, organizationId: eng.organizationId, after: { drops: unseen }, at });
-      return { waiting: yield* refreshWaiting(tx, eng.id, at, eng) };
+      return yield* withNotice(tx, deps.notify, eng.id, { waiting: yield* refreshWaiting(tx, eng.id, at, eng) });
     },
     { isolation: "read committed" },
   );

@@ -1,21 +1,24 @@
 /**
  * The watch's mail, to the customer's people and the engagement's owner alike: connections that
  * dropped after their migration (with each company's reconnect link), and the final report when
- * the watch ends. Sent after the check's transaction has committed; a mail that fails stays in the
- * outbox with its error and never undoes what the check found.
+ * the watch ends. Queued in the check's own transaction (steps), so what the check found and the
+ * mail about it commit together; a mail the sender fails to deliver stays in the outbox with its
+ * error and never undoes what the check found.
  */
-import { readSteps, type Database } from "@/db/database";
+import type { Steps, Tx } from "@/db/database";
 import { companiesText, countOf, daysText, plural } from "@/core/words";
 import { findRecipients } from "@/server/engagements/waiting/recipients-repository";
-import { sendMail, type MailConfig } from "@/server/mail/mailer";
+import { prepareMail, queueMail } from "@/server/mail/mailer";
 import { getManagedPlatform } from "@/server/platforms";
 import { engagementSubject } from "@/server/mail/subjects";
 
-export type WatchMailDeps = { mail: MailConfig; appUrl: string };
+import type { NotifyConfig } from "@/server/engagements/waiting/notify";
+
+export type WatchMailDeps = NotifyConfig;
 
 /** Everyone on the engagement: the organisation's people and contacts, and its owner. */
-async function everyone(database: Database, engagementId: string) {
-  const r = await readSteps(database, (tx) => findRecipients(tx, engagementId));
+function* everyone(tx: Tx, engagementId: string) {
+  const r = yield* findRecipients(tx, engagementId);
   if (!r) return null;
   const seen = new Set<string>();
   const to = [...r.customers.map((c) => ({ ...c, portal: true })), { ...r.owner, portal: false }].filter((p) => !seen.has(p.email) && seen.add(p.email));
@@ -25,18 +28,18 @@ async function everyone(database: Database, engagementId: string) {
 const pageOf = (appUrl: string, engagementId: string, portal: boolean) =>
   `${appUrl.replace(/\/$/, "")}/${portal ? "portal/" : ""}engagements/${engagementId}`;
 
-/** Tells everyone which migrated connections dropped, and where each company's end customer reconnects it. */
-export async function mailDrops(
-  database: Database,
+/** Tells everyone which migrated connections dropped, and where each company's end customer reconnects it; a transaction step. */
+export function* queueDropsMail(
+  tx: Tx,
   deps: WatchMailDeps,
   params: { engagementId: string; dropped: readonly { name: string; reason: string; linkUrl: string | null }[] },
-): Promise<void> {
+): Steps<void> {
   if (!params.dropped.length) return;
-  const who = await everyone(database, params.engagementId);
+  const who = yield* everyone(tx, params.engagementId);
   if (!who) return;
   const lines = params.dropped.map((d) => `- ${d.name}: ${d.reason}\n  Reconnect link: ${d.linkUrl ?? "(listed on the engagement page once the service gives it)"}`);
   for (const p of who.to) {
-    await sendMail(database, deps.mail, {
+    yield* queueMail(tx, prepareMail(deps.mail, {
       to: p.email,
       subject: engagementSubject(who.r.reference, plural(params.dropped.length, { one: "A migrated connection dropped", other: `${params.dropped.length} migrated connections dropped` })),
       text: [
@@ -49,13 +52,13 @@ export async function mailDrops(
         "",
         `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,
       ].join("\n"),
-    });
+    }));
   }
 }
 
-/** The watch's final report, to everyone. */
-export async function mailWatchEnded(
-  database: Database,
+/** The watch's final report, to everyone; a transaction step. */
+export function* queueWatchEndedMail(
+  tx: Tx,
   deps: WatchMailDeps,
   params: {
     engagementId: string;
@@ -69,11 +72,11 @@ export async function mailWatchEnded(
     /** A file of fresh tokens still awaiting review, deleted unused as the watch ended. */
     expired: { fileName: string; companies: number } | null;
   },
-): Promise<void> {
-  const who = await everyone(database, params.engagementId);
+): Steps<void> {
+  const who = yield* everyone(tx, params.engagementId);
   if (!who) return;
   for (const p of who.to) {
-    await sendMail(database, deps.mail, {
+    yield* queueMail(tx, prepareMail(deps.mail, {
       to: p.email,
       subject: engagementSubject(who.r.reference, "The hypercare watch has ended"),
       text: [
@@ -93,6 +96,6 @@ export async function mailWatchEnded(
         "",
         `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,
       ].join("\n"),
-    });
+    }));
   }
 }

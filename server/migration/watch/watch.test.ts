@@ -16,7 +16,7 @@ import { readSteps } from "@/db/database";
 import { auditEvents, mailOutbox, migrationItems, migrationRuns, users, watches } from "@/db/schema";
 import { getEngagement } from "@/server/engagements/get-engagement";
 import { passSingleCompanyTest } from "@/server/testing/engagement-flows";
-import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { TEST_KEY_RING, TEST_NOTIFY } from "@/server/testing/test-db";
 import { engineTestBed } from "@/server/testing/test-bed";
 import { startBulkRun } from "../bulk/bulk-controls";
 import { DEFAULT_PIPELINE_POLICY, ENGAGEMENT_TAG, type PipelinePolicy } from "../engine/pipeline";
@@ -51,7 +51,7 @@ describe("the last mile", () => {
     const list = ["Alder Books", "Birch Bakery", "Cedar Cycles", "Dune Dental"].map((name, i) => ({ name, records: 5, externalRef: `EXT-${i + 1}`, rotatedAfterExport: i >= 2 }));
     const eng = await bed.ready(list);
     await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
-    const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.t.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     const w = worker();
     w.start();
     await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
@@ -115,7 +115,7 @@ describe("the last mile", () => {
     // Support has a drop to look at (stamped on the sandbox's clock, a day ahead), until marked seen.
     const supportMove = async () => (await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting.moves.support?.action;
     expect(await supportMove()).toBe("look_at_drops");
-    await markDropsSeen(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
+    await markDropsSeen(bed.t.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     expect(await supportMove()).not.toBe("look_at_drops");
     const view = await getLastMile(bed.t.database, bed.people.support, eng.engagementId);
     expect(view.unseenDrops).toBe(0);
@@ -140,7 +140,7 @@ describe("the last mile", () => {
     const eng = await bed.ready([{ name: "Elm Energy", records: 3 }, { name: "Fir Farms", records: 3 }]);
     await expect(checkWatchNow(bed.t.database, bed.people.support, { engagementId: eng.engagementId })).rejects.toThrow(/Nothing is watched/);
     await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
-    const { runId } = await startBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId });
+    const { runId } = await startBulkRun(bed.t.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     worker().start();
     await until("the bulk run", () => run(runId), (r) => r.status === "completed", 60_000);
     const { createServiceClient } = await import("@/server/service-client");

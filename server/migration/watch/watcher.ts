@@ -22,7 +22,7 @@
  */
 import { readSteps, type Database, type Steps } from "@/db/database";
 import { findEngagement, loadForChange } from "@/server/engagements/engagement-repository";
-import { notifyAfterChange, type NotifyConfig } from "@/server/engagements/waiting/notify";
+import { queueNotice, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
 import { writeAudit } from "@/server/security/audit";
@@ -39,7 +39,7 @@ import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
 import type { RunRow } from "../engine/run-repository";
 import { openRunSession } from "../engine/run-session";
-import { mailDrops, mailWatchEnded } from "./watch-mail";
+import { queueDropsMail, queueWatchEndedMail } from "./watch-mail";
 import { expiresWhenWatchEnds } from "../supplementary/rules";
 import { findCurrentFile, purgeRows, updateFile } from "../supplementary/supplementary-repository";
 import { countOf } from "@/core/words";
@@ -305,15 +305,10 @@ async function check(w: WatcherState, row: WatchRow, target: ServiceTargetRecord
   const dailyQuota = rule.kind === "service" ? rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * counts.verified : null;
   const reconnectEveryMs = w.deps.reconnectEveryMs ?? (onSandbox(w, target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service);
   const outcome = await database.transaction(
-    (tx) => writeCheck(tx, { owner: w.deps.owner, row, now, at: new Date(), seen, items, counts, dailyQuota, reconnectEveryMs, startHypercare, hypercareDays: hypercare.days }),
+    (tx) => writeCheck(tx, { owner: w.deps.owner, row, now, at: new Date(), seen, items, counts, dailyQuota, reconnectEveryMs, startHypercare, hypercareDays: hypercare.days, notify: w.deps.notify ?? null }),
     READ_COMMITTED,
   );
   if (!outcome) return lost(seen.requests);
-  if (w.deps.notify) {
-    await mailDrops(database, w.deps.notify, { engagementId, dropped: outcome.dropped });
-    if (outcome.report) await mailWatchEnded(database, w.deps.notify, outcome.report);
-    await notifyAfterChange(database, w.deps.notify, { engagementId, waiting: outcome.waiting });
-  }
   logCheck(w, engagement.reference, seen, outcome);
   return { engagementId, requests: seen.requests, findings: seen.findings, failure: seen.failure?.error ?? null, ended: outcome.ended, recorded: true };
 }
@@ -331,7 +326,7 @@ function logCheck(w: WatcherState, reference: string, seen: NonNullable<Observat
 
 type CheckOutcome = {
   ended: boolean;
-  report: Parameters<typeof mailWatchEnded>[2] | null;
+  report: Parameters<typeof queueWatchEndedMail>[2] | null;
   waiting: WaitingChange | null;
   dropped: { itemId: string; reason: string; name: string; linkUrl: string | null }[];
   reconnected: number;
@@ -341,7 +336,7 @@ type CheckOutcome = {
 /**
  * What a check found, written (read committed): the engagement's row, then the watch's, are
  * locked before anything is decided (see the module comment); the body may run again on
- * PostgreSQL, so it changes nothing outside the database and returns what the mail needs. Null
+ * PostgreSQL, so it changes nothing outside the database; the mail about it is queued in it. Null
  * when the lease expired during the check and another worker took the watch (or checked it).
  */
 function* writeCheck(
@@ -358,6 +353,8 @@ function* writeCheck(
     reconnectEveryMs: number;
     startHypercare: Date | undefined;
     hypercareDays: number;
+    /** How the check's mail is written; none when null. */
+    notify: NotifyConfig | null;
   },
 ): Steps<CheckOutcome | null> {
   const engagementId = p.row.engagementId;
@@ -389,6 +386,11 @@ function* writeCheck(
   const totals = { checks: watch.checks + 1, requests: watch.requests + p.seen.requests, drops: watch.drops + applied.dropped.length, reconnections: watch.reconnections + applied.reconnected.length };
   const report = ended ? yield* endTheWatch(tx, { engagementId, organizationId: eng.organizationId, totals, days: p.hypercareDays, at: p.at }) : null;
   const waiting: WaitingChange | null = yield* refreshWaiting(tx, engagementId, p.at, eng);
+  if (p.notify) {
+    yield* queueDropsMail(tx, p.notify, { engagementId, dropped: applied.dropped });
+    if (report) yield* queueWatchEndedMail(tx, p.notify, report);
+    yield* queueNotice(tx, p.notify, { engagementId, waiting });
+  }
   return { ended, report, waiting, dropped: applied.dropped, reconnected: applied.reconnected.length, startsNow: !!startsNow };
 }
 

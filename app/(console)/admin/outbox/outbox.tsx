@@ -14,7 +14,7 @@ type Message = RouterOutputs["outbox"]["search"]["messages"][number];
 /** Messages on one page of the outbox (the server prefetches the same first page). */
 export const OUTBOX_PAGE_SIZE = 25;
 
-const STATUS_LABEL: Record<OutboxStatus, string> = { delivered: "Delivered", failed: "Not delivered", sending: "Sending" };
+const STATUS_LABEL: Record<OutboxStatus, string> = { delivered: "Delivered", failed: "Not delivered", sending: "Sending or retrying" };
 
 /**
  * The outbox a page at a time, newest first: one line per message (subject, recipient, when,
@@ -96,9 +96,41 @@ export function Outbox() {
 }
 
 function StatusBadge({ m }: { m: Message }) {
-  if (m.error) return <Badge tone="danger">Not delivered</Badge>;
-  if (m.sentAt) return <Badge tone="success">{m.transport === "smtp" ? "Sent by SMTP" : "In outbox"}</Badge>;
-  return <Badge tone="warning">Sending</Badge>;
+  switch (m.status) {
+    case "delivered":
+      return <Badge tone="success">{m.transport === "smtp" ? "Sent by SMTP" : "In outbox"}</Badge>;
+    case "failed":
+      return <Badge tone="danger">Not delivered</Badge>;
+    case "sending":
+      return <Badge tone="warning">{m.attempts > 0 && m.error ? "Retrying" : "Sending"}</Badge>;
+    default: {
+      const never: never = m.status;
+      return never;
+    }
+  }
+}
+
+/** How delivery went, for a message not simply delivered at the first try: its attempts, last error and next try. */
+function DeliveryNote({ m }: { m: Message }) {
+  if (!m.error) return null;
+  const attempts = `${m.attempts} ${m.attempts === 1 ? "attempt" : "attempts"}`;
+  switch (m.status) {
+    case "failed":
+      return <p className="mt-2 text-sm text-red-700">Not delivered after {attempts}; the last error: {m.error}</p>;
+    case "sending":
+      return (
+        <p className="mt-2 text-sm text-amber-800">
+          {attempts} so far; the last error: {m.error}
+          {m.nextAttemptAt ? <> Next try {formatDateTime(m.nextAttemptAt)}.</> : null}
+        </p>
+      );
+    case "delivered":
+      return null;
+    default: {
+      const never: never = m.status;
+      return never;
+    }
+  }
 }
 
 /**
@@ -149,7 +181,7 @@ function MessageRow({ message: m }: { message: Message }) {
         ) : null}
         <div id={bodyId} hidden={!open} className="pl-5.5">
           <MessageText text={text} canRevealLink={m.canRevealLink} revealed={!!reveal.data} />
-          {m.error ? <p className="mt-2 text-sm text-red-700">Delivery error: {m.error}</p> : null}
+          <DeliveryNote m={m} />
         </div>
       </article>
     </li>
