@@ -48,3 +48,24 @@ test("the portfolio opens with its rows, the late first; the counts, filters and
   await expect(page.getByText("Customer's IT or app changes: 1")).toBeVisible();
   await expect(page.getByText("Paused").first()).toBeVisible();
 });
+
+test("the workload lists each person's load, and an engagement is handed on from there", async ({ page, factory }) => {
+  const org = await factory.organization("Workload Org");
+  const engagement = await factory.engagement({ organizationId: org.id, platformKey: "rwuv" });
+  await signIn(page, DEMO.sam);
+  await page.goto("/portfolio");
+  await page.getByRole("link", { name: "Workload by person" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Workload" })).toBeVisible();
+  const people = page.getByRole("table", { name: "Workload by person" });
+  await expect(people.getByRole("row").filter({ hasText: "Priya Support" })).toBeVisible();
+  const samRow = people.getByRole("row").filter({ hasText: "Sam Support" });
+  await samRow.getByRole("button", { name: "Show Sam Support's engagements" }).click();
+  await expect(samRow.getByRole("button", { name: "Hide Sam Support's engagements" })).toHaveAttribute("aria-expanded", "true");
+  const mine = page.getByRole("table", { name: "Sam Support's open engagements" });
+  await mine.getByLabel(`Hand ${engagement.reference} to`).selectOption({ label: "Priya Support" });
+  await expect(page.getByText(`${engagement.reference} is now Priya Support's.`)).toBeVisible();
+  await expect(mine.getByRole("row").filter({ hasText: engagement.reference })).toHaveCount(0);
+  // The engagement's page names its new owner.
+  await page.goto(`/engagements/${engagement.id}`);
+  await expect(page.getByRole("button", { name: "Change owner (now Priya Support)" })).toBeVisible();
+});

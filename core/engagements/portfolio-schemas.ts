@@ -97,3 +97,28 @@ export const ZPortfolio = z.object({
   }),
 });
 export type Portfolio = z.infer<typeof ZPortfolio>;
+
+/** Each staff member's load: open engagements by risk, support's moves, live runs, windows this week. */
+export const ZWorkload = z.object({
+  at: z.date(),
+  /** The week the windows are counted in: from now, seven days. */
+  weekEndsAt: z.date(),
+  people: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      role: z.enum(["support", "admin"]),
+      active: z.boolean(),
+      open: z.number().int(),
+      late: z.number().int(),
+      atRisk: z.number().int(),
+      onHold: z.number().int(),
+      stale: z.number().int(),
+      supportsMove: z.number().int(),
+      liveRuns: z.number().int(),
+      windowsAgreed: z.number().int(),
+      windowsProposed: z.number().int(),
+    }),
+  ),
+});
+export type Workload = z.infer<typeof ZWorkload>;

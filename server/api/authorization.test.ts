@@ -108,6 +108,7 @@ const TABLE: Record<string, Row> = {
   // Nothing dropped on engA: refused past the access check.
   "lastMile.markDropsSeen": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "portfolio.get": { audience: "staff", input: () => ({}) },
+  "portfolio.workload": { audience: "staff", input: () => undefined },
   "tests.items": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   // engA has no companies yet: refused past the access check.
   "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },

@@ -118,6 +118,7 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "lastMile.checkNow": e,
     "lastMile.markDropsSeen": e,
     "portfolio.get": {},
+    "portfolio.workload": undefined,
     "bulk.overview": e,
     "bulk.items": { ...e, page: 1, pageSize: 100 },
     "bulk.start": e,

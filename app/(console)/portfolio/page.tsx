@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { requireStaff } from "@/app/(console)/console-access";
-import { PageHeader } from "@/app/_components/ui";
+import Link from "next/link";
+import { buttonClasses, PageHeader } from "@/app/_components/ui";
 import { parsePortfolioFilters } from "@/app/_lib/portfolio-filters";
 import { getQueryClient, HydrateClient, trpc } from "@/app/_trpc/server";
 import { PortfolioView } from "./portfolio-view";
@@ -18,7 +19,15 @@ export default async function PortfolioPage({ searchParams }: { searchParams: Se
   await getQueryClient().prefetchQuery(trpc.portfolio.get.queryOptions(filters));
   return (
     <HydrateClient>
-      <PageHeader title="Portfolio" description="Every open engagement, most urgent first: whose move, when it is due, the next window and the projected finish." />
+      <PageHeader
+        title="Portfolio"
+        description="Every open engagement, most urgent first: whose move, when it is due, the next window and the projected finish."
+        actions={
+          <Link href="/workload" className={buttonClasses({ variant: "secondary" })}>
+            Workload by person
+          </Link>
+        }
+      />
       <PortfolioView />
     </HydrateClient>
   );

@@ -6,7 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { engagements, organizations } from "@/db/schema";
+import { engagements, migrationRuns, organizations } from "@/db/schema";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
 import { callerAs, trpcError } from "@/server/testing/caller";
 import { storeMissingDeadlines, storeMoveDeadlines } from "@/server/engagements/engagement-repository";
@@ -186,5 +186,30 @@ describe("an organisation's move targets", () => {
     expect((await trpcError(admin.organizations.setClockTargets({ organizationId: p.orgA, targets: { ...read.targets, staleAfterDays: 0 } }))).code).toBe("BAD_REQUEST");
     expect((await admin.organizations.clockTargets({ organizationId: p.orgA })).changed).toBe(false);
     expect((await trpcError(admin.organizations.clockTargets({ organizationId: "nope" }))).code).toBe("NOT_FOUND");
+  });
+});
+
+describe("the workload", () => {
+  it("counts each staff member's open engagements by risk, support's moves, live runs and windows this week, listing those who own nothing", async () => {
+    const late = await engagement("qhyg");
+    const held = await engagement("rwuv");
+    const priyas = await engagement("fztf", p.orgB);
+    await backdate(late, 6 * D);
+    await support().engagements.setStatus({ engagementId: held, status: "on_hold", reasonCode: "platform_issue" });
+    await support().engagements.setOwner({ engagementId: priyas, ownerId: p.support2.id });
+    // Support Two's engagement has its window in three days and a test under way.
+    const inThreeDays = new Date(Date.now() + 3 * D);
+    await t.db.update(engagements).set({ windowStartsAt: inThreeDays, windowEndsAt: new Date(inThreeDays.getTime() + 8 * H) }).where(eq(engagements.id, priyas));
+    await t.db.insert(migrationRuns).values({ engagementId: priyas, kind: "pilot", status: "running", requestedAt: new Date() });
+
+    const got = await support().portfolio.workload();
+    const byName = Object.fromEntries(got.people.map((x) => [x.name, x]));
+    expect(byName["Support One"]).toMatchObject({ open: 2, late: 1, atRisk: 0, onHold: 1, supportsMove: 0, liveRuns: 0, windowsAgreed: 0 });
+    expect(byName["Support Two"]).toMatchObject({ open: 1, late: 0, onHold: 0, liveRuns: 1, windowsAgreed: 1, windowsProposed: 0 });
+    // The admin owns nothing and is listed, to hand work to; the most late first.
+    expect(byName["Admin"]).toMatchObject({ open: 0 });
+    expect(got.people[0]!.name).toBe("Support One");
+    expect(got.people.some((x) => x.name === "Customer A")).toBe(false);
+    expect((await trpcError(callerAs(t.database, p.customerA).portfolio.workload())).code).toBe("FORBIDDEN");
   });
 });

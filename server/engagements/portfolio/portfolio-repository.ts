@@ -5,7 +5,7 @@
  * and pages by risk: a page reads its 50 rows, not every open engagement. Transaction steps.
  */
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
-import { engagements, organizations, serviceTargets, users, windowProposals } from "@/db/schema";
+import { engagements, migrationRuns, organizations, serviceTargets, users, windowProposals } from "@/db/schema";
 import { q, type Steps, type Tx } from "@/db/database";
 import { clockTargetsFor, DEFAULT_CLOCK_TARGETS, type ClockTargetOverrides } from "@/core/engagements/clocks";
 import type { PortfolioGroup, PortfolioRiskFilter } from "@/core/engagements/portfolio-schemas";
@@ -58,7 +58,7 @@ export function openWhere(where: PortfolioWhere): SQL | undefined {
 }
 
 /** 1 where the condition holds, summed. */
-const countWhere = (condition: SQL | undefined) => sql<number>`coalesce(sum(case when ${condition ?? sql`1 = 0`} then 1 else 0 end), 0)`.mapWith(Number);
+export const countWhere = (condition: SQL | undefined) => sql<number>`coalesce(sum(case when ${condition ?? sql`1 = 0`} then 1 else 0 end), 0)`.mapWith(Number);
 
 /** Every count across the top of the portfolio, in one pass over the open engagements the filters let through. */
 export function* portfolioCounts(tx: Tx, where: SQL | undefined, risk: RiskConditions) {
@@ -192,4 +192,55 @@ export function* portfolioOptions(tx: Tx) {
   const targets = yield* q.all(tx.select({ id: serviceTargets.id, name: serviceTargets.name }).from(serviceTargets).orderBy(serviceTargets.name));
   const platforms = yield* q.all(tx.select({ key: e.platformKey }).from(e).where(inArray(e.status, ["active", "on_hold"])).groupBy(e.platformKey));
   return { owners, customers, targets, platformKeys: platforms.map((p) => p.key) };
+}
+
+/** Each staff member's open engagements counted by risk and whose move (one pass, grouped by owner). */
+export function* workloadCounts(tx: Tx, risk: RiskConditions) {
+  return yield* q.all(
+    tx
+      .select({
+        ownerId: e.ownerId,
+        open: count(),
+        late: countWhere(risk.late),
+        atRisk: countWhere(risk.at_risk),
+        onHold: countWhere(risk.on_hold),
+        stale: countWhere(risk.stale),
+        supportsMove: countWhere(and(eq(e.status, "active"), eq(e.waitingOn, "support"))),
+      })
+      .from(e)
+      .where(inArray(e.status, ["active", "on_hold"]))
+      .groupBy(e.ownerId),
+  );
+}
+
+/** Each owner's runs under way (tests and bulk runs queued, running or paused). */
+export function* liveRunsByOwner(tx: Tx) {
+  return yield* q.all(
+    tx
+      .select({ ownerId: e.ownerId, n: count() })
+      .from(migrationRuns)
+      .innerJoin(e, eq(e.id, migrationRuns.engagementId))
+      .where(inArray(migrationRuns.status, ["queued", "running", "paused"]))
+      .groupBy(e.ownerId),
+  );
+}
+
+/** Each owner's windows between `from` and `to`: agreed ones, and proposed ones waiting for an answer. */
+export function* windowsByOwner(tx: Tx, from: Date, to: Date) {
+  const agreed = yield* q.all(
+    tx
+      .select({ ownerId: e.ownerId, n: count() })
+      .from(e)
+      .where(and(inArray(e.status, ["active", "on_hold"]), lt(e.windowStartsAt, to), gt(e.windowEndsAt, from)))
+      .groupBy(e.ownerId),
+  );
+  const proposed = yield* q.all(
+    tx
+      .select({ ownerId: e.ownerId, n: count() })
+      .from(windowProposals)
+      .innerJoin(e, eq(e.id, windowProposals.engagementId))
+      .where(and(eq(windowProposals.status, "proposed"), inArray(e.status, ["active", "on_hold"]), lt(windowProposals.startsAt, to), gt(windowProposals.endsAt, from)))
+      .groupBy(e.ownerId),
+  );
+  return { agreed, proposed };
 }
