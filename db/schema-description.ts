@@ -25,6 +25,7 @@ export const schemaDescription: SchemaDescription = {
     'import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";',
     'import { PURGE_TRIGGERS } from "../core/migration/handover-states";',
     'import { STATUS_REASONS } from "../core/engagements/status-reasons";',
+    'import { MAIL_PREFERENCES, REMINDER_KINDS } from "../core/engagements/reminders";',
     'import type { ClockTargetOverrides } from "../core/engagements/clocks";',
     'import type { IntakeContact, PausedMove, SuggestedWindow } from "./row-types";',
     'export type { IntakeContact, PausedMove, SuggestedWindow } from "./row-types";',
@@ -48,6 +49,7 @@ export const schemaDescription: SchemaDescription = {
       organizationId: c.text("organization_id").references("organizations", "id").doc("Set for customers only: the one organisation they belong to."),
       passwordHash: c.text("password_hash").doc("scrypt hash; null until the invitation is accepted."),
       active: c.yesNo("active").notNull().default(true),
+      mailPreference: c.text("mail_preference", "MAIL_PREFERENCES").notNull().default("every").doc("Which mail the person wants: every mail, the daily digest only, or only mail that needs them to act (core/engagements/reminders.ts)."),
       sessionVersion: c.integer("session_version").notNull().default(0).doc("Carried in every session token; a token with another version is refused. Bumped on sign-out,", "\"sign out everywhere\", password change and deactivation, so those end every session at once."),
       lastSignInAt: c.moment("last_sign_in_at"),
       createdAt: c.createdAt(),
@@ -340,6 +342,26 @@ export const schemaDescription: SchemaDescription = {
       purgeTrigger: c.text("purge_trigger", "PURGE_TRIGGERS"),
     },
     extras: [uniqueIndex("handovers_engagement_unique", "engagementId"), index("handovers_confirmed_idx", "confirmedAt")],
+  }),
+  table("remindersSent", "reminders_sent", {
+    doc: ["The reminders sent of each move (core/engagements/reminders.ts), written in the transaction that queues", "their mail: the key makes each one once however many workers tick, and a move that changes hands has a new key."],
+    columns: {
+      engagementId: c.text("engagement_id").notNull().references("engagements", "id", { onDelete: "cascade" }),
+      moveSince: c.moment("move_since").notNull().doc("When the move began (engagements.waiting_since then)."),
+      kind: c.text("kind", "REMINDER_KINDS").notNull(),
+      seq: c.integer("seq").notNull().doc("Which day of lateness (0 the first); 0 for the one before due."),
+      sentAt: c.moment("sent_at").notNull(),
+    },
+    extras: [primaryKey("engagementId", "moveSince", "kind", "seq")],
+  }),
+  table("digestsSent", "digests_sent", {
+    doc: "Each person's daily digest, once a day (UTC), written in the transaction that queues its mail.",
+    columns: {
+      userId: c.text("user_id").notNull().references("users", "id", { onDelete: "cascade" }),
+      day: c.text("day").notNull().doc("The UTC day, YYYY-MM-DD."),
+      sentAt: c.moment("sent_at").notNull(),
+    },
+    extras: [primaryKey("userId", "day")],
   }),
   table("watches", "watches", {
     doc: ["What is watched on an engagement after its bulk run: companies waiting for their end customers", "to reconnect, and for `hypercareDays` after the handover every migrated connection, once a day.", "Claimed by a worker under a lease, as runs are."],

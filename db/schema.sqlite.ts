@@ -20,6 +20,7 @@ import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WIND
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
 import { STATUS_REASONS } from "../core/engagements/status-reasons";
+import { MAIL_PREFERENCES, REMINDER_KINDS } from "../core/engagements/reminders";
 import type { ClockTargetOverrides } from "../core/engagements/clocks";
 import type { IntakeContact, PausedMove, SuggestedWindow } from "./row-types";
 export type { IntakeContact, PausedMove, SuggestedWindow } from "./row-types";
@@ -60,6 +61,8 @@ export const users = sqliteTable(
     /** scrypt hash; null until the invitation is accepted. */
     passwordHash: text("password_hash"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
+    /** Which mail the person wants: every mail, the daily digest only, or only mail that needs them to act (core/engagements/reminders.ts). */
+    mailPreference: text("mail_preference", { enum: MAIL_PREFERENCES }).notNull().default("every"),
     /**
      * Carried in every session token; a token with another version is refused. Bumped on sign-out,
      * "sign out everywhere", password change and deactivation, so those end every session at once.
@@ -570,6 +573,40 @@ export const handovers = sqliteTable(
   (t) => [
     uniqueIndex("handovers_engagement_unique").on(t.engagementId),
     index("handovers_confirmed_idx").on(t.confirmedAt),
+  ],
+);
+
+/**
+ * The reminders sent of each move (core/engagements/reminders.ts), written in the transaction that queues
+ * their mail: the key makes each one once however many workers tick, and a move that changes hands has a new key.
+ */
+export const remindersSent = sqliteTable(
+  "reminders_sent",
+  {
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
+    /** When the move began (engagements.waiting_since then). */
+    moveSince: integer("move_since", { mode: "timestamp_ms" }).notNull(),
+    kind: text("kind", { enum: REMINDER_KINDS }).notNull(),
+    /** Which day of lateness (0 the first); 0 for the one before due. */
+    seq: integer("seq").notNull(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.engagementId, t.moveSince, t.kind, t.seq] }),
+  ],
+);
+
+/** Each person's daily digest, once a day (UTC), written in the transaction that queues its mail. */
+export const digestsSent = sqliteTable(
+  "digests_sent",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** The UTC day, YYYY-MM-DD. */
+    day: text("day").notNull(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.day] }),
   ],
 );
 

@@ -88,6 +88,8 @@ const schema = z.object({
    * server sets it short, so journeys that read the outbox find their mail delivered at once.
    */
   FERRY_MAIL_EVERY_MS: milliseconds({ min: 100, max: 600_000 }),
+  /** How often the worker looks for reminders and digests to send (default 5 minutes). */
+  FERRY_REMINDERS_EVERY_MS: milliseconds({ min: 1_000, max: 3_600_000 }),
   /**
    * How many reverse proxies stand in front of Ferry (each appends the address it saw to
    * X-Forwarded-For). Unset or 0: none, the socket's address is the client's. `true` means 1.

@@ -2,15 +2,19 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { roleLabel } from "@/app/_lib/labels";
 import type { Role } from "@/app/_lib/types";
+import { MailPreferenceChoice } from "./mail-preference";
 import { SignOutButton, SignOutEverywhereButton } from "./sign-out-button";
 
 /**
  * Who is signed in, as the header's last item, and their menu (sign out here, sign out
- * everywhere): two buttons fewer in the header, so the admin's seven sections fit on one line at a
+ * everywhere, which mail they want): two buttons fewer in the header, so the admin's seven sections fit on one line at a
  * laptop's width. The menu closes on Escape (focus back on its button) and on a click elsewhere.
  */
 export function AccountMenu({ user }: { user: { name: string; email: string; role: Role; organizationName?: string | null } }) {
   const [open, setOpen] = useState(false);
+  // The mail preference is asked for once the menu has been opened, not with every page.
+  const [everOpened, setEverOpened] = useState(false);
+  if (open && !everOpened) setEverOpened(true);
   const box = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const menuId = useId();
@@ -61,6 +65,7 @@ export function AccountMenu({ user }: { user: { name: string; email: string; rol
           <SignOutButton />
           <SignOutEverywhereButton />
         </div>
+        <MailPreferenceChoice enabled={everOpened} />
       </div>
     </div>
   );

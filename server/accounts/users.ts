@@ -1,4 +1,5 @@
 /** People: staff (admin, support) and customer users. */
+import type { MailPreference } from "@/core/engagements/reminders";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
 import { organizations, users } from "@/db/schema";
@@ -165,4 +166,16 @@ export async function changePassword(database: Database, actor: Actor, input: { 
     },
     { isolation: "read committed" },
   );
+}
+
+/** Which mail the signed-in person wants (core/engagements/reminders.ts). */
+export async function getMailPreference(database: Database, actor: Actor): Promise<{ preference: MailPreference }> {
+  const [row] = await database.db.select({ preference: users.mailPreference }).from(users).where(eq(users.id, actor.id));
+  return { preference: (row?.preference ?? "every") as MailPreference };
+}
+
+/** Sets which mail the signed-in person wants; mail that needs them to act goes whatever they choose. */
+export async function setMailPreference(database: Database, actor: Actor, input: { preference: MailPreference }): Promise<{ preference: MailPreference }> {
+  await database.db.update(users).set({ mailPreference: input.preference }).where(eq(users.id, actor.id));
+  return { preference: input.preference };
 }

@@ -25,6 +25,8 @@ const TABLE: Record<string, Row> = {
   // Wrong current password: refused past the access check, so no session really ends here.
   "me.changePassword": { audience: "signedIn", input: () => ({ currentPassword: "not the password", newPassword: "a new long password" }) },
   "me.signOutEverywhere": { audience: "signedIn", input: () => undefined },
+  "me.mailPreference": { audience: "signedIn", input: () => undefined },
+  "me.setMailPreference": { audience: "signedIn", input: () => ({ preference: "every" }) },
   "platforms.list": { audience: "signedIn", input: () => undefined },
   "organizations.list": { audience: "staff", input: () => undefined },
   "organizations.create": { audience: "admin", input: (f) => ({ name: `Org ${f.n()}` }) },

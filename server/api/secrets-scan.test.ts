@@ -50,6 +50,8 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "me.get": undefined,
     "me.changePassword": { currentPassword: "not the password", newPassword: "a new long password" },
     "me.signOutEverywhere": undefined,
+    "me.mailPreference": undefined,
+    "me.setMailPreference": { preference: "every" },
     "platforms.list": undefined,
     "organizations.list": undefined,
     "organizations.create": { name: `Scan Org ${Math.random()}` },

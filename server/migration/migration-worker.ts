@@ -5,6 +5,7 @@
  * worker process (worker-main.ts), the demo seed, benches and tests make their workers here.
  */
 import { mailWork, type MailWorkOptions } from "@/server/mail/mail-work";
+import { reminderWork, type ReminderWorkOptions } from "@/server/engagements/reminders/reminder-work";
 import { bulkWork, type BulkWorkOptions } from "./bulk/bulk-work";
 import { createWorker, type Worker, type WorkerOptions } from "./engine/worker";
 import { testRunWork } from "./test-run/test-run-work";
@@ -21,14 +22,16 @@ export type MigrationWorkerOptions = Omit<WorkerOptions, "work" | "periodic"> & 
   watchEveryMs?: number;
   /** The outbox's sender with its settings (how often it looks, its lease, retries); none when not given. */
   mail?: MailWorkOptions | null;
+  /** Reminders and digests (server/engagements/reminders) with their settings; none when not given. */
+  reminders?: ReminderWorkOptions | null;
 };
 
 /** A worker carrying out every kind of migration work. */
 export function createMigrationWorker(options: MigrationWorkerOptions): Worker {
-  const { bulk, watch, watchEveryMs, mail, ...rest } = options;
+  const { bulk, watch, watchEveryMs, mail, reminders, ...rest } = options;
   return createWorker({
     ...rest,
     work: [testRunWork, bulkWork(bulk)],
-    periodic: [...(watch === false ? [] : [watchWork(watchEveryMs === undefined ? {} : { everyMs: watchEveryMs })]), ...(mail ? [mailWork(mail)] : [])],
+    periodic: [...(watch === false ? [] : [watchWork(watchEveryMs === undefined ? {} : { everyMs: watchEveryMs })]), ...(mail ? [mailWork(mail)] : []), ...(reminders ? [reminderWork(reminders)] : [])],
   });
 }

@@ -11,7 +11,8 @@
  * SANDBOX_ADMIN_TOKEN (rehearsals), FERRY_PURGE_AFTER_DAYS (the automatic purge, run here every ten
  * minutes), FERRY_WORKER_LEASE_MS and FERRY_WORKER_IDLE_MS (its lease and idle look; tests set them
  * short), SMTP_URL and MAIL_FROM (the outbox's sender: without SMTP_URL the outbox is the delivery),
- * FERRY_MAIL_EVERY_MS (how often the sender looks for mail), and the rest of server/env.ts.
+ * FERRY_MAIL_EVERY_MS (how often the sender looks for mail), FERRY_REMINDERS_EVERY_MS (how often
+ * reminders and digests are looked for), and the rest of server/env.ts.
  */
 import { readyDatabase } from "@/db/ready";
 import { appConfig } from "@/server/config";
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
     notify: { appUrl: config.appUrl, mail: config.mail },
     // The outbox's sender: delivers the mail every change queued, the web app's and the worker's.
     mail: { mail: { ...config.mail, log: (line) => console.log(line) }, ...(e.FERRY_MAIL_EVERY_MS ? { everyMs: e.FERRY_MAIL_EVERY_MS } : {}) },
+    // Reminders of moves due and late, and each staff member's daily digest (queued in the outbox).
+    reminders: { notify: { appUrl: config.appUrl, mail: config.mail }, ...(e.FERRY_REMINDERS_EVERY_MS ? { everyMs: e.FERRY_REMINDERS_EVERY_MS } : {}) },
     machineId: machineIdOf(e),
     ...(e.FERRY_WORKER_LEASE_MS ? { leaseMs: e.FERRY_WORKER_LEASE_MS } : {}),
     ...(e.FERRY_WORKER_IDLE_MS ? { idleMs: e.FERRY_WORKER_IDLE_MS } : {}),

@@ -3,7 +3,7 @@ import { createOrganization, listOrganizations } from "@/server/accounts/organiz
 import { getClockTargets, setClockTargets } from "@/server/accounts/clock-targets";
 import { acceptInvitation, invitationProblem, invite, listInvitations, lookupInvitation, revokeInvitation } from "@/server/accounts/invitations";
 import { signOutEverywhere } from "@/server/accounts/sessions";
-import { changePassword, getMe, listActiveStaff, listUsers, setUserActive } from "@/server/accounts/users";
+import { changePassword, getMe, listActiveStaff, listUsers, setUserActive, getMailPreference, setMailPreference } from "@/server/accounts/users";
 import { listOutbox, revealInvitationLink, revealOutboxMessage, searchOutbox } from "@/server/mail/outbox";
 import { adminProcedure, createTRPCRouter, publicProcedure, signedInProcedure, staffProcedure } from "../trpc";
 import {
@@ -35,12 +35,21 @@ import {
   ZRevealInvitationLinkResponse,
   ZSignOutUserRequest,
   ZSetUserActiveRequest,
+  ZMailPreferenceResponse,
+  ZSetMailPreferenceRequest,
 } from "./accounts.types";
 import { OK, ZOk } from "./shared.types";
 
 export const meRouter = createTRPCRouter({
   /** The signed-in user. */
   get: signedInProcedure.output(ZMeResponse).query(({ ctx }) => getMe(ctx.database, ctx.actor)),
+  /** Which mail the signed-in person wants. */
+  mailPreference: signedInProcedure.output(ZMailPreferenceResponse).query(({ ctx }) => getMailPreference(ctx.database, ctx.actor)),
+  /** Sets which mail the signed-in person wants (every mail, the daily digest only, or only mail that needs them to act). */
+  setMailPreference: signedInProcedure
+    .input(ZSetMailPreferenceRequest)
+    .output(ZMailPreferenceResponse)
+    .mutation(({ ctx, input }) => setMailPreference(ctx.database, ctx.actor, input)),
   /** Ends every session of the signed-in person (this one too). */
   signOutEverywhere: signedInProcedure.output(ZOk).mutation(async ({ ctx }) => {
     await signOutEverywhere(ctx.database, ctx.actor, { userId: ctx.actor.id });

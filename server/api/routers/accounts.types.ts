@@ -1,6 +1,7 @@
 /** Request and response schemas of the account procedures (people, organisations, invitations, outbox). */
 import { z } from "zod";
 import { MAX_STALE_DAYS, MAX_TARGET_HOURS } from "@/core/engagements/clocks";
+import { MAIL_PREFERENCES } from "@/core/engagements/reminders";
 import {
   ZInvitationLookup,
   ZInvitationSummary,
@@ -66,3 +67,6 @@ export const ZSearchOutboxRequest = ZOutboxSearch;
 export const ZSearchOutboxResponse = ZOutboxPage;
 export const ZRevealOutboxLinkRequest = z.object({ id: z.string().min(1).max(64) });
 export const ZRevealOutboxLinkResponse = z.object({ text: z.string() });
+
+export const ZMailPreferenceResponse = z.object({ preference: z.enum(MAIL_PREFERENCES) });
+export const ZSetMailPreferenceRequest = z.object({ preference: z.enum(MAIL_PREFERENCES, "Choose which mail you want.") });

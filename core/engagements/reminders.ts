@@ -1,0 +1,50 @@
+/**
+ * When the party whose move it is gets reminded (pure; the worker's reminder tick applies it):
+ * - when the move becomes theirs: the change's own mail says so (server/engagements/waiting/notify.ts);
+ * - one day before it is due, when the move had more than a day to run;
+ * - once a day while it is late, at most LATE_REMINDER_CAP times.
+ * Each reminder belongs to one move (the engagement and when the move began), so a move that
+ * changes hands stops them, and a worker that was down sends only the latest one that fell due,
+ * never the ones it missed.
+ */
+
+export const REMINDER_KINDS = ["due_soon", "late"] as const;
+export type ReminderKind = (typeof REMINDER_KINDS)[number];
+
+/** Daily reminders of a late move stop after this many. */
+export const LATE_REMINDER_CAP = 5;
+
+const DAY = 86_400_000;
+
+/** One reminder of one move: its kind, and for a late one which day of lateness (0 the first). */
+export type Reminder = { kind: ReminderKind; seq: number };
+
+/** The reminder of this move to send at `now`, if any, given those already sent for it. */
+export function reminderDue(move: { since: Date; dueAt: Date }, sent: readonly Reminder[], now: Date): Reminder | null {
+  const t = now.getTime();
+  const due = move.dueAt.getTime();
+  if (t > due) {
+    const seq = Math.floor((t - due) / DAY);
+    if (seq >= LATE_REMINDER_CAP) return null;
+    const latest = Math.max(-1, ...sent.filter((r) => r.kind === "late").map((r) => r.seq));
+    return seq > latest ? { kind: "late", seq } : null;
+  }
+  const longMove = due - move.since.getTime() > DAY;
+  if (longMove && t >= due - DAY && !sent.some((r) => r.kind === "due_soon")) return { kind: "due_soon", seq: 0 };
+  return null;
+}
+
+/** Who chooses what mail: every mail, a daily digest only, or none (mail that carries a required action always goes). */
+export const MAIL_PREFERENCES = ["every", "digest", "off"] as const;
+export type MailPreference = (typeof MAIL_PREFERENCES)[number];
+
+export const MAIL_PREFERENCE_LABELS: Record<MailPreference, string> = {
+  every: "Every mail: notices, reminders and the daily digest",
+  digest: "The daily digest only (and mail that needs me to act)",
+  off: "Only mail that needs me to act",
+};
+
+/** Whether a reminder goes to someone with this preference. */
+export const remindsWith = (p: MailPreference) => p === "every";
+/** Whether the daily digest goes to someone with this preference. */
+export const digestsWith = (p: MailPreference) => p !== "off";

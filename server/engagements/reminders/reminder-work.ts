@@ -1,0 +1,27 @@
+/**
+ * The reminder-and-digest tick as the worker runs it (a PeriodicWork of
+ * server/migration/engine/work.ts): every few minutes (FERRY_REMINDERS_EVERY_MS, 5 by default)
+ * each worker sends what is due (send-reminders.ts); the keys written with each mail make it once
+ * across any number of workers, and a worker that was down catches up on its next tick.
+ */
+import type { PeriodicWork } from "@/server/migration/engine/work";
+import type { NotifyConfig } from "../waiting/notify";
+import { sendRemindersAndDigests } from "./send-reminders";
+
+export const REMINDERS = "reminders";
+
+export type ReminderWorkOptions = { notify: NotifyConfig; everyMs?: number; now?: () => Date };
+
+export function reminderWork(options: ReminderWorkOptions): PeriodicWork {
+  return {
+    name: REMINDERS,
+    everyMs: options.everyMs ?? 5 * 60_000,
+    start: (ctx) => ({
+      async tick() {
+        const done = await sendRemindersAndDigests(ctx.database, options.notify, options.now?.() ?? new Date());
+        return done.reminders + done.digests;
+      },
+      close: async () => {},
+    }),
+  };
+}
