@@ -138,6 +138,8 @@ describe("three worker processes on one database", () => {
     expect((await sb.control.releaseSyncs(slow.sandboxClientId!)).released).toBeGreaterThan(0);
     await until("the survivor to finish the test", async () => (await runNow(runId)).status, (s) => s === "passed", 90_000);
     expect(await onService(slow)).toEqual([{ companies: 1, connections: 1 }]);
+    // The item's lease is let go just after the run's end is written (its own step): wait for it.
+    await until("the item's lease to be let go", async () => (await itemNow(itemId)).leaseOwner, (o) => o === null, 10_000);
     expect(await itemNow(itemId)).toMatchObject({ state: "verified", leaseOwner: null });
 
     // A bulk run carried out by the two left: its coordinator is killed mid-run.
