@@ -52,9 +52,11 @@ export const schemaDescription: SchemaDescription = {
       mailPreference: c.text("mail_preference", "MAIL_PREFERENCES").notNull().default("every").doc("Which mail the person wants: every mail, the daily digest only, or only mail that needs them to act (core/engagements/reminders.ts)."),
       sessionVersion: c.integer("session_version").notNull().default(0).doc("Carried in every session token; a token with another version is refused. Bumped on sign-out,", "\"sign out everywhere\", password change and deactivation, so those end every session at once."),
       lastSignInAt: c.moment("last_sign_in_at"),
+      calendarFeedHash: c.text("calendar_feed_hash").doc("SHA-256 of the secret in the person's window calendar feed URL (.ics); null until they make one. Resetting it replaces it."),
+      calendarFeedToken: c.text("calendar_feed_token").doc("The same secret, encrypted at rest, so the person can copy their feed URL again."),
       createdAt: c.createdAt(),
     },
-    extras: [uniqueIndex("users_email_unique", "email"), index("users_org_idx", "organizationId")],
+    extras: [uniqueIndex("users_email_unique", "email"), index("users_org_idx", "organizationId"), uniqueIndex("users_calendar_feed_unique", "calendarFeedHash")],
   }),
   table("invitations", "invitations", {
     columns: {
@@ -243,13 +245,15 @@ export const schemaDescription: SchemaDescription = {
       endsAt: c.moment("ends_at").notNull(),
       estimateSeconds: c.integer("estimate_seconds").notNull().doc("The duration estimate when it was proposed (seconds), and its inputs and formula."),
       estimate: c.json("estimate", "Record<string, unknown>").notNull(),
+      estimateRequests: c.integer("estimate_requests").doc("Service requests the migration was estimated to make when proposed (the estimate's total calls), for the calendar's quota check."),
+      estimateCompanies: c.integer("estimate_companies").doc("Companies the estimate counted when proposed."),
       note: c.text("note"),
       proposedById: c.text("proposed_by_id").references("users", "id"),
       proposedAt: c.moment("proposed_at").notNull(),
       decidedById: c.text("decided_by_id").references("users", "id"),
       decidedAt: c.moment("decided_at"),
     },
-    extras: [index("window_proposals_engagement_idx", "engagementId", "proposedAt")],
+    extras: [index("window_proposals_engagement_idx", "engagementId", "proposedAt"), index("window_proposals_time_idx", "startsAt", "endsAt").comment("The calendar: windows that meet a week or month.")],
   }),
   table("windowDeclines", "window_declines", {
     doc: ["Step 2: the customer declines the windows support proposed, with a reason and (optionally) times", "that would suit; support answers with new proposals (a proposal after it answers it)."],
@@ -362,6 +366,15 @@ export const schemaDescription: SchemaDescription = {
       sentAt: c.moment("sent_at").notNull(),
     },
     extras: [primaryKey("userId", "day")],
+  }),
+  table("weeklyDigestsSent", "weekly_digests_sent", {
+    doc: "Each customer's weekly digest of their organisation's engagements, once a week (the UTC Monday), written in the transaction that queues its mail.",
+    columns: {
+      userId: c.text("user_id").notNull().references("users", "id", { onDelete: "cascade" }),
+      week: c.text("week").notNull().doc("The week's UTC Monday, YYYY-MM-DD."),
+      sentAt: c.moment("sent_at").notNull(),
+    },
+    extras: [primaryKey("userId", "week")],
   }),
   table("watches", "watches", {
     doc: ["What is watched on an engagement after its bulk run: companies waiting for their end customers", "to reconnect, and for `hypercareDays` after the handover every migrated connection, once a day.", "Claimed by a worker under a lease, as runs are."],

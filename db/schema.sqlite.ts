@@ -69,11 +69,16 @@ export const users = sqliteTable(
      */
     sessionVersion: integer("session_version").notNull().default(0),
     lastSignInAt: integer("last_sign_in_at", { mode: "timestamp_ms" }),
+    /** SHA-256 of the secret in the person's window calendar feed URL (.ics); null until they make one. Resetting it replaces it. */
+    calendarFeedHash: text("calendar_feed_hash"),
+    /** The same secret, encrypted at rest, so the person can copy their feed URL again. */
+    calendarFeedToken: text("calendar_feed_token"),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("users_email_unique").on(t.email),
     index("users_org_idx").on(t.organizationId),
+    uniqueIndex("users_calendar_feed_unique").on(t.calendarFeedHash),
   ],
 );
 
@@ -421,6 +426,10 @@ export const windowProposals = sqliteTable(
     /** The duration estimate when it was proposed (seconds), and its inputs and formula. */
     estimateSeconds: integer("estimate_seconds").notNull(),
     estimate: text("estimate", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** Service requests the migration was estimated to make when proposed (the estimate's total calls), for the calendar's quota check. */
+    estimateRequests: integer("estimate_requests"),
+    /** Companies the estimate counted when proposed. */
+    estimateCompanies: integer("estimate_companies"),
     note: text("note"),
     proposedById: text("proposed_by_id").references(() => users.id),
     proposedAt: integer("proposed_at", { mode: "timestamp_ms" }).notNull(),
@@ -429,6 +438,8 @@ export const windowProposals = sqliteTable(
   },
   (t) => [
     index("window_proposals_engagement_idx").on(t.engagementId, t.proposedAt),
+    // The calendar: windows that meet a week or month.
+    index("window_proposals_time_idx").on(t.startsAt, t.endsAt),
   ],
 );
 
@@ -607,6 +618,20 @@ export const digestsSent = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.day] }),
+  ],
+);
+
+/** Each customer's weekly digest of their organisation's engagements, once a week (the UTC Monday), written in the transaction that queues its mail. */
+export const weeklyDigestsSent = sqliteTable(
+  "weekly_digests_sent",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** The week's UTC Monday, YYYY-MM-DD. */
+    week: text("week").notNull(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.week] }),
   ],
 );
 

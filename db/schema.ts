@@ -28,6 +28,7 @@ export const windowProposals = chosen.windowProposals;
 export const windowDeclines = chosen.windowDeclines;
 export const remindersSent = chosen.remindersSent;
 export const digestsSent = chosen.digestsSent;
+export const weeklyDigestsSent = chosen.weeklyDigestsSent;
 export const engagementRequests = chosen.engagementRequests;
 export const migrationRuns = chosen.migrationRuns;
 export const serviceCalls = chosen.serviceCalls;
