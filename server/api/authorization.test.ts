@@ -81,6 +81,7 @@ const TABLE: Record<string, Row> = {
     audience: "staff",
     input: (f) => ({ engagementId: f.engA, windows: [{ startsAt: new Date(Date.now() + 86_400_000), endsAt: new Date(Date.now() + 2 * 86_400_000) }] }),
   },
+  "windows.checkOverlaps": { audience: "staff", input: (f) => ({ engagementId: f.engA, windows: [{ startsAt: new Date(Date.now() + 86_400_000), endsAt: new Date(Date.now() + 2 * 86_400_000) }] }) },
   "windows.withdraw": { audience: "staff", input: (f) => ({ engagementId: f.engA, windowId: "no-such-window" }) },
   "windows.accept": { audience: "customer", input: (f) => ({ engagementId: f.engA, windowId: "no-such-window" }) },
   "windows.reschedule": { audience: "staff", input: (f) => ({ engagementId: f.engA, reason: "Customer asked" }) },
@@ -111,6 +112,9 @@ const TABLE: Record<string, Row> = {
   "lastMile.markDropsSeen": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "portfolio.get": { audience: "staff", input: () => ({}) },
   "portfolio.workload": { audience: "staff", input: () => undefined },
+  "calendar.get": { audience: "staff", input: () => ({ view: "week", scope: "everyone", day: "2026-12-07" }) },
+  "calendar.feed": { audience: "staff", input: () => undefined },
+  "calendar.resetFeed": { audience: "staff", input: () => undefined },
   "tests.items": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   // engA has no companies yet: refused past the access check.
   "tests.start": { audience: "staff", input: (f) => ({ engagementId: f.engA, kind: "rehearsal" }) },

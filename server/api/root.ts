@@ -8,6 +8,7 @@ import { handoverRouter } from "./routers/handover";
 import { intakeRouter } from "./routers/intake";
 import { lastMileRouter } from "./routers/last-mile";
 import { portfolioRouter } from "./routers/portfolio";
+import { calendarRouter } from "./routers/calendar";
 import { platformsRouter } from "./routers/platforms";
 import { requestsRouter } from "./routers/requests";
 import { supplementaryRouter } from "./routers/supplementary";
@@ -31,6 +32,7 @@ export const appRouter = createTRPCRouter({
   handover: handoverRouter,
   lastMile: lastMileRouter,
   portfolio: portfolioRouter,
+  calendar: calendarRouter,
   tests: testsRouter,
   bulk: bulkRouter,
   supplementary: supplementaryRouter,

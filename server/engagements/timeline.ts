@@ -83,6 +83,7 @@ const accountWords = {
   "invitation.revoked": () => "Revoked the invitation",
   "user.sessions_ended": (ev) => ev.after.by === "self" ? "Signed out everywhere" : "Signed the user out everywhere",
   "user.password_changed": () => "Changed their password",
+  "user.calendar_feed_reset": (ev) => (ev.before.hadFeed ? "Reset their calendar feed URL (the old one stopped working)" : "Made a calendar feed URL"),
   "outbox.link_revealed": (ev) => `Showed the invitation link mailed to ${ev.after.to}`,
   "invitation.accepted": (ev) => `${ev.after.name} accepted the invitation`,
 } satisfies Partial<Describers>;

@@ -114,7 +114,7 @@ const count = (n: number, one: string, other: string) => `${nf.format(n)} ${plur
  * linked company raises the quota by `perConnectedCompany`, so when a company costs no more than
  * that the quota never runs out; otherwise k = quota(connected) ÷ (calls − perConnectedCompany).
  */
-function quotaDays(params: { companies: number; calls: number; limits: ServiceLimits; connected: number }): number | null {
+export function quotaDays(params: { companies: number; calls: number; limits: ServiceLimits; connected: number }): number | null {
   const { limits, calls } = params;
   if (limits.target !== "service") return null;
   if (params.companies === 0) return 0;

@@ -180,6 +180,8 @@ export const AUDIT_EVENTS = {
     after: z.object({ by: z.enum(["self", "admin"]) }),
   },
   "user.password_changed": { target: "user", before: NONE, after: NONE },
+  /** A new secret calendar feed URL (the old one stops working). */
+  "user.calendar_feed_reset": { target: "user", before: z.object({ hadFeed: z.boolean() }), after: NONE },
   "outbox.link_revealed": {
     target: "mail",
     before: NONE,

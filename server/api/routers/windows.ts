@@ -11,7 +11,10 @@ import {
   ZDeclineWindowsResponse,
   ZWindowPlanResponse,
   ZWindowRequest,
+  ZCheckOverlapsRequest,
+  ZCheckOverlapsResponse,
 } from "./windows.types";
+import { checkProposalOverlaps } from "@/server/engagements/calendar/check-proposal";
 
 export const windowsRouter = createTRPCRouter({
   /** The duration estimate with its formula and inputs, every window, and what the viewer may do. */
@@ -26,6 +29,11 @@ export const windowsRouter = createTRPCRouter({
       const result = await proposeWindow(ctx.database, { sandbox: ctx.config.sandbox, notify: ctx.config }, ctx.actor, input);
       return { windowIds: result.windowIds };
     }),
+  /** Before proposing: would these windows overfill the target with other engagements' windows there? */
+  checkOverlaps: staffEngagementProcedure
+    .input(ZCheckOverlapsRequest)
+    .output(ZCheckOverlapsResponse)
+    .query(({ ctx, input }) => checkProposalOverlaps(ctx.database, { sandbox: ctx.config.sandbox }, ctx.actor, input)),
   /** Support withdraws a proposed window. */
   withdraw: staffEngagementProcedure
     .input(ZWindowRequest)

@@ -1,6 +1,7 @@
 /** Request and response schemas of step 2's procedures. */
 import { z } from "zod";
-import { ZDeclineWindows, ZProposeWindows, ZWindowPlan } from "@/core/engagements/window-schemas";
+import { MAX_WINDOWS_PER_PROPOSAL, ZDeclineWindows, ZProposeWindows, ZWindowPlan } from "@/core/engagements/window-schemas";
+import { ZProposalOverlaps } from "@/core/engagements/calendar-schemas";
 import { ZStepNumber } from "@/core/engagements/schemas";
 
 export const ZWindowPlanResponse = ZWindowPlan;
@@ -11,3 +12,5 @@ export const ZRescheduleRequest = z.object({ reason: z.string().trim().min(1, "G
 export const ZRescheduleResponse = z.object({ changed: z.array(ZStepNumber) });
 export const ZDeclineWindowsRequest = ZDeclineWindows;
 export const ZDeclineWindowsResponse = z.object({ declineId: z.string() });
+export const ZCheckOverlapsRequest = z.object({ windows: z.array(z.object({ startsAt: z.date(), endsAt: z.date() })).min(1).max(MAX_WINDOWS_PER_PROPOSAL) });
+export const ZCheckOverlapsResponse = ZProposalOverlaps;

@@ -61,6 +61,8 @@ export async function proposeWindow(
         endsAt: w.endsAt,
         estimateSeconds: Math.ceil(estimated.estimate.totalSeconds),
         estimate: { ...estimated.view },
+        estimateRequests: estimated.estimate.totalCalls,
+        estimateCompanies: estimated.view.companies,
         note,
         proposedById: actor.id,
         proposedAt: at,

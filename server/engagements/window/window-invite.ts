@@ -24,7 +24,7 @@ import { findWindow } from "./window-repository";
  * (^n) and a caret (^^) through, and calendar programs that know it show the name as typed.
  * The package adds the DQUOTEs (and would only backslash a quote, which RFC 5545 does not know).
  */
-function icsParamValue(value: string): string {
+export function icsParamValue(value: string): string {
   return (
     value
       .replace(/\^/g, "^^")
@@ -40,7 +40,7 @@ function icsParamValue(value: string): string {
  * then escapes with backslashes, semicolons and commas (RFC 5545 §3.3.11); other control characters
  * dropped.
  */
-function icsText(value: string): string {
+export function icsText(value: string): string {
   return value.replace(/\r\n|\r|\u2028|\u2029/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
 }
 
