@@ -236,7 +236,7 @@ test("the handover of 25 companies, three waiting for their end customers", asyn
 });
 
 const OTHER_PAGES: { who: Credentials; label: string; paths: string[] }[] = [
-  { who: DEMO.admin, label: "admin", paths: ["/portfolio", "/portfolio?group=owner", "/workload", "/engagements", "/engagements?waiting=support", "/engagements/new", "/admin/users", "/admin/organizations", "/admin/invitations", "/admin/outbox", "/admin/targets"] },
+  { who: DEMO.admin, label: "admin", paths: ["/portfolio", "/portfolio?group=owner", "/workload", "/calendar?scope=everyone", "/calendar?view=month&scope=everyone", "/engagements", "/engagements?waiting=support", "/engagements/new", "/admin/users", "/admin/organizations", "/admin/invitations", "/admin/outbox", "/admin/targets"] },
   { who: DEMO.carol, label: "customer", paths: ["/portal"] },
 ];
 

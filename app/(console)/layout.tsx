@@ -8,7 +8,7 @@ import { getCaller } from "@/app/_trpc/server";
 import { requireStaff } from "./console-access";
 
 /**
- * The console's own sections: the portfolio (support's home), every engagement, and the count of
+ * The console's own sections: the portfolio (support's home, which links the workload and the window calendar), every engagement, and the count of
  * engagements in support's queue (read with the page, kept current in the browser). A new
  * engagement is opened from the engagement list's header.
  */

@@ -23,9 +23,14 @@ export default async function PortfolioPage({ searchParams }: { searchParams: Se
         title="Portfolio"
         description="Every open engagement, most urgent first: whose move, when it is due, the next window and the projected finish."
         actions={
-          <Link href="/workload" className={buttonClasses({ variant: "secondary" })}>
-            Workload by person
-          </Link>
+          <>
+            <Link href="/calendar" className={buttonClasses({ variant: "secondary" })}>
+              Window calendar
+            </Link>
+            <Link href="/workload" className={buttonClasses({ variant: "secondary" })}>
+              Workload by person
+            </Link>
+          </>
         }
       />
       <PortfolioView />

@@ -34,7 +34,7 @@ const support = () => callerAs(t.database, p.support, config());
 const flow = () => ({ db: t.database, config: config(), support: p.support, customer: p.customerA });
 
 /** An engagement of organisation A on the slow target, with four companies accepted (48 requests: 4 × (5 + 7 polls)). */
-async function engagementOnTarget(platformKey = "qhyg") {
+async function engagementOnTarget(platformKey: "qhyg" | "fbrh" = "qhyg") {
   const id = (await support().engagements.create({ organizationId: p.orgA, platformKey })).id;
   await support().targets.assign({ engagementId: id, serviceTargetId: targetId });
   await completeIntake(flow(), { engagementId: id, companies: sampleCompanies(platformKey, 4) });

@@ -1,5 +1,5 @@
 "use client";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useFieldArray } from "react-hook-form";
 import { UtcTimeField } from "@/app/_components/intake/utc-time-field";
@@ -18,6 +18,7 @@ import { useTRPC } from "@/app/_trpc/react";
 import { plural } from "@/core/words";
 import { formatUtcField, parseUtcField, windowFromFields, ZProposeWindowsForm } from "@/app/_lib/utc-time";
 import { MAX_WINDOWS_PER_PROPOSAL } from "@/core/engagements/window-schemas";
+import type { Overlap } from "@/core/engagements/calendar-schemas";
 
 /** Step 2 in the console: the estimate, the windows proposed so far, proposing more, rescheduling the agreed one. */
 export function ConsoleStep2Panel({ engagement, step, announce }: { engagement: EngagementDetail; step: StepView; announce: Announce }) {
@@ -118,6 +119,10 @@ function ProposeForm({
   const trpc = useTRPC();
   const invalidate = useFlowInvalidation(engagement.id);
   const propose = useMutation(trpc.windows.propose.mutationOptions());
+  const queryClient = useQueryClient();
+  // Windows that would overfill the target with other engagements' windows: shown before sending, then sent on a second press.
+  const [warning, setWarning] = useState<{ times: string; flags: (Overlap | null)[] } | null>(null);
+  const [checking, setChecking] = useState(false);
   const start = initial?.length
     ? initial.slice(0, MAX_WINDOWS_PER_PROPOSAL).map((w) => ({ startsAt: formatUtcField(w.startsAt), endsAt: formatUtcField(w.endsAt) }))
     : [suggestedWindow(plan)];
@@ -125,14 +130,22 @@ function ProposeForm({
   const windows = useFieldArray({ control: form.control, name: "windows" });
   const values = form.watch("windows");
   const estimate = plan.estimate?.totalSeconds ?? 0;
+  // The warning stands for the times it was given for: any change of times asks again.
+  const timesKey = JSON.stringify(values);
+  const warned = warning?.times === timesKey ? warning.flags : null;
 
   const onSubmit = form.handleSubmit(async (v) => {
     try {
-      await propose.mutateAsync({
-        engagementId: engagement.id,
-        windows: v.windows.map(windowFromFields),
-        note: v.note || undefined,
-      });
+      const times = v.windows.map(windowFromFields);
+      if (!warned) {
+        setChecking(true);
+        const check = await queryClient.fetchQuery({ ...trpc.windows.checkOverlaps.queryOptions({ engagementId: engagement.id, windows: times }), staleTime: 0 }).finally(() => setChecking(false));
+        if (check.windows.some(Boolean)) {
+          setWarning({ times: timesKey, flags: check.windows });
+          return;
+        }
+      }
+      await propose.mutateAsync({ engagementId: engagement.id, windows: times, note: v.note || undefined });
       await invalidate();
       form.reset({ windows: [suggestedWindow(plan)], note: "" });
       announce({ tone: "success", text: `Proposed ${plural(v.windows.length, { one: "the window", other: `${v.windows.length} windows` })}; the customer is mailed to accept one.` });
@@ -187,8 +200,22 @@ function ProposeForm({
       <Field label="Note for the customer" hint="Optional; sent with the proposal.">
         {(p) => <Textarea {...p} rows={2} {...form.register("note")} />}
       </Field>
-      <Button type="submit" pending={propose.isPending}>
-        Propose to the customer
+      {warned ? (
+        <Notice tone="warning" title="These times would overfill the service target with other engagements' windows">
+          <ul className="list-disc space-y-1 pl-5">
+            {warned.map((f, i) =>
+              f ? (
+                <li key={i}>
+                  Window {i + 1}: {f.text}
+                </li>
+              ) : null,
+            )}
+          </ul>
+          <p className="mt-2">Choose other times, or propose them anyway: the runs would share the target&apos;s limits and take longer.</p>
+        </Notice>
+      ) : null}
+      <Button type="submit" pending={checking || propose.isPending}>
+        {warned ? "Propose anyway" : "Propose to the customer"}
       </Button>
     </Form>
   );

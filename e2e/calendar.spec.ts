@@ -1,0 +1,81 @@
+/**
+ * The window calendar (issue 30, item 3) over the demo's windows: the first paint has them; week
+ * and month, mine and everyone's, stay in the URL; a window opens its details; the secret .ics
+ * feed is made, read by a calendar program (no session) and reset. (Its fit at 1366 and 390 and
+ * axe are checked with the console's other pages in engagement-page.spec.ts; overlap flags and the
+ * warning before proposing are proven through the procedures in calendar.test.ts.)
+ */
+import { DEMO, expect, signIn, test } from "./fixtures";
+
+type Calendar = { windows: { reference: string; organizationName: string; platformName: string; ownerName: string; startsAt: string | Date; status: string }[] };
+
+test("the calendar shows the team's windows by week or month, and each person's feed follows them", async ({ page, supportApi }) => {
+  // Acme's agreed QuickBooks window (Sam's) and Bluebird's proposed Shopify windows (Priya's) fall on the same weekend.
+  const today = new Date().toISOString().slice(0, 10);
+  const nextMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+  const seen = [
+    ...(await supportApi.query<Calendar>("calendar.get", { view: "month", scope: "everyone", day: today })).windows,
+    ...(await supportApi.query<Calendar>("calendar.get", { view: "month", scope: "everyone", day: nextMonth })).windows,
+  ];
+  const qbo = seen.find((w) => w.organizationName === "Acme Lending" && w.platformName === "QuickBooks Online")!;
+  const shopify = seen.find((w) => w.platformName === "Shopify")!;
+  const day = new Date(qbo.startsAt).toISOString().slice(0, 10);
+
+  await signIn(page, DEMO.sam);
+  // The first paint: the server's HTML already holds the week's windows.
+  const html = await (await page.request.get(`/calendar?day=${day}&scope=everyone`)).text();
+  expect(html).toContain(qbo.reference);
+  expect(html).toContain(shopify.reference);
+
+  await page.goto("/portfolio");
+  await page.getByRole("link", { name: "Window calendar" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Window calendar" })).toBeVisible();
+  await page.goto(`/calendar?day=${day}`);
+  const list = page.getByRole("table", { name: /^Windows, / });
+  // Mine: Sam's agreed QuickBooks window, not Priya's Shopify ones.
+  await expect(list.getByRole("row").filter({ hasText: qbo.reference })).toContainText("Agreed");
+  await expect(list.getByText(shopify.reference)).toHaveCount(0);
+  await page.getByRole("group", { name: "Whose windows" }).getByRole("button", { name: "Everyone's" }).click();
+  await expect(page).toHaveURL(/[?&]scope=everyone/);
+  await expect(page.getByRole("button", { name: "Everyone's", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await expect(list.getByRole("row").filter({ hasText: shopify.reference }).first()).toContainText("Proposed");
+  await expect(list.getByRole("row").filter({ hasText: shopify.reference }).first()).toContainText("Priya Support");
+
+  // A window in the grid opens its details: target, estimate and requests.
+  await page.locator(".rbc-event", { hasText: qbo.reference }).first().click();
+  const detail = page.getByRole("region", { name: `Window of ${qbo.reference}` });
+  await expect(detail).toContainText(/requests, \d+ companies/);
+  await expect(detail).toContainText("Owner Sam Support");
+
+  await page.getByRole("group", { name: "View" }).getByRole("button", { name: "Month" }).click();
+  await expect(page).toHaveURL(/[?&]view=month/);
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Month", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await expect(list.getByRole("row").filter({ hasText: qbo.reference })).toBeVisible();
+  await page.getByRole("button", { name: "Next month" }).click();
+  await expect(page).toHaveURL(/[?&]day=\d{4}-\d{2}-01/);
+
+  // The feed: made, read without a session, reset (the old address then opens nothing).
+  await page.getByRole("button", { name: "Make my feed URL" }).click();
+  const feed = page.getByRole("region", { name: "Subscribe in your calendar" });
+  const url = (await feed.locator("code").textContent())!;
+  expect(url).toMatch(/\/api\/calendar\/[A-Za-z0-9_-]+\.ics$/);
+  const path = new URL(url).pathname;
+  const anonymous = await page.context().browser()!.newContext({ baseURL: new URL(page.url()).origin });
+  try {
+    const ics = await anonymous.request.get(path);
+    expect(ics.status()).toBe(200);
+    expect(ics.headers()["content-type"]).toContain("text/calendar");
+    const text = (await ics.text()).replace(/\r\n /g, "");
+    expect(text).toContain(`${qbo.reference} migration window`);
+    expect(text).not.toContain(shopify.reference);
+
+    await feed.getByRole("button", { name: "Reset URL" }).click();
+    await page.getByRole("dialog", { name: "Reset your calendar feed URL?" }).getByRole("button", { name: "Reset URL" }).click();
+    await expect(feed.locator("code")).not.toHaveText(url);
+    expect((await anonymous.request.get(path)).status()).toBe(404);
+    expect((await anonymous.request.get(new URL((await feed.locator("code").textContent())!).pathname)).status()).toBe(200);
+  } finally {
+    await anonymous.close();
+  }
+});
