@@ -38,8 +38,14 @@ afterEach(async () => {
   await bed.sb.control.setFaults({ maintenance: false, errorRate: 0, rateLimitPerSecond: null, quotaPerDay: false, requestsPerMinute: null });
 });
 
+/**
+ * Workers without the hypercare watch (watch.test.ts and watcher-races.test.ts test it): every run
+ * this file completes starts a watch, and a later test's worker would look at it through a pacer of
+ * its own; in a maintenance window that pacer holds the look for the 503's Retry-After (30 s), and
+ * stopping the worker after the test waits for it.
+ */
 const worker = (owner?: string) => {
-  const w = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, bulk: { timings: TIMINGS }, ...(owner ? { owner } : {}) });
+  const w = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, leaseMs: 2_000, idleMs: 50, policy: FAST, bulk: { timings: TIMINGS }, watch: false, ...(owner ? { owner } : {}) });
   running.push(w);
   return w;
 };

@@ -29,6 +29,7 @@ import { requestTestRun } from "../test-run/request-test-run";
 import { findRun } from "./run-repository";
 import { readyEngagement, type ReadyEngagement } from "../../testing/ready-engagement";
 import type { SyncMode } from "@/server/sandbox/controls/control-client";
+import { workerNodeArgs } from "../../../scripts/worker-node.mjs";
 
 const KEY_SPEC = generateKeySpec("proc");
 const ring = keyRingFrom(KEY_SPEC);
@@ -44,8 +45,9 @@ let people: People;
 const started: WorkerProcess[] = [];
 
 function startWorker(): WorkerProcess {
-  // Its own process group, so SIGKILL reaches tsx's node child too.
-  const child = spawn(path.join(process.cwd(), "node_modules", ".bin", "tsx"), ["server/migration/worker-main.ts"], {
+  // Started as `npm run worker` and `npm start` start it (one Node process with tsx's loader, not
+  // tsx's command line and the Node child it would start), in its own process group.
+  const child = spawn(process.execPath, workerNodeArgs(path.join("server", "migration", "worker-main.ts")), {
     cwd: process.cwd(),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
