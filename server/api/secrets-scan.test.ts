@@ -6,11 +6,12 @@
  * raw database file (after a WAL checkpoint) are scanned for the known secrets. None may be there
  * in plain text; masks show at most the last four characters.
  */
+import { sqliteClientOf } from "@/db/database";
 import { DEFAULT_CLOCK_TARGETS } from "@/core/engagements/clocks";
 import fs from "node:fs";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { eq, getTableName, is, sql, Table } from "drizzle-orm";
+import { eq, getTableName, is, Table } from "drizzle-orm";
 import * as schema from "@/db/schema";
 import { databaseDialect } from "@/db/dialect";
 import { auditEvents, mailOutbox, migrationItems, migrationRuns, supplementaryRows } from "@/db/schema";
@@ -253,7 +254,7 @@ describe("submitted secrets", () => {
 
   // About SQLite's own file (free pages, the write-ahead log); on PostgreSQL the rows above are what can be read.
   it.skipIf(databaseDialect() !== "sqlite")("appear nowhere in the raw SQLite file after a WAL checkpoint", async () => {
-    await t.db.run(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+    sqliteClientOf(t.database)!.pragma("wal_checkpoint(TRUNCATE)");
     for (const file of [t.file!, `${t.file!}-wal`]) {
       if (!fs.existsSync(file)) continue;
       const bytes = fs.readFileSync(file);

@@ -54,7 +54,7 @@ async function stored() {
 
 /** A statement no query builder makes (the same SQL on both databases; each driver's own call to run it). */
 async function runStatement(statement: SQL): Promise<void> {
-  if (t.dialect === "sqlite") t.db.run(statement);
+  if (t.dialect === "sqlite") (t.db as unknown as { run(query: SQL): unknown }).run(statement);
   else await (t.db as unknown as { execute(query: SQL): Promise<unknown> }).execute(statement);
 }
 

@@ -3,8 +3,8 @@
  * @module-tag both-databases
  */
 import { describe, expect, it } from "vitest";
-import { eq, sql } from "drizzle-orm";
-import { readSteps } from "@/db/database";
+import { eq } from "drizzle-orm";
+import { readSteps, sqliteClientOf } from "@/db/database";
 import { engagements, intakeSubmissions, migrationItems } from "@/db/schema";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
@@ -120,7 +120,7 @@ describe("insertMigrationItems", () => {
       }
       // SQLite's file itself, write-ahead log checkpointed (PostgreSQL's files are not ours to read).
       if (t.dialect === "sqlite") {
-        await t.db.run(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+        sqliteClientOf(t.database)!.pragma("wal_checkpoint(TRUNCATE)");
         const raw = (await import("node:fs")).readFileSync(t.file!);
         for (const r of rows.slice(0, 50)) {
           expect(raw.includes(Buffer.from(r.credentials.accessToken!))).toBe(false);

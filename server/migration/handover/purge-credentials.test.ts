@@ -4,6 +4,7 @@
  * afterwards. PostgreSQL keeps old row versions until VACUUM (see docs/migration-engine.md, "The handover and the token purge"), so the bytes in its
  * files are no test of the purge there; its purge at once with others is in handover-pg.test.ts.
  */
+import { sqliteClientOf } from "@/db/database";
 import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { and, asc, count, eq, isNotNull } from "drizzle-orm";
@@ -185,7 +186,7 @@ describe.runIf(onSqlite)("the SQLite database file after a purge", () => {
     await support().handover.confirm({ engagementId: f.engagementId });
     await callerAs(t.database, p.customerA).handover.acknowledge({ engagementId: f.engagementId });
 
-    expect(t.db.$client.pragma("secure_delete", { simple: true })).toBe(1);
+    expect(sqliteClientOf(t.database)!.pragma("secure_delete", { simple: true })).toBe(1);
     const after = rawFile(t);
     for (const c of ciphertexts) expect(after.includes(c), `after purge: ${c.slice(0, 20)}…`).toBe(false);
     for (const s of plain) expect(after.includes(s)).toBe(false);
@@ -194,7 +195,7 @@ describe.runIf(onSqlite)("the SQLite database file after a purge", () => {
   });
 
   it("would keep them without secure_delete (why the database is opened with it)", async () => {
-    t.db.$client.pragma("secure_delete = OFF");
+    sqliteClientOf(t.database)!.pragma("secure_delete = OFF");
     const f = await seedHandover(t.database, p, { companies: Array.from({ length: 40 }, () => ({ state: "verified" as const })) });
     const { ciphertexts } = await secretsOf(t, f);
     await support().handover.confirm({ engagementId: f.engagementId });
