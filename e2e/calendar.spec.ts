@@ -5,7 +5,7 @@
  * axe are checked with the console's other pages in engagement-page.spec.ts; overlap flags and the
  * warning before proposing are proven through the procedures in calendar.test.ts.)
  */
-import { DEMO, expect, signIn, test } from "./fixtures";
+import { DEMO, expect, signIn, test, uniqueSuffix, type Engagement } from "./fixtures";
 
 type Calendar = { windows: { reference: string; organizationName: string; platformName: string; ownerName: string; startsAt: string | Date; status: string }[] };
 
@@ -78,4 +78,53 @@ test("the calendar shows the team's windows by week or month, and each person's 
   } finally {
     await anonymous.close();
   }
+});
+
+test("proposing a window that would overfill the target with another engagement's warns with the numbers first", async ({ page, factory, adminApi, supportApi }) => {
+  // One request a minute on the organisation's target: an hour allows 60; each migration of four companies needs 48.
+  const org = await factory.organization("Overlap Org");
+  const customer = await factory.customerUser(org);
+  const target = await adminApi.mutation<{ id: string }>("targets.create", {
+    name: `Overlap production ${uniqueSuffix()}`,
+    baseUrl: "https://api.codat.io",
+    apiKey: `overlap-key-${uniqueSuffix()}`,
+    kind: "service",
+    organizationId: org.id,
+    requestsPerMinute: 1,
+  });
+  const made: Engagement[] = [];
+  for (const platformKey of ["qhyg", "fbrh"] as const) {
+    const engagement = await factory.engagement({ organizationId: org.id, platformKey });
+    await supportApi.mutation("targets.assign", { engagementId: engagement.id, serviceTargetId: target.id });
+    await factory.detailsAccepted({ engagement, customer, platformKey, companies: 4 });
+    made.push(engagement);
+  }
+  const [first, second] = made as [Engagement, Engagement];
+  const day = new Date(Date.now() + 10 * 86_400_000);
+  const startsAt = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), 9));
+  await supportApi.mutation("windows.propose", { engagementId: first.id, windows: [{ startsAt, endsAt: new Date(startsAt.getTime() + 3_600_000) }] });
+
+  await signIn(page, DEMO.sam);
+  await page.goto(`/engagements/${second.id}?step=2`);
+  const form = page.getByRole("form", { name: "Propose migration windows" });
+  const field = (d: Date) => `${d.getUTCDate()} ${d.toLocaleString("en-GB", { month: "short", timeZone: "UTC" })} ${d.getUTCFullYear()}, ${String(d.getUTCHours()).padStart(2, "0")}:00`;
+  // The form is ready once it shows Ferry's suggestion (a Saturday night).
+  await expect(form.getByLabel("Window 1 start (UTC)")).toHaveValue(/^\d{1,2} \w{3} \d{4}, 22:00$/);
+  await form.getByLabel("Window 1 start (UTC)").fill(field(startsAt));
+  await form.getByLabel("Window 1 end (UTC)").fill(field(new Date(startsAt.getTime() + 3_600_000)));
+  await form.getByRole("button", { name: "Propose to the customer" }).click();
+  const warning = form.getByRole("status").filter({ hasText: "would overfill the service target" });
+  await expect(warning).toContainText(`Window 1: With ${first.reference}`);
+  await expect(warning).toContainText("96 requests are needed");
+  await expect(warning).toContainText("the per-address limit allows 60 in that time");
+  // Nothing was sent yet; a second press sends it.
+  expect((await supportApi.query<{ windows: unknown[] }>("windows.plan", { engagementId: second.id })).windows).toEqual([]);
+  await form.getByRole("button", { name: "Propose anyway" }).click();
+  await expect(page.getByText(/Proposed the window; the customer is mailed to accept one\./)).toBeVisible();
+  // The calendar flags both.
+  await page.goto(`/calendar?scope=everyone&day=${startsAt.toISOString().slice(0, 10)}`);
+  const list = page.getByRole("table", { name: /^Windows, / });
+  const row = (reference: string) => list.getByRole("row").filter({ has: page.getByRole("link", { name: reference, exact: true }) });
+  await expect(row(second.reference)).toContainText("Overlap: rate limit");
+  await expect(row(first.reference)).toContainText(`With ${second.reference}`);
 });
