@@ -2,7 +2,8 @@
  * The window calendar through createCaller on a real database: a week and a month of windows,
  * the viewer's own and everyone's, overlap flags with their numbers when windows on one target
  * need more than its limits allow, the warning before proposing, and the secret .ics feed with its
- * reset.
+ * reset. The week-and-month test is tagged both-databases: the calendar's read (windows meeting a
+ * range, joined to their engagements and targets) runs on PostgreSQL too.
  */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -52,7 +53,7 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 describe("the window calendar", () => {
-  it("shows each window with its engagement, target and estimated requests, and flags two that overfill their target together", async () => {
+  it("shows each window with its engagement, target and estimated requests, and flags two that overfill their target together", { tags: ["both-databases"] }, async () => {
     const a = await engagementOnTarget();
     const b = await engagementOnTarget("fbrh");
     await support().windows.propose({ engagementId: a, windows: [{ startsAt: at(0), endsAt: at(1) }] });
