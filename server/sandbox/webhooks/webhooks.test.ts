@@ -4,7 +4,10 @@
  * `standardwebhooks` package as Ferry will), filtering by event type and company tag, the retry
  * schedule on the sandbox clock, disabling, replay, and the fault switches.
  */
+import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -422,5 +425,36 @@ describe("delivery", () => {
     const [forged] = await waitForEvents(1);
     if (!forged) throw new Error("no event");
     expect(() => new Webhook(consumer.secret).verify(forged.body, forged.headers)).toThrow(/signature/i);
+  });
+
+  it("keeps consumers and queued messages in the sandbox's file: a message due after a restart is sent then", async () => {
+    const apiKey = await newClient();
+    const consumer = await createConsumer(apiKey, { eventTypes: ["connection.connected"] });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-webhooks-"));
+    const dbFile = path.join(dir, "sandbox.db");
+    let own = await startTestSandbox({ dbFile, webhookTickMs: 20 });
+    try {
+      const ownKey = (await own.control.createClient({ plan: "paid" })).apiKey;
+      const created = await call(own, { method: "POST", path: "/webhooks", apiKey: ownKey, body: { url: receiver.url, eventTypes: ["connection.connected"] } });
+      const secret = str(created.json, "secret");
+      await own.control.setFaults({ webhookDelaySeconds: 60 });
+      const tenant = await own.control.createTenant("fbrh", { name: "Restart Ltd" });
+      const companyId = await createCompany(own, ownKey, "Restart Ltd");
+      const connectionId = await createConnection(own, ownKey, companyId, "fbrh");
+      await call(own, { method: "PUT", path: `/companies/${companyId}/connections/${connectionId}/authorization`, apiKey: ownKey, body: tenant.credentials });
+      await own.close();
+      own = await startTestSandbox({ dbFile, webhookTickMs: 20 });
+      await settle(100);
+      expect(eventsOf()).toHaveLength(0);
+      await own.control.advanceClock({ seconds: 60 });
+      const [event] = await waitForEvents(1);
+      if (!event) throw new Error("no event");
+      expect(new Webhook(secret).verify(event.body, event.headers)).toMatchObject({ payload: { connection: { id: connectionId, status: "Linked" } } });
+      // The shared sandbox's own consumer saw nothing of the other sandbox.
+      expect((await sb.control.webhookDeliveries(consumer.id)).results).toEqual([]);
+    } finally {
+      await own.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
