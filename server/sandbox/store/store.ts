@@ -80,6 +80,14 @@ export function openStore(file: string) {
   let connectionChanges = 0;
   let observer: StoreObserver = NO_OBSERVER;
 
+  /**
+   * Runs a connection write with its observer's outbox rows as one unit: its own transaction, or a
+   * savepoint inside the caller's (better-sqlite3 nests them), so an event commits with its change.
+   */
+  const atomically = (fn: () => void): void => {
+    db.transaction(fn)();
+  };
+
   /** Notes a first Linked and tells the observer of a connection's write. */
   const connectionWritten = (before: ConnectionRow | undefined, after: ConnectionRow): void => {
     const firstLinked = after.status === "Linked" && connectionTable.markFirstLinked({ id: after.id, at: after.authorizedAt ?? after.createdAt });
@@ -100,23 +108,29 @@ export function openStore(file: string) {
     ...connectionTable,
     insert: (row: ConnectionRow): void => {
       connectionChanges += 1;
-      connectionTable.insert(row);
-      connectionWritten(undefined, row);
+      atomically(() => {
+        connectionTable.insert(row);
+        connectionWritten(undefined, row);
+      });
     },
     save: (row: ConnectionRow): void => {
       connectionChanges += 1;
-      const before = connectionTable.get(row.id);
-      connectionTable.save(row);
-      connectionWritten(before, row);
+      atomically(() => {
+        const before = connectionTable.get(row.id);
+        connectionTable.save(row);
+        connectionWritten(before, row);
+      });
     },
     /** Deletes the connection with its sync and write history. */
     delete: (id: string): void => {
       connectionChanges += 1;
-      const before = connectionTable.get(id);
-      pulls.deleteByConnection(id);
-      pushes.deleteByConnection(id);
-      connectionTable.delete(id);
-      if (before) observer.connectionDeleted(before);
+      atomically(() => {
+        const before = connectionTable.get(id);
+        pulls.deleteByConnection(id);
+        pushes.deleteByConnection(id);
+        connectionTable.delete(id);
+        if (before) observer.connectionDeleted(before);
+      });
     },
     /** A number that changes whenever a connection is written (a cache key, not a count). */
     changeCount: (): number => connectionChanges,
