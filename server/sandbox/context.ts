@@ -8,12 +8,15 @@ import type { FaultState } from "./domain/faults";
 import type { RateLimits } from "./domain/rate-limits";
 import type { Client } from "./domain/client-accounts";
 import type { CompanyRow, ConnectionRow, Store } from "./store/store";
+import type { WebhookEmitter } from "./webhooks/emitter";
 
 export type SandboxApp = {
   store: Store;
   clock: SandboxClock;
   faults: FaultState;
   rateLimits: RateLimits;
+  /** Makes webhook messages of state changes (also the store's observer). */
+  webhooks: WebhookEmitter;
   adminToken: string;
   /** Base URL of this sandbox (for linkUrl and redirect), known once it listens. */
   publicUrl: string;

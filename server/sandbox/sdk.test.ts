@@ -174,6 +174,29 @@ describe("the official SDK against the sandbox", () => {
     expect(list.results?.[0]?.pushOperationKey).toBe(key);
   });
 
+  it("manages webhook consumers through the SDK, and refuses a bad one as its ErrorMessage", async () => {
+    const { apiKey } = await sb.control.createClient({ plan: "paid" });
+    const codat = sdk(apiKey);
+    const created = await codat.webhooks.createConsumer({
+      url: "https://example.com/hooks",
+      eventTypes: ["connection.disconnected"],
+      companyTags: ["region:uk"],
+    });
+    expect(created).toEqual({
+      id: expect.any(String) as unknown,
+      url: "https://example.com/hooks",
+      eventTypes: ["connection.disconnected"],
+      companyTags: ["region:uk"],
+      disabled: false,
+    });
+    expect((await codat.webhooks.listConsumers()).results?.map((c) => c.id)).toEqual([created.id]);
+    await codat.webhooks.deleteConsumer({ webhookId: created.id ?? "" });
+    expect((await codat.webhooks.listConsumers()).results).toEqual([]);
+    const refused = await sdkError(codat.webhooks.createConsumer({ url: "not a url", eventTypes: ["connection.disconnected"] }));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.validation?.errors?.[0]?.itemId).toBe("url");
+  });
+
   it("surfaces the error cases as the SDK's ErrorMessage", async () => {
     const { apiKey } = await sb.control.createClient({ plan: "free" });
 

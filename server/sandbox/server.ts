@@ -4,6 +4,8 @@
  * Plain node:http; every response carries `X-Correlation-Id` (a new UUID),
  * every API response the three `X-Rate-Limit-*` headers.
  *
+ * Webhooks (webhooks/): state changes make messages in the store; a timer sends them.
+ *
  * API request pipeline, in order: latency fault → maintenance (503) → rate limit (429) →
  * route (404 / 405) → API key (401 / 403) → expired free account (402) → injected error (500) →
  * body (413 over 5 MB, 400 unreadable) → settle finished operations → handler. A client that
@@ -37,6 +39,8 @@ import { handleLinkRequest, LINK_HEADERS } from "./link/link-routes";
 import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
 import { openStore, type Store } from "./store/store";
+import { createWebhookDispatcher } from "./webhooks/dispatcher";
+import { createWebhookEmitter } from "./webhooks/emitter";
 
 export type SandboxOptions = {
   /** SQLite file; created with its folder if missing. */
@@ -53,6 +57,8 @@ export type SandboxOptions = {
   basePath?: string;
   /** Keep a paid demo client with a stable API key, re-created after a reset. */
   demoClient?: boolean;
+  /** How often (real milliseconds) the webhook dispatcher settles what fell due and sends what is due; default 250. */
+  webhookTickMs?: number;
   log?: (line: string) => void;
 };
 
@@ -129,16 +135,19 @@ function appOf(options: SandboxOptions, params: { store: Store; basePath: string
   const { store, basePath } = params;
   const adminToken = (options.adminToken ?? store.meta.get(ADMIN_TOKEN_KEY)) || newStoredSecret(store, ADMIN_TOKEN_KEY, 24);
   const linkSecret = store.meta.get(LINK_SECRET_KEY) || newStoredSecret(store, LINK_SECRET_KEY, 32);
-  return {
+  const clock = createClock(store);
+  const faults = createFaultState(store);
+  const app: SandboxApp = {
     store,
-    clock: createClock(store),
-    faults: createFaultState(store),
+    clock,
+    faults,
     rateLimits: new RateLimits({
       countRequest: (params) => store.quotaUsage.increment(params),
       forgetBefore: (day) => store.quotaUsage.deleteBefore(day),
       connectedCompanies: (clientId) => store.connections.countLinkedCompanies(clientId),
       connectionChangeCount: () => store.connections.changeCount(),
     }),
+    webhooks: createWebhookEmitter({ store, now: () => clock.now(), faults, publicUrl: () => app.publicUrl }),
     adminToken,
     publicUrl: "",
     basePath,
@@ -146,6 +155,9 @@ function appOf(options: SandboxOptions, params: { store: Store; basePath: string
     demoApiKey: null,
     log: options.log ?? (() => {}),
   };
+  // Every connection write and settled sync is told to the emitter, in the transaction that makes it.
+  store.observe(app.webhooks);
+  return app;
 }
 
 /** Keeps the demo client (when asked for) with its stable API key, creating it again after a reset. */
@@ -191,6 +203,9 @@ async function handleApi(
   headers["X-Rate-Limit-Remaining"] = String(rate.binding.remaining);
   headers["X-Rate-Limit-Reset"] = rate.resetAtIso;
 
+  if (rate.daily?.exceeded && clientId !== null) {
+    app.webhooks.quotaExceeded({ clientId, day: Math.floor(rate.daily.resetAt / 86_400_000) - 1, dailyQuota: rate.daily.limit, now: app.clock.now() });
+  }
   if (faults.maintenance) throw maintenance();
   if (rate.exceeded) throw tooManyRequests(rate.retryAfterSeconds);
   const method = req.method ?? "GET";
@@ -314,6 +329,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   server.keepAliveTimeout = 30_000;
   const port = await listen(server, options);
   app.publicUrl = publicUrlOf({ host: options.host, port, basePath: app.basePath });
+  const dispatcher = createWebhookDispatcher({ app, tickMs: options.webhookTickMs ?? 250 });
+  dispatcher.start();
 
   let closed = false;
   return {
@@ -324,6 +341,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     close: async () => {
       if (closed) return;
       closed = true;
+      await dispatcher.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -25,6 +25,8 @@ export type {
   SandboxControl,
   Tenant,
   TenantOptions,
+  WebhookConsumerState,
+  WebhookDeliveryState,
 } from "../sandbox/controls/control-client";
 
 export type TestSandbox = {
@@ -43,6 +45,8 @@ export async function startTestSandbox(
     dbFile?: string;
     adminToken?: string;
     basePath?: string;
+    /** How often the webhook dispatcher runs (real ms); default 250. */
+    webhookTickMs?: number;
     /** Receives the server's log lines (unexpected errors); silent by default. */
     log?: (line: string) => void;
   } = {},
@@ -54,6 +58,7 @@ export async function startTestSandbox(
     port: 0,
     adminToken: options.adminToken ?? "test-admin-token",
     basePath: options.basePath,
+    webhookTickMs: options.webhookTickMs,
     log: options.log,
   });
   return {

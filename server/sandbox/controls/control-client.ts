@@ -101,6 +101,31 @@ export type SyncModeResult = { clientId: string; mode: SyncMode };
 /** The release's answer: how many held syncs it ended (the mode is left as it was). */
 export type ReleaseResult = SyncModeResult & { released: number };
 
+/** A webhook consumer as the controls show it: the API's view plus its owner, secret and health. */
+export type WebhookConsumerState = {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  companyTags?: string[];
+  disabled: boolean;
+  clientId: string;
+  secret: string;
+  failingSince: string | null;
+  createdAt: string;
+};
+
+/** One message's delivery to one consumer. */
+export type WebhookDeliveryState = {
+  messageId: string;
+  eventType: string;
+  createdAt: string;
+  status: "pending" | "delivered" | "failed" | "missed";
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastResponse: string | null;
+};
+
 export type SandboxControl = {
   /**
    * A client of the service. `syncs` (default "timed"): how its syncs run — "timed" on the sandbox
@@ -132,6 +157,12 @@ export type SandboxControl = {
   getClock(): Promise<ClockState>;
   reset(): Promise<void>;
   state(): Promise<unknown>;
+  /** Every webhook consumer of every client, with its secret. */
+  webhookConsumers(): Promise<{ results: WebhookConsumerState[] }>;
+  /** The consumer's deliveries, oldest first. */
+  webhookDeliveries(webhookId: string): Promise<{ consumer: WebhookConsumerState; results: WebhookDeliveryState[] }>;
+  /** Enables the consumer and sends again every failed or missed message made since `since` (default: the 2-week window). */
+  replayWebhooks(webhookId: string, options?: { since?: string }): Promise<{ webhookId: string; since: string; replayed: number }>;
 };
 
 /** Thrown when a control call does not answer 2xx. */
@@ -186,6 +217,9 @@ export function createControlClient(params: { url: string; adminToken: string })
       await call("POST", "/_sandbox/reset");
     },
     state: () => call("GET", "/_sandbox/state"),
+    webhookConsumers: () => call("GET", "/_sandbox/webhooks"),
+    webhookDeliveries: (webhookId) => call("GET", `/_sandbox/webhooks/${encodeURIComponent(webhookId)}/deliveries`),
+    replayWebhooks: (webhookId, options = {}) => call("POST", `/_sandbox/webhooks/${encodeURIComponent(webhookId)}/replay`, options),
   };
 }
 

@@ -27,7 +27,9 @@ import { connectionView } from "../routes/views";
 import { consentToConnection, consentToNewConnection, type ConsentResult } from "../simulators/consent";
 import { applyDrop, scheduleDrop } from "../simulators/drops";
 import { SYNC_MODES } from "../store/clients-table";
-import type { ClientRow, CompanyRow, ConnectionRow, TenantRow } from "../store/store";
+import type { ClientRow, CompanyRow, ConnectionRow, TenantRow, WebhookConsumerRow } from "../store/store";
+import { webhookConsumerView } from "../routes/webhooks";
+import { REPLAY_WINDOW_MS } from "../webhooks/events";
 
 export type ControlContext = {
   app: SandboxApp;
@@ -123,8 +125,36 @@ const faultsBody = z
     rateLimitPerSecond: z.number().int().min(1).max(1_000_000).nullable().optional(),
     quotaPerDay: z.boolean().optional(),
     requestsPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    webhookDuplicates: z.boolean().optional(),
+    webhookOutOfOrder: z.boolean().optional(),
+    webhookDelaySeconds: z.number().int().min(0).max(86_400).optional(),
+    webhookWrongSignature: z.boolean().optional(),
   })
   .strict();
+
+const replayBody = z
+  .object({
+    /** Replay what was made since then (sandbox clock); absent: the whole replay window (2 weeks). */
+    since: ISO_DATETIME.optional(),
+  })
+  .strict();
+
+function requireWebhookConsumer(ctx: ControlContext): WebhookConsumerRow {
+  const id = controlParam(ctx, "webhookId");
+  const consumer = ctx.app.store.webhooks.getConsumer(id);
+  if (!consumer) throw controlError(404, `No webhook consumer was found with ID ${id}`);
+  return consumer;
+}
+
+function consumerControlView(consumer: WebhookConsumerRow) {
+  return {
+    ...webhookConsumerView(consumer),
+    clientId: consumer.clientId,
+    secret: consumer.secret,
+    failingSince: consumer.failingSince === null ? null : iso(consumer.failingSince),
+    createdAt: iso(consumer.createdAt),
+  };
+}
 
 const clockBody = z
   .object({
@@ -366,6 +396,51 @@ export const controlRoutes: readonly ControlRoute[] = [
       ctx.app.faults.update(patch);
       ctx.app.rateLimits.clear();
       return { status: 200, body: faultsView(ctx) };
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/_sandbox/webhooks",
+    handler: (ctx) => ({ status: 200, body: { results: ctx.app.store.webhooks.listAllConsumers().map(consumerControlView) } }),
+  },
+  {
+    method: "GET",
+    pattern: "/_sandbox/webhooks/:webhookId/deliveries",
+    handler: (ctx) => {
+      const consumer = requireWebhookConsumer(ctx);
+      return {
+        status: 200,
+        body: {
+          consumer: consumerControlView(consumer),
+          results: ctx.app.store.webhooks.listDeliveries(consumer.id).map((d) => ({
+            messageId: d.messageId,
+            eventType: d.eventType,
+            createdAt: iso(d.createdAt),
+            status: d.status,
+            attempts: d.attempts,
+            nextAttemptAt: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
+            lastAttemptAt: d.lastAttemptAt === null ? null : iso(d.lastAttemptAt),
+            lastResponse: d.lastResponse,
+          })),
+        },
+      };
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/_sandbox/webhooks/:webhookId/replay",
+    handler: (ctx) => {
+      const consumer = requireWebhookConsumer(ctx);
+      const body = parse(replayBody, ctx.body);
+      const since = Math.max(body.since === undefined ? 0 : Date.parse(body.since), ctx.now - REPLAY_WINDOW_MS);
+      const { store } = ctx.app;
+      // As the Portal's "enable endpoint" and "recover failed messages": the endpoint takes deliveries
+      // again and every failed or missed one made since `since` is due now, in the order made.
+      const replayed = store.transaction(() => {
+        store.webhooks.setConsumerState({ id: consumer.id, disabled: false, failingSince: null });
+        return store.webhooks.requeue({ consumerId: consumer.id, since, now: ctx.now });
+      });
+      return { status: 200, body: { webhookId: consumer.id, since: iso(since), replayed } };
     },
   },
   { method: "GET", pattern: "/_sandbox/clock", handler: (ctx) => ({ status: 200, body: clockView(ctx) }) },

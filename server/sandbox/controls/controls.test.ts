@@ -104,6 +104,10 @@ describe("controls", () => {
       rateLimitPerSecond: 7,
       quotaPerDay: false,
       requestsPerMinute: null,
+      webhookDuplicates: false,
+      webhookOutOfOrder: false,
+      webhookDelaySeconds: 0,
+      webhookWrongSignature: false,
     });
     expect(await sb.control.setFaults({ latencyMs: 0, rateLimitPerSecond: null })).toMatchObject({ rateLimitPerSecond: 10_000 });
     expect(await sb.control.setFaults({ quotaPerDay: true, requestsPerMinute: 1000 })).toMatchObject({

@@ -1,6 +1,6 @@
 /**
- * Injected faults (PUT /_sandbox/faults): maintenance, random 500s, latency, and the request-rate
- * limits (per second, per minute, daily quota). Kept in memory for the hot path and in the store
+ * Injected faults (PUT /_sandbox/faults): maintenance, random 500s, latency, the request-rate
+ * limits (per second, per minute, daily quota), and webhook delivery faults. Kept in memory for the hot path and in the store
  * so they survive a restart.
  */
 import type { Store } from "../store/store";
@@ -20,6 +20,14 @@ export type Faults = {
   quotaPerDay: boolean;
   /** Requests per minute allowed per client address (the service's 1,000); null: no such limit. */
   requestsPerMinute: number | null;
+  /** Webhooks: every delivery that succeeds is sent a second time (same webhook-id). */
+  webhookDuplicates: boolean;
+  /** Webhooks: the deliveries due to an endpoint together are sent newest first. */
+  webhookOutOfOrder: boolean;
+  /** Webhooks: seconds (sandbox clock) before a new message's first attempt. */
+  webhookDelaySeconds: number;
+  /** Webhooks: deliveries are signed with a key that is not the consumer's secret. */
+  webhookWrongSignature: boolean;
 };
 
 /** Generous enough that tests and Ferry's own benchmarks never meet it unless they set it. */
@@ -32,6 +40,10 @@ export const DEFAULT_FAULTS: Faults = {
   rateLimitPerSecond: DEFAULT_RATE_LIMIT_PER_SECOND,
   quotaPerDay: false,
   requestsPerMinute: null,
+  webhookDuplicates: false,
+  webhookOutOfOrder: false,
+  webhookDelaySeconds: 0,
+  webhookWrongSignature: false,
 };
 
 const FAULTS_KEY = "faults";

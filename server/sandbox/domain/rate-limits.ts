@@ -42,12 +42,14 @@ export type RateDecision = {
   retryAfterSeconds: number;
   /** `binding.resetAt` as ISO 8601 UTC (the X-Rate-Limit-Reset header). */
   resetAtIso: string;
+  /** The daily quota as it stands, when quota mode counted this request. */
+  daily: LimitState | null;
 };
 
 const WINDOW_MS: Record<LimitName, number> = { perSecond: SECOND_MS, perMinute: MINUTE_MS, perDay: DAY_MS };
 
 /** The limit that binds among those that are on (at least one), and how long a refused caller waits. */
-export function bindingLimit(states: readonly LimitState[], now: number): Omit<RateDecision, "resetAtIso"> {
+export function bindingLimit(states: readonly LimitState[], now: number): Omit<RateDecision, "resetAtIso" | "daily"> {
   const exceeded = states.filter((s) => s.exceeded);
   const pool = exceeded.length ? exceeded : states;
   let binding = pool[0];
@@ -148,7 +150,7 @@ export class RateLimits {
       this.isoAt = decision.binding.resetAt;
       this.isoText = new Date(this.isoAt).toISOString();
     }
-    return { ...decision, resetAtIso: this.isoText };
+    return { ...decision, resetAtIso: this.isoText, daily: states.find((s) => s.name === "perDay") ?? null };
   }
 
   /** Starts every in-memory window afresh (faults changed, or a reset); daily counts are stored. */

@@ -7,6 +7,7 @@ import { pushRoutes } from "./push";
 import { syncRoutes } from "./syncs";
 import { syncSettingsRoutes } from "./sync-settings";
 import type { ApiRoute } from "./types";
+import { webhookRoutes } from "./webhooks";
 
 export const API_ROUTES: readonly ApiRoute[] = [
   ...apiKeyRoutes,
@@ -17,4 +18,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...pushRoutes,
   ...syncSettingsRoutes,
   ...integrationRoutes,
+  ...webhookRoutes,
 ];

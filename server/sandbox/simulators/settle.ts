@@ -4,6 +4,7 @@
  * AuthError sync or a write refused for credentials marks the connection Deauthorized. Runs at
  * the start of every API request, Link page and control for everything due by then, so the
  * effects appear in order, at the sandbox time they happened, whatever the clock did in between.
+ * The webhook dispatcher's timer runs it too, so events follow the clock without an API call.
  */
 import { iso } from "../domain/clock";
 import type { ConnectionRow, Store } from "../store/store";
@@ -69,5 +70,7 @@ export function settleDue(store: Store, now: number): void {
       });
       if (next) store.connections.save(next);
     }
+    // After the connections' own changes, so a sync's read.completed follows its connection.disconnected.
+    if (pulls.length > 0) store.observer().pullsSettled(pulls);
   });
 }

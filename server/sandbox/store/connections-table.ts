@@ -70,6 +70,9 @@ export function createConnectionsTable(db: Database.Database) {
        WHERE co.client_id = @clientId AND c.status = 'Linked'`,
     ),
     delete: db.prepare<{ id: string }>("DELETE FROM connections WHERE id = @id"),
+    markFirstLinked: db.prepare<{ id: string; at: number }>(
+      "UPDATE connections SET first_linked_at = @at WHERE id = @id AND first_linked_at IS NULL",
+    ),
   };
   return {
     insert: (row: { id: string; companyId: string; platformKey: PlatformKey; status: ConnectionStatus; createdAt: number }): void => {
@@ -97,6 +100,8 @@ export function createConnectionsTable(db: Database.Database) {
     },
     /** Companies of the client with at least one Linked connection ("connected companies"). */
     countLinkedCompanies: (clientId: string): number => s.countLinkedCompanies.get({ clientId })?.n ?? 0,
+    /** Notes that the connection is Linked at `at`; true the first time (a later Linked is a reconnection). */
+    markFirstLinked: (params: { id: string; at: number }): boolean => s.markFirstLinked.run(params).changes > 0,
     /** Deletes the row only; the store deletes its operations first. */
     delete: (id: string): void => {
       s.delete.run({ id });

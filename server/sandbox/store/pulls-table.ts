@@ -55,6 +55,9 @@ export function createPullsTable(db: Database.Database) {
     replan: db.prepare<{ id: string; completeAt: number; outcome: PullOutcome; errorMessage: string | null }>(
       "UPDATE pull_operations SET complete_at = @completeAt, outcome = @outcome, error_message = @errorMessage WHERE id = @id",
     ),
+    batch: db.prepare<{ companyId: string; requestedAt: number }, PullRow>(
+      `SELECT ${COLUMNS} FROM pull_operations WHERE company_id = @companyId AND requested_at = @requestedAt ORDER BY rowid`,
+    ),
     deleteByConnection: db.prepare<{ connectionId: string }>("DELETE FROM pull_operations WHERE connection_id = @connectionId"),
     releaseHeld: db.prepare<{ clientId: string; now: number; held: number }>(
       `UPDATE pull_operations SET complete_at = MAX(fetch_at, @now)
@@ -68,6 +71,8 @@ export function createPullsTable(db: Database.Database) {
     get: (id: string): PullRow | undefined => s.get.get({ id }),
     listByCompany: (companyId: string): PullRow[] => s.byCompany.all({ companyId }),
     due: (now: number): PullRow[] => s.due.all({ now }),
+    /** The operations one request queued for the company (they share its time). */
+    batch: (params: { companyId: string; requestedAt: number }): PullRow[] => s.batch.all(params),
     markSettled: (id: string): void => {
       s.settle.run({ id });
     },

@@ -10,10 +10,15 @@ export function createQuotaUsageTable(db: Database.Database) {
        RETURNING used`,
     ),
     deleteBefore: db.prepare<{ day: number }>("DELETE FROM quota_usage WHERE day < @day"),
+    used: db.prepare<{ clientId: string; day: number }, { used: number }>(
+      "SELECT used FROM quota_usage WHERE client_id = @clientId AND day = @day",
+    ),
   };
   return {
     /** Counts one request for the client on `day` (days since the epoch); returns the day's count. */
     increment: (params: { clientId: string; day: number }): number => s.increment.get(params)?.used ?? 1,
+    /** Requests the client has made on `day` (0 when none were counted). */
+    used: (params: { clientId: string; day: number }): number => s.used.get(params)?.used ?? 0,
     /** Forgets the days before `day`: a quota never looks back. */
     deleteBefore: (day: number): void => {
       s.deleteBefore.run({ day });

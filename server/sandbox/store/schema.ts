@@ -179,6 +179,59 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX used_link_nonces_used_at ON used_link_nonces (used_at);
   `,
+  // Webhooks (reference §11): the client's consumers, the messages its events made (kept for the
+  // two-week replay window) and one delivery row per message and consumer: the outbox a timer drains.
+  `
+  CREATE TABLE webhook_consumers (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    event_types TEXT NOT NULL,
+    company_tags TEXT,
+    secret TEXT NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    failing_since INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_consumers_client ON webhook_consumers (client_id, created_at);
+
+  CREATE TABLE webhook_messages (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    event_type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_messages_created ON webhook_messages (created_at);
+
+  -- Sent in rowid order (the order the events happened). status: pending (an attempt is due at next_attempt_at), delivered, failed (the schedule ran out
+  -- or the endpoint was disabled), missed (the endpoint was disabled when the message was made).
+  CREATE TABLE webhook_deliveries (
+    message_id TEXT NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+    consumer_id TEXT NOT NULL REFERENCES webhook_consumers (id) ON DELETE CASCADE,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'missed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    last_attempt_at INTEGER,
+    last_response TEXT,
+    PRIMARY KEY (message_id, consumer_id)
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+  CREATE INDEX webhook_deliveries_consumer ON webhook_deliveries (consumer_id);
+
+  -- Days on which a client went over its daily quota (client.rateLimit.reached was made), and
+  -- whether the reset at the day's end has been announced.
+  CREATE TABLE webhook_quota_days (
+    client_id TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    reset_sent INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (client_id, day)
+  );
+
+  -- When the connection was first Linked: a later Linked is a reconnection, not a connection.
+  ALTER TABLE connections ADD COLUMN first_linked_at INTEGER;
+  UPDATE connections SET first_linked_at = authorized_at WHERE status = 'Linked' OR tenant_id IS NOT NULL;
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */
@@ -202,6 +255,10 @@ export function migrate(db: Database.Database): void {
 
 /** Tables emptied by the reset control (meta is handled separately: some keys survive a reset). */
 export const DATA_TABLES = [
+  "webhook_quota_days",
+  "webhook_deliveries",
+  "webhook_messages",
+  "webhook_consumers",
   "used_link_nonces",
   "quota_usage",
   "connection_drops",

@@ -19,6 +19,9 @@ import { DATA_TABLES, migrate } from "./schema";
 import { createSyncSettingsTable } from "./sync-settings-table";
 import { createTenantsTable } from "./tenants-table";
 import { createTokensTable } from "./tokens-table";
+import { createWebhooksTable } from "./webhooks-table";
+import type { ConnectionRow } from "./connections-table";
+import type { PullRow } from "./pulls-table";
 
 export type { ApiKeyRow, ApiKeyWithClient } from "./api-keys-table";
 export type { ClientRow, ClientWithCounts, Plan, SyncMode } from "./clients-table";
@@ -30,6 +33,25 @@ export type { PushOutcome, PushRow, PushValidation } from "./pushes-table";
 export type { SyncSettingsOwner, SyncSettingsRow } from "./sync-settings-table";
 export type { TenantRow } from "./tenants-table";
 export type { TokenRow } from "./tokens-table";
+export type { WebhookConsumerRow, WebhookDeliveryRow, WebhookDeliveryStatus, WebhookMessageRow } from "./webhooks-table";
+
+/**
+ * Told of the state changes the service announces as events (webhooks/emitter.ts), inside the
+ * transaction that makes them, so an event's outbox row commits with its change or not at all.
+ */
+export type StoreObserver = {
+  /** A connection was written; `firstLinked` when this write made it Linked for the first time. */
+  connectionSaved(params: { before: ConnectionRow | undefined; after: ConnectionRow; firstLinked: boolean }): void;
+  connectionDeleted(before: ConnectionRow): void;
+  /** Syncs whose outcome was just applied. */
+  pullsSettled(ops: readonly PullRow[]): void;
+};
+
+const NO_OBSERVER: StoreObserver = {
+  connectionSaved: () => {},
+  connectionDeleted: () => {},
+  pullsSettled: () => {},
+};
 
 /**
  * Opens (creating if needed) the sandbox database file and returns its repositories. The file holds
@@ -56,6 +78,21 @@ export function openStore(file: string) {
   // Bumped on every write that can change which companies are connected (a Linked connection),
   // so the daily quota recounts them only when they may have changed.
   let connectionChanges = 0;
+  let observer: StoreObserver = NO_OBSERVER;
+
+  /**
+   * Runs a connection write with its observer's outbox rows as one unit: its own transaction, or a
+   * savepoint inside the caller's (better-sqlite3 nests them), so an event commits with its change.
+   */
+  const atomically = (fn: () => void): void => {
+    db.transaction(fn)();
+  };
+
+  /** Notes a first Linked and tells the observer of a connection's write. */
+  const connectionWritten = (before: ConnectionRow | undefined, after: ConnectionRow): void => {
+    const firstLinked = after.status === "Linked" && connectionTable.markFirstLinked({ id: after.id, at: after.authorizedAt ?? after.createdAt });
+    observer.connectionSaved({ before, after, firstLinked });
+  };
 
   const companies = {
     ...companyTable,
@@ -69,20 +106,31 @@ export function openStore(file: string) {
 
   const connections = {
     ...connectionTable,
-    insert: (row: Parameters<typeof connectionTable.insert>[0]): void => {
+    insert: (row: ConnectionRow): void => {
       connectionChanges += 1;
-      connectionTable.insert(row);
+      atomically(() => {
+        connectionTable.insert(row);
+        connectionWritten(undefined, row);
+      });
     },
-    save: (row: Parameters<typeof connectionTable.save>[0]): void => {
+    save: (row: ConnectionRow): void => {
       connectionChanges += 1;
-      connectionTable.save(row);
+      atomically(() => {
+        const before = connectionTable.get(row.id);
+        connectionTable.save(row);
+        connectionWritten(before, row);
+      });
     },
     /** Deletes the connection with its sync and write history. */
     delete: (id: string): void => {
       connectionChanges += 1;
-      pulls.deleteByConnection(id);
-      pushes.deleteByConnection(id);
-      connectionTable.delete(id);
+      atomically(() => {
+        const before = connectionTable.get(id);
+        pulls.deleteByConnection(id);
+        pushes.deleteByConnection(id);
+        connectionTable.delete(id);
+        if (before) observer.connectionDeleted(before);
+      });
     },
     /** A number that changes whenever a connection is written (a cache key, not a count). */
     changeCount: (): number => connectionChanges,
@@ -113,7 +161,14 @@ export function openStore(file: string) {
     linkNonces: createLinkNoncesTable(db),
     syncSettings,
     quotaUsage: createQuotaUsageTable(db),
+    webhooks: createWebhooksTable(db),
     wipe,
+    /** Sets who is told of announced state changes (the webhook emitter); one at a time. */
+    observe: (next: StoreObserver): void => {
+      observer = next;
+    },
+    /** The observer in force (settle tells it of settled syncs). */
+    observer: (): StoreObserver => observer,
     /** Runs `fn` in one IMMEDIATE transaction (fn must be synchronous). */
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: (): void => {
