@@ -163,7 +163,7 @@ async function main() {
   t0 = performance.now();
   const second = await sendRemindersAndDigests(database, notify, new Date(eight.getTime() + 60_000));
   const quietS = (performance.now() - t0) / 1000;
-  console.log(`\nreminder-and-digest tick: ${tickS.toFixed(2)} s (${first.reminders} reminders, ${first.digests} digests queued); the next tick ${quietS.toFixed(2)} s (${second.reminders + second.digests} sent)`);
+  console.log(`\nreminder-and-digest tick: ${tickS.toFixed(2)} s (${first.reminders} reminders, ${first.digests} daily and ${first.weeklyDigests} weekly digests queued); the next tick ${quietS.toFixed(2)} s (${second.reminders + second.digests + second.weeklyDigests} sent)`);
   const rss = process.memoryUsage().rss / 1024 / 1024;
   console.log(`\nTargets: the first page ≤ 50 ms p50, a tick ≤ 2 s. RSS ${rss.toFixed(0)} MB.`);
   t.close();
