@@ -51,17 +51,24 @@ export function* finishedRuns(tx: Tx, which: SQL | undefined, since: Date, now: 
 export type Drop = { engagementId: string; name: string; droppedAt: Date };
 
 /**
- * Connections of the engagements `which` picks that the watch found dropped after `since`: read
- * through the watches still watching (or ended since), so only their items are looked at.
+ * Connections of the engagements `which` picks that the watch found dropped after `since`: the
+ * engagements watched now (or whose watch ended since) first, then only their companies, by the
+ * index on (engagement, rehearsal) — never a look through every company of every engagement.
  */
 export function* droppedConnections(tx: Tx, which: SQL | undefined, since: Date): Steps<Drop[]> {
+  const watched = yield* q.all(
+    tx
+      .select({ engagementId: watches.engagementId })
+      .from(watches)
+      .innerJoin(engagements, eq(engagements.id, watches.engagementId))
+      .where(and(which, or(eq(watches.status, "watching"), gt(watches.endedAt, since)))),
+  );
+  if (!watched.length) return [];
   const rows = yield* q.all(
     tx
       .select({ engagementId: migrationItems.engagementId, name: migrationItems.name, droppedAt: migrationItems.droppedAt })
-      .from(watches)
-      .innerJoin(engagements, eq(engagements.id, watches.engagementId))
-      .innerJoin(migrationItems, eq(migrationItems.engagementId, watches.engagementId))
-      .where(and(which, or(eq(watches.status, "watching"), gt(watches.endedAt, since)), isNull(migrationItems.rehearsalRunId), gt(migrationItems.droppedAt, since)))
+      .from(migrationItems)
+      .where(and(inArray(migrationItems.engagementId, watched.map((w) => w.engagementId)), isNull(migrationItems.rehearsalRunId), gt(migrationItems.droppedAt, since)))
       .orderBy(migrationItems.droppedAt),
   );
   return rows.map((r) => ({ ...r, droppedAt: r.droppedAt! }));

@@ -17,7 +17,7 @@ import { createMigrationWorker } from "@/server/migration/migration-worker";
 import { callerAs, testConfig } from "@/server/testing/caller";
 import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
 import { REMINDERS } from "./reminder-work";
-import { sendRemindersAndDigests } from "./send-reminders";
+import { claimReminders, sendRemindersAndDigests } from "./send-reminders";
 
 let t: TestDatabase;
 let p: People;
@@ -77,6 +77,22 @@ describe("reminders", () => {
     const late = (await subjectsTo("a@org-a.test")).length;
     await tick(new Date(due + 4 * D + 4 * H));
     expect((await subjectsTo("a@org-a.test")).length).toBe(late);
+  });
+
+  it("claim a move's key only while the move is as it was read, and only once", async () => {
+    const since = new Date("2026-11-02T05:00:00Z");
+    const id = await customersMove(since);
+    const [read] = await t.db.select().from(engagements).where(eq(engagements.id, id));
+    const move = { ...read!, organizationName: "Org A" };
+    const claim = (m: typeof move) =>
+      t.database.transaction((tx) => claimReminders(tx, [m], { kind: "late", seq: 0 }, new Date(since.getTime() + 5 * D + H)), { isolation: "read committed" });
+    // The move changed hands after it was read: its reminder is not owed, nothing is claimed.
+    await t.db.update(engagements).set({ waitingOn: "support", waitingSince: new Date(since.getTime() + D) }).where(eq(engagements.id, id));
+    expect([...(await claim(move))]).toEqual([]);
+    // As it is now: claimed once, then held.
+    const [now] = await t.db.select().from(engagements).where(eq(engagements.id, id));
+    expect([...(await claim({ ...move, ...now! }))]).toEqual([id]);
+    expect([...(await claim({ ...move, ...now! }))]).toEqual([]);
   });
 
   it("two workers ticking at once send each reminder once", async () => {

@@ -5,12 +5,13 @@
  * however many workers tick at once, and after any downtime, each is sent once.
  * - Reminders (core/engagements/reminders.ts) go to whoever's move it is — the owner for support,
  *   the organisation's customer users for the customer — if they chose every mail. They are
- *   written in batches: per batch, the moves read again, their keys claimed, their people read and
- *   their mail queued in a handful of statements, whatever the batch's size.
+ *   written in batches: per batch, their keys checked against the moves as they are now and
+ *   claimed in a statement per kind and day, their people read in one query and their mail queued
+ *   in a few statements, whatever the batch's size.
  * - The daily digest goes to each staff member who did not switch mail off (daily-digest.ts).
  * - The weekly digest goes to each customer who did not switch mail off (weekly-digest.ts).
  */
-import { and, asc, eq, inArray, isNotNull, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lte, or, sql } from "drizzle-orm";
 import { q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { engagements, organizations, remindersSent, users } from "@/db/schema";
 import { reminderDue, remindsWith, type MailPreference, type Reminder } from "@/core/engagements/reminders";
@@ -114,32 +115,53 @@ function* remindeesOf(tx: Tx, moves: readonly Move[]): Steps<{ owners: Map<strin
   return { owners, customers };
 }
 
+/** A value as the column stores it, cast to the column's type (PostgreSQL types the VALUES list by it). */
+const asColumn = (column: typeof engagements.id | typeof engagements.waitingSince, value: unknown) =>
+  sql`cast(${column.mapToDriverValue(value as never)} as ${sql.raw(column.getSQLType())})`;
+
 /**
- * A batch of reminders, each once, in the caller's transaction: the moves read again as they are now
- * (one that changed hands since it was read is not owed), the keys of the rest claimed in one
- * statement (a key another worker holds is not sent again), their people read in one query and their
- * mail queued in as few statements as the database allows.
+ * Checks and claims the keys of reminders of one kind and day, in one statement: a key is written
+ * only for a move still the engagement's (active, the same waiting_since as when it was read: one
+ * that changed hands since is not owed), and not when another worker holds it. Answers the
+ * engagements whose reminder is this transaction's to send.
  */
-function* remindBatch(tx: Tx, config: NotifyConfig, owed: readonly { move: Move; reminder: Reminder }[], now: Date): Steps<number> {
-  const current = yield* q.all(
-    tx
-      .select({ id: engagements.id, waitingSince: engagements.waitingSince })
-      .from(engagements)
-      .where(and(inArray(engagements.id, owed.map((o) => o.move.id)), eq(engagements.status, "active"))),
+export function* claimReminders(tx: Tx, moves: readonly Move[], reminder: Reminder, now: Date): Steps<Set<string>> {
+  const read = sql.join(
+    moves.map((m) => sql`(${asColumn(engagements.id, m.id)}, ${asColumn(engagements.waitingSince, m.waitingSince)})`),
+    sql`, `,
   );
-  const since = new Map(current.map((c) => [c.id, c.waitingSince?.getTime()]));
-  const still = owed.filter((o) => since.get(o.move.id) === o.move.waitingSince!.getTime());
-  if (!still.length) return 0;
   const claimed = yield* q.all(
     tx
       .insert(remindersSent)
-      .values(still.map(({ move, reminder }) => ({ engagementId: move.id, moveSince: move.waitingSince!, kind: reminder.kind, seq: reminder.seq, sentAt: now })))
+      .select(
+        // The read moves first (CROSS JOIN keeps that order on SQLite), each engagement found by its key.
+        sql`select ${engagements.id}, ${engagements.waitingSince}, ${reminder.kind}, ${reminder.seq}, ${remindersSent.sentAt.mapToDriverValue(now as never)}
+          from (values ${read}) as read_moves cross join ${engagements}
+          where ${engagements.id} = read_moves.column1 and ${engagements.waitingSince} = read_moves.column2 and ${engagements.status} = 'active'`,
+      )
       .onConflictDoNothing()
       .returning({ engagementId: remindersSent.engagementId }),
   );
+  return new Set(claimed.map((c) => c.engagementId));
+}
+
+/**
+ * A batch of reminders, each once, in the caller's transaction: their keys checked and claimed in a
+ * statement per kind and day (claimReminders), their people read in one query and their mail
+ * queued in as few statements as the database allows.
+ */
+function* remindBatch(tx: Tx, config: NotifyConfig, owed: readonly { move: Move; reminder: Reminder }[], now: Date): Steps<number> {
+  const groups = new Map<string, { reminder: Reminder; moves: Move[] }>();
+  for (const { move, reminder } of owed) {
+    const key = `${reminder.kind}:${reminder.seq}`;
+    const group = groups.get(key) ?? { reminder, moves: [] };
+    group.moves.push(move);
+    groups.set(key, group);
+  }
+  const mine = new Set<string>();
+  for (const { reminder, moves } of groups.values()) for (const id of yield* claimReminders(tx, moves, reminder, now)) mine.add(id);
   // One reminder per move in a batch: the engagement names the key claimed.
-  const mine = new Set(claimed.map((c) => c.engagementId));
-  const sending = still.filter((o) => mine.has(o.move.id));
+  const sending = owed.filter((o) => mine.has(o.move.id));
   if (!sending.length) return 0;
   const { owners, customers } = yield* remindeesOf(tx, sending.map((o) => o.move));
   const mails: OutgoingMail[] = [];

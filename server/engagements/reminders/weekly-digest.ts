@@ -87,13 +87,16 @@ function* readWeek(tx: Tx, orgIds: readonly string[], since: Date, now: Date): S
   }
   if (!rows.length) return byOrg;
   const told = (engagementId: string, at: Date, words: string) => news.get(engagementId)?.happened.push({ at, words });
+  // The reads below name the engagements by a subquery (the organisations' ids its only
+  // parameters): each table is then looked up by its engagement index — the companies counted
+  // from the index on (engagement, rehearsal, state) — never scanned.
+  const ids = tx.select({ id: engagements.id }).from(engagements).where(theirs);
   // Windows: proposed and awaiting their answer, or agreed this week.
   const windows = yield* q.all(
     tx
       .select({ engagementId: windowProposals.engagementId, status: windowProposals.status, startsAt: windowProposals.startsAt, endsAt: windowProposals.endsAt, decidedAt: windowProposals.decidedAt })
       .from(windowProposals)
-      .innerJoin(engagements, eq(engagements.id, windowProposals.engagementId))
-      .where(and(theirs, or(eq(windowProposals.status, "proposed"), and(eq(windowProposals.status, "accepted"), gt(windowProposals.decidedAt, since)))))
+      .where(and(inArray(windowProposals.engagementId, ids), or(eq(windowProposals.status, "proposed"), and(eq(windowProposals.status, "accepted"), gt(windowProposals.decidedAt, since)))))
       .orderBy(asc(windowProposals.startsAt)),
   );
   for (const w of windows) {
@@ -105,8 +108,7 @@ function* readWeek(tx: Tx, orgIds: readonly string[], since: Date, now: Date): S
     tx
       .select({ engagementId: migrationItems.engagementId, n: count() })
       .from(migrationItems)
-      .innerJoin(engagements, eq(engagements.id, migrationItems.engagementId))
-      .where(and(theirs, isNull(migrationItems.rehearsalRunId), eq(migrationItems.state, "reconnect_pending")))
+      .where(and(inArray(migrationItems.engagementId, ids), isNull(migrationItems.rehearsalRunId), eq(migrationItems.state, "reconnect_pending")))
       .groupBy(migrationItems.engagementId),
   );
   for (const p of pending) {
@@ -117,8 +119,7 @@ function* readWeek(tx: Tx, orgIds: readonly string[], since: Date, now: Date): S
     tx
       .select({ engagementId: engagementSteps.engagementId, step: engagementSteps.step, completedAt: engagementSteps.completedAt })
       .from(engagementSteps)
-      .innerJoin(engagements, eq(engagements.id, engagementSteps.engagementId))
-      .where(and(theirs, eq(engagementSteps.state, "done"), gt(engagementSteps.completedAt, since))),
+      .where(and(inArray(engagementSteps.engagementId, ids), eq(engagementSteps.state, "done"), gt(engagementSteps.completedAt, since))),
   );
   for (const s of steps) told(s.engagementId, s.completedAt!, `Step ${s.step} (${stepDefinition(s.step as StepNumber).title}) was completed`);
   for (const r of yield* finishedRuns(tx, theirs, since, now)) told(r.engagementId, r.finishedAt, r.words);
@@ -129,8 +130,7 @@ function* readWeek(tx: Tx, orgIds: readonly string[], since: Date, now: Date): S
     tx
       .select({ engagementId: handovers.engagementId, confirmedAt: handovers.confirmedAt, acknowledgedAt: handovers.acknowledgedAt })
       .from(handovers)
-      .innerJoin(engagements, eq(engagements.id, handovers.engagementId))
-      .where(and(theirs, or(gt(handovers.confirmedAt, since), gt(handovers.acknowledgedAt, since)))),
+      .where(and(inArray(handovers.engagementId, ids), or(gt(handovers.confirmedAt, since), gt(handovers.acknowledgedAt, since)))),
   );
   for (const h of reports) {
     if (h.confirmedAt > since) told(h.engagementId, h.confirmedAt, "Ferry support sent the handover report");
