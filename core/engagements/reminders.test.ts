@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LATE_REMINDER_CAP, reminderDue } from "./reminders";
+import { digestsWith, digestWeek, LATE_REMINDER_CAP, reminderDue, remindsWith } from "./reminders";
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -34,5 +34,20 @@ describe("reminders of a move", () => {
   it("after downtime, only the latest that fell due, not every one missed", () => {
     expect(reminderDue(move, [], at(3 * D + H))).toEqual({ kind: "late", seq: 3 });
     expect(reminderDue(move, [{ kind: "late", seq: 3 }], at(3 * D + 2 * H))).toBeNull();
+  });
+});
+
+describe("the customers' weekly digest", () => {
+  it("is due for the week that began on the last Monday at 07:00 UTC, named by that Monday", () => {
+    expect(digestWeek(new Date("2026-11-30T07:00:00Z"))).toBe("2026-11-30"); // Monday 07:00
+    expect(digestWeek(new Date("2026-12-03T15:00:00Z"))).toBe("2026-11-30"); // later that week: caught up
+    expect(digestWeek(new Date("2026-12-06T23:59:00Z"))).toBe("2026-11-30"); // Sunday night
+    expect(digestWeek(new Date("2026-12-07T06:59:00Z"))).toBe("2026-11-30"); // Monday before 07:00: still last week's
+    expect(digestWeek(new Date("2026-12-07T07:00:00Z"))).toBe("2026-12-07");
+  });
+
+  it("goes to everyone but those who switched mail off; reminders only to those who want every mail", () => {
+    expect([digestsWith("every"), digestsWith("digest"), digestsWith("off")]).toEqual([true, true, false]);
+    expect([remindsWith("every"), remindsWith("digest"), remindsWith("off")]).toEqual([true, false, false]);
   });
 });

@@ -39,12 +39,26 @@ export const MAIL_PREFERENCES = ["every", "digest", "off"] as const;
 export type MailPreference = (typeof MAIL_PREFERENCES)[number];
 
 export const MAIL_PREFERENCE_LABELS: Record<MailPreference, string> = {
-  every: "Every mail: notices, reminders and the daily digest",
-  digest: "The daily digest only (and mail that needs me to act)",
+  every: "Every mail: notices, reminders and the digest (daily for support, weekly for customers)",
+  digest: "The digest only (and mail that needs me to act)",
   off: "Only mail that needs me to act",
 };
 
 /** Whether a reminder goes to someone with this preference. */
 export const remindsWith = (p: MailPreference) => p === "every";
-/** Whether the daily digest goes to someone with this preference. */
+/** Whether a digest goes to someone with this preference: support's daily one, a customer's weekly one. */
 export const digestsWith = (p: MailPreference) => p !== "off";
+
+/** The hour (UTC) from which each day's digest goes out, and each week's on its Monday. */
+export const DIGEST_HOUR = 7;
+
+/**
+ * The week whose customers' digest is due at `now`, named by its UTC Monday ("YYYY-MM-DD"): a week
+ * runs from Monday DIGEST_HOUR UTC to the next, and its digest may go at any time in it, so a worker
+ * that was down sends it later in the week; the weeks it missed altogether are not owed.
+ */
+export function digestWeek(now: Date): string {
+  const t = new Date(now.getTime() - DIGEST_HOUR * 3_600_000);
+  const sinceMonday = (t.getUTCDay() + 6) % 7;
+  return new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate() - sinceMonday)).toISOString().slice(0, 10);
+}

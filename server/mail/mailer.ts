@@ -16,6 +16,7 @@
 import type { Database, Steps, Tx } from "@/db/database";
 import { q } from "@/db/database";
 import { mailOutbox } from "@/db/schema";
+import { insertMany } from "@/db/insert-many";
 import type { MailTransport } from "@/core/mail/transports";
 import { encryptSecret, type KeyRing } from "@/server/security/secrets";
 
@@ -91,6 +92,24 @@ export function* queueMail(tx: Tx, mail: OutgoingMail, now = new Date()): Steps<
     }),
   );
   return mail.id;
+}
+
+/** Writes many messages to the outbox in as few statements as the database allows (a tick's reminders and digests); a transaction step. */
+export function* queueMails(tx: Tx, mails: readonly OutgoingMail[], now = new Date()): Steps<number> {
+  return yield* insertMany(
+    tx,
+    mailOutbox,
+    mails.map((mail) => ({
+      id: mail.id,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      sealedText: mail.sealedText,
+      invitationId: mail.invitationId,
+      transport: mail.transport,
+      createdAt: now,
+    })),
+  );
 }
 
 /** Queues one message in a transaction of its own (mail that no other change causes; tests). */

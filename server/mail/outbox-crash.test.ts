@@ -87,7 +87,10 @@ describe("a process killed after its change committed, before its mail was sent"
 
     const sent = await t.db.select().from(mailOutbox);
     const logged = workers.flatMap((w) => w.lines).filter((l) => l.startsWith("[mail] to="));
-    expect(logged).toHaveLength(queued.length);
+    // The workers' own reminder tick may queue more on the real clock (the customers' weekly digest
+    // goes any day of the week): every message in the outbox is sent, each exactly once.
+    expect(sent.length).toBeGreaterThanOrEqual(queued.length);
+    expect(logged).toHaveLength(sent.length);
     for (const m of sent) {
       expect(logged.filter((l) => l.startsWith(`[mail] to=${m.to} `) && l.includes(m.subject))).toHaveLength(1);
       expect(m.sentAt).toBeInstanceOf(Date);

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     notify: { appUrl: config.appUrl, mail: config.mail },
     // The outbox's sender: delivers the mail every change queued, the web app's and the worker's.
     mail: { mail: { ...config.mail, log: (line) => console.log(line) }, ...(e.FERRY_MAIL_EVERY_MS ? { everyMs: e.FERRY_MAIL_EVERY_MS } : {}) },
-    // Reminders of moves due and late, and each staff member's daily digest (queued in the outbox).
+    // Reminders of moves due and late, each staff member's daily digest and each customer's weekly one (queued in the outbox).
     reminders: { notify: { appUrl: config.appUrl, mail: config.mail }, ...(e.FERRY_REMINDERS_EVERY_MS ? { everyMs: e.FERRY_REMINDERS_EVERY_MS } : {}) },
     machineId: machineIdOf(e),
     ...(e.FERRY_WORKER_LEASE_MS ? { leaseMs: e.FERRY_WORKER_LEASE_MS } : {}),

@@ -19,7 +19,7 @@ export function reminderWork(options: ReminderWorkOptions): PeriodicWork {
     start: (ctx) => ({
       async tick() {
         const done = await sendRemindersAndDigests(ctx.database, options.notify, options.now?.() ?? new Date());
-        return done.reminders + done.digests;
+        return done.reminders + done.digests + done.weeklyDigests;
       },
       close: async () => {},
     }),
