@@ -3,10 +3,10 @@
  * each with its engagement, target and estimated requests, flagged where windows on one target
  * cannot all fit its limits (window-overlap.ts, with the limits the estimate uses:
  * server/targets/limits.ts and, for the built-in sandbox, its configured limit). Overlaps are
- * worked out over every engagement's windows, whoever's calendar is shown, and over a margin of a
- * window's longest length either side of the days shown, so a flag does not depend on the view.
+ * worked out over every engagement's windows, whoever's calendar is shown, and over each shown
+ * window's neighbours (every window meeting one shown, and so on), so a flag does not depend on the view.
  */
-import { readSteps, type Database } from "@/db/database";
+import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
 import { formatDuration } from "@/core/format";
 import { MAX_WINDOW_DAYS } from "@/core/engagements/window-schemas";
@@ -45,9 +45,30 @@ export async function limitsByTarget(rows: CalendarRow[], sandbox?: SandboxAcces
   return out;
 }
 
-/** Windows meeting [from, to) with their overlap flags, worked out over a margin either side. */
+/**
+ * Windows meeting [from, to) and every window that meets those, and so on (read again over the
+ * wider span while some window sticks out of it, at most a few times): every window that could
+ * share a span with one shown is read, usually in one query.
+ */
+function* windowsAround(tx: Tx, range: { from: Date; to: Date }): Steps<CalendarRow[]> {
+  let from = range.from.getTime();
+  let to = range.to.getTime();
+  let rows = yield* windowsMeeting(tx, range);
+  for (let round = 0; round < 4 && rows.length; round++) {
+    const lo = Math.min(from, ...rows.map((r) => r.startsAt.getTime()));
+    const hi = Math.max(to, ...rows.map((r) => r.endsAt.getTime()));
+    if (lo >= from && hi <= to) break;
+    // A window's length is bounded, so each round widens by at most MARGIN either side.
+    from = Math.max(lo, from - MARGIN);
+    to = Math.min(hi, to + MARGIN);
+    rows = yield* windowsMeeting(tx, { from: new Date(from), to: new Date(to) });
+  }
+  return rows;
+}
+
+/** Windows meeting [from, to) with their overlap flags, worked out over every window that meets them. */
 export async function windowsWithOverlaps(database: Database, deps: { sandbox?: SandboxAccess }, range: { from: Date; to: Date }) {
-  const rows = await readSteps(database, (tx) => windowsMeeting(tx, { from: new Date(range.from.getTime() - MARGIN), to: new Date(range.to.getTime() + MARGIN) }));
+  const rows = await readSteps(database, (tx) => windowsAround(tx, range));
   const limits = await limitsByTarget(rows, deps.sandbox);
   const flags = findOverlaps(
     rows.map((r) => ({ id: r.id, engagementId: r.engagementId, targetKey: targetKeyOf(r), startsAt: r.startsAt, endsAt: r.endsAt, requests: r.estimateRequests, companies: r.estimateCompanies })),

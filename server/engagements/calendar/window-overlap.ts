@@ -149,7 +149,11 @@ function checkCluster(limits: ServiceLimits, cluster: OverlapWindow[], alone: Ma
 export function findOverlaps(windows: OverlapWindow[], limitsOf: (targetKey: string) => ServiceLimits): Map<string, OverlapFlag> {
   const flags = new Map<string, OverlapFlag>();
   const byTarget = new Map<string, OverlapWindow[]>();
-  for (const w of windows) byTarget.set(w.targetKey, [...(byTarget.get(w.targetKey) ?? []), w]);
+  for (const w of windows) {
+    const list = byTarget.get(w.targetKey);
+    if (list) list.push(w);
+    else byTarget.set(w.targetKey, [w]);
+  }
   for (const [key, list] of byTarget) flagsOnTarget(limitsOf(key), list, flags);
   return flags;
 }

@@ -19,7 +19,7 @@ export function prepareCalendar(t: ReturnType<typeof createTestDb>): void {
   const sqlite = t.db.$client;
   sqlite.exec("update window_proposals set estimate_companies = 20 + (abs(random()) % 400), estimate_requests = 0");
   sqlite.exec("update window_proposals set estimate_requests = estimate_companies * 12");
-  sqlite.exec("update service_targets set requests_per_minute = 10 where rowid % 5 = 0");
+  sqlite.exec("update service_targets set requests_per_minute = 20 where rowid % 3 = 0");
 }
 
 export async function benchCalendar(t: ReturnType<typeof createTestDb>, caller: Caller, time: Timer): Promise<{ month: number; base: number; windows: number; flagged: number }> {
