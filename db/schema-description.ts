@@ -367,6 +367,15 @@ export const schemaDescription: SchemaDescription = {
     },
     extras: [primaryKey("userId", "day")],
   }),
+  table("periodicLeases", "periodic_leases", {
+    doc: ["Scheduled work that one worker at a time does (the reminder-and-digest tick): the worker holding", "a name's lease ticks it and renews it with each tick; another takes it over once it lapses (its", "holder stopped or died). Keys written with each mail still make each one once, whoever ticks."],
+    columns: {
+      name: c.text("name").primaryKey(),
+      owner: c.text("owner").notNull().doc("The worker holding it (its worker id)."),
+      expiresAt: c.moment("expires_at").notNull(),
+      tickedAt: c.moment("ticked_at").notNull().doc("When its holder last took or renewed it to tick."),
+    },
+  }),
   table("weeklyDigestsSent", "weekly_digests_sent", {
     doc: "Each customer's weekly digest of their organisation's engagements, once a week (the UTC Monday), written in the transaction that queues its mail.",
     columns: {

@@ -621,6 +621,23 @@ export const digestsSent = sqliteTable(
   ],
 );
 
+/**
+ * Scheduled work that one worker at a time does (the reminder-and-digest tick): the worker holding
+ * a name's lease ticks it and renews it with each tick; another takes it over once it lapses (its
+ * holder stopped or died). Keys written with each mail still make each one once, whoever ticks.
+ */
+export const periodicLeases = sqliteTable(
+  "periodic_leases",
+  {
+    name: text("name").primaryKey(),
+    /** The worker holding it (its worker id). */
+    owner: text("owner").notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    /** When its holder last took or renewed it to tick. */
+    tickedAt: integer("ticked_at", { mode: "timestamp_ms" }).notNull(),
+  },
+);
+
 /** Each customer's weekly digest of their organisation's engagements, once a week (the UTC Monday), written in the transaction that queues its mail. */
 export const weeklyDigestsSent = sqliteTable(
   "weekly_digests_sent",

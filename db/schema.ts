@@ -29,6 +29,7 @@ export const windowDeclines = chosen.windowDeclines;
 export const remindersSent = chosen.remindersSent;
 export const digestsSent = chosen.digestsSent;
 export const weeklyDigestsSent = chosen.weeklyDigestsSent;
+export const periodicLeases = chosen.periodicLeases;
 export const engagementRequests = chosen.engagementRequests;
 export const migrationRuns = chosen.migrationRuns;
 export const serviceCalls = chosen.serviceCalls;

@@ -25,7 +25,7 @@ test("the portfolio opens with its rows, the late first; the counts, filters and
   // Priya's review of the FreeAgent submission is a day past support's one-day target.
   await expect(rows.first()).toContainText(freeagent);
   await expect(rows.first()).toContainText("Late");
-  await expect(page.getByLabel("Customer")).toHaveValue(acme);
+  await expect(page.getByLabel("Customer", { exact: true })).toHaveValue(acme);
 
   const counts = page.getByRole("region", { name: "Counts" });
   await counts.getByRole("button", { name: /Late$/ }).click();
@@ -43,7 +43,7 @@ test("the portfolio opens with its rows, the late first; the counts, filters and
   // Bluebird's Wave engagement is on hold, its reason counted and its clock paused.
   await page.getByRole("button", { name: "Clear filters" }).click();
   await expect(page).toHaveURL(/\/portfolio\?group=owner$/);
-  await page.getByLabel("Customer").selectOption(bluebird);
+  await page.getByLabel("Customer", { exact: true }).selectOption(bluebird);
   await expect(page.getByText("Why on hold")).toBeVisible();
   await expect(page.getByText("Customer's IT or app changes: 1")).toBeVisible();
   await expect(page.getByText("Paused").first()).toBeVisible();

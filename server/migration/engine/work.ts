@@ -69,6 +69,11 @@ export type RunWork = {
 export type PeriodicWork = {
   readonly name: string;
   readonly everyMs: number;
+  /**
+   * One worker at a time across every worker and machine: the loop ticks only while this worker
+   * holds the work's lease (periodic-lease.ts), which lapses three ticks after its holder stops.
+   */
+  readonly exclusive?: boolean;
   /** Its instance in one worker: `tick` does what is due now (answers how much, for tests and logs); `close` lets go of what it holds. */
   start(ctx: EngineContext): { tick(): Promise<number>; close(): Promise<void> };
 };

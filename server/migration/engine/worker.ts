@@ -35,6 +35,7 @@
  * workers never drive the same company). Periodic work (the hypercare watch, watch/) is looked at
  * beside the runs. server/migration/migration-worker.ts registers them; nothing here imports them.
  */
+import { holdPeriodicLease, releasePeriodicLease } from "./periodic-lease";
 import { setMaxListeners } from "node:events";
 import os from "node:os";
 import { readSteps } from "@/db/database";
@@ -283,12 +284,20 @@ async function runLoop(state: WorkerState): Promise<void> {
   await Promise.allSettled([...active]);
 }
 
-/** Looks at one periodic work every `everyMs` (with jitter) until stopped. */
-async function periodicLoop(state: WorkerState, name: string, instance: { tick(): Promise<number> }, everyMs: number): Promise<void> {
+/**
+ * Looks at one periodic work every `everyMs` (with jitter) until stopped; exclusive work only while
+ * this worker holds its lease (taken or renewed before each tick, let go on a clean stop).
+ */
+async function periodicLoop(state: WorkerState, work: { name: string; everyMs: number; exclusive: boolean; instance: { tick(): Promise<number> } }): Promise<void> {
+  const { name, everyMs } = work;
+  const lease = { name, owner: state.ctx.owner, leaseMs: 3 * everyMs };
+  const log = (error: unknown) => state.ctx.log(`${name} error: ${error instanceof Error ? error.message : String(error)}`);
   while (!state.stopping.signal.aborted) {
-    await instance.tick().catch((error: unknown) => state.ctx.log(`${name} error: ${error instanceof Error ? error.message : String(error)}`));
+    const mine = work.exclusive ? await holdPeriodicLease(state.ctx.database, lease).catch((error: unknown) => (log(error), false)) : true;
+    if (mine) await work.instance.tick().catch(log);
     await jitteredSleep(everyMs, state.stopping.signal);
   }
+  if (work.exclusive) await releasePeriodicLease(state.ctx.database, lease).catch(log);
 }
 
 /** Waits about `ms` (between three quarters and one and a quarter of it), or until stopped. */
@@ -315,7 +324,7 @@ export function createWorker(options: WorkerOptions): Worker {
   };
   // Every run this worker carries at once (and each of its companies) listens for the stop.
   setMaxListeners(0, state.stopping.signal);
-  const periodic = (options.periodic ?? []).map((p) => ({ name: p.name, everyMs: p.everyMs, instance: p.start(ctx) }));
+  const periodic = (options.periodic ?? []).map((p) => ({ name: p.name, everyMs: p.everyMs, exclusive: p.exclusive === true, instance: p.start(ctx) }));
   let loops: Promise<unknown> | null = null;
   return {
     owner: ctx.owner,
@@ -327,7 +336,7 @@ export function createWorker(options: WorkerOptions): Worker {
     },
     start() {
       if (loops) return;
-      loops = Promise.all([runLoop(state), ...periodic.map((p) => periodicLoop(state, p.name, p.instance, p.everyMs))]);
+      loops = Promise.all([runLoop(state), ...periodic.map((p) => periodicLoop(state, p))]);
     },
     async stop() {
       state.stopping.abort(new RunAbandoned("stopped"));
