@@ -53,7 +53,8 @@ describe("exclusive periodic work in workers", () => {
         close: async () => {},
       }),
     });
-    const make = (who: string) => createWorker({ database: t.database, ring: TEST_KEY_RING, owner: who, work: [], periodic: [counted(who)], idleMs: 20, log: () => {} });
+    // Looks every 20 ms; the lease lasts the worker's run lease (2 s), so a slow look does not let it lapse.
+    const make = (who: string) => createWorker({ database: t.database, ring: TEST_KEY_RING, owner: who, leaseMs: 2_000, work: [], periodic: [counted(who)], idleMs: 20, log: () => {} });
     const first = make("first");
     const second = make("second");
     first.start();

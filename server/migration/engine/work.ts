@@ -71,7 +71,8 @@ export type PeriodicWork = {
   readonly everyMs: number;
   /**
    * One worker at a time across every worker and machine: the loop ticks only while this worker
-   * holds the work's lease (periodic-lease.ts), which lapses three ticks after its holder stops.
+   * holds the work's lease (periodic-lease.ts), which lapses three ticks (at least the worker's run
+   * lease) after its holder dies, and is let go when it stops cleanly.
    */
   readonly exclusive?: boolean;
   /** Its instance in one worker: `tick` does what is due now (answers how much, for tests and logs); `close` lets go of what it holds. */

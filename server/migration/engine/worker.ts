@@ -290,7 +290,8 @@ async function runLoop(state: WorkerState): Promise<void> {
  */
 async function periodicLoop(state: WorkerState, work: { name: string; everyMs: number; exclusive: boolean; instance: { tick(): Promise<number> } }): Promise<void> {
   const { name, everyMs } = work;
-  const lease = { name, owner: state.ctx.owner, leaseMs: 3 * everyMs };
+  // Three looks, and never shorter than the worker's run lease (a slow database must not let it lapse between looks).
+  const lease = { name, owner: state.ctx.owner, leaseMs: Math.max(3 * everyMs, state.ctx.leaseMs) };
   const log = (error: unknown) => state.ctx.log(`${name} error: ${error instanceof Error ? error.message : String(error)}`);
   while (!state.stopping.signal.aborted) {
     const mine = work.exclusive ? await holdPeriodicLease(state.ctx.database, lease).catch((error: unknown) => (log(error), false)) : true;
