@@ -77,39 +77,27 @@ export function prepareMail(config: Pick<MailConfig, "smtpUrl" | "keyRing">, mes
   return { id, to: message.to, subject: message.subject, text, sealedText, invitationId: message.invitationId ?? null, transport: config.smtpUrl ? "smtp" : "outbox" };
 }
 
+/** A message's outbox row. */
+const outboxRow = (mail: OutgoingMail, now: Date) => ({
+  id: mail.id,
+  to: mail.to,
+  subject: mail.subject,
+  text: mail.text,
+  sealedText: mail.sealedText,
+  invitationId: mail.invitationId,
+  transport: mail.transport,
+  createdAt: now,
+});
+
 /** Writes a message to the outbox, for the worker's sender to deliver once this transaction commits; a transaction step. */
 export function* queueMail(tx: Tx, mail: OutgoingMail, now = new Date()): Steps<string> {
-  yield* q.run(
-    tx.insert(mailOutbox).values({
-      id: mail.id,
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      sealedText: mail.sealedText,
-      invitationId: mail.invitationId,
-      transport: mail.transport,
-      createdAt: now,
-    }),
-  );
+  yield* q.run(tx.insert(mailOutbox).values(outboxRow(mail, now)));
   return mail.id;
 }
 
 /** Writes many messages to the outbox in as few statements as the database allows (a tick's reminders and digests); a transaction step. */
 export function* queueMails(tx: Tx, mails: readonly OutgoingMail[], now = new Date()): Steps<number> {
-  return yield* insertMany(
-    tx,
-    mailOutbox,
-    mails.map((mail) => ({
-      id: mail.id,
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      sealedText: mail.sealedText,
-      invitationId: mail.invitationId,
-      transport: mail.transport,
-      createdAt: now,
-    })),
-  );
+  return yield* insertMany(tx, mailOutbox, mails.map((mail) => outboxRow(mail, now)));
 }
 
 /** Queues one message in a transaction of its own (mail that no other change causes; tests). */

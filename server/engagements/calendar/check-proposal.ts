@@ -13,7 +13,7 @@ import { AppError } from "@/server/errors";
 import { estimateForEngagement } from "../window/estimate-for-engagement";
 import { loadWindowState } from "../window/load-window-state";
 import { targetLimits, type SandboxAccess } from "../window/target-limits";
-import { overlapView, targetKeyOf, windowsWithOverlaps } from "./get-calendar";
+import { overlapView, targetKeyOf, windowsAround } from "./get-calendar";
 import { overlapsOfCandidates } from "./window-overlap";
 
 export async function checkProposalOverlaps(
@@ -33,7 +33,8 @@ export async function checkProposalOverlaps(
   if (!estimated || !valid.length) return { windows: input.windows.map(() => null) };
   const from = new Date(Math.min(...valid.map((w) => w.startsAt.getTime())));
   const to = new Date(Math.max(...valid.map((w) => w.endsAt.getTime())));
-  const { rows } = await windowsWithOverlaps(database, deps, { from, to });
+  // The windows that could share a span with these (their own flags are the calendar's business).
+  const rows = await readSteps(database, (tx) => windowsAround(tx, { from, to }));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const targetKey = targetKeyOf({ targetId: first.target?.id ?? null, targetBuiltIn: first.target?.builtIn ?? null });
   const others = rows.map((r) => ({

@@ -50,7 +50,7 @@ export async function limitsByTarget(rows: CalendarRow[], sandbox?: SandboxAcces
  * wider span while some window sticks out of it, at most a few times): every window that could
  * share a span with one shown is read, usually in one query.
  */
-function* windowsAround(tx: Tx, range: { from: Date; to: Date }): Steps<CalendarRow[]> {
+export function* windowsAround(tx: Tx, range: { from: Date; to: Date }): Steps<CalendarRow[]> {
   let from = range.from.getTime();
   let to = range.to.getTime();
   let rows = yield* windowsMeeting(tx, range);

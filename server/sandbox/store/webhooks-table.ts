@@ -6,6 +6,9 @@
  */
 import type Database from "better-sqlite3";
 
+/** One attempt at a pending delivery, as recorded. */
+type DeliveryAttempt = { messageId: string; consumerId: string; status: WebhookDeliveryStatus; nextAttemptAt: number | null; at: number; response: string };
+
 export type WebhookConsumerRow = {
   id: string;
   clientId: string;
@@ -94,14 +97,7 @@ function prepare(db: Database.Database) {
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
        WHERE d.consumer_id = @consumerId ORDER BY d.rowid`,
     ),
-    recordAttempt: db.prepare<{
-      messageId: string;
-      consumerId: string;
-      status: WebhookDeliveryStatus;
-      nextAttemptAt: number | null;
-      at: number;
-      response: string;
-    }>(
+    recordAttempt: db.prepare<DeliveryAttempt>(
       `UPDATE webhook_deliveries SET status = @status, attempts = attempts + 1, next_attempt_at = @nextAttemptAt,
         last_attempt_at = @at, last_response = @response
        WHERE message_id = @messageId AND consumer_id = @consumerId AND status = 'pending'`,
@@ -164,14 +160,7 @@ export function createWebhooksTable(db: Database.Database) {
     due: (now: number, limit: number): WebhookDeliveryRow[] => s.due.all({ now, limit }),
     listDeliveries: (consumerId: string): WebhookDeliveryRow[] => s.ofConsumer.all({ consumerId }),
     /** Records an attempt of a pending delivery; false when it was no longer pending (deleted, replayed). */
-    recordAttempt: (params: {
-      messageId: string;
-      consumerId: string;
-      status: WebhookDeliveryStatus;
-      nextAttemptAt: number | null;
-      at: number;
-      response: string;
-    }): boolean => s.recordAttempt.run(params).changes > 0,
+    recordAttempt: (params: DeliveryAttempt): boolean => s.recordAttempt.run(params).changes > 0,
     /** Ends every pending delivery of the consumer as failed (it was disabled). */
     failPending: (consumerId: string): void => {
       s.failPending.run({ consumerId });
