@@ -65,7 +65,7 @@ export function AccountMenu({ user }: { user: { name: string; email: string; rol
           <SignOutButton />
           <SignOutEverywhereButton />
         </div>
-        <MailPreferenceChoice enabled={everOpened} />
+        <MailPreferenceChoice enabled={everOpened} digest={user.role === "customer" ? "weekly" : "daily"} />
       </div>
     </div>
   );

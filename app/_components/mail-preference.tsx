@@ -2,10 +2,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId } from "react";
 import { useTRPC } from "@/app/_trpc/react";
-import { MAIL_PREFERENCES, MAIL_PREFERENCE_LABELS, type MailPreference } from "@/core/engagements/reminders";
+import { MAIL_PREFERENCES, mailPreferenceLabels, type MailPreference } from "@/core/engagements/reminders";
 
 /** Which mail the signed-in person wants, in their account menu; read when the menu first opens. */
-export function MailPreferenceChoice({ enabled }: { enabled: boolean }) {
+export function MailPreferenceChoice({ enabled, digest }: { enabled: boolean; digest: "daily" | "weekly" }) {
+  const labels = mailPreferenceLabels(digest);
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const name = useId();
@@ -21,7 +22,7 @@ export function MailPreferenceChoice({ enabled }: { enabled: boolean }) {
       {MAIL_PREFERENCES.map((p) => (
         <label key={p} className="flex items-start gap-2 text-xs text-slate-700">
           <input type="radio" name={name} value={p} checked={current.data?.preference === p} onChange={() => void choose(p)} className="mt-0.5" />
-          <span>{MAIL_PREFERENCE_LABELS[p]}</span>
+          <span>{labels[p]}</span>
         </label>
       ))}
       <p aria-live="polite" className="text-xs text-slate-600">

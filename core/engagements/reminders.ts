@@ -38,11 +38,14 @@ export function reminderDue(move: { since: Date; dueAt: Date }, sent: readonly R
 export const MAIL_PREFERENCES = ["every", "digest", "off"] as const;
 export type MailPreference = (typeof MAIL_PREFERENCES)[number];
 
-export const MAIL_PREFERENCE_LABELS: Record<MailPreference, string> = {
-  every: "Every mail: notices, reminders and the digest (daily for support, weekly for customers)",
-  digest: "The digest only (and mail that needs me to act)",
-  off: "Only mail that needs me to act",
-};
+/** The choices in words for the person choosing: support's digest is daily, a customer's weekly. */
+export function mailPreferenceLabels(digest: "daily" | "weekly"): Record<MailPreference, string> {
+  return {
+    every: `Every mail: notices, reminders and the ${digest} digest`,
+    digest: `The ${digest} digest only (and mail that needs me to act)`,
+    off: "Only mail that needs me to act",
+  };
+}
 
 /** Whether a reminder goes to someone with this preference. */
 export const remindsWith = (p: MailPreference) => p === "every";
