@@ -13,7 +13,8 @@ import type { Actor } from "@/core/accounts/actor";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { createServiceTarget } from "@/server/targets/targets";
 import { createTestDatabase, TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
-import { ACME_QBO_COMPANIES, ACME_QBO_ROTATED, seedDemo } from "./seed-demo";
+import { getCalendar, windowsWithOverlaps } from "@/server/engagements/calendar/get-calendar";
+import { ACME_QBO_COMPANIES, ACME_QBO_ROTATED, BLUEBIRD_DAILY_QUOTA, seedDemo } from "./seed-demo";
 
 const staff: Actor = { id: "x", email: "", name: "Viewer", role: "admin", organizationId: null };
 
@@ -80,7 +81,30 @@ describe("the demo seed with a sandbox", () => {
     const builtIn = await t.db.select().from(serviceTargets).where(eq(serviceTargets.builtIn, true));
     expect(builtIn).toMatchObject([{ name: "Ferry sandbox", baseUrl: sandbox.url, kind: "sandbox", organizationId: null }]);
     const e = await byPlatform(t);
-    for (const key of Object.keys(e)) expect([key, e[key]!.serviceTarget]).toEqual([key, expect.objectContaining({ id: builtIn[0]!.id, builtIn: true, problem: null })]);
+    const onBluebirdAccount = ["Bluebird Commerce/Shopify", "Bluebird Commerce/Wave"];
+    for (const key of Object.keys(e).filter((k) => !onBluebirdAccount.includes(k))) {
+      expect([key, e[key]!.serviceTarget]).toEqual([key, expect.objectContaining({ id: builtIn[0]!.id, builtIn: true, problem: null })]);
+    }
+    for (const key of onBluebirdAccount) expect([key, e[key]!.serviceTarget]).toEqual([key, expect.objectContaining({ name: "Bluebird rehearsal account", builtIn: false, problem: null })]);
+  });
+
+  it("gives Bluebird's Shopify and Wave windows on its rehearsal account an overlap the calendar flags with the numbers, and Acme's window none", async () => {
+    const e = await byPlatform(t);
+    const sandboxAccess = { sandbox: { url: sandbox.url, adminToken: sandbox.adminToken } };
+    const { rows } = await windowsWithOverlaps(t.database, sandboxAccess, { from: new Date(), to: new Date(Date.now() + 15 * 86_400_000) });
+    const waveDay = rows.find((w) => w.engagementId === e["Bluebird Commerce/Wave"]!.id)!.startsAt.toISOString().slice(0, 10);
+    const calendar = await getCalendar(t.database, sandboxAccess, staff, { view: "week", scope: "everyone", day: waveDay });
+    const of = (key: string) => calendar.windows.filter((w) => w.reference === e[key]!.reference);
+    const [wave] = of("Bluebird Commerce/Wave");
+    expect(wave!.overlap).toMatchObject({ limit: "quota", allowed: BLUEBIRD_DAILY_QUOTA, daysSpanned: 1, with: [expect.objectContaining({ reference: e["Bluebird Commerce/Shopify"]!.reference })] });
+    expect(wave!.overlap!.needed).toBeGreaterThan(BLUEBIRD_DAILY_QUOTA);
+    expect(wave!.overlap!.text).toMatch(
+      new RegExp(`^With ${e["Bluebird Commerce/Shopify"]!.reference} \\(Bluebird Commerce\\) on Bluebird rehearsal account: the companies need 2 days of the daily quota \\(18 requests\\) in Sat \\d+ \\w+, 14:00–20:00 UTC, which touches 1 UTC day \\(15 requests allowed\\)\\.$`),
+    );
+    // Shopify's Saturday window meets Wave's; its Sunday alternative does not.
+    expect(of("Bluebird Commerce/Shopify").map((w) => w.overlap === null)).toEqual([false, true]);
+    expect(of("Acme Lending/QuickBooks Online").map((w) => w.overlap)).toEqual([null]);
+    expect(calendar.flagged).toBe(2);
   });
 
   it("changes nothing when run again", async () => {

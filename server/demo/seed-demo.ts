@@ -34,7 +34,8 @@ import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
-import { ensureBuiltInSandbox } from "@/server/targets/targets";
+import { createServiceTarget, ensureBuiltInSandbox } from "@/server/targets/targets";
+import { changeTarget } from "@/server/engagements/change-target";
 import type { MailConfig } from "@/server/mail/mailer";
 import { deliverDueMail } from "@/server/mail/sender";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
@@ -95,7 +96,7 @@ function next(weekday: number, hourUtc: number, now = new Date()): Date {
   return d;
 }
 
-type Seeding = { database: Database; ring: KeyRing; control?: SandboxControl; deps: NotifyDeps };
+type Seeding = { database: Database; ring: KeyRing; control?: SandboxControl; sandboxUrl?: string; deps: NotifyDeps };
 
 /** The companies of a demo file: real sandbox tenants when a sandbox is given, stand-ins otherwise. */
 async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly { name: string; records: number }[]) {
@@ -177,6 +178,65 @@ async function handedOverWithReconnection(
 }
 
 /**
+ * Bluebird's own rehearsal account on the service (a client of its own on the sandbox), whose
+ * known limits an admin set: a trial plan's 15 requests a day. Its Shopify migration (two windows
+ * proposed, waiting for the customer) and its Wave one (a window proposed, then on hold) both go
+ * there, so their Saturday windows would overfill the day's quota: the calendar flags them.
+ */
+async function bluebirdOnItsAccount(
+  s: Seeding,
+  p: { priya: Actor; sam: Actor; dan: Actor; organizationId: string; saturdayAfternoon: Date; sandbox?: SandboxAccess },
+): Promise<{ shopify: string; wave: string }> {
+  const { priya, sam, dan, organizationId } = p;
+  const target = await bluebirdRehearsalTarget(s, organizationId);
+  const hours = (from: Date, h: number) => new Date(from.getTime() + h * 3_600_000);
+  const engagementFor = async (owner: Actor, platformKey: PlatformKey, companies: { name: string; records: number }[], fileName: string) => {
+    const { id } = await createEngagement(s.database, s.deps, owner, { organizationId, platformKey });
+    if (target) await changeTarget(s.database, s.deps, owner, { engagementId: id, serviceTargetId: target });
+    const file = await companiesFor(s, platformKey, companies);
+    const submissionId = await submit(s, dan, { engagementId: id, platformKey, companies: file.companies, fileName });
+    await acceptSubmission(s.database, s.deps, owner, { engagementId: id, submissionId });
+    return id;
+  };
+
+  // Shopify: Saturday afternoon (the day of Acme's night window) or Sunday morning.
+  const shopify = await engagementFor(priya, "fztf", [{ name: "Bluebird Outdoor", records: 300 }, { name: "Bluebird Kids", records: 80 }], "bluebird-shops.csv");
+  const sunday = hours(p.saturdayAfternoon, 16);
+  await proposeWindow(s.database, { sandbox: p.sandbox, ...s.deps }, priya, {
+    engagementId: shopify,
+    windows: [
+      { startsAt: p.saturdayAfternoon, endsAt: hours(p.saturdayAfternoon, 4) },
+      { startsAt: sunday, endsAt: hours(sunday, 4) },
+    ],
+  });
+
+  // Wave: a Saturday window meeting Shopify's, then on hold while the customer re-registers its app.
+  const wave = await engagementFor(sam, "pbtz", [{ name: "Bluebird Wholesale", records: 200 }], "wave-businesses.csv");
+  const evening = hours(p.saturdayAfternoon, 2);
+  await proposeWindow(s.database, { sandbox: p.sandbox, ...s.deps }, sam, { engagementId: wave, windows: [{ startsAt: evening, endsAt: hours(evening, 4) }] });
+  await changeStatus(s.database, s.deps, sam, { engagementId: wave, status: "on_hold", reasonCode: "customer_it_change", reason: "Customer is re-registering its Wave app." });
+  return { shopify, wave };
+}
+
+/** Bluebird's rehearsal account: a client of its own on the sandbox, known limit 15 requests a day (none without a sandbox). */
+async function bluebirdRehearsalTarget(s: Seeding, organizationId: string): Promise<string | null> {
+  if (!s.control || !s.sandboxUrl) return null;
+  const { apiKey } = await s.control.createClient({ plan: "paid", name: "Bluebird rehearsal" });
+  const target = await createServiceTarget(s.database, s.ring, null, {
+    name: "Bluebird rehearsal account",
+    baseUrl: s.sandboxUrl,
+    apiKey,
+    kind: "sandbox",
+    organizationId,
+    dailyQuota: BLUEBIRD_DAILY_QUOTA,
+  });
+  return target.id;
+}
+
+/** The daily quota an admin set on Bluebird's rehearsal account (a trial plan's). */
+export const BLUEBIRD_DAILY_QUOTA = 15;
+
+/**
  * Seeds the demo data unless an admin already exists. First it makes sure the built-in sandbox
  * is registered (the one target every organisation may use): a sandbox target already at
  * `sandboxUrl` (or the sandbox's URL) is marked built-in, or, with sandbox access, one is added
@@ -220,6 +280,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
     database,
     ring: options.ring,
     control: options.sandbox ? createControlClient(options.sandbox) : undefined,
+    sandboxUrl: options.sandbox?.url,
     deps: { notify: mail },
   };
   const sam = actors.get("sam@ferry.test")!;
@@ -238,7 +299,9 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
   const acmeFile = await companiesFor(s, "qhyg", ACME_QBO_COMPANIES);
   const qboSubmission = await submit(s, carol, { engagementId: qbo, platformKey: "qhyg", companies: acmeFile.companies, fileName: "acme-quickbooks-companies.csv" });
   await acceptSubmission(s.database, s.deps, sam, { engagementId: qbo, submissionId: qboSubmission });
-  const saturday = next(6, 22);
+  // The demo's weekend: Saturday from 14:00 UTC (at least a day ahead); Acme's window is that night.
+  const saturdayAfternoon = next(6, 14);
+  const saturday = new Date(saturdayAfternoon.getTime() + 8 * 3_600_000);
   const proposed = await proposeWindow(s.database, { sandbox: options.sandbox, ...s.deps }, sam, {
     engagementId: qbo,
     windows: [{ startsAt: saturday, endsAt: new Date(saturday.getTime() + 8 * 3_600_000) }],
@@ -262,29 +325,8 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
   ]);
   await submit(s, carol, { engagementId: freeagent, platformKey: "fbrh", companies: faFile.companies, fileName: "freeagent-companies.csv" });
 
-  // Bluebird on Shopify: two windows proposed, waiting for the customer.
-  const shopify = await open(priya, bluebird, "fztf");
-  const shopFile = await companiesFor(s, "fztf", [
-    { name: "Bluebird Outdoor", records: 300 },
-    { name: "Bluebird Kids", records: 80 },
-  ]);
-  const shopSubmission = await submit(s, dan, { engagementId: shopify, platformKey: "fztf", companies: shopFile.companies, fileName: "bluebird-shops.csv" });
-  await acceptSubmission(s.database, s.deps, priya, { engagementId: shopify, submissionId: shopSubmission });
-  const sunday = next(0, 6);
-  await proposeWindow(s.database, { sandbox: options.sandbox, ...s.deps }, priya, {
-    engagementId: shopify,
-    windows: [
-      { startsAt: saturday, endsAt: new Date(saturday.getTime() + 4 * 3_600_000) },
-      { startsAt: sunday, endsAt: new Date(sunday.getTime() + 4 * 3_600_000) },
-    ],
-  });
-
-  // Bluebird on Wave: details accepted, then on hold while the customer re-registers its app.
-  const wave = await open(sam, bluebird, "pbtz");
-  const waveFile = await companiesFor(s, "pbtz", [{ name: "Bluebird Wholesale", records: 200 }]);
-  const waveSubmission = await submit(s, dan, { engagementId: wave, platformKey: "pbtz", companies: waveFile.companies, fileName: "wave-businesses.csv" });
-  await acceptSubmission(s.database, s.deps, sam, { engagementId: wave, submissionId: waveSubmission });
-  await changeStatus(s.database, s.deps, sam, { engagementId: wave, status: "on_hold", reasonCode: "customer_it_change", reason: "Customer is re-registering its Wave app." });
+  // Bluebird on Shopify (windows waiting for the customer) and on Wave (on hold), both on Bluebird's own account.
+  const { shopify } = await bluebirdOnItsAccount(s, { priya, sam, dan, organizationId: bluebird, saturdayAfternoon, sandbox: options.sandbox });
 
   // Bluebird on Zoho Books: migrated and handed over, one company still waiting for its end customer.
   if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail });

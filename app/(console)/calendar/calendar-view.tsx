@@ -14,9 +14,9 @@ import { formatDateTime } from "@/app/_lib/labels";
 import { useUrlInPlace } from "@/app/_lib/use-url-in-place";
 import { useTRPC } from "@/app/_trpc/react";
 import { stepDay, type CalendarQuery, type CalendarWindow } from "@/core/engagements/calendar-schemas";
+import { companiesText, countOf } from "@/core/words";
 
 const localizer = dateFnsLocalizer({ format, parse, startOfWeek: (d: Date) => startOfWeek(d, { weekStartsOn: 1 }), getDay, locales: { "en-GB": enGB } });
-const nf = new Intl.NumberFormat("en-GB");
 
 /**
  * Windows are agreed in UTC, and the grid draws in the browser's zone: each time is handed to it as
@@ -35,7 +35,7 @@ function periodTitle(view: CalendarQuery["view"], from: Date, to: Date, day: str
 type Event = { title: string; start: Date; end: Date; window: CalendarWindow };
 
 function requestsText(w: CalendarWindow): string {
-  return w.estimateRequests === null ? "requests not recorded" : `${nf.format(w.estimateRequests)} requests, ${nf.format(w.estimateCompanies ?? 0)} companies`;
+  return w.estimateRequests === null ? "requests not recorded" : `${countOf(w.estimateRequests, "request", "requests")}, ${companiesText(w.estimateCompanies ?? 0)}`;
 }
 
 /**
@@ -234,6 +234,11 @@ export function CalendarView() {
     () => (calendar?.windows ?? []).map((w) => ({ title: `${w.overlap ? "⚠ " : ""}${w.reference} · ${w.organizationName}`, start: wall(w.startsAt), end: wall(w.endsAt), window: w })),
     [calendar],
   );
+  // The week's grid opens at its first window's hour (08:00 without one): a Sunday 06:00 window is not scrolled out of sight.
+  const firstHour = useMemo(() => {
+    const hours = events.filter((e) => e.start.toDateString() === new Date(e.end.getTime() - 1).toDateString()).map((e) => e.start.getHours());
+    return hours.length ? Math.min(...hours) : 8;
+  }, [events]);
   const eventProps: EventPropGetter<Event> = (e) => ({
     className: cn(
       "!text-xs",
@@ -287,7 +292,7 @@ export function CalendarView() {
           popup
           step={60}
           timeslots={1}
-          scrollToTime={new Date(1970, 0, 1, 8)}
+          scrollToTime={new Date(1970, 0, 1, firstHour)}
           eventPropGetter={eventProps}
           tooltipAccessor={(e) => `${e.window.reference} (${e.window.status === "accepted" ? "agreed" : "proposed"}): ${e.window.target.name}, ${requestsText(e.window)}${e.window.overlap ? `. ${e.window.overlap.text}` : ""}`}
           onSelectEvent={(e) => setSelectedId(e.window.id)}

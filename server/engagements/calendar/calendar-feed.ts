@@ -6,6 +6,7 @@
  * encrypted so its owner can copy the URL again. Resetting makes a new one; the old URL stops
  * working at once. A URL opens nothing for a deactivated or non-staff account.
  */
+import { companiesText } from "@/core/words";
 import { createEvents, type EventAttributes } from "ics";
 import { readSteps, type Database } from "@/db/database";
 import type { Actor } from "@/core/accounts/actor";
@@ -57,7 +58,7 @@ export async function resetCalendarFeed(database: Database, deps: { keyRing: Key
 
 function eventOf(w: CalendarWindow, appUrl: string): EventAttributes {
   const link = `${base(appUrl)}/engagements/${w.engagementId}`;
-  const requests = w.estimateRequests === null ? "not recorded" : `${nf.format(w.estimateRequests)} for ${nf.format(w.estimateCompanies ?? 0)} companies`;
+  const requests = w.estimateRequests === null ? "not recorded" : `${nf.format(w.estimateRequests)} for ${companiesText(w.estimateCompanies ?? 0)}`;
   const description = [
     `${w.reference}: ${w.platformName} token migration for ${w.organizationName}.`,
     `Target: ${w.target.name} (${w.target.limits}).`,

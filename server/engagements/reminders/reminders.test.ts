@@ -61,6 +61,10 @@ describe("reminders", () => {
     const sent = await reminders();
     expect(sent.map((m) => m.subject)).toEqual([expect.stringMatching(/Due tomorrow/), expect.stringMatching(/Late: your move/), expect.stringMatching(/Late: your move/)]);
     expect(sent[1]!.text).toContain("http://ferry.test/portal/engagements/");
+    // Late by so many days, in words that agree with the count.
+    expect(sent[1]!.text).toContain("was due on Sat, 7 Nov 2026, 09:00 UTC, 1 hour ago. The engagement waits on you until you make it.");
+    expect(sent[2]!.text).toContain(", 1 day ago.");
+    expect(sent[0]!.text).toContain("Your next move is due on Sat, 7 Nov 2026, 09:00 UTC. The engagement waits on you until you make it.");
     // The owner (support) is not reminded of the customer's move.
     expect((await subjectsTo("support@test")).filter((s) => /your move/.test(s))).toEqual([]);
   });

@@ -22,6 +22,7 @@ import type { NotifyConfig } from "../waiting/notify";
 import { sendDueDigests } from "./daily-digest";
 import { sendDueWeeklyDigests } from "./weekly-digest";
 import { formatUtc } from "./words";
+import { formatDistanceStrict } from "date-fns";
 
 export { DIGEST_HOUR } from "@/core/engagements/reminders";
 export { sendDueDigests } from "./daily-digest";
@@ -75,10 +76,10 @@ function reminderText(config: NotifyConfig, move: Move, reminder: Reminder, now:
   const when =
     reminder.kind === "due_soon"
       ? `Your next move is due on ${formatUtc(due)}.`
-      : `Your next move was due on ${formatUtc(due)}: ${Math.max(1, Math.round((now.getTime() - due.getTime()) / DAY))} day(s) ago.`;
+      : `Your next move was due on ${formatUtc(due)}, ${formatDistanceStrict(due, now)} ago.`;
   return {
     subject: engagementSubject(move.reference, reminder.kind === "due_soon" ? "Due tomorrow: your move" : "Late: your move"),
-    text: `${move.reference} · ${move.organizationName} · ${platform}\n\n${when} The engagement waits on you until then.\n\nOpen it in Ferry: ${link}\n`,
+    text: `${move.reference} · ${move.organizationName} · ${platform}\n\n${when} The engagement waits on you until you make it.\n\nOpen it in Ferry: ${link}\n`,
   };
 }
 

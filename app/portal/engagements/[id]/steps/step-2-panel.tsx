@@ -46,8 +46,14 @@ export function PortalStep2Panel({ engagement, step, announce }: { engagement: E
         </Notice>
       ) : open.length ? (
         <p className="text-sm text-slate-700">
-          Ferry support proposed {plural(open.length, { one: "this window", other: "these windows" })}. Accept the one that suits you, or decline{" "}
-          {plural(open.length, { one: "it", other: "them" })} and say what would suit.
+          Ferry support proposed {plural(open.length, { one: "this window", other: "these windows" })}.{" "}
+          {p.accept.allowed || p.decline.allowed ? (
+            <>
+              Accept the one that suits you, or decline {plural(open.length, { one: "it", other: "them" })} and say what would suit.
+            </>
+          ) : (
+            (p.accept.reason ?? p.decline.reason)
+          )}
         </p>
       ) : waitingForNew ? null : (
         <p className="text-sm text-slate-700">Ferry support will propose a migration window once your token file is accepted.</p>
