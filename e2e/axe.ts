@@ -53,13 +53,20 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 const checked = new Set<string>();
 
 /**
- * A fingerprint of what axe reads: the page's markup without its scripts and per-response nonces.
- * Two widths of one view share it when the layout changes by CSS alone.
+ * A fingerprint of what axe reads: the page's markup without its scripts, per-response nonces and
+ * the transitions switched off for axe. Two widths of one view share it when the layout changes by
+ * CSS alone.
  */
 async function markupFingerprint(page: Page): Promise<string> {
   return page.evaluate(async () => {
     const body = document.body.cloneNode(true) as HTMLElement;
     for (const el of body.querySelectorAll("script, style, next-route-announcer")) el.remove();
+    // Without the transitions and animations expectAccessible switched off in this document.
+    for (const el of body.querySelectorAll<HTMLElement>("[style]")) {
+      el.style.removeProperty("transition");
+      el.style.removeProperty("animation");
+      if (!el.getAttribute("style")) el.removeAttribute("style");
+    }
     const markup = body.innerHTML.replace(/\snonce="[^"]*"/g, "");
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${location.pathname}${location.search}\n${markup}`));
     return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");

@@ -6,8 +6,9 @@
  * navigation: nothing wider than the window, no table that hides columns outside its box without
  * scrolling in it, no view taller than four screens at 1366×900, axe without a serious or critical
  * violation; the first screen shows the viewer's next move when it is theirs; the links are
- * URLs the back button walks through. Axe runs once per distinct markup (the same view at the other
- * width is the same markup, laid out by CSS); a screenshot of each view is taken when SCREENSHOTS
+ * URLs the back button walks through. Each view is loaded once and measured at both sizes by
+ * resizing the window (Ferry's layouts change by CSS alone), and axe runs once per distinct markup;
+ * a screenshot of each view is taken when SCREENSHOTS
  * names a folder (`SCREENSHOTS=/tmp/shots npx playwright test e2e/engagement-page.spec.ts`).
  */
 import path from "node:path";
@@ -86,13 +87,37 @@ async function checkView(page: Page, testInfo: TestInfo, what: string, size: (ty
   if (axe) await expectAccessibleOnce(page, `${what} at ${size.width}`);
 }
 
+/** The view as shown now, checked at each size in turn (the same document resized: layouts change by CSS alone), ending at `end`'s size. */
+async function checkAtBothSizes(page: Page, testInfo: TestInfo, what: string, axe = true, end: (typeof SIZES)[number] = SIZES[1]) {
+  for (const size of [...SIZES.filter((s) => s !== end), end]) {
+    await page.setViewportSize(size);
+    await checkView(page, testInfo, what, size, axe);
+  }
+}
+
+/** The viewer's move, when it is theirs, on the first screen at this size (before any scrolling). */
+async function expectMoveOnFirstScreen(page: Page, label: string, viewer: Case["viewers"][number], size: (typeof SIZES)[number]) {
+  const move = page.getByRole("region", { name: "Your move" });
+  if (!viewer.yourMove) {
+    await expect(move).toHaveCount(0);
+    return;
+  }
+  const box = await move.boundingBox();
+  expect(box, `${label}: the viewer's move is shown`).not.toBeNull();
+  expect(box!.y + box!.height, `${label} at ${size.width}: the viewer's move on the first screen`).toBeLessThanOrEqual(size.height);
+  await expect(move.getByRole("link")).toBeVisible();
+}
+
 /**
- * Every view of one engagement for one viewer at one size: the page as it opens (the viewer's
- * move on the first screen when it is theirs), then each step, each part of step 6 and the
- * activity through the navigation, and back.
+ * Every view of one engagement for one viewer, at 1366×900 and on a phone: the page as it opens
+ * (the viewer's move on the first screen when it is theirs), then each step, each part of step 6
+ * and the activity through the navigation as a phone shows it, and back. Each view is measured at
+ * both sizes in the same document, resized (a second walk at the other size loaded every view
+ * again for the same markup).
  */
-async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case["viewers"][number], size: (typeof SIZES)[number]) {
-  const context = await browser.newContext({ viewport: size, baseURL: testInfo.project.use.baseURL });
+async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case["viewers"][number]) {
+  const [laptop, phone] = SIZES;
+  const context = await browser.newContext({ viewport: laptop, baseURL: testInfo.project.use.baseURL });
   const page = await context.newPage();
   try {
     await signIn(page, viewer.who);
@@ -100,17 +125,11 @@ async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case[
     await page.goto(base);
     await settled(page);
     const label = `${c.label} (${viewer.label})`;
-    const move = page.getByRole("region", { name: "Your move" });
-    if (viewer.yourMove) {
-      // The first screen, before any scrolling: the move and its button are on it.
-      const box = await move.boundingBox();
-      expect(box, `${label}: the viewer's move is shown`).not.toBeNull();
-      expect(box!.y + box!.height, `${label} at ${size.width}: the viewer's move on the first screen`).toBeLessThanOrEqual(size.height);
-      await expect(move.getByRole("link")).toBeVisible();
-    } else {
-      await expect(move).toHaveCount(0);
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      await expectMoveOnFirstScreen(page, label, viewer, size);
+      await checkView(page, testInfo, `${label} as it opens`, size);
     }
-    await checkView(page, testInfo, `${label} as it opens`, size);
 
     // Moving between sections asks the server for no page: the URL changes in place.
     const pageRequests: string[] = [];
@@ -118,6 +137,7 @@ async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case[
       if (new URL(request.url()).pathname === base && (request.resourceType() === "document" || request.headers()["rsc"])) pageRequests.push(request.url());
     };
     page.on("request", onRequest);
+    // The walk goes through the navigation as a phone shows it (a laptop's is used by every journey).
     const nav = page.getByRole("navigation", { name: "Engagement steps" });
     for (let n = 1; n <= 6; n++) {
       await nav.getByRole("link", { name: new RegExp(`^Step ${n}:`) }).click();
@@ -125,19 +145,19 @@ async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case[
       const region = page.getByRole("region", { name: new RegExp(`^Step ${n}: `) });
       await expect(region).toBeVisible();
       // Step 6 as it opens is one of its parts, each checked below.
-      if (n < 6) await checkView(page, testInfo, `${label} step ${n}`, size, (await region.getAttribute("data-state")) !== "locked");
+      if (n < 6) await checkAtBothSizes(page, testInfo, `${label} step ${n}`, (await region.getAttribute("data-state")) !== "locked", phone);
     }
     const parts = page.getByRole("navigation", { name: "Parts of step 6" });
     const step6Locked = (await page.getByRole("region", { name: /^Step 6: / }).getAttribute("data-state")) === "locked";
     for (const part of ["Bulk migration", "Reconnections", "Fresh tokens", "Handover report"]) {
       await parts.getByRole("link", { name: new RegExp(`^${part}`) }).click();
       await expect(parts.getByRole("link", { name: new RegExp(`^${part}`) })).toHaveAttribute("aria-current", "page");
-      await checkView(page, testInfo, `${label} step 6, ${part}`, size, !step6Locked);
+      await checkAtBothSizes(page, testInfo, `${label} step 6, ${part}`, !step6Locked, phone);
     }
     await nav.getByRole("link", { name: "Activity" }).click();
     await expect(page).toHaveURL(/\?tab=activity$/);
     await expect(page.getByRole("list", { name: "Audit events, newest first" }).or(page.getByText("No activity yet"))).toBeVisible();
-    await checkView(page, testInfo, `${label} activity`, size);
+    await checkAtBothSizes(page, testInfo, `${label} activity`, true, phone);
     page.off("request", onRequest);
     expect(pageRequests, `${label}: moving between sections asked the server for the page`).toEqual([]);
 
@@ -154,7 +174,7 @@ async function walk(browser: Browser, testInfo: TestInfo, c: Case, viewer: Case[
 }
 
 async function walkAll(browser: Browser, testInfo: TestInfo, c: Case) {
-  for (const viewer of c.viewers) for (const size of SIZES) await walk(browser, testInfo, c, viewer, size);
+  for (const viewer of c.viewers) await walk(browser, testInfo, c, viewer);
 }
 
 const sam = (yourMove: boolean) => ({ role: "console" as const, who: DEMO.sam, label: "support", yourMove });
@@ -236,21 +256,24 @@ test("the handover of 25 companies, three waiting for their end customers", asyn
 });
 
 const OTHER_PAGES: { who: Credentials; label: string; paths: string[] }[] = [
-  { who: DEMO.admin, label: "admin", paths: ["/portfolio", "/portfolio?group=owner", "/workload", "/calendar?scope=everyone", "/calendar?view=month&scope=everyone", "/engagements", "/engagements?waiting=support", "/engagements/new", "/admin/users", "/admin/organizations", "/admin/invitations", "/admin/outbox", "/admin/targets"] },
+  { who: DEMO.admin, label: "admin", paths: ["/portfolio", "/portfolio?group=owner", "/workload", "/calendar?scope=everyone", "/calendar?view=month&scope=everyone", "/engagements", "/engagements?waiting=support"] },
+  { who: DEMO.admin, label: "admin", paths: ["/engagements/new", "/admin/users", "/admin/organizations", "/admin/invitations", "/admin/outbox", "/admin/targets"] },
   { who: DEMO.carol, label: "customer", paths: ["/portal"] },
 ];
 
-test("the other pages of the console and the portal fit the window at 1366 and on a phone; an admin's header keeps to one line at 1366", async ({ browser }, testInfo) => {
-  test.setTimeout(300_000);
-  for (const { who, label, paths } of OTHER_PAGES) {
-    for (const size of SIZES) {
-      const context = await browser.newContext({ viewport: size, baseURL: testInfo.project.use.baseURL });
-      const page = await context.newPage();
-      try {
-        await signIn(page, who);
-        for (const path of paths) {
-          await page.goto(path);
-          await settled(page);
+for (const { who, label, paths } of OTHER_PAGES) {
+  test(`the other pages (${label}: ${paths[0]} to ${paths.at(-1)}) fit the window at 1366 and on a phone`, async ({ browser }, testInfo) => {
+    test.setTimeout(300_000);
+    const context = await browser.newContext({ viewport: SIZES[0], baseURL: testInfo.project.use.baseURL });
+    const page = await context.newPage();
+    try {
+      await signIn(page, who);
+      for (const path of paths) {
+        await page.setViewportSize(SIZES[0]);
+        await page.goto(path);
+        await settled(page);
+        for (const size of SIZES) {
+          await page.setViewportSize(size);
           const what = `${label} ${path}`;
           const m = await measure(page);
           await screenshot(page, what, size);
@@ -258,22 +281,27 @@ test("the other pages of the console and the portal fit the window at 1366 and o
           expect.soft(m.problems, `${what} at ${size.width}: tables`).toEqual([]);
           await expectAccessibleOnce(page, `${what} at ${size.width}`);
         }
-        if (label === "admin" && size.width === 1366) {
-          // One line: every section's link and the account's button are centred on the brand's line.
-          const middle = async (locator: ReturnType<Page["getByRole"]>) => {
-            const box = (await locator.boundingBox())!;
-            return box.y + box.height / 2;
-          };
-          const banner = page.getByRole("banner");
-          const line = await middle(banner.getByRole("link", { name: /^Ferry/ }));
-          const links = await banner.getByRole("navigation", { name: "Main" }).getByRole("link").all();
-          expect(links).toHaveLength(8);
-          for (const link of links) expect(Math.abs((await middle(link)) - line), `${await link.textContent()} on the brand's line`).toBeLessThan(8);
-          expect(Math.abs((await middle(banner.getByRole("button", { name: /^Account:/ }))) - line), "the account on the brand's line").toBeLessThan(8);
-        }
-      } finally {
-        await context.close();
       }
+    } finally {
+      await context.close();
     }
-  }
+  });
+}
+
+test("an admin's header keeps to one line at 1366", async ({ page }) => {
+  await signIn(page, DEMO.admin);
+  await page.setViewportSize(SIZES[0]);
+  await page.goto("/portfolio");
+  await settled(page);
+  // One line: every section's link and the account's button are centred on the brand's line.
+  const middle = async (locator: ReturnType<Page["getByRole"]>) => {
+    const box = (await locator.boundingBox())!;
+    return box.y + box.height / 2;
+  };
+  const banner = page.getByRole("banner");
+  const line = await middle(banner.getByRole("link", { name: /^Ferry/ }));
+  const links = await banner.getByRole("navigation", { name: "Main" }).getByRole("link").all();
+  expect(links).toHaveLength(8);
+  for (const link of links) expect(Math.abs((await middle(link)) - line), `${await link.textContent()} on the brand's line`).toBeLessThan(8);
+  expect(Math.abs((await middle(banner.getByRole("button", { name: /^Account:/ }))) - line), "the account on the brand's line").toBeLessThan(8);
 });
