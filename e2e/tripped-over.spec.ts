@@ -248,6 +248,11 @@ test("steps 5 and 6 offer no bare Start; while a test runs the header offers no 
   await expect(details).toContainText("replaced by newer tokens");
   await expect(details.getByRole("heading", { name: "What to do" })).toBeVisible();
   await expect(details).toContainText("reconnect link");
+  // Its timeline: each call in order with the service's answer, the refusal in the platform's words.
+  const timeline = details.getByRole("list", { name: "Timeline of Birch Bakery, oldest first" });
+  await expect(timeline.getByRole("listitem").filter({ hasText: "Created the company on the service" })).toContainText("POST /companies");
+  await expect(timeline.getByRole("listitem").filter({ hasText: "Gave the connection the company's tokens" })).toContainText(/Connection (Deauthorized|Unlinked): /);
+  await expect(timeline.getByRole("button", { name: /^Copy correlationId of Birch Bakery's call/ }).first()).toBeVisible();
   await expectAccessible(page, "a company's details in the bulk run");
   await screenshots(page, details, "console-bulk-item-details");
   await details.getByRole("button", { name: "Close dialog" }).click();

@@ -124,6 +124,7 @@ const TABLE: Record<string, Row> = {
   "tests.cancel": { audience: "staff", input: (f) => ({ engagementId: f.engA, runId: "no-such-run" }) },
   "bulk.overview": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "bulk.items": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
+  "bulk.timeline": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, itemId: "no-such-item" }) },
   // engA is not past step 5: every control is refused past the access check.
   "bulk.start": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },
   "bulk.pause": { audience: "staff", input: (f) => ({ engagementId: f.engA }) },

@@ -45,7 +45,7 @@ const responses: string[] = [];
 const spies: { mockRestore(): void }[] = [];
 
 /** Every procedure with an input that reaches past its access check on this engagement. */
-function inputs(f: { engagementId: string; submissionId: string; windowId: string; targetId: string; fileId: string }): Record<string, unknown> {
+function inputs(f: { engagementId: string; submissionId: string; windowId: string; targetId: string; fileId: string; itemId: string }): Record<string, unknown> {
   const e = { engagementId: f.engagementId };
   return {
     "me.get": undefined,
@@ -128,6 +128,7 @@ function inputs(f: { engagementId: string; submissionId: string; windowId: strin
     "calendar.resetFeed": undefined,
     "bulk.overview": e,
     "bulk.items": { ...e, page: 1, pageSize: 100 },
+    "bulk.timeline": { ...e, itemId: f.itemId },
     "bulk.start": e,
     "bulk.pause": { ...e, reason: "Scan" },
     "bulk.resume": e,
@@ -204,7 +205,9 @@ beforeAll(async () => {
 
   // The organisation's own target (nothing listens at its address: its connection test answers "unreachable").
   const targetId = (await createServiceTarget(t.database, TEST_KEY_RING, p.admin, { name: "Scan target", baseUrl: "http://127.0.0.1:9", apiKey: TARGET_KEY, kind: "service", organizationId: p.orgA })).id;
-  const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId, fileId: fileId! };
+  // The company with fresh tokens: its timeline names the file they came in.
+  const [refused] = await t.db.select({ id: migrationItems.id }).from(migrationItems).where(eq(migrationItems.name, rows[2]![0]!));
+  const f = { engagementId, submissionId: submissionId!, windowId: windowIds[0]!, targetId, fileId: fileId!, itemId: refused!.id };
   for (const actor of [p.customerA, p.customerB, p.support, p.admin]) await callEverything(actor, f);
   // The worker's sender delivers what all that queued: its log lines are scanned too.
   await deliverDueMail({ database: t.database, mail: testConfig(logLines).mail });

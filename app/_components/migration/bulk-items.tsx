@@ -2,6 +2,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { ItemStateBadge } from "@/app/_components/handover/item-state-badge";
+import { CompanyTimelineList } from "@/app/_components/migration/company-timeline";
 import { FailureDetails, FailureSummary } from "@/app/_components/migration/failure-details";
 import { NameOnService } from "@/app/_components/migration/name-on-service";
 import { ItemsFilterForm, useItemsFilter } from "@/app/_components/migration/items-filter";
@@ -132,17 +133,18 @@ export function BulkItems({ engagementId, live, actions }: { engagementId: strin
           <Pagination page={data.page} pageSize={data.pageSize} total={data.total} onPageChange={filter.setPage} noun={{ one: "company", other: "companies" }} />
         </>
       ) : null}
-      {opened ? <ItemDetails item={data?.rows.find((r) => r.id === opened.id) ?? opened} onClose={() => setOpened(null)} /> : null}
+      {opened ? <ItemDetails engagementId={engagementId} item={data?.rows.find((r) => r.id === opened.id) ?? opened} onClose={() => setOpened(null)} /> : null}
     </div>
   );
 }
 
 /**
- * One company's whole story, in a pane of its own (a row never grows): where it stands, its ids
+ * One company's whole story, in a drawer of its own (a row never grows): where it stands, its ids
  * and calls, the service's error with its status and correlationId, why it ended there, the family
- * of the platform's refusal, and what to do. Read from the live page, so it follows the run.
+ * of the platform's refusal, what to do, and its timeline. Read from the live page, so it follows
+ * the run.
  */
-function ItemDetails({ item: r, onClose }: { item: BulkItem; onClose: () => void }) {
+function ItemDetails({ engagementId, item: r, onClose }: { engagementId: string; item: BulkItem; onClose: () => void }) {
   const rows: { term: string; detail: ReactNode }[] = [
     { term: "State", detail: <ItemStateBadge state={r.state} /> },
     ...(r.externalRef ? [{ term: "External ref", detail: <CopyableId value={r.externalRef} label={`external ref of ${r.name}`} /> }] : []),
@@ -152,7 +154,7 @@ function ItemDetails({ item: r, onClose }: { item: BulkItem; onClose: () => void
     { term: "Calls to the service", detail: r.attemptsInAll > 0 ? callsText(r.attemptsInAll, r.attempts) : "None yet" },
   ];
   return (
-    <Dialog open onClose={onClose} title={r.name} description={r.pilot ? "Migrated by the single-company test (the pilot)." : "A company of the bulk migration."} className="w-[min(40rem,calc(100vw-2rem))]">
+    <Dialog open onClose={onClose} placement="drawer" title={r.name} description={r.pilot ? "Migrated by the single-company test (the pilot)." : "A company of the bulk migration."}>
       <div className="space-y-4 text-sm">
         <dl className="grid grid-cols-[minmax(0,9rem)_minmax(0,1fr)] gap-x-4 gap-y-2">
           {rows.map((x) => (
@@ -178,6 +180,12 @@ function ItemDetails({ item: r, onClose }: { item: BulkItem; onClose: () => void
         ) : null}
         {r.story.whatToDo ? <Story title="What to do">{r.story.whatToDo}</Story> : null}
         {!r.lastError && !r.story.why && !r.story.whatToDo ? <p className="text-slate-600">Nothing went wrong with this company.</p> : null}
+        <section aria-labelledby={`${r.id}-timeline`} className="space-y-2 border-t border-slate-200 pt-4">
+          <h3 id={`${r.id}-timeline`} className="font-semibold text-slate-900">
+            Timeline
+          </h3>
+          <CompanyTimelineList engagementId={engagementId} itemId={r.id} name={r.name} />
+        </section>
       </div>
     </Dialog>
   );

@@ -9,13 +9,15 @@ export type DialogProps = {
   description?: ReactNode;
   children: ReactNode;
   className?: string;
+  /** "drawer": a pane along the window's right edge, its whole height (a long read beside the page). */
+  placement?: "center" | "drawer";
 };
 
 /**
  * A modal on the native <dialog>: showModal() makes the rest of the page inert (focus stays
  * inside), Escape closes it, and focus returns to whatever opened it.
  */
-export function Dialog({ open, onClose, title, description, children, className }: DialogProps) {
+export function Dialog({ open, onClose, title, description, children, className, placement = "center" }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
@@ -52,7 +54,9 @@ export function Dialog({ open, onClose, title, description, children, className 
         if (event.target === ref.current) onClose();
       }}
       className={cn(
-        "m-auto w-[min(32rem,calc(100vw-2rem))] rounded-lg bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50",
+        placement === "drawer"
+          ? "my-0 mr-0 ml-auto h-dvh max-h-dvh w-[min(40rem,100vw)] overflow-y-auto bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50"
+          : "m-auto w-[min(32rem,calc(100vw-2rem))] rounded-lg bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50",
         className,
       )}
     >

@@ -14,12 +14,15 @@ import {
   startBulkRun,
 } from "@/server/migration/bulk/bulk-controls";
 import { getBulkOverview, listBulkItems } from "@/server/migration/bulk/bulk-view";
+import { getCompanyTimeline } from "@/server/migration/bulk/company-timeline";
 import { createTRPCRouter, engagementProcedure, staffEngagementProcedure } from "../trpc";
 import {
   ZBulkItemsRequest,
   ZBulkItemsResponse,
   ZBulkOverviewResponse,
   ZCancelBulkRequest,
+  ZCompanyTimelineRequest,
+  ZCompanyTimelineResponse,
   ZPauseBulkRequest,
   ZRetryFailedResponse,
   ZRetryItemRequest,
@@ -37,6 +40,11 @@ export const bulkRouter = createTRPCRouter({
     .input(ZBulkItemsRequest)
     .output(ZBulkItemsResponse)
     .query(({ ctx, input }) => listBulkItems(ctx.database, ctx.actor, input)),
+  /** One company's timeline: its calls to the service, what people and the watch did, its fresh tokens (staff, or its customer). */
+  timeline: engagementProcedure
+    .input(ZCompanyTimelineRequest)
+    .output(ZCompanyTimelineResponse)
+    .query(({ ctx, input }) => getCompanyTimeline(ctx.database, ctx.actor, input)),
   /**
    * Starts the bulk migration of every company not yet final (step 5 passed); starts step 6.
    * Outside the agreed window only with a reason, which the customer is mailed.
