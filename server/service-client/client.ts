@@ -522,27 +522,56 @@ type ServiceRequest = <T>(raw: RawRequest<T>, callOptions?: CallOptions) => Prom
 
 const LIST_PAGE_SIZE = 100;
 
+/** A list's answer, as far as paging goes. */
+type PageAnswer = { results: readonly unknown[]; pageNumber: number; pageSize: number; totalResults: number };
+
+/**
+ * The page after an answer, by what the answer says — its `pageNumber`, `pageSize` and
+ * `totalResults` — never by what was asked: the service may answer fewer a page than asked (the
+ * spec caps an answer's page at 2,000 where a request may ask 5,000), and the next request then
+ * asks for the next page of the answer's size. Null after the last page (or an empty one).
+ */
+export function nextPage(answer: PageAnswer): Required<PageParams> | null {
+  if (answer.results.length === 0 || answer.pageNumber < 1 || answer.pageSize < 1) return null;
+  if (answer.pageNumber * answer.pageSize >= answer.totalResults) return null;
+  return { page: answer.pageNumber + 1, pageSize: answer.pageSize };
+}
+
 /** Every page of a list, for lookups that must see everything (a tag, a company's connections). */
 async function allPages<T>(
   request: ServiceRequest,
-  params: { operation: string; path: (page: number) => string; item: z.ZodType<T>; callOptions?: CallOptions },
+  params: { operation: string; path: (paging: Required<PageParams>) => string; item: z.ZodType<T>; callOptions?: CallOptions },
 ): Promise<ServiceResult<T[]>> {
   const schema = pagedSchema(params.item);
   const results: T[] = [];
   let attempts = 0;
   const startedTick = performance.now();
-  for (let page = 1; ; page++) {
-    const { data, meta } = await request({ operation: params.operation, method: "GET", path: params.path(page), schema }, params.callOptions);
+  for (let asked: Required<PageParams> | null = { page: 1, pageSize: LIST_PAGE_SIZE }; ; ) {
+    const { data, meta } = await request({ operation: params.operation, method: "GET", path: params.path(asked), schema }, params.callOptions);
     attempts += meta.attempts;
     results.push(...data.results);
-    if (data.results.length === 0 || page * data.pageSize >= data.totalResults) {
-      return { data: results, meta: { ...meta, attempts, durationMs: Math.round(performance.now() - startedTick) } };
-    }
+    asked = nextPage(data);
+    if (!asked) return { data: results, meta: { ...meta, attempts, durationMs: Math.round(performance.now() - startedTick) } };
   }
+}
+
+/** GET /companies, one page; `tag` keeps those that carry it. */
+function listCompaniesCall(request: ServiceRequest) {
+  return (params: PageParams & { tag?: { name: string; value: string } } = {}, callOptions?: CallOptions) =>
+    request<Paged<Company>>(
+      {
+        operation: "listCompanies",
+        method: "GET",
+        path: `/companies${query({ tags: params.tag ? tagFilter(params.tag.name, params.tag.value) : undefined, page: params.page, pageSize: params.pageSize })}`,
+        schema: pagedSchema(CompanySchema),
+      },
+      callOptions,
+    );
 }
 
 /** The calls on companies. */
 function companyCalls(request: ServiceRequest) {
+  const listCompanies = listCompaniesCall(request);
   return {
     /** POST /companies: a company, with tags (Ferry tags each with its migration item). */
     createCompany: (params: { name: string; description?: string; tags?: Record<string, string> }, callOptions?: CallOptions) =>
@@ -552,16 +581,20 @@ function companyCalls(request: ServiceRequest) {
      * GET /companies, one page (pageSize 1 is the cheapest read that proves a key works), with their
      * connections; `tag` keeps those that carry it (a page of an engagement's companies).
      */
-    listCompanies: (params: PageParams & { tag?: { name: string; value: string } } = {}, callOptions?: CallOptions) =>
-      request<Paged<Company>>(
-        {
-          operation: "listCompanies",
-          method: "GET",
-          path: `/companies${query({ tags: params.tag ? tagFilter(params.tag.name, params.tag.value) : undefined, page: params.page, pageSize: params.pageSize })}`,
-          schema: pagedSchema(CompanySchema),
-        },
-        callOptions,
-      ),
+    listCompanies,
+
+    /**
+     * GET /companies (with `tag`), every page in turn, one request each: the first asks for
+     * `pageSize` companies, each next one for the page after the answer by the answer's own
+     * `pageNumber` and `pageSize` (`nextPage`), so a service answering fewer than asked misses none.
+     */
+    companyPages: async function* (params: { pageSize: number; tag?: { name: string; value: string } }, callOptions?: CallOptions): AsyncGenerator<ServiceResult<Paged<Company>>> {
+      for (let asked: Required<PageParams> | null = { page: 1, pageSize: params.pageSize }; asked; ) {
+        const answer = await listCompanies({ tag: params.tag, ...asked }, callOptions);
+        yield answer;
+        asked = nextPage(answer.data);
+      }
+    },
 
     /** GET /companies?page=1&pageSize=1: how many companies the account holds (e.g. to word a full free trial). */
     countCompanies: (callOptions?: CallOptions) =>
@@ -574,7 +607,7 @@ function companyCalls(request: ServiceRequest) {
     findCompaniesByTag: async (params: { name: string; value: string }, callOptions?: CallOptions): Promise<ServiceResult<Company[]>> => {
       const found = await allPages(request, {
         operation: "findCompaniesByTag",
-        path: (page) => `/companies${query({ tags: tagFilter(params.name, params.value), page, pageSize: LIST_PAGE_SIZE })}`,
+        path: (paging) => `/companies${query({ tags: tagFilter(params.name, params.value), ...paging })}`,
         item: CompanySchema,
         callOptions,
       });
@@ -594,7 +627,7 @@ function connectionCalls(request: ServiceRequest) {
     listConnections: (params: { companyId: string }, callOptions?: CallOptions) =>
       allPages(request, {
         operation: "listConnections",
-        path: (page) => `/companies/${seg(params.companyId)}/connections${query({ page, pageSize: LIST_PAGE_SIZE })}`,
+        path: (paging) => `/companies/${seg(params.companyId)}/connections${query(paging)}`,
         item: ConnectionSchema,
         callOptions,
       }),

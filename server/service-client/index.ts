@@ -1,5 +1,5 @@
 /** The service client: see client.ts. */
-export { createServiceClient, DATA_LISTS, DEFAULT_TIMEOUT_MS, isListedDataType } from "./client";
+export { createServiceClient, DATA_LISTS, DEFAULT_TIMEOUT_MS, isListedDataType, nextPage } from "./client";
 export type { AttemptEvent, CallMeta, CallOptions, ListedDataType, PageParams, RawRequest, ServiceClient, ServiceClientOptions, ServiceResult } from "./client";
 export { parseRateLimit, parseRetryAfter } from "./rate-limit";
 export type { RateLimitInfo } from "./rate-limit";

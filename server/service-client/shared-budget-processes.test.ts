@@ -17,6 +17,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateBudgetMembers, rateBudgetQuotas } from "@/db/schema";
 import { createServiceTarget } from "@/server/targets/targets";
+import { bundleChild, type BundledChild } from "@/server/testing/bundle-child";
 import { createTestDatabase, TEST_KEY_RING, type TestDatabase } from "@/server/testing/test-db";
 import { startTestSandbox, type TestSandbox } from "@/server/testing/test-sandbox";
 import { until } from "@/server/testing/until";
@@ -42,10 +43,12 @@ type Child = { child: ChildProcess; lines: Line[]; errors: string[]; exited: Pro
 
 let sb: TestSandbox;
 let t: TestDatabase;
+/** The child's module, bundled once: ten processes start here, each in about half a second instead of tsx's two or three. */
+let childModule: BundledChild;
 const started: Child[] = [];
 
 function startPacer(params: { targetId: string; apiKey: string; durationMs: number; knownQuota?: number; share?: boolean; callers?: number; untilSpent?: boolean }): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join("server", "service-client", "shared-budget-child.ts")], {
+  const child = spawn(process.execPath, [childModule.file], {
     cwd: process.cwd(),
     stdio: ["ignore", "pipe", "pipe"],
     env: {
@@ -98,6 +101,7 @@ async function target(name: string, dailyQuota: number | null = null): Promise<{
 const sum = (lines: Line[], key: "pacerSent" | "sent" | "r429" | "ok") => lines.reduce((n, l) => n + l[key], 0);
 
 beforeAll(async () => {
+  childModule = bundleChild(path.join("server", "service-client", "shared-budget-child.ts"));
   sb = await startTestSandbox();
   t = await createTestDatabase();
 });
@@ -106,6 +110,7 @@ afterAll(async () => {
   await Promise.all(started.map((c) => c.exited));
   await t.close();
   await sb.close();
+  childModule.remove();
 });
 
 describe("one rate budget per target across processes", () => {

@@ -9,7 +9,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import type { Database } from "@/db/database";
+import { q, type Database } from "@/db/database";
 import { migrationItems, serviceCalls } from "@/db/schema";
 import { testConfig } from "@/server/testing/caller";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
@@ -120,7 +120,17 @@ export async function seedHandover(
     .from(migrationItems)
     .where(eq(migrationItems.engagementId, eng.engagementId))
     .orderBy(migrationItems.position);
-  for (const [i, item] of items.entries()) await finishItem(db, item.id, companies[i]!, i);
+  // Every company's end in one transaction: thousands of them are seconds of commits otherwise.
+  // (Their calls go in 500 rows to an insert.)
+  await asDatabase(target).transaction(function* (tx) {
+    const calls: ReturnType<typeof itemEnd>["calls"] = [];
+    for (const [i, item] of items.entries()) {
+      const end = itemEnd(item.id, companies[i]!, i);
+      yield* q.run(tx.update(migrationItems).set(end.item).where(eq(migrationItems.id, item.id)));
+      calls.push(...end.calls);
+    }
+    for (let from = 0; from < calls.length; from += 500) yield* q.run(tx.insert(serviceCalls).values(calls.slice(from, from + 500)));
+  }, { isolation: "read committed" });
   return {
     engagementId: eng.engagementId,
     reference: eng.reference,
@@ -142,7 +152,15 @@ const DEFAULT_COMPANIES: CompanySpec[] = [
 
 /** Writes what the engine would have written for an item that reached `spec.state`. */
 export async function finishItem(target: Db | Database["db"] | Database, itemId: string, spec: CompanySpec, i = 0): Promise<void> {
-  const db = asDatabase(target).db;
+  const end = itemEnd(itemId, spec, i);
+  await asDatabase(target).transaction(function* (tx) {
+    yield* q.run(tx.update(migrationItems).set(end.item).where(eq(migrationItems.id, itemId)));
+    if (end.calls.length) yield* q.run(tx.insert(serviceCalls).values(end.calls));
+  }, { isolation: "read committed" });
+}
+
+/** What `finishItem` writes: the item's columns and the calls it made. */
+function itemEnd(itemId: string, spec: CompanySpec, i: number) {
   const created = spec.state !== "pending" && spec.state !== "set_aside";
   const ids = created ? { companyId: `c0a1b2c3-0000-4000-8000-${String(i).padStart(12, "0")}`, connectionId: `d0e1f2a3-0000-4000-8000-${String(i).padStart(12, "0")}` } : {};
   const defaults: Partial<CompanySpec> =
@@ -163,24 +181,21 @@ export async function finishItem(target: Db | Database["db"] | Database, itemId:
           : {};
   const s = { ...defaults, ...spec };
   const final = ["verified", "reauth_required", "failed", "set_aside"].includes(s.state);
-  await db
-    .update(migrationItems)
-    .set({
-      state: s.state,
-      ...ids,
-      attempts: s.attempts ?? 0,
-      outcomeReason: s.outcomeReason ?? null,
-      lastError: s.lastError ?? null,
-      lastErrorAt: s.lastError ? new Date() : null,
-      checks: s.checks ?? null,
-      finishedAt: final ? new Date() : null,
-      updatedAt: new Date(),
-    })
-    .where(eq(migrationItems.id, itemId));
+  const item = {
+    state: s.state,
+    ...ids,
+    attempts: s.attempts ?? 0,
+    outcomeReason: s.outcomeReason ?? null,
+    lastError: s.lastError ?? null,
+    lastErrorAt: s.lastError ? new Date() : null,
+    checks: s.checks ?? null,
+    finishedAt: final ? new Date() : null,
+    updatedAt: new Date(),
+  };
   const at = new Date();
   const call = (ok: boolean) => ({ runId: "fixture-run", itemId, at, operation: ok ? "getDataStatus" : "createConnection", method: "GET", path: "/", status: ok ? 200 : 500, ok, durationMs: 5, attempts: 1 });
   const calls = [...Array.from({ length: s.calls?.ok ?? 0 }, () => call(true)), ...Array.from({ length: s.calls?.failed ?? 0 }, () => call(false))];
-  if (calls.length) await db.insert(serviceCalls).values(calls);
+  return { item, calls };
 }
 
 /** The sandbox's words for tokens the old app refreshed after the export, as the pipeline keeps them. */

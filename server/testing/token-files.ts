@@ -3,7 +3,6 @@
  * and XLSX bytes (written by csv-stringify and exceljs, as a customer's tools would), and
  * hand-built ZIP files for the cases no spreadsheet program writes on purpose.
  */
-import { once } from "node:events";
 import zlib from "node:zlib";
 import { stringify } from "csv-stringify/sync";
 import ExcelJS from "exceljs";
@@ -161,23 +160,55 @@ function chunksOf(data: PartData): Iterable<string | Buffer> {
   return typeof data === "function" ? data() : [data];
 }
 
+/**
+ * Deflated segments of chunks a part yields again and again (`repeated` yields one buffer many
+ * times): each is deflated once, on its own, ending in a full flush, so its bytes stand for it
+ * wherever it comes in the stream. A part that inflates to a gigabyte costs one megabyte deflated
+ * and its checksum.
+ */
+const segments = new WeakMap<Buffer, Buffer>();
+/** A self-contained run of deflate blocks, byte-aligned, not the last: segments join into one stream. */
+const segment = (bytes: Buffer) => zlib.deflateRawSync(bytes, { level: 6, finishFlush: zlib.constants.Z_FULL_FLUSH });
+/** Deflate's last block, empty: what ends a stream of segments. */
+const LAST_BLOCK = Buffer.from([0x03, 0x00]);
+/** Small chunks (rows of XML) are gathered to this size before they are deflated together. */
+const BATCH_BYTES = 1024 * 1024;
+/** A buffer chunk at least this large is deflated once per buffer (see `segments`). */
+const REUSED_BYTES = 64 * 1024;
+
 /** Deflates (or gathers) a part's chunks as they come, with its true size and checksum. */
-async function compress(part: ZipPart): Promise<{ data: Buffer; size: number; crc: number }> {
+function compress(part: ZipPart): { data: Buffer; size: number; crc: number } {
   let size = 0;
   let crc = 0;
   const out: Buffer[] = [];
-  const deflate = part.stored ? null : zlib.createDeflateRaw({ level: 6 });
-  deflate?.on("data", (c: Buffer) => out.push(c));
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = () => {
+    if (pendingBytes === 0) return;
+    out.push(segment(Buffer.concat(pending, pendingBytes)));
+    pending = [];
+    pendingBytes = 0;
+  };
   for (const chunk of chunksOf(part.data)) {
     const b = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
     size += b.length;
     crc = zlib.crc32(b, crc);
-    if (!deflate) out.push(b);
-    else if (!deflate.write(b)) await once(deflate, "drain");
+    if (part.stored) {
+      out.push(b);
+    } else if (typeof chunk !== "string" && b.length >= REUSED_BYTES) {
+      flush();
+      let deflated = segments.get(b);
+      if (!deflated) segments.set(b, (deflated = segment(b)));
+      out.push(deflated);
+    } else {
+      pending.push(b);
+      pendingBytes += b.length;
+      if (pendingBytes >= BATCH_BYTES) flush();
+    }
   }
-  if (deflate) {
-    deflate.end();
-    await once(deflate, "end");
+  if (!part.stored) {
+    flush();
+    out.push(LAST_BLOCK);
   }
   return { data: Buffer.concat(out), size, crc };
 }
@@ -192,7 +223,7 @@ export async function zipOf(parts: readonly ZipPart[]): Promise<Buffer> {
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const part of parts) {
-    const { data, size, crc } = await compress(part);
+    const { data, size, crc } = compress(part);
     const name = Buffer.from(part.name, "utf8");
     const method = part.stored ? 0 : 8;
     const flags = 0x0800 | (part.dataDescriptor ? 0x0008 : 0);

@@ -220,13 +220,13 @@ function leaseKeeper(w: WatcherState, engagementId: string): () => Promise<void>
 async function listCompanies(client: ServiceClient, engagementId: string, wanted: ReadonlySet<string>, keepLease: () => Promise<void>): Promise<{ listed: Map<string, ListedCompany>; requests: number }> {
   const listed = new Map<string, ListedCompany>();
   let requests = 0;
+  // Page after page as the service answers them (it may answer fewer a page than asked).
   const pages = async (tag?: { name: string; value: string }) => {
-    for (let page = 1; ; page++) {
-      await keepLease();
-      const { data } = await client.listCompanies({ tag, page, pageSize: WATCH_PAGE_SIZE });
+    await keepLease();
+    for await (const { data } of client.companyPages({ tag, pageSize: WATCH_PAGE_SIZE })) {
       requests += 1;
       for (const c of data.results) listed.set(c.id, toListed(c));
-      if (data.results.length === 0 || page * data.pageSize >= data.totalResults) return;
+      await keepLease();
     }
   };
   await pages({ name: ENGAGEMENT_TAG, value: engagementId });

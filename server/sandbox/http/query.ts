@@ -174,7 +174,13 @@ export function matches(node: QueryNode, item: unknown): boolean {
 
 export type Paging = { page: number; pageSize: number };
 
+/** The largest `pageSize` a request may ask for (the spec's `pageSize` parameter). */
 const MAX_PAGE_SIZE = 5000;
+/**
+ * The largest page an answer holds (the spec's `PagingInfo.pageSize`, maximum 2,000): a request
+ * asking for more is answered 2,000 at a time, its `pageSize` and `_links` saying so.
+ */
+export const MAX_ANSWER_PAGE_SIZE = 2000;
 
 function positiveInt(params: { name: string; raw: string | null; fallback: number; max?: number }) {
   if (params.raw === null || params.raw === "") return { value: params.fallback };
@@ -185,7 +191,10 @@ function positiveInt(params: { name: string; raw: string | null; fallback: numbe
   return { value };
 }
 
-/** Reads `page` (default 1) and `pageSize` (default 100, max 5000); 400 naming each bad one. */
+/**
+ * Reads `page` (default 1) and `pageSize` (default 100, max 5000; 400 naming each bad one). The
+ * paging answered caps the page at MAX_ANSWER_PAGE_SIZE: `page` counts pages of that size then.
+ */
 export function parsePaging(query: URLSearchParams): Paging {
   const page = positiveInt({ name: "page", raw: query.get("page"), fallback: 1 });
   const pageSize = positiveInt({ name: "pageSize", raw: query.get("pageSize"), fallback: 100, max: MAX_PAGE_SIZE });
@@ -194,7 +203,7 @@ export function parsePaging(query: URLSearchParams): Paging {
     ...("problem" in pageSize ? [{ itemId: "pageSize", message: pageSize.problem ?? "", validatorName: "Paging" }] : []),
   ];
   if (problems.length) throw badRequest(problems);
-  return { page: page.value ?? 1, pageSize: pageSize.value ?? 100 };
+  return { page: page.value ?? 1, pageSize: Math.min(pageSize.value ?? 100, MAX_ANSWER_PAGE_SIZE) };
 }
 
 export type PagedEnvelope<T> = {

@@ -39,6 +39,14 @@ function money(rng: Rng, max: number): number {
   return Math.round(rng() * max * 100) / 100;
 }
 
+/** An amount rounded to the cent. */
+function cents(amount: number): number {
+  return Math.round(amount * 100) / 100;
+}
+
+/** The tax rate on generated invoices and bills (UK VAT's standard rate). */
+const TAX_RATE = 0.2;
+
 const BASE = Date.UTC(2024, 0, 1);
 const DAY = 86_400_000;
 
@@ -134,15 +142,14 @@ export const LIST_KINDS: readonly ListKind[] = [
       const lineItems = Array.from({ length: lines }, (_, i) => {
         const quantity = 1 + Math.floor(ctx.rng() * 5);
         const unitAmount = money(ctx.rng, 400);
-        return {
-          lineNumber: i + 1,
-          description: `Services ${i + 1}`,
-          quantity,
-          unitAmount,
-          totalAmount: Math.round(quantity * unitAmount * 100) / 100,
-        };
+        const subTotal = cents(quantity * unitAmount);
+        const taxAmount = cents(subTotal * TAX_RATE);
+        return { lineNumber: i + 1, description: `Services ${i + 1}`, quantity, unitAmount, subTotal, taxAmount, totalAmount: cents(subTotal + taxAmount) };
       });
-      const total = Math.round(lineItems.reduce((sum, l) => sum + l.totalAmount, 0) * 100) / 100;
+      // The invoice's amounts are its lines' sums: subTotal + totalTaxAmount = totalAmount.
+      const subTotal = cents(lineItems.reduce((sum, l) => sum + l.subTotal, 0));
+      const totalTaxAmount = cents(lineItems.reduce((sum, l) => sum + l.taxAmount, 0));
+      const total = cents(subTotal + totalTaxAmount);
       const status = pick(ctx.rng, ["Paid", "Submitted", "PartiallyPaid", "Draft"] as const);
       const issued = ctx.rng() * 540;
       return {
@@ -152,6 +159,8 @@ export const LIST_KINDS: readonly ListKind[] = [
         issueDate: day(issued),
         dueDate: day(issued + 30),
         currency: ctx.currency,
+        subTotal,
+        totalTaxAmount,
         totalAmount: total,
         amountDue: status === "Paid" ? 0 : status === "PartiallyPaid" ? Math.round(total * 50) / 100 : total,
         status,
@@ -201,6 +210,8 @@ export const LIST_KINDS: readonly ListKind[] = [
     entity: "Bill",
     build: (ctx) => {
       const total = money(ctx.rng, 3_000);
+      // The total includes tax at TAX_RATE: subTotal + taxAmount = totalAmount.
+      const subTotal = cents(total / (1 + TAX_RATE));
       const status = pick(ctx.rng, ["Open", "Paid", "PartiallyPaid"] as const);
       const issued = ctx.rng() * 540;
       return {
@@ -210,6 +221,8 @@ export const LIST_KINDS: readonly ListKind[] = [
         issueDate: day(issued),
         dueDate: day(issued + 30),
         currency: ctx.currency,
+        subTotal,
+        taxAmount: cents(total - subTotal),
         totalAmount: total,
         amountDue: status === "Paid" ? 0 : total,
         status,
