@@ -17,6 +17,7 @@ import { engineTestBed } from "@/server/testing/test-bed";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { until } from "@/server/testing/until";
 import type { ReadyEngagement } from "@/server/testing/ready-engagement";
+import { listServiceTargets } from "../targets";
 import { ensureEventConsumers } from "./consumers";
 
 const bed = engineTestBed();
@@ -135,4 +136,12 @@ describe("Ferry's webhook endpoint", () => {
     await until("replay delivered", pending, (ds) => ds.length === 0, 15_000).catch(() => {});
     expect(await bed.t.db.select().from(webhookInbox).where(and(eq(webhookInbox.targetId, eng.serviceTargetId), eq(webhookInbox.eventType, "connection.disconnected")))).toHaveLength(1);
   }, 90_000);
+
+  it("shows on the target's page whether events arrive: its consumers, the last event, the refusals (never a secret)", async () => {
+    const [view] = (await listServiceTargets(bed.t.database)).filter((t) => t.id === eng.serviceTargetId);
+    expect(view!.events).toMatchObject({ consumers: 2, lastEventType: expect.stringMatching(/^connection\./), failures: 3, pausedUntil: null });
+    expect(view!.events.lastEventAt).toBeInstanceOf(Date);
+    expect(view!.events.lastFailure).toMatch(/refused/);
+    expect(JSON.stringify(view)).not.toContain(engConsumer.secret);
+  });
 });
