@@ -64,10 +64,11 @@ export function* recordRefusal(tx: Tx, params: { targetId: string; reason: strin
 }
 
 /**
- * A verified delivery into the inbox, once per message id (a duplicate changes nothing but the
- * target's last event time); true when it was new.
+ * A verified delivery into the inbox, once per message id (a duplicate changes nothing); true when
+ * it was new. With `noteEvent` the target's last event is set too (the receiver does so at most once a
+ * second per target: the page's "last event" to the second, without a second write per delivery).
  */
-export function* insertDelivery(tx: Tx, d: { id: string; targetId: string; messageId: string; eventType: string; generatedAt: Date | null; payload: Record<string, unknown>; now: Date }): Steps<boolean> {
+export function* insertDelivery(tx: Tx, d: { id: string; targetId: string; messageId: string; eventType: string; generatedAt: Date | null; payload: Record<string, unknown>; now: Date; noteEvent?: boolean }): Steps<boolean> {
   const inserted = yield* q.all(
     tx
       .insert(webhookInbox)
@@ -75,8 +76,10 @@ export function* insertDelivery(tx: Tx, d: { id: string; targetId: string; messa
       .onConflictDoNothing({ target: [webhookInbox.targetId, webhookInbox.messageId] })
       .returning({ id: webhookInbox.id }),
   );
-  yield* ensureEventState(tx, d.targetId);
-  yield* q.run(tx.update(targetEvents).set({ lastEventAt: d.now, lastEventType: d.eventType }).where(eq(targetEvents.targetId, d.targetId)));
+  if (d.noteEvent ?? true) {
+    yield* ensureEventState(tx, d.targetId);
+    yield* q.run(tx.update(targetEvents).set({ lastEventAt: d.now, lastEventType: d.eventType }).where(eq(targetEvents.targetId, d.targetId)));
+  }
   return inserted.length > 0;
 }
 
