@@ -32,8 +32,8 @@ export function* syncSettled(tx: Tx, params: { engagementId: string; companyId: 
   return changes > 0;
 }
 
-/** Whether a reset newer (by the service's time) than `generatedAt` was already processed for the target. */
-function* resetSince(tx: Tx, params: { targetId: string; generatedAt: Date }): Steps<boolean> {
+/** Whether an event of `eventType` newer (by the service's time) than `generatedAt` was already processed for the target. */
+function* processedSince(tx: Tx, params: { targetId: string; eventType: string; generatedAt: Date }): Steps<boolean> {
   const row = yield* q.get(
     tx
       .select({ id: webhookInbox.id })
@@ -41,7 +41,7 @@ function* resetSince(tx: Tx, params: { targetId: string; generatedAt: Date }): S
       .where(
         and(
           eq(webhookInbox.targetId, params.targetId),
-          eq(webhookInbox.eventType, "client.rateLimit.reset"),
+          eq(webhookInbox.eventType, params.eventType),
           isNotNull(webhookInbox.processedAt),
           gt(webhookInbox.generatedAt, params.generatedAt),
         ),
@@ -57,7 +57,7 @@ function* resetSince(tx: Tx, params: { targetId: string; generatedAt: Date }): S
  * machine's from when it arrived. A reached older than a reset already processed changes nothing.
  */
 export function* quotaReached(tx: Tx, params: { targetId: string; generatedAt: Date | null; receivedAt: Date; expiryDate: Date | null; dailyQuota: number | null }): Steps<Date | null> {
-  if (params.generatedAt && (yield* resetSince(tx, { targetId: params.targetId, generatedAt: params.generatedAt }))) return null;
+  if (params.generatedAt && (yield* processedSince(tx, { targetId: params.targetId, eventType: "client.rateLimit.reset", generatedAt: params.generatedAt }))) return null;
   const expiry = params.expiryDate ?? new Date(Math.floor(params.receivedAt.getTime() / 86_400_000 + 1) * 86_400_000);
   const waitMs = params.generatedAt ? expiry.getTime() - params.generatedAt.getTime() : expiry.getTime() - params.receivedAt.getTime();
   if (waitMs <= 0) return null;
@@ -67,7 +67,8 @@ export function* quotaReached(tx: Tx, params: { targetId: string; generatedAt: D
   return until;
 }
 
-/** `client.rateLimit.reset`: the pause is lifted; the runs carry on at their next look (about a second). */
-export function* quotaReset(tx: Tx, params: { targetId: string }): Steps<void> {
+/** `client.rateLimit.reset`: the pause is lifted (unless a newer `reached` was processed: an old reset arriving late); the runs carry on at their next look (about a second). */
+export function* quotaReset(tx: Tx, params: { targetId: string; generatedAt: Date | null }): Steps<void> {
+  if (params.generatedAt && (yield* processedSince(tx, { targetId: params.targetId, eventType: "client.rateLimit.reached", generatedAt: params.generatedAt }))) return;
   yield* setTargetPause(tx, { targetId: params.targetId, until: null, reason: null });
 }

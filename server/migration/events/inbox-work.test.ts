@@ -174,6 +174,8 @@ describe("the watch on webhooks", () => {
       await processor.processDue();
     };
     await deliver("client.rateLimit.reached", now, { dailyQuota: 3000, quotaRemaining: 0, expiryDate: new Date(now.getTime() + 3_600_000).toISOString() });
+    // A reset of the day before, arriving late, lifts nothing.
+    await deliver("client.rateLimit.reset", new Date(now.getTime() - 86_400_000), { dailyQuota: 3000, quotaRemaining: 3000, expiryDate: now.toISOString() });
     const paused = (await bed.t.db.select().from(targetEvents).where(eq(targetEvents.targetId, eng.serviceTargetId)))[0]!;
     expect(paused.pausedUntil!.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
 

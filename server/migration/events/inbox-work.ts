@@ -19,7 +19,7 @@ import { createServiceClient, type ServiceClient } from "@/server/service-client
 import { createPacer } from "@/server/service-client/pacer";
 import { pacerCeilingPerMinute } from "@/server/targets/limits";
 import { targetAddressPolicy } from "@/server/targets/network";
-import { claimInbox, dueInbox, markFailed, markProcessed, type InboxRow } from "@/server/targets/events/inbox-repository";
+import { claimInbox, dueInbox, markFailed, markProcessed, pruneProcessed, type InboxRow } from "@/server/targets/events/inbox-repository";
 import type { EngineContext, PeriodicWork } from "../engine/work";
 import { ENGAGEMENT_TAG } from "../engine/pipeline";
 import { openRunSession } from "../engine/run-session";
@@ -33,6 +33,9 @@ export const WEBHOOK_INBOX = "webhook-inbox";
 const BATCH = 200;
 const CLAIM_MS = 60_000;
 const MAX_ATTEMPTS = 8;
+/** Processed rows are kept for the service's replay window and a day more (a replayed id is then still known), pruned hourly. */
+const KEEP_PROCESSED_MS = 15 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 const READ_COMMITTED = { isolation: "read committed" } as const;
 
 export type InboxWorkOptions = { everyMs?: number };
@@ -56,6 +59,7 @@ function companyOf(payload: Payload): { companyId: string; engagementId: string 
 export function createInboxProcessor(ctx: Pick<EngineContext, "database" | "ring" | "notify" | "log" | "client">) {
   const clients = new Map<string, Promise<ServiceClient>>();
   const { database } = ctx;
+  let prunedAt = 0;
 
   /** The engagement's client on its bulk run's target (the one the event came through), opened once. */
   const clientOf = (engagementId: string, targetId: string) => () => {
@@ -78,7 +82,7 @@ export function createInboxProcessor(ctx: Pick<EngineContext, "database" | "ring
       return;
     }
     if (row.eventType === "client.rateLimit.reset") {
-      await database.transaction((tx) => quotaReset(tx, { targetId: row.targetId }), READ_COMMITTED);
+      await database.transaction((tx) => quotaReset(tx, { targetId: row.targetId, generatedAt: row.generatedAt }), READ_COMMITTED);
       return;
     }
     const company = companyOf(payload);
@@ -97,6 +101,10 @@ export function createInboxProcessor(ctx: Pick<EngineContext, "database" | "ring
   return {
     /** Claims what is due and processes it; answers how many rows it marked processed. */
     async processDue(now = new Date()): Promise<number> {
+      if (now.getTime() - prunedAt >= PRUNE_EVERY_MS) {
+        prunedAt = now.getTime();
+        await database.transaction((tx) => pruneProcessed(tx, { before: new Date(now.getTime() - KEEP_PROCESSED_MS) }), READ_COMMITTED);
+      }
       const due = await database.transaction((tx) => dueInbox(tx, { now, limit: BATCH }), READ_COMMITTED);
       if (due.length === 0) return 0;
       const token = randomUUID();

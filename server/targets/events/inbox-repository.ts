@@ -9,7 +9,7 @@
  * its claim lapses and another worker takes the row; the first one's late write names a stale token
  * and changes nothing.
  */
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { q, type Steps, type Tx } from "@/db/database";
 import { targetEvents, webhookConsumers, webhookInbox } from "@/db/schema";
 
@@ -153,4 +153,13 @@ export function* targetPause(tx: Tx, params: { targetId: string; now: Date }): S
   const row = yield* q.get(tx.select({ until: targetEvents.pausedUntil, reason: targetEvents.pauseReason }).from(targetEvents).where(eq(targetEvents.targetId, params.targetId)));
   if (!row?.until || row.until.getTime() <= params.now.getTime()) return null;
   return { until: row.until, reason: row.reason ?? "The service's daily request quota is spent." };
+}
+
+/**
+ * Forgets processed rows older than `before`: kept for the service's replay window (2 weeks) and a
+ * day more, so a replayed id still finds its row and is not stored again.
+ */
+export function* pruneProcessed(tx: Tx, params: { before: Date }): Steps<number> {
+  const done = yield* q.run(tx.delete(webhookInbox).where(and(isNotNull(webhookInbox.processedAt), lt(webhookInbox.processedAt, params.before))));
+  return done.changes;
 }
