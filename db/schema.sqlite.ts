@@ -398,6 +398,8 @@ export const migrationItems = sqliteTable(
     reconnectedAt: integer("reconnected_at", { mode: "timestamp_ms" }),
     /** When the watch found its connection dropped (Deauthorized) after it had been verified. */
     droppedAt: integer("dropped_at", { mode: "timestamp_ms" }),
+    /** The service's time (`generatedDate`) of the latest connection event applied to it: an older one arriving late never moves it back. */
+    connectionEventAt: integer("connection_event_at", { mode: "timestamp_ms" }),
     /** The supplementary file whose fresh tokens the company was last retried with. */
     supplementaryFileId: text("supplementary_file_id"),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().$defaultFn(() => new Date()),
@@ -813,6 +815,90 @@ export const workerProcesses = sqliteTable(
     holdsLock: integer("holds_lock", { mode: "boolean" }).notNull().default(false),
     startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
   },
+);
+
+/**
+ * What a service target's webhooks are doing (server/targets/events): where the service sends them,
+ * whether they arrive (the last event, the last delivery refused), and a pause of every run on the
+ * target that the service's `client.rateLimit.reached` announced, until its reset.
+ */
+export const targetEvents = sqliteTable(
+  "target_events",
+  {
+    targetId: text("target_id").primaryKey().references(() => serviceTargets.id, { onDelete: "cascade" }),
+    /** Ferry's public base URL as the service reaches it for this target (null: FERRY_PUBLIC_URL, else no webhooks: the watch polls). */
+    publicUrl: text("public_url"),
+    /** When the last good delivery arrived (this machine's clock), and its event type. */
+    lastEventAt: integer("last_event_at", { mode: "timestamp_ms" }),
+    lastEventType: text("last_event_type"),
+    /** When a delivery was last refused (bad signature, old timestamp), why, and how many in all. */
+    lastFailureAt: integer("last_failure_at", { mode: "timestamp_ms" }),
+    lastFailure: text("last_failure"),
+    failures: integer("failures").notNull().default(0),
+    /** Every run on the target waits until then: the service said its daily quota is spent (the announced reset). */
+    pausedUntil: integer("paused_until", { mode: "timestamp_ms" }),
+    pauseReason: text("pause_reason"),
+  },
+);
+
+/**
+ * Ferry's webhook consumers at the service: one per engagement (its company tag) from the bulk run's start to
+ * the watch's end, and one untagged per target for the client's rate-limit events. Each has its own signing secret.
+ */
+export const webhookConsumers = sqliteTable(
+  "webhook_consumers",
+  {
+    id: id(),
+    targetId: text("target_id").notNull().references(() => serviceTargets.id, { onDelete: "cascade" }),
+    /** The engagement whose companies it is filtered on; null: the target's rate-limit consumer. */
+    engagementId: text("engagement_id").references(() => engagements.id, { onDelete: "cascade" }),
+    /** Its id at the service (DELETE /webhooks/{id}). */
+    consumerId: text("consumer_id").notNull(),
+    /** The signing secret (`whsec_…`), encrypted (server/security/secrets.ts), bound to the row. */
+    secretCipher: text("secret_cipher").notNull(),
+    /** The endpoint the service posts to (Ferry's public URL + /api/targets/{id}/events). */
+    url: text("url").notNull(),
+    createdAt: createdAt(),
+    /** When it was deleted at the service (the watch ended): its secret verifies nothing after it. */
+    removedAt: integer("removed_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    index("webhook_consumers_target_idx").on(t.targetId, t.removedAt),
+    index("webhook_consumers_engagement_idx").on(t.engagementId),
+  ],
+);
+
+/**
+ * Webhook deliveries received, one row per message (the `webhook-id`) per target, written by the receiver in one
+ * statement before it answers; the worker's inbox work claims each row under a lease and marks it processed.
+ */
+export const webhookInbox = sqliteTable(
+  "webhook_inbox",
+  {
+    id: id(),
+    targetId: text("target_id").notNull().references(() => serviceTargets.id, { onDelete: "cascade" }),
+    /** The `webhook-id` header: the same on every attempt and replay, so a duplicate is ignored. */
+    messageId: text("message_id").notNull(),
+    eventType: text("event_type").notNull(),
+    /** The envelope's `generatedDate` (the service's clock). */
+    generatedAt: integer("generated_at", { mode: "timestamp_ms" }),
+    receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
+    /** The envelope's payload as received (no secret: company and connection references). */
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    processedAt: integer("processed_at", { mode: "timestamp_ms" }),
+    attempts: integer("attempts").notNull().default(0),
+    /** The last processing attempt's error. */
+    error: text("error"),
+    /** Not tried again before then (null: due now). */
+    nextAttemptAt: integer("next_attempt_at", { mode: "timestamp_ms" }),
+    /** The claim of the worker processing it; its write names it. */
+    claimToken: text("claim_token"),
+    claimExpiresAt: integer("claim_expires_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    uniqueIndex("webhook_inbox_message_unique").on(t.targetId, t.messageId),
+    index("webhook_inbox_due_idx").on(t.processedAt, t.receivedAt),
+  ],
 );
 
 /**

@@ -58,6 +58,12 @@ const schema = z.object({
    */
   FERRY_PRIVATE_TARGETS: z.enum(["allow", "refuse"], "must be allow or refuse (or unset)").optional(),
   /**
+   * Ferry's public base URL as the service reaches it (e.g. https://ferry.example.com behind a reverse
+   * proxy): the service's webhooks are posted to {FERRY_PUBLIC_URL}/api/targets/{id}/events. Unset: no
+   * webhook consumer is registered (a target may name its own) and the watch polls, as before.
+   */
+  FERRY_PUBLIC_URL: z.url("must be Ferry's public base URL, e.g. https://ferry.example.com").optional(),
+  /**
    * The machine a worker runs on, as the service sees its address: workers with the same id share
    * one per-address rate limit per target (default: the host name).
    */

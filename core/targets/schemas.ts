@@ -28,6 +28,21 @@ export const ZServiceTarget = z.object({
   problem: z.string().nullable(),
   /** Unfinished engagements pointed at it: how many, and the first few as "FER-1001 (Acme Lending)". */
   inUse: z.object({ count: z.number().int(), engagements: z.array(z.string()) }),
+  /**
+   * Whether the service's webhooks arrive (server/targets/events): Ferry's consumers on it (none: the
+   * watch polls), the last event received and the last delivery refused, and a pause of its runs the
+   * service announced. Never a secret.
+   */
+  events: z.object({
+    consumers: z.number().int(),
+    lastEventAt: z.date().nullable(),
+    lastEventType: z.string().nullable(),
+    failures: z.number().int(),
+    lastFailureAt: z.date().nullable(),
+    lastFailure: z.string().nullable(),
+    /** Until when every run on it waits (the service announced its quota spent); null when no pause is in force. */
+    pausedUntil: z.date().nullable(),
+  }),
   createdAt: z.date(),
 });
 export type ServiceTargetView = z.infer<typeof ZServiceTarget>;

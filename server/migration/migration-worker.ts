@@ -1,7 +1,7 @@
 /**
  * Ferry's migration worker: the engine's loop (engine/worker.ts) with the kinds of work registered
  * that it carries out — the single-company test and its rehearsal (test-run/), the bulk run
- * (bulk/), and beside them the hypercare watch (watch/) and the outbox's sender (server/mail/). The one place that knows them all; the
+ * (bulk/), and beside them the hypercare watch (watch/), the webhook inbox (events/) and the outbox's sender (server/mail/). The one place that knows them all; the
  * worker process (worker-main.ts), the demo seed, benches and tests make their workers here.
  */
 import { mailWork, type MailWorkOptions } from "@/server/mail/mail-work";
@@ -10,6 +10,7 @@ import { bulkWork, type BulkWorkOptions } from "./bulk/bulk-work";
 import { createWorker, type Worker, type WorkerOptions } from "./engine/worker";
 import { testRunWork } from "./test-run/test-run-work";
 import { watchWork } from "./watch/watch-work";
+import { inboxWork } from "./events/inbox-work";
 
 export { WATCH } from "./watch/watch-work";
 export { machineIdOf, type Worker } from "./engine/worker";
@@ -24,14 +25,17 @@ export type MigrationWorkerOptions = Omit<WorkerOptions, "work" | "periodic"> & 
   mail?: MailWorkOptions | null;
   /** Reminders and digests (server/engagements/reminders) with their settings; none when not given. */
   reminders?: ReminderWorkOptions | null;
+  /** Whether this worker processes the webhook inbox (default true), and how often it looks (default 1 s). */
+  inbox?: boolean;
+  inboxEveryMs?: number;
 };
 
 /** A worker carrying out every kind of migration work. */
 export function createMigrationWorker(options: MigrationWorkerOptions): Worker {
-  const { bulk, watch, watchEveryMs, mail, reminders, ...rest } = options;
+  const { bulk, watch, watchEveryMs, mail, reminders, inbox, inboxEveryMs, ...rest } = options;
   return createWorker({
     ...rest,
     work: [testRunWork, bulkWork(bulk)],
-    periodic: [...(watch === false ? [] : [watchWork(watchEveryMs === undefined ? {} : { everyMs: watchEveryMs })]), ...(mail ? [mailWork(mail)] : []), ...(reminders ? [reminderWork(reminders)] : [])],
+    periodic: [...(watch === false ? [] : [watchWork(watchEveryMs === undefined ? {} : { everyMs: watchEveryMs })]), ...(mail ? [mailWork(mail)] : []), ...(reminders ? [reminderWork(reminders)] : []), ...(inbox === false ? [] : [inboxWork(inboxEveryMs === undefined ? {} : { everyMs: inboxEveryMs })])],
   });
 }

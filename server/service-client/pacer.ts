@@ -108,6 +108,12 @@ export type Pacer = {
   stats(): PacerStats;
   /** Forgets a spent window or a Retry-After (support resumed a run; the clock moved). */
   wake(): void;
+  /**
+   * Holds every request until `untilWall` (epoch ms on this machine's clock): the service announced
+   * its daily quota spent (`client.rateLimit.reached`) before any answer here said so. A later
+   * hold of the answers' own still counts; `wake` lets go of it.
+   */
+  holdUntil(untilWall: number): void;
 };
 
 /** The window of the binding limit, as this pacer knows it. */
@@ -146,7 +152,7 @@ type PacerState = {
   spentInWindow: number;
   window: PacerWindow | null;
   pausedUntil: number;
-  pauseReason: "retry_after" | "maintenance";
+  pauseReason: "retry_after" | "maintenance" | "quota_spent";
   offset: OffsetBounds;
   /** The send number of the last request sent. */
   seq: number;
@@ -519,5 +525,11 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     fetch: (input, init) => pacedFetch(state, input, init),
     stats: () => statsOf(state),
     wake: () => wake(state),
+    holdUntil: (untilWall) => {
+      const until = state.now() + (untilWall - state.wallClock());
+      if (until <= state.pausedUntil) return;
+      state.pausedUntil = until;
+      state.pauseReason = "quota_spent";
+    },
   };
 }

@@ -8,9 +8,9 @@
  * encrypted, so listing never decrypts (and one value that no longer decrypts cannot break the
  * list). The key is decrypted only to be used, and each decryption is audited.
  */
-import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or } from "drizzle-orm";
 import { forUpdate, q, type Database, type Steps, type Tx } from "@/db/database";
-import { engagements, organizations, serviceTargets } from "@/db/schema";
+import { engagements, organizations, serviceTargets, targetEvents, webhookConsumers } from "@/db/schema";
 import { findOrganization } from "@/server/accounts/organizations";
 import { AppError, fieldError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
@@ -386,7 +386,7 @@ const limitsWords = (t: ServiceTargetRecord): string => {
 /** Every target, API keys masked (from the stored mask; nothing is decrypted), with its organisation and use. */
 export async function listServiceTargets(database: Database): Promise<ServiceTargetView[]> {
   const { db } = database;
-  const [rows, uses] = await Promise.all([
+  const [rows, uses, events, consumers] = await Promise.all([
     db
       .select({ t: serviceTargets, organizationName: organizations.name })
       .from(serviceTargets)
@@ -398,7 +398,11 @@ export async function listServiceTargets(database: Database): Promise<ServiceTar
       .innerJoin(organizations, eq(organizations.id, engagements.organizationId))
       .where(inArray(engagements.status, OPEN_STATUSES))
       .orderBy(asc(engagements.reference)),
+    db.select().from(targetEvents),
+    db.select({ targetId: webhookConsumers.targetId, n: count() }).from(webhookConsumers).where(isNull(webhookConsumers.removedAt)).groupBy(webhookConsumers.targetId),
   ]);
+  const eventsOf = new Map(events.map((e) => [e.targetId, e]));
+  const consumersOf = new Map(consumers.map((c) => [c.targetId, Number(c.n)]));
   const byTarget = new Map<string, string[]>();
   for (const u of uses) if (u.targetId) byTarget.set(u.targetId, [...(byTarget.get(u.targetId) ?? []), `${u.reference} (${u.organizationName})`]);
   return rows.map(({ t, organizationName }) => {
@@ -419,9 +423,24 @@ export async function listServiceTargets(database: Database): Promise<ServiceTar
       archivedAt: t.archivedAt,
       problem: !t.builtIn && !url.ok ? `No engagement can use it: ${url.problem}` : null,
       inUse: { count: inUse.length, engagements: inUse.slice(0, 10) },
+      events: eventsView(eventsOf.get(t.id), consumersOf.get(t.id) ?? 0),
       createdAt: t.createdAt,
     };
   });
+}
+
+/** A target's webhook state as its page shows it (no secret: counts, times and the refusal's words). */
+function eventsView(e: typeof targetEvents.$inferSelect | undefined, consumers: number): ServiceTargetView["events"] {
+  return {
+    consumers,
+    lastEventAt: e?.lastEventAt ?? null,
+    lastEventType: e?.lastEventType ?? null,
+    failures: e?.failures ?? 0,
+    lastFailureAt: e?.lastFailureAt ?? null,
+    lastFailure: e?.lastFailure ?? null,
+    // Only a pause still in force.
+    pausedUntil: e?.pausedUntil && e.pausedUntil.getTime() > Date.now() ? e.pausedUntil : null,
+  };
 }
 
 /**

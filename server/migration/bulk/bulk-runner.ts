@@ -39,7 +39,8 @@ import { loadForChange } from "@/server/engagements/engagement-repository";
 import { queueNotice, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { handToEndCustomers } from "../watch/watch-repository";
-import { DEFAULT_PIPELINE_POLICY, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
+import { ensureEventConsumers } from "@/server/targets/events/consumers";
+import { DEFAULT_PIPELINE_POLICY, ENGAGEMENT_TAG, type PipelineCall, type PipelinePolicy, type StoredError } from "../engine/pipeline";
 import type { HeldLeases } from "../engine/leases";
 import { findRun, finishRunRow, type RunRow } from "../engine/run-repository";
 import { openRunSession, type RunSession } from "../engine/run-session";
@@ -47,6 +48,7 @@ import { sleep, stepItem, type RunnerContext } from "../engine/runner";
 import { reconciliationInWords } from "@/core/migration/reconciliation";
 import { reconcile } from "../reconciliation";
 import { bulkRunEndNotice } from "./run-end-notice";
+import { announcedPause, type AnnouncedPause } from "./announced-pause";
 import { addPace, countUnfinished, runCountsByState, setBulkStatus, type BulkOutcome } from "./bulk-repository";
 import { targetAddressPolicy } from "@/server/targets/network";
 
@@ -67,6 +69,8 @@ export type BulkDeps = {
   budget?: { store: BudgetStore; machineId: string } | null;
   /** The run's own intervals (DEFAULT_BULK_TIMINGS; tests set them short). */
   timings?: Partial<BulkTimings>;
+  /** Ferry's public URL for webhooks (FERRY_PUBLIC_URL) where the target names none: none, the watch polls. */
+  publicUrl?: string | null;
 };
 
 /** The bulk run's own intervals: parameters, so that a test of a probe or a hold waits milliseconds, not the real ones. */
@@ -178,6 +182,9 @@ type BulkRun = {
   /** The answer that stops the whole run (a refused key, a full free trial), once one came. */
   stop: StoredError | null;
   lastProbeAt: number;
+  /** The pause the service announced on the target (announced-pause.ts), and its hold while in force. */
+  announced: AnnouncedPause;
+  announcedHold: BulkOutcome["hold"] | null;
   /** Until when the coordinator's lease is known to hold (a helper looks again once it has passed). */
   coordinatorUntil: number;
   pace: {
@@ -237,6 +244,13 @@ export async function carryOutBulk(
     return;
   }
   const r = bulkRunOf({ d, run, signal, coordinates, takeOver: options.takeOver, session, leases: options.leases });
+  // The engagement's webhook consumer, from the run's start to the watch's end (never throws; without it the watch polls).
+  if (coordinates) {
+    await ensureEventConsumers(
+      { database: d.database, ring: d.ring, client: session.connection.client, defaultPublicUrl: d.publicUrl, log: d.log },
+      { targetId: session.target.id, engagementId: run.engagementId, engagementTag: `${ENGAGEMENT_TAG}:${run.engagementId}` },
+    );
+  }
   try {
     await loop(r);
     if (r.stop && !signal.aborted) await stopRun(r, r.stop);
@@ -294,6 +308,8 @@ function bulkRunOf(params: {
     drivers: new Map(),
     stop: null,
     lastProbeAt: Date.now(),
+    announced: announcedPause({ database: d.database, targetId: target.id, pacer: session.connection.pacer }),
+    announcedHold: null,
     coordinatorUntil: run.leaseExpiresAt?.getTime() ?? 0,
     pace: { last: { sent: 0, rateLimited: 0 }, lastAt: 0, windowSeen: null, previousReset: null },
   };
@@ -381,7 +397,7 @@ async function recordPace(r: BulkRun, now: number): Promise<void> {
     await addPace(d.database, {
       runId: r.run.id,
       delta,
-      coordinator: r.coordinator ? { claim: { owner: d.owner, token: r.runToken ?? "" }, finished, limit, hold: holdOf(s.hold, now) ?? null } : null,
+      coordinator: r.coordinator ? { claim: { owner: d.owner, token: r.runToken ?? "" }, finished, limit, hold: r.announcedHold ?? holdOf(s.hold, now) ?? null } : null,
       now: new Date(now),
     });
   } catch (error) {
@@ -401,7 +417,9 @@ async function loop(r: BulkRun): Promise<void> {
       if (r.sig.aborted) break;
       const now = Date.now();
       if (!(await lookAtRun(r, now))) break;
-      const longHold = probeIfHeld(r, now);
+      r.announcedHold = await r.announced.look(now);
+      // While the service's announced pause holds, no probe wakes the pacer before the reset.
+      const longHold = r.announcedHold ? true : probeIfHeld(r, now);
       if (!longHold) await claimCompanies(r, now);
       if (await finishIfDone(r)) break;
       await sleep(r.timings.tickMs, r.sig).catch(() => {});

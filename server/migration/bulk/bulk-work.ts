@@ -14,6 +14,8 @@ export type BulkWorkOptions = {
   timings?: Partial<BulkTimings>;
   /** Companies driven at once at most (default 256). */
   maxItems?: number;
+  /** Ferry's public URL for the service's webhooks (FERRY_PUBLIC_URL), where a target names none. */
+  publicUrl?: string | null;
 };
 
 /** What the bulk runner needs of the worker's context, with the bulk run's own options. */
@@ -31,6 +33,7 @@ function depsOf(ctx: EngineContext, options: BulkWorkOptions): BulkDeps {
     ...(ctx.beforeStore ? { beforeStore: ctx.beforeStore } : {}),
     ...(options.timings ? { timings: options.timings } : {}),
     ...(options.maxItems ? { maxItems: options.maxItems } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
 }
 

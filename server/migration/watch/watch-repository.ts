@@ -266,3 +266,45 @@ export function* finalTally(tx: Tx, engagementId: string): Steps<{ verified: num
   );
   return { verified: Number(rows.find((r) => r.state === "verified")?.n ?? 0), pending: Number(rows.find((r) => r.state === "reconnect_pending")?.n ?? 0) };
 }
+
+/** One watched company by its company id at the service, with the time of the latest connection event applied to it (webhooks). */
+export function* watchedItemOfCompany(tx: Tx, engagementId: string, companyId: string): Steps<(WatchedItem & { connectionEventAt: Date | null }) | { state: string; id: string; connectionEventAt: Date | null } | undefined> {
+  const row = yield* q.get(
+    tx
+      .select({
+        id: migrationItems.id,
+        name: migrationItems.name,
+        state: migrationItems.state,
+        companyId: migrationItems.companyId,
+        connectionId: migrationItems.connectionId,
+        linkUrl: migrationItems.linkUrl,
+        connectionEventAt: migrationItems.connectionEventAt,
+      })
+      .from(migrationItems)
+      .where(realItems(engagementId, eq(migrationItems.companyId, companyId))),
+  );
+  if (!row) return undefined;
+  return { ...row, companyId };
+}
+
+/** Records the service time of a connection event applied to the item: only forward (a late, older one changes nothing); true when it moved. */
+export function* advanceConnectionEvent(tx: Tx, params: { itemId: string; at: Date }): Steps<boolean> {
+  const { changes } = yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ connectionEventAt: params.at })
+      .where(and(eq(migrationItems.id, params.itemId), or(isNull(migrationItems.connectionEventAt), lt(migrationItems.connectionEventAt, params.at)))),
+  );
+  return changes > 0;
+}
+
+/** Drops and reconnections an event found, counted on the watch as a check's are. */
+export function* countEventFindings(tx: Tx, params: { engagementId: string; drops: number; reconnections: number }): Steps<void> {
+  if (params.drops === 0 && params.reconnections === 0) return;
+  yield* q.run(
+    tx
+      .update(watches)
+      .set({ drops: sql`${watches.drops} + ${params.drops}`, reconnections: sql`${watches.reconnections} + ${params.reconnections}` })
+      .where(eq(watches.engagementId, params.engagementId)),
+  );
+}

@@ -35,6 +35,8 @@ import { createServiceClient, ServiceError, type ServiceClient, type ServiceClie
 import { targetAddressPolicy } from "@/server/targets/network";
 import { limitsOfTarget, pacerCeilingPerMinute } from "@/server/targets/limits";
 import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
+import { removeEventConsumers } from "@/server/targets/events/consumers";
+import { engagementConsumer } from "@/server/targets/events/inbox-repository";
 import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
 import type { RunRow } from "../engine/run-repository";
@@ -119,7 +121,7 @@ class LeaseLost extends Error {
 const sameBase = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 
 /** A listed company as the rules read it: its Link URL and its connections' live (unresolved) errors. */
-function toListed(c: { id: string; redirect?: string | null; dataConnections: { id: string; integrationKey?: string | null; status: ListedCompany["connections"][number]["status"]; dataConnectionErrors?: { statusCode?: string | null; statusText?: string | null; errorMessage?: string | null; status?: string | null }[] | null }[] }): ListedCompany {
+export function toListed(c: { id: string; redirect?: string | null; dataConnections: { id: string; integrationKey?: string | null; status: ListedCompany["connections"][number]["status"]; dataConnectionErrors?: { statusCode?: string | null; statusText?: string | null; errorMessage?: string | null; status?: string | null }[] | null }[] }): ListedCompany {
   return {
     id: c.id,
     redirect: c.redirect ?? null,
@@ -303,13 +305,17 @@ async function check(w: WatcherState, row: WatchRow, target: ServiceTargetRecord
   if (!seen) return lost(0);
   const rule = limitsOfTarget(target);
   const dailyQuota = rule.kind === "service" ? rule.limits.dailyQuota.base + rule.limits.dailyQuota.perConnectedCompany * counts.verified : null;
-  const reconnectEveryMs = w.deps.reconnectEveryMs ?? (onSandbox(w, target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service);
+  // With the engagement's webhook consumer registered, a reconnection arrives as an event (watch-events.ts):
+  // between the daily listings nothing is polled.
+  const events = await readSteps(database, (tx) => engagementConsumer(tx, engagementId));
+  const reconnectEveryMs = events ? DAY_MS : (w.deps.reconnectEveryMs ?? (onSandbox(w, target) ? RECONNECT_EVERY_MS.sandbox : RECONNECT_EVERY_MS.service));
   const outcome = await database.transaction(
     (tx) => writeCheck(tx, { owner: w.deps.owner, row, now, at: new Date(), seen, items, counts, dailyQuota, reconnectEveryMs, startHypercare, hypercareDays: hypercare.days, notify: w.deps.notify ?? null }),
     READ_COMMITTED,
   );
   if (!outcome) return lost(seen.requests);
   logCheck(w, engagement.reference, seen, outcome);
+  if (outcome.ended && events) await removeEventConsumers({ database, client, log }, { targetId: target.id, engagementId });
   return { engagementId, requests: seen.requests, findings: seen.findings, failure: seen.failure?.error ?? null, ended: outcome.ended, recorded: true };
 }
 
@@ -324,7 +330,7 @@ function logCheck(w: WatcherState, reference: string, seen: NonNullable<Observat
   );
 }
 
-type CheckOutcome = {
+export type CheckOutcome = {
   ended: boolean;
   report: Parameters<typeof queueWatchEndedMail>[2] | null;
   waiting: WaitingChange | null;
@@ -417,7 +423,7 @@ function nextCheckAt(p: { row: WatchRow; watch: WatchRow; now: Date; failed: boo
  * been accepted for a waiting one, or a migrated one handed back already): reconnected ones go back
  * into the bulk run to be synced and verified, dropped ones to their end customers; each audited.
  */
-function* applyFindings(
+export function* applyFindings(
   tx: Parameters<typeof lockItemStates>[0],
   p: { engagementId: string; organizationId: string; findings: WatchFindings; items: readonly WatchedItem[]; at: Date },
 ): Steps<{ reconnected: { itemId: string; connectionId: string }[]; dropped: CheckOutcome["dropped"] }> {

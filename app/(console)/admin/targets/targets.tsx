@@ -117,6 +117,9 @@ function TargetCard({ target: t, announce }: { target: Target; announce: Announc
               </>
             )}
           </Detail>
+          <Detail term="Events">
+            <EventsDetail events={t.events} />
+          </Detail>
           <Detail term={t.archivedAt ? "Archived" : "Added"}>{formatDateTime(t.archivedAt ?? t.createdAt)}</Detail>
           <Detail term="Id">
             <span className="inline-flex items-center gap-1">
@@ -419,5 +422,26 @@ function AddTarget() {
         </Button>
       </Form>
     </Card>
+  );
+}
+
+/** Whether the service's webhooks reach Ferry for this target: the last event, refusals, an announced pause. */
+function EventsDetail({ events }: { events: Target["events"] }) {
+  const paused = events.pausedUntil;
+  return (
+    <span className="flex flex-col gap-0.5">
+      <span>
+        {events.consumers === 0
+          ? "No webhook consumer: the watch polls (Ferry needs a public URL, FERRY_PUBLIC_URL)."
+          : `Webhooks on (${countOf(events.consumers, "consumer", "consumers")}).`}{" "}
+        {events.lastEventAt ? `Last event ${formatDateTime(events.lastEventAt)} (${events.lastEventType ?? "unknown"}).` : events.consumers ? "No event has arrived yet." : null}
+      </span>
+      {events.failures > 0 ? (
+        <span className="text-amber-800">
+          {countOf(events.failures, "delivery refused", "deliveries refused")}, the last {formatDateTime(events.lastFailureAt)}: {events.lastFailure}
+        </span>
+      ) : null}
+      {paused ? <span className="text-amber-800">Every run on it waits until {formatDateTime(paused)}: the service announced its daily quota spent.</span> : null}
+    </span>
   );
 }
