@@ -28,6 +28,9 @@ const env = {
   SANDBOX_URL: `http://127.0.0.1:${sandboxPort}`,
   // The worker delivers the outbox's mail: journeys that read the outbox find it delivered at once.
   FERRY_MAIL_EVERY_MS: "250",
+  // The sandbox posts its webhooks here (each bulk run registers its consumers), as the service
+  // would to Ferry's public URL.
+  FERRY_PUBLIC_URL: `http://127.0.0.1:${port}`,
 };
 
 const published = path.join(ROOT, ".tmp", `e2e-${port}.json`);

@@ -148,7 +148,7 @@ export const BLUEBIRD_ZOHO_ROTATED = "Bluebird Repairs";
  */
 async function handedOverWithReconnection(
   s: Seeding,
-  p: { support: Actor; customer: Actor; organizationId: string; sandbox: SandboxAccess; mail: { appUrl: string; mail: MailConfig } },
+  p: { support: Actor; customer: Actor; organizationId: string; sandbox: SandboxAccess; mail: { appUrl: string; mail: MailConfig }; eventsUrl: string | null },
 ): Promise<void> {
   const { database } = s;
   const zoho = await createEngagement(s.database, s.deps, p.support, { organizationId: p.organizationId, platformKey: "rwuv" });
@@ -163,7 +163,8 @@ async function handedOverWithReconnection(
   const rotated = file.tenants.find((t) => t.name === BLUEBIRD_ZOHO_ROTATED);
   if (rotated && s.control) await s.control.rotate("rwuv", rotated.tenantId);
 
-  const worker = createMigrationWorker({ database, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail });
+  // Its watch learns of drops from the sandbox's webhooks, posted to the web app once it runs.
+  const worker = createMigrationWorker({ database, ring: s.ring, sandbox: p.sandbox, watch: false, notify: p.mail, ...(p.eventsUrl ? { bulk: { sandboxPublicUrl: p.eventsUrl } } : {}) });
   // The test on a company whose tokens are good (Ferry's own pick, the smallest, is the refreshed one).
   const [pilot] = await database.db
     .select({ id: migrationItems.id })
@@ -329,7 +330,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
   const { shopify } = await bluebirdOnItsAccount(s, { priya, sam, dan, organizationId: bluebird, saturdayAfternoon, sandbox: options.sandbox });
 
   // Bluebird on Zoho Books: migrated and handed over, one company still waiting for its end customer.
-  if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail });
+  if (options.sandbox) await handedOverWithReconnection(s, { support: sam, customer: dan, organizationId: bluebird, sandbox: options.sandbox, mail, eventsUrl: options.appUrl ?? null });
 
   // A week in progress: the open moves began before the seed ran, so the portfolio's clocks show
   // what a support team's week looks like (Priya's review of FreeAgent is a day late, Bluebird has

@@ -43,7 +43,8 @@ async function main(): Promise<void> {
     // Reminders of moves due and late, each staff member's daily digest and each customer's weekly one (queued in the outbox).
     reminders: { notify: { appUrl: config.appUrl, mail: config.mail }, ...(e.FERRY_REMINDERS_EVERY_MS ? { everyMs: e.FERRY_REMINDERS_EVERY_MS } : {}) },
     // The service's webhooks reach Ferry here (none: the watch polls); a target may name its own.
-    bulk: { publicUrl: e.FERRY_PUBLIC_URL ?? null },
+    // The built-in sandbox, beside Ferry, posts to the web app's own address when there is none.
+    bulk: { publicUrl: e.FERRY_PUBLIC_URL ?? null, sandboxPublicUrl: config.appUrl },
     machineId: machineIdOf(e),
     ...(e.FERRY_WORKER_LEASE_MS ? { leaseMs: e.FERRY_WORKER_LEASE_MS } : {}),
     ...(e.FERRY_WORKER_IDLE_MS ? { idleMs: e.FERRY_WORKER_IDLE_MS } : {}),

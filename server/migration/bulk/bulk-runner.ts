@@ -71,6 +71,12 @@ export type BulkDeps = {
   timings?: Partial<BulkTimings>;
   /** Ferry's public URL for webhooks (FERRY_PUBLIC_URL) where the target names none: none, the watch polls. */
   publicUrl?: string | null;
+  /**
+   * The web app's own address, for the built-in sandbox alone (it runs beside Ferry and reaches it
+   * there) when FERRY_PUBLIC_URL is not set: its runs are driven by its webhooks as a real target's
+   * would be, without a public address every other target would be told to post to.
+   */
+  sandboxPublicUrl?: string | null;
 };
 
 /** The bulk run's own intervals: parameters, so that a test of a probe or a hold waits milliseconds, not the real ones. */
@@ -247,7 +253,7 @@ export async function carryOutBulk(
   // The engagement's webhook consumer, from the run's start to the watch's end (never throws; without it the watch polls).
   if (coordinates) {
     await ensureEventConsumers(
-      { database: d.database, ring: d.ring, client: session.connection.client, defaultPublicUrl: d.publicUrl, log: d.log },
+      { database: d.database, ring: d.ring, client: session.connection.client, defaultPublicUrl: d.publicUrl ?? (session.target.builtIn ? d.sandboxPublicUrl : null), log: d.log },
       { targetId: session.target.id, engagementId: run.engagementId, engagementTag: `${ENGAGEMENT_TAG}:${run.engagementId}` },
     );
   }

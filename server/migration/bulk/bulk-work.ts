@@ -16,6 +16,8 @@ export type BulkWorkOptions = {
   maxItems?: number;
   /** Ferry's public URL for the service's webhooks (FERRY_PUBLIC_URL), where a target names none. */
   publicUrl?: string | null;
+  /** The web app's own address, where the built-in sandbox posts its webhooks when there is no public URL. */
+  sandboxPublicUrl?: string | null;
 };
 
 /** What the bulk runner needs of the worker's context, with the bulk run's own options. */
@@ -34,6 +36,7 @@ function depsOf(ctx: EngineContext, options: BulkWorkOptions): BulkDeps {
     ...(options.timings ? { timings: options.timings } : {}),
     ...(options.maxItems ? { maxItems: options.maxItems } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.sandboxPublicUrl ? { sandboxPublicUrl: options.sandboxPublicUrl } : {}),
   };
 }
 
