@@ -525,6 +525,7 @@ export const schemaDescription: SchemaDescription = {
       generatedAt: c.moment("generated_at").doc("The envelope's `generatedDate` (the service's clock)."),
       receivedAt: c.moment("received_at").notNull(),
       payload: c.json("payload", "Record<string, unknown>").notNull().doc("The envelope's payload as received (no secret: company and connection references)."),
+      companyId: c.text("company_id").doc("The payload's `referenceCompany.id` (null for events of no company): a company's timeline reads its events by it."),
       processedAt: c.moment("processed_at"),
       attempts: c.integer("attempts").notNull().default(0),
       error: c.text("error").doc("The last processing attempt's error."),
@@ -532,7 +533,7 @@ export const schemaDescription: SchemaDescription = {
       claimToken: c.text("claim_token").doc("The claim of the worker processing it; its write names it."),
       claimExpiresAt: c.moment("claim_expires_at"),
     },
-    extras: [uniqueIndex("webhook_inbox_message_unique", "targetId", "messageId"), index("webhook_inbox_due_idx", "processedAt", "receivedAt")],
+    extras: [uniqueIndex("webhook_inbox_message_unique", "targetId", "messageId"), index("webhook_inbox_due_idx", "processedAt", "receivedAt"), index("webhook_inbox_company_idx", "companyId", "receivedAt")],
   }),
   table("rateBudgetQuotas", "rate_budget_quotas", {
     doc: ["A target's daily quota for one period (a UTC day, or the period whose reset the service", "announced), shared out in blocks: `granted` only grows by an atomic conditional update that", "never passes `quota`, and shrinks by what a member hands back unused."],

@@ -887,6 +887,8 @@ export const webhookInbox = pgTable(
     receivedAt: timestampMs("received_at").notNull(),
     /** The envelope's payload as received (no secret: company and connection references). */
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /** The payload's `referenceCompany.id` (null for events of no company): a company's timeline reads its events by it. */
+    companyId: text("company_id"),
     processedAt: timestampMs("processed_at"),
     attempts: integer("attempts").notNull().default(0),
     /** The last processing attempt's error. */
@@ -900,6 +902,7 @@ export const webhookInbox = pgTable(
   (t) => [
     uniqueIndex("webhook_inbox_message_unique").on(t.targetId, t.messageId),
     index("webhook_inbox_due_idx").on(t.processedAt, t.receivedAt),
+    index("webhook_inbox_company_idx").on(t.companyId, t.receivedAt),
   ],
 );
 

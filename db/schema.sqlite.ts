@@ -885,6 +885,8 @@ export const webhookInbox = sqliteTable(
     receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
     /** The envelope's payload as received (no secret: company and connection references). */
     payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The payload's `referenceCompany.id` (null for events of no company): a company's timeline reads its events by it. */
+    companyId: text("company_id"),
     processedAt: integer("processed_at", { mode: "timestamp_ms" }),
     attempts: integer("attempts").notNull().default(0),
     /** The last processing attempt's error. */
@@ -898,6 +900,7 @@ export const webhookInbox = sqliteTable(
   (t) => [
     uniqueIndex("webhook_inbox_message_unique").on(t.targetId, t.messageId),
     index("webhook_inbox_due_idx").on(t.processedAt, t.receivedAt),
+    index("webhook_inbox_company_idx").on(t.companyId, t.receivedAt),
   ],
 );
 

@@ -154,6 +154,31 @@ export function foldCalls(calls: readonly StoredCall[]): TimelineEntry[] {
   return out;
 }
 
+const EVENT_WORDS: Record<string, string> = {
+  "connection.connected": "The service said the connection was linked",
+  "connection.reconnected": "The service said the connection was reconnected",
+  "connection.disconnected": "The service said the connection dropped",
+  "connection.failed": "The service said the connection failed",
+  "connection.deleted": "The service said the connection was deleted",
+  "read.completed": "The service said a sync finished",
+};
+
+/** A service event (a webhook) about the company, in words: what it said, and what became of it in Ferry. */
+export function serviceEventWords(e: { eventType: string; payload: Record<string, unknown>; processed: boolean; error: string | null }): string {
+  const said = EVENT_WORDS[e.eventType] ?? `The service sent ${e.eventType}`;
+  const connection = e.payload.connection && typeof e.payload.connection === "object" ? (e.payload.connection as Record<string, unknown>) : null;
+  const status = text(connection?.status);
+  const dataTypes = Array.isArray(e.payload.dataTypes) ? (e.payload.dataTypes as unknown[]) : [];
+  const statuses = new Map<string, number>();
+  for (const d of dataTypes) {
+    const st = d && typeof d === "object" ? text((d as Record<string, unknown>).status) : null;
+    if (st) statuses.set(st, (statuses.get(st) ?? 0) + 1);
+  }
+  const detail = status ? ` (${status})` : statuses.size ? ` (${[...statuses].map(([st, n]) => `${st} ${n}`).join(", ")})` : "";
+  const fate = e.error ? `; Ferry could not act on it yet: ${e.error}` : e.processed ? "" : "; Ferry has not acted on it yet";
+  return `${said}${detail} [${e.eventType}]${fate}`;
+}
+
 /** Entries of every source in one order: by time, calls before what they led to at the same instant. */
 export function mergeTimeline(...lists: TimelineEntry[][]): TimelineEntry[] {
   const rank = (e: TimelineEntry) => (e.source === "call" ? 0 : 1);

@@ -4,7 +4,9 @@
  * refused authorization's status, error and correlationId), polls folded, what support did to it,
  * the same for its customer, and nothing for anyone else.
  */
-import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhookInbox } from "@/db/schema";
 import { foldCalls } from "@/core/migration/company-timeline";
 import { createOrganization } from "@/server/accounts/organizations";
 import { startBulkRun } from "@/server/migration/bulk/bulk-controls";
@@ -12,15 +14,25 @@ import { createMigrationWorker } from "@/server/migration/migration-worker";
 import { requestTestRun } from "@/server/migration/test-run/request-test-run";
 import { engineTestBed } from "@/server/testing/test-bed";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
+import { startEventsEndpoint, type EventsEndpoint } from "@/server/testing/events-endpoint";
+import { until } from "@/server/testing/until";
 import { callerAs, testConfig, trpcError } from "../../testing/caller";
 
 const bed = engineTestBed();
+let endpoint: EventsEndpoint;
+beforeAll(async () => {
+  endpoint = await startEventsEndpoint({ database: bed.t.database, ring: TEST_KEY_RING });
+});
+afterAll(async () => {
+  await endpoint.close();
+});
 
 describe("a company's timeline", () => {
   it("holds every call made for the company with the service's answer, then what support did, oldest first; its customer reads the same, nobody else anything", async () => {
     const eng = await bed.ready([{ name: "Timeline Good", records: 2 }, { name: "Timeline Rotated", records: 2, rotatedAfterExport: true }], { organizationId: bed.people.orgA, customer: bed.people.customerA });
     const [good, rotated] = eng.items;
-    const worker = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, watch: false, notify: null });
+    // The bulk run registers Ferry's consumer at the sandbox, which posts its events to the endpoint.
+    const worker = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, watch: false, notify: null, bulk: { publicUrl: endpoint.baseUrl } });
     await requestTestRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId, kind: "pilot", itemId: good!.id });
     await worker.runOnce();
     await startBulkRun(bed.t.database, { notify: testConfig() }, bed.people.support, { engagementId: eng.engagementId, reason: "Timeline test." });
@@ -52,6 +64,17 @@ describe("a company's timeline", () => {
     await support.bulk.setAside({ engagementId: eng.engagementId, itemId: rotated!.id, reason: "The end customer closed this company." });
     const after = await support.bulk.timeline({ engagementId: eng.engagementId, itemId: rotated!.id });
     expect(after.entries.at(-1)).toMatchObject({ source: "person", actor: expect.stringContaining("Support"), text: "Set Timeline Rotated aside: The end customer closed this company" });
+
+    // The service's events about the company join its timeline as they arrive, with what became of each.
+    const goodItem = (await support.bulk.items({ engagementId: eng.engagementId, page: 1, pageSize: 10 })).rows.find((r) => r.id === good!.id)!;
+    await bed.sb.control.deauthorize(goodItem.companyId!, goodItem.connectionId!, { reason: "revoked" });
+    await until("the drop's webhook", () => bed.t.db.select().from(webhookInbox).where(eq(webhookInbox.companyId, goodItem.companyId!)), (rows) => rows.some((r) => r.eventType === "connection.disconnected"), 20_000);
+    const withEvent = await support.bulk.timeline({ engagementId: eng.engagementId, itemId: good!.id });
+    expect(withEvent.entries.at(-1)).toMatchObject({
+      source: "service",
+      actor: null,
+      text: expect.stringMatching(/^The service said the connection dropped \((Deauthorized|Unlinked)\) \[connection\.disconnected\]; Ferry has not acted on it yet$/),
+    });
 
     // Its customer reads the same timeline; another organisation's customer, and a company of another engagement, nothing.
     expect(await callerAs(bed.t.database, bed.people.customerA).bulk.timeline({ engagementId: eng.engagementId, itemId: rotated!.id })).toEqual(after);

@@ -1,13 +1,14 @@
 /**
  * One company's timeline (core/migration/company-timeline.ts), read for support or for the
  * company's own customer: the service calls every run made for it, the audit events about it (what
- * people and the watch did to it) and the fresh tokens sent for it with support's review.
+ * people and the watch did to it), the fresh tokens sent for it with support's review, and the
+ * service's events (webhooks) about it with what became of each.
  */
 import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import { q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
-import { auditEvents, migrationItems, serviceCalls, supplementaryFiles, supplementaryRows, users } from "@/db/schema";
+import { auditEvents, migrationItems, serviceCalls, supplementaryFiles, supplementaryRows, users, webhookInbox } from "@/db/schema";
 import type { Actor } from "@/core/accounts/actor";
-import { foldCalls, mergeTimeline, type CompanyTimeline, type TimelineEntry } from "@/core/migration/company-timeline";
+import { foldCalls, mergeTimeline, serviceEventWords, type CompanyTimeline, type TimelineEntry } from "@/core/migration/company-timeline";
 import { AppError } from "@/server/errors";
 import { assertCanView } from "@/server/engagements/access";
 import { describeAuditEvent } from "@/server/engagements/timeline";
@@ -103,20 +104,41 @@ function* freshTokenEntries(tx: Tx, itemId: string): Steps<TimelineEntry[]> {
   });
 }
 
+/** The service's events (webhooks) about the company, by its companyId on the service, as they arrived. */
+function* serviceEventEntries(tx: Tx, companyId: string | null): Steps<TimelineEntry[]> {
+  if (!companyId) return [];
+  const rows = yield* q.all(
+    tx
+      .select({ receivedAt: webhookInbox.receivedAt, eventType: webhookInbox.eventType, payload: webhookInbox.payload, processedAt: webhookInbox.processedAt, error: webhookInbox.error })
+      .from(webhookInbox)
+      .where(eq(webhookInbox.companyId, companyId))
+      .orderBy(asc(webhookInbox.receivedAt))
+      .limit(TIMELINE_CALLS),
+  );
+  return rows.map((r) => ({
+    at: r.receivedAt,
+    until: null,
+    source: "service" as const,
+    text: serviceEventWords({ eventType: r.eventType, payload: r.payload, processed: r.processedAt !== null, error: r.error }),
+    actor: null,
+    call: null,
+  }));
+}
+
 /** The timeline of one company of the engagement (NOT_FOUND for another engagement's, or for a customer another organisation's). */
 export function getCompanyTimeline(database: Database, actor: Actor, input: { engagementId: string; itemId: string }): Promise<CompanyTimeline> {
   return readSteps(database, function* (tx) {
     yield* assertCanView(tx, actor, input.engagementId);
     const [item] = yield* q.all(
       tx
-        .select({ id: migrationItems.id, name: migrationItems.name })
+        .select({ id: migrationItems.id, name: migrationItems.name, companyId: migrationItems.companyId })
         .from(migrationItems)
         .where(and(eq(migrationItems.id, input.itemId), eq(migrationItems.engagementId, input.engagementId)))
         .limit(1),
     );
     if (!item) throw new AppError("NOT_FOUND", "No such company in this engagement's token file.");
     const calls = yield* callEntries(tx, item.id);
-    const entries = mergeTimeline(calls.entries, yield* auditEntries(tx, item.id), yield* freshTokenEntries(tx, item.id));
+    const entries = mergeTimeline(calls.entries, yield* auditEntries(tx, item.id), yield* freshTokenEntries(tx, item.id), yield* serviceEventEntries(tx, item.companyId));
     return { itemId: item.id, name: item.name, entries, olderCallsLeftOut: calls.leftOut };
   });
 }

@@ -63,6 +63,13 @@ export function* recordRefusal(tx: Tx, params: { targetId: string; reason: strin
   );
 }
 
+/** The company an event is about (its payload's `referenceCompany.id`), or null. */
+export function referenceCompanyId(payload: Record<string, unknown>): string | null {
+  const company = payload.referenceCompany;
+  const id = company && typeof company === "object" ? (company as Record<string, unknown>).id : null;
+  return typeof id === "string" && id.length > 0 && id.length <= 200 ? id : null;
+}
+
 /**
  * A verified delivery into the inbox, once per message id (a duplicate changes nothing); true when
  * it was new. With `noteEvent` the target's last event is set too (the receiver does so at most once a
@@ -72,7 +79,7 @@ export function* insertDelivery(tx: Tx, d: { id: string; targetId: string; messa
   const inserted = yield* q.all(
     tx
       .insert(webhookInbox)
-      .values({ id: d.id, targetId: d.targetId, messageId: d.messageId, eventType: d.eventType, generatedAt: d.generatedAt, receivedAt: d.now, payload: d.payload })
+      .values({ id: d.id, targetId: d.targetId, messageId: d.messageId, eventType: d.eventType, generatedAt: d.generatedAt, receivedAt: d.now, payload: d.payload, companyId: referenceCompanyId(d.payload) })
       .onConflictDoNothing({ target: [webhookInbox.targetId, webhookInbox.messageId] })
       .returning({ id: webhookInbox.id }),
   );
