@@ -13,10 +13,10 @@ const SOURCE_TONES = { call: "neutral", person: "info", system: "neutral", servi
 function Entry({ e, name }: { e: TimelineEntry; name: string }) {
   const c = e.call;
   return (
-    <li className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 border-b border-slate-100 py-2 last:border-b-0">
+    <li className="grid gap-x-3 gap-y-1 border-b border-slate-100 py-2 last:border-b-0 sm:grid-cols-[auto_minmax(0,1fr)]">
       <span className="pt-0.5 text-xs whitespace-nowrap text-slate-600 tabular-nums">
         {formatDateTime(e.at)}
-        {e.until ? <span className="block">to {formatDateTime(e.until)}</span> : null}
+        {e.until ? <span className="sm:block"> to {formatDateTime(e.until)}</span> : null}
       </span>
       <div className="min-w-0 space-y-1 text-sm">
         <p className="break-words text-slate-900">

@@ -55,7 +55,7 @@ export function Dialog({ open, onClose, title, description, children, className,
       }}
       className={cn(
         placement === "drawer"
-          ? "my-0 mr-0 ml-auto h-dvh max-h-dvh w-[min(40rem,100vw)] overflow-y-auto bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50"
+          ? "my-0 mr-0 ml-auto h-dvh max-h-dvh w-[min(40rem,100vw)] max-w-none overflow-y-auto bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50"
           : "m-auto w-[min(32rem,calc(100vw-2rem))] rounded-lg bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50",
         className,
       )}
