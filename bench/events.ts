@@ -245,8 +245,10 @@ async function main(): Promise<void> {
     for (const d of drops) {
       for (const m of [d.events, d.poll]) await sandbox.control.deauthorize(m.companyId, m.connectionId, { at: new Date(d.at).toISOString(), reason: "revoked" });
     }
-    // The set-up's own events (a connection.connected per company made) are processed first: they are not what is measured.
+    // The set-up's own events (a connection.connected per company made) are delivered and processed first: they are not what is measured.
     const drain = createInboxProcessor({ database: bed.database, ring: bed.ring, notify: null, log: () => {}, client: {} });
+    const tagged = consumers.find((c) => (c.companyTags ?? []).length > 0)!;
+    await until("the set-up's deliveries", async () => (await sandbox.control.webhookDeliveries(tagged.id)).results.filter((d) => d.status === "pending").length, (n) => n === 0, 300_000);
     let drained = 0;
     for (let n = await drain.processDue(); n > 0; n = await drain.processDue()) drained += n;
     console.log(`The set-up's ${drained} events processed before the days begin`);
