@@ -45,13 +45,13 @@ afterAll(async () => {
   await endpoint.close();
 });
 
-const worker = (options: { inbox?: boolean } = {}) => {
+const worker = (options: { inbox?: boolean; policy?: PipelinePolicy } = {}) => {
   const w = createMigrationWorker({
     database: bed.t.database,
     ring: TEST_KEY_RING,
     leaseMs: 2_000,
     idleMs: 50,
-    policy: FAST,
+    policy: options.policy ?? FAST,
     watchEveryMs: 100,
     inboxEveryMs: 50,
     ...(options.inbox === false ? { inbox: false } : {}),
@@ -192,4 +192,19 @@ describe("the watch on webhooks", () => {
     const done = await until("the run after the reset", () => run(runId), (r) => r.status === "completed", 60_000);
     expect((done.outcome as { hold?: unknown }).hold).toBeUndefined();
   }, 120_000);
+
+  it("settles a company's sync on read.completed instead of waiting out the poll's backoff", async () => {
+    const eng = await bed.ready([{ name: "Hazel Hats", records: 3 }, { name: "Ivy Inns", records: 3 }]);
+    await passSingleCompanyTest(bed.t.db, bed.people.support, eng.engagementId);
+    const { runId } = await startBulkRun(bed.t.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
+    // The first status poll would wait 60 s; the sandbox's syncs end in about 2 s and announce it.
+    const started = Date.now();
+    worker({ policy: { ...FAST, pollInitialMs: 60_000, pollMaxMs: 60_000 } }).start();
+    await until("the bulk run", () => run(runId), (r) => r.status === "completed", 40_000);
+    expect(Date.now() - started).toBeLessThan(40_000);
+    const polls = await Promise.all(eng.items.map(async (i) => ((await item(i.id)).checks as { sync?: { polls: number } } | null)?.sync?.polls));
+    expect(polls).toEqual([1, 1]);
+    const completed = (await bed.t.db.select().from(webhookInbox).where(and(eq(webhookInbox.targetId, eng.serviceTargetId), eq(webhookInbox.eventType, "read.completed")))).filter((r) => r.processedAt !== null);
+    expect(completed.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
 });

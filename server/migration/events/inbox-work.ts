@@ -33,6 +33,7 @@ export const WEBHOOK_INBOX = "webhook-inbox";
 const BATCH = 200;
 const CLAIM_MS = 60_000;
 const MAX_ATTEMPTS = 8;
+const MAX_BATCHES_PER_LOOK = 25;
 /** Processed rows are kept for the service's replay window and a day more (a replayed id is then still known), pruned hourly. */
 const KEEP_PROCESSED_MS = 15 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -98,32 +99,36 @@ export function createInboxProcessor(ctx: Pick<EngineContext, "database" | "ring
     await reactToConnectionEvent({ database, notify: ctx.notify }, { ...company, implied, generatedAt: at, client: clientOf(company.engagementId, row.targetId) });
   };
 
+  /** One batch: claims up to BATCH due rows and processes them; how many it claimed and marked processed. */
+  const processDueBatch = async (now: Date): Promise<{ claimed: number; processed: number }> => {
+    if (now.getTime() - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now.getTime();
+      await database.transaction((tx) => pruneProcessed(tx, { before: new Date(now.getTime() - KEEP_PROCESSED_MS) }), READ_COMMITTED);
+    }
+    const due = await database.transaction((tx) => dueInbox(tx, { now, limit: BATCH }), READ_COMMITTED);
+    if (due.length === 0) return { claimed: 0, processed: 0 };
+    const token = randomUUID();
+    const claimed = new Set(await database.transaction((tx) => claimInbox(tx, { ids: due.map((r) => r.id), token, now, leaseMs: CLAIM_MS }), READ_COMMITTED));
+    let processed = 0;
+    for (const row of due) {
+      if (!claimed.has(row.id)) continue;
+      try {
+        await act(row);
+        if (await database.transaction((tx) => markProcessed(tx, { id: row.id, token, now: new Date() }), READ_COMMITTED)) processed += 1;
+      } catch (error) {
+        const attempts = row.attempts + 1;
+        const retryAt = attempts >= MAX_ATTEMPTS ? null : new Date(Date.now() + Math.min(3_600_000, 1_000 * 2 ** attempts));
+        ctx.log(`webhook ${row.eventType} ${row.messageId} not processed (attempt ${attempts}): ${logSafe(error)}`);
+        await database.transaction((tx) => markFailed(tx, { id: row.id, token, error: logSafe(error), retryAt, now: new Date() }), READ_COMMITTED);
+      }
+    }
+    return { claimed: claimed.size, processed };
+  };
+
   return {
-    /** Claims what is due and processes it; answers how many rows it marked processed. */
-    async processDue(now = new Date()): Promise<number> {
-      if (now.getTime() - prunedAt >= PRUNE_EVERY_MS) {
-        prunedAt = now.getTime();
-        await database.transaction((tx) => pruneProcessed(tx, { before: new Date(now.getTime() - KEEP_PROCESSED_MS) }), READ_COMMITTED);
-      }
-      const due = await database.transaction((tx) => dueInbox(tx, { now, limit: BATCH }), READ_COMMITTED);
-      if (due.length === 0) return 0;
-      const token = randomUUID();
-      const claimed = new Set(await database.transaction((tx) => claimInbox(tx, { ids: due.map((r) => r.id), token, now, leaseMs: CLAIM_MS }), READ_COMMITTED));
-      let done = 0;
-      for (const row of due) {
-        if (!claimed.has(row.id)) continue;
-        try {
-          await act(row);
-          if (await database.transaction((tx) => markProcessed(tx, { id: row.id, token, now: new Date() }), READ_COMMITTED)) done += 1;
-        } catch (error) {
-          const attempts = row.attempts + 1;
-          const retryAt = attempts >= MAX_ATTEMPTS ? null : new Date(Date.now() + Math.min(3_600_000, 1_000 * 2 ** attempts));
-          ctx.log(`webhook ${row.eventType} ${row.messageId} not processed (attempt ${attempts}): ${logSafe(error)}`);
-          await database.transaction((tx) => markFailed(tx, { id: row.id, token, error: logSafe(error), retryAt, now: new Date() }), READ_COMMITTED);
-        }
-      }
-      return done;
-    },
+    /** Claims what is due (one batch) and processes it; answers how many rows it marked processed. */
+    processDue: async (now = new Date()): Promise<number> => (await processDueBatch(now)).processed,
+    processDueBatch: (now = new Date()) => processDueBatch(now),
   };
 }
 
@@ -152,7 +157,19 @@ export function inboxWork(options: InboxWorkOptions = {}): PeriodicWork {
     everyMs: options.everyMs ?? 1_000,
     start: (ctx) => {
       const processor = createInboxProcessor(ctx);
-      return { tick: () => processor.processDue(), close: async () => {} };
+      return {
+        // A backlog (a bulk run's connection events) is worked through in one look, batch after batch, up to a bound.
+        async tick() {
+          let done = 0;
+          for (let batch = 0; batch < MAX_BATCHES_PER_LOOK; batch++) {
+            const { processed, claimed } = await processor.processDueBatch();
+            done += processed;
+            if (claimed < BATCH) break;
+          }
+          return done;
+        },
+        close: async () => {},
+      };
     },
   };
 }

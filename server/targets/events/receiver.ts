@@ -106,6 +106,8 @@ export async function receiveDelivery(database: Database, ring: KeyRing, params:
   }
   if (!envelope) {
     const reason = refusalOf(errors, consumers.length);
+    // A target with no consumer (or no such target) is not listening: refused, and nothing written.
+    if (consumers.length === 0) return { status: 401, reason };
     await database.transaction((tx) => recordRefusal(tx, { targetId, reason, now }), { isolation: "read committed" });
     return { status: 401, reason };
   }
