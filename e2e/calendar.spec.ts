@@ -19,6 +19,7 @@ test("the calendar shows the team's windows by week or month, and each person's 
   ];
   const qbo = seen.find((w) => w.organizationName === "Acme Lending" && w.platformName === "QuickBooks Online")!;
   const shopify = seen.find((w) => w.platformName === "Shopify")!;
+  const wave = seen.find((w) => w.platformName === "Wave")!;
   const day = new Date(qbo.startsAt).toISOString().slice(0, 10);
 
   await signIn(page, DEMO.sam);
@@ -32,9 +33,13 @@ test("the calendar shows the team's windows by week or month, and each person's 
   await expect(page.getByRole("heading", { level: 1, name: "Window calendar" })).toBeVisible();
   await page.goto(`/calendar?day=${day}`);
   const list = page.getByRole("table", { name: /^Windows, / });
-  // Mine: Sam's agreed QuickBooks window, not Priya's Shopify ones.
-  await expect(list.getByRole("row").filter({ hasText: qbo.reference })).toContainText("Agreed");
-  await expect(list.getByText(shopify.reference)).toHaveCount(0);
+  // Mine: Sam's agreed QuickBooks window, not Priya's Shopify ones. Sam's Wave window, on Bluebird's
+  // account like Shopify's, is flagged: together they overfill its daily quota.
+  const rowOf = (reference: string) => list.getByRole("row").filter({ has: page.getByRole("link", { name: reference, exact: true }) });
+  await expect(rowOf(qbo.reference)).toContainText("Agreed");
+  await expect(rowOf(shopify.reference)).toHaveCount(0);
+  await expect(rowOf(wave.reference)).toContainText("Overlap: daily quota");
+  await expect(rowOf(wave.reference)).toContainText(`With ${shopify.reference} (Bluebird Commerce) on Bluebird rehearsal account`);
   await page.getByRole("group", { name: "Whose windows" }).getByRole("button", { name: "Everyone's" }).click();
   await expect(page).toHaveURL(/[?&]scope=everyone/);
   await expect(page.getByRole("button", { name: "Everyone's", exact: true })).toHaveAttribute("aria-pressed", "true");
@@ -68,7 +73,9 @@ test("the calendar shows the team's windows by week or month, and each person's 
     expect(ics.headers()["content-type"]).toContain("text/calendar");
     const text = (await ics.text()).replace(/\r\n /g, "");
     expect(text).toContain(`${qbo.reference} migration window`);
-    expect(text).not.toContain(shopify.reference);
+    // Sam's windows only (Shopify is named in the Wave window's overlap, not as a window of its own).
+    expect(text).not.toMatch(new RegExp(`SUMMARY:[^\\r\\n]*${shopify.reference}`));
+    expect(text).toMatch(new RegExp(`SUMMARY:⚠ Overlap · ${wave.reference} proposed window`));
 
     await feed.getByRole("button", { name: "Reset URL" }).click();
     await page.getByRole("dialog", { name: "Reset your calendar feed URL?" }).getByRole("button", { name: "Reset URL" }).click();
