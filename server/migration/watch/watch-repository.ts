@@ -135,18 +135,21 @@ export function* releaseWatch(tx: Tx, params: { engagementId: string; owner: str
   );
 }
 
+/** What the watch reads of a company. */
+const WATCHED_COLUMNS = {
+  id: migrationItems.id,
+  name: migrationItems.name,
+  state: migrationItems.state,
+  companyId: migrationItems.companyId,
+  connectionId: migrationItems.connectionId,
+  linkUrl: migrationItems.linkUrl,
+};
+
 /** The companies a check looks at: the engagement's real companies waiting for their end customers, and the migrated ones (or only those in `states`). */
 export function* watchedItems(tx: Tx, engagementId: string, states: readonly WatchedItem["state"][] = WATCHED_STATES): Steps<WatchedItem[]> {
   const rows = yield* q.all(
     tx
-    .select({
-      id: migrationItems.id,
-      name: migrationItems.name,
-      state: migrationItems.state,
-      companyId: migrationItems.companyId,
-      connectionId: migrationItems.connectionId,
-      linkUrl: migrationItems.linkUrl,
-    })
+    .select(WATCHED_COLUMNS)
     .from(migrationItems)
     .where(realItems(engagementId, isNotNull(migrationItems.companyId), inArray(migrationItems.state, [...states]))),
   );
@@ -271,15 +274,7 @@ export function* finalTally(tx: Tx, engagementId: string): Steps<{ verified: num
 export function* watchedItemOfCompany(tx: Tx, engagementId: string, companyId: string): Steps<(WatchedItem & { connectionEventAt: Date | null }) | { state: string; id: string; connectionEventAt: Date | null } | undefined> {
   const row = yield* q.get(
     tx
-      .select({
-        id: migrationItems.id,
-        name: migrationItems.name,
-        state: migrationItems.state,
-        companyId: migrationItems.companyId,
-        connectionId: migrationItems.connectionId,
-        linkUrl: migrationItems.linkUrl,
-        connectionEventAt: migrationItems.connectionEventAt,
-      })
+      .select({ ...WATCHED_COLUMNS, connectionEventAt: migrationItems.connectionEventAt })
       .from(migrationItems)
       .where(realItems(engagementId, eq(migrationItems.companyId, companyId))),
   );
