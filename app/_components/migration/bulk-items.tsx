@@ -156,7 +156,7 @@ function ItemDetails({ engagementId, item: r, onClose }: { engagementId: string;
   return (
     <Dialog open onClose={onClose} placement="drawer" title={r.name} description={r.pilot ? "Migrated by the single-company test (the pilot)." : "A company of the bulk migration."}>
       <div className="space-y-4 text-sm">
-        <dl className="grid grid-cols-[minmax(0,9rem)_minmax(0,1fr)] gap-x-4 gap-y-2">
+        <dl className="grid gap-x-4 gap-y-1 sm:grid-cols-[minmax(0,9rem)_minmax(0,1fr)] sm:gap-y-2">
           {rows.map((x) => (
             <div key={x.term} className="contents">
               <dt className="text-slate-600">{x.term}</dt>
