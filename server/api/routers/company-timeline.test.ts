@@ -60,6 +60,9 @@ describe("a company's timeline", () => {
     const refusal = theirs.entries.find((e) => e.source === "call" && e.call!.refused);
     expect(refusal).toMatchObject({ text: "Gave the connection the company's tokens", call: { method: "PUT", status: 200, correlationId: expect.any(String), answer: expect.stringMatching(/^Connection (Deauthorized|Unlinked): .+/) } });
     expect(theirs.entries.filter((e) => e.source === "call").at(-1)).toBe(refusal);
+    // The service's connection.failed for the refusal arrives on its own time: once it is in, nothing more comes for this company.
+    const rotatedCompanyId = (await support.bulk.items({ engagementId: eng.engagementId, page: 1, pageSize: 10 })).rows.find((r) => r.id === rotated!.id)!.companyId!;
+    await until("the refusal's webhook", () => bed.t.db.select().from(webhookInbox).where(eq(webhookInbox.companyId, rotatedCompanyId)), (rows) => rows.some((r) => r.eventType === "connection.failed"), 20_000);
     // The company was handed to its end customer; support sets it aside from the timeline's own engagement.
     await support.bulk.setAside({ engagementId: eng.engagementId, itemId: rotated!.id, reason: "The end customer closed this company." });
     const after = await support.bulk.timeline({ engagementId: eng.engagementId, itemId: rotated!.id });

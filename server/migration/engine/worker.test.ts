@@ -28,6 +28,7 @@ import { DEFAULT_PIPELINE_POLICY, ITEM_TAG, type PipelinePolicy } from "./pipeli
 import { requestTestRun } from "../test-run/request-test-run";
 import { claimRun, findRun } from "./run-repository";
 import { stepItem } from "./runner";
+import { until } from "@/server/testing/until";
 import { engineTestBed } from "../../testing/test-bed";
 import { createMigrationWorker, type MigrationWorkerOptions } from "../migration-worker";
 
@@ -303,7 +304,8 @@ describe("leases", () => {
     const { runId } = await requestTestRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId, kind: "pilot" });
     const w = worker({ leaseMs: 400 });
     const running = w.runOnce();
-    for (let i = 0; i < 100 && (await itemNow(eng.items[0]!.id))!.state !== "sync_requested"; i++) await new Promise((r) => setTimeout(r, 50));
+    // Cancelled once its sync is requested (a 5 s cap here let a loaded CI machine cancel before that).
+    await until("the sync requested", () => itemNow(eng.items[0]!.id), (i) => i?.state === "sync_requested", 30_000);
     await cancelTestRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId, runId, reason: "Taking too long" });
     await running;
     expect(await runNow(runId)).toMatchObject({ status: "cancelled", statusReason: "Taking too long", leaseOwner: null });
