@@ -179,6 +179,8 @@ describe("stop()", () => {
     for (const c of [steady, stubborn, crashy]) sup.add(c.spec);
     sup.startupDone();
     await until("the crash and its waiting restart", () => lines, (l) => l.some((x) => x.includes("starting it again in 0.3 s")), 10_000);
+    // Each child records its start once it runs; on a loaded machine that can come after the crash.
+    await until("the steady one to have started", steady.starts, (s) => s.length === 1);
     await until("the stubborn one to have started", stubborn.starts, (s) => s.length === 1);
 
     await sup.stop();
