@@ -147,7 +147,7 @@ function appOf(options: SandboxOptions, params: { store: Store; basePath: string
       connectedCompanies: (clientId) => store.connections.countLinkedCompanies(clientId),
       connectionChangeCount: () => store.connections.changeCount(),
     }),
-    webhooks: createWebhookEmitter({ store, now: () => clock.now(), faults, publicUrl: () => app.publicUrl }),
+    webhooks: createWebhookEmitter({ store, now: () => clock.now(), faults, publicUrl: () => app.publicUrl, linkSecret }),
     adminToken,
     publicUrl: "",
     basePath,
@@ -160,14 +160,18 @@ function appOf(options: SandboxOptions, params: { store: Store; basePath: string
   return app;
 }
 
-/** Keeps the demo client (when asked for) with its stable API key, creating it again after a reset. */
+/**
+ * Keeps the demo client (when asked for) with its stable API key, creating it again after a reset,
+ * with one-time Link URLs on.
+ */
 function ensureDemoClient(state: SandboxState): void {
   if (!state.demoClient) return;
   const { app } = state;
   const { store } = app;
   const apiKey = store.meta.get(DEMO_KEY) ?? newApiKeyValue();
   if (!store.apiKeys.findByValue(apiKey)) {
-    createClient({ store, plan: "paid", createdAt: app.clock.now(), name: "Demo client", apiKey, isDemo: true });
+    // One-time Link URLs on, so the demo shows them (a control can turn them off; a restart keeps that).
+    createClient({ store, plan: "paid", createdAt: app.clock.now(), name: "Demo client", apiKey, isDemo: true, oneTimeLinkUrls: true });
   }
   store.meta.set(DEMO_KEY, apiKey);
   app.demoApiKey = apiKey;

@@ -93,8 +93,17 @@ export type DeauthorizeResult = {
   connection: ConnectionJson;
 };
 
-/** A client as created: its id, its first API key and its sync mode. */
-export type CreatedClient = { clientId: string; apiKey: string; syncs: SyncMode };
+/** A client as created: its id, its first API key, its sync mode and whether its Link URLs work once. */
+export type CreatedClient = { clientId: string; apiKey: string; syncs: SyncMode; oneTimeLinkUrls: boolean };
+
+/**
+ * A client's settings, as the service's client settings: `oneTimeLinkUrls` — every company
+ * `redirect` and connection `linkUrl` the API gives carries a token that works for one Connect and
+ * expires a day (sandbox clock) after it was given out.
+ */
+export type ClientSettings = { oneTimeLinkUrls: boolean };
+
+export type ClientSettingsResult = ClientSettings & { clientId: string };
 
 export type SyncModeResult = { clientId: string; mode: SyncMode };
 
@@ -130,8 +139,12 @@ export type SandboxControl = {
   /**
    * A client of the service. `syncs` (default "timed"): how its syncs run — "timed" on the sandbox
    * clock, "instant" (ended when queued) or "held" (Fetching until `releaseSyncs`); see `setSyncs`.
+   * `oneTimeLinkUrls` (default false): see ClientSettings.
    */
-  createClient(params: { plan: "free" | "paid"; createdAt?: string; name?: string; syncs?: SyncMode }): Promise<CreatedClient>;
+  createClient(params: { plan: "free" | "paid"; createdAt?: string; name?: string; syncs?: SyncMode; oneTimeLinkUrls?: boolean }): Promise<CreatedClient>;
+  /** Changes the client's settings (see ClientSettings); a setting left out stays as it is. Answers them all. */
+  setClientSettings(clientId: string, settings: Partial<ClientSettings>): Promise<ClientSettingsResult>;
+  getClientSettings(clientId: string): Promise<ClientSettingsResult>;
   /** Sets how the client's syncs queued from now on run; syncs already held stay held until released. */
   setSyncs(clientId: string, mode: SyncMode): Promise<SyncModeResult>;
   /** Ends every held sync of the client now, each with its planned outcome; later syncs are held again while the mode is "held". */
@@ -193,6 +206,8 @@ export function createControlClient(params: { url: string; adminToken: string })
   };
   return {
     createClient: (body) => call("POST", "/_sandbox/clients", body),
+    setClientSettings: (clientId, settings) => call("PUT", `/_sandbox/clients/${encodeURIComponent(clientId)}/settings`, settings),
+    getClientSettings: (clientId) => call("GET", `/_sandbox/clients/${encodeURIComponent(clientId)}/settings`),
     setSyncs: (clientId, mode) => call("PUT", `/_sandbox/clients/${encodeURIComponent(clientId)}/syncs`, { mode }),
     releaseSyncs: (clientId) => call("POST", `/_sandbox/clients/${encodeURIComponent(clientId)}/syncs/release`),
     createTenant: (platformKey, options) => call("POST", `/_sandbox/platforms/${platformKey}/tenants`, options),

@@ -23,6 +23,7 @@ import {
   rotatedRejection,
   rotateTenantTokens,
 } from "../simulators/tokens";
+import { linkUrlsFor } from "../link/link-urls";
 import { connectionView } from "../routes/views";
 import { consentToConnection, consentToNewConnection, type ConsentResult } from "../simulators/consent";
 import { applyDrop, scheduleDrop } from "../simulators/drops";
@@ -89,6 +90,14 @@ const clientBody = z
     createdAt: ISO_DATETIME.optional(),
     name: z.string().min(1).max(200).optional(),
     syncs: z.enum(SYNC_MODES).optional(),
+    oneTimeLinkUrls: z.boolean().optional(),
+  })
+  .strict();
+
+/** The client's settings; a field left out stays as it is. */
+const clientSettingsBody = z
+  .object({
+    oneTimeLinkUrls: z.boolean().optional(),
   })
   .strict();
 
@@ -206,8 +215,13 @@ function linked(ctx: ControlContext, company: CompanyRow, result: ConsentResult,
   if (!result.ok) throw controlError(409, result.conflict);
   return {
     status,
-    body: { companyId: company.id, tenantId: result.tenant.id, connection: connectionView(result.connection, ctx.app.publicUrl) },
+    body: { companyId: company.id, tenantId: result.tenant.id, connection: connectionView(result.connection, linkUrlsFor(ctx.app, company.clientId, ctx.now)) },
   };
+}
+
+/** The client's settings as the settings control shows them. */
+function clientSettingsView(client: ClientRow) {
+  return { clientId: client.id, oneTimeLinkUrls: client.oneTimeLinkUrls === 1 };
 }
 
 function clockView(ctx: ControlContext) {
@@ -231,8 +245,25 @@ export const controlRoutes: readonly ControlRoute[] = [
         createdAt: body.createdAt ? Date.parse(body.createdAt) : ctx.now,
         name: body.name,
         syncs: body.syncs,
+        oneTimeLinkUrls: body.oneTimeLinkUrls,
       });
-      return { status: 201, body: { ...created, syncs: body.syncs ?? "timed" } };
+      return { status: 201, body: { ...created, syncs: body.syncs ?? "timed", oneTimeLinkUrls: body.oneTimeLinkUrls ?? false } };
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/_sandbox/clients/:clientId/settings",
+    handler: (ctx) => ({ status: 200, body: clientSettingsView(requireClientOf(ctx)) }),
+  },
+  {
+    method: "PUT",
+    pattern: "/_sandbox/clients/:clientId/settings",
+    handler: (ctx) => {
+      const client = requireClientOf(ctx);
+      const body = parse(clientSettingsBody, ctx.body);
+      // Turning one-time Link URLs off opens every page without a token; on, links given out before need one.
+      if (body.oneTimeLinkUrls !== undefined) ctx.app.store.clients.setOneTimeLinkUrls({ id: client.id, enabled: body.oneTimeLinkUrls });
+      return { status: 200, body: clientSettingsView(requireClientOf(ctx)) };
     },
   },
   {
@@ -374,10 +405,13 @@ export const controlRoutes: readonly ControlRoute[] = [
       const base = { companyId: company.id, connectionId: connection.id, at: iso(at), reason };
       if (at === ctx.now) {
         const dropped = store.transaction(() => applyDrop({ store, connection, at, reason }));
-        return { status: 200, body: { ...base, applied: true, connection: connectionView(dropped, ctx.app.publicUrl) } };
+        return { status: 200, body: { ...base, applied: true, connection: connectionView(dropped, linkUrlsFor(ctx.app, company.clientId, ctx.now)) } };
       }
       const drop = store.transaction(() => scheduleDrop({ store, connection, at, reason, now: ctx.now }));
-      return { status: 202, body: { ...base, applied: false, dropId: drop.id, connection: connectionView(connection, ctx.app.publicUrl) } };
+      return {
+        status: 202,
+        body: { ...base, applied: false, dropId: drop.id, connection: connectionView(connection, linkUrlsFor(ctx.app, company.clientId, ctx.now)) },
+      };
     },
   },
   { method: "GET", pattern: "/_sandbox/faults", handler: (ctx) => ({ status: 200, body: faultsView(ctx) }) },
@@ -483,6 +517,7 @@ export const controlRoutes: readonly ControlRoute[] = [
             expired: isAccountExpired({ plan: c.plan, createdAt: c.createdAt, now }),
             demo: c.isDemo === 1,
             syncs: c.syncs,
+            oneTimeLinkUrls: c.oneTimeLinkUrls === 1,
             companies: c.companies,
             apiKeys: c.apiKeys,
           })),

@@ -21,6 +21,8 @@ afterAll(async () => {
 const controls: { method: string; path: string; body?: unknown }[] = [
   { method: "POST", path: "/_sandbox/clients", body: { plan: "free" } },
   { method: "PUT", path: `/_sandbox/clients/${randomUUID()}/syncs`, body: { mode: "held" } },
+  { method: "GET", path: `/_sandbox/clients/${randomUUID()}/settings` },
+  { method: "PUT", path: `/_sandbox/clients/${randomUUID()}/settings`, body: { oneTimeLinkUrls: true } },
   { method: "POST", path: `/_sandbox/clients/${randomUUID()}/syncs/release` },
   { method: "POST", path: "/_sandbox/platforms/qhyg/tenants", body: { name: "T" } },
   { method: "POST", path: `/_sandbox/platforms/qhyg/tenants/${randomUUID()}/rotate` },

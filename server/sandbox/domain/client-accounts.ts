@@ -7,8 +7,8 @@ import { conflict, ERROR_TEXT } from "../http/errors";
 import { API_KEY_LIMIT } from "./limits";
 import type { ApiKeyRow, ClientRow, Plan, Store, SyncMode } from "../store/store";
 
-/** The client behind a request's API key (its sync mode is read when syncs are planned: keys are cached). */
-export type Client = Omit<ClientRow, "isDemo" | "syncs">;
+/** The client behind a request's API key (its sync mode and Link URL setting are read when needed: keys are cached). */
+export type Client = Omit<ClientRow, "isDemo" | "syncs" | "oneTimeLinkUrls">;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -29,6 +29,8 @@ export function createClient(params: {
   apiKey?: string;
   isDemo?: boolean;
   syncs?: SyncMode;
+  /** The service's "one-time Link URLs" client setting (default off). */
+  oneTimeLinkUrls?: boolean;
 }): { clientId: string; apiKey: string } {
   const clientId = randomUUID();
   const apiKey = params.apiKey ?? newApiKeyValue();
@@ -40,6 +42,7 @@ export function createClient(params: {
       createdAt: params.createdAt,
       isDemo: params.isDemo ?? false,
       syncs: params.syncs,
+      oneTimeLinkUrls: params.oneTimeLinkUrls ?? false,
     });
     params.store.apiKeys.insert({
       id: randomUUID(),

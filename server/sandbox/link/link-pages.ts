@@ -118,12 +118,19 @@ export type LinkConnectionView = {
   platformSaid: string | null;
 };
 
+/** The hidden fields of a Connect form: the page's nonce, and the link's one-time token when it has one. */
+function hiddenFields(nonce: string, token: string | null): string {
+  const tokenField = token === null ? "" : `<input type="hidden" name="token" value="${esc(token)}">`;
+  return `<input type="hidden" name="nonce" value="${esc(nonce)}">${tokenField}`;
+}
+
 function connectionCard(params: {
   basePath: string;
   companyId: string;
   companyName: string;
   connection: LinkConnectionView;
   nonce: string;
+  token: string | null;
   headingLevel: 2 | 3;
 }): string {
   const c = params.connection;
@@ -137,7 +144,7 @@ function connectionCard(params: {
   const form =
     c.status === "Linked"
       ? ""
-      : `<form method="post" action="${esc(action)}"><input type="hidden" name="nonce" value="${esc(params.nonce)}">` +
+      : `<form method="post" action="${esc(action)}">${hiddenFields(params.nonce, params.token)}` +
         `<button type="submit">Connect ${esc(c.platformName)}</button></form>`;
   return (
     `<li class="card"><div class="head">${platformBadgeSvg({ key: c.platformKey, name: c.platformName }).replace('role="img"', 'aria-hidden="true"')}` +
@@ -147,10 +154,32 @@ function connectionCard(params: {
   );
 }
 
+/** The confirmation that a Connect succeeded. */
+function doneSection(companyName: string, platformName: string): string {
+  const name = esc(companyName);
+  return (
+    `<section class="done" role="status" aria-labelledby="done-heading"><h2 id="done-heading">Connected</h2>` +
+    `<p>Your ${esc(platformName)} account is connected to ${name}. ${name}'s software provider can sync your data again. You can close this page.</p></section>`
+  );
+}
+
+/**
+ * The confirmation alone, where a Connect with a one-time Link URL lands: the token is spent, so
+ * the page shows no connections and no Connect button, only that it worked.
+ */
+export function connectedLinkPage(params: { company: { name: string }; platformName: string }): string {
+  const title = `Connect ${params.company.name}`;
+  return page({
+    title: `${title} — Service sandbox`,
+    body: `${TAG}<h1>${esc(title)}</h1>${doneSection(params.company.name, params.platformName)}${SIMULATION_NOTE}`,
+  });
+}
+
 /**
  * The company's Link page: its name, each connection's platform and status with a Connect button
  * where it is not connected, or (no connection at all) the platforms to choose from. `only`
  * narrows it to one connection (the connection's linkUrl); `connected` shows the confirmation.
+ * `token`: the one-time Link URL's token the page was opened with, carried in its forms and links.
  */
 export function companyLinkPage(params: {
   basePath: string;
@@ -158,6 +187,8 @@ export function companyLinkPage(params: {
   connections: readonly LinkConnectionView[];
   platforms: readonly { key: PlatformKey; name: string }[];
   nonce: string;
+  /** The one-time Link URL's token (null: the client does not use them). */
+  token: string | null;
   only?: string;
   connected?: { platformName: string } | null;
   /** A refused choice of platform, shown at the choice. */
@@ -165,33 +196,29 @@ export function companyLinkPage(params: {
 }): string {
   const { company, basePath } = params;
   const name = esc(company.name);
-  const companyHref = `${basePath}/link/company/${encodeURIComponent(company.id)}`;
+  const companyPath = `${basePath}/link/company/${encodeURIComponent(company.id)}`;
+  const companyHref = params.token === null ? companyPath : `${companyPath}?token=${encodeURIComponent(params.token)}`;
   const shown = params.only ? params.connections.filter((c) => c.id === params.only) : params.connections;
   const single = params.only ? shown[0] : undefined;
 
   const title = single ? `Connect ${single.platformName} for ${company.name}` : `Connect ${company.name}`;
   const parts: string[] = [TAG, `<h1>${esc(title)}</h1>`];
-  if (params.connected) {
-    parts.push(
-      `<section class="done" role="status" aria-labelledby="done-heading"><h2 id="done-heading">Connected</h2>` +
-        `<p>Your ${esc(params.connected.platformName)} account is connected to ${name}. ${name}'s software provider can sync your data again. You can close this page.</p></section>`,
-    );
-  }
+  if (params.connected) parts.push(doneSection(company.name, params.connected.platformName));
   parts.push(
     `<p>${name}'s software provider reads your accounting or commerce data through the service. ` +
       `Connecting gives the service access to your account on the platform; you can disconnect it there at any time.</p>`,
   );
 
   if (single) {
-    parts.push(`<ul class="connections">${connectionCard({ basePath, companyId: company.id, companyName: company.name, connection: single, nonce: params.nonce, headingLevel: 2 })}</ul>`);
+    parts.push(`<ul class="connections">${connectionCard({ basePath, companyId: company.id, companyName: company.name, connection: single, nonce: params.nonce, token: params.token, headingLevel: 2 })}</ul>`);
     parts.push(`<p><a href="${esc(companyHref)}">All of ${name}'s connections</a></p>`);
   } else if (shown.length > 0) {
     parts.push(`<h2>Your connections</h2>`);
     parts.push(
-      `<ul class="connections">${shown.map((connection) => connectionCard({ basePath, companyId: company.id, companyName: company.name, connection, nonce: params.nonce, headingLevel: 3 })).join("")}</ul>`,
+      `<ul class="connections">${shown.map((connection) => connectionCard({ basePath, companyId: company.id, companyName: company.name, connection, nonce: params.nonce, token: params.token, headingLevel: 3 })).join("")}</ul>`,
     );
   } else {
-    const action = `${companyHref}/connect`;
+    const action = `${companyPath}/connect`;
     const problem = params.choiceProblem
       ? `<p class="problem" id="choice-problem">${esc(params.choiceProblem)}</p>`
       : "";
@@ -205,7 +232,7 @@ export function companyLinkPage(params: {
       .join("");
     parts.push(`<h2>Choose your platform</h2>`);
     parts.push(
-      `<form method="post" action="${esc(action)}" novalidate><input type="hidden" name="nonce" value="${esc(params.nonce)}">` +
+      `<form method="post" action="${esc(action)}" novalidate>${hiddenFields(params.nonce, params.token)}` +
         `<fieldset${describedBy}><legend>Which platform holds ${name}'s books?</legend>${problem}${choices}</fieldset>` +
         `<button type="submit">Connect</button></form>`,
     );

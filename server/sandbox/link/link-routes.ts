@@ -11,6 +11,13 @@
  *
  * A Connect answers 303 to the company's page, which then shows the confirmation. Link requests
  * are not API calls: no API key, no rate limit or quota, no injected faults.
+ *
+ * One-time Link URLs (the client's setting, link/link-token.ts): for a company whose client has it
+ * on, both GET pages need the `?token=` the API put in the address, and carry it in their forms
+ * (hidden field `token`) and links; a Connect checks it again and, when it links, spends it in the
+ * same transaction. A missing or forged token answers 403, an expired or spent one 410, each a page
+ * in words that connects nothing. The company page's confirmation (`?connected=` a Linked
+ * connection of the company) opens without a token, showing only that the Connect worked.
  */
 import type { IncomingMessage } from "node:http";
 import { isManagedPlatformKey, MANAGED_PLATFORMS, type PlatformKey } from "../../platforms";
@@ -23,7 +30,8 @@ import { platformOf } from "../simulators/profiles";
 import { settleDue } from "../simulators/settle";
 import type { CompanyRow, ConnectionRow } from "../store/store";
 import { checkLinkNonce, LINK_NONCE_LIFETIME_MS, makeLinkNonce } from "./link-nonce";
-import { companyLinkPage, messageLinkPage, platformBadgeSvg, type LinkConnectionView } from "./link-pages";
+import { companyLinkPage, connectedLinkPage, messageLinkPage, platformBadgeSvg, type LinkConnectionView } from "./link-pages";
+import { checkLinkToken, LINK_TOKEN_LIFETIME_MS } from "./link-token";
 
 export type LinkResponse = {
   status: number;
@@ -54,8 +62,10 @@ function param(ctx: LinkContext, name: string): string {
   return value;
 }
 
-function companyHref(app: SandboxApp, companyId: string): string {
-  return `${app.basePath}/link/company/${encodeURIComponent(companyId)}`;
+/** The company's page; with the one-time Link URL's token when there is one (`null`: not needed). */
+function companyHref(app: SandboxApp, companyId: string, token: string | null = null): string {
+  const path = `${app.basePath}/link/company/${encodeURIComponent(companyId)}`;
+  return token === null ? path : `${path}?token=${encodeURIComponent(token)}`;
 }
 
 function noCompany(companyId: string): LinkResponse {
@@ -71,15 +81,83 @@ function noCompany(companyId: string): LinkResponse {
   );
 }
 
-function noConnection(app: SandboxApp, company: CompanyRow, connectionId: string): LinkResponse {
+function noConnection(app: SandboxApp, company: CompanyRow, connectionId: string, token: string | null): LinkResponse {
   return htmlPage(
     404,
     messageLinkPage({
       heading: "No such connection",
       paragraphs: [`${company.name} has no connection with the ID ${connectionId}: it may have been deleted.`],
-      back: { href: companyHref(app, company.id), text: `See ${company.name}'s connections` },
+      back: { href: companyHref(app, company.id, token), text: `See ${company.name}'s connections` },
     }),
   );
+}
+
+/** Why a one-time Link URL's token does not open the pages. */
+type LinkRefusal = "missing" | "forged" | "expired" | "used";
+
+/**
+ * Whether the request may use the company's Link pages: always when its client does not use
+ * one-time Link URLs (`token` null); else only with a token of this sandbox for this company, less
+ * than a day old on the sandbox clock and not yet spent.
+ */
+type LinkAccess = { ok: true; token: null } | { ok: true; token: string; issuedAt: number } | { ok: false; reason: LinkRefusal };
+
+function linkAccess(ctx: LinkContext, company: CompanyRow, token: string | null): LinkAccess {
+  const { app } = ctx;
+  if (!app.store.clients.oneTimeLinkUrls(company.clientId)) return { ok: true, token: null };
+  const check = checkLinkToken({ secret: app.linkSecret, companyId: company.id, token, now: ctx.now });
+  if (!check.ok) return check;
+  if (!token || app.store.linkTokens.isSpent(token)) return { ok: false, reason: "used" };
+  return { ok: true, token, issuedAt: check.issuedAt };
+}
+
+const REFUSALS: Record<LinkRefusal, { status: number; heading: string; why: string }> = {
+  missing: {
+    status: 403,
+    heading: "This link is not complete",
+    why: "The address has no one-time code, so it cannot open this page: it may have been cut short, or it has expired or was already used.",
+  },
+  forged: {
+    status: 403,
+    heading: "This link is not valid",
+    why: "The address's one-time code is not one the service made for this company: the link may have been cut short or changed, or it has expired or was already used.",
+  },
+  expired: {
+    status: 410,
+    heading: "This link has expired",
+    why: "A link to this page works for one day after it was made, and this one is older.",
+  },
+  used: {
+    status: 410,
+    heading: "This link was already used",
+    why: "A link to this page works for one connection only, and this one has already been used to connect.",
+  },
+};
+
+/** The page a refused one-time Link URL answers: nothing is connected, ask for a new link. */
+function refusedLink(reason: LinkRefusal): LinkResponse {
+  const refusal = REFUSALS[reason];
+  return htmlPage(
+    refusal.status,
+    messageLinkPage({
+      heading: refusal.heading,
+      paragraphs: [
+        `${refusal.why} Nothing was connected.`,
+        "Ask the business that sent you the link for a new one.",
+      ],
+    }),
+  );
+}
+
+/**
+ * The confirmation alone, for a company page opened without a usable token but with `?connected=`
+ * naming a Linked connection of the company (where a Connect with a one-time link lands).
+ */
+function confirmationOnly(ctx: LinkContext, company: CompanyRow): LinkResponse | null {
+  const connectedId = ctx.query.get("connected");
+  const connection = connectedId ? ctx.app.store.connections.get(connectedId) : undefined;
+  if (!connection || connection.companyId !== company.id || connection.status !== "Linked") return null;
+  return htmlPage(200, connectedLinkPage({ company: { name: company.name }, platformName: platformOf(connection.platformKey).name }));
 }
 
 function lookupCompany(ctx: LinkContext): CompanyRow | undefined {
@@ -103,7 +181,11 @@ function views(connections: readonly ConnectionRow[]): LinkConnectionView[] {
   }));
 }
 
-function renderCompany(ctx: LinkContext, company: CompanyRow, extra: { only?: string; status?: number; choiceProblem?: string }): LinkResponse {
+function renderCompany(
+  ctx: LinkContext,
+  company: CompanyRow,
+  extra: { token: string | null; only?: string; status?: number; choiceProblem?: string },
+): LinkResponse {
   const connections = ctx.app.store.connections.listByCompany(company.id);
   const connectedId = ctx.query.get("connected");
   const connected = connectedId ? connections.find((c) => c.id === connectedId && c.status === "Linked") : undefined;
@@ -115,6 +197,7 @@ function renderCompany(ctx: LinkContext, company: CompanyRow, extra: { only?: st
       connections: views(connections),
       platforms: MANAGED_PLATFORMS.map((p) => ({ key: p.key, name: p.name })),
       nonce: makeLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id }),
+      token: extra.token,
       only: extra.only,
       connected: connected ? { platformName: platformOf(connected.platformKey).name } : null,
       choiceProblem: extra.choiceProblem ?? null,
@@ -143,22 +226,51 @@ export function crossSiteConnect(req: IncomingMessage, publicUrl: string): boole
   return site !== undefined;
 }
 
-/**
- * Reads the form; null when it came from another site, or its page's nonce is missing, stale, not
- * this company's or already used (each page's Connect works once: a replayed post changes nothing).
- */
-async function verifiedForm(ctx: LinkContext, company: CompanyRow): Promise<URLSearchParams | null> {
-  if (crossSiteConnect(ctx.req, ctx.app.publicUrl)) return null;
-  const form = new URLSearchParams((await readBody(ctx.req, "PublicApi")).toString("utf8"));
-  const nonce = form.get("nonce");
+/** Spends the page's nonce: false when it is missing, stale, not this company's or already used. */
+function spendNonce(ctx: LinkContext, company: CompanyRow, nonce: string | null): boolean {
   const realNow = Date.now();
-  if (!nonce || !checkLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id, nonce, now: realNow })) return null;
+  if (!nonce || !checkLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id, nonce, now: realNow })) return false;
   const { linkNonces } = ctx.app.store;
   linkNonces.prune(realNow - LINK_NONCE_LIFETIME_MS - 60_000);
-  return linkNonces.use(nonce, realNow) ? form : null;
+  return linkNonces.use(nonce, realNow);
 }
 
-function expired(app: SandboxApp, company: CompanyRow): LinkResponse {
+type ConnectForm = { ok: true; form: URLSearchParams; access: Extract<LinkAccess, { ok: true }> } | { ok: false; response: LinkResponse };
+
+/**
+ * Reads a Connect's form and checks it: refused (changing nothing) when it came from another site,
+ * when its one-time Link URL's token does not open the page (clients with the setting on), or when
+ * its page's nonce is missing, stale, not this company's or already used (each page's Connect works
+ * once: a replayed post changes nothing).
+ */
+async function connectForm(ctx: LinkContext, company: CompanyRow): Promise<ConnectForm> {
+  if (crossSiteConnect(ctx.req, ctx.app.publicUrl)) return { ok: false, response: expired(ctx.app, company, null) };
+  const form = new URLSearchParams((await readBody(ctx.req, "PublicApi")).toString("utf8"));
+  const access = linkAccess(ctx, company, form.get("token"));
+  if (!access.ok) return { ok: false, response: refusedLink(access.reason) };
+  if (!spendNonce(ctx, company, form.get("nonce"))) return { ok: false, response: expired(ctx.app, company, access.token) };
+  return { ok: true, form, access };
+}
+
+/**
+ * Runs a Connect's consent in one transaction with its one-time Link URL's token: refused (null,
+ * nothing done) when the token was spent meanwhile, spent when the consent links.
+ */
+function consentOnce(ctx: LinkContext, access: Extract<LinkAccess, { ok: true }>, consent: () => ConsentResult): ConsentResult | null {
+  const { store } = ctx.app;
+  return store.transaction(() => {
+    if (access.token === null) return consent();
+    if (store.linkTokens.isSpent(access.token)) return null;
+    const result = consent();
+    if (result.ok) {
+      store.linkTokens.prune(ctx.now - LINK_TOKEN_LIFETIME_MS);
+      store.linkTokens.spend({ token: access.token, issuedAt: access.issuedAt, at: ctx.now });
+    }
+    return result;
+  });
+}
+
+function expired(app: SandboxApp, company: CompanyRow, token: string | null): LinkResponse {
   return htmlPage(
     403,
     messageLinkPage({
@@ -167,22 +279,24 @@ function expired(app: SandboxApp, company: CompanyRow): LinkResponse {
         "Connect was pressed on a page that is too old, was already used, or did not come from this site, so nothing was changed.",
         "Open the page again and press Connect there.",
       ],
-      back: { href: companyHref(app, company.id), text: `Open ${company.name}'s page again` },
+      back: { href: companyHref(app, company.id, token), text: `Open ${company.name}'s page again` },
     }),
   );
 }
 
-function afterConsent(app: SandboxApp, company: CompanyRow, result: ConsentResult, platformName: string): LinkResponse {
+function afterConsent(app: SandboxApp, company: CompanyRow, result: ConsentResult, platformName: string, token: string | null): LinkResponse {
   if (!result.ok) {
     return htmlPage(
       409,
       messageLinkPage({
         heading: `${platformName} cannot be connected`,
         paragraphs: [result.conflict, `Ask ${company.name}'s software provider to disconnect the other accounting platform first.`],
-        back: { href: companyHref(app, company.id), text: `Back to ${company.name}'s page` },
+        // Nothing was connected, so a one-time link's token is not spent: the way back still opens.
+        back: { href: companyHref(app, company.id, token), text: `Back to ${company.name}'s page` },
       }),
     );
   }
+  // No token: after a one-time link's Connect (its token now spent) the page shows the confirmation alone.
   const location = `${companyHref(app, company.id)}?connected=${encodeURIComponent(result.connection.id)}`;
   return htmlPage(
     303,
@@ -197,7 +311,10 @@ const routes: readonly LinkRoute[] = [
     pattern: "/link/company/:companyId",
     handler: (ctx) => {
       const company = lookupCompany(ctx);
-      return company ? renderCompany(ctx, company, {}) : noCompany(param(ctx, "companyId"));
+      if (!company) return noCompany(param(ctx, "companyId"));
+      const access = linkAccess(ctx, company, ctx.query.get("token"));
+      if (!access.ok) return confirmationOnly(ctx, company) ?? refusedLink(access.reason);
+      return renderCompany(ctx, company, { token: access.token });
     },
   },
   {
@@ -206,9 +323,11 @@ const routes: readonly LinkRoute[] = [
     handler: (ctx) => {
       const company = lookupCompany(ctx);
       if (!company) return noCompany(param(ctx, "companyId"));
+      const access = linkAccess(ctx, company, ctx.query.get("token"));
+      if (!access.ok) return refusedLink(access.reason);
       const connection = connectionOf(ctx, company);
-      if (!connection) return noConnection(ctx.app, company, param(ctx, "connectionId"));
-      return renderCompany(ctx, company, { only: connection.id });
+      if (!connection) return noConnection(ctx.app, company, param(ctx, "connectionId"), access.token);
+      return renderCompany(ctx, company, { token: access.token, only: connection.id });
     },
   },
   {
@@ -217,16 +336,19 @@ const routes: readonly LinkRoute[] = [
     handler: async (ctx) => {
       const company = lookupCompany(ctx);
       if (!company) return noCompany(param(ctx, "companyId"));
-      if (!(await verifiedForm(ctx, company))) return expired(ctx.app, company);
+      const checked = await connectForm(ctx, company);
+      if (!checked.ok) return checked.response;
+      const { access } = checked;
       const connection = connectionOf(ctx, company);
-      if (!connection) return noConnection(ctx.app, company, param(ctx, "connectionId"));
+      if (!connection) return noConnection(ctx.app, company, param(ctx, "connectionId"), access.token);
       const { store } = ctx.app;
-      const result = store.transaction(() => {
+      const result = consentOnce(ctx, access, () => {
         // Read again inside the transaction: a concurrent Connect or drop may have changed it.
         const current = store.connections.get(connection.id) ?? connection;
         return consentToConnection({ store, company, connection: current, now: ctx.now });
       });
-      return afterConsent(ctx.app, company, result, platformOf(connection.platformKey).name);
+      if (!result) return refusedLink("used");
+      return afterConsent(ctx.app, company, result, platformOf(connection.platformKey).name, access.token);
     },
   },
   {
@@ -235,18 +357,21 @@ const routes: readonly LinkRoute[] = [
     handler: async (ctx) => {
       const company = lookupCompany(ctx);
       if (!company) return noCompany(param(ctx, "companyId"));
-      const form = await verifiedForm(ctx, company);
-      if (!form) return expired(ctx.app, company);
+      const checked = await connectForm(ctx, company);
+      if (!checked.ok) return checked.response;
+      const { form, access } = checked;
       const key = form.get("platformKey") ?? "";
       if (!isManagedPlatformKey(key)) {
         return renderCompany(ctx, company, {
+          token: access.token,
           status: 400,
           choiceProblem: key ? `The sandbox does not simulate the platform "${key}": choose one of the list.` : "Choose the platform that holds your books, then press Connect.",
         });
       }
       const { store } = ctx.app;
-      const result = store.transaction(() => consentToNewConnection({ store, company, platformKey: key, now: ctx.now }));
-      return afterConsent(ctx.app, company, result, platformOf(key).name);
+      const result = consentOnce(ctx, access, () => consentToNewConnection({ store, company, platformKey: key, now: ctx.now }));
+      if (!result) return refusedLink("used");
+      return afterConsent(ctx.app, company, result, platformOf(key).name, access.token);
     },
   },
   {

@@ -10,6 +10,7 @@ import { isPlainObject, type ApiResponse } from "../http/io";
 import { FREE_COMPANY_LIMIT } from "../domain/limits";
 import { listPage, matches, pagedEnvelope, parsePaging, readTagsFilter, type ListSpec } from "../http/query";
 import type { CompanyRow } from "../store/store";
+import { linkUrlsFor, type LinkUrls } from "../link/link-urls";
 import { companyView } from "./views";
 import type { ApiRoute } from "./types";
 
@@ -77,8 +78,13 @@ function readFields(body: unknown, mode: "create" | "replace" | "update"): Compa
   return fields;
 }
 
-function view(ctx: ApiContext, company: CompanyRow): Record<string, unknown> {
-  return companyView(company, ctx.app.store.connections.listByCompany(company.id), ctx.app.publicUrl);
+/** The client's Link addresses for this request (with one-time Link URLs, each with a new token). */
+function links(ctx: ApiContext): LinkUrls {
+  return linkUrlsFor(ctx.app, ctx.client.id, ctx.now);
+}
+
+function view(ctx: ApiContext, company: CompanyRow, urls: LinkUrls = links(ctx)): Record<string, unknown> {
+  return companyView(company, ctx.app.store.connections.listByCompany(company.id), urls);
 }
 
 function create(ctx: ApiContext): ApiResponse {
@@ -99,7 +105,7 @@ function create(ctx: ApiContext): ApiResponse {
     }
     store.companies.insert(company);
   });
-  return { status: 200, body: companyView(company, [], ctx.app.publicUrl) };
+  return { status: 200, body: companyView(company, [], links(ctx)) };
 }
 
 const COMPANY_LIST: ListSpec = {
@@ -112,6 +118,7 @@ function list(ctx: ApiContext): ApiResponse {
   const { store } = ctx.app;
   const tagsFilter = readTagsFilter(ctx.query);
   const filtered = tagsFilter !== null || ctx.query.has("query") || ctx.query.has("orderBy");
+  const urls = links(ctx);
   if (!filtered) {
     // The common case pages in SQL, so a client with thousands of companies lists quickly.
     const paging = parsePaging(ctx.query);
@@ -123,7 +130,7 @@ function list(ctx: ApiContext): ApiResponse {
     return {
       status: 200,
       body: pagedEnvelope({
-        results: rows.map((row) => view(ctx, row)),
+        results: rows.map((row) => view(ctx, row, urls)),
         paging,
         totalResults: store.companies.count(ctx.client.id),
         path: "/companies",
@@ -131,7 +138,7 @@ function list(ctx: ApiContext): ApiResponse {
       }),
     };
   }
-  const views = store.companies.listAll(ctx.client.id).map((row) => view(ctx, row));
+  const views = store.companies.listAll(ctx.client.id).map((row) => view(ctx, row, urls));
   return {
     status: 200,
     body: listPage({

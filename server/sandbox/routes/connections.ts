@@ -14,10 +14,16 @@ import { getProfile, platformOf } from "../simulators/profiles";
 import { identityInfo, newConnection, resolveErrors } from "../simulators/consent";
 import { acceptMigratedCredentials } from "../simulators/tokens";
 import type { CompanyRow, ConnectionRow } from "../store/store";
+import { linkUrlsFor, type LinkUrls } from "../link/link-urls";
 import { connectionView } from "./views";
 import type { ApiRoute } from "./types";
 
 const SIMULATED = MANAGED_PLATFORMS.map((p) => `${p.key} (${p.name})`).join(", ");
+
+/** The client's Link addresses for this request (with one-time Link URLs, each with a new token). */
+function links(ctx: ApiContext): LinkUrls {
+  return linkUrlsFor(ctx.app, ctx.client.id, ctx.now);
+}
 
 /** The accounting rule (domain/accounting-slot.ts): a second active accounting connection answers 409. */
 function assertAccountingSlotFree(params: { ctx: ApiContext; company: CompanyRow; platform: ManagedPlatform; except?: string }): void {
@@ -51,7 +57,7 @@ function create(ctx: ApiContext): ApiResponse {
     assertAccountingSlotFree({ ctx, company, platform });
     ctx.app.store.connections.insert(connection);
   });
-  return { status: 200, body: connectionView(connection, ctx.app.publicUrl) };
+  return { status: 200, body: connectionView(connection, links(ctx)) };
 }
 
 const CONNECTION_LIST: ListSpec = {
@@ -73,7 +79,8 @@ const CONNECTION_LIST: ListSpec = {
 
 function list(ctx: ApiContext): ApiResponse {
   const company = requireCompany(ctx);
-  const views = ctx.app.store.connections.listByCompany(company.id).map((c) => connectionView(c, ctx.app.publicUrl));
+  const urls = links(ctx);
+  const views = ctx.app.store.connections.listByCompany(company.id).map((c) => connectionView(c, urls));
   return {
     status: 200,
     body: listPage({ items: views, query: ctx.query, spec: CONNECTION_LIST, path: `/companies/${company.id}/connections` }),
@@ -82,7 +89,7 @@ function list(ctx: ApiContext): ApiResponse {
 
 function get(ctx: ApiContext): ApiResponse {
   const company = requireCompany(ctx);
-  return { status: 200, body: connectionView(requireConnection(ctx, company), ctx.app.publicUrl) };
+  return { status: 200, body: connectionView(requireConnection(ctx, company), links(ctx)) };
 }
 
 function unlink(ctx: ApiContext): ApiResponse {
@@ -103,7 +110,7 @@ function unlink(ctx: ApiContext): ApiResponse {
   }
   const next: ConnectionRow = { ...connection, status: "Unlinked" };
   ctx.app.store.connections.save(next);
-  return { status: 200, body: connectionView(next, ctx.app.publicUrl) };
+  return { status: 200, body: connectionView(next, links(ctx)) };
 }
 
 function remove(ctx: ApiContext): ApiResponse {
@@ -167,7 +174,7 @@ function authorize(ctx: ApiContext): ApiResponse {
     store.connections.save(updated);
     return updated;
   });
-  return { status: 200, body: connectionView(next, ctx.app.publicUrl) };
+  return { status: 200, body: connectionView(next, links(ctx)) };
 }
 
 export const connectionRoutes: readonly ApiRoute[] = [

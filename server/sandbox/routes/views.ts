@@ -4,13 +4,14 @@
  * their exact casing.
  */
 import { iso } from "../domain/clock";
+import type { LinkUrls } from "../link/link-urls";
 import type { ApiKeyRow, CompanyRow, ConnectionRow, PullRow, PushRow } from "../store/store";
 import { requireProfile } from "../simulators/profiles";
 import { pullState } from "../simulators/pulls";
 import { pushState } from "../simulators/pushes";
 
-/** A data connection (`Connection` schema). */
-export function connectionView(connection: ConnectionRow, publicUrl: string): Record<string, unknown> {
+/** A data connection (`Connection` schema); `links` makes its `linkUrl` (link/link-urls.ts). */
+export function connectionView(connection: ConnectionRow, links: LinkUrls): Record<string, unknown> {
   const { platform, integrationId, sourceId } = requireProfile(connection.platformKey);
   const view: Record<string, unknown> = {
     id: connection.id,
@@ -18,7 +19,7 @@ export function connectionView(connection: ConnectionRow, publicUrl: string): Re
     integrationKey: platform.key,
     sourceId,
     platformName: platform.name,
-    linkUrl: `${publicUrl}/link/companies/${connection.companyId}/connections/${connection.id}/start`,
+    linkUrl: links.connection(connection.companyId, connection.id),
     status: connection.status,
     created: iso(connection.createdAt),
     sourceType: platform.sourceType,
@@ -29,12 +30,12 @@ export function connectionView(connection: ConnectionRow, publicUrl: string): Re
   return view;
 }
 
-/** A company (`Company` schema) with its connections. */
-export function companyView(company: CompanyRow, connections: readonly ConnectionRow[], publicUrl: string): Record<string, unknown> {
+/** A company (`Company` schema) with its connections; `links` makes its `redirect` and their `linkUrl`s. */
+export function companyView(company: CompanyRow, connections: readonly ConnectionRow[], links: LinkUrls): Record<string, unknown> {
   const view: Record<string, unknown> = {
     id: company.id,
     name: company.name,
-    redirect: `${publicUrl}/link/company/${company.id}`,
+    redirect: links.company(company.id),
   };
   if (company.description !== null) view.description = company.description;
   const lastSync = connections.reduce<number | null>(
@@ -45,7 +46,7 @@ export function companyView(company: CompanyRow, connections: readonly Connectio
   view.created = iso(company.createdAt);
   view.tags = company.tags;
   view.referenceSubsidiaryCompanies = [];
-  view.dataConnections = connections.map((c) => connectionView(c, publicUrl));
+  view.dataConnections = connections.map((c) => connectionView(c, links));
   return view;
 }
 

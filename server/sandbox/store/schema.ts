@@ -232,6 +232,20 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE connections ADD COLUMN first_linked_at INTEGER;
   UPDATE connections SET first_linked_at = authorized_at WHERE status = 'Linked' OR tenant_id IS NOT NULL;
   `,
+  // One-time Link URLs (the service's client setting): with it on, every company redirect and
+  // connection linkUrl the API gives carries a token that works for one Connect, for one day. The
+  // demo client shows it. The tokens need no state; the spent ones are kept for their lifetime.
+  `
+  ALTER TABLE clients ADD COLUMN one_time_link_urls INTEGER NOT NULL DEFAULT 0 CHECK (one_time_link_urls IN (0, 1));
+  UPDATE clients SET one_time_link_urls = 1 WHERE is_demo = 1;
+
+  CREATE TABLE used_link_tokens (
+    token TEXT PRIMARY KEY,
+    issued_at INTEGER NOT NULL,
+    used_at INTEGER NOT NULL
+  );
+  CREATE INDEX used_link_tokens_issued_at ON used_link_tokens (issued_at);
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */
@@ -260,6 +274,7 @@ export const DATA_TABLES = [
   "webhook_messages",
   "webhook_consumers",
   "used_link_nonces",
+  "used_link_tokens",
   "quota_usage",
   "connection_drops",
   "push_operations",

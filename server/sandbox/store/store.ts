@@ -12,6 +12,7 @@ import { createConnectionsTable } from "./connections-table";
 import { createDropsTable } from "./drops-table";
 import { createMetaTable } from "./meta-table";
 import { createLinkNoncesTable } from "./link-nonces-table";
+import { createLinkTokensTable } from "./link-tokens-table";
 import { createPullsTable } from "./pulls-table";
 import { createPushesTable } from "./pushes-table";
 import { createQuotaUsageTable } from "./quota-usage-table";
@@ -159,6 +160,7 @@ export function openStore(file: string) {
     pushes,
     drops: createDropsTable(db),
     linkNonces: createLinkNoncesTable(db),
+    linkTokens: createLinkTokensTable(db),
     syncSettings,
     quotaUsage: createQuotaUsageTable(db),
     webhooks: createWebhooksTable(db),

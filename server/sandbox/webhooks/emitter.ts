@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { iso } from "../domain/clock";
 import type { FaultState } from "../domain/faults";
+import { linkUrls, type LinkUrls } from "../link/link-urls";
 import { connectionView } from "../routes/views";
 import type { CompanyRow, ConnectionRow, PullRow, Store, StoreObserver } from "../store/store";
 import { companyTagStrings, connectionEventOf, consumerWants, type Envelope, type EventType } from "./events";
@@ -24,18 +25,30 @@ export type WebhookEmitter = StoreObserver & {
 };
 
 /** The company as events show it (`Company.companyReference`). */
-function referenceCompany(company: CompanyRow, publicUrl: string): Record<string, unknown> {
+function referenceCompany(company: CompanyRow, links: LinkUrls): Record<string, unknown> {
   const reference: Record<string, unknown> = { id: company.id, name: company.name };
   if (company.description !== null) reference.description = company.description;
   // The sandbox has no Portal: its page for a company is the Link page.
-  reference.links = { portal: `${publicUrl}/link/company/${company.id}` };
+  reference.links = { portal: links.company(company.id) };
   reference.tags = company.tags;
   return reference;
 }
 
-/** The emitter for one sandbox; `publicUrl` is read when an event is made (it is known once the server listens). */
-export function createWebhookEmitter(params: { store: Store; now: () => number; faults: FaultState; publicUrl: () => string }): WebhookEmitter {
+/**
+ * The emitter for one sandbox; `publicUrl` is read when an event is made (it is known once the
+ * server listens). `linkSecret` signs the tokens of a one-time-Link-URL client's links (link/link-token.ts).
+ */
+export function createWebhookEmitter(params: {
+  store: Store;
+  now: () => number;
+  faults: FaultState;
+  publicUrl: () => string;
+  linkSecret: string;
+}): WebhookEmitter {
   const { store } = params;
+  /** The company's client's Link addresses for a message made now (a one-time one's tokens issued now). */
+  const linksOf = (company: CompanyRow): LinkUrls =>
+    linkUrls({ publicUrl: params.publicUrl(), secret: params.linkSecret, oneTime: store.clients.oneTimeLinkUrls(company.clientId), now: params.now() });
   /** Quota days already announced, so a client's every refused request does not write to the store. */
   const announced = new Set<string>();
 
@@ -62,11 +75,12 @@ export function createWebhookEmitter(params: { store: Store; now: () => number; 
   const connectionEvent = (eventType: EventType, connection: ConnectionRow): void => {
     const company = store.companies.get(connection.companyId);
     if (!company) return;
+    const links = linksOf(company);
     enqueue({
       clientId: company.clientId,
       eventType,
       company,
-      payload: { referenceCompany: referenceCompany(company, params.publicUrl()), connection: connectionView(connection, params.publicUrl()) },
+      payload: { referenceCompany: referenceCompany(company, links), connection: connectionView(connection, links) },
     });
   };
 
@@ -85,7 +99,7 @@ export function createWebhookEmitter(params: { store: Store; now: () => number; 
         eventType: "read.completed",
         company,
         payload: {
-          referenceCompany: referenceCompany(company, params.publicUrl()),
+          referenceCompany: referenceCompany(company, linksOf(company)),
           modifiedFromDate: iso(completedAt),
           dataTypes: all.map((op) => ({
             connectionId: op.connectionId,

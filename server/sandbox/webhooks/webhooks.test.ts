@@ -219,6 +219,18 @@ describe("events", () => {
     });
   });
 
+  it("a client with one-time Link URLs gets links with a token made with the message, which open the Link page", async () => {
+    receiver = await startReceiver();
+    const { apiKey } = await sb.control.createClient({ plan: "paid", syncs: "instant", oneTimeLinkUrls: true });
+    await createConsumer(apiKey, { eventTypes: ["connection.connected"] });
+    const { companyId, connectionId } = await linked(apiKey);
+    const [event] = await waitForEvents(1, "connection.connected");
+    const payload = event?.json.payload as { referenceCompany: { links: { portal: string } }; connection: { linkUrl: string } };
+    expect(payload.referenceCompany.links.portal).toMatch(new RegExp(`^${sb.url}/link/company/${companyId}\\?token=\\d+\\.`));
+    expect(payload.connection.linkUrl).toMatch(new RegExp(`^${sb.url}/link/companies/${companyId}/connections/${connectionId}/start\\?token=\\d+\\.`));
+    for (const url of [payload.referenceCompany.links.portal, payload.connection.linkUrl]) expect((await fetch(url)).status).toBe(200);
+  });
+
   it("a rotated tenant's next sync ends AuthError: connection.disconnected, then read.completed with each data type's status", async () => {
     const apiKey = await newClient();
     const consumer = await createConsumer(apiKey, { eventTypes: ["connection.disconnected", "read.completed"] });
