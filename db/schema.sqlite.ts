@@ -17,7 +17,7 @@ import type { StepEvidence } from "../core/engagements/evidence";
 import type { IntakeProblem } from "../core/intake/problems";
 import { MAIL_TRANSPORTS } from "../core/mail/transports";
 import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
-import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
+import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RECONNECT_LINK_OUTCOMES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
 import { STATUS_REASONS } from "../core/engagements/status-reasons";
 import { MAIL_PREFERENCES, REMINDER_KINDS } from "../core/engagements/reminders";
@@ -815,6 +815,34 @@ export const workerProcesses = sqliteTable(
     holdsLock: integer("holds_lock", { mode: "boolean" }).notNull().default(false),
     startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
   },
+);
+
+/**
+ * Each open of a company's reconnect link: Ferry's own stable URL (server/migration/watch/reconnect-link.ts) that asks
+ * the service for a fresh Link URL and sends the end customer there, or says why it cannot.
+ */
+export const reconnectLinkOpens = sqliteTable(
+  "reconnect_link_opens",
+  {
+    id: id(),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
+    itemId: text("item_id").notNull().references(() => migrationItems.id, { onDelete: "cascade" }),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    /**
+     * `redirected` to a fresh Link URL; `closed` (the engagement's watch has ended, or it was cancelled);
+     * `service_error` (the service did not give a Link URL: its status, error text and correlationId are kept).
+     */
+    outcome: text("outcome", { enum: RECONNECT_LINK_OUTCOMES }).notNull(),
+    /** Why it was closed, or the service's error text. */
+    detail: text("detail"),
+    /** The service's HTTP status when it refused. */
+    status: integer("status"),
+    correlationId: text("correlation_id"),
+  },
+  (t) => [
+    index("reconnect_link_opens_item_idx").on(t.itemId, t.at),
+    index("reconnect_link_opens_engagement_idx").on(t.engagementId, t.at),
+  ],
 );
 
 /**

@@ -41,6 +41,7 @@ export const supplementaryRows = chosen.supplementaryRows;
 export const rateBudgetMembers = chosen.rateBudgetMembers;
 export const rateBudgetQuotas = chosen.rateBudgetQuotas;
 export const workerProcesses = chosen.workerProcesses;
+export const reconnectLinkOpens = chosen.reconnectLinkOpens;
 export const targetEvents = chosen.targetEvents;
 export const webhookConsumers = chosen.webhookConsumers;
 export const webhookInbox = chosen.webhookInbox;

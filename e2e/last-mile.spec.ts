@@ -39,6 +39,8 @@ test("companies that failed on their tokens go to their end customers with links
       { name: "Pine Pottery", records: 3, externalRef: "LM-5", rotatedAfterExport: true },
     ],
   });
+  // The account's Link URLs work once and expire after a day, as the service's can: Ferry hands out its own links.
+  await sandbox.control.setClientSettings(eng.sandboxClientId, { oneTimeLinkUrls: true });
   const first = (await items(supportApi, eng.id)).find((i) => i.name === "Linden Books")!;
   await passStep5(supportApi, eng.id, first.id);
   await supportApi.mutation("bulk.start", { engagementId: eng.id, reason: "The customer asked to run before the agreed window." });
@@ -59,8 +61,12 @@ test("companies that failed on their tokens go to their end customers with links
   const nettle = after.find((i) => i.name === "Nettle Nursery")!;
   const osier = after.find((i) => i.name === "Osier Optics")!;
   expect(nettle.state).toBe("reconnect_pending");
-  expect(csv).toContain(`Nettle Nursery,LM-3,${sandbox.url}/link/company/${nettle.companyId}`);
-  expect(csv).toContain(`Osier Optics,LM-4,${sandbox.url}/link/company/${osier.companyId}`);
+  // Each company's link is Ferry's own (stable, one per company), never the service's one-time URL.
+  const linkIn = (name: string, ref: string, companyId: string | null) => new RegExp(`${name},${ref},(https?://[^,/]+/reconnect/[A-Za-z0-9._-]+),${companyId},`).exec(csv)?.[1];
+  const nettleLink = linkIn("Nettle Nursery", "LM-3", nettle.companyId);
+  expect(nettleLink).toBeTruthy();
+  expect(linkIn("Osier Optics", "LM-4", osier.companyId)).toBeTruthy();
+  expect(csv).not.toContain(sandbox.url);
   expect(csv).not.toContain("Linden Books");
 
   // Step 6 opens where the customer's move is: the companies waiting for their end customers.
@@ -73,20 +79,30 @@ test("companies that failed on their tokens go to their end customers with links
   await screenshots(portal, null, "portal-last-mile-first-screen");
   await screenshots(portal, reconnections, "portal-reconnections");
 
-  // Nettle's end customer opens its link and connects on the sandbox's Link page.
-  // The end customer's own browser (axe needs a page of a context).
-  const endCustomerContext = await browser.newContext();
+  // Nettle's end customer opens Ferry's link on a phone: Ferry gets a fresh Link URL from the service
+  // and sends the browser there, where they connect. (Their own browser: axe needs a page of a context.)
+  const endCustomerContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const endCustomer = await endCustomerContext.newPage();
-  await endCustomer.goto(`${sandbox.url}/link/company/${nettle.companyId}`);
+  await endCustomer.goto(nettleLink!);
+  expect(endCustomer.url()).toMatch(new RegExp(`^${sandbox.url}/link/company/${nettle.companyId}\\?token=`));
   await expect(endCustomer.getByRole("heading", { level: 1 })).toContainText("Nettle Nursery");
-  await expectAccessible(endCustomer, "the sandbox's Link page of a company");
+  await expectAccessible(endCustomer, "the sandbox's Link page of a company, reached through Ferry's link on a phone");
+  const serviceUrl = endCustomer.url();
   await endCustomer.getByRole("button", { name: /Connect/ }).first().click();
   await expect(endCustomer.getByText(/Connected/).first()).toBeVisible();
   await expectAccessible(endCustomer, "the sandbox's Link page once connected");
+  // The service's URL worked once; a link that was altered says only that it is not valid (at 1366).
+  expect((await endCustomer.goto(serviceUrl))!.status()).toBe(410);
+  await endCustomer.setViewportSize({ width: 1366, height: 900 });
+  await endCustomer.goto(`${nettleLink!.slice(0, -3)}xyz`);
+  await expect(endCustomer.getByRole("heading", { level: 1 })).toHaveText("This link is not valid");
+  await expectAccessible(endCustomer, "an altered reconnect link");
   await endCustomerContext.close();
 
   // Ferry notices, syncs and verifies it; the portal says so without a reload.
   await expect(reconnections).toContainText("1 company came back and was verified", { timeout: 60_000 });
+  const nettleTimeline = await supportApi.query<{ entries: { text: string; actor: string | null }[] }>("bulk.timeline", { engagementId: eng.id, itemId: nettle.id });
+  expect(nettleTimeline.entries.filter((e) => e.actor === "Its end customer (reconnect link)").map((e) => e.text)).toEqual(["Its reconnect link was opened: Ferry asked the service for a fresh Link URL and sent the browser there"]);
   await expect(reconnections.getByRole("table", { name: "Companies waiting for their end customers" })).not.toContainText("Nettle Nursery");
   expect((await items(supportApi, eng.id)).find((i) => i.name === "Nettle Nursery")!.state).toBe("verified");
 

@@ -263,7 +263,13 @@ test("steps 5 and 6 offer no bare Start; while a test runs the header offers no 
   const birchLink = pending.getByRole("row").filter({ hasText: "Birch Bakery" });
   await expect(birchLink.getByRole("button", { name: "Copy reconnect link of Birch Bakery" })).toBeVisible();
   // Shown by its end (the whole link is read out and copied): not the host every link starts with.
-  await expect(birchLink.locator("code [aria-hidden=true]")).toHaveText(/^…\/company\/[0-9a-f]{8}…[0-9a-f]{4}$/);
+  await expect(birchLink.locator("code [aria-hidden=true]")).toHaveText(/^…\/reconnect\/[0-9a-f]{8}…[A-Za-z0-9_-]{4}$/);
+  await expect(birchLink).toContainText("Not yet");
+  // Its timeline is a click away from the reconnections too.
+  await birchLink.getByRole("button", { name: "Details of Birch Bakery" }).click();
+  const waitingDetails = page.getByRole("dialog", { name: "Birch Bakery" });
+  await expect(waitingDetails.getByRole("list", { name: "Timeline of Birch Bakery, oldest first" }).getByRole("listitem").filter({ hasText: "Gave the connection the company's tokens" })).toBeVisible();
+  await waitingDetails.getByRole("button", { name: "Close dialog" }).click();
   // Hypercare days typed wrong: a sentence, not zod's words.
   const days = bulk.getByRole("textbox", { name: "Hypercare days" });
   await days.fill("abc");

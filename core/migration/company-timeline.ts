@@ -179,6 +179,18 @@ export function serviceEventWords(e: { eventType: string; payload: Record<string
   return `${said}${detail} [${e.eventType}]${fate}`;
 }
 
+/** An open of the company's reconnect link, in words (db: reconnect_link_opens). */
+export function linkOpenWords(o: { outcome: "redirected" | "closed" | "service_error"; detail: string | null }): string {
+  switch (o.outcome) {
+    case "redirected":
+      return "Its reconnect link was opened: Ferry asked the service for a fresh Link URL and sent the browser there";
+    case "closed":
+      return `Its reconnect link was opened after it had closed: ${o.detail ?? "the engagement no longer watches its companies"}`;
+    case "service_error":
+      return "Its reconnect link was opened, but the service gave no Link URL: the end customer was asked to try again";
+  }
+}
+
 /** Entries of every source in one order: by time, calls before what they led to at the same instant. */
 export function mergeTimeline(...lists: TimelineEntry[][]): TimelineEntry[] {
   const rank = (e: TimelineEntry) => (e.source === "call" ? 0 : 1);

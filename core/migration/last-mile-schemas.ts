@@ -23,8 +23,14 @@ export const ZReconnectRow = z.object({
   name: z.string(),
   externalRef: z.string().nullable(),
   companyId: z.string().nullable(),
-  /** The service's Link URL; null until the service has given it (the watch's next check fills it in). */
+  /**
+   * Its reconnect link: Ferry's own stable URL, which gets a fresh Link URL from the service each time
+   * it is opened (server/migration/watch/reconnect-link.ts); null while the company has no id on the service.
+   */
   linkUrl: z.string().nullable(),
+  /** How often the end customer (or anyone with the link) opened it, and when last. */
+  linkOpens: z.number().int(),
+  linkLastOpenedAt: z.date().nullable(),
   since: z.date().nullable(),
   /** Why it waits, in the platform's or Ferry's words. */
   reason: z.string().nullable(),

@@ -34,6 +34,10 @@ export const FINAL_ITEM_STATES = ["verified", "reauth_required", "failed", "set_
 export const WATCH_STATUSES = ["watching", "ended"] as const;
 export type WatchStatus = (typeof WATCH_STATUSES)[number];
 
+/** What became of an open of a company's reconnect link (db: reconnect_link_opens). */
+export const RECONNECT_LINK_OUTCOMES = ["redirected", "closed", "service_error"] as const;
+export type ReconnectLinkOutcome = (typeof RECONNECT_LINK_OUTCOMES)[number];
+
 /** A supplementary token file (fresh tokens for companies that failed on theirs), as support reviews it. */
 /** `expired`: still awaiting review when the hypercare watch ended, so its fresh tokens were deleted unused. */
 export const SUPPLEMENTARY_STATUSES = ["submitted", "accepted", "returned", "replaced", "expired"] as const;

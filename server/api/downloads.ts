@@ -63,11 +63,13 @@ async function engagementCsvResponse(
 }
 
 /** The handover report as CSV (409 until it is produced). */
-export function handoverCsvResponse(ctx: Pick<Context, "database" | "actor">, engagementId: string): Promise<Response> {
-  return engagementCsvResponse(ctx, engagementId, handoverReportCsv);
+export function handoverCsvResponse(ctx: Pick<Context, "database" | "actor" | "config">, engagementId: string): Promise<Response> {
+  const links = { appUrl: ctx.config.appUrl, ring: ctx.config.keyRing };
+  return engagementCsvResponse(ctx, engagementId, (database, actor, id) => handoverReportCsv(database, links, actor, id));
 }
 
 /** The reconnect links of the companies waiting for their end customers, as CSV (409 when none waits). */
-export function reconnectLinksCsvResponse(ctx: Pick<Context, "database" | "actor">, engagementId: string): Promise<Response> {
-  return engagementCsvResponse(ctx, engagementId, reconnectLinksCsv);
+export function reconnectLinksCsvResponse(ctx: Pick<Context, "database" | "actor" | "config">, engagementId: string): Promise<Response> {
+  const links = { appUrl: ctx.config.appUrl, ring: ctx.config.keyRing };
+  return engagementCsvResponse(ctx, engagementId, (database, actor, id) => reconnectLinksCsv(database, links, actor, id));
 }

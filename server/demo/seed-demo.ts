@@ -222,7 +222,7 @@ async function bluebirdOnItsAccount(
 /** Bluebird's rehearsal account: a client of its own on the sandbox, known limit 15 requests a day (none without a sandbox). */
 async function bluebirdRehearsalTarget(s: Seeding, organizationId: string): Promise<string | null> {
   if (!s.control || !s.sandboxUrl) return null;
-  const { apiKey } = await s.control.createClient({ plan: "paid", name: "Bluebird rehearsal" });
+  const { apiKey } = await s.control.createClient({ plan: "paid", name: "Bluebird rehearsal", oneTimeLinkUrls: true });
   const target = await createServiceTarget(s.database, s.ring, null, {
     name: "Bluebird rehearsal account",
     baseUrl: s.sandboxUrl,
@@ -258,7 +258,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
     const access = options.sandbox;
     await ensureBuiltInSandbox(database, options.ring, {
       url: sandboxUrl,
-      newApiKey: access ? async () => (await createControlClient(access).createClient({ plan: "paid", name: "Ferry demo" })).apiKey : undefined,
+      newApiKey: access ? async () => (await createControlClient(access).createClient({ plan: "paid", name: "Ferry demo", oneTimeLinkUrls: true })).apiKey : undefined,
     });
   }
   if (await hasAdmin(database)) return { seeded: false };

@@ -179,7 +179,7 @@ describe("one reconciliation on every surface", () => {
 
     // The report's CSV states it at the top, one count a row, and its table agrees.
     const chunks: Uint8Array[] = [];
-    for await (const chunk of (await handoverReportCsv(bed.t.database, people.customerA, eng.engagementId)).body) chunks.push(chunk);
+    for await (const chunk of (await handoverReportCsv(bed.t.database, { appUrl: "http://ferry.test", ring: TEST_KEY_RING }, people.customerA, eng.engagementId)).body) chunks.push(chunk);
     const records: string[][] = parse(Buffer.concat(chunks).toString("utf8"), { bom: true, relax_column_count: true });
     expect(records[0]).toEqual(["Reconciliation", `${eng.reference}: ${words}`]);
     const top = Object.fromEntries(records.slice(1, records.findIndex((r) => r[0] === "Company name")).map((r) => [r[0], r[1]]));

@@ -1,16 +1,17 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useId, useRef } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { ZHypercareDays } from "@/core/migration/last-mile-schemas";
 import { companiesText, countOf, plural } from "@/core/words";
 import type { Announce } from "@/app/_components/use-announcement";
-import { Badge, Button, buttonClasses, CopyableId, Field, Form, Input, Notice, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
+import { Badge, Button, buttonClasses, CopyableId, Dialog, Field, Form, Input, Notice, ProgressBar, ResponsiveTable, type ResponsiveColumn } from "@/app/_components/ui";
 import { fieldMessage, formMessage, showServerError, useZodForm } from "@/app/_components/ui/use-zod-form";
 import { formatDateTime } from "@/app/_lib/labels";
 import { toFormError } from "@/app/_lib/trpc-error";
 import type { RouterOutputs } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
+import { CompanyTimelineList } from "@/app/_components/migration/company-timeline";
 
 type LastMile = RouterOutputs["lastMile"]["get"];
 
@@ -68,7 +69,7 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
         ) : null}
       </div>
       {v.controls.markDropsSeen.allowed ? <UnseenDrops engagementId={engagementId} count={v.unseenDrops} announce={announce} /> : null}
-      {v.pendingTotal ? <PendingTable rows={v.pending} total={v.pendingTotal} /> : null}
+      {v.pendingTotal ? <PendingTable engagementId={engagementId} rows={v.pending} total={v.pendingTotal} /> : null}
       {v.watch ? <WatchStatus lastMile={v} /> : null}
       {v.controls.setHypercareDays.allowed || v.controls.checkNow.allowed ? <Controls engagementId={engagementId} lastMile={v} announce={announce} /> : null}
     </section>
@@ -77,38 +78,67 @@ export function Reconnections({ engagementId, announce }: { engagementId: string
 
 type PendingRow = LastMile["pending"][number];
 
-const PENDING_COLUMNS: ResponsiveColumn<PendingRow>[] = [
-  {
-    label: "Company",
-    sticky: "start",
-    title: true,
-    className: "min-w-44",
-    cell: (r) => (
-      <>
-        <span className="block font-medium">{r.name}</span>
-        {r.externalRef ? <span className="block text-xs text-slate-500">{r.externalRef}</span> : null}
-        {r.since ? <span className="block text-xs whitespace-nowrap text-slate-500">since {formatDateTime(r.since)}</span> : null}
-        {r.dropped ? <Badge tone="warning">Dropped after its migration</Badge> : null}
-      </>
-    ),
-  },
-  {
-    // Every link starts with the same host: the end (the company's id) is what tells them apart.
-    label: "Reconnect link",
-    className: "whitespace-nowrap",
-    // On a phone the link and its copy button take the card's width: beside the label they overflow it.
-    wide: true,
-    cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} tail /> : <span className="text-slate-500">After the next check</span>),
-  },
-  { label: "Why", wide: true, className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
-];
+function pendingColumns(open: (r: PendingRow) => void): ResponsiveColumn<PendingRow>[] {
+  return [
+    {
+      label: "Company",
+      sticky: "start",
+      title: true,
+      className: "min-w-44",
+      cell: (r) => (
+        <>
+          <span className="block font-medium">{r.name}</span>
+          {r.externalRef ? <span className="block text-xs text-slate-500">{r.externalRef}</span> : null}
+          {r.since ? <span className="block text-xs whitespace-nowrap text-slate-500">since {formatDateTime(r.since)}</span> : null}
+          {r.dropped ? <Badge tone="warning">Dropped after its migration</Badge> : null}
+        </>
+      ),
+    },
+    {
+      // Ferry's own link: it never goes stale (each open asks the service for a fresh Link URL).
+      label: "Reconnect link",
+      className: "whitespace-nowrap",
+      // On a phone the link and its copy button take the card's width: beside the label they overflow it.
+      wide: true,
+      cell: (r) => (r.linkUrl ? <CopyableId value={r.linkUrl} label={`reconnect link of ${r.name}`} tail /> : <span className="text-slate-500">Once the company is on the service</span>),
+    },
+    {
+      label: "Opened",
+      className: "text-xs whitespace-nowrap text-slate-700",
+      cell: (r) => (r.linkOpens ? `${countOf(r.linkOpens, "time", "times")}, last ${formatDateTime(r.linkLastOpenedAt!)}` : <span className="text-slate-500">Not yet</span>),
+    },
+    { label: "Why", wide: true, className: "min-w-[12rem] text-xs text-slate-700", cell: (r) => r.reason ?? "—" },
+    {
+      label: "Timeline",
+      cell: (r) => (
+        <Button variant="secondary" size="sm" onClick={() => open(r)} aria-label={`Details of ${r.name}`}>
+          Details
+        </Button>
+      ),
+    },
+  ];
+}
 
-/** The waiting companies: a table from `sm` up, stacked rows on phones. */
-function PendingTable({ rows, total }: { rows: LastMile["pending"]; total: number }) {
+/** The waiting companies: a table from `sm` up, stacked rows on phones; each row's Details opens its timeline in a drawer. */
+function PendingTable({ engagementId, rows, total }: { engagementId: string; rows: LastMile["pending"]; total: number }) {
+  const [opened, setOpened] = useState<PendingRow | null>(null);
   return (
     <div className="space-y-2">
-      <ResponsiveTable caption="Companies waiting for their end customers" columns={PENDING_COLUMNS} rows={rows} rowKey={(r) => r.itemId} />
+      <ResponsiveTable caption="Companies waiting for their end customers" columns={pendingColumns(setOpened)} rows={rows} rowKey={(r) => r.itemId} />
       {total > rows.length ? <p className="text-xs text-slate-600">The first {rows.length} of {total.toLocaleString("en-GB")}; the CSV holds every one.</p> : null}
+      {opened ? (
+        <Dialog open onClose={() => setOpened(null)} placement="drawer" title={opened.name} description={opened.dropped ? "Dropped after its migration: waiting for its end customer." : "Waiting for its end customer to reconnect it."}>
+          <div className="space-y-4 text-sm">
+            {opened.reason ? <p className="break-words text-slate-800">{opened.reason}</p> : null}
+            <section aria-labelledby={`${opened.itemId}-timeline`} className="space-y-2 border-t border-slate-200 pt-4">
+              <h3 id={`${opened.itemId}-timeline`} className="font-semibold text-slate-900">
+                Timeline
+              </h3>
+              <CompanyTimelineList engagementId={engagementId} itemId={opened.itemId} name={opened.name} />
+            </section>
+          </div>
+        </Dialog>
+      ) : null}
     </div>
   );
 }

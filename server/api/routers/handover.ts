@@ -25,7 +25,7 @@ export const handoverRouter = createTRPCRouter({
   items: engagementProcedure
     .input(ZHandoverItemsRequest)
     .output(ZHandoverItemsResponse)
-    .query(({ ctx, input }) => listHandoverItems(ctx.database, ctx.actor, input)),
+    .query(({ ctx, input }) => listHandoverItems(ctx.database, { appUrl: ctx.config.appUrl, ring: ctx.config.keyRing }, ctx.actor, input)),
   /** Produces the report once every company is final and no bulk run is active; mails the customer. */
   confirm: staffEngagementProcedure
     .output(ZConfirmHandoverResponse)

@@ -11,8 +11,9 @@ import { getEngagement } from "@/server/engagements/get-engagement";
 import { reconnectLinksCsvResponse } from "@/server/api/downloads";
 import { handToEndCustomers } from "@/server/migration/watch/watch-repository";
 import { seedHandover } from "@/server/testing/handover-fixture";
-import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
-import { callerAs, trpcError } from "../../testing/caller";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+import { callerAs, testConfig, trpcError } from "../../testing/caller";
+import { reconnectLinkUrl } from "@/server/migration/watch/reconnect-link";
 
 let t: TestDatabase;
 let p: People;
@@ -38,9 +39,11 @@ describe("lastMile", () => {
   it("shows both sides the companies waiting for their end customers with their reconnect links; only support steers the watch", async () => {
     const f = await handedOver();
     const support = await callerAs(t.database, p.support).lastMile.get({ engagementId: f.engagementId });
-    expect(support.pending.map((r) => [r.name, r.linkUrl])).toEqual([
-      ["Société Générale Café", "https://link.example/company/company-1"],
-      ["Oak & Co", "https://link.example/company/company-2"],
+    // Each with Ferry's own link (never the service's, which may work once), not yet opened.
+    const linkOf = (itemId: string) => reconnectLinkUrl({ appUrl: "http://ferry.test", ring: TEST_KEY_RING }, itemId);
+    expect(support.pending.map((r) => [r.name, r.linkUrl, r.linkOpens])).toEqual([
+      ["Société Générale Café", linkOf(f.items[1]!.id), 0],
+      ["Oak & Co", linkOf(f.items[2]!.id), 0],
     ]);
     expect(support).toMatchObject({ pendingTotal: 2, hypercareDays: 7, watch: { status: "watching", checks: 0 }, controls: { checkNow: { allowed: true }, setHypercareDays: { allowed: true } } });
     const customer = await callerAs(t.database, p.customerA).lastMile.get({ engagementId: f.engagementId });
@@ -71,17 +74,22 @@ describe("lastMile", () => {
 
   it("downloads the reconnect links as CSV (cells neutralised for spreadsheets); 404 for another organisation, 409 when none waits", async () => {
     const f = await handedOver();
-    const answer = await reconnectLinksCsvResponse({ database: t.database, actor: p.customerA }, f.engagementId);
+    const answer = await reconnectLinksCsvResponse({ database: t.database, config: testConfig(), actor: p.customerA }, f.engagementId);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-disposition")).toContain(`${f.reference}-reconnect-links.csv`);
     const text = await answer.text();
-    expect(text).toContain("Société Générale Café,\"'=HYPERLINK(\"\"x\"\")\",https://link.example/company/company-1");
-    expect(text).toContain("Oak & Co,REF-2,https://link.example/company/company-2");
+    // Each company's link is Ferry's own stable one (not the service's one-time Link URL), with how often it was opened.
+    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, f.engagementId));
+    const linkOf = (name: string) => reconnectLinkUrl({ appUrl: "http://ferry.test", ring: TEST_KEY_RING }, items.find((i) => i.name === name)!.id);
+    expect(linkOf("Oak & Co")).toMatch(/^http:\/\/ferry\.test\/reconnect\/[^/]+$/);
+    expect(text).toContain(`Société Générale Café,"'=HYPERLINK(""x"")",${linkOf("Société Générale Café")},company-1`);
+    expect(text).toContain(`Oak & Co,REF-2,${linkOf("Oak & Co")},company-2`);
+    expect(text).not.toContain("https://link.example");
     expect(text).not.toContain("Ash Ltd");
-    expect((await reconnectLinksCsvResponse({ database: t.database, actor: p.customerB }, f.engagementId)).status).toBe(404);
-    expect((await reconnectLinksCsvResponse({ database: t.database, actor: null }, f.engagementId)).status).toBe(401);
+    expect((await reconnectLinksCsvResponse({ database: t.database, config: testConfig(), actor: p.customerB }, f.engagementId)).status).toBe(404);
+    expect((await reconnectLinksCsvResponse({ database: t.database, config: testConfig(), actor: null }, f.engagementId)).status).toBe(401);
     const none = await seedHandover(t.database, p, { companies: [{ state: "verified" }], organizationId: p.orgB });
-    expect((await reconnectLinksCsvResponse({ database: t.database, actor: p.support }, none.engagementId)).status).toBe(409);
+    expect((await reconnectLinksCsvResponse({ database: t.database, config: testConfig(), actor: p.support }, none.engagementId)).status).toBe(409);
   });
 });
 

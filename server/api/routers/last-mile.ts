@@ -9,7 +9,7 @@ import { OK, ZOk } from "./shared.types";
 
 export const lastMileRouter = createTRPCRouter({
   /** The companies waiting for their end customers (with their links), the watch, what the viewer may do. */
-  get: engagementProcedure.output(ZLastMileResponse).query(({ ctx, input }) => getLastMile(ctx.database, ctx.actor, input.engagementId)),
+  get: engagementProcedure.output(ZLastMileResponse).query(({ ctx, input }) => getLastMile(ctx.database, { appUrl: ctx.config.appUrl, ring: ctx.config.keyRing }, ctx.actor, input.engagementId)),
   /** How many days after the handover the migrated connections are checked daily. */
   setHypercareDays: staffEngagementProcedure
     .input(ZSetHypercareDaysRequest)

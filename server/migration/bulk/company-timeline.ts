@@ -6,9 +6,9 @@
  */
 import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import { q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
-import { auditEvents, migrationItems, serviceCalls, supplementaryFiles, supplementaryRows, users, webhookInbox } from "@/db/schema";
+import { auditEvents, migrationItems, reconnectLinkOpens, serviceCalls, supplementaryFiles, supplementaryRows, users, webhookInbox } from "@/db/schema";
 import type { Actor } from "@/core/accounts/actor";
-import { foldCalls, mergeTimeline, serviceEventWords, type CompanyTimeline, type TimelineEntry } from "@/core/migration/company-timeline";
+import { foldCalls, linkOpenWords, mergeTimeline, serviceEventWords, type CompanyTimeline, type TimelineEntry } from "@/core/migration/company-timeline";
 import { AppError } from "@/server/errors";
 import { assertCanView } from "@/server/engagements/access";
 import { describeAuditEvent } from "@/server/engagements/timeline";
@@ -125,6 +125,22 @@ function* serviceEventEntries(tx: Tx, companyId: string | null): Steps<TimelineE
   }));
 }
 
+/** Each open of the company's reconnect link (by its end customer, or anyone holding the link), with what became of it. */
+function* linkOpenEntries(tx: Tx, itemId: string): Steps<TimelineEntry[]> {
+  const rows = yield* q.all(tx.select().from(reconnectLinkOpens).where(eq(reconnectLinkOpens.itemId, itemId)).orderBy(asc(reconnectLinkOpens.at)).limit(TIMELINE_CALLS));
+  return rows.map((r) => ({
+    at: r.at,
+    until: null,
+    source: "person" as const,
+    text: linkOpenWords(r),
+    actor: "Its end customer (reconnect link)",
+    call:
+      r.outcome === "service_error"
+        ? { method: "GET", path: "/companies/{companyId}", status: r.status, ok: false, errorText: r.detail, correlationId: r.correlationId, count: 1, answer: null, refused: false }
+        : null,
+  }));
+}
+
 /** The timeline of one company of the engagement (NOT_FOUND for another engagement's, or for a customer another organisation's). */
 export function getCompanyTimeline(database: Database, actor: Actor, input: { engagementId: string; itemId: string }): Promise<CompanyTimeline> {
   return readSteps(database, function* (tx) {
@@ -138,7 +154,7 @@ export function getCompanyTimeline(database: Database, actor: Actor, input: { en
     );
     if (!item) throw new AppError("NOT_FOUND", "No such company in this engagement's token file.");
     const calls = yield* callEntries(tx, item.id);
-    const entries = mergeTimeline(calls.entries, yield* auditEntries(tx, item.id), yield* freshTokenEntries(tx, item.id), yield* serviceEventEntries(tx, item.companyId));
+    const entries = mergeTimeline(calls.entries, yield* auditEntries(tx, item.id), yield* freshTokenEntries(tx, item.id), yield* serviceEventEntries(tx, item.companyId), yield* linkOpenEntries(tx, item.id));
     return { itemId: item.id, name: item.name, entries, olderCallsLeftOut: calls.leftOut };
   });
 }

@@ -8,6 +8,7 @@
  * The item's credentials are decrypted only in memory, for the authorization call, and each
  * decryption is an audit event. Every write is fenced by the worker's lease on the item.
  */
+import { linkUrlWithoutToken } from "@/core/migration/link-url";
 import { readSteps, type Database } from "@/db/database";
 import { companyDescription, serviceNameOf, type ManagedPlatform } from "@/server/platforms";
 import { ServiceError, type CallMeta, type ServiceClient } from "@/server/service-client";
@@ -138,7 +139,7 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
         const { data, meta } = await client.findCompaniesByTag({ name: ITEM_TAG, value: item.id }, options);
         const found = [...data].sort((a, b) => (a.created ?? "").localeCompare(b.created ?? ""));
         const companyIds = found.map((c) => c.id);
-        return { ...answered(meta, { call: "findCompanyByTag", companyIds }, { found: companyIds.length, companyIds }), linkUrl: found[0]?.redirect ?? null };
+        return { ...answered(meta, { call: "findCompanyByTag", companyIds }, { found: companyIds.length, companyIds }), linkUrl: found[0]?.redirect ? linkUrlWithoutToken(found[0].redirect) : null };
       }
       case "createCompany": {
         const { data, meta } = await client.createCompany(
@@ -146,7 +147,7 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
           options,
         );
         // The company's Link URL, where its end customer can authorize again should its tokens fail.
-        return { ...answered(meta, { call: "createCompany", companyId: data.id }, { companyId: data.id }), linkUrl: data.redirect ?? null };
+        return { ...answered(meta, { call: "createCompany", companyId: data.id }, { companyId: data.id }), linkUrl: data.redirect ? linkUrlWithoutToken(data.redirect) : null };
       }
       case "listConnections": {
         const { data, meta } = await client.listConnections({ companyId: companyId() }, options);

@@ -6,11 +6,13 @@ import type { MigrationItemState } from "@/core/migration/states";
 import { assertReportReadable } from "./get-handover";
 import { pageOfReportItems } from "./handover-repository";
 import { toReportRow } from "./report";
+import type { ReconnectLinks } from "../watch/reconnect-link";
 import type { HandoverItemsPage } from "@/core/migration/handover-schemas";
 
 /** The report's rows in file order (customers: once the report is produced). */
 export async function listHandoverItems(
   database: Database,
+  links: ReconnectLinks,
   actor: Actor,
   input: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
 ): Promise<HandoverItemsPage> {
@@ -19,5 +21,5 @@ export async function listHandoverItems(
     yield* assertReportReadable(tx, actor, input.engagementId);
     return yield* pageOfReportItems(tx, input);
   });
-  return { items: rows.map(toReportRow), total, page: input.page, pageSize: input.pageSize };
+  return { items: rows.map((r) => toReportRow(r, links)), total, page: input.page, pageSize: input.pageSize };
 }

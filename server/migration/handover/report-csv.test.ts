@@ -2,9 +2,11 @@
 import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { handoverCsvResponse } from "@/server/api/downloads";
-import { callerAs } from "@/server/testing/caller";
+import { callerAs, testConfig } from "@/server/testing/caller";
 import { seedHandover, type CompanySpec } from "@/server/testing/handover-fixture";
-import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
+import { createTestDatabase, seedPeople, TEST_KEY_RING, type People, type TestDatabase } from "@/server/testing/test-db";
+
+const LINKS = { appUrl: "http://ferry.test", ring: TEST_KEY_RING };
 import { handoverReportCsv } from "./report-csv";
 
 let t: TestDatabase;
@@ -73,7 +75,7 @@ describe("the handover report as CSV", () => {
       },
       { state: "set_aside", name: "Closed Co", outcomeReason: "Closed by the end customer" },
     ]);
-    const { fileName, body } = await handoverReportCsv(t.database, p.customerA, f.engagementId);
+    const { fileName, body } = await handoverReportCsv(t.database, LINKS, p.customerA, f.engagementId);
     expect(fileName).toBe(`${f.reference}-handover-report.csv`);
     const { text } = await readAll(body);
     expect(text.startsWith("\ufeff")).toBe(true);
@@ -145,7 +147,7 @@ describe("the handover report as CSV", () => {
       { state: "set_aside", name: "Reasoned Co", outcomeReason: "=cmd|' /C calc'!A0" },
       { state: "failed", name: "Erring Co", lastError: { kind: "bad_request", status: 400, error: "@SUM(1)", correlationId: "=corr" } },
     ]);
-    const { top, table: records } = csvParts((await readAll((await handoverReportCsv(t.database, p.support, f.engagementId)).body)).text, { relax_quotes: true });
+    const { top, table: records } = csvParts((await readAll((await handoverReportCsv(t.database, LINKS, p.support, f.engagementId)).body)).text, { relax_quotes: true });
     const cells = [...top, ...records.slice(1)].flat();
     // No cell starts a formula, and each dangerous value is still there, behind one quote mark.
     for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
@@ -161,7 +163,7 @@ describe("the handover report as CSV", () => {
 
   it("streams thousands of companies in chunks, each once and in file order", async () => {
     const f = await produced(Array.from({ length: 2345 }, (_, i) => ({ state: "verified" as const, name: `Company ${i}` })));
-    const { text, chunks } = await readAll((await handoverReportCsv(t.database, p.support, f.engagementId)).body);
+    const { text, chunks } = await readAll((await handoverReportCsv(t.database, LINKS, p.support, f.engagementId)).body);
     expect(chunks).toBe(3);
     const { table: records } = csvParts(text);
     expect(records).toHaveLength(2346);
@@ -173,7 +175,7 @@ describe("the handover report as CSV", () => {
 describe("the CSV download", () => {
   it("answers the file with its name, as an attachment nobody caches", async () => {
     const f = await produced([{ state: "verified" }]);
-    const res = await handoverCsvResponse({ database: t.database, actor: p.customerA }, f.engagementId);
+    const res = await handoverCsvResponse({ database: t.database, config: testConfig(), actor: p.customerA }, f.engagementId);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(res.headers.get("content-disposition")).toBe(
@@ -190,15 +192,15 @@ describe("the CSV download", () => {
 
   it("refuses without a session, for another organisation (as for an unknown id), and before the report exists", async () => {
     const f = await seedHandover(t.database, p);
-    expect((await handoverCsvResponse({ database: t.database, actor: null }, f.engagementId)).status).toBe(401);
-    const early = await handoverCsvResponse({ database: t.database, actor: p.support }, f.engagementId);
+    expect((await handoverCsvResponse({ database: t.database, config: testConfig(), actor: null }, f.engagementId)).status).toBe(401);
+    const early = await handoverCsvResponse({ database: t.database, config: testConfig(), actor: p.support }, f.engagementId);
     expect([early.status, await early.text()]).toEqual([409, "The handover report has not been produced yet."]);
     await callerAs(t.database, p.support).handover.confirm({ engagementId: f.engagementId });
-    const unknown = await handoverCsvResponse({ database: t.database, actor: p.customerB }, "no-such-engagement");
-    const other = await handoverCsvResponse({ database: t.database, actor: p.customerB }, f.engagementId);
+    const unknown = await handoverCsvResponse({ database: t.database, config: testConfig(), actor: p.customerB }, "no-such-engagement");
+    const other = await handoverCsvResponse({ database: t.database, config: testConfig(), actor: p.customerB }, f.engagementId);
     expect([other.status, await other.text()]).toEqual([unknown.status, await unknown.text()]);
     expect(other.status).toBe(404);
-    expect((await handoverCsvResponse({ database: t.database, actor: p.customerB }, "x".repeat(65))).status).toBe(404);
-    expect((await handoverCsvResponse({ database: t.database, actor: p.customerA }, f.engagementId)).status).toBe(200);
+    expect((await handoverCsvResponse({ database: t.database, config: testConfig(), actor: p.customerB }, "x".repeat(65))).status).toBe(404);
+    expect((await handoverCsvResponse({ database: t.database, config: testConfig(), actor: p.customerA }, f.engagementId)).status).toBe(200);
   });
 });

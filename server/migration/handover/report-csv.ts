@@ -7,6 +7,7 @@ import type { Actor } from "@/core/accounts/actor";
 import { findHandover, reportItemsAfter } from "./handover-repository";
 import { reportCsvChunk, reportFileName, toReportRow } from "./report";
 import { reconcile } from "../reconciliation";
+import type { ReconnectLinks } from "../watch/reconnect-link";
 
 /** Rows read and written per chunk. */
 const CHUNK = 1000;
@@ -15,7 +16,7 @@ const CHUNK = 1000;
  * The report's file name and its CSV body (a stream). Refused like the engagement itself for
  * another organisation's customer, and until the report is produced.
  */
-export async function handoverReportCsv(database: Database, actor: Actor, engagementId: string): Promise<{ fileName: string; body: ReadableStream<Uint8Array> }> {
+export async function handoverReportCsv(database: Database, links: ReconnectLinks, actor: Actor, engagementId: string): Promise<{ fileName: string; body: ReadableStream<Uint8Array> }> {
   const eng = await readSteps(database, function* (tx) {
     const found = yield* findEngagement(tx, engagementId);
     if (!found) throw new AppError("NOT_FOUND", "No engagement with that id.");
@@ -40,13 +41,13 @@ export async function handoverReportCsv(database: Database, actor: Actor, engage
           },
           { isolation: "repeatable read" },
         );
-        chunk = reportCsvChunk(first.items.map(toReportRow), { reconciliation: first.reconciliation, reference: eng.reference });
+        chunk = reportCsvChunk(first.items.map((i) => toReportRow(i, links)), { reconciliation: first.reconciliation, reference: eng.reference });
         count = first.items.length;
         if (count) after = first.items[count - 1]!;
       } else {
         const from: { position: number; id: string } = after;
         const items = await readSteps(database, (tx) => reportItemsAfter(tx, eng.id, from, CHUNK));
-        chunk = items.length ? reportCsvChunk(items.map(toReportRow), null) : "";
+        chunk = items.length ? reportCsvChunk(items.map((i) => toReportRow(i, links)), null) : "";
         count = items.length;
         if (count) after = items[count - 1]!;
       }

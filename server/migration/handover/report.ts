@@ -5,6 +5,7 @@
  * its header; each cell is neutralised against formula injection (the spreadsheet guard the
  * intake's exports use), written with csv-stringify.
  */
+import { reconnectLinkUrl, type ReconnectLinks } from "../watch/reconnect-link";
 import { stringify } from "csv-stringify/sync";
 import { neutraliseSpreadsheetCell } from "@/server/intake/spreadsheet-cell";
 import { customerOutcome } from "./customer-actions";
@@ -48,7 +49,7 @@ export function errorStatusOf(error: Failure | null, checks: ItemChecks | null):
 }
 
 /** An item as a report row. */
-export function toReportRow(item: ReportItem): HandoverRow {
+export function toReportRow(item: ReportItem, links: ReconnectLinks): HandoverRow {
   const checks = readChecks(item.checks);
   const error = readFailure(item.lastError);
   const outcome = customerOutcome({ state: item.state, outcomeReason: item.outcomeReason, lastError: error, checks, attempts: item.attempts });
@@ -70,7 +71,7 @@ export function toReportRow(item: ReportItem): HandoverRow {
     errorStatus: errorStatusOf(error, checks),
     reason: outcome.reason,
     customerAction: outcome.action,
-    linkUrl: item.state === "reconnect_pending" ? item.linkUrl : null,
+    linkUrl: item.state === "reconnect_pending" && item.companyId ? reconnectLinkUrl(links, item.id) : null,
     reconnectedAt: item.reconnectedAt,
     droppedAt: item.droppedAt,
   };

@@ -26,6 +26,8 @@ import { withNotice, type NotifyDeps } from "@/server/engagements/waiting/notify
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
 import { latestBulkRun } from "../bulk/bulk-repository";
 import { readFailure } from "../engine/stored-failure";
+import { linkOpenTallies } from "./open-reconnect-link";
+import { reconnectLinkUrl, type ReconnectLinks } from "./reconnect-link";
 import { DAY_MS, dailyBudget } from "./watch-rules";
 import { findWatch, makeWatchDue, moveHypercareEnd } from "./watch-repository";
 
@@ -37,23 +39,28 @@ const pendingColumns = {
   name: migrationItems.name,
   externalRef: migrationItems.externalRef,
   companyId: migrationItems.companyId,
-  linkUrl: migrationItems.linkUrl,
   since: migrationItems.reconnectSince,
   droppedAt: migrationItems.droppedAt,
   outcomeReason: migrationItems.outcomeReason,
   lastError: migrationItems.lastError,
 };
 
-/** The companies waiting for their end customers, in file order (the first `limit`, or all). */
-function* pendingRows(tx: Tx, engagementId: string, limit?: number): Steps<ReconnectRowView[]> {
+/** The companies waiting for their end customers, in file order (the first `limit`, or all), each with its reconnect link and its opens. */
+function* pendingRows(tx: Tx, links: ReconnectLinks, engagementId: string, limit?: number): Steps<ReconnectRowView[]> {
   const query = tx.select(pendingColumns).from(migrationItems).where(realItems(engagementId, eq(migrationItems.state, "reconnect_pending"))).orderBy(asc(migrationItems.position));
   const rows = yield* q.all(limit ? query.limit(limit) : query);
+  const opens = yield* linkOpenTallies(
+    tx,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     itemId: r.id,
     name: r.name,
     externalRef: r.externalRef,
     companyId: r.companyId,
-    linkUrl: r.linkUrl,
+    linkUrl: r.companyId ? reconnectLinkUrl(links, r.id) : null,
+    linkOpens: opens.get(r.id)?.opens ?? 0,
+    linkLastOpenedAt: opens.get(r.id)?.lastOpenedAt ?? null,
     since: r.since,
     reason: r.outcomeReason ?? readFailure(r.lastError)?.error ?? null,
     dropped: r.droppedAt !== null,
@@ -93,7 +100,7 @@ function* countReal(tx: Tx, engagementId: string, ...where: SQL[]): Steps<number
 }
 
 /** The last mile of an engagement, as the viewer may see it. */
-export async function getLastMile(database: Database, actor: Actor, engagementId: string): Promise<LastMileView> {
+export async function getLastMile(database: Database, links: ReconnectLinks, actor: Actor, engagementId: string): Promise<LastMileView> {
   const { eng, watch, pendingTotal, reconnected, verified, target, pending, unseenDrops } = await readSteps(database, function* (tx) {
     const eng = yield* viewedEngagement(tx, actor, engagementId);
     const run = yield* latestBulkRun(tx, eng.id);
@@ -104,7 +111,7 @@ export async function getLastMile(database: Database, actor: Actor, engagementId
       reconnected: yield* countReal(tx, eng.id, eq(migrationItems.state, "verified"), isNotNull(migrationItems.reconnectedAt)),
       verified: yield* countReal(tx, eng.id, eq(migrationItems.state, "verified")),
       target: run?.serviceTargetId ? yield* findServiceTarget(tx, run.serviceTargetId) : undefined,
-      pending: yield* pendingRows(tx, eng.id, PENDING_ON_PAGE),
+      pending: yield* pendingRows(tx, links, eng.id, PENDING_ON_PAGE),
       unseenDrops: yield* countUnseenDrops(tx, eng.id),
     };
   });
@@ -232,18 +239,18 @@ export async function setHypercareDays(database: Database, actor: Actor, input: 
 }
 
 /** The waiting companies as CSV, for the customer to send each end customer its link (every cell neutralised for spreadsheets). */
-export async function reconnectLinksCsv(database: Database, actor: Actor, engagementId: string): Promise<{ fileName: string; body: string }> {
+export async function reconnectLinksCsv(database: Database, links: ReconnectLinks, actor: Actor, engagementId: string): Promise<{ fileName: string; body: string }> {
   const { eng, rows } = await readSteps(database, function* (tx) {
     const eng = yield* viewedEngagement(tx, actor, engagementId);
-    return { eng, rows: yield* pendingRows(tx, eng.id) };
+    return { eng, rows: yield* pendingRows(tx, links, eng.id) };
   });
   if (!rows.length) throw new AppError("PRECONDITION_FAILED", "No company waits for its end customer to reconnect.");
   const records = rows.map((r) =>
-    [r.name, r.externalRef ?? "", r.linkUrl ?? "", r.companyId ?? "", r.since ? r.since.toISOString() : "", r.dropped ? "Dropped after its migration" : "Failed on its tokens", r.reason ?? ""].map(
+    [r.name, r.externalRef ?? "", r.linkUrl ?? "", r.companyId ?? "", r.since ? r.since.toISOString() : "", r.dropped ? "Dropped after its migration" : "Failed on its tokens", r.reason ?? "", String(r.linkOpens), r.linkLastOpenedAt ? r.linkLastOpenedAt.toISOString() : ""].map(
       neutraliseSpreadsheetCell,
     ),
   );
-  const body = stringify([["Company name", "External reference", "Reconnect link", "Company ID", "Waiting since (UTC)", "Why", "The platform's words"], ...records], {
+  const body = stringify([["Company name", "External reference", "Reconnect link", "Company ID", "Waiting since (UTC)", "Why", "The platform's words", "Link opened (times)", "Last opened (UTC)"], ...records], {
     bom: true,
     record_delimiter: "windows",
   });

@@ -13,6 +13,7 @@ import { getManagedPlatform } from "@/server/platforms";
 import { engagementSubject } from "@/server/mail/subjects";
 
 import type { NotifyConfig } from "@/server/engagements/waiting/notify";
+import { reconnectLinkUrl } from "./reconnect-link";
 
 export type WatchMailDeps = NotifyConfig;
 
@@ -32,12 +33,13 @@ const pageOf = (appUrl: string, engagementId: string, portal: boolean) =>
 export function* queueDropsMail(
   tx: Tx,
   deps: WatchMailDeps,
-  params: { engagementId: string; dropped: readonly { name: string; reason: string; linkUrl: string | null }[] },
+  params: { engagementId: string; dropped: readonly { itemId: string; name: string; reason: string }[] },
 ): Steps<void> {
   if (!params.dropped.length) return;
   const who = yield* everyone(tx, params.engagementId);
   if (!who) return;
-  const lines = params.dropped.map((d) => `- ${d.name}: ${d.reason}\n  Reconnect link: ${d.linkUrl ?? "(listed on the engagement page once the service gives it)"}`);
+  const ring = deps.mail.keyRing;
+  const lines = params.dropped.map((d) => `- ${d.name}: ${d.reason}\n  Reconnect link: ${ring ? reconnectLinkUrl({ appUrl: deps.appUrl, ring }, d.itemId) : "(on the engagement page)"}`);
   for (const p of who.to) {
     yield* queueMail(tx, prepareMail(deps.mail, {
       to: p.email,
@@ -68,7 +70,7 @@ export function* queueWatchEndedMail(
     drops: number;
     reconnections: number;
     verified: number;
-    pending: readonly { name: string; linkUrl: string | null }[];
+    pending: readonly { name: string; companyId: string | null }[];
     /** A file of fresh tokens still awaiting review, deleted unused as the watch ended. */
     expired: { fileName: string; companies: number } | null;
   },
@@ -85,7 +87,7 @@ export function* queueWatchEndedMail(
         `Ferry watched the migrated ${who.platform} connections of ${who.r.reference} for ${daysText(params.days)} after the handover (${countOf(params.checks, "check", "checks")}, ${countOf(params.requests, "request", "requests")} to the service).`,
         `${companiesText(params.verified)} verified and connected; ${countOf(params.drops, "drop", "drops")} found; ${countOf(params.reconnections, "reconnection", "reconnections")}.`,
         params.pending.length
-          ? `${companiesText(params.pending.length)} still ${plural(params.pending.length, { one: "waits for its end customer; Ferry no longer watches it", other: "wait for their end customers; Ferry no longer watches them" })}:\n${params.pending.map((c) => `- ${c.name}: ${c.linkUrl ?? "no link"}`).join("\n")}`
+          ? `${companiesText(params.pending.length)} still ${plural(params.pending.length, { one: "waits for its end customer; Ferry no longer watches it, and its reconnect link has closed", other: "wait for their end customers; Ferry no longer watches them, and their reconnect links have closed" })}:\n${params.pending.map((c) => `- ${c.name}${c.companyId ? ` (company ${c.companyId} on the service)` : ""}`).join("\n")}`
           : "No company waits for its end customer.",
         ...(params.expired
           ? [

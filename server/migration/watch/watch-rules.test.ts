@@ -82,6 +82,12 @@ describe("what a check finds", () => {
     expect(f.missing).toEqual(["i2"]);
   });
 
+  it("does not relearn a one-time Link URL whose only change is its token", () => {
+    const oneTime = company({ redirect: "https://link/c1?token=fresh-every-read" });
+    expect(decideWatch([item({ linkUrl: "https://link/c1" })], new Map([["c1", oneTime]]), "qhyg").links).toEqual([]);
+    expect(decideWatch([item({ linkUrl: null })], new Map([["c1", oneTime]]), "qhyg").links).toEqual([{ itemId: "i1", linkUrl: "https://link/c1" }]);
+  });
+
   it("the hypercare days are over once their end has come", () => {
     const end = new Date("2026-12-01T00:00:00Z");
     expect(hypercareOver(null, new Date("2030-01-01"))).toBe(false);

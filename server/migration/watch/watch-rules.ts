@@ -11,6 +11,7 @@
  * each, where a listing page is megabytes), else by the same listing. Either way never more than
  * WATCH_QUOTA_SHARE of the daily quota a day: the daily listing first, the lookups in what is left.
  */
+import { linkUrlWithoutToken } from "@/core/migration/link-url";
 import type { ConnectionStatus } from "@/server/platforms";
 import { platformErrorText, type PlatformError } from "../engine/pipeline";
 
@@ -115,7 +116,10 @@ export function decideWatch(items: readonly WatchedItem[], listed: ReadonlyMap<s
       findings.missing.push(item.id);
       continue;
     }
-    if (company.redirect && company.redirect !== item.linkUrl) findings.links.push({ itemId: item.id, linkUrl: company.redirect });
+    // Kept without its query: where Link URLs are one-time, every listing gives a new token, and the
+    // link handed out is Ferry's own anyway (reconnect-link.ts), which asks for a fresh one when opened.
+    const redirect = company.redirect ? linkUrlWithoutToken(company.redirect) : null;
+    if (redirect && redirect !== item.linkUrl) findings.links.push({ itemId: item.id, linkUrl: redirect });
     const connection = connectionOf(item, company, platformKey);
     if (!connection) continue;
     if (item.state === "reconnect_pending") {

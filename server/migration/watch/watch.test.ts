@@ -23,7 +23,11 @@ import { DEFAULT_PIPELINE_POLICY, ENGAGEMENT_TAG, type PipelinePolicy } from "..
 import { createMigrationWorker, type Worker } from "../migration-worker";
 import { confirmHandover } from "../handover/confirm-handover";
 import { checkWatchNow, getLastMile, markDropsSeen, reconnectLinksCsv, setHypercareDays } from "./last-mile";
+import { reconnectLinkUrl } from "./reconnect-link";
 import { watchedCounts, watchedItems } from "./watch-repository";
+
+/** Ferry's address in the test mails, and its key ring: what a company's reconnect link is made of. */
+const LINKS = { appUrl: TEST_NOTIFY.notify.appUrl, ring: TEST_KEY_RING };
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -76,9 +80,9 @@ describe("the last mile", () => {
       party: "support",
       moves: { customer: { action: "send_reconnect_links" }, support: { action: "produce_report" } },
     });
-    const csv = (await reconnectLinksCsv(bed.t.database, bed.people.support, eng.engagementId)).body;
-    expect(csv).toContain(`Cedar Cycles,EXT-3,${cedar!.linkUrl}`);
-    expect(csv).toContain(`Dune Dental,EXT-4,${dune!.linkUrl}`);
+    const csv = (await reconnectLinksCsv(bed.t.database, LINKS, bed.people.support, eng.engagementId)).body;
+    expect(csv).toContain(`Cedar Cycles,EXT-3,${reconnectLinkUrl(LINKS, cedar!.id)},${cedar!.companyId}`);
+    expect(csv).toContain(`Dune Dental,EXT-4,${reconnectLinkUrl(LINKS, dune!.id)},${dune!.companyId}`);
     expect(csv).not.toContain("Alder Books");
 
     // Cedar's end customer connects through the sandbox's Link flow: the watch notices, the run syncs and verifies it.
@@ -111,13 +115,13 @@ describe("the last mile", () => {
       15_000,
     );
     expect(mails[0]!.text).toContain(`Alder Books`);
-    expect(mails[0]!.text).toContain(`${bed.sb.url}/link/company/${alder!.companyId}`);
+    expect(mails[0]!.text).toContain(`Reconnect link: ${reconnectLinkUrl(LINKS, alder!.id)}`);
     // Support has a drop to look at (stamped on the sandbox's clock, a day ahead), until marked seen.
     const supportMove = async () => (await getEngagement(bed.t.database, bed.people.support, eng.engagementId)).waiting.moves.support?.action;
     expect(await supportMove()).toBe("look_at_drops");
     await markDropsSeen(bed.t.database, TEST_NOTIFY, bed.people.support, { engagementId: eng.engagementId });
     expect(await supportMove()).not.toBe("look_at_drops");
-    const view = await getLastMile(bed.t.database, bed.people.support, eng.engagementId);
+    const view = await getLastMile(bed.t.database, LINKS, bed.people.support, eng.engagementId);
     expect(view.unseenDrops).toBe(0);
     expect(view.pending.map((r) => [r.name, r.dropped])).toEqual([
       ["Alder Books", true],

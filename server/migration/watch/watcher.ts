@@ -470,7 +470,7 @@ function* endTheWatch(
     expired = { fileName: file.fileName, companies };
     yield* writeAudit(tx, { actor: null, action: "supplementary.expired", targetId: file.id, engagementId, organizationId, after: expired, at });
   }
-  return { engagementId, days: p.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, linkUrl: i.linkUrl })), expired };
+  return { engagementId, days: p.days, ...totals, verified: tally.verified, pending: pendingItems.map((i) => ({ name: i.name, companyId: i.companyId })), expired };
 }
 
 /** Checks every watch that is due now, each taken under its lease; answers how many it checked. */
