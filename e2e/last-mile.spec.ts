@@ -97,6 +97,7 @@ test("companies that failed on their tokens go to their end customers with links
   await endCustomer.goto(`${nettleLink!.slice(0, -3)}xyz`);
   await expect(endCustomer.getByRole("heading", { level: 1 })).toHaveText("This link is not valid");
   await expectAccessible(endCustomer, "an altered reconnect link");
+  await screenshots(endCustomer, null, "reconnect-link-not-valid");
   await endCustomerContext.close();
 
   // Ferry notices, syncs and verifies it; the portal says so without a reload.

@@ -189,10 +189,16 @@ export class SandboxControlError extends Error {
   }
 }
 
+/** The error of a fetch whose connection the other side closed before answering. */
+function socketClosed(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } } | null)?.cause;
+  return error instanceof TypeError && (cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET");
+}
+
 /** A control client for the sandbox at `url` with its admin token. */
 export function createControlClient(params: { url: string; adminToken: string }): SandboxControl {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${params.url}${path}`, {
+  const send = (method: string, path: string, body?: unknown) =>
+    fetch(`${params.url}${path}`, {
       method,
       headers: {
         Authorization: `Bearer ${params.adminToken}`,
@@ -200,6 +206,16 @@ export function createControlClient(params: { url: string; adminToken: string })
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    let response: Response;
+    try {
+      response = await send(method, path, body);
+    } catch (error) {
+      // A kept-alive socket the sandbox closed as the request went out (after a long clock advance
+      // held its event loop): a read is sent again once; a change is not, since it may have arrived.
+      if (method !== "GET" || !socketClosed(error)) throw error;
+      response = await send(method, path, body);
+    }
     const text = await response.text();
     if (!response.ok) throw new SandboxControlError({ status: response.status, body: text, what: `${method} ${path}` });
     return (text ? JSON.parse(text) : undefined) as T;
