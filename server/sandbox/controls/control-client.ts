@@ -154,8 +154,12 @@ export type SandboxControl = {
   rotate(platformKey: PlatformKey, tenantId: string): Promise<Tenant>;
   /** Credentials of the tenant of the given kind (see CredentialKind); 400 where the kind does not apply to the platform. */
   issueCredentials(platformKey: PlatformKey, tenantId: string, kind: CredentialKind): Promise<IssuedCredentials>;
-  /** The end customer connects this connection on the Link page (new tokens for its account; Linked). */
-  link(companyId: string, connectionId: string): Promise<LinkResult>;
+  /**
+   * The end customer connects this connection on the Link page (new tokens for its account; Linked).
+   * `otherTenant`: they are signed in to a different account of the platform than the one the
+   * connection knows — it links with a new tenant of another identity (its connectionInfo changes).
+   */
+  link(companyId: string, connectionId: string, options?: { otherTenant?: boolean }): Promise<LinkResult>;
   /** The end customer of a company without a connection picks a platform on the Link page (a new account and a Linked connection). */
   linkNewConnection(companyId: string, platformKey: PlatformKey): Promise<LinkResult>;
   /**
@@ -231,8 +235,8 @@ export function createControlClient(params: { url: string; adminToken: string })
       call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/rotate`),
     issueCredentials: (platformKey, tenantId, kind) =>
       call("POST", `/_sandbox/platforms/${platformKey}/tenants/${encodeURIComponent(tenantId)}/credentials`, { kind }),
-    link: (companyId, connectionId) =>
-      call("POST", `/_sandbox/companies/${encodeURIComponent(companyId)}/connections/${encodeURIComponent(connectionId)}/link`),
+    link: (companyId, connectionId, options) =>
+      call("POST", `/_sandbox/companies/${encodeURIComponent(companyId)}/connections/${encodeURIComponent(connectionId)}/link`, options),
     linkNewConnection: (companyId, platformKey) => call("POST", `/_sandbox/companies/${encodeURIComponent(companyId)}/link`, { platformKey }),
     deauthorize: (companyId, connectionId, options = {}) =>
       call("POST", `/_sandbox/companies/${encodeURIComponent(companyId)}/connections/${encodeURIComponent(connectionId)}/deauthorize`, options),

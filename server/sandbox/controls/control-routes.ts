@@ -364,8 +364,9 @@ export const controlRoutes: readonly ControlRoute[] = [
       const company = requireCompanyOf(ctx);
       const connection = requireConnectionOf(ctx, company);
       const { store } = ctx.app;
-      parse(z.object({}).strict(), ctx.body);
-      return linked(ctx, company, store.transaction(() => consentToConnection({ store, company, connection, now: ctx.now })), 200);
+      // otherTenant: the end customer is signed in to a different account of the platform (see simulators/consent.ts).
+      const { otherTenant } = parse(z.object({ otherTenant: z.boolean().optional() }).strict(), ctx.body);
+      return linked(ctx, company, store.transaction(() => consentToConnection({ store, company, connection, now: ctx.now, otherTenant })), 200);
     },
   },
   {

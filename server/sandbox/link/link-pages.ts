@@ -64,11 +64,13 @@ summary{cursor:pointer;color:#1f2937}
 button{font:inherit;font-weight:600;min-height:44px;padding:.625rem 1.25rem;border:0;border-radius:.5rem;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:.75rem}
 button:hover{background:#1e40af}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-fieldset{border:1px solid #d1d5db;border-radius:.75rem;background:#fff;padding:1rem;margin:0}
+fieldset{border:1px solid #d1d5db;border-radius:.75rem;background:#fff;padding:1rem;margin:0;min-width:0}
+.card fieldset{margin-top:.75rem;padding:.75rem 1rem}
 legend{float:left;width:100%;font-weight:600;padding:0;margin:0 0 .5rem}
 legend~*{clear:both}
 .choice{display:flex;align-items:center;gap:.625rem;min-height:44px}
-.choice input{width:1.25rem;height:1.25rem;margin:0}
+.choice input{flex:none;width:1.25rem;height:1.25rem;margin:0}
+.choice label{min-width:0;overflow-wrap:anywhere}
 .done{background:#dcfce7;border:1px solid #86efac;border-radius:.75rem;padding:1rem;margin:1rem 0}
 .done h2{margin:0 0 .25rem}
 .problem{background:#fee2e2;border:1px solid #fca5a5;border-radius:.5rem;padding:.75rem;margin:.75rem 0;color:#7f1d1d}
@@ -116,12 +118,43 @@ export type LinkConnectionView = {
   status: ConnectionStatus;
   /** The platform's words for the latest active error, shown on a Deauthorized connection. */
   platformSaid: string | null;
+  /**
+   * The name of the account the connection already knows (a reconnection), or null: where there is
+   * one, its Connect asks which account the end customer is signed in to (field `account`).
+   */
+  knownAccount: string | null;
+  /** What the platform calls an account in words: "company", or "shop" for commerce. */
+  accountNoun: "company" | "shop";
 };
+
+/** The values of a Connect form's `account` field: the known account, or a different one of the platform. */
+export const ACCOUNT_CHOICES = ["known", "other"] as const;
+export type AccountChoice = (typeof ACCOUNT_CHOICES)[number];
 
 /** The hidden fields of a Connect form: the page's nonce, and the link's one-time token when it has one. */
 function hiddenFields(nonce: string, token: string | null): string {
   const tokenField = token === null ? "" : `<input type="hidden" name="token" value="${esc(token)}">`;
   return `<input type="hidden" name="nonce" value="${esc(nonce)}">${tokenField}`;
+}
+
+/**
+ * The choice of account on a reconnection's Connect form: the known one (checked) or a different
+ * one of the platform, as a radio group with a legend; `problem` shows a refused choice at it.
+ */
+function accountChoice(c: LinkConnectionView, knownAccount: string, problem: string | null): string {
+  const id = esc(c.id);
+  const problemId = `account-problem-${id}`;
+  const problemText = problem ? `<p class="problem" id="${problemId}">${esc(problem)}</p>` : "";
+  const describedBy = problem ? ` aria-describedby="${problemId}"` : "";
+  const option = (value: AccountChoice, label: string, checked: boolean) =>
+    `<div class="choice"><input type="radio" id="account-${id}-${value}" name="account" value="${value}"${checked ? " checked" : ""}>` +
+    `<label for="account-${id}-${value}">${esc(label)}</label></div>`;
+  return (
+    `<fieldset${describedBy}><legend>Which ${esc(c.platformName)} ${c.accountNoun} are you signed in to?</legend>${problemText}` +
+    option("known", knownAccount, true) +
+    option("other", `A different ${c.platformName} ${c.accountNoun}`, false) +
+    `</fieldset>`
+  );
 }
 
 function connectionCard(params: {
@@ -132,6 +165,8 @@ function connectionCard(params: {
   nonce: string;
   token: string | null;
   headingLevel: 2 | 3;
+  /** A refused choice of account on this connection's Connect, shown at the choice. */
+  accountProblem?: string | null;
 }): string {
   const c = params.connection;
   const h = `h${params.headingLevel}`;
@@ -145,6 +180,11 @@ function connectionCard(params: {
     c.status === "Linked"
       ? ""
       : `<form method="post" action="${esc(action)}">${hiddenFields(params.nonce, params.token)}` +
+        (c.knownAccount !== null
+          ? accountChoice(c, c.knownAccount, params.accountProblem ?? null)
+          : params.accountProblem
+            ? `<p class="problem">${esc(params.accountProblem)}</p>`
+            : "") +
         `<button type="submit">Connect ${esc(c.platformName)}</button></form>`;
   return (
     `<li class="card"><div class="head">${platformBadgeSvg({ key: c.platformKey, name: c.platformName }).replace('role="img"', 'aria-hidden="true"')}` +
@@ -193,6 +233,8 @@ export function companyLinkPage(params: {
   connected?: { platformName: string } | null;
   /** A refused choice of platform, shown at the choice. */
   choiceProblem?: string | null;
+  /** A refused choice of account on a connection's Connect, shown at that connection's choice. */
+  accountProblem?: { connectionId: string; message: string } | null;
 }): string {
   const { company, basePath } = params;
   const name = esc(company.name);
@@ -200,6 +242,7 @@ export function companyLinkPage(params: {
   const companyHref = params.token === null ? companyPath : `${companyPath}?token=${encodeURIComponent(params.token)}`;
   const shown = params.only ? params.connections.filter((c) => c.id === params.only) : params.connections;
   const single = params.only ? shown[0] : undefined;
+  const problemOf = (c: LinkConnectionView) => (params.accountProblem?.connectionId === c.id ? params.accountProblem.message : null);
 
   const title = single ? `Connect ${single.platformName} for ${company.name}` : `Connect ${company.name}`;
   const parts: string[] = [TAG, `<h1>${esc(title)}</h1>`];
@@ -210,12 +253,12 @@ export function companyLinkPage(params: {
   );
 
   if (single) {
-    parts.push(`<ul class="connections">${connectionCard({ basePath, companyId: company.id, companyName: company.name, connection: single, nonce: params.nonce, token: params.token, headingLevel: 2 })}</ul>`);
+    parts.push(`<ul class="connections">${connectionCard({ basePath, companyId: company.id, companyName: company.name, connection: single, nonce: params.nonce, token: params.token, headingLevel: 2, accountProblem: problemOf(single) })}</ul>`);
     parts.push(`<p><a href="${esc(companyHref)}">All of ${name}'s connections</a></p>`);
   } else if (shown.length > 0) {
     parts.push(`<h2>Your connections</h2>`);
     parts.push(
-      `<ul class="connections">${shown.map((connection) => connectionCard({ basePath, companyId: company.id, companyName: company.name, connection, nonce: params.nonce, token: params.token, headingLevel: 3 })).join("")}</ul>`,
+      `<ul class="connections">${shown.map((connection) => connectionCard({ basePath, companyId: company.id, companyName: company.name, connection, nonce: params.nonce, token: params.token, headingLevel: 3, accountProblem: problemOf(connection) })).join("")}</ul>`,
     );
   } else {
     const action = `${companyPath}/connect`;

@@ -9,7 +9,12 @@
  *   GET  /link/companies/{companyId}/connections/{connectionId}/start    one connection's page (linkUrl)
  *   GET  /link/logos/{platformKey}.svg                                   a platform's badge
  *
- * A Connect answers 303 to the company's page, which then shows the confirmation. Link requests
+ * A Connect answers 303 to the company's page, which then shows the confirmation. On a connection
+ * that already knows its account (a reconnection), the Connect form asks which account of the
+ * platform the end customer is signed in to: field `account`, "known" (checked; also when the field
+ * is left out) or "other" (a different company or shop: consent with a new tenant of the platform,
+ * so the connection's connectionInfo changes, simulators/consent.ts). Any other value answers the
+ * page again with 400 and the problem at the choice, connecting nothing. Link requests
  * are not API calls: no API key, no rate limit or quota, no injected faults.
  *
  * One-time Link URLs (the client's setting, link/link-token.ts): for a company whose client has it
@@ -25,12 +30,20 @@ import type { SandboxApp } from "../context";
 import { ApiError } from "../http/errors";
 import { readBody } from "../http/io";
 import { createRouter, MalformedPathError, type Route } from "../http/router";
-import { consentToConnection, consentToNewConnection, type ConsentResult } from "../simulators/consent";
+import { accountNoun, consentToConnection, consentToNewConnection, knownAccount, type ConsentResult } from "../simulators/consent";
 import { platformOf } from "../simulators/profiles";
 import { settleDue } from "../simulators/settle";
-import type { CompanyRow, ConnectionRow } from "../store/store";
+import type { CompanyRow, ConnectionRow, Store } from "../store/store";
 import { checkLinkNonce, LINK_NONCE_LIFETIME_MS, makeLinkNonce } from "./link-nonce";
-import { companyLinkPage, connectedLinkPage, messageLinkPage, platformBadgeSvg, type LinkConnectionView } from "./link-pages";
+import {
+  ACCOUNT_CHOICES,
+  companyLinkPage,
+  connectedLinkPage,
+  messageLinkPage,
+  platformBadgeSvg,
+  type AccountChoice,
+  type LinkConnectionView,
+} from "./link-pages";
 import { checkLinkToken, LINK_TOKEN_LIFETIME_MS } from "./link-token";
 
 export type LinkResponse = {
@@ -171,20 +184,28 @@ function connectionOf(ctx: LinkContext, company: CompanyRow): ConnectionRow | un
   return connection && connection.companyId === company.id ? connection : undefined;
 }
 
-function views(connections: readonly ConnectionRow[]): LinkConnectionView[] {
+function views(store: Store, connections: readonly ConnectionRow[]): LinkConnectionView[] {
   return connections.map((c) => ({
     id: c.id,
     platformKey: c.platformKey,
     platformName: platformOf(c.platformKey).name,
     status: c.status,
     platformSaid: [...c.errors].reverse().find((e) => e.status === "Active")?.errorMessage ?? null,
+    knownAccount: knownAccount(store, c)?.name ?? null,
+    accountNoun: accountNoun(c.platformKey),
   }));
 }
 
 function renderCompany(
   ctx: LinkContext,
   company: CompanyRow,
-  extra: { token: string | null; only?: string; status?: number; choiceProblem?: string },
+  extra: {
+    token: string | null;
+    only?: string;
+    status?: number;
+    choiceProblem?: string;
+    accountProblem?: { connectionId: string; message: string };
+  },
 ): LinkResponse {
   const connections = ctx.app.store.connections.listByCompany(company.id);
   const connectedId = ctx.query.get("connected");
@@ -194,13 +215,14 @@ function renderCompany(
     companyLinkPage({
       basePath: ctx.app.basePath,
       company: { id: company.id, name: company.name },
-      connections: views(connections),
+      connections: views(ctx.app.store, connections),
       platforms: MANAGED_PLATFORMS.map((p) => ({ key: p.key, name: p.name })),
       nonce: makeLinkNonce({ secret: ctx.app.linkSecret, companyId: company.id }),
       token: extra.token,
       only: extra.only,
       connected: connected ? { platformName: platformOf(connected.platformKey).name } : null,
       choiceProblem: extra.choiceProblem ?? null,
+      accountProblem: extra.accountProblem ?? null,
     }),
   );
 }
@@ -268,6 +290,16 @@ function consentOnce(ctx: LinkContext, access: Extract<LinkAccess, { ok: true }>
     }
     return result;
   });
+}
+
+/** The Connect form's choice of account: "known" when left out (a page without the choice), refused when anything else. */
+function accountChoiceOf(form: URLSearchParams): { ok: true; choice: AccountChoice } | { ok: false; value: string } {
+  const values = form.getAll("account");
+  if (values.length === 0) return { ok: true, choice: "known" };
+  const [value] = values;
+  const choice = ACCOUNT_CHOICES.find((c) => c === value);
+  if (values.length === 1 && choice) return { ok: true, choice };
+  return { ok: false, value: values.join(", ") };
 }
 
 function expired(app: SandboxApp, company: CompanyRow, token: string | null): LinkResponse {
@@ -338,14 +370,27 @@ const routes: readonly LinkRoute[] = [
       if (!company) return noCompany(param(ctx, "companyId"));
       const checked = await connectForm(ctx, company);
       if (!checked.ok) return checked.response;
-      const { access } = checked;
+      const { form, access } = checked;
       const connection = connectionOf(ctx, company);
       if (!connection) return noConnection(ctx.app, company, param(ctx, "connectionId"), access.token);
+      const account = accountChoiceOf(form);
+      if (!account.ok) {
+        const platform = platformOf(connection.platformKey).name;
+        return renderCompany(ctx, company, {
+          token: access.token,
+          only: connection.id,
+          status: 400,
+          accountProblem: {
+            connectionId: connection.id,
+            message: `Choose the ${platform} ${accountNoun(connection.platformKey)} you are signed in to, then press Connect: "${account.value.slice(0, 60)}" is not one of the choices. Nothing was connected.`,
+          },
+        });
+      }
       const { store } = ctx.app;
       const result = consentOnce(ctx, access, () => {
         // Read again inside the transaction: a concurrent Connect or drop may have changed it.
         const current = store.connections.get(connection.id) ?? connection;
-        return consentToConnection({ store, company, connection: current, now: ctx.now });
+        return consentToConnection({ store, company, connection: current, now: ctx.now, otherTenant: account.choice === "other" });
       });
       if (!result) return refusedLink("used");
       return afterConsent(ctx.app, company, result, platformOf(connection.platformKey).name, access.token);

@@ -5,6 +5,12 @@
  * connection already knows (its tenant, or the one a refused authorization pointed at); a
  * connection that never knew one gets a new account, as an end customer signing up would.
  *
+ * The end customer may also be signed in to a different account of the platform than the one the
+ * connection knows (another QuickBooks realm, another shop): `otherTenant` consents with a new
+ * tenant of the platform, named "<company> (another company)" (or shop), whose identity differs
+ * from the known account's, so the connection's `connectionInfo` changes; the known account is
+ * left as it is. Without a known account it changes nothing (a new account is made anyway).
+ *
  * Synchronous: callers run it inside a store transaction.
  */
 import { randomUUID } from "node:crypto";
@@ -12,7 +18,7 @@ import type { PlatformKey } from "../../platforms";
 import { accountingSlotConflict } from "../domain/accounting-slot";
 import { iso } from "../domain/clock";
 import type { CompanyRow, ConnectionErrorEntry, ConnectionRow, Store, TenantRow } from "../store/store";
-import { requireProfile } from "./profiles";
+import { newIdentity, requireProfile, type PlatformProfile } from "./profiles";
 import { createTenant } from "./tenants";
 import { issueServiceTokens } from "./tokens";
 
@@ -36,7 +42,8 @@ export function identityInfo(tenant: TenantRow): Record<string, string> {
   return info;
 }
 
-function accountFor(store: Store, connection: ConnectionRow): TenantRow | undefined {
+/** The account a connection already knows (its tenant, or the one a refused authorization named), if any. */
+export function knownAccount(store: Store, connection: ConnectionRow): TenantRow | undefined {
   for (const id of [connection.tenantId, connection.accountTenantId]) {
     const tenant = id ? store.tenants.get(id) : undefined;
     if (tenant && tenant.platformKey === connection.platformKey) return tenant;
@@ -44,15 +51,50 @@ function accountFor(store: Store, connection: ConnectionRow): TenantRow | undefi
   return undefined;
 }
 
+/** What the platform calls one end customer's account, in words: "shop" for commerce, else "company". */
+export function accountNoun(platformKey: PlatformKey): "shop" | "company" {
+  return requireProfile(platformKey).platform.sourceType === "Commerce" ? "shop" : "company";
+}
+
+function sameInfo(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((k) => a[k] === b[k]);
+}
+
+/**
+ * A new tenant of the platform standing for another account the end customer is signed in to:
+ * its identity differs from the known account's (drawn again in the unlikely case it does not).
+ */
+function anotherTenant(params: { store: Store; profile: PlatformProfile; company: CompanyRow; known: TenantRow; now: number }): TenantRow {
+  const { profile, known } = params;
+  const name = `${params.company.name} (another ${accountNoun(profile.platform.key)})`;
+  const knownInfo = identityInfo(known);
+  let identity = newIdentity(profile, name);
+  for (let i = 0; i < 20 && profile.identityFields.length > 0 && sameInfo(knownInfo, identity); i++) identity = newIdentity(profile, name);
+  return createTenant({ store: params.store, profile, name, now: params.now, identity });
+}
+
 /** The end customer connects this connection (see the module comment). */
-export function consentToConnection(params: { store: Store; company: CompanyRow; connection: ConnectionRow; now: number }): ConsentResult {
+export function consentToConnection(params: {
+  store: Store;
+  company: CompanyRow;
+  connection: ConnectionRow;
+  now: number;
+  /** The end customer is signed in to a different account of the platform than the known one. */
+  otherTenant?: boolean;
+}): ConsentResult {
   const { store, company, connection, now } = params;
   const profile = requireProfile(connection.platformKey);
   if (connection.status === "Unlinked") {
     const conflict = accountingSlotConflict({ store, companyId: company.id, platform: profile.platform, except: connection.id });
     if (conflict) return { ok: false, conflict };
   }
-  const tenant = accountFor(store, connection) ?? createTenant({ store, profile, name: company.name, now });
+  const known = knownAccount(store, connection);
+  const tenant = known
+    ? params.otherTenant
+      ? anotherTenant({ store, profile, company, known, now })
+      : known
+    : createTenant({ store, profile, name: company.name, now });
   const tokens = issueServiceTokens({ store, tenant, now });
   const next: ConnectionRow = {
     ...connection,

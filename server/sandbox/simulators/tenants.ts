@@ -17,13 +17,15 @@ export function createTenant(params: {
   records?: number;
   fetchErrorTypes?: string[];
   pushDelaySeconds?: number;
+  /** Its identity values (default: new ones, see newIdentity). */
+  identity?: Record<string, string>;
 }): TenantRow {
   const tenant: TenantRow = {
     id: randomUUID(),
     platformKey: params.profile.platform.key,
     name: params.name,
     records: params.records ?? DEFAULT_TENANT_RECORDS,
-    identity: newIdentity(params.profile, params.name),
+    identity: params.identity ?? newIdentity(params.profile, params.name),
     fetchErrorTypes: params.fetchErrorTypes ?? [],
     pushDelayMs: Math.round((params.pushDelaySeconds ?? DEFAULT_PUSH_DELAY_SECONDS) * 1000),
     generation: 1,
