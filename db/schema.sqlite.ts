@@ -392,6 +392,16 @@ export const migrationItems = sqliteTable(
     // --- The last mile ---
     /** The service's Link URL for the company (its `redirect`), where its end customer can authorize again. */
     linkUrl: text("link_url"),
+    /**
+     * The platform company the migrated connection was authorized for: the service's `connectionInfo` (realmId,
+     * organisation id, shop domain…) when the migrated tokens linked it. A reconnection must land on the same one.
+     */
+    platformTenant: text("platform_tenant", { mode: "json" }).$type<Record<string, string>>(),
+    /**
+     * The platform company a reconnection landed on when it was not the migrated one (Ferry unlinked that
+     * connection, so nothing of the other company is read); null otherwise, and again once the right one reconnects.
+     */
+    wrongTenant: text("wrong_tenant", { mode: "json" }).$type<Record<string, string>>(),
     /** Since when the company waits for its end customer to reconnect (reconnect_pending). */
     reconnectSince: integer("reconnect_since", { mode: "timestamp_ms" }),
     /** When the company was verified again after a reconnection through the Link flow. */

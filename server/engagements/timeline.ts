@@ -153,6 +153,7 @@ const itemWords = {
   "migration_item.retried": (ev) => `Retrying ${ev.after.company} (was ${ev.before.state.replace(/_/g, " ")})`,
   "migration.reconnect_pending": (ev) => `Handed ${companiesText(ev.after.companies)} that failed on their tokens to their end customers: each has a reconnect link, and Ferry watches for them to reconnect`,
   "migration_item.reconnected": (ev) => `${ev.after.company} was reconnected by its end customer: syncing and verifying it again`,
+  "migration_item.wrong_company": (ev) => `${ev.after.company} was reconnected to a different company on the platform (${ev.after.found}, not the migrated ${ev.after.expected}): Ferry unlinked it, and its end customer is to reconnect signed in to the migrated company`,
   "migration_item.dropped": (ev) => `${ev.after.company}'s connection dropped after its migration: ${clause(ev.after.reason)}`,
   "migration_item.credentials_decrypted": (ev) => `Decrypted the credentials of ${ev.after.rehearsal ? "a simulated " : ""}${ev.after.company} to ${clause(ev.after.purpose)}${ev.after.rehearsal ? " (rehearsal)" : ""}`,
   "migration.sandbox_key_decrypted": (ev) => `Decrypted the rehearsal's sandbox API key to ${clause(ev.after.purpose)}`,

@@ -359,6 +359,12 @@ export const AUDIT_EVENTS = {
     before: NONE,
     after: z.object({ company: z.string() }),
   },
+  /** A waiting company was linked again, but to another platform company than the migrated one (its connection is unlinked). */
+  "migration_item.wrong_company": {
+    target: "migration_item",
+    before: NONE,
+    after: z.object({ company: z.string(), expected: z.string(), found: z.string() }),
+  },
   /** The watch found a migrated company's connection no longer authorized (the platform's words). */
   "migration_item.dropped": {
     target: "migration_item",

@@ -676,6 +676,18 @@ function connectionCalls(request: ServiceRequest) {
         },
         callOptions,
       ),
+    /** PATCH /companies/{companyId}/connections/{connectionId} `{status: "Unlinked"}`: the service stops reading through it (it stays, Unlinked, and can be linked again). */
+    unlinkConnection: (params: { companyId: string; connectionId: string }, callOptions?: CallOptions) =>
+      request<Connection>(
+        {
+          operation: "unlinkConnection",
+          method: "PATCH",
+          path: `/companies/${seg(params.companyId)}/connections/${seg(params.connectionId)}`,
+          body: { status: "Unlinked" },
+          schema: ConnectionSchema,
+        },
+        callOptions,
+      ),
   };
 }
 

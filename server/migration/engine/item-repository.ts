@@ -209,7 +209,7 @@ const FINAL: readonly MigrationItemState[] = FINAL_ITEM_STATES;
  */
 export async function storeCallResult(
   database: Database,
-  params: { itemId: string; runId: string; owner: string; token: string; record: CallRecord; transition: Transition; now: Date; linkUrl?: string | null },
+  params: { itemId: string; runId: string; owner: string; token: string; record: CallRecord; transition: Transition; now: Date; linkUrl?: string | null; platformTenant?: Record<string, string> | null },
 ): Promise<void> {
   const { transition: t, now } = params;
   const purged = await database.transaction(function* (tx) {
@@ -229,6 +229,7 @@ export async function storeCallResult(
         outcomeReason: t.outcomeReason,
         finishedAt: FINAL.includes(t.state) ? now : null,
         ...(params.linkUrl ? { linkUrl: params.linkUrl } : {}),
+        ...(params.platformTenant ? { platformTenant: params.platformTenant } : {}),
         // Verified again after its end customer reconnected it (or fresh tokens came for it).
         ...(t.state === "verified"
           ? { reconnectedAt: sql`case when ${migrationItems.reconnectSince} is not null then ${sql.param(now, migrationItems.reconnectedAt)} else ${migrationItems.reconnectedAt} end` }

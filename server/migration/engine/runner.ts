@@ -8,7 +8,7 @@
  * The item's credentials are decrypted only in memory, for the authorization call, and each
  * decryption is an audit event. Every write is fenced by the worker's lease on the item.
  */
-import { linkUrlWithoutToken } from "@/core/migration/link-url";
+import { linkUrlWithoutToken, tenantOf } from "@/core/migration/link-url";
 import { readSteps, type Database } from "@/db/database";
 import { companyDescription, serviceNameOf, type ManagedPlatform } from "@/server/platforms";
 import { ServiceError, type CallMeta, type ServiceClient } from "@/server/service-client";
@@ -116,7 +116,7 @@ async function openCredentials(ctx: RunnerContext, row: ItemRow): Promise<Record
 }
 
 /** Makes one call of the pipeline; a ServiceError becomes a failed result (anything else is thrown). */
-async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, decision: CallDecision): Promise<{ result: CallResult; record: CallRecord; linkUrl?: string | null }> {
+async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, decision: CallDecision): Promise<{ result: CallResult; record: CallRecord; linkUrl?: string | null; platformTenant?: Record<string, string> | null }> {
   const { client } = ctx;
   const options = { signal: ctx.signal };
   const at = nowOf(ctx);
@@ -170,7 +170,10 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
             statusText: e.statusText ? redact(e.statusText, secrets) : null,
             errorMessage: e.errorMessage ? redact(e.errorMessage, secrets) : null,
           }));
-        return answered(meta, { call: "authorize", status: data.status, errors }, { status: data.status, ...(errors.length ? { errors } : {}) });
+        // The platform company the tokens were for, as the service tells it once they link, else as the
+        // token file names it (its identity columns: realmId, shop domain…): a reconnection must land on the same one.
+        const platformTenant = (data.status === "Linked" ? tenantOf(data.connectionInfo) : null) ?? identityOf(ctx.platform, credentials);
+        return { ...answered(meta, { call: "authorize", status: data.status, errors }, { status: data.status, ...(errors.length ? { errors } : {}) }), platformTenant };
       }
       case "requestSync": {
         const { meta } = await client.refreshAllData({ companyId: companyId() }, options);
@@ -241,12 +244,19 @@ export async function stepItem(ctx: RunnerContext, itemId: string, token: string
     // Fenced by the lease (LeaseLostError, nothing sent, when another worker holds the item).
     await ctx.database.transaction((tx) => markInFlight(tx, { itemId, owner: ctx.owner, token, call, now: nowOf(ctx) }), { isolation: "read committed" });
   }
-  const { result, record, linkUrl } = await execute(ctx, row, item, decision);
+  const { result, record, linkUrl, platformTenant } = await execute(ctx, row, item, decision);
   ctx.beforeStore?.(decision.call);
   const now = nowOf(ctx);
   const transition = applyResult(item, decision, result, now, ctx.policy ?? DEFAULT_PIPELINE_POLICY);
-  await storeCallResult(ctx.database, { itemId, runId: ctx.runId, owner: ctx.owner, token, record, transition, now, linkUrl });
+  await storeCallResult(ctx.database, { itemId, runId: ctx.runId, owner: ctx.owner, token, record, transition, now, linkUrl, platformTenant });
   return { kind: "stored", call: decision.call, transition };
+}
+
+/** The token file row's identity columns (not secret: realmId, shop domain…), or null when the platform has none. */
+function identityOf(platform: RunnerContext["platform"], credentials: Readonly<Record<string, string>>): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const f of platform.credentialFields) if (f.identity && !f.secret && credentials[f.name]) out[f.name] = credentials[f.name]!;
+  return Object.keys(out).length ? out : null;
 }
 
 /** Waits `ms`, or less if the signal fires (then throws its reason). */

@@ -21,10 +21,10 @@ import { queueNotice, type NotifyConfig } from "@/server/engagements/waiting/not
 import { refreshWaiting } from "@/server/engagements/waiting/refresh-waiting";
 import { ServiceError, type ServiceClient } from "@/server/service-client";
 import { findEngagement } from "@/server/engagements/engagement-repository";
-import { queueDropsMail } from "./watch-mail";
+import { queueDropsMail, queueWrongCompanyMail } from "./watch-mail";
 import { advanceConnectionEvent, countEventFindings, findWatch, lockWatch, watchedItemOfCompany } from "./watch-repository";
 import { decideWatch, type ListedCompany, type WatchedItem } from "./watch-rules";
-import { applyFindings, toListed } from "./watcher";
+import { applyFindings, toListed, unlinkWrongTenants } from "./watcher";
 
 /** What a connection event says of the connection: Linked, or not (disconnected, failed). */
 export type ImpliedStatus = "linked" | "not_linked";
@@ -73,18 +73,20 @@ export async function reactToConnectionEvent(
   const changed = await database.transaction(function* (tx) {
     const { eng } = yield* loadForChange(tx, engagementId);
     const locked = yield* lockWatch(tx, engagementId);
-    if (!locked || locked.status !== "watching") return false;
+    if (!locked || locked.status !== "watching") return null;
     // Another event (or a check) may have moved it meanwhile: forward only.
-    if (!(yield* advanceConnectionEvent(tx, { itemId: item.id, at: p.generatedAt }))) return false;
+    if (!(yield* advanceConnectionEvent(tx, { itemId: item.id, at: p.generatedAt }))) return null;
     const at = new Date();
-    const applied = yield* applyFindings(tx, { engagementId, organizationId: eng.organizationId, findings, items: [watchedItem], at });
+    const applied = yield* applyFindings(tx, { engagementId, organizationId: eng.organizationId, platformKey: engagement.platformKey, findings, items: [watchedItem], at });
     yield* countEventFindings(tx, { engagementId, drops: applied.dropped.length, reconnections: applied.reconnected.length });
     const waiting = yield* refreshWaiting(tx, engagementId, at, eng);
     if (deps.notify) {
       yield* queueDropsMail(tx, deps.notify, { engagementId, dropped: applied.dropped });
+      yield* queueWrongCompanyMail(tx, deps.notify, { engagementId, companies: applied.wrongTenant.filter((w) => w.newlyFound) });
       yield* queueNotice(tx, deps.notify, { engagementId, waiting });
     }
-    return applied.dropped.length + applied.reconnected.length > 0;
+    return { changed: applied.dropped.length + applied.reconnected.length + applied.wrongTenant.filter((w) => w.newlyFound).length > 0, wrongTenant: applied.wrongTenant };
   }, READ_COMMITTED);
-  return { reaction: changed ? "changed" : "unchanged", requests: 1 };
+  const unlinked = changed ? await unlinkWrongTenants(await p.client(), changed.wrongTenant) : 0;
+  return { reaction: changed && changed.changed ? "changed" : "unchanged", requests: 1 + unlinked };
 }

@@ -14,6 +14,7 @@ import { engagementSubject } from "@/server/mail/subjects";
 
 import type { NotifyConfig } from "@/server/engagements/waiting/notify";
 import { reconnectLinkUrl } from "./reconnect-link";
+import { tenantWords } from "@/core/migration/link-url";
 
 export type WatchMailDeps = NotifyConfig;
 
@@ -95,6 +96,39 @@ export function* queueWatchEndedMail(
               `The fresh tokens sent in ${params.expired.fileName} (${companiesText(params.expired.companies)}) were still awaiting review when the watch ended, so they were deleted unused.`,
             ]
           : []),
+        "",
+        `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,
+      ].join("\n"),
+    }));
+  }
+}
+
+/** Tells everyone which waiting companies were reconnected to a different platform company, and what to do; a transaction step. */
+export function* queueWrongCompanyMail(
+  tx: Tx,
+  deps: WatchMailDeps,
+  params: { engagementId: string; companies: readonly { itemId: string; name: string; expected: Record<string, string>; found: Record<string, string> }[] },
+): Steps<void> {
+  if (!params.companies.length) return;
+  const who = yield* everyone(tx, params.engagementId);
+  if (!who) return;
+  const ring = deps.mail.keyRing;
+  const lines = params.companies.map(
+    (c) =>
+      `- ${c.name}: reconnected to ${tenantWords(c.found)}, but the migrated company is ${tenantWords(c.expected)}.\n  Reconnect link: ${ring ? reconnectLinkUrl({ appUrl: deps.appUrl, ring }, c.itemId) : "(on the engagement page)"}`,
+  );
+  for (const p of who.to) {
+    yield* queueMail(tx, prepareMail(deps.mail, {
+      to: p.email,
+      subject: engagementSubject(who.r.reference, plural(params.companies.length, { one: "A company was reconnected to a different company", other: `${params.companies.length} companies were reconnected to a different company` })),
+      text: [
+        `Hello ${p.name},`,
+        "",
+        `${companiesText(params.companies.length)} of ${who.r.reference} (${who.platform}) ${plural(params.companies.length, { one: "was", other: "were" })} reconnected through the reconnect link, but to a different ${who.platform} company than the one migrated: whoever was signed in to ${who.platform} in that browser authorized.`,
+        `Ferry did not count ${plural(params.companies.length, { one: "it", other: "them" })} as reconnected and unlinked that connection, so nothing of the other company is read.`,
+        `Ask each end customer to open the same link again, signed in to the company that was migrated:`,
+        "",
+        ...lines,
         "",
         `Open it in Ferry: ${pageOf(deps.appUrl, params.engagementId, p.portal)}`,
       ].join("\n"),

@@ -143,6 +143,8 @@ const WATCHED_COLUMNS = {
   companyId: migrationItems.companyId,
   connectionId: migrationItems.connectionId,
   linkUrl: migrationItems.linkUrl,
+  platformTenant: migrationItems.platformTenant,
+  wrongTenant: migrationItems.wrongTenant,
 };
 
 /** The companies a check looks at: the engagement's real companies waiting for their end customers, and the migrated ones (or only those in `states`). */
@@ -233,7 +235,17 @@ export function* moveHypercareEnd(tx: Tx, params: { engagementId: string; endsAt
 
 /** The company found linked again: it goes on with that connection (the bulk run syncs and verifies it). */
 export function* setReconnectedConnection(tx: Tx, params: { itemId: string; connectionId: string }): Steps<void> {
-  yield* q.run(tx.update(migrationItems).set({ connectionId: params.connectionId }).where(eq(migrationItems.id, params.itemId)));
+  yield* q.run(tx.update(migrationItems).set({ connectionId: params.connectionId, wrongTenant: null }).where(eq(migrationItems.id, params.itemId)));
+}
+
+/** A waiting company reconnected to another platform company than the migrated one: still waiting, with why and what to do. */
+export function* markWrongTenant(tx: Tx, params: { itemId: string; found: Record<string, string>; reason: string; now: Date }): Steps<void> {
+  yield* q.run(
+    tx
+      .update(migrationItems)
+      .set({ wrongTenant: params.found, outcomeReason: params.reason, updatedAt: params.now })
+      .where(and(eq(migrationItems.id, params.itemId), eq(migrationItems.state, "reconnect_pending"))),
+  );
 }
 
 /** A migrated company whose connection dropped: back in its end customer's hands, with the platform's words. */

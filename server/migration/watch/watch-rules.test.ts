@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DAY_MS, decideWatch, hypercareOver, LOOKUP_MAX, nextCheckDelayMs, pagesFor, planCheck, RECONNECT_EVERY_MS, requestsOfWaitingCheck, type ListedCompany, type WatchedItem } from "./watch-rules";
 
-const item = (over: Partial<WatchedItem>): WatchedItem => ({ id: "i1", name: "Acme", state: "verified", companyId: "c1", connectionId: "n1", linkUrl: "https://link/c1", ...over });
+const item = (over: Partial<WatchedItem>): WatchedItem => ({ id: "i1", name: "Acme", state: "verified", companyId: "c1", connectionId: "n1", linkUrl: "https://link/c1", platformTenant: null, wrongTenant: null, ...over });
 const company = (over: Partial<ListedCompany> & { status?: "Linked" | "Deauthorized" | "PendingAuth" | "Unlinked" }): ListedCompany => ({
   id: over.id ?? "c1",
   redirect: over.redirect ?? "https://link/c1",
-  connections: over.connections ?? [{ id: "n1", integrationKey: "qhyg", status: over.status ?? "Linked", errors: [] }],
+  connections: over.connections ?? [{ id: "n1", integrationKey: "qhyg", status: over.status ?? "Linked", errors: [], tenant: null }],
 });
 
 describe("how often the watch checks", () => {
@@ -64,13 +64,13 @@ describe("what a check finds", () => {
   it("a waiting company linked again is carried on, on the connection the end customer linked", () => {
     const f = decideWatch([item({ state: "reconnect_pending" })], new Map([["c1", company({ status: "Linked" })]]), "qhyg");
     expect(f.reconnected).toEqual([{ itemId: "i1", connectionId: "n1" }]);
-    const newOne = company({ connections: [{ id: "n1", integrationKey: "qhyg", status: "Deauthorized", errors: [] }, { id: "n2", integrationKey: "qhyg", status: "Linked", errors: [] }] });
+    const newOne = company({ connections: [{ id: "n1", integrationKey: "qhyg", status: "Deauthorized", errors: [], tenant: null }, { id: "n2", integrationKey: "qhyg", status: "Linked", errors: [], tenant: null }] });
     expect(decideWatch([item({ state: "reconnect_pending" })], new Map([["c1", newOne]]), "qhyg").reconnected).toEqual([{ itemId: "i1", connectionId: "n2" }]);
   });
 
   it("a waiting company still Deauthorized waits on; a migrated one found Deauthorized dropped, in the platform's words", () => {
     const errors = [{ statusCode: "401", statusText: "Unauthorized", errorMessage: "The end customer revoked access." }];
-    const listed = new Map([["c1", company({ connections: [{ id: "n1", integrationKey: "qhyg", status: "Deauthorized", errors }] })]]);
+    const listed = new Map([["c1", company({ connections: [{ id: "n1", integrationKey: "qhyg", status: "Deauthorized", errors, tenant: null }] })]]);
     expect(decideWatch([item({ state: "reconnect_pending" })], listed, "qhyg")).toMatchObject({ reconnected: [], dropped: [] });
     expect(decideWatch([item({})], listed, "qhyg").dropped).toEqual([{ itemId: "i1", reason: "401 Unauthorized: The end customer revoked access." }]);
     expect(decideWatch([item({})], new Map([["c1", company({ status: "Linked" })]]), "qhyg")).toMatchObject({ dropped: [], reconnected: [] });
@@ -80,6 +80,16 @@ describe("what a check finds", () => {
     const f = decideWatch([item({ linkUrl: null }), item({ id: "i2", companyId: "gone" })], new Map([["c1", company({})]]), "qhyg");
     expect(f.links).toEqual([{ itemId: "i1", linkUrl: "https://link/c1" }]);
     expect(f.missing).toEqual(["i2"]);
+  });
+
+  it("does not count a reconnection to another platform company, and does where the service names none or the same", () => {
+    const migrated = { realmId: "4620816365" };
+    const linkedTo = (tenant: Record<string, string> | null) => new Map([["c1", company({ connections: [{ id: "n1", integrationKey: "qhyg", status: "Linked", errors: [], tenant }] })]]);
+    const waiting = item({ state: "reconnect_pending", platformTenant: migrated });
+    expect(decideWatch([waiting], linkedTo({ realmId: "9130000000000001" }), "qhyg")).toMatchObject({ reconnected: [], wrongTenant: [{ itemId: "i1", connectionId: "n1", expected: migrated, found: { realmId: "9130000000000001" } }] });
+    expect(decideWatch([waiting], linkedTo({ realmId: "4620816365" }), "qhyg")).toMatchObject({ reconnected: [{ itemId: "i1", connectionId: "n1" }], wrongTenant: [] });
+    expect(decideWatch([waiting], linkedTo(null), "qhyg").reconnected).toHaveLength(1);
+    expect(decideWatch([item({ state: "reconnect_pending", platformTenant: null })], linkedTo({ realmId: "1" }), "qhyg").reconnected).toHaveLength(1);
   });
 
   it("does not relearn a one-time Link URL whose only change is its token", () => {

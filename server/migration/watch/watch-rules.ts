@@ -11,7 +11,7 @@
  * each, where a listing page is megabytes), else by the same listing. Either way never more than
  * WATCH_QUOTA_SHARE of the daily quota a day: the daily listing first, the lookups in what is left.
  */
-import { linkUrlWithoutToken } from "@/core/migration/link-url";
+import { linkUrlWithoutToken, otherTenant } from "@/core/migration/link-url";
 import type { ConnectionStatus } from "@/server/platforms";
 import { platformErrorText, type PlatformError } from "../engine/pipeline";
 
@@ -82,13 +82,17 @@ export type WatchedItem = {
   companyId: string;
   connectionId: string | null;
   linkUrl: string | null;
+  /** The platform company the migrated tokens were for (connectionInfo), when the service said. */
+  platformTenant: Record<string, string> | null;
+  /** A reconnection to another platform company already found (and its connection unlinked). */
+  wrongTenant: Record<string, string> | null;
 };
 
 /** A company as the service listed it. */
 export type ListedCompany = {
   id: string;
   redirect: string | null;
-  connections: { id: string; integrationKey: string | null; status: ConnectionStatus; errors: PlatformError[] }[];
+  connections: { id: string; integrationKey: string | null; status: ConnectionStatus; errors: PlatformError[]; tenant: Record<string, string> | null }[];
 };
 
 export type WatchFindings = {
@@ -96,6 +100,12 @@ export type WatchFindings = {
   reconnected: { itemId: string; connectionId: string }[];
   /** Migrated companies whose connection is no longer authorized, with the platform's words. */
   dropped: { itemId: string; reason: string }[];
+  /**
+   * Waiting companies linked again, but to another platform company than the migrated one (whoever
+   * was signed in to the platform in the end customer's browser): not reconnected; the connection
+   * is to be unlinked so nothing of that company is read, and the end customer asked to try again.
+   */
+  wrongTenant: { itemId: string; connectionId: string; expected: Record<string, string>; found: Record<string, string> }[];
   /** Link URLs learned or changed (the company's `redirect`). */
   links: { itemId: string; linkUrl: string }[];
   /** Watched companies the listing did not hold (deleted on the service, or listed under another tag). */
@@ -109,7 +119,7 @@ function connectionOf(item: WatchedItem, company: ListedCompany, platformKey: st
 
 /** What one check's listing means for each watched company (see the module comment). */
 export function decideWatch(items: readonly WatchedItem[], listed: ReadonlyMap<string, ListedCompany>, platformKey: string): WatchFindings {
-  const findings: WatchFindings = { reconnected: [], dropped: [], links: [], missing: [] };
+  const findings: WatchFindings = { reconnected: [], dropped: [], wrongTenant: [], links: [], missing: [] };
   for (const item of items) {
     const company = listed.get(item.companyId);
     if (!company) {
@@ -125,7 +135,8 @@ export function decideWatch(items: readonly WatchedItem[], listed: ReadonlyMap<s
     if (item.state === "reconnect_pending") {
       // The end customer may have linked the same connection again, or a new one to the platform.
       const linked = connection.status === "Linked" ? connection : company.connections.find((c) => c.integrationKey === platformKey && c.status === "Linked");
-      if (linked) findings.reconnected.push({ itemId: item.id, connectionId: linked.id });
+      if (linked && item.platformTenant && otherTenant(item.platformTenant, linked.tenant)) findings.wrongTenant.push({ itemId: item.id, connectionId: linked.id, expected: item.platformTenant, found: linked.tenant! });
+      else if (linked) findings.reconnected.push({ itemId: item.id, connectionId: linked.id });
     } else if (connection.status === "Deauthorized") {
       findings.dropped.push({ itemId: item.id, reason: platformErrorText(connection.errors) });
     }

@@ -21,6 +21,8 @@
  * it read them in (their rows locked too). Mail goes after the commit.
  */
 import { readSteps, type Database, type Steps } from "@/db/database";
+import { tenantOf, tenantWords } from "@/core/migration/link-url";
+import { getManagedPlatform } from "@/server/platforms";
 import { findEngagement, loadForChange } from "@/server/engagements/engagement-repository";
 import { queueNotice, type NotifyConfig } from "@/server/engagements/waiting/notify";
 import { refreshWaiting, type WaitingChange } from "@/server/engagements/waiting/refresh-waiting";
@@ -41,7 +43,7 @@ import { latestBulkRun, requeueIntoBulkRun } from "../bulk/bulk-repository";
 import { ENGAGEMENT_TAG, type PlatformError } from "../engine/pipeline";
 import type { RunRow } from "../engine/run-repository";
 import { openRunSession } from "../engine/run-session";
-import { queueDropsMail, queueWatchEndedMail } from "./watch-mail";
+import { queueDropsMail, queueWatchEndedMail, queueWrongCompanyMail } from "./watch-mail";
 import { expiresWhenWatchEnds } from "../supplementary/rules";
 import { findCurrentFile, purgeRows, updateFile } from "../supplementary/supplementary-repository";
 import { countOf } from "@/core/words";
@@ -54,6 +56,7 @@ import {
   lockItemStates,
   lockWatch,
   markDropped,
+  markWrongTenant,
   recordCheck,
   releaseWatch,
   renewWatchLease,
@@ -121,7 +124,7 @@ class LeaseLost extends Error {
 const sameBase = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 
 /** A listed company as the rules read it: its Link URL and its connections' live (unresolved) errors. */
-export function toListed(c: { id: string; redirect?: string | null; dataConnections: { id: string; integrationKey?: string | null; status: ListedCompany["connections"][number]["status"]; dataConnectionErrors?: { statusCode?: string | null; statusText?: string | null; errorMessage?: string | null; status?: string | null }[] | null }[] }): ListedCompany {
+export function toListed(c: { id: string; redirect?: string | null; dataConnections: { id: string; integrationKey?: string | null; status: ListedCompany["connections"][number]["status"]; connectionInfo?: Record<string, unknown> | null; dataConnectionErrors?: { statusCode?: string | null; statusText?: string | null; errorMessage?: string | null; status?: string | null }[] | null }[] }): ListedCompany {
   return {
     id: c.id,
     redirect: c.redirect ?? null,
@@ -129,6 +132,7 @@ export function toListed(c: { id: string; redirect?: string | null; dataConnecti
       id: d.id,
       integrationKey: d.integrationKey ?? null,
       status: d.status,
+      tenant: tenantOf(d.connectionInfo),
       errors: (d.dataConnectionErrors ?? [])
         .filter((e) => e.status !== "Resolved")
         .map((e): PlatformError => ({ statusCode: e.statusCode ?? null, statusText: e.statusText ?? null, errorMessage: e.errorMessage ?? null })),
@@ -315,6 +319,8 @@ async function check(w: WatcherState, row: WatchRow, target: ServiceTargetRecord
   );
   if (!outcome) return lost(seen.requests);
   logCheck(w, engagement.reference, seen, outcome);
+  // Reconnected to another platform company: unlinked now the check is written (the next check retries a refusal).
+  if (outcome.wrongTenant.length) seen.requests += await unlinkWrongTenants(client, outcome.wrongTenant, log);
   if (outcome.ended && events) await removeEventConsumers({ database, client, log }, { targetId: target.id, engagementId });
   return { engagementId, requests: seen.requests, findings: seen.findings, failure: seen.failure?.error ?? null, ended: outcome.ended, recorded: true };
 }
@@ -335,6 +341,8 @@ export type CheckOutcome = {
   report: Parameters<typeof queueWatchEndedMail>[2] | null;
   waiting: WaitingChange | null;
   dropped: { itemId: string; reason: string; name: string; linkUrl: string | null }[];
+  /** Waiting companies reconnected to another platform company: their connections are unlinked after the check; `newlyFound` ones were told. */
+  wrongTenant: { itemId: string; companyId: string; connectionId: string; name: string; expected: Record<string, string>; found: Record<string, string>; newlyFound: boolean }[];
   reconnected: number;
   startsNow: boolean;
 };
@@ -367,7 +375,9 @@ function* writeCheck(
   const { eng } = yield* loadForChange(tx, engagementId);
   const watch = yield* lockWatch(tx, engagementId);
   if (!watch || watch.leaseOwner !== p.owner) return null;
-  const applied = p.seen.findings ? yield* applyFindings(tx, { engagementId, organizationId: eng.organizationId, findings: p.seen.findings, items: p.items, at: p.at }) : { reconnected: [], dropped: [] };
+  const applied = p.seen.findings
+    ? yield* applyFindings(tx, { engagementId, organizationId: eng.organizationId, platformKey: eng.platformKey, findings: p.seen.findings, items: p.items, at: p.at })
+    : { reconnected: [], dropped: [], wrongTenant: [] };
   // Support may have changed the hypercare days during the check: the locked row tells the end now.
   const startsNow = watch.hypercareEndsAt ? undefined : p.startHypercare;
   const hypercareEndsAt = watch.hypercareEndsAt ?? startsNow ?? null;
@@ -394,10 +404,11 @@ function* writeCheck(
   const waiting: WaitingChange | null = yield* refreshWaiting(tx, engagementId, p.at, eng);
   if (p.notify) {
     yield* queueDropsMail(tx, p.notify, { engagementId, dropped: applied.dropped });
+    yield* queueWrongCompanyMail(tx, p.notify, { engagementId, companies: applied.wrongTenant.filter((w) => w.newlyFound) });
     if (report) yield* queueWatchEndedMail(tx, p.notify, report);
     yield* queueNotice(tx, p.notify, { engagementId, waiting });
   }
-  return { ended, report, waiting, dropped: applied.dropped, reconnected: applied.reconnected.length, startsNow: !!startsNow };
+  return { ended, report, waiting, dropped: applied.dropped, wrongTenant: applied.wrongTenant, reconnected: applied.reconnected.length, startsNow: !!startsNow };
 }
 
 /**
@@ -425,16 +436,21 @@ function nextCheckAt(p: { row: WatchRow; watch: WatchRow; now: Date; failed: boo
  */
 export function* applyFindings(
   tx: Parameters<typeof lockItemStates>[0],
-  p: { engagementId: string; organizationId: string; findings: WatchFindings; items: readonly WatchedItem[]; at: Date },
-): Steps<{ reconnected: { itemId: string; connectionId: string }[]; dropped: CheckOutcome["dropped"] }> {
+  p: { engagementId: string; organizationId: string; platformKey: string; findings: WatchFindings; items: readonly WatchedItem[]; at: Date },
+): Steps<{ reconnected: { itemId: string; connectionId: string }[]; dropped: CheckOutcome["dropped"]; wrongTenant: CheckOutcome["wrongTenant"] }> {
   const { engagementId, findings, at } = p;
   const byId = new Map(p.items.map((i) => [i.id, i]));
   const learned = new Map(findings.links.map((l) => [l.itemId, l.linkUrl]));
-  const states = yield* lockItemStates(tx, [...findings.reconnected.map((r) => r.itemId), ...findings.dropped.map((d) => d.itemId)]);
+  const states = yield* lockItemStates(tx, [...findings.reconnected.map((r) => r.itemId), ...findings.dropped.map((d) => d.itemId), ...findings.wrongTenant.map((w) => w.itemId)]);
   const reconnected = findings.reconnected.filter((r) => states.get(r.itemId) === "reconnect_pending");
   const dropped = findings.dropped
     .filter((d) => states.get(d.itemId) === "verified")
     .map((d) => ({ ...d, name: byId.get(d.itemId)?.name ?? d.itemId, linkUrl: learned.get(d.itemId) ?? byId.get(d.itemId)?.linkUrl ?? null }));
+  // A reconnection to another platform company is told once (its connection is unlinked after the
+  // check; found again before that, it is the same one).
+  const wrongTenant = findings.wrongTenant
+    .filter((w) => states.get(w.itemId) === "reconnect_pending")
+    .map((w) => ({ ...w, companyId: byId.get(w.itemId)?.companyId ?? "", name: byId.get(w.itemId)?.name ?? w.itemId, told: sameTenant(byId.get(w.itemId)?.wrongTenant ?? null, w.found) }));
   const audit = { actor: null, engagementId, organizationId: p.organizationId, at };
   yield* storeLinkUrls(tx, findings.links);
   for (const r of reconnected) {
@@ -446,7 +462,44 @@ export function* applyFindings(
     yield* markDropped(tx, { itemId: d.itemId, reason: d.reason, now: at });
     yield* writeAudit(tx, { ...audit, action: "migration_item.dropped", targetId: d.itemId, after: { company: d.name, reason: d.reason } });
   }
-  return { reconnected, dropped };
+  for (const w of wrongTenant.filter((x) => !x.told)) {
+    yield* markWrongTenant(tx, { itemId: w.itemId, found: w.found, reason: wrongTenantReason(platformNameOf(p.platformKey), w), now: at });
+    yield* writeAudit(tx, { ...audit, action: "migration_item.wrong_company", targetId: w.itemId, after: { company: w.name, expected: tenantWords(w.expected), found: tenantWords(w.found) } });
+  }
+  return { reconnected, dropped, wrongTenant: wrongTenant.map(({ told, ...w }) => ({ ...w, newlyFound: !told })) };
+}
+
+/** The platform's name for screens and mail ("QuickBooks Online"), or its key. */
+const platformNameOf = (platformKey: string) => getManagedPlatform(platformKey)?.name ?? platformKey;
+
+/**
+ * Unlinks the connections that were reconnected to another platform company (after the check's or
+ * event's transaction), so the service reads nothing of that company; the company's end customer
+ * reconnects the right one through the same link. One PATCH each; a refusal is logged and tried
+ * again at the next check that finds it still linked. Answers the requests made.
+ */
+export async function unlinkWrongTenants(client: ServiceClient, wrong: readonly { companyId: string; connectionId: string }[], log?: (line: string) => void): Promise<number> {
+  let requests = 0;
+  for (const w of wrong) {
+    requests += 1;
+    try {
+      await client.unlinkConnection({ companyId: w.companyId, connectionId: w.connectionId });
+    } catch (error) {
+      log?.(`could not unlink connection ${w.connectionId} (reconnected to another company): ${error instanceof ServiceError ? `${error.status ?? error.kind} ${error.error} (correlationId ${error.correlationId ?? "none"})` : String(error)}`);
+    }
+  }
+  return requests;
+}
+
+const sameTenant = (a: Record<string, string> | null, b: Record<string, string>) => a !== null && tenantWords(a) === tenantWords(b);
+
+/** Why a company still waits after its end customer reconnected another platform company, and what to do, in words. */
+export function wrongTenantReason(platformName: string, w: { expected: Record<string, string>; found: Record<string, string> }): string {
+  return (
+    `Reconnected to a different ${platformName} company (${tenantWords(w.found)}; the migrated one is ${tenantWords(w.expected)}): ` +
+    `whoever was signed in to ${platformName} in that browser authorized. Ferry unlinked that connection, so nothing of the other company is read. ` +
+    `Ask the end customer to open the same reconnect link again, signed in to the company that was migrated.`
+  );
 }
 
 /**

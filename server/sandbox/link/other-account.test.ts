@@ -172,10 +172,10 @@ describe("the Link page's choice of account", () => {
       identity: connection.connectionInfo,
     });
 
-    // Reconnecting again now knows the new account, by its name.
+    // Reconnecting again offers the company's own account (the one linked by mistake is not its own), by its name.
     await sb.control.deauthorize(companyId, connectionId);
     expect(onlyForm((await open(`/codat/link/company/${companyId}`)).html).html).toContain(
-      `<label for="account-${connectionId}-known">Realm Switch Ltd (another company)</label>`,
+      `<label for="account-${connectionId}-known">${oldTenant!.name}</label>`,
     );
   });
 
@@ -257,11 +257,11 @@ describe("the link control's otherTenant", () => {
         expect(info).not.toEqual(before);
         expect(info).toEqual(created?.identity);
       }
-      // Linking again without the option keeps the account the connection now knows.
+      // Linking again without the option goes back to the company's own account.
       const again = await sb.control.link(companyId, connectionId, { otherTenant: false });
-      expect(again.tenantId).toBe(other.tenantId);
-      expect(again.connection.connectionInfo ?? {}).toEqual(info);
-      expect((await sb.control.link(companyId, connectionId)).tenantId).toBe(other.tenantId);
+      expect(again.tenantId).toBe(tenant.tenantId);
+      expect(again.connection.connectionInfo ?? {}).toEqual(before);
+      expect((await sb.control.link(companyId, connectionId)).tenantId).toBe(tenant.tenantId);
     },
   );
 

@@ -42,9 +42,13 @@ export function identityInfo(tenant: TenantRow): Record<string, string> {
   return info;
 }
 
-/** The account a connection already knows (its tenant, or the one a refused authorization named), if any. */
+/**
+ * The account a connection already knows, if any: the company's own account (the one a refused
+ * authorization named, or the one it was linked with before an end customer linked another by
+ * mistake), else its tenant.
+ */
 export function knownAccount(store: Store, connection: ConnectionRow): TenantRow | undefined {
-  for (const id of [connection.tenantId, connection.accountTenantId]) {
+  for (const id of [connection.accountTenantId, connection.tenantId]) {
     const tenant = id ? store.tenants.get(id) : undefined;
     if (tenant && tenant.platformKey === connection.platformKey) return tenant;
   }
@@ -101,7 +105,8 @@ export function consentToConnection(params: {
     status: "Linked",
     authorizedAt: now,
     tenantId: tenant.id,
-    accountTenantId: tenant.id,
+    // Linked to another account by mistake, the company's own stays known: the next Connect offers it.
+    accountTenantId: params.otherTenant && known ? known.id : tenant.id,
     accessToken: tokens.accessToken,
     refreshToken: tokens.refreshToken,
     connectionInfo: identityInfo(tenant),
