@@ -12,6 +12,12 @@ export const ZSyncingRisk = z.object({
   withoutExpiry: z.number().int(),
   level: z.enum(["high", "standard"]),
   why: z.string(),
+  /**
+   * Access tokens in the file issued after syncing was confirmed off (step 4): the old app still
+   * refreshes. Issued = `expiresAt` less the platform's access-token lifetime. Null before step 4 is
+   * confirmed, or where access tokens do not expire.
+   */
+  issuedAfterConfirmation: z.object({ companies: z.number().int(), confirmedAt: z.date(), lastIssuedAt: z.date() }).nullable(),
 });
 
 export const ZConfirmationsView = z.object({

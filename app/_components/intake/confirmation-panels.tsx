@@ -32,6 +32,13 @@ export function SyncingRiskPanel({ risk }: { risk: ConfirmationsView["risk"] }) 
       <Notice tone={risk.level === "high" ? "warning" : "info"} title={risk.refreshTokensRotate ? `${risk.platformName} rotates refresh tokens` : "Why syncing must be off"}>
         {risk.why}
       </Notice>
+      {risk.issuedAfterConfirmation ? (
+        <Notice tone="warning" title="The old app is still refreshing">
+          {risk.issuedAfterConfirmation.companies.toLocaleString("en-GB")} of the file&apos;s access tokens {risk.issuedAfterConfirmation.companies === 1 ? "was" : "were"} issued after syncing was
+          confirmed off ({formatDateTime(risk.issuedAfterConfirmation.confirmedAt)}), the latest at {formatDateTime(risk.issuedAfterConfirmation.lastIssuedAt)}: something still refreshes
+          these companies&apos; tokens{risk.refreshTokensRotate ? `, and each refresh retires the refresh token Ferry would migrate` : ""}. Turn off every sync and scheduled refresh in the old app before the window.
+        </Notice>
+      ) : null}
       <dl className="grid gap-x-4 gap-y-1 sm:grid-cols-[max-content_1fr]" aria-label="Risk from the token file">
         <dt className="font-medium text-slate-700">File submitted</dt>
         <dd>{risk.fileSubmittedAt ? `${formatDateTime(risk.fileSubmittedAt)} (${risk.hoursSinceSubmission} h ago)` : "Not yet"}</dd>

@@ -5,7 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mailOutbox } from "@/db/schema";
+import { mailOutbox, migrationItems } from "@/db/schema";
 import { MANAGED_PLATFORMS, type PlatformKey } from "@/server/platforms";
 import { agreeWindow, completeIntake, sampleCompanies } from "@/server/testing/engagement-flows";
 import { createTestDatabase, seedPeople, type People, type TestDatabase } from "@/server/testing/test-db";
@@ -53,6 +53,30 @@ describe("what the customer is shown", () => {
     expect(risk).toMatchObject({ companies: 4, expiredAccessTokens: 1, withoutExpiry: 1, hoursSinceSubmission: 0, refreshTokensRotate: true });
     expect(risk.fileSubmittedAt).toBeInstanceOf(Date);
     expect(risk.why).toContain("rotates refresh tokens");
+  });
+
+  it("flags access tokens issued after syncing was confirmed off: the old app still refreshes (issued = expiry less the platform's lifetime)", async () => {
+    const engagementId = await open("qhyg");
+    // Exported half an hour ago: QuickBooks access tokens live an hour.
+    const soon = new Date(Date.now() + 30 * 60_000).toISOString();
+    await completeIntake(flow(), { engagementId, companies: sampleCompanies("qhyg", 3).map((c) => ({ ...c, credentials: { ...c.credentials, expiresAt: soon } })) });
+    expect((await customer().confirmations.get({ engagementId })).risk.issuedAfterConfirmation).toBeNull();
+    await customer().confirmations.syncingDisabled({ engagementId });
+    expect((await customer().confirmations.get({ engagementId })).risk.issuedAfterConfirmation).toBeNull();
+
+    // The tokens Ferry holds now (a file accepted since) include two the old app refreshed after the
+    // confirmation: one 20 minutes after, one 2 minutes after (within the clocks' tolerance: not counted).
+    const confirmedAt = (await support().engagements.get({ engagementId })).steps[3]!.completedAt!;
+    const items = await t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).orderBy(migrationItems.position);
+    const issuedAt = (minutes: number) => new Date(confirmedAt.getTime() + minutes * 60_000 + 3_600_000);
+    await t.db.update(migrationItems).set({ accessTokenExpiresAt: issuedAt(20) }).where(eq(migrationItems.id, items[0]!.id));
+    await t.db.update(migrationItems).set({ accessTokenExpiresAt: issuedAt(2) }).where(eq(migrationItems.id, items[1]!.id));
+    const { risk } = await support().confirmations.get({ engagementId });
+    expect(risk.issuedAfterConfirmation).toEqual({ companies: 1, confirmedAt, lastIssuedAt: new Date(confirmedAt.getTime() + 20 * 60_000) });
+    expect(risk.level).toBe("high");
+    // Shopify's access tokens never expire: there is nothing to tell from them.
+    const shop = await open("fztf");
+    expect((await support().confirmations.get({ engagementId: shop })).risk.issuedAfterConfirmation).toBeNull();
   });
 });
 

@@ -23,6 +23,8 @@ export type SyncingRisk = {
   level: "high" | "standard";
   /** Why syncing must be off, for this platform, in words. */
   why: string;
+  /** Access tokens issued after syncing was confirmed off: the old app still refreshes (null when not known). */
+  issuedAfterConfirmation: { companies: number; confirmedAt: Date; lastIssuedAt: Date } | null;
 };
 
 /** The risk as it stands at `now`. */
@@ -33,6 +35,8 @@ export function syncingRisk(params: {
   expired: number;
   withExpiry: number;
   now: Date;
+  /** Companies whose access token was issued after step 4's confirmation, and the latest issue (tokenIssuedAfter). */
+  issuedAfter?: { companies: number; confirmedAt: Date; lastIssuedAt: Date } | null;
 }): SyncingRisk {
   const { platform } = params;
   const rotates = platform.refreshTokenRotates;
@@ -50,7 +54,21 @@ export function syncingRisk(params: {
     companies: params.companies,
     expiredAccessTokens: params.expired,
     withoutExpiry: params.companies - params.withExpiry,
-    level: rotates ? "high" : "standard",
+    level: rotates || (params.issuedAfter?.companies ?? 0) > 0 ? "high" : "standard",
     why,
+    issuedAfterConfirmation: params.issuedAfter && params.issuedAfter.companies > 0 ? params.issuedAfter : null,
   };
+}
+
+/** Clocks differ between the platform, the old app and Ferry: an issue this close to the confirmation is not counted. */
+export const ISSUE_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * The moment before which every access token in the file must have been issued if the old app
+ * stopped refreshing when syncing was confirmed off: a token expiring later than this was issued
+ * after the confirmation (its expiry less the platform's lifetime). Null where tokens do not expire.
+ */
+export function latestSafeExpiry(platform: Pick<ManagedPlatform, "accessTokenLifetimeSeconds">, confirmedAt: Date): Date | null {
+  if (platform.accessTokenLifetimeSeconds === null) return null;
+  return new Date(confirmedAt.getTime() + platform.accessTokenLifetimeSeconds * 1000 + ISSUE_TOLERANCE_MS);
 }

@@ -3,7 +3,7 @@
  * function is a transaction step (`yield*` it in a body; readSteps outside a transaction).
  * Questions about the customer's real migration go through `realItems` (no rehearsal items).
  */
-import { and, asc, count, desc, eq, inArray, isNotNull, lte, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, lte, max, ne, sql } from "drizzle-orm";
 import { intakeSubmissions, migrationItems, migrationRuns, users } from "@/db/schema";
 import { realItems } from "@/server/items/item-scope";
 import { q, type Steps, type Tx } from "@/db/database";
@@ -144,4 +144,15 @@ export function* tokenExpiryCounts(tx: Tx, engagementId: string, now: Date): Ste
     (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, isNotNull(migrationItems.accessTokenExpiresAt)))))?.n ?? 0;
   const expired = (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId, lte(migrationItems.accessTokenExpiresAt, now)))))?.n ?? 0;
   return { companies, expired, withExpiry };
+}
+
+/** Companies whose access token expires after `after` (from the file), and the latest such expiry: step 4's "old app still refreshing". */
+export function* expiringAfter(tx: Tx, engagementId: string, after: Date): Steps<{ companies: number; lastExpiry: Date | null }> {
+  const row = yield* q.get(
+    tx
+      .select({ n: count(), last: max(migrationItems.accessTokenExpiresAt) })
+      .from(migrationItems)
+      .where(realItems(engagementId, gt(migrationItems.accessTokenExpiresAt, after))),
+  );
+  return { companies: row?.n ?? 0, lastExpiry: row?.last ?? null };
 }
