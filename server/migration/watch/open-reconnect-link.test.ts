@@ -103,7 +103,7 @@ describe("a company's reconnect link", () => {
     expect(last).toMatchObject({ source: "person", text: expect.stringMatching(/^Its reconnect link was opened after it had closed: This link was for the weeks after/) });
   });
 
-  it("keeps the service's status, error text and correlationId when it gives no Link URL, and the link works again once it does", async () => {
+  it("keeps the service's status, error text and correlationId when it gives no Link URL, works again once it does, and holds a link opened in a loop", async () => {
     const eng = await bed.ready([{ name: "Refused Good", records: 1 }, { name: "Refused Rotated", records: 1, rotatedAfterExport: true }], { organizationId: bed.people.orgB, customer: bed.people.customerB });
     const worker = createMigrationWorker({ database: bed.t.database, ring: TEST_KEY_RING, watch: false, notify: null });
     await requestTestRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId, kind: "pilot", itemId: eng.items[0]!.id });
@@ -123,6 +123,12 @@ describe("a company's reconnect link", () => {
       await bed.sb.control.setFaults({ maintenance: false });
     }
     expect((await opener.open(token)).kind).toBe("redirect");
+    // Opened in a loop, the link is held to a few opens a minute: nothing more is asked of the service or recorded.
+    const rows = () => bed.t.db.select().from(reconnectLinkOpens).where(eq(reconnectLinkOpens.itemId, eng.items[1]!.id));
+    expect(await rows()).toHaveLength(2);
+    const strict = createReconnectLinkOpener({ database: bed.t.database, ring: TEST_KEY_RING, opensPerMinute: 2 });
+    expect(await strict.open(token)).toEqual({ kind: "busy", companyName: "Refused Rotated", retryAfterSeconds: 60 });
+    expect(await rows()).toHaveLength(2);
   });
 });
 

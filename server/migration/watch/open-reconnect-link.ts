@@ -10,7 +10,7 @@
  * ends (the hypercare days after the handover), and closed once the engagement is cancelled.
  */
 import { randomUUID } from "node:crypto";
-import { count, desc, eq, inArray, max } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, max } from "drizzle-orm";
 import { q, readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { engagements, migrationItems, organizations, reconnectLinkOpens } from "@/db/schema";
 import type { ReconnectLinkOutcome } from "@/core/migration/states";
@@ -29,6 +29,8 @@ export type ReconnectLinkAnswer =
   /** No such link (a mistyped or forged token): nothing is said about any company. */
   | { kind: "unknown" }
   | { kind: "closed"; companyName: string; customerName: string; reason: string }
+  /** Opened too often just now (each open costs a request from the target's quota): try again shortly. */
+  | { kind: "busy"; companyName: string; retryAfterSeconds: number }
   | { kind: "service_error"; companyName: string; customerName: string; status: number | null; error: string; correlationId: string | null };
 
 type LinkFacts = {
@@ -110,6 +112,8 @@ export type ReconnectLinkOpenerDeps = {
   client?: Partial<ServiceClientOptions>;
   /** How long a session (the target's decrypted key) is kept for further opens on the same engagement. */
   sessionTtlMs?: number;
+  /** At most this many opens of one company's link a minute reach the service (default 10). */
+  opensPerMinute?: number;
   log?: (line: string) => void;
   now?: () => Date;
 };
@@ -147,6 +151,10 @@ export function createReconnectLinkOpener(deps: ReconnectLinkOpenerDeps) {
       const f = await readSteps(deps.database, (tx) => linkFacts(tx, itemId));
       if (!f || f.rehearsal) return { kind: "unknown" };
       const at = now();
+      // Each open asks the service (a request from the target's daily quota): a link opened in a loop
+      // (a script, a scanner gone wrong) is held to a few a minute, before anything is asked or written.
+      const recent = await readSteps(deps.database, (tx) => opensSince(tx, f.itemId, new Date(at.getTime() - 60_000)));
+      if (recent >= (deps.opensPerMinute ?? 10)) return { kind: "busy", companyName: f.name, retryAfterSeconds: 60 };
       const closed = closedReason(f);
       if (closed) {
         await record(deps.database, f, { outcome: "closed", detail: closed }, at);
@@ -174,6 +182,11 @@ export function createReconnectLinkOpener(deps: ReconnectLinkOpenerDeps) {
       }
     },
   };
+}
+
+function* opensSince(tx: Tx, itemId: string, since: Date): Steps<number> {
+  const row = yield* q.get(tx.select({ n: count() }).from(reconnectLinkOpens).where(and(eq(reconnectLinkOpens.itemId, itemId), gte(reconnectLinkOpens.at, since))));
+  return Number(row?.n ?? 0);
 }
 
 /** Per company: how often its link was opened (any outcome) and when last. */

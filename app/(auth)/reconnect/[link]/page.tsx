@@ -29,6 +29,16 @@ function LinkProblem({ answer }: { answer: Exclude<ReconnectLinkAnswer, { kind: 
       </>
     );
   }
+  if (answer.kind === "busy") {
+    return (
+      <>
+        <AuthHeading title="Please wait a minute" subtitle={answer.companyName} />
+        <Panel>
+          <p data-testid="reconnect-problem">This link was opened many times in the last minute. Wait a minute, then open it once more: it stays valid.</p>
+        </Panel>
+      </>
+    );
+  }
   if (answer.kind === "closed") {
     return (
       <>
