@@ -29,9 +29,6 @@ export function CallbackPanel({ callback }: { callback: ConfirmationsView["callb
 export function SyncingRiskPanel({ risk }: { risk: ConfirmationsView["risk"] }) {
   return (
     <div className="space-y-3 text-sm">
-      <Notice tone={risk.level === "high" ? "warning" : "info"} title={risk.refreshTokensRotate ? `${risk.platformName} rotates refresh tokens` : "Why syncing must be off"}>
-        {risk.why}
-      </Notice>
       {risk.issuedAfterConfirmation ? (
         <Notice tone="warning" title="The old app is still refreshing">
           {risk.issuedAfterConfirmation.companies.toLocaleString("en-GB")} of the file&apos;s access tokens {risk.issuedAfterConfirmation.companies === 1 ? "was" : "were"} issued after syncing was
@@ -39,6 +36,9 @@ export function SyncingRiskPanel({ risk }: { risk: ConfirmationsView["risk"] }) 
           these companies&apos; tokens{risk.refreshTokensRotate ? `, and each refresh retires the refresh token Ferry would migrate` : ""}. Turn off every sync and scheduled refresh in the old app before the window.
         </Notice>
       ) : null}
+      <Notice tone={risk.level === "high" ? "warning" : "info"} title={risk.refreshTokensRotate ? `${risk.platformName} rotates refresh tokens` : "Why syncing must be off"}>
+        {risk.why}
+      </Notice>
       <dl className="grid gap-x-4 gap-y-1 sm:grid-cols-[max-content_1fr]" aria-label="Risk from the token file">
         <dt className="font-medium text-slate-700">File submitted</dt>
         <dd>{risk.fileSubmittedAt ? `${formatDateTime(risk.fileSubmittedAt)} (${risk.hoursSinceSubmission} h ago)` : "Not yet"}</dd>

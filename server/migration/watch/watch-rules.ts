@@ -112,6 +112,12 @@ export type WatchFindings = {
   missing: string[];
 };
 
+/** The fields of `tenant` that `migrated` names too (what was compared), else all of them. */
+function comparedFields(tenant: Record<string, string>, migrated: Record<string, string>): Record<string, string> {
+  const shared = Object.entries(tenant).filter(([k]) => k in migrated);
+  return shared.length ? Object.fromEntries(shared) : tenant;
+}
+
 /** The connection that stands for the item: its own, else the company's connection to the same platform. */
 function connectionOf(item: WatchedItem, company: ListedCompany, platformKey: string): ListedCompany["connections"][number] | undefined {
   return company.connections.find((c) => c.id === item.connectionId) ?? company.connections.find((c) => c.integrationKey === platformKey);
@@ -135,7 +141,7 @@ export function decideWatch(items: readonly WatchedItem[], listed: ReadonlyMap<s
     if (item.state === "reconnect_pending") {
       // The end customer may have linked the same connection again, or a new one to the platform.
       const linked = connection.status === "Linked" ? connection : company.connections.find((c) => c.integrationKey === platformKey && c.status === "Linked");
-      if (linked && item.platformTenant && otherTenant(item.platformTenant, linked.tenant)) findings.wrongTenant.push({ itemId: item.id, connectionId: linked.id, expected: item.platformTenant, found: linked.tenant! });
+      if (linked && item.platformTenant && otherTenant(item.platformTenant, linked.tenant)) findings.wrongTenant.push({ itemId: item.id, connectionId: linked.id, expected: item.platformTenant, found: comparedFields(linked.tenant!, item.platformTenant) });
       else if (linked) findings.reconnected.push({ itemId: item.id, connectionId: linked.id });
     } else if (connection.status === "Deauthorized") {
       findings.dropped.push({ itemId: item.id, reason: platformErrorText(connection.errors) });
