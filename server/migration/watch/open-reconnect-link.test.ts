@@ -13,6 +13,7 @@ import { createMigrationWorker } from "@/server/migration/migration-worker";
 import { requestTestRun } from "@/server/migration/test-run/request-test-run";
 import { callerAs, testConfig } from "@/server/testing/caller";
 import { engineTestBed } from "@/server/testing/test-bed";
+import { onlyPostForm } from "@/server/testing/link-browser";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import { closedReason, createReconnectLinkOpener, type ReconnectLinkAnswer } from "./open-reconnect-link";
 import { reconnectLinkToken } from "./reconnect-link";
@@ -21,14 +22,6 @@ import { endWatch } from "./watch-repository";
 const bed = engineTestBed();
 
 const tokenOfUrl = (url: string) => url.slice(url.lastIndexOf("/") + 1);
-
-/** The Link page's Connect form: its action and hidden fields. */
-function connectForm(html: string): { action: string; fields: Record<string, string> } {
-  const m = /<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
-  if (!m) throw new Error(`no form on the page: ${html.slice(0, 300)}`);
-  const decode = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, '"');
-  return { action: decode(m[1]!), fields: Object.fromEntries([...m[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((f) => [f[1]!, decode(f[2]!)])) };
-}
 
 function redirected(answer: ReconnectLinkAnswer): string {
   if (answer.kind !== "redirect") throw new Error(`expected a redirect, got ${JSON.stringify(answer)}`);
@@ -65,11 +58,11 @@ describe("a company's reconnect link", () => {
     expect(second).not.toBe(first);
     const page = await fetch(second);
     expect(page.status).toBe(200);
-    const form = connectForm(await page.text());
+    const form = onlyPostForm(await page.text());
     const connect = await fetch(`${new URL(bed.sb.url).origin}${form.action}`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(form.fields).toString(),
+      body: new URLSearchParams(form.hidden).toString(),
       redirect: "manual",
     });
     expect(connect.status).toBe(303);

@@ -5,6 +5,7 @@
  * that account's data; the controls do the same without a browser; a drop (now or on the sandbox
  * clock) leaves the connection Deauthorized in the platform's words until Link restores it.
  */
+import { decodeHtml as decode, linkBrowser } from "@/server/testing/link-browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MANAGED_PLATFORMS, tokenRefusalFamily, type PlatformKey } from "../../platforms";
 import { call, createCompany, createConnection, str, syncAndFinish, UUID } from "@/server/testing/raw-http";
@@ -25,26 +26,7 @@ afterAll(async () => {
 
 const origin = () => new URL(sb.url).origin;
 
-type Page = { status: number; html: string; headers: Headers };
-
-/** A browser-like GET of a Link page (absolute URL, or a path on the sandbox's origin). */
-async function open(url: string): Promise<Page> {
-  const response = await fetch(url.startsWith("http") ? url : `${origin()}${url}`, { redirect: "manual" });
-  return { status: response.status, html: await response.text(), headers: response.headers };
-}
-
-/** Submits a page's form as a browser would (urlencoded), without following the redirect. */
-async function submit(action: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
-  const response = await fetch(`${origin()}${action}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
-    body: new URLSearchParams(fields).toString(),
-    redirect: "manual",
-  });
-  return { status: response.status, html: await response.text(), headers: response.headers };
-}
-
-const decode = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+const { open, submit } = linkBrowser(origin);
 
 /** The page's forms: action and hidden nonce, in page order. */
 function forms(html: string): { action: string; nonce: string; button: string }[] {

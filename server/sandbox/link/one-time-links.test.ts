@@ -5,6 +5,7 @@
  * (403), an expired or spent one too (410), each with a page in words and nothing connected. With
  * it off the sandbox behaves as before. The controls set and report it; the demo client has it on.
  */
+import { linkBrowser, onlyPostForm as onlyForm, postForms as forms, type LinkPage } from "@/server/testing/link-browser";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,42 +33,7 @@ afterAll(async () => {
 
 const origin = () => new URL(sb.url).origin;
 
-type Page = { status: number; html: string; headers: Headers };
-
-/** A browser-like GET of a Link page (absolute URL, or a path on the sandbox's origin). */
-async function open(url: string): Promise<Page> {
-  const response = await fetch(url.startsWith("http") ? url : `${origin()}${url}`, { redirect: "manual" });
-  return { status: response.status, html: await response.text(), headers: response.headers };
-}
-
-/** Submits a form as a browser would (urlencoded), without following the redirect. */
-async function submit(action: string, fields: Record<string, string>): Promise<Page> {
-  const response = await fetch(`${origin()}${action}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-    redirect: "manual",
-  });
-  return { status: response.status, html: await response.text(), headers: response.headers };
-}
-
-const decode = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'");
-
-type Form = { action: string; fields: Record<string, string> };
-
-/** The page's POST forms: action and hidden fields (nonce, and token when the link has one). */
-function forms(html: string): Form[] {
-  return [...html.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
-    action: decode(m[1] ?? ""),
-    fields: Object.fromEntries([...(m[2] ?? "").matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((f) => [f[1] ?? "", decode(f[2] ?? "")])),
-  }));
-}
-
-function onlyForm(html: string): Form {
-  const [form] = forms(html);
-  if (!form) throw new Error(`The page has no form: ${html}`);
-  return form;
-}
+const { open, submit } = linkBrowser(origin);
 
 const TOKEN = /^\d{13,15}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/;
 
@@ -98,7 +64,7 @@ async function deauthorizedCompany(apiKey: string, name: string) {
   return { companyId, connectionId };
 }
 
-function expectRefused(page: Page, status: 403 | 410, heading: string): void {
+function expectRefused(page: LinkPage, status: 403 | 410, heading: string): void {
   expect(page.status).toBe(status);
   expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
   expect(page.headers.get("cache-control")).toBe("no-store");
@@ -194,10 +160,10 @@ describe("a one-time Link URL", () => {
     expect(first.headers.get("cache-control")).toBe("no-store");
     expect(first.html).toContain("<h1>Connect Once Ltd</h1>");
     const [formA, formB] = [onlyForm(first.html), onlyForm(second.html)];
-    expect(formA).toEqual({ action: `/codat/link/company/${companyId}/connect`, fields: { nonce: expect.any(String), token } });
-    expect(formB.fields.nonce).not.toBe(formA.fields.nonce);
+    expect({ action: formA.action, hidden: formA.hidden }).toEqual({ action: `/codat/link/company/${companyId}/connect`, hidden: { nonce: expect.any(String), token } });
+    expect(formB.hidden.nonce).not.toBe(formA.hidden.nonce);
 
-    const done = await submit(formA.action, { ...formA.fields, platformKey: "fztf" });
+    const done = await submit(formA.action, { ...formA.hidden, platformKey: "fztf" });
     expect(done.status).toBe(303);
     const location = done.headers.get("location") ?? "";
     const [connection] = await connectionsOf(oneTime.apiKey, companyId);
@@ -211,7 +177,7 @@ describe("a one-time Link URL", () => {
     expect(confirmed.html).not.toContain("Status:");
 
     // The other tab's Connect (a fresh nonce, the same link) would make a second Shopify connection.
-    const again = await submit(formB.action, { ...formB.fields, platformKey: "fztf" });
+    const again = await submit(formB.action, { ...formB.hidden, platformKey: "fztf" });
     expectRefused(again, 410, "This link was already used");
     expect(await connectionsOf(oneTime.apiKey, companyId)).toHaveLength(1);
     // The link no longer opens the page either; a new one from the API does.
@@ -223,7 +189,7 @@ describe("a one-time Link URL", () => {
     const companyId = await createCompany(sb, oneTime.apiKey, "Race Ltd");
     const redirect = await redirectOf(oneTime.apiKey, companyId);
     const pages = await Promise.all([open(redirect), open(redirect), open(redirect)]);
-    const answers = await Promise.all(pages.map((p) => onlyForm(p.html)).map((f) => submit(f.action, { ...f.fields, platformKey: "fztf" })));
+    const answers = await Promise.all(pages.map((p) => onlyForm(p.html)).map((f) => submit(f.action, { ...f.hidden, platformKey: "fztf" })));
     expect(answers.map((a) => a.status).sort()).toEqual([303, 410, 410]);
     expect(await connectionsOf(oneTime.apiKey, companyId)).toHaveLength(1);
   });
@@ -240,8 +206,8 @@ describe("a one-time Link URL", () => {
     expect((await open(`/codat/link/company/${companyId}?token=${token}`)).status).toBe(200);
 
     const form = onlyForm(page.html);
-    expect(form).toEqual({ action: `/codat/link/company/${companyId}/connections/${connectionId}/connect`, fields: { nonce: expect.any(String), token } });
-    const done = await submit(form.action, form.fields);
+    expect({ action: form.action, hidden: form.hidden }).toEqual({ action: `/codat/link/company/${companyId}/connections/${connectionId}/connect`, hidden: { nonce: expect.any(String), token } });
+    const done = await submit(form.action, form.hidden);
     expect(done.status).toBe(303);
     expect((await open(done.headers.get("location") ?? "")).html).toContain("Your QuickBooks Online account is connected to Start Page Ltd.");
     expect((await connectionsOf(oneTime.apiKey, companyId))[0]?.status).toBe("Linked");
@@ -262,11 +228,11 @@ describe("a one-time Link URL", () => {
     expectRefused(await open(linkUrl), 410, "This link has expired");
     expect((await open(redirect)).html).toContain("A link to this page works for one day after it was made");
     // A page opened in time, pressed after the link expired (its nonce, real time, is still good).
-    expectRefused(await submit(form.action, form.fields), 410, "This link has expired");
+    expectRefused(await submit(form.action, form.hidden), 410, "This link has expired");
     expect((await connectionsOf(oneTime.apiKey, companyId))[0]?.status).toBe("Deauthorized");
     // A new link from the API works.
     const fresh = await open(await redirectOf(oneTime.apiKey, companyId));
-    expect((await submit(onlyForm(fresh.html).action, onlyForm(fresh.html).fields)).status).toBe(303);
+    expect((await submit(onlyForm(fresh.html).action, onlyForm(fresh.html).hidden)).status).toBe(303);
     expect((await connectionsOf(oneTime.apiKey, companyId))[0]?.status).toBe("Linked");
   });
 
@@ -277,7 +243,7 @@ describe("a one-time Link URL", () => {
     const [issuedAt, salt, mac] = good.split(".");
     const flipped = `${mac?.startsWith("A") ? "B" : "A"}${mac?.slice(1)}`;
     const page = await open(`/codat/link/company/${companyId}?token=${good}`);
-    const nonce = onlyForm(page.html).fields.nonce ?? "";
+    const nonce = onlyForm(page.html).hidden.nonce ?? "";
 
     const missing = await open(`/codat/link/company/${companyId}`);
     expectRefused(missing, 403, "This link is not complete");
@@ -318,7 +284,7 @@ describe("a one-time Link URL", () => {
     const redirect = await redirectOf(oneTime.apiKey, companyId);
     const token = tokenOf(redirect) ?? "";
     const form = onlyForm((await open(redirect)).html);
-    const refused = await submit(form.action, form.fields);
+    const refused = await submit(form.action, form.hidden);
     expect(refused.status).toBe(409);
     expect(refused.html).toContain(`<a href="/codat/link/company/${companyId}?token=${token}">Back to Two Books Ltd&#39;s page</a>`);
     expect((await open(redirect)).status).toBe(200);
@@ -341,7 +307,7 @@ describe("a one-time Link URL", () => {
     const page = await open(untokened);
     expect(page.status).toBe(200);
     // No token field in the form, as before the setting existed; a token in the address is ignored.
-    expect(onlyForm(page.html).fields).toEqual({ nonce: expect.any(String) });
+    expect(onlyForm(page.html).hidden).toEqual({ nonce: expect.any(String) });
     expect((await open(`${untokened}?token=garbage`)).status).toBe(200);
   });
 });
@@ -353,11 +319,11 @@ describe("with the setting off", () => {
     const page = await open(redirect);
     expect(page.status).toBe(200);
     const form = onlyForm(page.html);
-    expect(form.fields).toEqual({ nonce: expect.any(String) });
-    expect((await submit(form.action, form.fields)).status).toBe(303);
+    expect(form.hidden).toEqual({ nonce: expect.any(String) });
+    expect((await submit(form.action, form.hidden)).status).toBe(303);
     await sb.control.deauthorize(companyId, connectionId);
     const again = onlyForm((await open(redirect)).html);
-    expect((await submit(again.action, again.fields)).status).toBe(303);
+    expect((await submit(again.action, again.hidden)).status).toBe(303);
     // A day later the same address still works.
     await sb.control.advanceClock({ days: 2 });
     const confirmed = await open(`/codat/link/company/${companyId}?connected=${connectionId}`);

@@ -6,6 +6,7 @@
  * was; the known one behaves as before. The link control does the same with `{ otherTenant: true }`.
  * A bad choice is refused with a page and connects nothing; it all works with one-time Link URLs.
  */
+import { linkBrowser, onlyPostForm as onlyForm } from "@/server/testing/link-browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MANAGED_PLATFORMS, type PlatformKey } from "../../platforms";
 import { call, createCompany, createConnection, str } from "@/server/testing/raw-http";
@@ -25,41 +26,7 @@ afterAll(async () => {
 
 const origin = () => new URL(sb.url).origin;
 
-type Page = { status: number; html: string; headers: Headers };
-
-async function open(url: string): Promise<Page> {
-  const response = await fetch(url.startsWith("http") ? url : `${origin()}${url}`, { redirect: "manual" });
-  return { status: response.status, html: await response.text(), headers: response.headers };
-}
-
-async function submit(action: string, fields: Record<string, string>): Promise<Page> {
-  const response = await fetch(`${origin()}${action}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-    redirect: "manual",
-  });
-  return { status: response.status, html: await response.text(), headers: response.headers };
-}
-
-const decode = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'");
-
-type Form = { action: string; hidden: Record<string, string>; html: string };
-
-/** The page's POST forms: action, hidden fields (nonce, and token when the link has one) and markup. */
-function forms(html: string): Form[] {
-  return [...html.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
-    action: decode(m[1] ?? ""),
-    hidden: Object.fromEntries([...(m[2] ?? "").matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((f) => [f[1] ?? "", decode(f[2] ?? "")])),
-    html: m[2] ?? "",
-  }));
-}
-
-function onlyForm(html: string): Form {
-  const [form] = forms(html);
-  if (!form) throw new Error(`The page has no form: ${html}`);
-  return form;
-}
+const { open, submit } = linkBrowser(origin);
 
 type TenantState = { tenantId: string; platformKey: string; name: string; identity: Record<string, string> };
 
