@@ -16,7 +16,7 @@ import { SERVICE_TARGET_KINDS } from "../core/targets/kinds";
 import type { StepEvidence } from "../core/engagements/evidence";
 import type { IntakeProblem } from "../core/intake/problems";
 import { MAIL_TRANSPORTS } from "../core/mail/transports";
-import { ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
+import { CALLBACK_CHECK_STATUSES, ENGAGEMENT_REQUEST_STATUSES, SUBMISSION_STATUSES, WAITING_PARTIES, WINDOW_STATUSES } from "../core/engagements/flow-states";
 import { IN_FLIGHT_CALLS, MIGRATION_ITEM_STATES, RECONNECT_LINK_OUTCOMES, RUN_KINDS, RUN_STATUSES, SUPPLEMENTARY_STATUSES, WATCH_STATUSES } from "../core/migration/states";
 import { PURGE_TRIGGERS } from "../core/migration/handover-states";
 import { STATUS_REASONS } from "../core/engagements/status-reasons";
@@ -852,6 +852,41 @@ export const reconnectLinkOpens = sqliteTable(
   (t) => [
     index("reconnect_link_opens_item_idx").on(t.itemId, t.at),
     index("reconnect_link_opens_engagement_idx").on(t.engagementId, t.at),
+  ],
+);
+
+/**
+ * Step 3 proven by a round trip (server/migration/callback-check): a throwaway company and connection Ferry made on
+ * the engagement's target for the platform; the customer authorizes it, and a Linked connection proves the platform
+ * sent the authorization to the service's callback URL. The company is deleted once the check ends.
+ */
+export const callbackChecks = sqliteTable(
+  "callback_checks",
+  {
+    id: id(),
+    engagementId: text("engagement_id").notNull().references(() => engagements.id, { onDelete: "cascade" }),
+    serviceTargetId: text("service_target_id").notNull().references(() => serviceTargets.id, { onDelete: "cascade" }),
+    platformKey: text("platform_key").notNull(),
+    status: text("status", { enum: CALLBACK_CHECK_STATUSES }).notNull(),
+    /** The throwaway company on the service, once made. */
+    companyId: text("company_id"),
+    connectionId: text("connection_id"),
+    /** The platform's words when it refused the redirect (the connection's dataConnectionErrors). */
+    refusal: text("refusal"),
+    /** The service's HTTP status when it refused a call of the check. */
+    errorStatus: integer("error_status"),
+    errorText: text("error_text"),
+    correlationId: text("correlation_id"),
+    startedById: text("started_by_id").notNull().references(() => users.id),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+    /** When Ferry last asked the service for the connection. */
+    checkedAt: integer("checked_at", { mode: "timestamp_ms" }),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+    /** When the throwaway company was deleted from the service. */
+    companyDeletedAt: integer("company_deleted_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [
+    index("callback_checks_engagement_idx").on(t.engagementId, t.startedAt),
   ],
 );
 

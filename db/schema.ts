@@ -42,6 +42,7 @@ export const rateBudgetMembers = chosen.rateBudgetMembers;
 export const rateBudgetQuotas = chosen.rateBudgetQuotas;
 export const workerProcesses = chosen.workerProcesses;
 export const reconnectLinkOpens = chosen.reconnectLinkOpens;
+export const callbackChecks = chosen.callbackChecks;
 export const targetEvents = chosen.targetEvents;
 export const webhookConsumers = chosen.webhookConsumers;
 export const webhookInbox = chosen.webhookInbox;

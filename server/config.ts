@@ -17,6 +17,8 @@ export type AppConfig = {
   purgeAfterDays: number;
   /** The built-in sandbox's controls, when this process may use them (its configured limits for estimates). */
   sandbox?: { url: string; adminToken: string };
+  /** Step 3's round trip asks the service about an open check at most this often (default 3 s; tests set 0). */
+  callbackCheckRefreshMs?: number;
 };
 
 /** The app's fixed configuration, from the validated environment. */

@@ -21,6 +21,7 @@ export type WindowPlan = RouterOutputs["windows"]["plan"];
 export type WindowView = WindowPlan["windows"][number];
 export type EstimateView = NonNullable<WindowPlan["estimate"]>;
 export type ConfirmationsView = RouterOutputs["confirmations"]["get"];
+export type CallbackCheckView = RouterOutputs["confirmations"]["callbackCheck"];
 /** What the token-file routes answer for a check (it is not a tRPC procedure: files go up to 20 MB). */
 export type { TokenFileCheck } from "@/core/engagements/intake-schemas";
 export type SupplementaryView = RouterOutputs["supplementary"]["get"];

@@ -33,3 +33,31 @@ export type ConfirmationsView = z.infer<typeof ZConfirmationsView>;
 
 /** A confirmation: the customer's needs nothing more; staff on their behalf say how they confirmed. */
 export const ZConfirmation = z.object({ note: z.string().trim().max(2000).optional() });
+
+/**
+ * Step 3's round trip as the screens show it (server/migration/callback-check). `status` "none":
+ * no round trip was started. `linkUrl`: where the customer authorizes the test connection, only
+ * while it is open (waiting, or refused and waiting for another try).
+ */
+export const ZCallbackCheckView = z.object({
+  status: z.enum(["none", "waiting", "refused", "proven", "failed", "cancelled"]),
+  id: z.string().nullable(),
+  startedAt: z.date().nullable(),
+  startedBy: z.string().nullable(),
+  checkedAt: z.date().nullable(),
+  finishedAt: z.date().nullable(),
+  companyId: z.string().nullable(),
+  linkUrl: z.string().nullable(),
+  /** The platform's words when it refused the redirect, and what to fix. */
+  refusal: z.string().nullable(),
+  fix: z.string().nullable(),
+  /** The service's refusal of a call of the check: kept whole to the screen. */
+  error: z.object({ status: z.number().int().nullable(), text: z.string(), correlationId: z.string().nullable() }).nullable(),
+  companyDeleted: z.boolean(),
+  /** Whether a round trip can be started now, and if not why (no target, step 3 done…). */
+  canStart: z.boolean(),
+  cannotStart: z.string().nullable(),
+  /** Where the customer's app keeps its redirect URIs, when Ferry knows it (the sandbox's developer console). */
+  consoleUrl: z.string().nullable(),
+});
+export type CallbackCheckView = z.infer<typeof ZCallbackCheckView>;

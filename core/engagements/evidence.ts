@@ -23,8 +23,16 @@ const ZWindowAccepted = z.object({
   estimateSeconds: z.number().int(),
 });
 
-/** Step 3: the callback URL is on the customer's app. */
-const ZCallbackConfirmed = z.object({ kind: z.literal("callback_confirmed"), callbackUrl: z.string() });
+/**
+ * Step 3: the callback URL is on the customer's app. `proof`: a round trip showed it (a throwaway
+ * connection authorized on the platform became Linked); without it the step rests on the
+ * customer's word (older evidence has neither field: unproven).
+ */
+const ZCallbackConfirmed = z.object({
+  kind: z.literal("callback_confirmed"),
+  callbackUrl: z.string(),
+  proof: z.object({ checkId: z.string(), companyId: z.string(), connectionId: z.string(), linkedAt: z.coerce.date() }).optional(),
+});
 
 /** Step 4: old-app syncing is off for every company in the file, with the risk as it stood. */
 const ZSyncingDisabled = z.object({

@@ -46,3 +46,13 @@ export const NEXT_MOVE_ACTIONS = [
   "look_at_drops",
 ] as const;
 export type NextMoveAction = (typeof NEXT_MOVE_ACTIONS)[number];
+
+/**
+ * Step 3's round trip (server/migration/callback-check): `waiting` for the customer to authorize the
+ * throwaway connection; `refused` — the platform refused the redirect (the callback URL is not on the
+ * customer's app), still open for another try once it is added; `proven` — the connection linked, so
+ * the platform sent the authorization to the callback URL; `failed` — the service refused to make the
+ * throwaway company or connection; `cancelled`.
+ */
+export const CALLBACK_CHECK_STATUSES = ["waiting", "refused", "proven", "failed", "cancelled"] as const;
+export type CallbackCheckStatus = (typeof CALLBACK_CHECK_STATUSES)[number];

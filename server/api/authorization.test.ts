@@ -98,6 +98,10 @@ const TABLE: Record<string, Row> = {
   "confirmations.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "confirmations.callbackUrl": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },
   "confirmations.syncingDisabled": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, note: "Confirmed on a call" }) },
+  "confirmations.callbackCheck": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "confirmations.startCallbackCheck": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "confirmations.refreshCallbackCheck": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
+  "confirmations.cancelCallbackCheck": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "handover.get": { audience: "signedIn", input: (f) => ({ engagementId: f.engA }) },
   "handover.items": { audience: "signedIn", input: (f) => ({ engagementId: f.engA, page: 1, pageSize: 10 }) },
   // engA has no companies: refused past the access check, so nothing is produced or purged here.

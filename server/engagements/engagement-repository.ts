@@ -29,6 +29,12 @@ function statesOf(rows: readonly Pick<StepRow, "step" | "state">[]): StepStates 
   return states;
 }
 
+/** The engagement's step states, read without locking anything (a view; a change uses loadForChange). */
+export function* findStepStates(tx: Tx, engagementId: string): Steps<StepStates> {
+  const rows = yield* q.all(tx.select({ step: engagementSteps.step, state: engagementSteps.state }).from(engagementSteps).where(eq(engagementSteps.engagementId, engagementId)));
+  return statesOf(rows);
+}
+
 /**
  * The engagement and its step states, for a change; NOT_FOUND when there is none. Inside a
  * transaction the engagement row is locked (FOR UPDATE on PostgreSQL) until it ends: every change

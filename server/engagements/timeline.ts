@@ -113,6 +113,17 @@ const intakeWords = {
   "engagement_request.declined": (ev) => `Declined the request for an engagement: ${clause(ev.after.reason)}`,
 } satisfies Partial<Describers>;
 
+/** Step 3's round trip. */
+const callbackCheckWords = {
+  "callback_check.started": (ev) => `Started a round trip to prove the callback URL ${ev.after.callbackUrl}: a test company (${ev.after.companyId}) for the customer to authorize on the platform`,
+  "callback_check.refused": (ev) => `The platform refused the round trip's authorization: ${clause(ev.after.refusal)}`,
+  "callback_check.proven": () => "The round trip's test connection linked: the platform sent the authorization to the callback URL, so it is on the customer's app",
+  "callback_check.ended": (ev) =>
+    ev.after.outcome === "cancelled"
+      ? `Cancelled the callback URL round trip: ${clause(ev.after.reason)}`
+      : `The callback URL round trip could not be made: ${clause(ev.after.reason)}${ev.after.status ? ` (${ev.after.status}${ev.after.correlationId ? `, correlationId ${ev.after.correlationId}` : ""})` : ""}`,
+} satisfies Partial<Describers>;
+
 /** The single-company test and its rehearsal. */
 const testWords = {
   "migration.test_requested": (ev) =>
@@ -210,6 +221,7 @@ const DESCRIBERS: Describers = {
   ...targetWords,
   ...accountWords,
   ...intakeWords,
+  ...callbackCheckWords,
   ...testWords,
   ...bulkWords,
   ...itemWords,

@@ -347,6 +347,30 @@ export const AUDIT_EVENTS = {
     before: z.object({ state: z.string() }),
     after: z.object({ company: z.string() }),
   },
+  /** Step 3's round trip began: a throwaway company and connection on the target for the customer to authorize. */
+  "callback_check.started": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ companyId: z.string(), connectionId: z.string(), callbackUrl: z.string() }),
+  },
+  /** The platform refused to send the round trip's authorization to the callback URL (not on the customer's app). */
+  "callback_check.refused": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ refusal: z.string() }),
+  },
+  /** The round trip's connection linked: the callback URL is on the customer's app (step 3 completes with it). */
+  "callback_check.proven": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ companyId: z.string(), connectionId: z.string() }),
+  },
+  /** The round trip ended without proof: cancelled, or the service refused to make it (status, text, correlationId). */
+  "callback_check.ended": {
+    target: "engagement",
+    before: NONE,
+    after: z.object({ outcome: z.enum(["cancelled", "failed"]), reason: z.string(), status: z.number().int().nullable(), correlationId: z.string().nullable() }),
+  },
   /** After the bulk run, the companies that failed on their tokens are handed to their end customers (reconnect links). */
   "migration.reconnect_pending": {
     target: "engagement",

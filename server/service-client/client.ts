@@ -617,6 +617,10 @@ function companyCalls(request: ServiceRequest) {
     /** GET /companies/{companyId}. */
     getCompany: (params: { companyId: string }, callOptions?: CallOptions) =>
       request<Company>({ operation: "getCompany", method: "GET", path: `/companies/${seg(params.companyId)}`, schema: CompanySchema }, callOptions),
+
+    /** DELETE /companies/{companyId} (204): the company and its connections are gone from the service. */
+    deleteCompany: (params: { companyId: string }, callOptions?: CallOptions) =>
+      request<undefined>({ operation: "deleteCompany", method: "DELETE", path: `/companies/${seg(params.companyId)}`, schema: NO_BODY }, callOptions),
   };
 }
 

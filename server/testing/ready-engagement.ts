@@ -53,6 +53,8 @@ export type ReadyEngagement = {
   apiKey: string;
   /** That client's id on the sandbox, when it was made here (to change how its syncs go: setSyncs, releaseSyncs). */
   sandboxClientId: string | null;
+  /** The customer who submitted the file (and confirmed steps 3 and 4 when it went that far). */
+  customer: Actor;
   /** One per company, in file order: the item, its tenant on the sandbox. */
   items: { id: string; name: string; tenantId: string; records: number | null }[];
 };
@@ -168,6 +170,7 @@ export async function readyEngagement(
     serviceTargetId: target.id,
     apiKey: target.apiKey,
     sandboxClientId,
+    customer,
     items: rows.map((r, i) => ({ id: r.id, name: r.name, tenantId: exported[i]!.tenant.tenantId, records: r.recordsHint })),
   };
 }

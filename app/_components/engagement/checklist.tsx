@@ -105,7 +105,9 @@ function flowEvidence(flow: FlowEvidence): string {
     case "window_accepted":
       return `Window ${formatDateTime(flow.startsAt)} – ${formatDateTime(flow.endsAt)} (estimated ${formatDuration(flow.estimateSeconds)})`;
     case "callback_confirmed":
-      return `Callback URL ${flow.callbackUrl}`;
+      return flow.proof
+        ? `Callback URL ${flow.callbackUrl}, proven by a round trip: a test connection authorized on the platform linked ${formatDateTime(flow.proof.linkedAt)}`
+        : `Callback URL ${flow.callbackUrl}, on the customer's word (unproven: no round trip was made)`;
     case "syncing_disabled":
       return `File submitted ${formatDateTime(flow.fileSubmittedAt)}; ${countOf(flow.expiredAccessTokens, "access token", "access tokens")} expired at the time; refresh tokens ${flow.refreshTokensRotate ? "rotate" : "do not rotate"}`;
     case "test_passed":

@@ -24,8 +24,11 @@ export type SessionRefusal = { kind: "no_target" } | { kind: "target_refused"; r
 
 export type RunSession<C> = RunEngagement & { target: ServiceTargetRecord; connection: C };
 
+/** What a session is opened for: a run, or another piece of work on an engagement's target (step 3's round trip). */
+export type SessionSubject = Pick<RunRow, "id" | "engagementId" | "serviceTargetId">;
+
 /** The run's engagement and its platform; an engagement that no longer exists is a fault of Ferry's own (thrown). */
-export async function runEngagement(database: Database, run: RunRow): Promise<RunEngagement> {
+export async function runEngagement(database: Database, run: SessionSubject): Promise<RunEngagement> {
   const engagement = await readSteps(database, (tx) => findEngagement(tx, run.engagementId));
   if (!engagement) throw new Error(`The engagement of run ${run.id} no longer exists.`);
   return { engagement, platform: platformOf(engagement.platformKey) };
@@ -35,7 +38,7 @@ export async function runEngagement(database: Database, run: RunRow): Promise<Ru
 export async function openRunSession<C>(params: {
   database: Database;
   ring: KeyRing;
-  run: RunRow;
+  run: SessionSubject;
   /** What the key is decrypted for, as the audit log says it, from the engagement's reference. */
   purpose: (reference: string) => string;
   connect: (target: ServiceTargetRecord, apiKey: string) => C;
