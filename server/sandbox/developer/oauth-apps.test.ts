@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkBrowser, onlyPostForm, postForms, type LinkForm, type LinkPage } from "@/server/testing/link-browser";
-import { call, createCompany, createConnection, str } from "@/server/testing/raw-http";
+import { call, createCompany, createConnection } from "@/server/testing/raw-http";
 import { startTestSandbox, type ConnectionJson, type TestSandbox } from "@/server/testing/test-sandbox";
 import { MANAGED_PLATFORMS, type PlatformKey } from "../../platforms";
 

@@ -29,16 +29,15 @@ export type OAuthAppView = {
   consoleUrl: string;
 };
 
+/** The app as the controls show it; `publicUrl` is the sandbox's, base path included. */
 export function oauthAppView(app: OAuthAppRow, publicUrl: string): OAuthAppView {
-  const origin = new URL(publicUrl).origin;
-  const basePath = new URL(publicUrl).pathname.replace(/\/+$/, "");
   return {
     clientId: app.clientId,
     platformKey: app.platformKey,
     appClientId: app.appClientId,
     name: app.name,
     redirectUris: app.redirectUris,
-    consoleUrl: `${origin}${consolePath(basePath, app.platformKey, app.appClientId)}`,
+    consoleUrl: `${publicUrl}${consolePath("", app.platformKey, app.appClientId)}`,
   };
 }
 
