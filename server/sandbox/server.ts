@@ -1,6 +1,7 @@
 /**
- * The sandbox HTTP server: the service's API, the test controls under /_sandbox, and the Link
- * pages under /link (link/link-routes.ts) behind companies' redirect and connections' linkUrl.
+ * The sandbox HTTP server: the service's API, the test controls under /_sandbox, the Link
+ * pages under /link (link/link-routes.ts) behind companies' redirect and connections' linkUrl,
+ * and the simulated platforms' developer console under /developer (developer/developer-routes.ts).
  * Plain node:http; every response carries `X-Correlation-Id` (a new UUID),
  * every API response the three `X-Rate-Limit-*` headers.
  *
@@ -35,6 +36,7 @@ import { ClientGoneError, discardBody, parseJsonBody, readBody, writeResponse, t
 import { isAccountExpired } from "./domain/limits";
 import { RateLimits } from "./domain/rate-limits";
 import { createRouter, MalformedPathError, type RouteMatch } from "./http/router";
+import { handleDeveloperRequest } from "./developer/developer-routes";
 import { handleLinkRequest, LINK_HEADERS } from "./link/link-routes";
 import { API_ROUTES } from "./routes";
 import { settleDue } from "./simulators/settle";
@@ -231,13 +233,24 @@ function belowBasePath(basePath: string, path: string): string {
   return path.slice(basePath.length) || "/";
 }
 
-/** Answers a Link page (HTML, not the API's JSON), with the page's own headers. */
-async function serveLinkPage(
+/** The public HTML pages: the Link flow, and the simulated platforms' developer console. */
+type PageHandler = typeof handleLinkRequest;
+
+/** The handler of a public page's path, or null when the path is not one. */
+function pageHandlerOf(path: string): PageHandler | null {
+  if (path === "/link" || path.startsWith("/link/")) return handleLinkRequest;
+  if (path === "/developer" || path.startsWith("/developer/")) return handleDeveloperRequest;
+  return null;
+}
+
+/** Answers a public page (HTML, not the API's JSON), with the Link pages' headers. */
+async function servePage(
   state: SandboxState,
+  handler: PageHandler,
   params: { req: IncomingMessage; res: ServerResponse; path: string; query: URLSearchParams; correlationId: string; date: string },
 ): Promise<void> {
   const { req, res } = params;
-  const page = await handleLinkRequest({ app: state.app, req, path: params.path, query: params.query });
+  const page = await handler({ app: state.app, req, path: params.path, query: params.query });
   const body = req.method === "HEAD" ? "" : page.body;
   res.writeHead(page.status, {
     ...LINK_HEADERS,
@@ -285,8 +298,9 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   let path = split.path;
   try {
     path = belowBasePath(state.app.basePath, path);
-    if (path === "/link" || path.startsWith("/link/")) {
-      await serveLinkPage(state, { req, res, path, query, correlationId, date });
+    const pageHandler = pageHandlerOf(path);
+    if (pageHandler) {
+      await servePage(state, pageHandler, { req, res, path, query, correlationId, date });
       return;
     }
     const isControl = path === "/_sandbox" || path.startsWith("/_sandbox/");

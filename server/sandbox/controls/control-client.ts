@@ -135,6 +135,22 @@ export type WebhookDeliveryState = {
   lastResponse: string | null;
 };
 
+/**
+ * A client's own OAuth app at a platform, which the service uses for that client's connections to
+ * the platform (no app: the service's own, whose callback is always registered). A Connect is
+ * refused (400, nothing links) while `redirectUris` lacks the platform's callback URL.
+ * `consoleUrl`: the app's page on the platform's simulated developer console (public; the client
+ * id in the address is its secret), where redirect URIs are added and removed.
+ */
+export type OAuthAppState = {
+  clientId: string;
+  platformKey: PlatformKey;
+  appClientId: string;
+  name: string;
+  redirectUris: string[];
+  consoleUrl: string;
+};
+
 export type SandboxControl = {
   /**
    * A client of the service. `syncs` (default "timed"): how its syncs run — "timed" on the sandbox
@@ -145,6 +161,16 @@ export type SandboxControl = {
   /** Changes the client's settings (see ClientSettings); a setting left out stays as it is. Answers them all. */
   setClientSettings(clientId: string, settings: Partial<ClientSettings>): Promise<ClientSettingsResult>;
   getClientSettings(clientId: string): Promise<ClientSettingsResult>;
+  /**
+   * Creates or replaces the client's own OAuth app at the platform (see OAuthAppState). 400 for a
+   * bad client id or redirect URI (the developer console's rules), 409 when another client's app
+   * at the platform has that client id. `name` defaults to "<client>'s <platform> app".
+   */
+  setOAuthApp(clientId: string, platformKey: PlatformKey, app: { appClientId: string; name?: string; redirectUris: string[] }): Promise<OAuthAppState>;
+  /** The client's own OAuth app at the platform; a 404 SandboxControlError when it has none. */
+  getOAuthApp(clientId: string, platformKey: PlatformKey): Promise<OAuthAppState>;
+  /** Back to the service's own app at the platform (no error when the client had none). */
+  deleteOAuthApp(clientId: string, platformKey: PlatformKey): Promise<void>;
   /** Sets how the client's syncs queued from now on run; syncs already held stay held until released. */
   setSyncs(clientId: string, mode: SyncMode): Promise<SyncModeResult>;
   /** Ends every held sync of the client now, each with its planned outcome; later syncs are held again while the mode is "held". */
@@ -158,9 +184,14 @@ export type SandboxControl = {
    * The end customer connects this connection on the Link page (new tokens for its account; Linked).
    * `otherTenant`: they are signed in to a different account of the platform than the one the
    * connection knows — it links with a new tenant of another identity (its connectionInfo changes).
+   * Refused with a 400 SandboxControlError, as the Link page refuses it, when the client's own
+   * OAuth app at the platform lacks the platform's callback URL (see OAuthAppState).
    */
   link(companyId: string, connectionId: string, options?: { otherTenant?: boolean }): Promise<LinkResult>;
-  /** The end customer of a company without a connection picks a platform on the Link page (a new account and a Linked connection). */
+  /**
+   * The end customer of a company without a connection picks a platform on the Link page (a new
+   * account and a Linked connection). Refused like `link` (400; the new connection stays PendingAuth).
+   */
   linkNewConnection(companyId: string, platformKey: PlatformKey): Promise<LinkResult>;
   /**
    * The platform drops a Linked connection (its account's tokens revoked): Deauthorized in the
@@ -199,6 +230,10 @@ function socketClosed(error: unknown): boolean {
   return error instanceof TypeError && (cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET");
 }
 
+function oauthAppPath(clientId: string, platformKey: PlatformKey): string {
+  return `/_sandbox/clients/${encodeURIComponent(clientId)}/oauth-apps/${platformKey}`;
+}
+
 /** A control client for the sandbox at `url` with its admin token. */
 export function createControlClient(params: { url: string; adminToken: string }): SandboxControl {
   const send = (method: string, path: string, body?: unknown) =>
@@ -228,6 +263,11 @@ export function createControlClient(params: { url: string; adminToken: string })
     createClient: (body) => call("POST", "/_sandbox/clients", body),
     setClientSettings: (clientId, settings) => call("PUT", `/_sandbox/clients/${encodeURIComponent(clientId)}/settings`, settings),
     getClientSettings: (clientId) => call("GET", `/_sandbox/clients/${encodeURIComponent(clientId)}/settings`),
+    setOAuthApp: (clientId, platformKey, app) => call("PUT", oauthAppPath(clientId, platformKey), app),
+    getOAuthApp: (clientId, platformKey) => call("GET", oauthAppPath(clientId, platformKey)),
+    deleteOAuthApp: async (clientId, platformKey) => {
+      await call("DELETE", oauthAppPath(clientId, platformKey));
+    },
     setSyncs: (clientId, mode) => call("PUT", `/_sandbox/clients/${encodeURIComponent(clientId)}/syncs`, { mode }),
     releaseSyncs: (clientId) => call("POST", `/_sandbox/clients/${encodeURIComponent(clientId)}/syncs/release`),
     createTenant: (platformKey, options) => call("POST", `/_sandbox/platforms/${platformKey}/tenants`, options),

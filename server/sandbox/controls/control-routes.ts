@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { isDataType, MANAGED_PLATFORM_KEYS, MANAGED_PLATFORMS } from "../../platforms";
+import { isDataType, isManagedPlatformKey, MANAGED_PLATFORM_KEYS, MANAGED_PLATFORMS, type PlatformKey } from "../../platforms";
 import { createClient } from "../domain/client-accounts";
 import { iso } from "../domain/clock";
 import type { SandboxApp } from "../context";
@@ -27,6 +27,8 @@ import { linkUrlsFor } from "../link/link-urls";
 import { connectionView } from "../routes/views";
 import { consentToConnection, consentToNewConnection, type ConsentResult } from "../simulators/consent";
 import { applyDrop, scheduleDrop } from "../simulators/drops";
+import { APP_CLIENT_ID, oauthAppView, putOAuthApp } from "../simulators/oauth-apps";
+import { MAX_REDIRECT_URIS, redirectUriProblem } from "../domain/redirect-uris";
 import { SYNC_MODES } from "../store/clients-table";
 import type { ClientRow, CompanyRow, ConnectionRow, TenantRow, WebhookConsumerRow } from "../store/store";
 import { webhookConsumerView } from "../routes/webhooks";
@@ -148,6 +150,30 @@ const replayBody = z
   })
   .strict();
 
+/** A customer's OAuth app at a platform; each redirect URI checked as the developer console checks it. */
+const oauthAppBody = z
+  .object({
+    appClientId: z.string().regex(APP_CLIENT_ID, { message: "1–200 letters, digits and . _ ~ - (the platform's client id of the app)." }),
+    name: z.string().min(1).max(200).optional(),
+    redirectUris: z.array(z.string()).max(MAX_REDIRECT_URIS, { message: `An app can have at most ${MAX_REDIRECT_URIS} redirect URIs.` }),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    body.redirectUris.forEach((uri, i) => {
+      const problem = redirectUriProblem(uri, body.redirectUris.slice(0, i));
+      if (problem) ctx.addIssue({ code: "custom", path: ["redirectUris", i], message: problem });
+    });
+  });
+
+/** The path's platform, 404 when the sandbox does not simulate it. */
+function requirePlatformKey(ctx: ControlContext): PlatformKey {
+  const key = controlParam(ctx, "platformKey");
+  if (!isManagedPlatformKey(key)) {
+    throw controlError(404, `No simulated platform with key ${key}; the sandbox simulates ${MANAGED_PLATFORMS.map((p) => p.key).join(", ")}.`);
+  }
+  return key;
+}
+
 function requireWebhookConsumer(ctx: ControlContext): WebhookConsumerRow {
   const id = controlParam(ctx, "webhookId");
   const consumer = ctx.app.store.webhooks.getConsumer(id);
@@ -212,6 +238,14 @@ function requireConnectionOf(ctx: ControlContext, company: CompanyRow): Connecti
 
 /** A Link consent's answer: the connection as the API shows it, and the platform account it holds. */
 function linked(ctx: ControlContext, company: CompanyRow, result: ConsentResult, status: number): ApiResponse {
+  if (!result.ok && result.refused === "redirect") {
+    // As the Link page: the platform refused the authorize; the connection keeps the refusal among its errors.
+    const { redirect } = result;
+    throw controlError(
+      400,
+      `Bad Request: ${redirect.errorMessage}. The owner of OAuth app ${redirect.appClientId} must add ${redirect.redirectUri} to its redirect URIs in ${redirect.platformName}'s developer console.`,
+    );
+  }
   if (!result.ok) throw controlError(409, result.conflict);
   return {
     status,
@@ -264,6 +298,41 @@ export const controlRoutes: readonly ControlRoute[] = [
       // Turning one-time Link URLs off opens every page without a token; on, links given out before need one.
       if (body.oneTimeLinkUrls !== undefined) ctx.app.store.clients.setOneTimeLinkUrls({ id: client.id, enabled: body.oneTimeLinkUrls });
       return { status: 200, body: clientSettingsView(requireClientOf(ctx)) };
+    },
+  },
+  {
+    method: "PUT",
+    pattern: "/_sandbox/clients/:clientId/oauth-apps/:platformKey",
+    handler: (ctx) => {
+      const client = requireClientOf(ctx);
+      const platformKey = requirePlatformKey(ctx);
+      const body = parse(oauthAppBody, ctx.body);
+      const { store } = ctx.app;
+      const result = store.transaction(() => putOAuthApp({ store, client, platformKey, ...body, now: ctx.now }));
+      if (!result.ok) throw controlError(409, result.conflict);
+      return { status: result.created ? 201 : 200, body: oauthAppView(result.app, ctx.app.publicUrl) };
+    },
+  },
+  {
+    method: "GET",
+    pattern: "/_sandbox/clients/:clientId/oauth-apps/:platformKey",
+    handler: (ctx) => {
+      const client = requireClientOf(ctx);
+      const platformKey = requirePlatformKey(ctx);
+      const app = ctx.app.store.oauthApps.get({ clientId: client.id, platformKey });
+      if (!app) throw controlError(404, `Client ${client.id} has no OAuth app of its own at ${platformKey}: the service uses its own app there.`);
+      return { status: 200, body: oauthAppView(app, ctx.app.publicUrl) };
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: "/_sandbox/clients/:clientId/oauth-apps/:platformKey",
+    handler: (ctx) => {
+      const client = requireClientOf(ctx);
+      const platformKey = requirePlatformKey(ctx);
+      // Back to the service's own app, whose callback is always registered; deleting none is not an error.
+      ctx.app.store.oauthApps.delete({ clientId: client.id, platformKey });
+      return { status: 204, body: undefined };
     },
   },
   {
@@ -533,6 +602,7 @@ export const controlRoutes: readonly ControlRoute[] = [
             generation: t.generation,
             createdAt: iso(t.createdAt),
           })),
+          oauthApps: ctx.app.store.oauthApps.list().map((a) => oauthAppView(a, ctx.app.publicUrl)),
           drops: ctx.app.store.drops.list().map((d) => ({
             dropId: d.id,
             companyId: d.companyId,

@@ -75,10 +75,23 @@ legend~*{clear:both}
 .done h2{margin:0 0 .25rem}
 .problem{background:#fee2e2;border:1px solid #fca5a5;border-radius:.5rem;padding:.75rem;margin:.75rem 0;color:#7f1d1d}
 .note{margin-top:2rem;font-size:.875rem;color:#4b5563}
+.field label{display:block;font-weight:600}
+.hint{font-size:.875rem;color:#4b5563;margin:.25rem 0}
+.field input{display:block;width:100%;font:inherit;min-height:44px;padding:.5rem .75rem;border:1px solid #6b7280;border-radius:.5rem;background:#fff}
+.field input[aria-invalid=true]{border-color:#b91c1c}
+ul.uris{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
+ul.uris li{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem}
+ul.uris code{overflow-wrap:anywhere;min-width:0}
+ul.uris button{margin-top:0;background:#fff;color:#991b1b;border:1px solid #991b1b}
+ul.uris button:hover{background:#fee2e2}
+dl.facts{margin:.75rem 0;display:grid;gap:.25rem}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0 0 .5rem;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9375rem}
 @media (max-width:30rem){button{width:100%}}
 `;
 
-function page(params: { title: string; body: string }): string {
+/** A whole page: the shared head and style around `body` (the developer console's pages use it too). */
+export function page(params: { title: string; body: string }): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
@@ -290,5 +303,33 @@ export function messageLinkPage(params: { heading: string; paragraphs: readonly 
   return page({
     title: `${params.heading} — Service sandbox`,
     body: `${TAG}<h1>${esc(params.heading)}</h1>${params.paragraphs.map((p) => `<p>${esc(p)}</p>`).join("")}${back}`,
+  });
+}
+
+/**
+ * The platform's refusal of an authorize whose redirect URI is not registered on the OAuth app
+ * (simulators/redirect-check.ts): its words as an alert, the redirect URI sent and the app's client
+ * id, and who must fix it. No Connect button: the way back is the company's page, whose Connect
+ * works once the app's owner has added the URI.
+ */
+export function redirectRefusedLinkPage(params: {
+  platformName: string;
+  words: string;
+  redirectUri: string;
+  appClientId: string;
+  back: { href: string; text: string };
+}): string {
+  const platform = esc(params.platformName);
+  const heading = `${params.platformName} refused the connection`;
+  return page({
+    title: `${heading} — Service sandbox`,
+    body:
+      `${TAG}<h1>${esc(heading)}</h1>` +
+      `<div class="problem" role="alert"><p><strong>${platform} said:</strong> ${esc(params.words)}</p></div>` +
+      `<dl class="facts"><dt>Redirect URI sent</dt><dd>${esc(params.redirectUri)}</dd>` +
+      `<dt>OAuth app (client ID)</dt><dd>${esc(params.appClientId)}</dd></dl>` +
+      `<p>Nothing was connected. The owner of that app must add this redirect URI to the app in ${platform}'s developer console; then open the page again and press Connect.</p>` +
+      `<p><a href="${esc(params.back.href)}">${esc(params.back.text)}</a></p>` +
+      SIMULATION_NOTE,
   });
 }

@@ -21,7 +21,12 @@
  * on, both GET pages need the `?token=` the API put in the address, and carry it in their forms
  * (hidden field `token`) and links; a Connect checks it again and, when it links, spends it in the
  * same transaction. A missing or forged token answers 403, an expired or spent one 410, each a page
- * in words that connects nothing. The company page's confirmation (`?connected=` a Linked
+ * in words that connects nothing.
+ *
+ * The platform may refuse a Connect (simulators/redirect-check.ts): when the client uses its own
+ * OAuth app at the platform and the service's callback URL is not registered on it, the Connect
+ * answers 400 with the platform's words, the redirect URI and the app's client id; nothing links,
+ * the connection keeps the refusal among its errors and a one-time link's token is not spent. The company page's confirmation (`?connected=` a Linked
  * connection of the company) opens without a token, showing only that the Connect worked.
  */
 import type { IncomingMessage } from "node:http";
@@ -41,6 +46,7 @@ import {
   connectedLinkPage,
   messageLinkPage,
   platformBadgeSvg,
+  redirectRefusedLinkPage,
   type AccountChoice,
   type LinkConnectionView,
 } from "./link-pages";
@@ -317,6 +323,20 @@ function expired(app: SandboxApp, company: CompanyRow, token: string | null): Li
 }
 
 function afterConsent(app: SandboxApp, company: CompanyRow, result: ConsentResult, platformName: string, token: string | null): LinkResponse {
+  if (!result.ok && result.refused === "redirect") {
+    const { redirect } = result;
+    return htmlPage(
+      400,
+      redirectRefusedLinkPage({
+        platformName: redirect.platformName,
+        words: redirect.words,
+        redirectUri: redirect.redirectUri,
+        appClientId: redirect.appClientId,
+        // Nothing was connected, so a one-time link's token is not spent: the way back still opens.
+        back: { href: companyHref(app, company.id, token), text: `Back to ${company.name}'s page` },
+      }),
+    );
+  }
   if (!result.ok) {
     return htmlPage(
       409,

@@ -11,6 +11,11 @@
  * from the known account's, so the connection's `connectionInfo` changes; the known account is
  * left as it is. Without a known account it changes nothing (a new account is made anyway).
  *
+ * The platform may refuse before the end customer allows anything: when the client uses its own
+ * OAuth app at the platform and the service's callback URL is not registered on it
+ * (simulators/redirect-check.ts). Nothing links then; the connection keeps its status with the
+ * refusal among its errors (a new connection stays PendingAuth).
+ *
  * Synchronous: callers run it inside a store transaction.
  */
 import { randomUUID } from "node:crypto";
@@ -19,13 +24,19 @@ import { accountingSlotConflict } from "../domain/accounting-slot";
 import { iso } from "../domain/clock";
 import type { CompanyRow, ConnectionErrorEntry, ConnectionRow, Store, TenantRow } from "../store/store";
 import { newIdentity, requireProfile, type PlatformProfile } from "./profiles";
+import { redirectRefusal, withRedirectRefusal, type RedirectRefusal } from "./redirect-check";
 import { createTenant } from "./tenants";
 import { issueServiceTokens } from "./tokens";
 
 export type ConsentResult =
   | { ok: true; connection: ConnectionRow; tenant: TenantRow }
   /** The service refuses the connection (a second active accounting one), in its words. */
-  | { ok: false; conflict: string };
+  | { ok: false; refused: "conflict"; conflict: string }
+  /**
+   * The platform refuses the authorize: the redirect URI is not registered on the customer's app
+   * (simulators/redirect-check.ts). The connection, as saved with the refusal among its errors.
+   */
+  | { ok: false; refused: "redirect"; redirect: RedirectRefusal; connection: ConnectionRow };
 
 /** Active errors marked Resolved at `now` (the service keeps them, resolved, after a new authorization). */
 export function resolveErrors(errors: readonly ConnectionErrorEntry[], now: number): ConnectionErrorEntry[] {
@@ -91,7 +102,14 @@ export function consentToConnection(params: {
   const profile = requireProfile(connection.platformKey);
   if (connection.status === "Unlinked") {
     const conflict = accountingSlotConflict({ store, companyId: company.id, platform: profile.platform, except: connection.id });
-    if (conflict) return { ok: false, conflict };
+    if (conflict) return { ok: false, refused: "conflict", conflict };
+  }
+  const redirect = redirectRefusal(store, { clientId: company.clientId, platformKey: connection.platformKey });
+  if (redirect) {
+    // Nothing links: the connection keeps its status and gains the platform's refusal.
+    const refused: ConnectionRow = { ...connection, errors: withRedirectRefusal(connection.errors, redirect, now) };
+    store.connections.save(refused);
+    return { ok: false, refused: "redirect", redirect, connection: refused };
   }
   const known = knownAccount(store, connection);
   const tenant = known
@@ -139,7 +157,8 @@ export function newConnection(companyId: string, platformKey: PlatformKey, now: 
 export function consentToNewConnection(params: { store: Store; company: CompanyRow; platformKey: PlatformKey; now: number }): ConsentResult {
   const { store, company, now } = params;
   const conflict = accountingSlotConflict({ store, companyId: company.id, platform: requireProfile(params.platformKey).platform });
-  if (conflict) return { ok: false, conflict };
+  if (conflict) return { ok: false, refused: "conflict", conflict };
+  // Made before the platform is asked, as the service makes it: a refused authorize leaves it PendingAuth.
   const connection = newConnection(company.id, params.platformKey, now);
   store.connections.insert(connection);
   return consentToConnection({ store, company, connection, now });

@@ -246,6 +246,23 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX used_link_tokens_issued_at ON used_link_tokens (issued_at);
   `,
+  // The customer's own OAuth app at a platform, which the service uses for the client's connections
+  // to that platform (managed token migrations, step 3), with the redirect URIs registered on it
+  // (a JSON array, in the order added). No row: the service's own app, whose callback is always
+  // registered. The platform's client id is unique per platform, as at the platform itself.
+  `
+  CREATE TABLE oauth_apps (
+    client_id TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    platform_key TEXT NOT NULL,
+    app_client_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    redirect_uris TEXT NOT NULL DEFAULT '[]',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (client_id, platform_key),
+    UNIQUE (platform_key, app_client_id)
+  );
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */
@@ -269,6 +286,7 @@ export function migrate(db: Database.Database): void {
 
 /** Tables emptied by the reset control (meta is handled separately: some keys survive a reset). */
 export const DATA_TABLES = [
+  "oauth_apps",
   "webhook_quota_days",
   "webhook_deliveries",
   "webhook_messages",

@@ -13,6 +13,7 @@ import { createDropsTable } from "./drops-table";
 import { createMetaTable } from "./meta-table";
 import { createLinkNoncesTable } from "./link-nonces-table";
 import { createLinkTokensTable } from "./link-tokens-table";
+import { createOAuthAppsTable } from "./oauth-apps-table";
 import { createPullsTable } from "./pulls-table";
 import { createPushesTable } from "./pushes-table";
 import { createQuotaUsageTable } from "./quota-usage-table";
@@ -29,6 +30,7 @@ export type { ClientRow, ClientWithCounts, Plan, SyncMode } from "./clients-tabl
 export type { CompanyRow } from "./companies-table";
 export type { ConnectionErrorEntry, ConnectionRow } from "./connections-table";
 export type { DropReason, DropRow } from "./drops-table";
+export type { OAuthAppRow } from "./oauth-apps-table";
 export type { PullOutcome, PullRow } from "./pulls-table";
 export type { PushOutcome, PushRow, PushValidation } from "./pushes-table";
 export type { SyncSettingsOwner, SyncSettingsRow } from "./sync-settings-table";
@@ -161,6 +163,7 @@ export function openStore(file: string) {
     drops: createDropsTable(db),
     linkNonces: createLinkNoncesTable(db),
     linkTokens: createLinkTokensTable(db),
+    oauthApps: createOAuthAppsTable(db),
     syncSettings,
     quotaUsage: createQuotaUsageTable(db),
     webhooks: createWebhooksTable(db),
