@@ -116,12 +116,15 @@ async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly
 }
 
 /** The customer submits the engagement's details and a token file of `companies`. */
+/** The OAuth app client id a demo customer gives for a platform in step 1. */
+const demoAppClientId = (organizationId: string, platformKey: PlatformKey) => `${organizationId.slice(0, 8)}-${platformKey}-oauth-app`;
+
 async function submit(s: Seeding, customer: Actor, input: { engagementId: string; platformKey: PlatformKey; companies: TokenFileCompany[]; fileName: string }) {
   const { engagementId, platformKey, companies, fileName } = input;
   const result = await submitIntake(s.database, { ring: s.ring, ...s.deps }, customer, {
     engagementId,
     form: {
-      clientId: `${customer.organizationId?.slice(0, 8)}-${platformKey}-oauth-app`,
+      clientId: demoAppClientId(customer.organizationId ?? "", platformKey),
       clientSecret: `demo-secret-${crypto.randomUUID()}`,
       contacts: [{ name: customer.name, email: customer.email }],
     },
@@ -254,11 +257,19 @@ async function startedEarlier(database: Database, moves: readonly { engagementId
 
 export async function seedDemo(database: Database, options: { ring: KeyRing; sandbox?: SandboxAccess; sandboxUrl?: string; appUrl?: string }): Promise<{ seeded: boolean }> {
   const sandboxUrl = options.sandbox?.url ?? options.sandboxUrl;
+  /** The built-in sandbox's client, when it is made here (its customers' OAuth apps are set on it). */
+  let builtInClientId: string | null = null;
   if (sandboxUrl) {
     const access = options.sandbox;
     await ensureBuiltInSandbox(database, options.ring, {
       url: sandboxUrl,
-      newApiKey: access ? async () => (await createControlClient(access).createClient({ plan: "paid", name: "Ferry demo", oneTimeLinkUrls: true })).apiKey : undefined,
+      newApiKey: access
+        ? async () => {
+            const client = await createControlClient(access).createClient({ plan: "paid", name: "Ferry demo", oneTimeLinkUrls: true });
+            builtInClientId = client.clientId;
+            return client.apiKey;
+          }
+        : undefined,
     });
   }
   if (await hasAdmin(database)) return { seeded: false };
@@ -325,6 +336,15 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
     { name: "Northfield Bakery", records: 120 },
   ]);
   await submit(s, carol, { engagementId: freeagent, platformKey: "fbrh", companies: faFile.companies, fileName: "freeagent-companies.csv" });
+  // Acme's own FreeAgent app, as the service uses it on the built-in sandbox: it lists the old app's
+  // redirect only, so step 3's round trip is refused until Carol adds the callback URL in the console.
+  if (s.control && builtInClientId) {
+    await s.control.setOAuthApp(builtInClientId, "fbrh", {
+      appClientId: demoAppClientId(acme, "fbrh"),
+      name: "Acme Lending FreeAgent app",
+      redirectUris: ["https://lending.acme.example/oauth/freeagent/callback"],
+    });
+  }
 
   // Bluebird on Shopify (windows waiting for the customer) and on Wave (on hold), both on Bluebird's own account.
   const { shopify } = await bluebirdOnItsAccount(s, { priya, sam, dan, organizationId: bluebird, saturdayAfternoon, sandbox: options.sandbox });

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useFlowInvalidation } from "@/app/_components/engagement/use-flow-invalidation";
 import { Button, CopyableId, CopyButton, Notice, buttonClasses } from "@/app/_components/ui";
 import type { Announce } from "@/app/_components/use-announcement";
@@ -9,8 +9,9 @@ import { toFormError } from "@/app/_lib/trpc-error";
 import type { CallbackCheckView, EngagementDetail } from "@/app/_lib/types";
 import { useTRPC } from "@/app/_trpc/react";
 
-/** How often an open round trip is asked about while the page is shown. */
+/** How often an open round trip is asked about while the page is shown, and for how long before a person asks again (each ask is a request of the target's quota). */
 const REFRESH_MS = 4_000;
+const AUTO_REFRESH_FOR_MS = 10 * 60_000;
 
 /**
  * Step 3 proven by a round trip (console and portal alike): start it, open the test link and
@@ -38,7 +39,7 @@ export function CallbackRoundTrip({ engagement, callbackUrl, announce, done }: {
   const cancel = useMutation(trpc.confirmations.cancelCallbackCheck.mutationOptions({ onSuccess: onView, onError }));
   const status = check.data?.status;
   const open = status === "waiting" || status === "refused";
-  useRefreshWhileOpen(open, () => refresh.mutate(input));
+  const auto = useRefreshWhileOpen(open, check.data?.startedAt ?? null, () => refresh.mutate(input));
   const v = check.data;
   if (!v) return null;
   if (done && v.status !== "proven") return null;
@@ -52,6 +53,14 @@ export function CallbackRoundTrip({ engagement, callbackUrl, announce, done }: {
       {v.status === "failed" && v.error ? <Failed v={v} /> : null}
       {v.status === "refused" ? <Refused v={v} callbackUrl={callbackUrl} /> : null}
       {open ? <Waiting v={v} platform={engagement.platform.name} refreshing={refresh.isPending} /> : null}
+      {open && !auto.running ? (
+        <p className="text-slate-600">
+          Ferry stopped asking after 10 minutes.{" "}
+          <Button size="sm" variant="secondary" pending={refresh.isPending} onClick={auto.restart}>
+            Check now
+          </Button>
+        </p>
+      ) : null}
       <div className="flex flex-wrap gap-2">
         {!open && v.status !== "proven" ? (
           v.canStart ? (
@@ -72,16 +81,26 @@ export function CallbackRoundTrip({ engagement, callbackUrl, announce, done }: {
   );
 }
 
-/** Asks again every few seconds while the check is open and the page is shown, and at once when it is shown again. */
-function useRefreshWhileOpen(open: boolean, ask: () => void) {
+/**
+ * Asks again every few seconds while the check is open and the page is shown (at once when it is
+ * shown again), for 10 minutes from when the page opened or the check started, whichever is later;
+ * `restart` asks now and for another 10 minutes.
+ */
+function useRefreshWhileOpen(open: boolean, startedAt: Date | null, ask: () => void): { running: boolean; restart: () => void } {
   const askRef = useRef(ask);
+  const [since, setSince] = useState(() => Date.now());
+  /** The start of the span whose 10 minutes ran out (asking stops until a new span begins). */
+  const [stoppedFor, setStoppedFor] = useState<number | null>(null);
   useEffect(() => {
     askRef.current = ask;
   });
+  const from = Math.max(since, startedAt?.getTime() ?? 0);
+  const running = stoppedFor !== from;
   useEffect(() => {
-    if (!open) return;
+    if (!open || !running) return;
     const tick = () => {
-      if (document.visibilityState === "visible") askRef.current();
+      if (Date.now() - from > AUTO_REFRESH_FOR_MS) setStoppedFor(from);
+      else if (document.visibilityState === "visible") askRef.current();
     };
     tick();
     const timer = window.setInterval(tick, REFRESH_MS);
@@ -90,7 +109,11 @@ function useRefreshWhileOpen(open: boolean, ask: () => void) {
       window.clearInterval(timer);
       document.removeEventListener("visibilitychange", tick);
     };
-  }, [open]);
+  }, [open, running, from]);
+  return {
+    running,
+    restart: () => setSince(Date.now()),
+  };
 }
 
 function Intro({ platform }: { platform: string }) {

@@ -69,6 +69,35 @@ describe("the round trip", () => {
     expect((await trpcError(eng.as.confirmations.startCallbackCheck({ engagementId: eng.engagementId }))).message).toBe("Step 3 is done.");
   });
 
+  it("a callback URL missing from the customer's app: the platform's refusal and what to fix; added in its developer console, the same link proves it", async () => {
+    const eng = await atStep3();
+    const callbackUrl = "https://quickbooksonline.codat.io/oauth2/callback";
+    // The customer's own app at the platform (the client id they gave in step 1) lists another redirect only.
+    await bed.sb.control.setOAuthApp(eng.sandboxClientId!, "qhyg", { appClientId: "flow-client-id", redirectUris: ["https://old-app.example/callback"] });
+    await eng.as.confirmations.startCallbackCheck({ engagementId: eng.engagementId });
+    const [row] = await checkRows(eng.engagementId);
+    await expect(bed.sb.control.link(row!.companyId!, row!.connectionId!)).rejects.toMatchObject({ status: 400 });
+
+    const refused = await eng.as.confirmations.refreshCallbackCheck({ engagementId: eng.engagementId });
+    expect(refused.status).toBe("refused");
+    expect(refused.refusal).toContain("The redirect_uri query parameter value is invalid");
+    expect(refused.refusal).toContain(`redirect_uri=${callbackUrl}`);
+    expect(refused.fix).toContain(`Add ${callbackUrl} to your app's redirect URIs exactly as written`);
+    expect(refused.consoleUrl).toBe(`${bed.sb.url}/developer/qhyg/apps/flow-client-id`);
+    expect(refused.linkUrl).toMatch(/\/link\//);
+    expect(await auditCount(eng.engagementId, "callback_check.refused")).toBe(1);
+    // Asked again with nothing new: still refused, told once.
+    await eng.as.confirmations.refreshCallbackCheck({ engagementId: eng.engagementId });
+    expect(await auditCount(eng.engagementId, "callback_check.refused")).toBe(1);
+    expect((await support().engagements.get({ engagementId: eng.engagementId })).steps.find((s) => s.number === 3)!.state).not.toBe("done");
+
+    await bed.sb.control.setOAuthApp(eng.sandboxClientId!, "qhyg", { appClientId: "flow-client-id", redirectUris: ["https://old-app.example/callback", callbackUrl] });
+    await bed.sb.control.link(row!.companyId!, row!.connectionId!);
+    const proven = await eng.as.confirmations.refreshCallbackCheck({ engagementId: eng.engagementId });
+    expect(proven).toMatchObject({ status: "proven", companyDeleted: true, fix: null });
+    expect((await support().engagements.get({ engagementId: eng.engagementId })).steps.find((s) => s.number === 3)!.state).toBe("done");
+  });
+
   it("keeps one open round trip however often it is started", async () => {
     const eng = await atStep3();
     const first = await eng.as.confirmations.startCallbackCheck({ engagementId: eng.engagementId });
