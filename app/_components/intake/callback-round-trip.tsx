@@ -147,8 +147,8 @@ function Waiting({ v, platform, refreshing }: { v: CallbackCheckView; platform: 
 
 function Refused({ v, callbackUrl }: { v: CallbackCheckView; callbackUrl: string }) {
   return (
-    <Notice tone="error" title="The platform refused to send the authorization to the callback URL">
-      <p className="break-words">“{v.refusal}”</p>
+    <Notice tone="error" title="The platform refused to send the authorization to the callback URL" className="wrap-anywhere">
+      <p>“{v.refusal}”</p>
       <p className="mt-2">{v.fix}</p>
       <p className="mt-2 flex flex-wrap items-center gap-1">
         <code className="rounded bg-white/70 px-1.5 py-0.5 text-xs break-all">{callbackUrl}</code>
@@ -177,7 +177,7 @@ function Failed({ v }: { v: CallbackCheckView }) {
 
 function ServiceErrorLine({ error }: { error: NonNullable<CallbackCheckView["error"]> }) {
   return (
-    <p className="break-words text-red-800">
+    <p className="wrap-anywhere text-red-800">
       {error.status !== null ? <span className="font-semibold">{error.status} </span> : null}
       {error.text}
       {error.correlationId ? (
