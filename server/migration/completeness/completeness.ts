@@ -88,6 +88,11 @@ function verdictOf(rows: readonly DataTypeCompleteness[], hasOldCounts: boolean)
   return { verdict: "not_compared", summary: `Not compared: ${why}${cappedText}` };
 }
 
+/** An item's stored checks as the engine wrote them (JSON on the row), or null when there are none. */
+export function storedChecks(raw: unknown): ItemChecks | null {
+  return raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as ItemChecks) : null;
+}
+
 /**
  * The company's completeness, or null before its data was read back (nothing to say yet). Rows:
  * every data type counted, given an old count or validated, by name.
