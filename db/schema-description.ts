@@ -205,6 +205,7 @@ export const schemaDescription: SchemaDescription = {
       serviceName: c.text("service_name").doc("The name sent to the service: accents folded, the characters it drops removed, or a stand-in", "when nothing is left (server/platforms/company-name.ts). Null on items stored before it was", "recorded: the same rule gives it from `name`."),
       externalRef: c.text("external_ref"),
       recordsHint: c.integer("records_hint"),
+      oldCounts: c.json("old_counts", "Record<string, number>").doc("The record count per data type the old app holds, from the token file's `count_<dataType>` columns", "(`{ invoices: 1040 }`); null when the row gives none. Read back counts below these are flagged."),
       credentialsCipher: c.text("credentials_cipher").doc("Encrypted credential map; null once purged."),
       credentialsMask: c.json("credentials_mask", "Record<string, string>").notNull().doc("Each credential field masked (last four characters at most), for screens."),
       accessTokenExpiresAt: c.moment("access_token_expires_at").doc("The access token's expiry from the file (`expiresAt`, not a secret), for step 4's risk."),

@@ -348,6 +348,11 @@ export const migrationItems = sqliteTable(
     serviceName: text("service_name"),
     externalRef: text("external_ref"),
     recordsHint: integer("records_hint"),
+    /**
+     * The record count per data type the old app holds, from the token file's `count_<dataType>` columns
+     * (`{ invoices: 1040 }`); null when the row gives none. Read back counts below these are flagged.
+     */
+    oldCounts: text("old_counts", { mode: "json" }).$type<Record<string, number>>(),
     /** Encrypted credential map; null once purged. */
     credentialsCipher: text("credentials_cipher"),
     /** Each credential field masked (last four characters at most), for screens. */

@@ -23,6 +23,7 @@ export const PROBLEM_KINDS = [
   "required_value_missing",
   "malformed_value",
   "invalid_records",
+  "invalid_count",
   "extra_values",
   "lossy_number",
   "value_too_long",
@@ -73,6 +74,7 @@ export function severityOf(kind: ProblemKind): Severity {
     case "required_value_missing":
     case "malformed_value":
     case "invalid_records":
+    case "invalid_count":
     case "extra_values":
     case "lossy_number":
     case "value_too_long":

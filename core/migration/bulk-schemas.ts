@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ZFailure } from "./failure";
 import { ZReconciliation } from "./reconciliation";
 import { ZCompanyRowBase } from "./company-row";
+import { ZCompleteness } from "./completeness";
 import { ZHandoverItemsFilter } from "./handover-schemas";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES } from "./states";
 
@@ -145,6 +146,8 @@ export const ZBulkItem = ZCompanyRowBase.extend({
     refusal: z.object({ family: z.enum(["never_valid", "rotated", "revoked"]), words: z.string(), case: z.string() }).nullable(),
     whatToDo: z.string().nullable(),
   }),
+  /** Whether its data arrived complete (counts beside the old app's, caveats, validation); null before its data was read back. */
+  completeness: ZCompleteness.nullable(),
   /** The pilot's company (migrated by the single-company test). */
   pilot: z.boolean(),
   canSetAside: z.boolean(),

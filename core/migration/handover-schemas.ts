@@ -2,6 +2,7 @@
  * The handover's shapes as the screens receive them, defined once as zod schemas (routers declare
  * them as `.output()`; the browser imports them for its forms). Nothing secret is in any of them.
  */
+import { ZCompleteness } from "./completeness";
 import { z } from "zod";
 import { FINAL_ITEM_STATES } from "./states";
 import { ZCompanyRowBase } from "./company-row";
@@ -15,6 +16,8 @@ const ZCounts = z.record(z.string(), z.number().int());
 
 /** One company of the report: where it ended, its ids, its checks, and for the rest why and what to do. */
 export const ZHandoverRow = ZCompanyRowBase.extend({
+  /** Whether its data arrived complete (counts beside the old app's, caveats, validation); null before its data was read back. */
+  completeness: ZCompleteness.nullable(),
   /** Row order in the accepted token file (0-based), and where the row was ("line 12", "cell A12"). */
   position: z.number().int(),
   sourceRef: z.string(),

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ADVICE_CODES } from "./advice-codes";
 import { ZControl } from "./bulk-schemas";
+import { ZCompleteness } from "./completeness";
 import { ZFailure } from "./failure";
 import { MIGRATION_ITEM_STATES, RUN_STATUSES, TEST_RUN_KINDS } from "./states";
 import { CHECK_RESULTS, TEST_CHECK_KEYS } from "./test-run-checks";
@@ -76,6 +77,8 @@ export const ZTestRunDetail = ZTestRunSummary.extend({
     .nullable(),
   checks: z.array(ZTestCheck),
   dataTypes: z.array(z.object({ dataType: z.string(), status: z.string(), records: z.number().nullable() })),
+  /** Whether the data arrived complete: counts beside the old app's, caveats, validation; null before the read (or on a run stored before it was kept). */
+  completeness: ZCompleteness.nullable(),
   /** Why it failed: the failed call as the service answered it. */
   failure: ZFailure.nullable(),
   advice: ZAdvice.nullable(),

@@ -8,6 +8,12 @@
  * - each credential field of the platform: its name (server/platforms), e.g. `realmId`
  * - externalRef (optional): `externalRef`, `externalReference`, `reference`, `ref`
  * - records (optional): `records`, `recordCount`, `recordsHint`
+ * - the old app's record count per data type (optional, each its own column): `count_<dataType>`
+ *   for the data types whose records Ferry counts back and the platform syncs — `count_invoices`,
+ *   `count_customers`, `count_suppliers`, `count_bills`, `count_purchaseOrders`,
+ *   `count_chartOfAccounts` (or `count_accounts`); Shopify `count_orders`, `count_products`,
+ *   `count_customers` (or `count_commerce-orders` …). `invoices_count`, `invoiceCount` and the
+ *   singular are the same column.
  */
 import { MANAGED_PLATFORMS, type CredentialField, type ManagedPlatform } from "@/server/platforms";
 import { cut } from "./problems";
@@ -17,7 +23,48 @@ export type ColumnRole =
   | { role: "companyName" }
   | { role: "externalRef" }
   | { role: "records" }
+  | { role: "oldCount"; dataType: CountedDataType }
   | { role: "credential"; field: CredentialField };
+
+/**
+ * The data types whose record counts Ferry reads back (the service client's DATA_LISTS), with the
+ * names their count column may use besides the data type itself (normalised: lower case, no
+ * spaces, `_` or `-`). The canonical column is `count_<dataType>`; the short names read better
+ * in a commerce file (`count_orders`).
+ */
+const COUNTED_DATA_TYPES = {
+  chartOfAccounts: ["accounts", "account"],
+  invoices: ["invoice"],
+  customers: ["customer"],
+  suppliers: ["supplier", "vendors", "vendor"],
+  bills: ["bill"],
+  purchaseOrders: ["purchaseorder"],
+  "commerce-orders": ["orders", "order"],
+  "commerce-products": ["products", "product"],
+  "commerce-customers": ["customers", "customer"],
+} as const satisfies Record<string, readonly string[]>;
+export type CountedDataType = keyof typeof COUNTED_DATA_TYPES;
+
+/** The canonical header of a data type's old count column: `count_invoices`. */
+export const countColumn = (dataType: string) => `count_${dataType}`;
+
+/** The data types of the platform a token file may give the old app's counts for, in a fixed order. */
+export function countedDataTypes(platform: Pick<ManagedPlatform, "supportedDataTypes">): CountedDataType[] {
+  const supported = new Set<string>(platform.supportedDataTypes);
+  return (Object.keys(COUNTED_DATA_TYPES) as CountedDataType[]).filter((t) => supported.has(t));
+}
+
+/** The old count column a normalised header names for this platform, if any. */
+function countRoleFor(platform: ManagedPlatform, key: string): ColumnRole | null {
+  const match = /^count(.+)$/.exec(key) ?? /^(.+)count$/.exec(key) ?? /^old(.+)count$/.exec(key);
+  const name = match?.[1];
+  if (!name) return null;
+  for (const dataType of countedDataTypes(platform)) {
+    const names: readonly string[] = [normaliseHeader(dataType), ...COUNTED_DATA_TYPES[dataType]];
+    if (names.includes(name)) return { role: "oldCount", dataType };
+  }
+  return null;
+}
 
 /** Where each known column is, by position (0-based). */
 export type ColumnMap = {
@@ -28,6 +75,8 @@ export type ColumnMap = {
   companyName: number | null;
   externalRef: number | null;
   records: number | null;
+  /** The old app's count columns present, by data type, in file order. */
+  oldCounts: { dataType: CountedDataType; position: number }[];
   /** Every credential field of the platform with its position, or null when the column is absent. */
   credentials: { field: CredentialField; position: number | null }[];
 };
@@ -60,17 +109,18 @@ function roleFor(platform: ManagedPlatform, key: string): ColumnRole | null {
   if (ALIASES.externalRef.includes(key)) return { role: "externalRef" };
   if (ALIASES.records.includes(key)) return { role: "records" };
   const field = platform.credentialFields.find((f) => normaliseHeader(f.name) === key);
-  return field ? { role: "credential", field } : null;
+  return field ? { role: "credential", field } : countRoleFor(platform, key);
 }
 
 function roleName(role: ColumnRole): string {
+  if (role.role === "oldCount") return countColumn(role.dataType);
   return role.role === "credential" ? role.field.name : role.role;
 }
 
 /** The columns a platform's token file has, in words: required first, then optional. */
 export function describeColumns(platform: ManagedPlatform): string {
   const required = ["companyName", ...platform.credentialFields.filter((f) => f.required).map((f) => f.name)];
-  const optional = [...platform.credentialFields.filter((f) => !f.required).map((f) => f.name), "externalRef", "records"];
+  const optional = [...platform.credentialFields.filter((f) => !f.required).map((f) => f.name), "externalRef", "records", "the old app's counts (count_<dataType>)"];
   return `${required.join(", ")}, and optionally ${optional.join(", ")}`;
 }
 
@@ -112,6 +162,7 @@ export function checkHeader(platform: ManagedPlatform, headerCells: readonly str
     companyName: null,
     externalRef: null,
     records: null,
+    oldCounts: [],
     credentials: platform.credentialFields.map((field) => ({ field, position: null })),
   };
   const problems: HeaderCheck["problems"] = [];
@@ -170,6 +221,9 @@ export function checkHeader(platform: ManagedPlatform, headerCells: readonly str
         break;
       case "records":
         columns.records = position;
+        break;
+      case "oldCount":
+        columns.oldCounts.push({ dataType: role.dataType, position });
         break;
       case "credential": {
         const slot = columns.credentials.find((c) => c.field.name === role.field.name);

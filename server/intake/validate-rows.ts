@@ -1,7 +1,8 @@
 /**
  * Checks a token file's data rows one at a time, as they are read, against the platform: required
  * values, well-formed credentials (through the same `checkCredentials` the sandbox uses), company
- * names the service would alter, expired tokens, `records` hints, and duplicates across rows.
+ * names the service would alter, expired tokens, `records` hints, the old app's counts
+ * (`count_<dataType>`), and duplicates across rows.
  *
  * Decisions:
  * - Duplicate company names are compared case-insensitively after the service's renaming (the
@@ -27,7 +28,7 @@ import {
   type CredentialField,
   type ManagedPlatform,
 } from "@/server/platforms";
-import type { ColumnMap } from "./columns";
+import { countColumn, type ColumnMap } from "./columns";
 import { COLUMN_LIMITS, MAX_RECORDS_HINT, PREVIEW_ROWS } from "./limits";
 import { cut, type ProblemList } from "./problems";
 import { columnLetters } from "./read-xlsx";
@@ -46,6 +47,8 @@ export type TokenRow = {
   serviceName: string;
   externalRef: string | null;
   records: number | null;
+  /** The old app's record count per data type (its `count_<dataType>` columns), or null when the row gives none. */
+  oldCounts: Record<string, number> | null;
   /** The platform's credential fields that have a value, exactly as in the file. */
   credentials: Record<string, string>;
 };
@@ -132,6 +135,7 @@ export class RowValidator {
       ...this.present.map((c) => c.field.name),
       ...(this.columns.externalRef === null ? [] : ["externalRef"]),
       ...(this.columns.records === null ? [] : ["records"]),
+      ...this.columns.oldCounts.map((c) => countColumn(c.dataType)),
     ];
   }
 
@@ -157,6 +161,7 @@ export class RowValidator {
     for (const { field, position } of this.present) put(field.name, position, shifted || field.secret);
     put("externalRef", this.columns.externalRef, shifted);
     put("records", this.columns.records, shifted);
+    for (const c of this.columns.oldCounts) put(countColumn(c.dataType), c.position, shifted);
     this.preview.push({ ...this.at(row.line, this.columns.companyName), values, ...(becomes !== null && becomes !== row.cells[this.columns.companyName ?? -1] ? { becomes: neutraliseSpreadsheetCell(becomes) } : {}) });
   }
 
@@ -249,6 +254,29 @@ export class RowValidator {
       message: `records must be a whole number from 0 to ${MAX_RECORDS_HINT.toLocaleString("en")} (about how many records the company holds per data type), or empty.`,
     });
     return null;
+  }
+
+  /** The row's old counts: whole numbers of 0 or more; anything else is a problem on the row, in words. */
+  private checkOldCounts(line: number, cell: (position: number | null) => string): Record<string, number> | null {
+    const counts: Record<string, number> = {};
+    for (const { dataType, position } of this.columns.oldCounts) {
+      const value = cell(position).trim().replace(/,/g, "");
+      if (!value) continue;
+      if (/^\d+$/.test(value) && Number(value) <= MAX_RECORDS_HINT) {
+        counts[dataType] = Number(value);
+        continue;
+      }
+      const column = countColumn(dataType);
+      const what = /^-/.test(value) ? "is negative" : /^-?\d*\.\d+$/.test(value) ? "is not a whole number" : "is not a number";
+      this.problems.add({
+        kind: "invalid_count",
+        ...this.at(line, position),
+        column,
+        value: shown(cell(position).trim()),
+        message: `${column} on ${this.ref(line)} ${what} (“${shown(cell(position).trim())}”): it must be the whole number of ${dataType} records the old app holds for this company (0 to ${MAX_RECORDS_HINT.toLocaleString("en")}), or empty.`,
+      });
+    }
+    return Object.keys(counts).length ? counts : null;
   }
 
   private checkCredentialValues(line: number, input: Record<string, string>, over: ReadonlySet<number>): void {
@@ -370,6 +398,7 @@ export class RowValidator {
     check(this.columns.companyName, "companyName", COLUMN_LIMITS.companyName, false);
     check(this.columns.externalRef, "externalRef", COLUMN_LIMITS.externalRef, false);
     check(this.columns.records, "records", COLUMN_LIMITS.records, false);
+    for (const c of this.columns.oldCounts) check(c.position, countColumn(c.dataType), COLUMN_LIMITS.records, false);
     for (const { field, position } of this.present) check(position, field.name, COLUMN_LIMITS.credential, field.secret);
     return over;
   }
@@ -387,10 +416,12 @@ export class RowValidator {
     const name = cell(this.columns.companyName);
     const externalRef = cell(this.columns.externalRef).trim();
     let records: number | null = null;
+    let oldCounts: Record<string, number> | null = null;
     let serviceName: string | null = null;
     if (!shifted) {
       if (this.columns.companyName !== null && !over.has(this.columns.companyName)) serviceName = this.checkName(row.line, name, externalRef);
       records = this.checkRecords(row.line, cell(this.columns.records));
+      oldCounts = this.checkOldCounts(row.line, cell);
       this.checkLossy(row);
       this.checkCredentialValues(row.line, input, over);
       this.checkExpiry(row.line, input, over);
@@ -398,7 +429,7 @@ export class RowValidator {
     }
     this.addPreview(row, shifted, serviceName);
     if (this.problems.errorCount > 0) return;
-    const kept: TokenRow = { line: row.line, name, serviceName: serviceName ?? name, externalRef: externalRef || null, records, credentials: input };
+    const kept: TokenRow = { line: row.line, name, serviceName: serviceName ?? name, externalRef: externalRef || null, records, oldCounts, credentials: input };
     if (this.xlsx && this.columns.companyName !== null) kept.cell = `${columnLetters(this.columns.companyName + 1)}${row.line}`;
     this.rows.push(kept);
   }

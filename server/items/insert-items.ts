@@ -18,6 +18,8 @@ import { accessTokenExpiry, maskCredentials, sealItemCredentials } from "./item-
 
 /** One company's row as a token file (or a rehearsal's twin) gives it. */
 export type ItemSource = Pick<TokenRow, "line" | "cell" | "name" | "externalRef" | "records" | "credentials"> & {
+  /** The old app's record counts per data type (a token file's `count_<dataType>` columns). */
+  oldCounts?: Record<string, number> | null;
   /** Where the row was, when it is not the row's index in `rows` (a rehearsal's twins keep their real item's). */
   position?: number;
   sourceRef?: string;
@@ -64,6 +66,7 @@ export function sealMigrationItems(params: {
       serviceName: row.serviceName ?? companyNameOnService({ name: row.name, externalRef: row.externalRef, where: fileWhereOfSourceRef(sourceRef) }).name,
       externalRef: row.externalRef,
       recordsHint: row.records,
+      oldCounts: row.oldCounts ?? null,
       credentialsCipher: sealItemCredentials(ring, { engagementId, itemId: id }, row.credentials),
       credentialsMask: maskCredentials(platform, row.credentials),
       accessTokenExpiresAt: accessTokenExpiry(row.credentials),

@@ -20,6 +20,7 @@ import {
   ConnectionSchema,
   DataRecordSchema,
   DataStatusesSchema,
+  ValidationResultSchema,
   ErrorBodySchema,
   ListCountSchema,
   pagedSchema,
@@ -28,6 +29,7 @@ import {
   type Connection,
   type DataRecord,
   type DataStatuses,
+  type ValidationResult,
   type ErrorBody,
   type Paged,
   type PullOperation,
@@ -720,6 +722,22 @@ function dataCalls(request: ServiceRequest) {
           method: "GET",
           path: `/companies/${seg(params.companyId)}/data/history${query({ page: params.page, pageSize: params.pageSize })}`,
           schema: pagedSchema(PullOperationSchema),
+        },
+        callOptions,
+      ),
+
+    /**
+     * GET /companies/{companyId}/sync/{datasetId}/validation: the warnings and errors the service's
+     * validation found in one dataset (a data type's sync, its id from the data status). The path is
+     * the OAS's (codatio/oas, get-read-validation-results), as the issue named it.
+     */
+    getValidationResults: (params: { companyId: string; datasetId: string }, callOptions?: CallOptions) =>
+      request<ValidationResult>(
+        {
+          operation: "getValidationResults",
+          method: "GET",
+          path: `/companies/${seg(params.companyId)}/sync/${seg(params.datasetId)}/validation`,
+          schema: ValidationResultSchema,
         },
         callOptions,
       ),

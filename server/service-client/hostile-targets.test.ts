@@ -29,6 +29,7 @@ const CALLS: [string, (c: ServiceClient) => Promise<unknown>][] = [
   ["authorizeConnection", (c) => c.authorizeConnection({ companyId: COMPANY, connectionId: CONNECTION, credentials })],
   ["refreshAllData", (c) => c.refreshAllData({ companyId: COMPANY })],
   ["getDataStatus", (c) => c.getDataStatus({ companyId: COMPANY })],
+  ["getValidationResults", (c) => c.getValidationResults({ companyId: COMPANY, datasetId: CONNECTION })],
   ["listPullOperations", (c) => c.listPullOperations({ companyId: COMPANY, page: 1, pageSize: 1 })],
   ["listAccounts", (c) => c.listAccounts({ companyId: COMPANY, page: 1, pageSize: 1 })],
   ["listInvoices", (c) => c.listDataRecords({ companyId: COMPANY, connectionId: CONNECTION, dataType: "invoices", page: 1, pageSize: 1 })],

@@ -5,6 +5,6 @@ export { parseRateLimit, parseRetryAfter } from "./rate-limit";
 export type { RateLimitInfo } from "./rate-limit";
 export { DEFAULT_RETRY } from "./retry";
 export type { RetryEvent, RetryOptions, RetrySetting } from "./retry";
-export type { Company, Connection, DataRecord, DataStatus, DataStatuses, Paged, PullOperation } from "./schemas";
+export type { Company, Connection, DataRecord, DataStatus, DataStatuses, Paged, PullOperation, ValidationResult } from "./schemas";
 export { RETRYABLE_KINDS, SERVICE_ERROR_KINDS, ServiceError } from "./service-error";
 export type { ServiceErrorKind, Validation, ValidationItem } from "./service-error";

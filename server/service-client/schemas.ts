@@ -113,6 +113,18 @@ const ValidationItemSchema = z.object({
   validatorName: z.string().nullish(),
 });
 
+/**
+ * A dataset's validation results (`GET /companies/{companyId}/sync/{datasetId}/validation`,
+ * get-read-validation-results in codatio/oas `Codat-Platform.json`, schema `ValidationResult`):
+ * `errors` (critical: the data type cannot be relied on) and `warnings`, each item
+ * `{ruleId, itemId, message, validatorName}`. Every field is optional in the OAS.
+ */
+export const ValidationResultSchema = z.object({
+  errors: z.array(ValidationItemSchema.extend({ ruleId: z.string().nullish() })).nullish().transform((list) => list ?? []),
+  warnings: z.array(ValidationItemSchema.extend({ ruleId: z.string().nullish() })).nullish().transform((list) => list ?? []),
+});
+export type ValidationResult = z.infer<typeof ValidationResultSchema>;
+
 /** The service's error body (seed §2), read leniently: any field may be missing. */
 export const ErrorBodySchema = z.object({
   statusCode: z.number().nullish(),

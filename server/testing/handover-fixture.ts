@@ -33,6 +33,8 @@ export type CompanySpec = {
   outcomeReason?: string;
   lastError?: LastError;
   checks?: StoredChecks;
+  /** The old app's record counts per data type, as the token file gave them. */
+  oldCounts?: Record<string, number>;
   /** Failed attempts in a row at its last call, as the engine keeps them (0 once a call succeeded). */
   attempts?: number;
   /** The calls the engine stored for it: answered, and failed (each one request). */
@@ -189,6 +191,7 @@ function itemEnd(itemId: string, spec: CompanySpec, i: number) {
     lastError: s.lastError ?? null,
     lastErrorAt: s.lastError ? new Date() : null,
     checks: s.checks ?? null,
+    ...(s.oldCounts ? { oldCounts: s.oldCounts } : {}),
     finishedAt: final ? new Date() : null,
     updatedAt: new Date(),
   };

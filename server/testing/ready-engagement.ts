@@ -13,7 +13,7 @@ import { migrationItems, users } from "@/db/schema";
 import { createOrganization } from "@/server/accounts/organizations";
 import type { AppConfig } from "@/server/config";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
-import type { CredentialKind, SandboxControl, SyncMode, Tenant } from "@/server/sandbox/controls/control-client";
+import type { CredentialKind, SandboxControl, SyncMode, Tenant, TenantOptions } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget } from "@/server/targets/targets";
@@ -40,6 +40,8 @@ export type ReadyCompany = {
    * revoked…); by default the file holds the tenant's own tokens.
    */
   tokens?: Exclude<CredentialKind, "valid">;
+  /** More of the simulated tenant's options (validation issues, a Zoho Books reduced dataset). */
+  tenant?: Pick<TenantOptions, "validationIssues" | "reducedDatasetRecords">;
 };
 
 export type ReadyEngagement = {
@@ -124,6 +126,7 @@ export async function readyEngagement(
       name: company.name,
       ...(company.records === undefined ? {} : { records: company.records }),
       ...(company.fetchErrorDataTypes ? { fetchErrorDataTypes: company.fetchErrorDataTypes } : {}),
+      ...company.tenant,
     });
     const credentials = company.tokens ? (await sandbox.control.issueCredentials(platform.key, tenant.tenantId, company.tokens)).credentials : tenant.credentials;
     exported.push({ company, tenant, credentials });

@@ -4,6 +4,7 @@ import type { HandoverRow } from "@/core/migration/handover-schemas";
 import { FailureDetails, FailureSummary } from "@/app/_components/migration/failure-details";
 import { formatDateTime } from "@/app/_lib/labels";
 import { NameOnService } from "@/app/_components/migration/name-on-service";
+import { CompletenessBadge } from "@/app/_components/migration/completeness-view";
 import { ItemStateBadge } from "./item-state-badge";
 
 /** One labelled line of the outcome column; `clamp` keeps long words to two lines on a screen (the whole on hover). */
@@ -21,6 +22,11 @@ function Outcome({ row: r, compact }: { row: HandoverRow; compact: boolean }) {
   return (
     <>
       <Line term="Checks">{r.checksSummary}</Line>
+      {r.completeness ? (
+        <Line term="Data" clamp={compact ? r.completeness.summary : undefined}>
+          <CompletenessBadge verdict={r.completeness.verdict} /> {r.completeness.summary}
+        </Line>
+      ) : null}
       {r.reason ? (
         <Line term="Why" clamp={compact ? r.reason : undefined}>
           {r.reason}

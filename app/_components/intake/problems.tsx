@@ -23,6 +23,7 @@ export const PROBLEM_KIND_LABELS: Record<ProblemKind, string> = {
   required_value_missing: "Value missing",
   malformed_value: "Malformed value",
   invalid_records: "Invalid records hint",
+  invalid_count: "Invalid old app count",
   extra_values: "Values beyond the columns",
   lossy_number: "Number changed by the spreadsheet",
   value_too_long: "Value too long",

@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { ItemStateBadge } from "@/app/_components/handover/item-state-badge";
 import { CompanyTimelineList } from "@/app/_components/migration/company-timeline";
+import { CompletenessBadge, CompletenessView } from "@/app/_components/migration/completeness-view";
 import { FailureDetails, FailureSummary } from "@/app/_components/migration/failure-details";
 import { NameOnService } from "@/app/_components/migration/name-on-service";
 import { ItemsFilterForm, useItemsFilter } from "@/app/_components/migration/items-filter";
@@ -59,6 +60,13 @@ const COLUMNS: ResponsiveColumn<BulkItem>[] = [
         <CopyableId value={r.connectionId} label={`connectionId of ${r.name}`} short />
       </span>
     ),
+  },
+  {
+    // Complete, short, validation issues, not compared: in words; the details say which data types.
+    label: "Data",
+    className: "whitespace-nowrap",
+    present: (r) => r.completeness !== null,
+    cell: (r) => (r.completeness ? <CompletenessBadge verdict={r.completeness.verdict} /> : none),
   },
   // Calls, not attempts: a company that passed at once made a dozen (every request sent for it).
   { label: "Calls", className: "whitespace-nowrap tabular-nums", present: (r) => r.attemptsInAll > 0, cell: (r) => (r.attemptsInAll > 0 ? callsText(r.attemptsInAll, r.attempts) : none) },
@@ -172,6 +180,7 @@ function ItemDetails({ engagementId, item: r, onClose }: { engagementId: string;
             <FailureDetails failure={r.lastError} subject={`${r.name}'s last error`} className="text-sm" />
           </section>
         ) : null}
+        {r.completeness ? <CompletenessView completeness={r.completeness} company={r.name} /> : null}
         {r.story.why ? <Story title="Why it ended there">{r.story.why}</Story> : null}
         {r.story.refusal ? (
           <Story title="The platform's refusal">

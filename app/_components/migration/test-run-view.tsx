@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { Badge, CopyableId, Notice, ProgressBar, ResponsiveTable, Table, TBody, Td, Th, THead, Tr, type BadgeTone, type ResponsiveColumn } from "@/app/_components/ui";
 import { formatDuration } from "@/core/format";
 import { countOf } from "@/core/words";
+import { CompletenessView } from "./completeness-view";
 import { FailureDetails } from "./failure-details";
 import { formatDateTime } from "@/app/_lib/labels";
 import type { RouterOutputs } from "@/app/_lib/types";
@@ -193,6 +194,8 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
           </TBody>
         </Table>
       ) : null}
+
+      {run.completeness ? <CompletenessView completeness={run.completeness} company={run.company ?? "the company"} /> : null}
 
       {run.calls.length ? (
         <ResponsiveTable

@@ -148,7 +148,8 @@ function syncModelFor(kind: string, platformKey: string): SyncModel {
 
 /**
  * The pipeline policy of a bulk run on a target of this kind (sandbox or service) and platform: a
- * 429 or 503 counts no attempt, and a company's first status poll waits its expected sync time.
+ * 429 or 503 counts no attempt, a company's first status poll waits its expected sync time, and a
+ * company with old counts has every data type counted.
  */
 export function bulkPipelinePolicy(targetKind: string, platformKey: string, overrides: Partial<PipelinePolicy> = {}): PipelinePolicy {
   const model = syncModelFor(targetKind, platformKey);
@@ -156,6 +157,9 @@ export function bulkPipelinePolicy(targetKind: string, platformKey: string, over
     ...DEFAULT_PIPELINE_POLICY,
     ...overrides,
     throttlingCountsAsAttempt: false,
+    // Companies whose token file row carries the old app's counts get every data type counted
+    // (and validated), so the counts can be compared; the others spend only the proof's request.
+    countWhenOldCounts: true,
     expectedSyncMs: (records) => Math.round((model.baseSeconds + model.perRecordSeconds * (records ?? DEFAULT_RECORDS_PER_COMPANY)) * 1000),
   };
 }

@@ -3,6 +3,7 @@
  * and ETA, the engagement's companies per state, the controls on offer (none in the portal), and a
  * page of companies filterable by state and searchable (server-side: fast at 100,000 companies).
  */
+import { completenessOf, storedChecks } from "../completeness/completeness";
 import { readSteps, type Database, type Steps, type Tx } from "@/db/database";
 import { findUser } from "@/server/accounts/users";
 import { assertCanView } from "@/server/engagements/access";
@@ -214,6 +215,7 @@ export function listBulkItems(
             attempts: r.attempts,
             viewer: isStaff(actor.role) ? "staff" : "customer",
           }),
+          completeness: completenessOf({ platformKey: c.eng.platformKey, checks: storedChecks(r.checks), oldCounts: r.oldCounts }),
           pilot: r.id === pilotItemId,
           canSetAside: itemActions && r.state !== "verified" && r.state !== "set_aside",
           canRetry: retryable && RETRY_FROM.includes(r.state),

@@ -66,6 +66,7 @@ export function toPipelineItem(row: ItemRow, platform: Pick<ManagedPlatform, "ke
     nextAttemptAt: row.nextAttemptAt,
     lastError: (row.lastError as StoredError | null) ?? null,
     records: row.recordsHint,
+    oldCounts: row.oldCounts ?? null,
   };
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { getManagedPlatform } from "@/server/platforms";
 import {
   applyResult,
+  countsEveryDataType,
   decideNext,
   DEFAULT_PIPELINE_POLICY,
   failureScope,
@@ -44,7 +45,7 @@ const failure = (call: CallDecision["call"], kind: ServiceErrorKind, extra: Part
   error: { operation: call, kind, status: extra.status ?? 500, service: "PublicApi", error: extra.error ?? `${kind} happened`, correlationId: "corr-1", validation: null, retryAfterMs: extra.retryAfterMs ?? null },
 });
 
-const call = (c: Exclude<CallDecision["call"], "readData">): CallDecision => ({ kind: "call", call: c });
+const call = (c: Exclude<CallDecision["call"], "readData" | "readValidation">): CallDecision => ({ kind: "call", call: c });
 
 describe("decideNext: the next call for each stored state", () => {
   it.each([
@@ -187,6 +188,53 @@ describe("a test counts the records of every data type the service lists", () =>
 
   it("a bulk run reads only the proof", () => {
     expect(applyResult(synced(), read("chartOfAccounts"), answer("chartOfAccounts", 50), NOW, policy)).toMatchObject({ state: "verified" });
+  });
+});
+
+describe("validation results are read for every data type counted", () => {
+  const counting: PipelinePolicy = { ...policy, countEveryDataType: true };
+  const dataTypes = { chartOfAccounts: "Complete", invoices: "Complete", balanceSheet: "Complete" };
+  const datasets = { chartOfAccounts: "ds-acc", invoices: "ds-inv", balanceSheet: "ds-bs" };
+  const synced = (checks: Partial<NonNullable<PipelineItem["checks"]>> = {}, extra: Partial<PipelineItem> = {}) =>
+    item({ state: "sync_requested", companyId: "c1", connectionId: "k1", checks: { sync: { requestedAt: NOW.toISOString(), polls: 3, dataTypes, datasets }, ...checks }, ...extra });
+  const none = { errors: [], warnings: [], errorCount: 0, warningCount: 0 };
+  const proven = { read: { dataType: "chartOfAccounts" as const, records: 50, at: NOW.toISOString() } };
+
+  it("keeps each data type's latest successful dataset from the status", () => {
+    const syncing = item({ state: "sync_requested", companyId: "c1", connectionId: "k1", checks: { sync: { requestedAt: NOW.toISOString(), polls: 0, dataTypes: {} } } });
+    const t = applyResult(syncing, call("getDataStatus"), { ok: true, call: "getDataStatus", dataTypes, datasets }, NOW, counting);
+    expect(t.checks?.sync?.datasets).toEqual(datasets);
+  });
+
+  it("after the counts, reads the proof's and each counted type's validation by its dataset, in name order, then verifies", () => {
+    const counted = synced({ ...proven, records: { invoices: 12 } });
+    expect(decideNext(counted, NOW)).toEqual({ kind: "call", call: "readValidation", dataType: "chartOfAccounts", datasetId: "ds-acc" });
+    const first = applyResult(counted, { kind: "call", call: "readValidation", dataType: "chartOfAccounts", datasetId: "ds-acc" }, { ok: true, call: "readValidation", dataType: "chartOfAccounts", validation: none }, NOW, counting);
+    expect(first.state).toBe("sync_requested");
+    const next = { ...counted, ...first };
+    expect(decideNext(next, NOW)).toEqual({ kind: "call", call: "readValidation", dataType: "invoices", datasetId: "ds-inv" });
+    const flawed = { errors: [{ message: "Lines do not add up", count: 2 }], warnings: [], errorCount: 2, warningCount: 0 };
+    const done = applyResult(next, { kind: "call", call: "readValidation", dataType: "invoices", datasetId: "ds-inv" }, { ok: true, call: "readValidation", dataType: "invoices", validation: flawed }, NOW, counting);
+    expect(done).toMatchObject({ state: "verified", checks: { validation: { chartOfAccounts: none, invoices: flawed } } });
+  });
+
+  it("validation results the service will not give are left unknown; they never fail a proven company", () => {
+    const counted = synced({ ...proven, records: { invoices: 12 } });
+    const decision: CallDecision = { kind: "call", call: "readValidation", dataType: "chartOfAccounts", datasetId: "ds-acc" };
+    expect(applyResult(counted, decision, failure("readValidation", "not_found", { status: 404 }), NOW, counting)).toMatchObject({ state: "sync_requested", checks: { validation: { chartOfAccounts: null } } });
+  });
+
+  it("a bulk run counts and validates only the companies with old counts; the others are verified on the proof", () => {
+    const bulk: PipelinePolicy = { ...policy, countWhenOldCounts: true };
+    const answer: CallResult = { ok: true, call: "readData", dataType: "chartOfAccounts", records: 50 };
+    const proofRead: CallDecision = { kind: "call", call: "readData", dataType: "chartOfAccounts" };
+    expect(applyResult(synced(), proofRead, answer, NOW, bulk)).toMatchObject({ state: "verified" });
+    expect(applyResult(synced({}, { oldCounts: {} }), proofRead, answer, NOW, bulk)).toMatchObject({ state: "verified" });
+    const withCounts = synced({}, { oldCounts: { invoices: 1_040 } });
+    const t = applyResult(withCounts, proofRead, answer, NOW, bulk);
+    expect(t.state).toBe("sync_requested");
+    expect(decideNext({ ...withCounts, ...t }, NOW)).toEqual({ kind: "call", call: "readData", dataType: "invoices" });
+    expect(countsEveryDataType({ oldCounts: { invoices: 1 } }, policy)).toBe(false);
   });
 });
 

@@ -31,6 +31,7 @@ export const PIPELINE_CALLS = [
   "requestSync",
   "getDataStatus",
   "readData",
+  "readValidation",
 ] as const;
 export type PipelineCall = (typeof PIPELINE_CALLS)[number];
 
@@ -58,7 +59,14 @@ export type ItemChecks = {
   /** The connection's status after the authorization call, with the platform's errors if refused. */
   connection?: { status: ConnectionStatus; at: string; errors?: PlatformError[] };
   /** The sync: when it was requested, how often its status was read, the last status per data type. */
-  sync?: { requestedAt: string; polls: number; dataTypes: Record<string, string>; finishedAt?: string };
+  sync?: {
+    requestedAt: string;
+    polls: number;
+    dataTypes: Record<string, string>;
+    finishedAt?: string;
+    /** Each data type's latest successful dataset (sync) id, from the data status: where its validation results are. */
+    datasets?: Record<string, string>;
+  };
   /** The read that proves data arrived, with the record count the service reported. */
   read?: { dataType: ReadDataType; records: number | null; at: string; skipped?: "not_supported" };
   /**
@@ -67,7 +75,21 @@ export type ItemChecks = {
    * where the service would not count it.
    */
   records?: Record<string, number | null>;
+  /**
+   * The validation results of each counted data type's dataset (read with the counts), summed up
+   * by message; null where the service would not give them.
+   */
+  validation?: Record<string, ValidationSummary | null>;
 };
+
+/** One validation message of a dataset and how many of its records it was raised on. */
+export type ValidationMessage = { message: string; count: number };
+
+/** A dataset's validation results, by message (most frequent first, at most VALIDATION_MESSAGES_KEPT of each kind). */
+export type ValidationSummary = { errors: ValidationMessage[]; warnings: ValidationMessage[]; errorCount: number; warningCount: number };
+
+/** Distinct messages kept per kind and data type: the counts stay whole, the list stays short. */
+export const VALIDATION_MESSAGES_KEPT = 10;
 
 /**
  * What went wrong, in Ferry's terms: a service error's kind, or one the pipeline or the worker
@@ -111,11 +133,17 @@ export type PipelineItem = {
   lastError: StoredError | null;
   /** The file's `records` hint (data volume per data type), when given. */
   records?: number | null;
+  /** The record counts the old app holds per data type (the file's `count_<dataType>` columns), when given. */
+  oldCounts?: Record<string, number> | null;
 };
 
 export type CallDecision =
-  | { kind: "call"; call: Exclude<PipelineCall, "readData"> }
-  | { kind: "call"; call: "readData"; dataType: ListedDataType };
+  | { kind: "call"; call: Exclude<PipelineCall, "readData" | "readValidation"> }
+  | { kind: "call"; call: "readData"; dataType: ListedDataType }
+  | { kind: "call"; call: "readValidation"; dataType: ListedDataType; datasetId: string };
+
+/** A call after the proof: a data type's count, or its dataset's validation results. */
+type ExtraRead = Extract<CallDecision, { call: "readData" | "readValidation" }>;
 
 export type Decision = CallDecision | { kind: "wait"; until: Date } | { kind: "final"; state: MigrationItemState };
 
@@ -145,9 +173,9 @@ export function decideNext(item: PipelineItem, now: Date): Decision {
       const sync = item.checks?.sync;
       if (!sync || !syncFinished(sync.dataTypes)) return { kind: "call", call: "getDataStatus" };
       if (!item.checks?.read) return { kind: "call", call: "readData", dataType: READ_DATA_TYPE[item.platform.category] };
-      // The proof is read and the item is still here: the policy counts every data type's records.
-      const next = typesToCount(item.checks)[0];
-      return next ? { kind: "call", call: "readData", dataType: next } : { kind: "call", call: "getDataStatus" };
+      // The proof is read and the item is still here: the policy counts every data type's records
+      // and reads their validation results.
+      return nextExtraRead(item.checks) ?? { kind: "call", call: "getDataStatus" };
     }
     case "verified":
     case "reauth_required":
@@ -182,8 +210,9 @@ export type CallAnswer =
   | { call: "createConnection"; connectionId: string }
   | { call: "authorize"; status: ConnectionStatus; errors: PlatformError[] }
   | { call: "requestSync" }
-  | { call: "getDataStatus"; dataTypes: Record<string, string> }
-  | { call: "readData"; dataType: ListedDataType; records: number | null };
+  | { call: "getDataStatus"; dataTypes: Record<string, string>; datasets?: Record<string, string> }
+  | { call: "readData"; dataType: ListedDataType; records: number | null }
+  | { call: "readValidation"; dataType: ListedDataType; validation: ValidationSummary };
 
 /**
  * What a failure means beyond the item: `run_stop` — the account or key is at fault and every
@@ -259,6 +288,12 @@ export type PipelinePolicy = {
    * sets it, so its result shows each data type's records; a bulk run spends no calls on it.
    */
   countEveryDataType?: boolean;
+  /**
+   * Whether a company whose token file row carries the old app's counts (`oldCounts`) has every
+   * data type counted, as countEveryDataType does, so its counts can be compared (default false).
+   * A bulk run sets it: companies without old counts spend no calls on it.
+   */
+  countWhenOldCounts?: boolean;
   /**
    * How long a company's sync is expected to take, from its `records` hint (step 2's sync model):
    * the first status poll waits that long, so waiting companies do not spend the request budget.
@@ -387,10 +422,13 @@ export function applyResult(
         nextAttemptAt: new Date(now.getTime() + Math.max(policy.pollInitialMs, policy.expectedSyncMs?.(item.records ?? null) ?? 0)),
       };
     case "getDataStatus":
-      return applyDataStatus(at, { dataTypes: result.dataTypes, correlationId: result.correlationId ?? null });
+      return applyDataStatus(at, { dataTypes: result.dataTypes, datasets: result.datasets, correlationId: result.correlationId ?? null });
     case "readData":
       if (!checks.read) checks.read = { dataType: READ_DATA_TYPE[item.platform.category], records: result.records, at: iso(now) };
       else checks.records = { ...checks.records, [result.dataType]: result.records };
+      return afterRead(at);
+    case "readValidation":
+      checks.validation = { ...checks.validation, [result.dataType]: result.validation };
       return afterRead(at);
     default: {
       const never: never = result;
@@ -409,11 +447,11 @@ type ApplyContext = {
   fail: (error: StoredError, reason: string) => Transition;
 };
 
-function applyDataStatus(at: ApplyContext, answer: { dataTypes: Record<string, string>; correlationId: string | null }): Transition {
+function applyDataStatus(at: ApplyContext, answer: { dataTypes: Record<string, string>; datasets?: Record<string, string>; correlationId: string | null }): Transition {
   const { item, base, checks, now, policy, fail } = at;
   const { dataTypes, correlationId } = answer;
   const previous = item.checks?.sync ?? { requestedAt: iso(now), polls: 0, dataTypes: {} };
-  const sync = { ...previous, polls: previous.polls + 1, dataTypes };
+  const sync: NonNullable<ItemChecks["sync"]> = { ...previous, polls: previous.polls + 1, dataTypes, ...(answer.datasets ? { datasets: answer.datasets } : {}) };
   checks.sync = sync;
   if (!syncFinished(dataTypes)) {
     const waited = now.getTime() - Date.parse(previous.requestedAt);
@@ -466,16 +504,49 @@ function typesToCount(checks: ItemChecks): ListedDataType[] {
     .sort((a, b) => a.localeCompare(b));
 }
 
-/** A data type whose records the service would not count: unknown, and on to the next. */
-function uncounted(at: ApplyContext, dataType: ListedDataType): Transition {
-  at.checks.records = { ...at.checks.records, [dataType]: null };
+/**
+ * The data types whose validation results are still to be read: the proof's and every counted one
+ * that synced Complete with a known dataset, in name order.
+ */
+function typesToValidate(checks: ItemChecks): { dataType: ListedDataType; datasetId: string }[] {
+  const datasets = checks.sync?.datasets ?? {};
+  const counted = [checks.read && !checks.read.skipped ? checks.read.dataType : undefined, ...Object.keys(checks.records ?? {})];
+  return counted
+    .filter((type): type is ListedDataType => !!type && isListedDataType(type) && checks.sync?.dataTypes[type] === "Complete")
+    .filter((type) => !!datasets[type] && !Object.hasOwn(checks.validation ?? {}, type))
+    .sort((a, b) => a.localeCompare(b))
+    .map((dataType) => ({ dataType, datasetId: datasets[dataType]! }));
+}
+
+/** The next read after the proof: the counts first, then the validation results; null when all are read. */
+export function nextExtraRead(checks: ItemChecks): ExtraRead | null {
+  const count = typesToCount(checks)[0];
+  if (count) return { kind: "call", call: "readData", dataType: count };
+  const validate = typesToValidate(checks)[0];
+  return validate ? { kind: "call", call: "readValidation", ...validate } : null;
+}
+
+/**
+ * Whether the policy counts every data type of this company (and reads their validation results):
+ * always for the single-company test, in a bulk run only where the token file gave old counts to
+ * compare with (the quota is kept for the rest).
+ */
+export function countsEveryDataType(item: Pick<PipelineItem, "oldCounts">, policy: PipelinePolicy): boolean {
+  if (policy.countEveryDataType) return true;
+  return !!policy.countWhenOldCounts && Object.keys(item.oldCounts ?? {}).length > 0;
+}
+
+/** A read after the proof the service would not answer: unknown, and on to the next. */
+function unread(at: ApplyContext, extra: ExtraRead): Transition {
+  if (extra.call === "readData") at.checks.records = { ...at.checks.records, [extra.dataType]: null };
+  else at.checks.validation = { ...at.checks.validation, [extra.dataType]: null };
   return { ...afterRead(at), attempts: 0 };
 }
 
-/** After a read: verified, unless the policy counts every data type and some are still to count. */
+/** After a read: verified, unless the policy counts every data type and some reads are still to make. */
 function afterRead(at: ApplyContext): Transition {
-  const { base, checks, policy } = at;
-  if (policy.countEveryDataType && typesToCount(checks).length) return { ...base, inFlightCall: null, checks, lastError: null };
+  const { base, checks, policy, item } = at;
+  if (countsEveryDataType(item, policy) && nextExtraRead(checks)) return { ...base, inFlightCall: null, checks, lastError: null };
   return { ...base, state: "verified", inFlightCall: null, checks, lastError: null };
 }
 
@@ -484,9 +555,9 @@ function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false 
   const { retryAfterMs, ...rest } = result.error;
   const error: StoredError = { ...rest, at: iso(now) };
   const scope = failureScope(result.error.kind);
-  // A count read after the proof: the company is migrated and proven, so a count the service will
-  // not give is left unknown rather than failing it.
-  const countingRead = result.call === "readData" && item.checks?.read ? typesToCount(item.checks)[0] : undefined;
+  // A count or validation read after the proof: the company is migrated and proven, so what the
+  // service will not give is left unknown rather than failing it.
+  const extraRead = (result.call === "readData" || result.call === "readValidation") && item.checks?.read ? (nextExtraRead(item.checks) ?? undefined) : undefined;
   // A create that got no clear answer may have happened: look it up before creating again.
   const inFlightCall = scope === "retry" || scope === "run_pause" ? item.inFlightCall : null;
   switch (scope) {
@@ -504,7 +575,7 @@ function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false 
       }
       const attempts = item.attempts + 1;
       if (attempts >= policy.maxAttempts) {
-        if (countingRead) return uncounted(at, countingRead);
+        if (extraRead) return unread(at, extraRead);
         return { ...fail(error, `${result.error.operation} kept failing (${attempts} attempts); the last answer: ${result.error.error}`), attempts };
       }
       const backoff = Math.round(policy.random() * Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** item.attempts));
@@ -525,7 +596,7 @@ function applyFailure(at: ApplyContext, result: Extract<CallResult, { ok: false 
       return never;
     }
   }
-  if (countingRead) return uncounted(at, countingRead);
+  if (extraRead) return unread(at, extraRead);
   switch (result.error.kind) {
     case "active_connection_exists":
       // The company already has a connection of this kind (perhaps ours, from an answer lost

@@ -11,7 +11,7 @@
 import { linkUrlWithoutToken, tenantOf } from "@/core/migration/link-url";
 import { readSteps, type Database } from "@/db/database";
 import { companyDescription, serviceNameOf, type ManagedPlatform } from "@/server/platforms";
-import { ServiceError, type CallMeta, type ServiceClient } from "@/server/service-client";
+import { ServiceError, type CallMeta, type ServiceClient, type ValidationResult } from "@/server/service-client";
 import { redact } from "@/server/service-client/service-error";
 import { writeAudit } from "@/server/security/audit";
 import type { KeyRing } from "@/server/security/secrets";
@@ -31,6 +31,9 @@ import {
   type PipelinePolicy,
   type StoredError,
   type Transition,
+  type ValidationMessage,
+  type ValidationSummary,
+  VALIDATION_MESSAGES_KEPT,
 } from "./pipeline";
 import type { MigrationItemState } from "@/core/migration/states";
 
@@ -182,13 +185,23 @@ async function execute(ctx: RunnerContext, row: ItemRow, item: PipelineItem, dec
       case "getDataStatus": {
         const { data, meta } = await client.getDataStatus({ companyId: companyId() }, options);
         const dataTypes = Object.fromEntries(Object.values(data).map((s) => [s.dataType, s.currentStatus ?? "Unknown"]));
+        // Each data type's latest successful dataset: where its validation results are read.
+        const datasets = Object.fromEntries(Object.values(data).flatMap((s) => {
+          const id = s.latestSuccessfulSyncId ?? (s.currentStatus === "Complete" ? s.latestSyncId : null);
+          return id ? [[s.dataType, id]] : [];
+        }));
         const counts: Record<string, number> = {};
         for (const status of Object.values(dataTypes)) counts[status] = (counts[status] ?? 0) + 1;
-        return answered(meta, { call: "getDataStatus", dataTypes }, { counts });
+        return answered(meta, { call: "getDataStatus", dataTypes, datasets }, { counts });
       }
       case "readData": {
         const { data, meta } = await client.listDataRecords({ companyId: companyId(), connectionId: connectionId(), dataType: decision.dataType, page: 1, pageSize: 1 }, options);
         return answered(meta, { call: "readData", dataType: decision.dataType, records: data.totalResults }, { dataType: decision.dataType, records: data.totalResults });
+      }
+      case "readValidation": {
+        const { data, meta } = await client.getValidationResults({ companyId: companyId(), datasetId: decision.datasetId }, options);
+        const validation = summariseValidation(data);
+        return answered(meta, { call: "readValidation", dataType: decision.dataType, validation }, { dataType: decision.dataType, errors: validation.errorCount, warnings: validation.warningCount });
       }
       default: {
         const never: never = decision;
@@ -257,6 +270,22 @@ function identityOf(platform: RunnerContext["platform"], credentials: Readonly<R
   const out: Record<string, string> = {};
   for (const f of platform.credentialFields) if (f.identity && !f.secret && credentials[f.name]) out[f.name] = credentials[f.name]!;
   return Object.keys(out).length ? out : null;
+}
+
+/** A dataset's validation results summed up by message, most frequent first (pipeline.ts, ValidationSummary). */
+export function summariseValidation(result: ValidationResult): ValidationSummary {
+  const byMessage = (items: ValidationResult["errors"]): ValidationMessage[] => {
+    const counts = new Map<string, number>();
+    for (const item of items) {
+      const message = (item.message ?? item.ruleId ?? "No message given").trim().slice(0, 500);
+      counts.set(message, (counts.get(message) ?? 0) + 1);
+    }
+    return [...counts]
+      .map(([message, count]) => ({ message, count }))
+      .sort((a, b) => b.count - a.count || a.message.localeCompare(b.message))
+      .slice(0, VALIDATION_MESSAGES_KEPT);
+  };
+  return { errors: byMessage(result.errors), warnings: byMessage(result.warnings), errorCount: result.errors.length, warningCount: result.warnings.length };
 }
 
 /** Waits `ms`, or less if the signal fires (then throws its reason). */

@@ -92,6 +92,7 @@ const reportColumns = {
   lastError: migrationItems.lastError,
   outcomeReason: migrationItems.outcomeReason,
   checks: migrationItems.checks,
+  oldCounts: migrationItems.oldCounts,
   linkUrl: migrationItems.linkUrl,
   reconnectedAt: migrationItems.reconnectedAt,
   droppedAt: migrationItems.droppedAt,
@@ -116,6 +117,8 @@ export type ReportItem = {
   reconnectedAt: Date | null;
   droppedAt: Date | null;
   checks: unknown;
+  /** The old app's record counts per data type, from the token file (null when it gives none). */
+  oldCounts: Record<string, number> | null;
 };
 
 /** One page of the report's items in file order, optionally of one state or matching a search. */

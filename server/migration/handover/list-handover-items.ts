@@ -1,6 +1,7 @@
 /** One page of the handover report's companies, filtered and searched on the server. */
 import { readSteps, type Database } from "@/db/database";
 import { assertCanView } from "@/server/engagements/access";
+import { findEngagement } from "@/server/engagements/engagement-repository";
 import type { Actor } from "@/core/accounts/actor";
 import type { MigrationItemState } from "@/core/migration/states";
 import { assertReportReadable } from "./get-handover";
@@ -16,10 +17,11 @@ export async function listHandoverItems(
   actor: Actor,
   input: { engagementId: string; state?: MigrationItemState; search?: string; page: number; pageSize: number },
 ): Promise<HandoverItemsPage> {
-  const { rows, total } = await readSteps(database, function* (tx) {
+  const { rows, total, platformKey } = await readSteps(database, function* (tx) {
     yield* assertCanView(tx, actor, input.engagementId);
     yield* assertReportReadable(tx, actor, input.engagementId);
-    return yield* pageOfReportItems(tx, input);
+    const eng = yield* findEngagement(tx, input.engagementId);
+    return { ...(yield* pageOfReportItems(tx, input)), platformKey: eng?.platformKey ?? "" };
   });
-  return { items: rows.map((r) => toReportRow(r, links)), total, page: input.page, pageSize: input.pageSize };
+  return { items: rows.map((r) => toReportRow(r, links, platformKey)), total, page: input.page, pageSize: input.pageSize };
 }

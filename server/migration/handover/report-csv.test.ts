@@ -52,6 +52,8 @@ const HEADER = [
   "Connection status",
   "Checks",
   "Data types",
+  "Data completeness",
+  "Completeness details",
   "Reason",
   "What you need to do",
   "Reconnect link",
@@ -110,6 +112,8 @@ describe("the handover report as CSV", () => {
       "Connection status": "Linked",
       Checks: "Linked; 2 of 3 data types complete, 1 not supported; 50 records",
       "Data types": "chartOfAccounts: Complete (50); directIncomes: NotSupported; invoices: Complete",
+      "Data completeness": "Not compared",
+      "Completeness details": "Not compared: the token file gives no old app counts for this company.",
       Reason: "",
       "What you need to do": "",
       "Attempts in all": "7",
@@ -138,6 +142,25 @@ describe("the handover report as CSV", () => {
     expect(byName["Limit Co"]).toMatchObject({ "Error status": "402", Error: "Company limit exceeded", "Correlation ID": "corr-402-abc" });
     expect(byName["Limit Co"]!["What you need to do"]).toMatch(/^Upgrade the service account/);
     expect(byName["Closed Co"]).toMatchObject({ "Company ID": "", Reason: "Set aside by support: Closed by the end customer." });
+  });
+
+  it("says per company whether its data is complete: short data types with their counts, validation messages with theirs", async () => {
+    const at = new Date().toISOString();
+    const sync = { requestedAt: at, polls: 2, dataTypes: { chartOfAccounts: "Complete", invoices: "Complete", bills: "Complete" } };
+    const flawed = { errors: [{ message: "A bill's lines summed should be the same as its total amount.", count: 3 }], warnings: [], errorCount: 3, warningCount: 0 };
+    const f = await produced([
+      { state: "verified", name: "Short Co", oldCounts: { invoices: 1_040 }, checks: { connection: { status: "Linked", at }, sync, read: { dataType: "chartOfAccounts", records: 40, at }, records: { invoices: 812, bills: 5 } } },
+      { state: "verified", name: "Whole Co", oldCounts: { invoices: 812, bills: 5 }, checks: { connection: { status: "Linked", at }, sync, read: { dataType: "chartOfAccounts", records: 40, at }, records: { invoices: 812, bills: 5 } } },
+      { state: "verified", name: "Flawed Co", oldCounts: { bills: 5 }, checks: { connection: { status: "Linked", at }, sync, read: { dataType: "chartOfAccounts", records: 40, at }, records: { invoices: 812, bills: 5 }, validation: { bills: flawed } } },
+    ]);
+    const { table } = csvParts((await readAll((await handoverReportCsv(t.database, LINKS, p.support, f.engagementId)).body)).text);
+    const cells = (name: string) => {
+      const row = table.find((r) => r[0] === name)!;
+      return [row[HEADER.indexOf("Data completeness")], row[HEADER.indexOf("Completeness details")]];
+    };
+    expect(cells("Short Co")).toEqual(["Short", "Invoices: 812 of the old app's 1,040."]);
+    expect(cells("Whole Co")).toEqual(["Complete", "Every count compared is the old app's or more (Bills and Invoices)."]);
+    expect(cells("Flawed Co")).toEqual(["Validation issues", "Bills validation: error “A bill's lines summed should be the same as its total amount.” ×3."]);
   });
 
   it("neutralises every cell a spreadsheet would read as a formula", async () => {

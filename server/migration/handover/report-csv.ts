@@ -41,13 +41,13 @@ export async function handoverReportCsv(database: Database, links: ReconnectLink
           },
           { isolation: "repeatable read" },
         );
-        chunk = reportCsvChunk(first.items.map((i) => toReportRow(i, links)), { reconciliation: first.reconciliation, reference: eng.reference });
+        chunk = reportCsvChunk(first.items.map((i) => toReportRow(i, links, eng.platformKey)), { reconciliation: first.reconciliation, reference: eng.reference });
         count = first.items.length;
         if (count) after = first.items[count - 1]!;
       } else {
         const from: { position: number; id: string } = after;
         const items = await readSteps(database, (tx) => reportItemsAfter(tx, eng.id, from, CHUNK));
-        chunk = items.length ? reportCsvChunk(items.map((i) => toReportRow(i, links)), null) : "";
+        chunk = items.length ? reportCsvChunk(items.map((i) => toReportRow(i, links, eng.platformKey)), null) : "";
         count = items.length;
         if (count) after = items[count - 1]!;
       }

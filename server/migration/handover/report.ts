@@ -12,6 +12,8 @@ import { customerOutcome } from "./customer-actions";
 import type { ReportItem } from "./handover-repository";
 import { readFailure } from "../engine/stored-failure";
 import { describeChecks, failingDataTypes, readChecks } from "./item-results";
+import { completenessDetails, completenessOf, storedChecks } from "../completeness/completeness";
+import { VERDICT_WORDS } from "@/core/migration/completeness";
 import { validationLines, type Failure } from "@/core/migration/failure";
 import type { ItemChecks } from "@/core/migration/item-results";
 import type { HandoverRow } from "@/core/migration/handover-schemas";
@@ -49,7 +51,7 @@ export function errorStatusOf(error: Failure | null, checks: ItemChecks | null):
 }
 
 /** An item as a report row. */
-export function toReportRow(item: ReportItem, links: ReconnectLinks): HandoverRow {
+export function toReportRow(item: ReportItem, links: ReconnectLinks, platformKey: string): HandoverRow {
   const checks = readChecks(item.checks);
   const error = readFailure(item.lastError);
   const outcome = customerOutcome({ state: item.state, outcomeReason: item.outcomeReason, lastError: error, checks, attempts: item.attempts });
@@ -67,6 +69,7 @@ export function toReportRow(item: ReportItem, links: ReconnectLinks): HandoverRo
     attemptsInAll: item.attemptsInAll,
     checks,
     checksSummary: describeChecks(checks),
+    completeness: completenessOf({ platformKey, checks: storedChecks(item.checks), oldCounts: item.oldCounts }),
     error,
     errorStatus: errorStatusOf(error, checks),
     reason: outcome.reason,
@@ -89,6 +92,10 @@ const COLUMNS: readonly [heading: string, value: (r: HandoverRow) => string | nu
   ["Connection status", (r) => r.checks?.connection ?? null],
   ["Checks", (r) => r.checksSummary],
   ["Data types", (r) => r.checks?.dataTypes.map((d) => `${d.dataType}: ${d.status}${d.records !== null ? ` (${d.records})` : ""}`).join("; ") ?? null],
+  // A support person filters on the first and reads the second: each short data type with the
+  // platform's caveat, and each validation message with its count, in one cell.
+  ["Data completeness", (r) => (r.completeness ? VERDICT_WORDS[r.completeness.verdict] : null)],
+  ["Completeness details", (r) => (r.completeness ? completenessDetails(r.completeness) || r.completeness.summary : null)],
   ["Reason", (r) => r.reason],
   ["What you need to do", (r) => r.customerAction],
   ["Reconnect link", (r) => r.linkUrl],

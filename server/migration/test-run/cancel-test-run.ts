@@ -40,7 +40,8 @@ export async function cancelTestRun(database: Database, actor: Actor, input: { e
       const reason = input.reason?.trim() || "Cancelled by support.";
       const previous = (run.outcome ?? {}) as TestRunOutcome;
       const item = run.itemId ? yield* findItem(tx, run.itemId) : undefined;
-      yield* cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now), checks: testChecks(item, false) } : {}) } });
+      const platformKey = (yield* findEngagement(tx, input.engagementId))?.platformKey ?? "";
+      yield* cancelRunRow(tx, { runId: run.id, reason, now, outcome: { ...previous, ...(item ? { item: snapshotOf(item, now, platformKey), checks: testChecks(item, false) } : {}) } });
       const company = previous.simulates?.name ?? item?.name ?? "a company";
       yield* writeAudit(tx, {
         actor,

@@ -59,12 +59,12 @@ function* applyToChecklist(
 }
 
 /** What the test found, from the run's outcome so far, the company as stored and a run-level failure. */
-function testOutcome(previous: TestRunOutcome, item: ItemRow | null, runFailure: StoredError | null, now: Date): TestRunOutcome {
+function testOutcome(previous: TestRunOutcome, item: ItemRow | null, runFailure: StoredError | null, now: Date, platformKey: string): TestRunOutcome {
   const passed = !runFailure && item?.state === "verified";
   const failure = passed ? null : (runFailure ?? (item?.lastError as StoredError | null) ?? null);
   const outcome: TestRunOutcome = {
     ...previous,
-    ...(item ? { item: snapshotOf(item, now) } : {}),
+    ...(item ? { item: snapshotOf(item, now, platformKey) } : {}),
     result: passed ? "passed" : "failed",
     checks: testChecks(item ?? NO_ITEM, false),
     ...(failure ? { failure } : {}),
@@ -108,7 +108,7 @@ export async function finishTestRun(
       // The run's claim named by its fencing token (`run.leaseToken`, the claimed row's), not only this worker.
       if (current?.status !== "running" || current.leaseOwner !== params.owner || !run.leaseToken || current.leaseToken !== run.leaseToken) return null;
       const previous = (current.outcome ?? {}) as TestRunOutcome;
-      const outcome = testOutcome(previous, item, params.failure, now);
+      const outcome = testOutcome(previous, item, params.failure, now, eng.platformKey);
       yield* writeAudit(tx, {
         actor: null,
         action: "migration.test_finished",

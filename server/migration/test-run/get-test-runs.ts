@@ -10,6 +10,7 @@ import { toControl } from "@/server/engagements/checklist";
 import { AppError } from "@/server/errors";
 import type { Actor } from "@/core/accounts/actor";
 import { findServiceTarget } from "@/server/targets/targets";
+import { findEngagement } from "@/server/engagements/engagement-repository";
 import { countRealItems, countSearchedRealItems, findItem, searchRealItems } from "../engine/item-repository";
 import type { ItemChecks } from "../engine/pipeline";
 import { readFailure } from "../engine/stored-failure";
@@ -103,7 +104,8 @@ function* testRunDetail(tx: Tx, actor: Actor, input: { engagementId: string; run
   const now = new Date();
   // A run that ended shows the company as it left it; a running one, as it is now.
   const row = run.itemId ? yield* findItem(tx, run.itemId) : undefined;
-  const item = (active ? undefined : outcome.item) ?? (row ? snapshotOf(row, now) : null);
+  const platformKey = (yield* findEngagement(tx, input.engagementId))?.platformKey ?? "";
+  const item = (active ? undefined : outcome.item) ?? (row ? snapshotOf(row, now, platformKey) : null);
   const target =
     run.kind === "rehearsal"
       ? { name: "Built-in sandbox (a client of the rehearsal's own)", baseUrl: outcome.sandboxUrl ?? "" }
@@ -130,6 +132,7 @@ function* testRunDetail(tx: Tx, actor: Actor, input: { engagementId: string; run
       : null,
     checks: outcome.checks ?? testChecks(row ?? NO_ITEM, active),
     dataTypes: item?.dataTypes ?? [],
+    completeness: item?.completeness ?? null,
     failure: readFailure(outcome.failure),
     advice: outcome.advice ?? null,
     stepEffect: outcome.stepEffect ?? null,

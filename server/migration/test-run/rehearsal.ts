@@ -116,7 +116,7 @@ export async function prepareRehearsal(params: {
   const apiKey = await guard("creating the rehearsal's sandbox client", () => sandboxKey({ ...params, reference: engagement.reference, organizationId: engagement.organizationId }));
 
   const real = await database.db
-    .select({ id: migrationItems.id, position: migrationItems.position, sourceRef: migrationItems.sourceRef, name: migrationItems.name, externalRef: migrationItems.externalRef, recordsHint: migrationItems.recordsHint, submissionId: migrationItems.submissionId })
+    .select({ id: migrationItems.id, position: migrationItems.position, sourceRef: migrationItems.sourceRef, name: migrationItems.name, externalRef: migrationItems.externalRef, recordsHint: migrationItems.recordsHint, oldCounts: migrationItems.oldCounts, submissionId: migrationItems.submissionId })
     .from(migrationItems)
     .where(realItems(engagement.id))
     .orderBy(asc(migrationItems.position));
@@ -153,6 +153,7 @@ export async function prepareRehearsal(params: {
         name: item.name,
         externalRef: item.externalRef,
         records: item.recordsHint,
+        oldCounts: item.oldCounts,
         credentials: tenants[i]!.credentials,
       })),
     });

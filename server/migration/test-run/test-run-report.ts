@@ -11,6 +11,8 @@ import { PASSING_PULL_STATUSES, type ItemChecks, type StoredError } from "../eng
 import { readFailure } from "../engine/stored-failure";
 import type { MigrationItemState } from "@/core/migration/states";
 import { countOf, recordsText } from "@/core/words";
+import type { Completeness } from "@/core/migration/completeness";
+import { completenessOf } from "../completeness/completeness";
 
 const dataTypesText = (n: number) => countOf(n, "data type", "data types");
 
@@ -128,6 +130,8 @@ export type ItemSnapshot = {
   lastError: StoredError | null;
   dataTypes: DataTypeRow[];
   syncMs: number | null;
+  /** Counts beside the old app's, caveats, validation (absent on runs stored before it was kept). */
+  completeness?: Completeness | null;
 };
 
 /** An item row's fields the snapshot reads. */
@@ -142,10 +146,11 @@ export type SnapshotSource = {
   attempts: number;
   lastError: unknown;
   checks: unknown;
+  oldCounts: Record<string, number> | null;
 };
 
 /** The company as it stands now (`now` ends a sync still running, for its duration so far). */
-export function snapshotOf(row: SnapshotSource, now: Date): ItemSnapshot {
+export function snapshotOf(row: SnapshotSource, now: Date, platformKey: string): ItemSnapshot {
   const checks = (row.checks ?? null) as ItemChecks | null;
   const sync = checks?.sync;
   return {
@@ -159,6 +164,7 @@ export function snapshotOf(row: SnapshotSource, now: Date): ItemSnapshot {
     attempts: row.attempts,
     lastError: (row.lastError ?? null) as StoredError | null,
     dataTypes: dataTypeRows(checks),
+    completeness: completenessOf({ platformKey, checks, oldCounts: row.oldCounts }),
     syncMs: sync ? Math.max(0, (sync.finishedAt ? Date.parse(sync.finishedAt) : now.getTime()) - Date.parse(sync.requestedAt)) : null,
   };
 }

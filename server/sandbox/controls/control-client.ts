@@ -19,6 +19,10 @@ export type TenantOptions = {
   fetchErrorDataTypes?: string[];
   /** Time the platform takes to process a write (default 1). */
   pushDelaySeconds?: number;
+  /** Validation issues its datasets show, per data type (default: none). */
+  validationIssues?: Record<string, { errors?: number; warnings?: number }>;
+  /** Zoho Books only: records per data type the service's reduced dataset holds (default: all). */
+  reducedDatasetRecords?: number;
 };
 
 export type Tenant = {

@@ -113,6 +113,15 @@ const tenantBody = z
       .array(z.string().refine(isDataType, { message: "Not one of the service's data types." }))
       .optional(),
     pushDelaySeconds: z.number().min(0).max(30 * 86_400).optional(),
+    /** Validation issues its datasets of each data type show (default: none). */
+    validationIssues: z
+      .record(
+        z.string().refine(isDataType, { message: "Not one of the service's data types." }),
+        z.object({ errors: z.number().int().min(0).max(1_000).default(0), warnings: z.number().int().min(0).max(1_000).default(0) }).strict(),
+      )
+      .optional(),
+    /** Zoho Books only: records per data type in the service's reduced dataset (default: all). */
+    reducedDatasetRecords: z.number().int().min(0).max(100_000).optional(),
   })
   .strict();
 
@@ -372,6 +381,9 @@ export const controlRoutes: readonly ControlRoute[] = [
         });
       }
       const body = parse(tenantBody, ctx.body);
+      if (body.reducedDatasetRecords !== undefined && key !== "rwuv") {
+        throw new ApiError({ status: 400, service: "SandboxControls", error: "reducedDatasetRecords is for Zoho Books tenants only: the service reads reduced datasets from Zoho Books alone." });
+      }
       const { store } = ctx.app;
       const { tenant, credentials } = store.transaction(() => {
         const created = createTenant({
@@ -382,6 +394,8 @@ export const controlRoutes: readonly ControlRoute[] = [
           records: body.records,
           fetchErrorTypes: body.fetchErrorDataTypes,
           pushDelaySeconds: body.pushDelaySeconds,
+          validationIssues: body.validationIssues,
+          reducedRecords: body.reducedDatasetRecords ?? null,
         });
         return { tenant: created, credentials: issueCustomerCredentials({ store, tenant: created, now: ctx.now }) };
       });
@@ -598,6 +612,8 @@ export const controlRoutes: readonly ControlRoute[] = [
             records: t.records,
             identity: t.identity,
             fetchErrorDataTypes: t.fetchErrorTypes,
+            validationIssues: t.validationIssues,
+            reducedDatasetRecords: t.reducedRecords,
             pushDelaySeconds: t.pushDelayMs / 1000,
             generation: t.generation,
             createdAt: iso(t.createdAt),

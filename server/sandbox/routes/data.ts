@@ -69,6 +69,17 @@ function commerceSource(ctx: ApiContext, dataType: DataType): { companyId: strin
   return { companyId: company.id, connection };
 }
 
+/**
+ * Shopify counts at most 25,000 records (reference §11): a list of more answers 25,000 in
+ * `totalResults`, though its pages go on.
+ */
+export const SHOPIFY_COUNT_CAP = 25_000;
+
+/** The `totalResults` the service reports for `count` records of the snapshot's platform. */
+function reportedCount(snapshot: Snapshot, count: number): number {
+  return snapshot.connection.platformKey === "fztf" ? Math.min(count, SHOPIFY_COUNT_CAP) : count;
+}
+
 function listResponse(ctx: ApiContext, kind: ListKind, snapshot: Snapshot, path: string): ApiResponse {
   const count = snapshot.op.records;
   const spec: ListSpec = { entity: kind.entity, service: "PublicApi", properties: recordProperties(kind) };
@@ -79,7 +90,9 @@ function listResponse(ctx: ApiContext, kind: ListKind, snapshot: Snapshot, path:
     const paging = parsePaging(ctx.query);
     const start = (paging.page - 1) * paging.pageSize;
     const results = buildRecords({ kind, tenant: snapshot.tenant, start, end: start + paging.pageSize, count });
-    return { status: 200, body: pagedEnvelope({ results, paging, totalResults: count, path, query: ctx.query }) };
+    // Pages go on past the cap (their links follow the real count); only the count is capped.
+    const envelope = pagedEnvelope({ results, paging, totalResults: count, path, query: ctx.query });
+    return { status: 200, body: { ...envelope, totalResults: reportedCount(snapshot, count) } };
   }
   const all = buildRecords({ kind, tenant: snapshot.tenant, start: 0, end: count, count });
   return { status: 200, body: listPage({ items: all, query: ctx.query, spec, path }) };

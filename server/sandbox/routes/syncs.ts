@@ -13,6 +13,7 @@ import { latestByConnectionAndType, planPulls, pullState, type PullAccess } from
 import { ensureServiceAccess } from "../simulators/tokens";
 import type { ConnectionRow, PullRow, Store } from "../store/store";
 import { fetchesOnRefresh } from "../domain/sync-setting-rules";
+import { validationIssues } from "../simulators/validation";
 import { pullView } from "./views";
 import type { ApiRoute } from "./types";
 
@@ -187,10 +188,28 @@ function historyOne(ctx: ApiContext): ApiResponse {
   return { status: 200, body: pullView(op, ctx.now) };
 }
 
+/**
+ * A dataset's validation results (`ValidationResult`: errors and warnings, items `{ruleId, itemId,
+ * message, validatorName}`), deterministic: none, unless the tenant was made with validation issues
+ * for the data type (`validationIssues`), then that many errors and warnings, each naming one of
+ * the dataset's records. A dataset not Complete (still running, failed) shows none.
+ */
+function validation(ctx: ApiContext): ApiResponse {
+  const company = requireCompany(ctx);
+  const id = param(ctx, "datasetId");
+  const op = ctx.app.store.pulls.get(id);
+  if (!op || op.companyId !== company.id) throw notFound(`No dataset was found with ID ${id}`, "PullApi");
+  const tenant = op.tenantId ? ctx.app.store.tenants.get(op.tenantId) : undefined;
+  const wanted = tenant?.validationIssues[op.dataType];
+  if (!tenant || !wanted || pullState(op, ctx.now).status !== "Complete") return { status: 200, body: { errors: [], warnings: [] } };
+  return { status: 200, body: validationIssues({ tenant, dataType: op.dataType, records: op.records, wanted }) };
+}
+
 export const syncRoutes: readonly ApiRoute[] = [
   { method: "POST", pattern: "/companies/:companyId/data/all", handler: refreshAll },
   { method: "POST", pattern: "/companies/:companyId/data/queue/:dataType", handler: queueOne },
   { method: "GET", pattern: "/companies/:companyId/dataStatus", handler: dataStatus },
   { method: "GET", pattern: "/companies/:companyId/data/history", handler: history },
   { method: "GET", pattern: "/companies/:companyId/data/history/:datasetId", handler: historyOne },
+  { method: "GET", pattern: "/companies/:companyId/sync/:datasetId/validation", handler: validation },
 ];

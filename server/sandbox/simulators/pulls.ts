@@ -92,6 +92,22 @@ function phases(params: { mode: SyncMode; now: number; position: number; fetchMs
 }
 
 /**
+ * Data types a reduced dataset leaves whole: the company's reference lists (its chart of accounts,
+ * its profile). Every other one holds at most the tenant's `reducedRecords`.
+ */
+const NEVER_REDUCED: ReadonlySet<string> = new Set(["chartOfAccounts", "company"]);
+
+/**
+ * How many records a sync of `dataType` reads from the tenant: all of them, but for a Zoho Books
+ * tenant set up with a reduced dataset (the service reads Zoho Books in reduced datasets by
+ * default, reference §11), at most `reducedRecords` of each transactional data type.
+ */
+export function datasetRecords(tenant: Pick<TenantRow, "records" | "reducedRecords">, dataType: string): number {
+  if (tenant.reducedRecords === null || NEVER_REDUCED.has(dataType)) return tenant.records;
+  return Math.min(tenant.records, tenant.reducedRecords);
+}
+
+/**
  * Plans and stores pull operations for one connection: one per data type, skipping types whose
  * previous operation is still running. Returns the operations created.
  */
@@ -153,7 +169,7 @@ export function planPulls(params: {
         settled: 0,
       };
     } else {
-      const records = granted.tenant.records;
+      const records = datasetRecords(granted.tenant, dataType);
       const failing = granted.tenant.fetchErrorTypes.includes(dataType);
       op = {
         ...base,

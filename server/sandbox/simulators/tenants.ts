@@ -1,6 +1,7 @@
 /** New tenants: an end customer's account at a simulated platform, with its identity values. */
 import { randomUUID } from "node:crypto";
 import type { Store, TenantRow } from "../store/store";
+import type { ValidationIssueCounts } from "../store/tenants-table";
 import { newIdentity, type PlatformProfile } from "./profiles";
 
 /** Default number of records per data type in a new tenant. */
@@ -17,6 +18,10 @@ export function createTenant(params: {
   records?: number;
   fetchErrorTypes?: string[];
   pushDelaySeconds?: number;
+  /** Validation issues per data type (default: none). */
+  validationIssues?: ValidationIssueCounts;
+  /** Zoho Books: records per data type in the service's reduced dataset (default: all). */
+  reducedRecords?: number | null;
   /** Its identity values (default: new ones, see newIdentity). */
   identity?: Record<string, string>;
 }): TenantRow {
@@ -27,6 +32,8 @@ export function createTenant(params: {
     records: params.records ?? DEFAULT_TENANT_RECORDS,
     identity: params.identity ?? newIdentity(params.profile, params.name),
     fetchErrorTypes: params.fetchErrorTypes ?? [],
+    validationIssues: params.validationIssues ?? {},
+    reducedRecords: params.reducedRecords ?? null,
     pushDelayMs: Math.round((params.pushDelaySeconds ?? DEFAULT_PUSH_DELAY_SECONDS) * 1000),
     generation: 1,
     createdAt: params.now,

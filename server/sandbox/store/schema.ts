@@ -263,6 +263,13 @@ const MIGRATIONS: readonly string[] = [
     UNIQUE (platform_key, app_client_id)
   );
   `,
+  // Complete data per company: validation issues a tenant's synced data types show (per data type:
+  // how many errors and warnings), and for Zoho Books how many records per data type the service's
+  // reduced dataset holds (null: all of them).
+  `
+  ALTER TABLE tenants ADD COLUMN validation_issues TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE tenants ADD COLUMN reduced_records INTEGER;
+  `,
 ];
 
 /** Applies the migrations the file has not seen yet. */

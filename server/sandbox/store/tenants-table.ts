@@ -10,21 +10,30 @@ export type TenantRow = {
   /** Non-secret identity fields (realmId, shopDomain, ...) that tokens must be presented with. */
   identity: Record<string, string>;
   fetchErrorTypes: string[];
+  /** Validation issues its synced data types show: per data type, how many errors and warnings. */
+  validationIssues: ValidationIssueCounts;
+  /** Zoho Books: the records per data type the service's reduced dataset holds (null: all). */
+  reducedRecords: number | null;
   pushDelayMs: number;
   generation: number;
   createdAt: number;
 };
 
-type RawTenant = Omit<TenantRow, "identity" | "fetchErrorTypes"> & { identity: string; fetchErrorTypes: string };
+/** Per data type, how many validation errors and warnings its datasets show. */
+export type ValidationIssueCounts = Record<string, { errors: number; warnings: number }>;
+
+type RawTenant = Omit<TenantRow, "identity" | "fetchErrorTypes" | "validationIssues"> & { identity: string; fetchErrorTypes: string; validationIssues: string };
 
 const COLUMNS = `id, platform_key AS platformKey, name, records, identity, fetch_error_types AS fetchErrorTypes,
-  push_delay_ms AS pushDelayMs, generation, created_at AS createdAt`;
+  push_delay_ms AS pushDelayMs, generation, created_at AS createdAt, validation_issues AS validationIssues,
+  reduced_records AS reducedRecords`;
 
 function toRow(raw: RawTenant): TenantRow {
   return {
     ...raw,
     identity: JSON.parse(raw.identity) as Record<string, string>,
     fetchErrorTypes: JSON.parse(raw.fetchErrorTypes) as string[],
+    validationIssues: JSON.parse(raw.validationIssues) as ValidationIssueCounts,
   };
 }
 
@@ -32,8 +41,8 @@ function toRow(raw: RawTenant): TenantRow {
 export function createTenantsTable(db: Database.Database) {
   const s = {
     insert: db.prepare<Omit<RawTenant, "generation">>(
-      `INSERT INTO tenants (id, platform_key, name, records, identity, fetch_error_types, push_delay_ms, created_at)
-       VALUES (@id, @platformKey, @name, @records, @identity, @fetchErrorTypes, @pushDelayMs, @createdAt)`,
+      `INSERT INTO tenants (id, platform_key, name, records, identity, fetch_error_types, push_delay_ms, created_at, validation_issues, reduced_records)
+       VALUES (@id, @platformKey, @name, @records, @identity, @fetchErrorTypes, @pushDelayMs, @createdAt, @validationIssues, @reducedRecords)`,
     ),
     get: db.prepare<{ id: string }, RawTenant>(`SELECT ${COLUMNS} FROM tenants WHERE id = @id`),
     list: db.prepare<[], RawTenant>(`SELECT ${COLUMNS} FROM tenants ORDER BY created_at, rowid`),
@@ -54,6 +63,8 @@ export function createTenantsTable(db: Database.Database) {
         fetchErrorTypes: JSON.stringify(row.fetchErrorTypes),
         pushDelayMs: row.pushDelayMs,
         createdAt: row.createdAt,
+        validationIssues: JSON.stringify(row.validationIssues),
+        reducedRecords: row.reducedRecords,
       });
     },
     get: (id: string): TenantRow | undefined => {

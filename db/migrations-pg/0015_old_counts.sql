@@ -1,0 +1,1 @@
+ALTER TABLE "migration_items" ADD COLUMN "old_counts" jsonb;

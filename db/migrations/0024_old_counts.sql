@@ -1,0 +1,1 @@
+ALTER TABLE `migration_items` ADD `old_counts` text;
