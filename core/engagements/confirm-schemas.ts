@@ -59,5 +59,7 @@ export const ZCallbackCheckView = z.object({
   cannotStart: z.string().nullable(),
   /** Where the customer's app keeps its redirect URIs, when Ferry knows it (the sandbox's developer console). */
   consoleUrl: z.string().nullable(),
+  /** A platform's limit the round trip's authorization counts against (Zoho Books: 20 refresh tokens per user). */
+  caveat: z.string().nullable(),
 });
 export type CallbackCheckView = z.infer<typeof ZCallbackCheckView>;

@@ -43,6 +43,7 @@ export const PROBLEM_KINDS = [
   "duplicate_company_name",
   "expires_at_missing",
   "extension_mismatch",
+  "shared_user_grant",
 ] as const;
 
 export type ProblemKind = (typeof PROBLEM_KINDS)[number];
@@ -58,6 +59,7 @@ export function severityOf(kind: ProblemKind): Severity {
     case "duplicate_company_name":
     case "expires_at_missing":
     case "extension_mismatch":
+    case "shared_user_grant":
       return "warning";
     case "file_too_large":
     case "file_empty":

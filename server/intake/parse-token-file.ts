@@ -168,5 +168,6 @@ export async function parseTokenFile(params: {
       message: `The file has a header row but no companies. Add one row per company below the header.`,
     });
   }
+  if (usable) validator?.finish();
   return finish({ platformKey, fileKind, problems, rowCount, validator: usable ? validator : undefined });
 }

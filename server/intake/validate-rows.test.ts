@@ -210,7 +210,20 @@ function casesFor(platform: ManagedPlatform): Case[] {
         };
       },
     });
-    if (field.secret) {
+    if (field.secret && field.name === "refreshToken" && platform.refreshTokensPerUser) {
+      // One user's grant covers every account they belong to (Zoho): another account on the same token is told, not refused.
+      cases.push({
+        name: `duplicate ${field.name} (one user's accounts)`,
+        apply: (rows, p) => {
+          const position = col(p, field.name);
+          rows[3]![position] = rows[1]![position]!;
+          return {
+            expected: { kind: "shared_user_grant", severity: "warning", column: field.name },
+            at: { line: 2, column: position },
+          };
+        },
+      });
+    } else if (field.secret) {
       cases.push({
         name: `duplicate ${field.name}`,
         apply: (rows, p) => {
@@ -441,6 +454,9 @@ describe("the result", () => {
       // Duplicated tokens, a malformed token and, in CSV, a row whose unquoted comma shifts a token
       // into a column that is not secret.
       for (const position of secretColumns) rows[5]![position] = rows[4]![position]!;
+      // Where one user's token may cover several accounts (Zoho), the same account too: a company twice.
+      const identity = platform.credentialFields.find((f) => f.identity);
+      if (platform.refreshTokensPerUser && identity) rows[5]![col(platform, identity.name)] = rows[4]![col(platform, identity.name)]!;
       rows[6]![secretColumns[0]!] = `${rows[6]![secretColumns[0]!]} tail`;
       if (format === "csv") rows[7] = ["Shifted", ...rows[7]!];
       rows[8]![0] = "Renamed (Ltd)";
@@ -464,5 +480,54 @@ describe("formatProblem", () => {
     );
     expect(formatProblem({ kind: "malformed_value", severity: "error", line: 7, cell: "E7", column: "realmId", message: "m" })).toBe("Row 7 (cell E7), column realmId: m");
     expect(formatProblem({ kind: "file_empty", severity: "error", message: "The file is empty." })).toBe("The file is empty.");
+  });
+});
+
+describe("Zoho Books: one user's refresh token across several organisations (20 refresh tokens per user)", () => {
+  const zoho = getManagedPlatform("rwuv")!;
+  /** `n` organisations of one Zoho user: their own organisation ids, the same grant's tokens. */
+  function oneUsersRows(n: number): string[][] {
+    const rows = [headerFor(zoho), ...Array.from({ length: n }, (_, i) => rowFor(zoho, i + 1))];
+    for (const name of ["accessToken", "refreshToken"]) for (const row of rows.slice(2)) row[col(zoho, name)] = rows[1]![col(zoho, name)]!;
+    return rows;
+  }
+
+  it("accepts the file and tells once, at the first line, which companies share the user's token and what a reconnection or round trip risks", async () => {
+    const result = await parseRows(zoho, [...oneUsersRows(3), rowFor(zoho, 9)], "csv");
+    expect(result.ok).toBe(true);
+    expect(result.rows).toHaveLength(4);
+    const shared = result.problems.filter((p) => p.kind === "shared_user_grant");
+    expect(shared).toHaveLength(1);
+    expect(shared[0]).toMatchObject({ severity: "warning", line: 2, column: "refreshToken" });
+    expect(shared[0]!.message).toContain("3 companies share this refresh token (also on line 3, line 4)");
+    expect(shared[0]!.message).toContain("Zoho Books keeps 20 refresh tokens per user for your app");
+    expect(shared[0]!.message).toMatch(/authorizes step 3's round trip/);
+    expect(result.problems.filter((p) => p.severity === "error")).toEqual([]);
+  });
+
+  it("with 20 or more companies on one user's token, says reconnecting them one at a time would certainly invalidate it", async () => {
+    const result = await parseRows(zoho, oneUsersRows(21), "csv");
+    const [shared] = result.problems.filter((p) => p.kind === "shared_user_grant");
+    expect(shared!.message).toContain("21 companies share this refresh token");
+    expect(shared!.message).toContain("and 12 more");
+    expect(shared!.message).toContain("would certainly do that");
+  });
+
+  it("the same organisation twice on one token is still the same company twice: refused, nothing kept", async () => {
+    const rows = oneUsersRows(2);
+    rows[2]![col(zoho, "organizationId")] = rows[1]![col(zoho, "organizationId")]!;
+    const result = await parseRows(zoho, rows, "csv");
+    expect(result.ok).toBe(false);
+    expect(result.rows).toHaveLength(0);
+    expect(result.problems.map((p) => p.kind)).toEqual(expect.arrayContaining(["duplicate_identity", "duplicate_credential"]));
+  });
+
+  it("other platforms keep refusing a token on two rows", async () => {
+    const qbo = getManagedPlatform("qhyg")!;
+    const rows = [headerFor(qbo), rowFor(qbo, 1), rowFor(qbo, 2)];
+    rows[2]![col(qbo, "refreshToken")] = rows[1]![col(qbo, "refreshToken")]!;
+    const result = await parseRows(qbo, rows, "csv");
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((p) => p.kind)).toContain("duplicate_credential");
   });
 });

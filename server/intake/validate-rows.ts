@@ -114,6 +114,12 @@ export class RowValidator {
   private readonly values = new Map<string, Map<string, number>>();
   private readonly unnamedReported = new Set<number>();
   private readonly tokensExpire: boolean;
+  /**
+   * Where one user's grant covers every account they belong to (Zoho Books), the rows per refresh
+   * token: several accounts on one token are one user's, not a company twice (sharedGrants).
+   */
+  private readonly grants: Map<string, { lines: number[]; identities: Set<string> }> | null;
+  private readonly identityField: CredentialField | undefined;
 
   constructor(params: { platform: ManagedPlatform; columns: ColumnMap; fileKind: "csv" | "xlsx"; now: Date; problems: ProblemList }) {
     this.platform = params.platform;
@@ -123,6 +129,8 @@ export class RowValidator {
     this.problems = params.problems;
     this.present = params.columns.credentials.flatMap((c) => (c.position === null ? [] : [{ field: c.field, position: c.position }]));
     this.tokensExpire = params.platform.accessTokenLifetimeSeconds !== null;
+    this.grants = params.platform.refreshTokensPerUser ? new Map() : null;
+    this.identityField = params.platform.credentialFields.find((f) => f.identity);
     for (const { field } of this.present) {
       if (field.secret || field.identity) this.values.set(field.name, new Map());
     }
@@ -328,7 +336,27 @@ export class RowValidator {
     });
   }
 
+  /**
+   * One user's grant across several accounts (see `grants`): the row's tokens are counted with the
+   * others on its refresh token; answers whether a shared token is that (not a company twice).
+   */
+  private sharesUserGrant(line: number, input: Record<string, string>): boolean {
+    const token = input.refreshToken;
+    const identity = this.identityField ? input[this.identityField.name] : undefined;
+    if (!this.grants || token === undefined || identity === undefined) return false;
+    const grant = this.grants.get(token);
+    if (!grant) {
+      this.grants.set(token, { lines: [line], identities: new Set([identity]) });
+      return false;
+    }
+    if (grant.identities.has(identity)) return false;
+    grant.lines.push(line);
+    grant.identities.add(identity);
+    return true;
+  }
+
   private checkDuplicates(line: number, input: Record<string, string>): void {
+    const sharedGrant = this.sharesUserGrant(line, input);
     for (const { field, position } of this.present) {
       const seen = this.values.get(field.name);
       const value = input[field.name];
@@ -339,6 +367,8 @@ export class RowValidator {
         continue;
       }
       const at = this.at(line, position);
+      // The same user's tokens on another account of theirs: told once per user (sharedGrants), not refused.
+      if (field.secret && sharedGrant) continue;
       if (field.secret) {
         this.problems.add({
           kind: "duplicate_credential",
@@ -401,6 +431,36 @@ export class RowValidator {
     for (const c of this.columns.oldCounts) check(c.position, countColumn(c.dataType), COLUMN_LIMITS.records, false);
     for (const { field, position } of this.present) check(position, field.name, COLUMN_LIMITS.credential, field.secret);
     return over;
+  }
+
+  /**
+   * After the last row: each user whose one refresh token covers several companies of the file,
+   * told once at its first line. The platform keeps a few refresh tokens per user for the app
+   * (Zoho: 20) and the next authorization invalidates the oldest, likely this one, so reconnecting
+   * these companies one at a time, or this user authorizing step 3's round trip, can stop the others.
+   */
+  finish(): void {
+    const limit = this.platform.refreshTokensPerUser;
+    if (!this.grants || !limit) return;
+    for (const grant of this.grants.values()) {
+      if (grant.lines.length < 2) continue;
+      const [first, ...rest] = grant.lines as [number, ...number[]];
+      const others = rest.slice(0, 8).map((l) => this.ref(l));
+      const more = rest.length > 8 ? ` and ${rest.length - 8} more` : "";
+      const many = grant.lines.length >= limit;
+      const position = this.present.find((c) => c.field.name === "refreshToken")?.position ?? null;
+      this.problems.add({
+        kind: "shared_user_grant",
+        ...this.at(first, position),
+        column: "refreshToken",
+        message:
+          `${grant.lines.length} companies share this refresh token (also on ${others.join(", ")}${more}): one ${this.platform.name} user authorized them all. ` +
+          `${this.platform.name} keeps ${limit} refresh tokens per user for your app, and each new authorization past that invalidates the user's oldest token, most likely this one. ` +
+          (many
+            ? `Reconnecting ${grant.lines.length} companies one at a time would certainly do that: if they must reconnect, have this user reconnect once, and never run step 3's round trip as this user.`
+            : `If this user reconnects companies one at a time, or authorizes step 3's round trip, the companies on this token may stop working: run the round trip as another ${this.platform.name} user.`),
+      });
+    }
   }
 
   /** Checks one data row and keeps it (while the file has no error). */

@@ -65,6 +65,12 @@ export type ManagedPlatform = {
   refreshTokenRotates: boolean;
   /** Lifetime of an access token at the platform, or null when it does not expire. */
   accessTokenLifetimeSeconds: number | null;
+  /**
+   * The refresh tokens the platform keeps per user for one OAuth app, where it documents a limit:
+   * one user's grant covers every account they belong to (so rows of several accounts may share a
+   * token), and an authorization past the limit invalidates the user's oldest token.
+   */
+  refreshTokensPerUser?: number;
 };
 
 const accessToken: CredentialField = {
@@ -299,6 +305,8 @@ export const MANAGED_PLATFORMS: readonly ManagedPlatform[] = [
     hasRefreshToken: true,
     refreshTokenRotates: false,
     accessTokenLifetimeSeconds: 3600,
+    // Zoho's documented limit (reference §service-api, Zoho Books limits): 20 per user, the 21st link invalidates the oldest.
+    refreshTokensPerUser: 20,
   },
 ];
 

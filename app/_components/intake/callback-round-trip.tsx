@@ -50,6 +50,11 @@ export function CallbackRoundTrip({ engagement, callbackUrl, announce, done }: {
       </h3>
       {v.status === "proven" ? <Proven v={v} /> : null}
       {v.status === "none" || v.status === "cancelled" || v.status === "failed" ? <Intro platform={engagement.platform.name} /> : null}
+      {v.caveat && v.status !== "proven" ? (
+        <Notice tone="warning" title="Which account to authorize with">
+          {v.caveat}
+        </Notice>
+      ) : null}
       {v.status === "failed" && v.error ? <Failed v={v} /> : null}
       {v.status === "refused" ? <Refused v={v} callbackUrl={callbackUrl} /> : null}
       {open ? <Waiting v={v} platform={engagement.platform.name} refreshing={refresh.isPending} /> : null}

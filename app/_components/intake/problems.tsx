@@ -39,6 +39,7 @@ export const PROBLEM_KIND_LABELS: Record<ProblemKind, string> = {
   duplicate_company_name: "Same name twice",
   expires_at_missing: "No expiry given",
   extension_mismatch: "Wrong file extension",
+  shared_user_grant: "One user's token for several companies",
 };
 
 const isKind = (kind: string): kind is ProblemKind => (PROBLEM_KINDS as readonly string[]).includes(kind);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkCompanyName, readCheckedConnection, refreshDue, refusalFix, statusAfter } from "./callback-check-rules";
+import { getManagedPlatform } from "@/server/platforms";
+import { checkCompanyName, readCheckedConnection, refreshDue, refusalFix, statusAfter, tokenLimitCaveat } from "./callback-check-rules";
 
 describe("what the round trip's connection says", () => {
   it("Linked proves it, whatever errors it carried before", () => {
@@ -52,5 +53,12 @@ describe("words", () => {
   it("names the test company in characters the service keeps", () => {
     expect(checkCompanyName("FER-1001")).toBe("Ferry callback check FER-1001");
     expect(checkCompanyName("A/B#1")).toBe("Ferry callback check A-B-1");
+  });
+});
+
+describe("the platform's limit the authorization counts against", () => {
+  it("Zoho Books: 20 refresh tokens per user, so authorize as a user none of the file's companies was exported with; others none", () => {
+    expect(tokenLimitCaveat(getManagedPlatform("rwuv")!)).toMatch(/^Zoho Books keeps 20 refresh tokens per user for your app.*Authorize the round trip as a Zoho Books user that none of the file's companies was exported with/);
+    for (const key of ["qhyg", "fbrh", "vxvy", "pbtz", "fztf"] as const) expect(tokenLimitCaveat(getManagedPlatform(key)!)).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
  * redirect there), what to tell the customer to fix, and when to ask the service again.
  */
 import type { CallbackCheckStatus } from "@/core/engagements/flow-states";
+import type { ManagedPlatform } from "@/server/platforms";
 
 /** The connection as the service shows it (the fields the check reads). */
 export type CheckedConnection = {
@@ -60,4 +61,17 @@ export function refreshDue(checkedAt: Date | null, now: Date, intervalMs: number
 /** The throwaway company's name, in the characters the service keeps. */
 export function checkCompanyName(reference: string): string {
   return `Ferry callback check ${reference}`.replace(/[^A-Za-z0-9\s\-',&@.?!]/g, "-");
+}
+
+/**
+ * Where the platform keeps a few refresh tokens per user for the app (Zoho Books: 20), the round
+ * trip's authorization is one of them: authorized by a user the file's companies were exported
+ * with, it can push out the oldest, a migrated company's.
+ */
+export function tokenLimitCaveat(platform: Pick<ManagedPlatform, "name" | "refreshTokensPerUser">): string | null {
+  if (!platform.refreshTokensPerUser) return null;
+  return (
+    `${platform.name} keeps ${platform.refreshTokensPerUser} refresh tokens per user for your app, and each authorization past that invalidates the user's oldest token. ` +
+    `Authorize the round trip as a ${platform.name} user that none of the file's companies was exported with, so no migrated company's token is pushed out.`
+  );
 }

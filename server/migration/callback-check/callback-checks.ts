@@ -34,7 +34,7 @@ import { targetUseRefusal } from "@/server/targets/rules";
 import { findServiceTarget, type ServiceTargetRecord } from "@/server/targets/targets";
 import { openRunSession } from "../engine/run-session";
 import { insertCallbackCheck, latestCallbackCheck, updateCallbackCheck, type CallbackCheckRow } from "./callback-check-repository";
-import { checkCompanyName, isOpenCheck, readCheckedConnection, refreshDue, refusalFix, statusAfter, type ConnectionReading } from "./callback-check-rules";
+import { checkCompanyName, isOpenCheck, tokenLimitCaveat, readCheckedConnection, refreshDue, refusalFix, statusAfter, type ConnectionReading } from "./callback-check-rules";
 
 /** The tag on the throwaway company: never the engagement's tag, so the watch and the bulk run never see it. */
 export const CALLBACK_CHECK_TAG = "ferryCallbackCheck";
@@ -117,6 +117,7 @@ function toView(f: Facts, actor: Actor, linkUrl: string | null): CallbackCheckVi
     canStart: cannotStart === null,
     cannotStart,
     consoleUrl: consoleUrl(f),
+    caveat: platform ? tokenLimitCaveat(platform) : null,
   };
 }
 
