@@ -41,7 +41,7 @@ export type ReadyCompany = {
    */
   tokens?: Exclude<CredentialKind, "valid">;
   /** More of the simulated tenant's options (validation issues, a Zoho Books reduced dataset). */
-  tenant?: Pick<TenantOptions, "validationIssues" | "reducedDatasetRecords">;
+  tenant?: Pick<TenantOptions, "validationIssues" | "dailyLimitRecords">;
 };
 
 export type ReadyEngagement = {

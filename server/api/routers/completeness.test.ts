@@ -2,7 +2,7 @@
  * Complete data per company through createCaller on a temporary database, against a real sandbox:
  * the single-company test counts every data type and reads its validation results, then compares
  * the counts with the old app's (kept with the item from the token file's count columns): short
- * flagged, equal fine, no old count not compared, Zoho Books' reduced datasets and Shopify's count
+ * flagged, equal fine, no old count not compared, Zoho Books' caveats (its shared daily limit, its reduced datasets) and Shopify's count
  * cap explained, validation messages listed.
  */
 import { eq } from "drizzle-orm";
@@ -69,13 +69,13 @@ describe("the single-company test's complete data", () => {
     });
   });
 
-  it("explains Zoho Books' reduced datasets where its counts are short", async () => {
-    const { run } = await tested({ name: "Zoho Co", records: 50, tenant: { reducedDatasetRecords: 40 } }, { invoices: 50, chartOfAccounts: 50 }, "rwuv");
+  it("explains a Zoho Books count short of the old app's (the organisation's shared daily limit ran out) and what its reduced datasets leave out", async () => {
+    const { run } = await tested({ name: "Zoho Co", records: 50, tenant: { dailyLimitRecords: 40 } }, { invoices: 50, chartOfAccounts: 50 }, "rwuv");
     const c = run.completeness!;
     expect(c.verdict).toBe("short");
     const invoices = c.dataTypes.find((d) => d.dataType === "invoices")!;
     expect(invoices).toMatchObject({ count: 40, oldCount: 50, flag: "Invoices: 40 of the old app's 50" });
-    expect(invoices.caveat).toMatch(/^Zoho Books: the service reads reduced datasets from Zoho Books by default/);
+    expect(invoices.caveat).toMatch(/^Zoho Books: the organisation's daily API limit .* Sync the company again the next day before concluding records are missing\. Zoho Books: the service reads a reduced dataset by default, so invoices arrive without their line items/);
     expect(c.dataTypes.find((d) => d.dataType === "chartOfAccounts")).toMatchObject({ count: 50, comparison: "matches" });
   });
 

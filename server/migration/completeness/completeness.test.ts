@@ -1,7 +1,7 @@
 /** The completeness rules: counts compared with the old app's, the platforms' caveats, validation gathered. */
 import { describe, expect, it } from "vitest";
 import type { ItemChecks } from "../engine/pipeline";
-import { compareCount, completenessDetails, completenessOf, ZOHO_REDUCED_CAVEAT } from "./completeness";
+import { compareCount, completenessDetails, completenessOf, ZOHO_DAILY_LIMIT_CAVEAT, zohoReducedCaveat } from "./completeness";
 
 const AT = "2026-11-22T12:00:00.000Z";
 const checks = (over: Partial<ItemChecks> = {}): ItemChecks => ({ read: { dataType: "chartOfAccounts", records: 40, at: AT }, records: { invoices: 812, bills: 10 }, ...over });
@@ -16,12 +16,15 @@ describe("compareCount", () => {
     expect(compareCount({ platformKey: "qhyg", dataType: "invoices", count: null, oldCount: 5 })).toMatchObject({ comparison: "unknown", flag: null });
   });
 
-  it("explains Zoho Books' reduced datasets where its transactional counts are short", () => {
+  it("Zoho Books: a short count is explained by the organisation's shared daily limit; a reduced dataset lacks fields, not records, and is said wherever it applies", () => {
     const short = compareCount({ platformKey: "rwuv", dataType: "invoices", count: 812, oldCount: 1_040 });
-    expect(short).toMatchObject({ comparison: "short", caveat: ZOHO_REDUCED_CAVEAT });
-    expect(short.caveat).toMatch(/reduced datasets .* by default.*ask the service's support/);
-    expect(compareCount({ platformKey: "rwuv", dataType: "chartOfAccounts", count: 30, oldCount: 40 }).caveat).toBeNull();
-    expect(compareCount({ platformKey: "rwuv", dataType: "invoices", count: 1_040, oldCount: 1_040 }).caveat).toBeNull();
+    expect(short).toMatchObject({ comparison: "short", caveat: `${ZOHO_DAILY_LIMIT_CAVEAT} ${zohoReducedCaveat("invoices")}` });
+    expect(short.caveat).toMatch(/daily API limit .* shared by every app on it.*Sync the company again the next day/);
+    expect(zohoReducedCaveat("invoices")).toMatch(/reduced dataset by default, so invoices arrive without their line items .*every record is there/);
+    expect(compareCount({ platformKey: "rwuv", dataType: "chartOfAccounts", count: 30, oldCount: 40 }).caveat).toBe(ZOHO_DAILY_LIMIT_CAVEAT);
+    expect(compareCount({ platformKey: "rwuv", dataType: "invoices", count: 1_040, oldCount: 1_040 }).caveat).toBe(zohoReducedCaveat("invoices"));
+    expect(compareCount({ platformKey: "rwuv", dataType: "suppliers", count: 5, oldCount: null }).caveat).toBeNull();
+    expect(compareCount({ platformKey: "qhyg", dataType: "invoices", count: 1_040, oldCount: 1_040 }).caveat).toBeNull();
   });
 
   it("does not compare a Shopify count of exactly 25,000, and says why", () => {
@@ -68,6 +71,6 @@ describe("completenessOf", () => {
   it("puts the caveat into the details of a Zoho Books company that is short", () => {
     const c = completenessOf({ platformKey: "rwuv", checks: checks(), oldCounts: { invoices: 1_040 } });
     expect(c?.summary).toBe("Short: Invoices: 812 of the old app's 1,040 (the platform's caveat applies).");
-    expect(completenessDetails(c)).toBe(`Invoices: 812 of the old app's 1,040. ${ZOHO_REDUCED_CAVEAT}`);
+    expect(completenessDetails(c)).toBe(`Bills: ${zohoReducedCaveat("bills")} Invoices: 812 of the old app's 1,040. ${ZOHO_DAILY_LIMIT_CAVEAT} ${zohoReducedCaveat("invoices")}`);
   });
 });

@@ -31,9 +31,30 @@ const LABELS: Record<string, string> = {
 /** A data type's name in words ("Purchase orders"); its key where Ferry has no name for it. */
 export const dataTypeLabel = (dataType: string) => LABELS[dataType] ?? dataType;
 
-/** Zoho Books: why its counts may be short, and how to get the full set. */
-export const ZOHO_REDUCED_CAVEAT =
-  "Zoho Books: the service reads reduced datasets from Zoho Books by default (to keep within Zoho's daily API limit, which every app on the organisation shares), so a count below the old app's is expected and does not mean records were lost. To have the full set read, ask the service's support to switch this client to full Zoho Books datasets, then sync the company again.";
+/**
+ * Zoho Books: a short count's likely cause. Zoho's daily API limit (the lower of 2,500 and 500 per
+ * user) is shared by every app on the organisation; a fetch past it waits for the next day's, or
+ * fails as a fetch error (the service's Zoho Books limits page).
+ */
+export const ZOHO_DAILY_LIMIT_CAVEAT =
+  "Zoho Books: the organisation's daily API limit (the lower of 2,500 and 500 per user) is shared by every app on it, and the service's fetch of what is past it waits for the next day's limit or fails as a fetch error. Sync the company again the next day before concluding records are missing.";
+
+/**
+ * Zoho Books: the reduced datasets the service reads by default leave fields out, not records
+ * (the service's Zoho Books limits page): the data types and the fields they lack.
+ */
+const ZOHO_REDUCED_FIELDS: Record<string, string> = {
+  invoices: "invoices arrive without their line items (and totalTaxAmount shows 0.00)",
+  customers: "customers arrive without their address and contact details",
+  bills: "bills arrive without purchase order references, line items, subtotal, tax amount and note",
+};
+
+/** Zoho Books: what a reduced dataset leaves out of `dataType`, and how to have it whole; null where nothing is left out. */
+export function zohoReducedCaveat(dataType: string): string | null {
+  const fields = ZOHO_REDUCED_FIELDS[dataType];
+  if (!fields) return null;
+  return `Zoho Books: the service reads a reduced dataset by default, so ${fields}; every record is there. To have them whole, ask the service's support to pull complete datasets, which can then take days for large volumes.`;
+}
 
 /** Shopify: why a count of exactly 25,000 says nothing. */
 export const shopifyCapCaveat = (oldCount: number | null) =>
@@ -46,14 +67,16 @@ export function compareCount(params: { platformKey: string; dataType: string; co
   if (platformKey === SHOPIFY && count === SHOPIFY_COUNT_CAP) {
     return { comparison: "capped", flag: null, caveat: shopifyCapCaveat(oldCount) };
   }
-  if (oldCount === null) return { comparison: "not_compared", flag: null, caveat: null };
-  if (count === null) return { comparison: "unknown", flag: null, caveat: null };
-  if (count >= oldCount) return { comparison: "matches", flag: null, caveat: null };
+  // Zoho's reduced datasets lack fields, whatever the count: said wherever the data type is shown.
+  const reduced = platformKey === ZOHO_BOOKS ? zohoReducedCaveat(dataType) : null;
+  if (oldCount === null) return { comparison: "not_compared", flag: null, caveat: reduced };
+  if (count === null) return { comparison: "unknown", flag: null, caveat: reduced };
+  if (count >= oldCount) return { comparison: "matches", flag: null, caveat: reduced };
+  const dailyLimit = platformKey === ZOHO_BOOKS ? ZOHO_DAILY_LIMIT_CAVEAT : null;
   return {
     comparison: "short",
     flag: `${label}: ${NUMBER.format(count)} of the old app's ${NUMBER.format(oldCount)}`,
-    // The service does not reduce the reference lists (a Zoho chart of accounts short is a real gap).
-    caveat: platformKey === ZOHO_BOOKS && dataType !== "chartOfAccounts" ? ZOHO_REDUCED_CAVEAT : null,
+    caveat: [dailyLimit, reduced].filter(Boolean).join(" ") || null,
   };
 }
 
@@ -123,7 +146,7 @@ export function completenessDetails(completeness: Completeness | null): string {
   const parts: string[] = [];
   for (const row of completeness.dataTypes) {
     if (row.flag) parts.push(row.caveat ? `${row.flag}. ${row.caveat}` : `${row.flag}.`);
-    else if (row.comparison === "capped" && row.caveat) parts.push(`${row.label}: ${row.caveat}`);
+    else if (row.caveat) parts.push(`${row.label}: ${row.caveat}`);
     const v = row.validation;
     if (v && issuesOf(v) > 0) {
       const messages = [...v.errors.map((m) => `error “${m.message}” ×${m.count}`), ...v.warnings.map((m) => `warning “${m.message}” ×${m.count}`)];

@@ -21,8 +21,11 @@ export type TenantOptions = {
   pushDelaySeconds?: number;
   /** Validation issues its datasets show, per data type (default: none). */
   validationIssues?: Record<string, { errors?: number; warnings?: number }>;
-  /** Zoho Books only: records per data type the service's reduced dataset holds (default: all). */
-  reducedDatasetRecords?: number;
+  /**
+   * Zoho Books only: the records per data type a fetch gets before the organisation's daily API
+   * limit (shared by every app on it) runs out; the rest waits for the next day's (default: all).
+   */
+  dailyLimitRecords?: number;
 };
 
 export type Tenant = {

@@ -121,7 +121,7 @@ const tenantBody = z
       )
       .optional(),
     /** Zoho Books only: records per data type in the service's reduced dataset (default: all). */
-    reducedDatasetRecords: z.number().int().min(0).max(100_000).optional(),
+    dailyLimitRecords: z.number().int().min(0).max(100_000).optional(),
   })
   .strict();
 
@@ -381,8 +381,8 @@ export const controlRoutes: readonly ControlRoute[] = [
         });
       }
       const body = parse(tenantBody, ctx.body);
-      if (body.reducedDatasetRecords !== undefined && key !== "rwuv") {
-        throw new ApiError({ status: 400, service: "SandboxControls", error: "reducedDatasetRecords is for Zoho Books tenants only: the service reads reduced datasets from Zoho Books alone." });
+      if (body.dailyLimitRecords !== undefined && key !== "rwuv") {
+        throw new ApiError({ status: 400, service: "SandboxControls", error: "dailyLimitRecords is for Zoho Books tenants only: it stands for Zoho's daily API limit, shared by every app on the organisation." });
       }
       const { store } = ctx.app;
       const { tenant, credentials } = store.transaction(() => {
@@ -395,7 +395,7 @@ export const controlRoutes: readonly ControlRoute[] = [
           fetchErrorTypes: body.fetchErrorDataTypes,
           pushDelaySeconds: body.pushDelaySeconds,
           validationIssues: body.validationIssues,
-          reducedRecords: body.reducedDatasetRecords ?? null,
+          dailyLimitRecords: body.dailyLimitRecords ?? null,
         });
         return { tenant: created, credentials: issueCustomerCredentials({ store, tenant: created, now: ctx.now }) };
       });
@@ -613,7 +613,7 @@ export const controlRoutes: readonly ControlRoute[] = [
             identity: t.identity,
             fetchErrorDataTypes: t.fetchErrorTypes,
             validationIssues: t.validationIssues,
-            reducedDatasetRecords: t.reducedRecords,
+            dailyLimitRecords: t.dailyLimitRecords,
             pushDelaySeconds: t.pushDelayMs / 1000,
             generation: t.generation,
             createdAt: iso(t.createdAt),

@@ -1,7 +1,7 @@
 /**
  * What a client needs to tell whether a company's data is complete: validation results per
  * dataset (none by default, the tenant's configured errors and warnings otherwise), Zoho Books'
- * reduced datasets (fewer records than the tenant holds) and Shopify's count cap of 25,000.
+ * organisation's daily limit running out mid-fetch (fewer records than the tenant holds) and Shopify's count cap of 25,000.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, linkedCompany, syncAndFinish } from "../../testing/raw-http";
@@ -69,15 +69,15 @@ describe("validation results", () => {
 });
 
 describe("platform caveats", () => {
-  it("reads a Zoho Books tenant's transactional data types in a reduced dataset, its chart of accounts whole", async () => {
-    const zoho = await linkedCompany(sb, { apiKey, platformKey: "rwuv", tenant: { records: 1_040, reducedDatasetRecords: 812 } });
+  it("reads a Zoho Books tenant's transactional data types only up to its daily limit, its chart of accounts whole", async () => {
+    const zoho = await linkedCompany(sb, { apiKey, platformKey: "rwuv", tenant: { records: 1_040, dailyLimitRecords: 812 } });
     await syncAndFinish(sb, apiKey, zoho.companyId);
     expect(await count(`/companies/${zoho.companyId}/data/invoices`)).toBe(812);
     expect(await count(`/companies/${zoho.companyId}/data/accounts`)).toBe(1_040);
   });
 
-  it("refuses a reduced dataset for another platform", async () => {
-    await expect(sb.control.createTenant("qhyg", { name: "Not Zoho", reducedDatasetRecords: 10 })).rejects.toThrow(/Zoho Books/);
+  it("refuses a daily limit for another platform", async () => {
+    await expect(sb.control.createTenant("qhyg", { name: "Not Zoho", dailyLimitRecords: 10 })).rejects.toThrow(/Zoho Books/);
   });
 
   it("caps Shopify's counts at 25,000, while its pages go on", async () => {

@@ -92,19 +92,20 @@ function phases(params: { mode: SyncMode; now: number; position: number; fetchMs
 }
 
 /**
- * Data types a reduced dataset leaves whole: the company's reference lists (its chart of accounts,
- * its profile). Every other one holds at most the tenant's `reducedRecords`.
+ * Data types read whole before Zoho's daily limit can run out: the company's reference lists (its
+ * chart of accounts, its profile). Every other one holds at most the tenant's `dailyLimitRecords`.
  */
-const NEVER_REDUCED: ReadonlySet<string> = new Set(["chartOfAccounts", "company"]);
+const READ_WHOLE: ReadonlySet<string> = new Set(["chartOfAccounts", "company"]);
 
 /**
  * How many records a sync of `dataType` reads from the tenant: all of them, but for a Zoho Books
- * tenant set up with a reduced dataset (the service reads Zoho Books in reduced datasets by
- * default, reference §11), at most `reducedRecords` of each transactional data type.
+ * tenant whose organisation's daily API limit runs out during the fetch (the limit is shared by
+ * every app on the organisation; the service fetches the rest the next day), at most
+ * `dailyLimitRecords` of each transactional data type.
  */
-export function datasetRecords(tenant: Pick<TenantRow, "records" | "reducedRecords">, dataType: string): number {
-  if (tenant.reducedRecords === null || NEVER_REDUCED.has(dataType)) return tenant.records;
-  return Math.min(tenant.records, tenant.reducedRecords);
+export function datasetRecords(tenant: Pick<TenantRow, "records" | "dailyLimitRecords">, dataType: string): number {
+  if (tenant.dailyLimitRecords === null || READ_WHOLE.has(dataType)) return tenant.records;
+  return Math.min(tenant.records, tenant.dailyLimitRecords);
 }
 
 /**

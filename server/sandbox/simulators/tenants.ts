@@ -21,7 +21,7 @@ export function createTenant(params: {
   /** Validation issues per data type (default: none). */
   validationIssues?: ValidationIssueCounts;
   /** Zoho Books: records per data type in the service's reduced dataset (default: all). */
-  reducedRecords?: number | null;
+  dailyLimitRecords?: number | null;
   /** Its identity values (default: new ones, see newIdentity). */
   identity?: Record<string, string>;
 }): TenantRow {
@@ -33,7 +33,7 @@ export function createTenant(params: {
     identity: params.identity ?? newIdentity(params.profile, params.name),
     fetchErrorTypes: params.fetchErrorTypes ?? [],
     validationIssues: params.validationIssues ?? {},
-    reducedRecords: params.reducedRecords ?? null,
+    dailyLimitRecords: params.dailyLimitRecords ?? null,
     pushDelayMs: Math.round((params.pushDelaySeconds ?? DEFAULT_PUSH_DELAY_SECONDS) * 1000),
     generation: 1,
     createdAt: params.now,

@@ -264,11 +264,11 @@ const MIGRATIONS: readonly string[] = [
   );
   `,
   // Complete data per company: validation issues a tenant's synced data types show (per data type:
-  // how many errors and warnings), and for Zoho Books how many records per data type the service's
-  // reduced dataset holds (null: all of them).
+  // how many errors and warnings), and for Zoho Books how many records per data type a fetch gets
+  // before the organisation's shared daily API limit runs out (null: all of them).
   `
   ALTER TABLE tenants ADD COLUMN validation_issues TEXT NOT NULL DEFAULT '{}';
-  ALTER TABLE tenants ADD COLUMN reduced_records INTEGER;
+  ALTER TABLE tenants ADD COLUMN daily_limit_records INTEGER;
   `,
 ];
 

@@ -13,7 +13,7 @@ export type TenantRow = {
   /** Validation issues its synced data types show: per data type, how many errors and warnings. */
   validationIssues: ValidationIssueCounts;
   /** Zoho Books: the records per data type the service's reduced dataset holds (null: all). */
-  reducedRecords: number | null;
+  dailyLimitRecords: number | null;
   pushDelayMs: number;
   generation: number;
   createdAt: number;
@@ -26,7 +26,7 @@ type RawTenant = Omit<TenantRow, "identity" | "fetchErrorTypes" | "validationIss
 
 const COLUMNS = `id, platform_key AS platformKey, name, records, identity, fetch_error_types AS fetchErrorTypes,
   push_delay_ms AS pushDelayMs, generation, created_at AS createdAt, validation_issues AS validationIssues,
-  reduced_records AS reducedRecords`;
+  daily_limit_records AS dailyLimitRecords`;
 
 function toRow(raw: RawTenant): TenantRow {
   return {
@@ -41,8 +41,8 @@ function toRow(raw: RawTenant): TenantRow {
 export function createTenantsTable(db: Database.Database) {
   const s = {
     insert: db.prepare<Omit<RawTenant, "generation">>(
-      `INSERT INTO tenants (id, platform_key, name, records, identity, fetch_error_types, push_delay_ms, created_at, validation_issues, reduced_records)
-       VALUES (@id, @platformKey, @name, @records, @identity, @fetchErrorTypes, @pushDelayMs, @createdAt, @validationIssues, @reducedRecords)`,
+      `INSERT INTO tenants (id, platform_key, name, records, identity, fetch_error_types, push_delay_ms, created_at, validation_issues, daily_limit_records)
+       VALUES (@id, @platformKey, @name, @records, @identity, @fetchErrorTypes, @pushDelayMs, @createdAt, @validationIssues, @dailyLimitRecords)`,
     ),
     get: db.prepare<{ id: string }, RawTenant>(`SELECT ${COLUMNS} FROM tenants WHERE id = @id`),
     list: db.prepare<[], RawTenant>(`SELECT ${COLUMNS} FROM tenants ORDER BY created_at, rowid`),
@@ -64,7 +64,7 @@ export function createTenantsTable(db: Database.Database) {
         pushDelayMs: row.pushDelayMs,
         createdAt: row.createdAt,
         validationIssues: JSON.stringify(row.validationIssues),
-        reducedRecords: row.reducedRecords,
+        dailyLimitRecords: row.dailyLimitRecords,
       });
     },
     get: (id: string): TenantRow | undefined => {
