@@ -120,7 +120,7 @@ const tenantBody = z
         z.object({ errors: z.number().int().min(0).max(1_000).default(0), warnings: z.number().int().min(0).max(1_000).default(0) }).strict(),
       )
       .optional(),
-    /** Zoho Books only: records per data type in the service's reduced dataset (default: all). */
+    /** Zoho Books only: records per data type a fetch gets before the shared daily API limit runs out (default: all). */
     dailyLimitRecords: z.number().int().min(0).max(100_000).optional(),
   })
   .strict();

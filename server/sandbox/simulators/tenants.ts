@@ -20,7 +20,7 @@ export function createTenant(params: {
   pushDelaySeconds?: number;
   /** Validation issues per data type (default: none). */
   validationIssues?: ValidationIssueCounts;
-  /** Zoho Books: records per data type in the service's reduced dataset (default: all). */
+  /** Zoho Books: records per data type a fetch gets before the shared daily API limit runs out (default: all). */
   dailyLimitRecords?: number | null;
   /** Its identity values (default: new ones, see newIdentity). */
   identity?: Record<string, string>;

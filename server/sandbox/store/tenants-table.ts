@@ -12,7 +12,7 @@ export type TenantRow = {
   fetchErrorTypes: string[];
   /** Validation issues its synced data types show: per data type, how many errors and warnings. */
   validationIssues: ValidationIssueCounts;
-  /** Zoho Books: the records per data type the service's reduced dataset holds (null: all). */
+  /** Zoho Books: the records per data type a fetch gets before the shared daily API limit runs out (null: all). */
   dailyLimitRecords: number | null;
   pushDelayMs: number;
   generation: number;
