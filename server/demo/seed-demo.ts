@@ -31,7 +31,7 @@ import type { NotifyDeps } from "@/server/engagements/waiting/notify";
 import { tokenFileCsv, type TokenFileCompany } from "@/server/intake";
 import { credentialsFor } from "./stand-in-credentials";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
-import { createControlClient, type SandboxControl } from "@/server/sandbox/controls/control-client";
+import { createControlClient, type SandboxControl, type TenantOptions } from "@/server/sandbox/controls/control-client";
 import type { Actor } from "@/core/accounts/actor";
 import type { KeyRing } from "@/server/security/secrets";
 import { createServiceTarget, ensureBuiltInSandbox } from "@/server/targets/targets";
@@ -83,6 +83,17 @@ export const ACME_QBO_COMPANIES: readonly { name: string; records: number }[] = 
   ["Atlas Marine Services", 4000],
 ].map(([name, records]) => ({ name: name as string, records: records as number }));
 
+/**
+ * Acme's file gives the old app's counts for every company: Saltmarsh Surveyors' old app holds 32
+ * invoices the service does not read back (short), and Ridgeback Logistics' bills fail two of the
+ * service's validation rules (one warning more).
+ */
+function acmeWithCounts(c: { name: string; records: number }): DemoCompany {
+  if (c.name === "Saltmarsh Surveyors") return { ...c, oldCounts: oldCountsOf(c.records, { invoices: 32 }) };
+  if (c.name === "Ridgeback Logistics") return { ...c, oldCounts: oldCountsOf(c.records), tenant: { validationIssues: { bills: { errors: 2, warnings: 1 } } } };
+  return { ...c, oldCounts: oldCountsOf(c.records) };
+}
+
 /** The two Acme companies whose customer app refreshed after the file was exported: their file tokens are dead. */
 export const ACME_QBO_ROTATED: readonly string[] = ["Copperleaf Cafe", "Wildrose Wedding Co"];
 
@@ -99,20 +110,35 @@ function next(weekday: number, hourUtc: number, now = new Date()): Date {
 type Seeding = { database: Database; ring: KeyRing; control?: SandboxControl; sandboxUrl?: string; deps: NotifyDeps };
 
 /** The companies of a demo file: real sandbox tenants when a sandbox is given, stand-ins otherwise. */
-async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly { name: string; records: number }[]) {
+/**
+ * A demo company: its name and records per data type; `oldCounts`, what the customer's old app
+ * counted (the file's `count_` columns); `tenant`, how its simulated tenant differs.
+ */
+type DemoCompany = { name: string; records: number; oldCounts?: Readonly<Record<string, number>>; tenant?: Pick<TenantOptions, "validationIssues" | "dailyLimitRecords"> };
+
+async function companiesFor(s: Seeding, platformKey: PlatformKey, list: readonly DemoCompany[]) {
   const platform = getManagedPlatform(platformKey)!;
   const tenants: { tenantId: string; name: string }[] = [];
   const companies: TokenFileCompany[] = [];
   for (const [i, c] of list.entries()) {
+    const row = { name: c.name, externalRef: `CRM-${1001 + i}`, records: c.records, ...(c.oldCounts ? { oldCounts: c.oldCounts } : {}) };
     if (s.control) {
-      const tenant = await s.control.createTenant(platformKey, { name: c.name, records: c.records });
+      const tenant = await s.control.createTenant(platformKey, { name: c.name, records: c.records, ...c.tenant });
       tenants.push({ tenantId: tenant.tenantId, name: c.name });
-      companies.push({ name: c.name, credentials: tenant.credentials, externalRef: `CRM-${1001 + i}`, records: c.records });
+      companies.push({ ...row, credentials: tenant.credentials });
     } else {
-      companies.push({ name: c.name, credentials: credentialsFor(platform, i), externalRef: `CRM-${1001 + i}`, records: c.records });
+      companies.push({ ...row, credentials: credentialsFor(platform, i) });
     }
   }
   return { tenants, companies };
+}
+
+/**
+ * The old app's counts of invoices, customers and bills: what the tenant holds, but where `more`
+ * says the old app holds more of a data type (records the service does not read back).
+ */
+function oldCountsOf(records: number, more: Readonly<Record<string, number>> = {}): Record<string, number> {
+  return Object.fromEntries(["invoices", "customers", "bills"].map((t) => [t, records + (more[t] ?? 0)]));
 }
 
 /** The customer submits the engagement's details and a token file of `companies`. */
@@ -135,11 +161,12 @@ async function submit(s: Seeding, customer: Actor, input: { engagementId: string
 }
 
 /** The Bluebird Zoho Books companies: four small ones, the last refreshed by Bluebird's old app after the export. */
-export const BLUEBIRD_ZOHO_COMPANIES: readonly { name: string; records: number }[] = [
-  { name: "Bluebird Home", records: 20 },
-  { name: "Bluebird Garden", records: 12 },
-  { name: "Bluebird Café Société", records: 8 },
-  { name: "Bluebird Repairs", records: 5 },
+export const BLUEBIRD_ZOHO_COMPANIES: readonly DemoCompany[] = [
+  // Bluebird Home's organisation ran out of Zoho's shared daily API limit during the fetch: 15 of its 20 read so far.
+  { name: "Bluebird Home", records: 20, oldCounts: oldCountsOf(20), tenant: { dailyLimitRecords: 15 } },
+  { name: "Bluebird Garden", records: 12, oldCounts: oldCountsOf(12) },
+  { name: "Bluebird Café Société", records: 8, oldCounts: oldCountsOf(8) },
+  { name: "Bluebird Repairs", records: 5, oldCounts: oldCountsOf(5) },
 ];
 export const BLUEBIRD_ZOHO_ROTATED = "Bluebird Repairs";
 
@@ -308,7 +335,7 @@ export async function seedDemo(database: Database, options: { ring: KeyRing; san
 
   // Acme on QuickBooks Online: steps 1–4 done, waiting for support's single-company test.
   const qbo = await open(sam, acme, "qhyg");
-  const acmeFile = await companiesFor(s, "qhyg", ACME_QBO_COMPANIES);
+  const acmeFile = await companiesFor(s, "qhyg", ACME_QBO_COMPANIES.map(acmeWithCounts));
   const qboSubmission = await submit(s, carol, { engagementId: qbo, platformKey: "qhyg", companies: acmeFile.companies, fileName: "acme-quickbooks-companies.csv" });
   await acceptSubmission(s.database, s.deps, sam, { engagementId: qbo, submissionId: qboSubmission });
   // The demo's weekend: Saturday from 14:00 UTC (at least a day ahead); Acme's window is that night.

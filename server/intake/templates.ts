@@ -5,6 +5,7 @@
  */
 import { stringify } from "csv-stringify/sync";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
+import { countColumn } from "./columns";
 import { neutraliseSpreadsheetCell } from "./spreadsheet-cell";
 
 export type TemplateFormat = "csv" | "xlsx";
@@ -101,8 +102,17 @@ export async function tokenFileTemplate(params: { platformKey: PlatformKey; form
   }
 }
 
-/** One company of a token file built by Ferry itself (the demo data, tests): its name and credentials. */
-export type TokenFileCompany = { name: string; credentials: Readonly<Record<string, string>>; externalRef?: string | null; records?: number | null };
+/**
+ * One company of a token file built by Ferry itself (the demo data, tests): its name and
+ * credentials; `oldCounts`, the old app's record count per data type (`count_<dataType>` columns).
+ */
+export type TokenFileCompany = {
+  name: string;
+  credentials: Readonly<Record<string, string>>;
+  externalRef?: string | null;
+  records?: number | null;
+  oldCounts?: Readonly<Record<string, number>>;
+};
 
 /**
  * A token file (CSV, UTF-8, CRLF) in the template's column order, for files Ferry writes to be read
@@ -112,15 +122,19 @@ export type TokenFileCompany = { name: string; credentials: Readonly<Record<stri
 export function tokenFileCsv(params: { platformKey: PlatformKey; companies: readonly TokenFileCompany[] }): Buffer {
   const platform = getManagedPlatform(params.platformKey);
   if (!platform) throw new Error(`tokenFileCsv: "${params.platformKey}" is not a managed platform`);
-  const header = templateColumns(platform).map((c) => c.name);
-  const rows = params.companies.map((c) =>
-    header.map((name) => {
+  const template = templateColumns(platform).map((c) => c.name);
+  // The old app's counts, a column per data type any company gives, after the template's columns.
+  const counted = [...new Set(params.companies.flatMap((c) => Object.keys(c.oldCounts ?? {})))];
+  const header = [...template, ...counted.map(countColumn)];
+  const rows = params.companies.map((c) => [
+    ...template.map((name) => {
       if (name === "companyName") return c.name;
       if (name === "externalRef") return c.externalRef ?? "";
       if (name === "records") return c.records === null || c.records === undefined ? "" : String(c.records);
       return c.credentials[name] ?? "";
     }),
-  );
+    ...counted.map((dataType) => (c.oldCounts?.[dataType] === undefined ? "" : String(c.oldCounts[dataType]))),
+  ]);
   // A lone carriage return is a line break to a CSV reader too: quote it like the others.
   return Buffer.from(stringify([header, ...rows], { record_delimiter: "windows", quoted_match: /[\r\n]/ }), "utf8");
 }
