@@ -87,6 +87,11 @@ test("companies that failed on their tokens go to their end customers with links
   expect(endCustomer.url()).toMatch(new RegExp(`^${sandbox.url}/link/company/${nettle.companyId}\\?token=`));
   await expect(endCustomer.getByRole("heading", { level: 1 })).toContainText("Nettle Nursery");
   await expectAccessible(endCustomer, "the sandbox's Link page of a company, reached through Ferry's link on a phone");
+  // The same page on a laptop (1366): nothing wider than the window, axe clean.
+  await endCustomer.setViewportSize({ width: 1366, height: 900 });
+  expect(await endCustomer.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  await expectAccessible(endCustomer, "the sandbox's Link page of a company, reached through Ferry's link at 1366");
+  await endCustomer.setViewportSize({ width: 390, height: 844 });
   const serviceUrl = endCustomer.url();
   await endCustomer.getByRole("button", { name: /Connect/ }).first().click();
   await expect(endCustomer.getByText(/Connected/).first()).toBeVisible();
