@@ -135,6 +135,9 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
       {run.result === "passed" ? (
         <Notice tone="success" title="Passed">
           {run.stepEffect?.kind === "completed" ? "Step 5 is done, with this test as its evidence." : (run.stepEffect?.reason ?? "Both checks passed.")}
+          {run.completeness && (run.completeness.verdict === "short" || run.completeness.verdict === "validation_issues") ? (
+            <span className="mt-1 block">The connection works, but its data needs a look: {run.completeness.summary} (Complete data, below.)</span>
+          ) : null}
         </Notice>
       ) : null}
       {run.result === "failed" ? (
