@@ -49,6 +49,8 @@ test("support runs the single-company test, sees every call as it happens, and i
   await expect(calls.getByRole("button", { name: "Copy correlationId of createCompany" })).toBeVisible();
   await expect(run.getByRole("button", { name: "Copy companyId" })).toBeVisible();
   await expect(run.getByRole("button", { name: "Copy connectionId" })).toBeVisible();
+  // Every data type's sync status, folded once all synced as they should.
+  await run.locator("summary", { hasText: /^Sync status of \d+ data types: \d+ Complete/ }).click();
   const dataTypes = run.getByRole("table", { name: /Data types of Tiny Traders/ });
   await expect(dataTypes.getByRole("row").filter({ hasText: "chartOfAccounts" })).toContainText("Complete");
   await expect(dataTypes.getByRole("row").filter({ hasText: "chartOfAccounts" })).toContainText("5");

@@ -17,16 +17,28 @@ function Line({ term, children, clamp }: { term: string; children: ReactNode; cl
   );
 }
 
+/**
+ * The company's data in one line: on a screen a complete (or not compared) company shows its badge
+ * alone, the sentence on hover and to screen readers; one that needs a look shows the sentence too.
+ */
+function DataLine({ completeness: c, compact }: { completeness: NonNullable<HandoverRow["completeness"]>; compact: boolean }) {
+  const quiet = compact && (c.verdict === "complete" || c.verdict === "not_compared");
+  return (
+    <Line term="Data" clamp={compact && !quiet ? c.summary : undefined}>
+      <span title={quiet ? c.summary : undefined}>
+        <CompletenessBadge verdict={c.verdict} />
+      </span>
+      {quiet ? <span className="sr-only"> {c.summary}</span> : ` ${c.summary}`}
+    </Line>
+  );
+}
+
 /** For the companies not migrated: why, what the customer must do, the way back, the last error. */
 function Outcome({ row: r, compact }: { row: HandoverRow; compact: boolean }) {
   return (
     <>
       <Line term="Checks">{r.checksSummary}</Line>
-      {r.completeness ? (
-        <Line term="Data" clamp={compact ? r.completeness.summary : undefined}>
-          <CompletenessBadge verdict={r.completeness.verdict} /> {r.completeness.summary}
-        </Line>
-      ) : null}
+      {r.completeness ? <DataLine completeness={r.completeness} compact={compact} /> : null}
       {r.reason ? (
         <Line term="Why" clamp={compact ? r.reason : undefined}>
           {r.reason}

@@ -32,6 +32,13 @@ const CHECK: Record<CheckResult, { label: string; tone: BadgeTone }> = {
 };
 
 /** "Single-company test" or "Rehearsal": every place names a rehearsal as one. */
+/** The data types' sync statuses counted, in words: "25 Complete, 3 NotSupported". */
+function syncStatusText(dataTypes: readonly { status: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const d of dataTypes) counts.set(d.status, (counts.get(d.status) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+}
+
 export function RunKindBadge({ kind }: { kind: TestRunSummary["kind"] }) {
   return kind === "rehearsal" ? <Badge tone="warning">Rehearsal (sandbox)</Badge> : <Badge tone="neutral">Single-company test</Badge>;
 }
@@ -176,26 +183,34 @@ export function TestRunView({ run }: { run: TestRunDetail }) {
       />
 
       {run.dataTypes.length ? (
-        <Table caption={`Data types of ${run.company ?? "the company"} (${run.dataTypes.length})`}>
-          <THead>
-            <Tr>
-              <Th>Data type</Th>
-              <Th>Status</Th>
-              <Th className="text-right">Records</Th>
-            </Tr>
-          </THead>
-          <TBody>
-            {run.dataTypes.map((d) => (
-              <Tr key={d.dataType}>
-                <Td className="py-1.5">{d.dataType}</Td>
-                <Td className="py-1.5">
-                  <Badge tone={d.status === "Complete" ? "success" : d.status === "NotSupported" ? "muted" : d.status.endsWith("Error") ? "danger" : "info"}>{d.status}</Badge>
-                </Td>
-                <Td className="py-1.5 text-right tabular-nums">{d.records ?? "—"}</Td>
-              </Tr>
-            ))}
-          </TBody>
-        </Table>
+        // Folded once every data type synced as it should: the counts that matter are in Complete data below.
+        <details className="rounded-md border border-slate-200" open={run.active || run.dataTypes.some((d) => d.status !== "Complete" && d.status !== "NotSupported")}>
+          <summary className="cursor-pointer px-3 py-2 text-sm font-medium text-slate-800">
+            Sync status of {run.dataTypes.length} data types: {syncStatusText(run.dataTypes)}
+          </summary>
+          <div className="px-3 pb-3">
+            <Table caption={`Data types of ${run.company ?? "the company"} (${run.dataTypes.length})`}>
+              <THead>
+                <Tr>
+                  <Th>Data type</Th>
+                  <Th>Status</Th>
+                  <Th className="text-right">Records</Th>
+                </Tr>
+              </THead>
+              <TBody>
+                {run.dataTypes.map((d) => (
+                  <Tr key={d.dataType}>
+                    <Td className="py-1.5">{d.dataType}</Td>
+                    <Td className="py-1.5">
+                      <Badge tone={d.status === "Complete" ? "success" : d.status === "NotSupported" ? "muted" : d.status.endsWith("Error") ? "danger" : "info"}>{d.status}</Badge>
+                    </Td>
+                    <Td className="py-1.5 text-right tabular-nums">{d.records ?? "—"}</Td>
+                  </Tr>
+                ))}
+              </TBody>
+            </Table>
+          </div>
+        </details>
       ) : null}
 
       {run.completeness ? <CompletenessView completeness={run.completeness} company={run.company ?? "the company"} /> : null}
