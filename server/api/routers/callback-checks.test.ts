@@ -3,6 +3,7 @@
  * sandbox: the throwaway company and connection made on the engagement's target, the customer's
  * authorization proving the callback URL (step 3 completed with the proof, the company deleted),
  * a cancelled one, the service's refusal kept whole, and every refusal with nothing written.
+ * The tests tagged both-databases run on PostgreSQL too.
  */
 import { and, count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -36,7 +37,7 @@ const auditCount = async (engagementId: string, action: string) =>
   (await bed.t.db.select({ n: count() }).from(auditEvents).where(and(eq(auditEvents.engagementId, engagementId), eq(auditEvents.action, action))))[0]!.n;
 
 describe("the round trip", () => {
-  it("proves the callback URL when the customer authorizes the test connection: step 3 done with the proof, the company deleted", async () => {
+  it("proves the callback URL when the customer authorizes the test connection: step 3 done with the proof, the company deleted", { tags: ["both-databases"] }, async () => {
     const eng = await atStep3();
     const before = await eng.as.confirmations.callbackCheck({ engagementId: eng.engagementId });
     expect(before).toMatchObject({ status: "none", canStart: true, cannotStart: null, linkUrl: null });
@@ -69,7 +70,7 @@ describe("the round trip", () => {
     expect((await trpcError(eng.as.confirmations.startCallbackCheck({ engagementId: eng.engagementId }))).message).toBe("Step 3 is done.");
   });
 
-  it("a callback URL missing from the customer's app: the platform's refusal and what to fix; added in its developer console, the same link proves it", async () => {
+  it("a callback URL missing from the customer's app: the platform's refusal and what to fix; added in its developer console, the same link proves it", { tags: ["both-databases"] }, async () => {
     const eng = await atStep3();
     const callbackUrl = "https://quickbooksonline.codat.io/oauth2/callback";
     // The customer's own app at the platform (the client id they gave in step 1) lists another redirect only.
@@ -98,7 +99,7 @@ describe("the round trip", () => {
     expect((await support().engagements.get({ engagementId: eng.engagementId })).steps.find((s) => s.number === 3)!.state).toBe("done");
   });
 
-  it("keeps one open round trip however often it is started", async () => {
+  it("keeps one open round trip however often it is started", { tags: ["both-databases"] }, async () => {
     const eng = await atStep3();
     const first = await eng.as.confirmations.startCallbackCheck({ engagementId: eng.engagementId });
     const again = await support().confirmations.startCallbackCheck({ engagementId: eng.engagementId });

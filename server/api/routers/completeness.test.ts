@@ -14,7 +14,8 @@ import { engineTestBed } from "@/server/testing/test-bed";
 import { TEST_KEY_RING } from "@/server/testing/test-db";
 import type { ReadyCompany } from "@/server/testing/ready-engagement";
 import type { PlatformKey } from "@/server/platforms";
-import { callerAs } from "../../testing/caller";
+import { engagementThroughFlows, sampleCompanies } from "@/server/testing/engagement-flows";
+import { callerAs, testConfig } from "../../testing/caller";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
 const bed = engineTestBed();
@@ -34,7 +35,7 @@ async function tested(company: ReadyCompany, oldCounts: Record<string, number> |
 }
 
 describe("the single-company test's complete data", () => {
-  it("flags a data type below the old app's count, passes one equal to it, and leaves one without an old count uncompared", async () => {
+  it("flags a data type below the old app's count, passes one equal to it, and leaves one without an old count uncompared", { tags: ["both-databases"] }, async () => {
     const { run } = await tested({ name: "Counted Co", records: 30 }, { invoices: 40, bills: 30 });
     const c = run.completeness!;
     expect(c.verdict).toBe("short");
@@ -85,5 +86,18 @@ describe("the single-company test's complete data", () => {
     expect(orders).toMatchObject({ count: 25_000, oldCount: 26_000, comparison: "capped", flag: null });
     expect(orders.caveat).toMatch(/^Shopify: counts are capped at 25,000, so a count of exactly 25,000 cannot be compared with the old app's 26,000/);
     expect(run.completeness!.verdict).toBe("not_compared");
+  });
+});
+
+describe("the old app's counts from the token file", () => {
+  it("are kept with each company from the file's count_ columns (none where a row leaves them empty)", { tags: ["both-databases"] }, async () => {
+    const companies = sampleCompanies("vxvy", 3).map((c, i) => ({ ...c, ...(i < 2 ? { oldCounts: { invoices: 1_040 + i, customers: 12 } } : {}) }));
+    const eng = await engagementThroughFlows({ db: bed.t.database, config: testConfig(), support: bed.people.support, customer: bed.people.customerB, platformKey: "vxvy", companies, upTo: 1 });
+    const rows = await bed.t.db.select({ name: migrationItems.name, oldCounts: migrationItems.oldCounts }).from(migrationItems).where(eq(migrationItems.engagementId, eng.engagementId)).orderBy(migrationItems.position);
+    expect(rows).toEqual([
+      { name: "Company 1 Ltd", oldCounts: { invoices: 1_040, customers: 12 } },
+      { name: "Company 2 Ltd", oldCounts: { invoices: 1_041, customers: 12 } },
+      { name: "Company 3 Ltd", oldCounts: null },
+    ]);
   });
 });
