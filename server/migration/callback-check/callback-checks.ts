@@ -239,10 +239,13 @@ async function makeThrowaway(ctx: Ctx, check: CallbackCheckRow, eng: EngagementR
     const platform = getManagedPlatform(eng.platformKey);
     const at = ctx.now();
     const made = { companyId, connectionId: connection.data.id };
-    await ctx.database.transaction(function* (tx) {
-      if (!(yield* updateCallbackCheck(tx, check.id, ["waiting"], { ...made, checkedAt: at }))) return;
+    const kept = await ctx.database.transaction(function* (tx) {
+      if (!(yield* updateCallbackCheck(tx, check.id, ["waiting"], { ...made, checkedAt: at }))) return false;
       yield* writeAudit(tx, { actor, action: "callback_check.started", targetId: eng.id, engagementId: eng.id, at, before: null, after: { ...made, callbackUrl: platform?.callbackUrl ?? "" } });
+      return true;
     }, { isolation: "read committed" });
+    // Cancelled while the company was being made: it is not left behind on the service.
+    if (!kept) await removeCompany(ctx, { ...check, ...made, status: "cancelled", companyDeletedAt: null });
   } catch (error) {
     const failure = failureOf(error);
     if (!failure) throw error;
