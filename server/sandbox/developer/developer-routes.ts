@@ -19,6 +19,7 @@ import type { SandboxApp } from "../context";
 import { redirectUriProblem } from "../domain/redirect-uris";
 import { ApiError } from "../http/errors";
 import { readBody } from "../http/io";
+import { htmlPage, routeParam, type PageContext } from "../http/pages";
 import { createRouter, MalformedPathError, type Route } from "../http/router";
 import { checkLinkNonce, LINK_NONCE_LIFETIME_MS, makeLinkNonce } from "../link/link-nonce";
 import { crossSiteConnect, type LinkResponse } from "../link/link-routes";
@@ -27,27 +28,12 @@ import { platformOf } from "../simulators/profiles";
 import type { OAuthAppRow } from "../store/store";
 import { CONSOLE_NOTICE_KEYS, CONSOLE_NOTICES, consoleMessagePage, oauthAppConsolePage, type ConsoleNotice } from "./developer-pages";
 
-type ConsoleContext = {
-  app: SandboxApp;
-  now: number;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  req: IncomingMessage;
-};
+type ConsoleContext = PageContext;
 
 type ConsoleRoute = Route<ConsoleContext, Promise<LinkResponse> | LinkResponse>;
 
-const HTML = "text/html; charset=utf-8";
 
-function htmlPage(status: number, body: string, headers?: Record<string, string>): LinkResponse {
-  return { status, body, contentType: HTML, headers };
-}
-
-function param(ctx: ConsoleContext, name: string): string {
-  const value = ctx.params[name];
-  if (value === undefined) throw new Error(`Developer console route has no :${name} parameter`);
-  return value;
-}
+const param = (ctx: ConsoleContext, name: string): string => routeParam(ctx, name, "Developer console route");
 
 type Found = { platformKey: PlatformKey; oauthApp: OAuthAppRow };
 

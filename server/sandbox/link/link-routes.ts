@@ -34,6 +34,7 @@ import { isManagedPlatformKey, MANAGED_PLATFORMS, type PlatformKey } from "../..
 import type { SandboxApp } from "../context";
 import { ApiError } from "../http/errors";
 import { readBody } from "../http/io";
+import { htmlPage, routeParam, type PageContext, type PageResponse } from "../http/pages";
 import { createRouter, MalformedPathError, type Route } from "../http/router";
 import { accountNoun, consentToConnection, consentToNewConnection, knownAccount, type ConsentResult } from "../simulators/consent";
 import { platformOf } from "../simulators/profiles";
@@ -52,34 +53,14 @@ import {
 } from "./link-pages";
 import { checkLinkToken, LINK_TOKEN_LIFETIME_MS } from "./link-token";
 
-export type LinkResponse = {
-  status: number;
-  body: string;
-  contentType: string;
-  headers?: Record<string, string>;
-};
+export type LinkResponse = PageResponse;
 
-type LinkContext = {
-  app: SandboxApp;
-  now: number;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  req: IncomingMessage;
-};
+type LinkContext = PageContext;
 
 type LinkRoute = Route<LinkContext, Promise<LinkResponse> | LinkResponse>;
 
-const HTML = "text/html; charset=utf-8";
 
-function htmlPage(status: number, body: string, headers?: Record<string, string>): LinkResponse {
-  return { status, body, contentType: HTML, headers };
-}
-
-function param(ctx: LinkContext, name: string): string {
-  const value = ctx.params[name];
-  if (value === undefined) throw new Error(`Link route has no :${name} parameter`);
-  return value;
-}
+const param = (ctx: LinkContext, name: string): string => routeParam(ctx, name, "Link route");
 
 /** The company's page; with the one-time Link URL's token when there is one (`null`: not needed). */
 function companyHref(app: SandboxApp, companyId: string, token: string | null = null): string {
