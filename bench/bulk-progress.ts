@@ -21,6 +21,8 @@ import { createTestDatabase, seedPeople, TEST_KEY_RING, type TestDatabase, TEST_
 
 const N = Number(process.argv[2] ?? 100_000);
 const ITER = 40;
+/** A sealed credential envelope of realistic size (a row of the real table carries one). */
+const FILLER = "v1:" + "x".repeat(900);
 
 async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
   for (let i = 0; i < 3; i++) await fn();
@@ -81,6 +83,8 @@ async function main() {
       externalRef: `EXT-${i}`,
       recordsHint: 50,
       credentialsMask: {},
+      credentialsCipher: FILLER,
+      checks: migrated ? { connection: { status: "Linked" }, sync: { finishedAt: "2026-11-28T10:00:00Z" }, dataTypes: [{ dataType: "invoices", totalResults: 1 }] } : null,
       state,
       companyId: migrated ? `co-${i}` : null,
       connectionId: migrated ? `conn-${i}` : null,

@@ -236,8 +236,40 @@ export const schemaDescription: SchemaDescription = {
       connectionEventAt: c.moment("connection_event_at").doc("The service's time (`generatedDate`) of the latest connection event applied to it: an older one arriving late never moves it back."),
       supplementaryFileId: c.text("supplementary_file_id").doc("The supplementary file whose fresh tokens the company was last retried with."),
       updatedAt: c.updatedAt(),
+      reached: c
+        .bigInteger("reached")
+        .generatedAs(
+          `(case when company_id is not null then 1 else 0 end)
+          + (case when state in ('authorized', 'sync_requested', 'verified') or dropped_at is not null or reconnected_at is not null
+              or checks -> 'connection' ->> 'status' = 'Linked' then 131072 else 0 end)
+          + (case when state = 'verified' or dropped_at is not null or reconnected_at is not null
+              or (checks -> 'sync' ->> 'finishedAt' is not null
+                and not (state in ('failed', 'reauth_required', 'reconnect_pending') and last_error ->> 'operation' = 'getDataStatus')) then 17179869184 else 0 end)`,
+        )
+        .comment("--- Computed by the database ---")
+        .doc(
+          "How far the company got, for the reconciliation (server/migration/reconciliation-repository.ts):",
+          "1 if created, 2^17 if linked, 2^34 if synced, added up, so that one sum over up to 131,071",
+          "companies counts all three at once. Computed from what the engine stored, not only the state",
+          "now: a company that ended failed or set aside may have linked or synced on the way, and one the",
+          "watch found dropped (or reconnected) was verified before. Linked: authorized or further on, or its",
+          "stored connection check says Linked. Synced: verified, or its sync finished and did not fail it",
+          "(a data type in error fails it at getDataStatus). Kept in `migration_items_real_state_idx`, so",
+          "the bulk panel's poll counts 100,000 companies from the index alone.",
+        ),
     },
-    extras: [index("migration_items_rehearsal_idx", "rehearsalRunId"), index("migration_items_engagement_idx", "engagementId", "position"), index("migration_items_state_idx", "engagementId", "state", "position"), index("migration_items_claim_idx", "runId", "state", "nextAttemptAt"), index("migration_items_lease_idx", "leaseExpiresAt"), index("migration_items_real_state_idx", "engagementId", "rehearsalRunId", "state", "position").comment("Handover: counts per state and pages of one state over the real items only", "(rehearsal_run_id null), read from the index alone \u2014 100,000 items counted in milliseconds.")],
+    extras: [index("migration_items_rehearsal_idx", "rehearsalRunId")
+        .where("${t.rehearsalRunId} is not null")
+        .comment(
+          "Partial, like the claim and lease indexes below: a company enters them only once it belongs to a",
+          "rehearsal, a run or a lease, so storing a token file's 100,000 fresh companies writes three fewer",
+          "indexes (every query they serve names a value, which rules out null).",
+        ),
+      index("migration_items_engagement_idx", "engagementId", "position"),
+      index("migration_items_state_idx", "engagementId", "state", "position"),
+      index("migration_items_claim_idx", "runId", "state", "nextAttemptAt").where("${t.runId} is not null"),
+      index("migration_items_lease_idx", "leaseExpiresAt").where("${t.leaseExpiresAt} is not null"),
+      index("migration_items_real_state_idx", "engagementId", "rehearsalRunId", "state", "position", "reached").comment("Handover and the bulk panel: counts per state, how far the companies got (`reached`) and pages of one", "state over the real items only (rehearsal_run_id null), read from the index alone \u2014 100,000 items", "counted in milliseconds.")],
   }),
   table("windowProposals", "window_proposals", {
     doc: "Step 2: migration windows support proposes, with the estimate beside each; the customer accepts one.",

@@ -8,6 +8,7 @@
  * |----------------|-----------------------------------------|----------------------------------------------|
  * | `text`         | `text`                                  | `text`                                       |
  * | `integer`      | `integer`                               | `integer`                                    |
+ * | `bigInteger`   | `integer` (64-bit)                      | `bigint`, read as a number                   |
  * | `moment`       | `integer` in epoch milliseconds         | `timestamp (3) with time zone`               |
  * | `yesNo`        | `integer` 0/1                           | `boolean`                                    |
  * | `json`         | `text` holding JSON                     | `jsonb`                                      |
@@ -25,7 +26,7 @@
 
 export type Dialect = "sqlite" | "pg";
 
-type ColumnKind = "text" | "integer" | "moment" | "yesNo" | "json" | "uuidId" | "serialId";
+type ColumnKind = "text" | "integer" | "bigInteger" | "moment" | "yesNo" | "json" | "uuidId" | "serialId";
 
 type Reference = { table: string; column: string; onDelete?: "cascade" | "set null" | "restrict" };
 
@@ -52,6 +53,8 @@ export type ColumnSpec = {
   doc?: string;
   /** A plain comment (`// …`) above the column and its doc. */
   comment?: string;
+  /** Computed by the database from the row's other columns (SQL, the same on both): virtual on SQLite, stored on PostgreSQL. */
+  generated?: string;
 };
 
 /** A column being described: each call adds one fact and gives the column back. */
@@ -85,6 +88,14 @@ export class Column {
   references(table: string, column: string, options: { onDelete?: Reference["onDelete"] } = {}): Column {
     return this.with({ references: { table, column, ...options } });
   }
+  /**
+   * A column the database computes from the row's other columns (an SQL expression both databases
+   * read alike): SQLite keeps it virtual (computed when read, and into any index on it), PostgreSQL
+   * stores it. Nothing writes it, so it can never disagree with the columns it is made from.
+   */
+  generatedAs(body: string): Column {
+    return this.with({ generated: body.replace(/\s+/g, " ").trim() });
+  }
   /** What the column means, for the reader of either schema file (one argument per line). */
   doc(...lines: string[]): Column {
     return this.with({ doc: lines.join("\n") });
@@ -102,6 +113,8 @@ export const c = {
   /** A text; `enumValues` names the constant of its allowed words (or a literal list). */
   text: (name: string, enumValues?: string) => column("text", name, enumValues ? { enumValues } : {}),
   integer: (name: string) => column("integer", name),
+  /** A whole number past 2^31 (read as a JavaScript number, exact to 2^53). */
+  bigInteger: (name: string) => column("bigInteger", name),
   /** A moment in time, read as a Date to the millisecond. */
   moment: (name: string) => column("moment", name),
   yesNo: (name: string) => column("yesNo", name),
@@ -186,8 +199,8 @@ export type SchemaDescription = {
 // The printer
 
 const DRIZZLE_IMPORTS: Record<Dialect, { module: string; table: string; kinds: Record<ColumnKind, string> }> = {
-  sqlite: { module: "drizzle-orm/sqlite-core", table: "sqliteTable", kinds: { text: "text", integer: "integer", moment: "integer", yesNo: "integer", json: "text", uuidId: "text", serialId: "integer" } },
-  pg: { module: "drizzle-orm/pg-core", table: "pgTable", kinds: { text: "text", integer: "integer", moment: "timestamp", yesNo: "boolean", json: "jsonb", uuidId: "text", serialId: "bigint" } },
+  sqlite: { module: "drizzle-orm/sqlite-core", table: "sqliteTable", kinds: { text: "text", integer: "integer", bigInteger: "integer", moment: "integer", yesNo: "integer", json: "text", uuidId: "text", serialId: "integer" } },
+  pg: { module: "drizzle-orm/pg-core", table: "pgTable", kinds: { text: "text", integer: "integer", bigInteger: "bigint", moment: "timestamp", yesNo: "boolean", json: "jsonb", uuidId: "text", serialId: "bigint" } },
 };
 
 /** A comment block, indented, in the style of the file (`/** … *\/` or `// …`). */
@@ -213,6 +226,9 @@ function columnCode(dialect: Dialect, col: ColumnSpec): string {
     case "integer":
       code = `integer(${name})`;
       break;
+    case "bigInteger":
+      code = dialect === "sqlite" ? `integer(${name})` : `bigint(${name}, { mode: "number" })`;
+      break;
     case "moment":
       if (col.name === "created_at" && col.notNull && col.defaultNow) return "createdAt()";
       code = dialect === "sqlite" ? `integer(${name}, { mode: "timestamp_ms" })` : `timestampMs(${name})`;
@@ -230,6 +246,7 @@ function columnCode(dialect: Dialect, col: ColumnSpec): string {
   if (col.defaultEpoch) code += dialect === "sqlite" ? ".default(sql`0`)" : ".default(sql`to_timestamp(0)`)";
   if (col.defaultJson !== undefined) code += dialect === "sqlite" ? `.default(sql\`'${col.defaultJson}'\`)` : `.default(sql\`'${col.defaultJson}'::jsonb\`)`;
   if (col.defaultNow) code += ".$defaultFn(() => new Date())";
+  if (col.generated !== undefined) code += dialect === "sqlite" ? `.generatedAlwaysAs(sql\`${col.generated}\`, { mode: "virtual" })` : `.generatedAlwaysAs(sql\`${col.generated}\`)`;
   if (col.references) {
     const { table: target, column: targetColumn, onDelete } = col.references;
     code += `.references(() => ${target}.${targetColumn}${onDelete ? `, { onDelete: ${JSON.stringify(onDelete)} }` : ""})`;

@@ -26,6 +26,7 @@ import { getBulkOverview } from "./bulk/bulk-view";
 import { handoverReportCsv } from "./handover/report-csv";
 import { requestTestRun } from "./test-run/request-test-run";
 import { reconcile, toReconciliation } from "./reconciliation";
+import { realProgress, unpackReached } from "./reconciliation-repository";
 import { engineTestBed } from "../testing/test-bed";
 
 const FAST: PipelinePolicy = { ...DEFAULT_PIPELINE_POLICY, pollInitialMs: 100, pollMaxMs: 500, retryBaseMs: 50, retryMaxMs: 200 };
@@ -102,6 +103,17 @@ describe("how far each company got, read from what the engine stored", () => {
       inProgress: 1,
       pilot: null,
     });
+    // The same counts when every state's group is counted mark by mark (as one too large to unpack is).
+    const packed = await readSteps(bed.t.database, (tx) => realProgress(tx, f.engagementId));
+    expect(await readSteps(bed.t.database, (tx) => realProgress(tx, f.engagementId, { fieldSize: 1 }))).toEqual(packed);
+  });
+
+  it("unpacks a sum of reached marks into its three counts, each up to 2^17 - 1", () => {
+    const field = 2 ** 17;
+    expect(unpackReached(0)).toEqual({ created: 0, linked: 0, synced: 0 });
+    expect(unpackReached(5 + 4 * field + 3 * field ** 2)).toEqual({ created: 5, linked: 4, synced: 3 });
+    const most = field - 1;
+    expect(unpackReached(most + most * field + most * field ** 2)).toEqual({ created: most, linked: most, synced: most });
   });
 });
 

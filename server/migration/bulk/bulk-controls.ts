@@ -42,6 +42,7 @@ import {
   windowPosition,
   type AgreedWindow,
   type BulkContext,
+  type CommonContext,
 } from "./rules";
 import { withNotice, type FlowNotice, type NotifyDeps } from "@/server/engagements/waiting/notify";
 import { windowText } from "@/server/engagements/window/propose-window";
@@ -64,13 +65,14 @@ export function* loadBulkContext(
   actor: Actor,
   engagementId: string,
   now: Date = new Date(),
-  options: { lockRun?: boolean } = {},
+  options: { lockRun?: boolean; counts?: Record<MigrationItemState, number> } = {},
 ): Steps<LoadedBulkContext> {
   const { eng, states } = yield* loadForChange(tx, engagementId);
   const found = yield* latestBulkRun(tx, engagementId);
   // Which run is the latest cannot change meanwhile: a run is only added under the engagement's lock.
   const latest = found && options.lockRun ? yield* lockRun(tx, found.id) : found;
-  const counts = yield* realCountsByState(tx, engagementId);
+  // A caller that read the counts in the same transaction (the overview, with the reconciliation's) passes them.
+  const counts = options.counts ?? (yield* realCountsByState(tx, engagementId));
   return {
     eng,
     latest,
@@ -86,6 +88,22 @@ export function* loadBulkContext(
     handoverProduced: (yield* findHandover(tx, engagementId)) !== undefined,
     window: eng.windowStartsAt && eng.windowEndsAt ? { startsAt: eng.windowStartsAt, endsAt: eng.windowEndsAt } : null,
     now,
+  };
+}
+
+/**
+ * What a page of companies needs to offer their actions (itemActionsRefusal) and retries: the rules'
+ * common facts and the latest run, without counting the companies; a transaction step.
+ */
+export function* loadItemActionsContext(tx: Tx, actor: Actor, engagementId: string): Steps<CommonContext & { eng: EngagementRow; latest: RunRow | undefined }> {
+  const { eng, states } = yield* loadForChange(tx, engagementId);
+  return {
+    eng,
+    role: actor.role,
+    engagementStatus: eng.status,
+    states,
+    handoverProduced: (yield* findHandover(tx, engagementId)) !== undefined,
+    latest: yield* latestBulkRun(tx, engagementId),
   };
 }
 

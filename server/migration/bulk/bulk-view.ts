@@ -20,8 +20,9 @@ import { FINAL_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/co
 import { countOf, listText } from "@/core/words";
 import { runCountsByState, type BulkOutcome } from "./bulk-repository";
 import { passedPilotItem } from "../engine/run-repository";
-import { reconcile } from "../reconciliation";
-import { loadBulkContext, type LoadedBulkContext } from "./bulk-controls";
+import { toReconciliation } from "../reconciliation";
+import { realProgress } from "../reconciliation-repository";
+import { loadBulkContext, loadItemActionsContext, type LoadedBulkContext } from "./bulk-controls";
 import {
   cancelRefusal,
   isOpenBulkStatus,
@@ -137,7 +138,9 @@ export function getBulkOverview(database: Database, actor: Actor, engagementId: 
 /** `getBulkOverview`, read inside `readSteps`. */
 function* bulkOverview(tx: Tx, actor: Actor, engagementId: string, now: Date): Steps<BulkOverviewView> {
   yield* assertCanView(tx, actor, engagementId);
-  const c = yield* loadBulkContext(tx, actor, engagementId, now);
+  // One pass over the real-state index gives the counts per state and the reconciliation's.
+  const progress = yield* realProgress(tx, engagementId);
+  const c = yield* loadBulkContext(tx, actor, engagementId, now, { counts: progress.byState });
   const pilot = yield* passedPilotItem(tx, engagementId);
   const staff = isStaff(actor.role);
   const refusedForCustomers = { allowed: false, reason: "Support staff control the bulk migration." };
@@ -158,7 +161,7 @@ function* bulkOverview(tx: Tx, actor: Actor, engagementId: string, now: Date): S
     counts: c.counts,
     total,
     pilot: pilot ? { name: pilot.name, state: pilot.state } : null,
-    reconciliation: yield* reconcile(tx, engagementId),
+    reconciliation: toReconciliation(progress.counts, pilot ? { name: pilot.name, state: pilot.state } : null),
     limitText,
     window: c.window
       ? windowOutlook({
@@ -186,7 +189,7 @@ export function listBulkItems(
 ): Promise<BulkItemsPageView> {
   return readSteps(database, function* (tx) {
     yield* assertCanView(tx, actor, filter.engagementId);
-    const c = yield* loadBulkContext(tx, actor, filter.engagementId);
+    const c = yield* loadItemActionsContext(tx, actor, filter.engagementId);
     const itemActions = isStaff(actor.role) && itemActionsRefusal(c) === null;
     const pilotItemId = (yield* passedPilotItem(tx, filter.engagementId))?.id;
     const retryable = itemActions && c.latest !== undefined && c.latest.status !== "paused" && c.latest.status !== "stopped";

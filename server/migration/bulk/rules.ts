@@ -89,7 +89,10 @@ export function startReasonRefusal(c: Pick<BulkContext, "window" | "now">, reaso
 export const HANDOVER_PRODUCED =
   "The handover report has been produced, so the bulk run takes no more controls. Companies that failed still come back by themselves: through their reconnect links (Reconnections) or fresh tokens (Fresh tokens).";
 
-function common(c: BulkContext): Refusal | null {
+/** What every control's refusal and the companies' own actions are decided on. */
+export type CommonContext = Pick<BulkContext, "role" | "engagementStatus" | "states" | "handoverProduced">;
+
+function common(c: CommonContext): Refusal | null {
   if (!isStaff(c.role)) return refused("Only support staff control the bulk migration.", "FORBIDDEN");
   // After the report the run's own controls close, but companies still move: a reconnection or a
   // supplementary file of fresh tokens puts one back into the run by itself (the last mile).
@@ -144,7 +147,7 @@ export function retryFailedRefusal(c: BulkContext): Refusal | null {
 }
 
 /** Setting one company aside, or retrying it. */
-export function itemActionsRefusal(c: BulkContext): Refusal | null {
+export function itemActionsRefusal(c: CommonContext): Refusal | null {
   const r = common(c);
   if (r) return r;
   if (c.states[5] !== "done") return refused("Companies are set aside or retried in the bulk migration, after step 5.");
