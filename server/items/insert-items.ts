@@ -8,6 +8,7 @@
  * credentials *before* the transaction; `insertMigrationItems` is the transaction's step that
  * stores them (db/insert-many.ts: batches of rows, the fastest way each database allows).
  */
+import { v7 as uuidv7 } from "uuid";
 import type { Steps, Tx } from "@/db/database";
 import { insertMany } from "@/db/insert-many";
 import { migrationItems } from "@/db/schema";
@@ -54,7 +55,11 @@ export function sealMigrationItems(params: {
   const offset = params.offset ?? 0;
   const rehearsalRunId = params.rehearsalRunId ?? null;
   return params.rows.map((row, index) => {
-    const id = crypto.randomUUID();
+    // Time-ordered (UUIDv7, the uuid library's): a file's items land at the end of the primary key's
+    // index instead of at random places in it, which makes storing 100,000 of them on SQLite about
+    // 15 % faster (docs/benchmarks.md, intake). Each keeps 42 random bits of its own; an item's id is
+    // never what authorizes anything (every access checks the viewer's organisation).
+    const id = uuidv7();
     const sourceRef = row.sourceRef ?? (row.cell ? `cell ${row.cell}` : `line ${row.line}`);
     return {
       id,
