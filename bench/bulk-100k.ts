@@ -15,7 +15,7 @@
  * connections twice in a company, read from the sandbox's own database file (0); lost — companies not final
  * at the end (0). Set-up (N sandbox tenants, steps 1–5 through their flows) is not timed.
  *
- * Run: npm run bench -- bulk-100k [N=100000] [R=400]
+ * Run: npm run bench -- bulk-100k [N=100000] [R=200] (what a 2-core machine sustains beside its sandbox)
  * Last line: {"bench":"bulk-100k","companies":…,"rate":…,"utilisation":…,"worker_rss_max_mb":…,"worker_rss_growth_mb":…,"poll_p50_ms":…,"duplicates":…,"lost":…}
  */
 import { TEST_NOTIFY } from "@/server/testing/test-db";
@@ -28,7 +28,7 @@ import { callerAs, testConfig } from "@/server/testing/caller";
 import { benchCompanies, benchDir, createBenchBed, machineLoad, readyBulk, recordedCalls, runNow, startSandboxProcess, startWorkerProcess, statesOf, tearDown, type WorkerProcess } from "./_bulk";
 
 const COMPANIES = Number(process.argv[2] ?? 100_000);
-const R = Number(process.argv[3] ?? 400);
+const R = Number(process.argv[3] ?? 200);
 const POLL_EVERY_MS = 1_500;
 
 /** The process's resident set in MB (Linux), or null once it is gone. */
