@@ -259,7 +259,7 @@ export const schemaDescription: SchemaDescription = {
         ),
     },
     extras: [index("migration_items_rehearsal_idx", "rehearsalRunId")
-        .where("${t.rehearsalRunId} is not null")
+        .where("${t.rehearsalRunId} IS NOT NULL")
         .comment(
           "Partial, like the claim and lease indexes below: a company enters them only once it belongs to a",
           "rehearsal, a run or a lease, so storing a token file's 100,000 fresh companies writes three fewer",
@@ -267,8 +267,8 @@ export const schemaDescription: SchemaDescription = {
         ),
       index("migration_items_engagement_idx", "engagementId", "position"),
       index("migration_items_state_idx", "engagementId", "state", "position"),
-      index("migration_items_claim_idx", "runId", "state", "nextAttemptAt").where("${t.runId} is not null"),
-      index("migration_items_lease_idx", "leaseExpiresAt").where("${t.leaseExpiresAt} is not null"),
+      index("migration_items_claim_idx", "runId", "state", "nextAttemptAt").where("${t.runId} IS NOT NULL"),
+      index("migration_items_lease_idx", "leaseExpiresAt").where("${t.leaseExpiresAt} IS NOT NULL"),
       index("migration_items_real_state_idx", "engagementId", "rehearsalRunId", "state", "position", "reached").comment("Handover and the bulk panel: counts per state, how far the companies got (`reached`) and pages of one", "state over the real items only (rehearsal_run_id null), read from the index alone \u2014 100,000 items", "counted in milliseconds.")],
   }),
   table("windowProposals", "window_proposals", {

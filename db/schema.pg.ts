@@ -437,11 +437,11 @@ export const migrationItems = pgTable(
     // Partial, like the claim and lease indexes below: a company enters them only once it belongs to a
     // rehearsal, a run or a lease, so storing a token file's 100,000 fresh companies writes three fewer
     // indexes (every query they serve names a value, which rules out null).
-    index("migration_items_rehearsal_idx").on(t.rehearsalRunId).where(sql`${t.rehearsalRunId} is not null`),
+    index("migration_items_rehearsal_idx").on(t.rehearsalRunId).where(sql`${t.rehearsalRunId} IS NOT NULL`),
     index("migration_items_engagement_idx").on(t.engagementId, t.position),
     index("migration_items_state_idx").on(t.engagementId, t.state, t.position),
-    index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt).where(sql`${t.runId} is not null`),
-    index("migration_items_lease_idx").on(t.leaseExpiresAt).where(sql`${t.leaseExpiresAt} is not null`),
+    index("migration_items_claim_idx").on(t.runId, t.state, t.nextAttemptAt).where(sql`${t.runId} IS NOT NULL`),
+    index("migration_items_lease_idx").on(t.leaseExpiresAt).where(sql`${t.leaseExpiresAt} IS NOT NULL`),
     // Handover and the bulk panel: counts per state, how far the companies got (`reached`) and pages of one
     // state over the real items only (rehearsal_run_id null), read from the index alone — 100,000 items
     // counted in milliseconds.
