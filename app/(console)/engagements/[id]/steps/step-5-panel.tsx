@@ -97,6 +97,9 @@ export function Step5Panel({ engagement, announce }: { engagement: EngagementDet
     form.handleSubmit(async ({ itemId }) => {
       try {
         const { runId } = await start.mutateAsync({ engagementId, kind, itemId: itemId || null });
+        // Known to be under way now: a run that is over by the time it is first read (a quick
+        // failure) still counts as having ended, and the checklist is refreshed.
+        wasActive.current = { id: runId, active: true };
         setSelectedId(runId);
         await Promise.all([invalidateEngagement(), refreshControls(), queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) })]);
         announce({
