@@ -71,12 +71,16 @@ export function Step5Panel({ engagement, announce }: { engagement: EngagementDet
 
   // When the run shown ends, the checklist may have moved (step 5 done, step 4 reopened): say so and refresh it.
   const wasActive = useRef<{ id: string; active: boolean } | null>(null);
+  const [startedId, setStartedId] = useState<string | null>(null);
   useEffect(() => {
     const data = run.data;
     if (!data) return;
     const before = wasActive.current;
     wasActive.current = { id: data.id, active: data.active };
-    if (before?.id === data.id && before.active && !data.active) {
+    const endedWhileShown = before?.id === data.id && before.active && !data.active;
+    // The run this page just started, already over when first read (a quick failure), ended too.
+    const endedBeforeFirstRead = data.id === startedId && before?.id !== data.id && !data.active;
+    if (endedWhileShown || endedBeforeFirstRead) {
       void invalidateEngagement();
       void refreshControls();
       void queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) });
@@ -87,7 +91,7 @@ export function Step5Panel({ engagement, announce }: { engagement: EngagementDet
           : { tone: "error", text: `${what} on ${data.company ?? "the company"} ${data.status === "cancelled" ? "was cancelled" : `failed: ${data.advice?.text ?? data.statusReason ?? ""}`}` },
       );
     }
-  }, [run.data, announce, invalidateEngagement, refreshControls, queryClient, trpc, engagementId]);
+  }, [run.data, startedId, announce, invalidateEngagement, refreshControls, queryClient, trpc, engagementId]);
 
   const form = useZodForm(ZStartForm, { defaultValues: { itemId: "" } });
   const start = useMutation(trpc.tests.start.mutationOptions());
@@ -97,9 +101,7 @@ export function Step5Panel({ engagement, announce }: { engagement: EngagementDet
     form.handleSubmit(async ({ itemId }) => {
       try {
         const { runId } = await start.mutateAsync({ engagementId, kind, itemId: itemId || null });
-        // Known to be under way now: a run that is over by the time it is first read (a quick
-        // failure) still counts as having ended, and the checklist is refreshed.
-        wasActive.current = { id: runId, active: true };
+        setStartedId(runId);
         setSelectedId(runId);
         await Promise.all([invalidateEngagement(), refreshControls(), queryClient.invalidateQueries({ queryKey: trpc.tests.list.queryKey({ engagementId }) })]);
         announce({
