@@ -24,6 +24,14 @@ export const MIGRATION_ITEM_STATES = [
 ] as const;
 export type MigrationItemState = (typeof MIGRATION_ITEM_STATES)[number];
 
+/** Companies per state from counted rows: zero for every state, then the counts found. */
+export function countsByState(rows: readonly { state: MigrationItemState; n: number | string }[]): Record<MigrationItemState, number> {
+  const counts = Object.fromEntries(MIGRATION_ITEM_STATES.map((s) => [s, 0])) as Record<MigrationItemState, number>;
+  // PostgreSQL's count(*) is a bigint, which node-postgres reads as a string.
+  for (const r of rows) counts[r.state] = Number(r.n);
+  return counts;
+}
+
 /**
  * States a run does not take an item out of by itself (a person may retry or set it aside; the
  * watch carries a reconnected company on).

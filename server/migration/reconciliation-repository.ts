@@ -12,7 +12,7 @@ import { migrationItems } from "@/db/schema";
 import { q, type Steps, type Tx } from "@/db/database";
 import { realItems } from "@/server/items/item-scope";
 import { passedPilotItem } from "./engine/run-repository";
-import { MIGRATION_ITEM_STATES, type MigrationItemState } from "@/core/migration/states";
+import { countsByState, type MigrationItemState } from "@/core/migration/states";
 
 const i = migrationItems;
 
@@ -57,10 +57,9 @@ export function* realProgress(tx: Tx, engagementId: string, options: { fieldSize
       .where(realItems(engagementId))
       .groupBy(i.state),
   );
-  const byState = Object.fromEntries(MIGRATION_ITEM_STATES.map((s) => [s, 0])) as Record<MigrationItemState, number>;
+  const byState = countsByState(rows);
   const totals = { supplied: 0, created: 0, linked: 0, synced: 0 };
   for (const r of rows) {
-    byState[r.state] = r.n;
     const marks = r.n < (options.fieldSize ?? FIELD) ? unpackReached(r.reached) : yield* marksOneByOne(tx, engagementId, r.state);
     totals.supplied += r.n;
     totals.created += marks.created;

@@ -15,7 +15,7 @@ import { realItems } from "../../items/item-scope";
 import { purgeUsedFreshTokens } from "../../items/fresh-tokens";
 import { freshAttempt } from "../engine/item-repository";
 import { runHeldBy, type RunClaim, type RunRow } from "../engine/run-repository";
-import { FINAL_ITEM_STATES, MIGRATION_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
+import { countsByState, FINAL_ITEM_STATES, type MigrationItemState, type RunStatus } from "@/core/migration/states";
 
 /** The engagement's latest bulk run, or undefined before the first. */
 export function* latestBulkRun(tx: Tx, engagementId: string): Steps<RunRow | undefined> {
@@ -29,22 +29,14 @@ export function* latestBulkRun(tx: Tx, engagementId: string): Steps<RunRow | und
   );
 }
 
-/** Zero for every state, then the counts found. */
-function countsOf(rows: readonly { state: MigrationItemState; n: number }[]): Record<MigrationItemState, number> {
-  const counts = Object.fromEntries(MIGRATION_ITEM_STATES.map((s) => [s, 0])) as Record<MigrationItemState, number>;
-  // PostgreSQL's count(*) is a bigint, which node-postgres reads as a string.
-  for (const r of rows) counts[r.state] = Number(r.n);
-  return counts;
-}
-
 /** The engagement's real companies per state. */
 export function* realCountsByState(tx: Tx, engagementId: string): Steps<Record<MigrationItemState, number>> {
-  return countsOf(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(realItems(engagementId)).groupBy(migrationItems.state)));
+  return countsByState(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(realItems(engagementId)).groupBy(migrationItems.state)));
 }
 
 /** A run's companies per state. */
 export function* runCountsByState(tx: Tx, runId: string): Steps<Record<MigrationItemState, number>> {
-  return countsOf(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(eq(migrationItems.runId, runId)).groupBy(migrationItems.state)));
+  return countsByState(yield* q.all(tx.select({ state: migrationItems.state, n: count() }).from(migrationItems).where(eq(migrationItems.runId, runId)).groupBy(migrationItems.state)));
 }
 
 /** A run's companies not yet in a final state. */
