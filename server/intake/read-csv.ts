@@ -1,18 +1,27 @@
 /**
- * CSV rows from a token file's bytes, parsed by csv-parse one record at a time so reading stops
- * as soon as the caller says (at the row limit): UTF-8 with or without a BOM, `,` `;` or tab
- * separators (chosen from the header line), quoted values with embedded separators, quotes and
- * line breaks, and CRLF, LF or CR line ends, mixed or not.
+ * CSV rows from a token file's bytes, one record at a time so reading stops as soon as the caller
+ * says (at the row limit): UTF-8 with or without a BOM, `,` `;` or tab separators (chosen from the
+ * header line), quoted values with embedded separators, quotes and line breaks, and CRLF, LF or CR
+ * line ends, mixed or not.
  *
- * Line numbers are the file's physical lines. csv-parse's own `info.lines` counts a CRLF inside a
- * quoted value twice, so lines are counted here from each record's raw text, which also carries
- * the line ends of the empty lines skipped before it.
+ * Two readers, one result:
+ * - A file with a quote anywhere is read by csv-parse, which also says where quoting goes wrong (a
+ *   value never closed, text after a closing quote). Line numbers are the file's physical lines:
+ *   csv-parse's own `info.lines` counts a CRLF inside a quoted value twice, so lines are counted
+ *   here from each record's raw text, which also carries the line ends of the empty lines skipped
+ *   before it.
+ * - A file without a single quote (the usual export of a script or an OAuth app's database) cannot
+ *   go wrong that way, and each of its records is one physical line: d3-dsv splits it about ten
+ *   times faster (0.07 s instead of 0.75 s for 100,000 companies, docs/benchmarks.md), the line of
+ *   a record being simply its count. Both readers skip empty lines, count blank rows and refuse a
+ *   record over MAX_CELL_BYTES alike; a test reads the same quote-free files through both.
  */
 import { isUtf8 } from "node:buffer";
 // CsvError from the same entry as `parse`: loaded through `require`, csv-parse's entries are
 // separate bundles with a CsvError class each, and `instanceof` fails across them.
 import type { InfoRecord } from "csv-parse";
 import { CsvError, parse } from "csv-parse/sync";
+import { dsvFormat } from "d3-dsv";
 import { MAX_CELL_BYTES } from "./limits";
 import { BlankRowCounter, FileReadError, isBlankRow, type RowSink } from "./sheet-rows";
 
@@ -92,6 +101,9 @@ function recordOf(value: unknown): string[] {
 /** Thrown from csv-parse's record hook to stop parsing; never leaves this module. */
 class StopReading extends Error {}
 
+/** The byte `"`. */
+const QUOTE = 0x22;
+
 /**
  * Hands each non-blank row of a CSV file to `sink`, header first, until it returns false.
  * Throws FileReadError for text that is not UTF-8, a record that cannot be parsed or is longer
@@ -100,6 +112,49 @@ class StopReading extends Error {}
 export function readCsvRows(bytes: Buffer, sink: RowSink): void {
   if (!isUtf8(bytes)) throw notUtf8(bytes);
   const delimiter = detectDelimiter(bytes.subarray(0, 64 * 1024).toString("utf8"));
+  if (bytes.indexOf(QUOTE) === -1) readQuoteFreeCsv(bytes, delimiter, sink);
+  else readQuotedCsv(bytes, delimiter, sink);
+}
+
+/** More than MAX_CELL_BYTES of UTF-8 in the record's values (its length in characters decides when it can). */
+function overLong(cells: readonly string[]): boolean {
+  let chars = 0;
+  for (const cell of cells) chars += cell.length;
+  if (chars > MAX_CELL_BYTES) return true;
+  if (chars * 3 <= MAX_CELL_BYTES) return false;
+  let bytes = 0;
+  for (const cell of cells) bytes += Buffer.byteLength(cell, "utf8");
+  return bytes > MAX_CELL_BYTES;
+}
+
+/**
+ * A file without a quote (see the module note): d3-dsv calls back once per physical line, an
+ * empty line as one empty value, and CRLF, LF and CR each end a line.
+ */
+export function readQuoteFreeCsv(bytes: Buffer, delimiter: CsvDelimiter, sink: RowSink): void {
+  let text = bytes.toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const blanks = new BlankRowCounter();
+  let line = 0;
+  try {
+    dsvFormat(delimiter).parseRows(text, (cells) => {
+      line += 1;
+      // An empty line is skipped, as csv-parse's skip_empty_lines does.
+      if (cells.length === 1 && cells[0] === "") return null;
+      if (overLong(cells)) throw tooLong(line);
+      if (isBlankRow(cells)) blanks.add(line);
+      else if (!sink({ line, cells })) throw new StopReading();
+      // Nothing is collected: each row lives only as long as the sink keeps it.
+      return null;
+    });
+  } catch (error) {
+    if (error instanceof StopReading) return;
+    throw error;
+  }
+}
+
+/** A file with quotes, read by csv-parse (see the module note). */
+export function readQuotedCsv(bytes: Buffer, delimiter: CsvDelimiter, sink: RowSink): void {
   const blanks = new BlankRowCounter();
   // The line the next record's raw text begins on (empty lines skipped before it included).
   let line = 1;
