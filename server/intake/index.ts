@@ -10,4 +10,4 @@ export * from "./parse-token-file";
 export * from "./problems";
 export * from "./spreadsheet-cell";
 export * from "./templates";
-export type { PreviewRow, TokenRow } from "./validate-rows";
+export type { PreviewRow, RowBatches, TokenRow } from "./validate-rows";

@@ -238,3 +238,32 @@ describe("header row", () => {
     expect(result.problems[0]!.line).toBe(3);
   });
 });
+
+describe("rows handed on in batches", () => {
+  async function inBatches(rows: string[][], size: number, fileName = "tokens.csv") {
+    const handed: { offset: number; lines: number[] }[] = [];
+    const bytes = fileName.endsWith(".xlsx") ? await xlsxBytes(rows) : csvBytes(rows);
+    const result = await parseTokenFile({ bytes, fileName, platformKey: "qhyg", now, batches: { size, take: (batch, offset) => handed.push({ offset, lines: batch.map((r) => r.line) }) } });
+    return { result, handed };
+  }
+
+  it.each(["tokens.csv", "tokens.xlsx"])("hands %s's companies on as they are read, each batch with the position of its first, the last at the end", async (fileName) => {
+    const { result, handed } = await inBatches([headerFor(qbo), ...[1, 2, 3, 4, 5].map((i) => rowFor(qbo, i))], 2, fileName);
+    expect(result).toMatchObject({ ok: true, rowCount: 5, rows: [] });
+    expect(handed).toEqual([
+      { offset: 0, lines: [2, 3] },
+      { offset: 2, lines: [4, 5] },
+      { offset: 4, lines: [6] },
+    ]);
+  });
+
+  it("stops handing rows on at the first error, and the file is refused", async () => {
+    const broken = rowFor(qbo, 4);
+    broken[1] = "";
+    const { result, handed } = await inBatches([headerFor(qbo), ...[1, 2, 3].map((i) => rowFor(qbo, i)), broken, rowFor(qbo, 5), rowFor(qbo, 6)], 2);
+    expect(result.ok).toBe(false);
+    expect(result.rows).toEqual([]);
+    // Only the batch completed before the error; the caller drops it with the refused file.
+    expect(handed).toEqual([{ offset: 0, lines: [2, 3] }]);
+  });
+});

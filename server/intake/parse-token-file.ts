@@ -13,7 +13,7 @@ import { type IntakeProblem, type ProblemKind } from "@/core/intake/problems";
 import { readCsvRows } from "./read-csv";
 import { columnLetters, readXlsxRows } from "./read-xlsx";
 import { FileReadError, type SheetRow } from "./sheet-rows";
-import { RowValidator, type PreviewRow, type TokenRow } from "./validate-rows";
+import { RowValidator, type PreviewRow, type RowBatches, type TokenRow } from "./validate-rows";
 
 export type TokenFilePreview = {
   /** The known columns present in the file, in template order. */
@@ -30,7 +30,7 @@ export type TokenFileResult = {
   platformKey: PlatformKey;
   /** Data rows read (blank rows not counted). */
   rowCount: number;
-  /** The companies, in file order; empty unless `ok`, so nothing of a refused file travels on. */
+  /** The companies, in file order; empty unless `ok`, so nothing of a refused file travels on (and empty when they were handed on in `batches`). */
   rows: TokenRow[];
   /** Problems in file order (file and header problems first); at most MAX_PROBLEMS_PER_KIND per kind. */
   problems: IntakeProblem[];
@@ -86,6 +86,8 @@ export async function parseTokenFile(params: {
   fileName: string;
   platformKey: PlatformKey;
   now: Date;
+  /** Accepted rows handed on in batches while the file is read (then `rows` comes back empty): see RowBatches. */
+  batches?: RowBatches;
 }): Promise<TokenFileResult> {
   const { platformKey } = params;
   const platform = getManagedPlatform(platformKey);
@@ -122,7 +124,7 @@ export async function parseTokenFile(params: {
         problems.add({ ...problem, line: row.line, ...(cell ? { cell } : {}) });
       }
       usable = header.usable;
-      validator = new RowValidator({ platform, columns: header.columns, fileKind, now: params.now, problems });
+      validator = new RowValidator({ platform, columns: header.columns, fileKind, now: params.now, problems, ...(params.batches ? { batches: params.batches } : {}) });
       return true;
     }
     rowCount += 1;

@@ -98,11 +98,24 @@ function renamingDetail(name: string): string {
   return parts.join(", ") || "it changes the name";
 }
 
+/**
+ * Accepted rows handed on while the file is read, `size` at a time (the last batch at the end),
+ * each with the position of its first row; only while the file has no error so far. A caller that
+ * stores the rows then holds each batch only as long as it takes to encrypt it.
+ */
+export type RowBatches = { size: number; take(rows: TokenRow[], offset: number): void };
+
 /** Checks data rows one at a time against the header's columns, keeping rows, preview and problems. */
 export class RowValidator {
-  /** Every data row read, in file order (returned to the caller only when the file is accepted). */
-  readonly rows: TokenRow[] = [];
+  /**
+   * The data rows read, in file order (returned to the caller only when the file is accepted); with
+   * `batches`, those not handed on yet. Let go at the first error.
+   */
+  rows: TokenRow[] = [];
   readonly preview: PreviewRow[] = [];
+  private readonly batches: RowBatches | undefined;
+  /** Rows handed on so far (with `batches`). */
+  private handed = 0;
 
   private readonly platform: ManagedPlatform;
   private readonly columns: ColumnMap;
@@ -121,7 +134,8 @@ export class RowValidator {
   private readonly grants: Map<string, { lines: number[]; identities: Set<string> }> | null;
   private readonly identityField: CredentialField | undefined;
 
-  constructor(params: { platform: ManagedPlatform; columns: ColumnMap; fileKind: "csv" | "xlsx"; now: Date; problems: ProblemList }) {
+  constructor(params: { platform: ManagedPlatform; columns: ColumnMap; fileKind: "csv" | "xlsx"; now: Date; problems: ProblemList; batches?: RowBatches }) {
+    this.batches = params.batches;
     this.platform = params.platform;
     this.columns = params.columns;
     this.xlsx = params.fileKind === "xlsx";
@@ -438,8 +452,15 @@ export class RowValidator {
    * told once at its first line. The platform keeps a few refresh tokens per user for the app
    * (Zoho: 20) and the next authorization invalidates the oldest, likely this one, so reconnecting
    * these companies one at a time, or this user authorizing step 3's round trip, can stop the others.
+   * Then, with `batches`, the last rows are handed on.
    */
   finish(): void {
+    this.reportSharedGrants();
+    // The last batch, while the file is still without an error.
+    if (this.batches && this.rows.length && this.problems.errorCount === 0) this.handOn();
+  }
+
+  private reportSharedGrants(): void {
     const limit = this.platform.refreshTokensPerUser;
     if (!this.grants || !limit) return;
     for (const grant of this.grants.values()) {
@@ -488,9 +509,22 @@ export class RowValidator {
       this.checkDuplicates(row.line, input);
     }
     this.addPreview(row, shifted, serviceName);
-    if (this.problems.errorCount > 0) return;
+    if (this.problems.errorCount > 0) {
+      // A refused file hands back no row: those kept so far are let go.
+      if (this.rows.length) this.rows = [];
+      return;
+    }
     const kept: TokenRow = { line: row.line, name, serviceName: serviceName ?? name, externalRef: externalRef || null, records, oldCounts, credentials: input };
     if (this.xlsx && this.columns.companyName !== null) kept.cell = `${columnLetters(this.columns.companyName + 1)}${row.line}`;
     this.rows.push(kept);
+    if (this.batches && this.rows.length >= this.batches.size) this.handOn();
+  }
+
+  /** Hands the rows kept so far to `batches` and lets them go. */
+  private handOn(): void {
+    const rows = this.rows;
+    this.rows = [];
+    this.batches!.take(rows, this.handed);
+    this.handed += rows.length;
   }
 }

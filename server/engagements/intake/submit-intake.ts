@@ -10,7 +10,7 @@
 import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
-import { parseTokenFile, type TokenFileResult, type TokenRow } from "@/server/intake";
+import { parseTokenFile, type TokenFileResult } from "@/server/intake";
 import { severityOf, type IntakeProblem } from "@/core/intake/problems";
 import { ITEMS_PER_BATCH, insertMigrationItemBatches, sealMigrationItems, type SealedItem } from "@/server/items/insert-items";
 import { sealClientSecret } from "@/server/items/item-credentials";
@@ -65,24 +65,26 @@ function* assertMaySubmit(tx: Tx, actor: Actor, engagementId: string): Steps<{ e
   return { eng, states, platform };
 }
 
-/** What is stored of a parsed file besides its companies, taken from it before its rows are sealed. */
+/** What is stored of a parsed file besides its companies. */
 type FileSummary = Pick<TokenFileResult, "warningCount" | "countsByKind"> & { rowCount: number; preview: ReturnType<typeof previewOf>; warnings: IntakeProblem[] };
 
 /**
- * Seals the file's companies in batches of ITEMS_PER_BATCH, before the transaction (encryption is
- * slow and the ids random: a body PostgreSQL may run again must not redo them). Each batch of
- * parsed rows is let go once sealed, so the file is never held twice over.
+ * Reads the file, sealing its companies ITEMS_PER_BATCH at a time as they are accepted, before the
+ * transaction (encryption is slow and the ids random: a body PostgreSQL may run again must not
+ * redo them). Each batch of parsed rows is let go once sealed, so the file's companies are never
+ * held twice over; a file found wrong after some batches were sealed stores none of them.
  */
-function sealFile(parsed: TokenFileResult, params: { ring: KeyRing; platform: ManagedPlatform; engagementId: string; submissionId: string; at: Date }): SealedItem[][] {
-  const rows: (TokenRow | undefined)[] = parsed.rows;
-  const batches: SealedItem[][] = [];
-  for (let offset = 0; offset < rows.length; offset += ITEMS_PER_BATCH) {
-    const end = Math.min(rows.length, offset + ITEMS_PER_BATCH);
-    batches.push(sealMigrationItems({ ...params, rows: parsed.rows.slice(offset, end), offset }));
-    // The parse result is the caller's and dropped after this: its rows' secrets need not outlive their sealing.
-    rows.fill(undefined, offset, end);
-  }
-  return batches;
+async function readAndSeal(
+  file: { bytes: Uint8Array; fileName: string; now: Date },
+  params: { ring: KeyRing; platform: ManagedPlatform; engagementId: string; submissionId: string; at: Date },
+): Promise<{ parsed: TokenFileResult; items: SealedItem[][] }> {
+  const items: SealedItem[][] = [];
+  const parsed = await parseTokenFile({
+    ...file,
+    platformKey: params.platform.key as PlatformKey,
+    batches: { size: ITEMS_PER_BATCH, take: (rows, offset) => items.push(sealMigrationItems({ ...params, rows, offset })) },
+  });
+  return { parsed, items: parsed.ok ? items : [] };
 }
 
 /** Submits the details and the token file (see the module note). */
@@ -94,25 +96,25 @@ export async function submitIntake(
 ): Promise<SubmitIntakeResult> {
   const first = await readSteps(database, (tx) => assertMaySubmit(tx, actor, input.engagementId));
   const fileName = cleanFileName(input.file.name);
-  const parsed = await parseTokenFile({ bytes: input.file.bytes, fileName, platformKey: first.platform.key as PlatformKey, now: input.now ?? new Date() });
+  // Made before the transaction, which may run more than once on PostgreSQL: the ids, and every
+  // secret encrypted for its row (the submission's client secret, each company's credentials).
+  const submissionId = crypto.randomUUID();
+  const ref = { engagementId: first.eng.id, submissionId };
+  const { parsed, items } = await readAndSeal(
+    { bytes: input.file.bytes, fileName, now: input.now ?? new Date() },
+    { ring: deps.ring, platform: first.platform, ...ref, at: new Date() },
+  );
   const check = toCheck(parsed, fileName);
   if (!parsed.ok || !parsed.fileKind || (parsed.fileKind !== "csv" && parsed.fileKind !== "xlsx")) return { ok: false, check };
   const fileKind = parsed.fileKind;
   const summary: FileSummary = {
-    rowCount: parsed.rows.length,
+    rowCount: parsed.rowCount,
     warningCount: parsed.warningCount,
     countsByKind: parsed.countsByKind,
     preview: previewOf(parsed),
     warnings: parsed.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS),
   };
-
-  // Made before the transaction, which may run more than once on PostgreSQL: the ids, and every
-  // secret encrypted for its row (the submission's client secret, each company's credentials).
-  const submissionId = crypto.randomUUID();
-  const ref = { engagementId: first.eng.id, submissionId };
   const clientSecretCipher = sealClientSecret(deps.ring, ref, input.form.clientSecret);
-  const sealedAt = new Date();
-  const items = sealFile(parsed, { ring: deps.ring, platform: first.platform, engagementId: first.eng.id, submissionId, at: sealedAt });
   // Read committed: assertMaySubmit locks the engagement row first (loadForChange), and every
   // submission, review and run request of the engagement does the same, so they queue on it.
   return database.transaction(
