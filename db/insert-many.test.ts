@@ -1,6 +1,6 @@
 /**
  * insertMany stores rows as drizzle's own insert would, on the database the run is for (SQLite's
- * reused 100-row statement and its single-row one for the rest; PostgreSQL's unnest arrays): every
+ * reused 100-row statement and its single-row one for the rest; PostgreSQL's COPY): every
  * column's value read back the same — a JSON column as its object, null as null, a Date to the
  * millisecond — and a `$defaultFn` column left out filled per row.
  * @module-tag both-databases
@@ -8,7 +8,7 @@
 import { asc, count } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/server/testing/test-db";
-import { insertMany } from "./insert-many";
+import { insertMany, insertManyBatches } from "./insert-many";
 import { auditEvents } from "./schema";
 
 let t: TestDatabase;
@@ -35,6 +35,33 @@ describe("insertMany", () => {
     const back = await t.db.select().from(auditEvents).orderBy(asc(auditEvents.id));
     expect(back.map(({ id: _id, actorId: _actor, organizationId: _org, ...r }) => r)).toEqual(rows);
     expect(await t.database.transaction((tx) => insertMany(tx, auditEvents, []), { isolation: "read committed" })).toBe(0);
+  });
+
+  it("keeps text that COPY's format would otherwise read as markup: tabs, line breaks, backslashes, a literal \\N", async () => {
+    const awkward = ["tab\there", "line\nbreak", "carriage\rreturn\r\n", "back\\slash \\t \\n", "\\N", "", "Zürich — 東京 ☕", '"quoted", {json}'];
+    const rows = awkward.map((text, i) => ({
+      actorLabel: text,
+      action: "test.awkward",
+      targetType: "probe",
+      targetId: `a-${i}`,
+      engagementId: text || null,
+      before: { text, list: [text, null] },
+      at: new Date(Date.UTC(2026, 10, 28, 12, 0, 0, i)),
+    }));
+    const inserted = await t.database.transaction((tx) => insertManyBatches(tx, auditEvents, [rows.slice(0, 3), [], rows.slice(3)]), { isolation: "read committed" });
+    expect(inserted).toBe(awkward.length);
+    const back = await t.db.select().from(auditEvents).orderBy(asc(auditEvents.targetId));
+    expect(back.map((r) => ({ actorLabel: r.actorLabel, engagementId: r.engagementId, before: r.before, at: r.at }))).toEqual(
+      rows.map((r) => ({ actorLabel: r.actorLabel, engagementId: r.engagementId, before: r.before, at: r.at })),
+    );
+  });
+
+  it("stores nothing and fails the transaction when a row breaks a constraint, the rows before it included", async () => {
+    const good = { actorLabel: "A", action: "test.constraint", targetType: "probe", targetId: "ok" };
+    const broken = { ...good, targetId: "broken", actorLabel: null as unknown as string };
+    await expect(t.database.transaction((tx) => insertManyBatches(tx, auditEvents, [[good], [broken]]), { isolation: "read committed" })).rejects.toThrow();
+    const [{ n } = { n: 0 }] = await t.db.select({ n: count() }).from(auditEvents);
+    expect(Number(n)).toBe(0);
   });
 
   it("fills a column with a $defaultFn left out of the rows, row by row", async () => {

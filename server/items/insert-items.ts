@@ -10,7 +10,7 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import type { Steps, Tx } from "@/db/database";
-import { insertMany } from "@/db/insert-many";
+import { insertMany, insertManyBatches } from "@/db/insert-many";
 import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
 import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
@@ -87,10 +87,8 @@ export function* insertMigrationItems(tx: Tx, items: readonly SealedItem[]): Ste
   return yield* insertMany(tx, migrationItems, items);
 }
 
-/** Stores batches of sealed items as they come (each sealed before the transaction); returns how many. */
-export function* insertMigrationItemBatches(tx: Tx, batches: Iterable<readonly SealedItem[]>): Steps<number> {
-  let inserted = 0;
-  for (const batch of batches) inserted += yield* insertMigrationItems(tx, batch);
-  return inserted;
+/** Stores batches of sealed items (each sealed before the transaction; on PostgreSQL in one COPY); returns how many. */
+export function* insertMigrationItemBatches(tx: Tx, batches: readonly (readonly SealedItem[])[]): Steps<number> {
+  return yield* insertManyBatches(tx, migrationItems, batches);
 }
 
