@@ -124,7 +124,8 @@ export class RowValidator {
   private readonly problems: ProblemList;
   private readonly present: { field: CredentialField; position: number }[];
   private readonly names = new Map<string, number>();
-  private readonly values = new Map<string, Map<string, number>>();
+  /** The columns checked for duplicates (secrets and identities), each with the line of every value seen. */
+  private readonly unique: { field: CredentialField; position: number; seen: Map<string, number> }[];
   private readonly unnamedReported = new Set<number>();
   private readonly tokensExpire: boolean;
   /**
@@ -145,9 +146,7 @@ export class RowValidator {
     this.tokensExpire = params.platform.accessTokenLifetimeSeconds !== null;
     this.grants = params.platform.refreshTokensPerUser ? new Map() : null;
     this.identityField = params.platform.credentialFields.find((f) => f.identity);
-    for (const { field } of this.present) {
-      if (field.secret || field.identity) this.values.set(field.name, new Map());
-    }
+    this.unique = this.present.filter(({ field }) => field.secret || field.identity).map((c) => ({ ...c, seen: new Map<string, number>() }));
   }
 
   /** The columns shown in the preview, in file-template order. */
@@ -371,10 +370,9 @@ export class RowValidator {
 
   private checkDuplicates(line: number, input: Record<string, string>): void {
     const sharedGrant = this.sharesUserGrant(line, input);
-    for (const { field, position } of this.present) {
-      const seen = this.values.get(field.name);
+    for (const { field, position, seen } of this.unique) {
       const value = input[field.name];
-      if (!seen || value === undefined) continue;
+      if (value === undefined) continue;
       const first = seen.get(value);
       if (first === undefined) {
         seen.set(value, line);
