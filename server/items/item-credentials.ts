@@ -74,8 +74,18 @@ export function openClientSecret(ring: KeyRing, ref: SubmissionRef, cipher: stri
  * most), the others (account ids, expiry dates, data centres) as they are.
  */
 export function maskCredentials(platform: ManagedPlatform, credentials: Readonly<Record<string, string>>): Record<string, string> {
-  const secret = new Set(platform.credentialFields.filter((f) => f.secret).map((f) => f.name));
-  return Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k, secret.has(k) ? maskSecret(v) : v]));
+  const secret = secretFields(platform);
+  const masked: Record<string, string> = {};
+  for (const key of Object.keys(credentials)) masked[key] = secret.has(key) ? maskSecret(credentials[key]!) : credentials[key]!;
+  return masked;
+}
+
+/** The names of a platform's secret credential fields, made once per platform (a token file masks 100,000 maps). */
+const secretFieldNames = new WeakMap<ManagedPlatform, ReadonlySet<string>>();
+function secretFields(platform: ManagedPlatform): ReadonlySet<string> {
+  let names = secretFieldNames.get(platform);
+  if (!names) secretFieldNames.set(platform, (names = new Set(platform.credentialFields.filter((f) => f.secret).map((f) => f.name))));
+  return names;
 }
 
 /** The access token's expiry named in a credential map (`expiresAt`), or null when absent or unreadable. */
