@@ -10,10 +10,11 @@ import { getManagedPlatform } from "@/server/platforms";
 export const platform = getManagedPlatform("qhyg")!;
 const header = ["companyName", ...platform.credentialFields.map((f) => f.name), "externalRef", "records"];
 
-function row(i: number): string[] {
+function row(i: number, quoted = false): string[] {
   const token = (bytes: number) => crypto.randomBytes(bytes).toString("base64url");
   return [
-    `Company ${i} Ltd`,
+    // Quoted as a spreadsheet writes a name with the separator in it.
+    quoted ? `"Company ${i}, Ltd"` : `Company ${i} Ltd`,
     `qhyg.at.${token(36)}`,
     `qhyg.rt.${token(30)}`,
     "2026-12-01T10:00:00Z",
@@ -23,13 +24,16 @@ function row(i: number): string[] {
   ];
 }
 
-/** A CSV token file of `rows` companies (CRLF, written in chunks). */
-export function writeCsv(file: string, rows: number): void {
+/**
+ * A CSV token file of `rows` companies (CRLF, written in chunks). `quoted`: every company name
+ * holds a comma and is quoted, so the file is read by csv-parse rather than the quote-free reader.
+ */
+export function writeCsv(file: string, rows: number, options: { quoted?: boolean } = {}): void {
   const fd = fs.openSync(file, "w");
   fs.writeSync(fd, `${header.join(",")}\r\n`);
   let chunk: string[] = [];
   for (let i = 0; i < rows; i++) {
-    chunk.push(row(i).join(","));
+    chunk.push(row(i, options.quoted).join(","));
     if (chunk.length === 5_000) {
       fs.writeSync(fd, `${chunk.join("\r\n")}\r\n`);
       chunk = [];

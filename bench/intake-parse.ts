@@ -1,7 +1,9 @@
 /**
  * Token-file intake, parse + validate: QuickBooks Online files of 10,000 and 100,000 companies as
  * CSV and XLSX (random tokens of realistic length, so compression and string sizes are honest),
- * each parsed in a fresh process that reports its time and peak RSS. The whole pipeline's targets
+ * each parsed in a fresh process that reports its time and peak RSS; and as a CSV whose company
+ * names are quoted ("quoted"), which csv-parse reads where a quote-free file goes to d3-dsv
+ * (server/intake/read-csv.ts). The whole pipeline's targets
  * (with encryption and storage added by the caller) are 10k rows < 1.5 s, 100k rows
  * < 15 s and peak RSS < 300 MB; parse + validate should leave most of that.
  * Run: npx tsx bench/intake-parse.ts (or npm run bench -- intake-parse)
@@ -41,10 +43,10 @@ async function main() {
     console.log(`Baseline peak RSS of a one-row file: CSV ${baseline.csv.toFixed(0)} MB, XLSX ${baseline.xlsx.toFixed(0)} MB (tsx, modules, exceljs).\n`);
     console.log("case          file MB   rows     parse+validate s   peak RSS MB   added MB");
     for (const rows of [10_000, 100_000]) {
-      for (const kind of ["csv", "xlsx"] as const) {
-        const file = path.join(dir, `qbo-${rows}.${kind}`);
-        if (kind === "csv") writeCsv(file, rows);
-        else await writeXlsx(file, rows);
+      for (const kind of ["csv", "quoted", "xlsx"] as const) {
+        const file = path.join(dir, `qbo-${rows}-${kind}.${kind === "xlsx" ? "xlsx" : "csv"}`);
+        if (kind === "xlsx") await writeXlsx(file, rows);
+        else writeCsv(file, rows, { quoted: kind === "quoted" });
         const size = fs.statSync(file).size;
         if (size > MAX_FILE_BYTES) throw new Error(`${file} is over the intake's size limit; shorten the bench's tokens`);
         // Three runs; the best time (least disturbed by other load on the machine) and the highest RSS.
@@ -58,9 +60,10 @@ async function main() {
         const label = `${kind}${rows / 1000}k`;
         figures[`${label}_s`] = Number(seconds.toFixed(3));
         figures[`${label}_rss_mb`] = Math.round(rss);
-        figures[`${label}_added_mb`] = Math.round(rss - baseline[kind]);
+        const base = baseline[kind === "xlsx" ? "xlsx" : "csv"];
+        figures[`${label}_added_mb`] = Math.round(rss - base);
         console.log(
-          `${label.padEnd(12)} ${(size / 1_048_576).toFixed(1).padStart(7)} ${String(rows).padStart(7)} ${seconds.toFixed(3).padStart(18)} ${rss.toFixed(0).padStart(13)} ${(rss - baseline[kind]).toFixed(0).padStart(10)}`,
+          `${label.padEnd(12)} ${(size / 1_048_576).toFixed(1).padStart(7)} ${String(rows).padStart(7)} ${seconds.toFixed(3).padStart(18)} ${rss.toFixed(0).padStart(13)} ${(rss - base).toFixed(0).padStart(10)}`,
         );
       }
     }
