@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { getManagedPlatform, type PlatformKey } from "@/server/platforms";
 import { MAX_DATA_ROWS, MAX_FILE_BYTES } from "./limits";
-import { parseTokenFile, type TokenFileResult } from "./parse-token-file";
+import { parseTokenFile, readTokenFileInChunks, type TokenFileResult } from "./parse-token-file";
 import { csvBytes, headerFor, minimalXlsxParts, rowFor, storedZip, streamedXlsxBytes, xlsxBytes } from "../testing/token-files";
 
 const now = new Date("2026-11-22T12:00:00Z");
@@ -265,5 +265,43 @@ describe("rows handed on in batches", () => {
     expect(result.rows).toEqual([]);
     // Only the batch completed before the error; the caller drops it with the refused file.
     expect(handed).toEqual([{ offset: 0, lines: [2, 3] }]);
+  });
+});
+
+describe("a quote-free CSV read a chunk at a time", () => {
+  function drive(chunks: Generator<void, TokenFileResult, void>): { result: TokenFileResult; yields: number } {
+    let yields = 0;
+    for (;;) {
+      const step = chunks.next();
+      if (step.done) return { result: step.value, yields };
+      yields += 1;
+    }
+  }
+
+  it("gives parseTokenFile's result, problems and batches, yielding between chunks", async () => {
+    const broken = rowFor(qbo, 3);
+    broken[1] = "";
+    for (const rows of [[headerFor(qbo), ...[1, 2, 3, 4, 5].map((i) => rowFor(qbo, i))], [headerFor(qbo), rowFor(qbo, 1), rowFor(qbo, 2), broken, rowFor(qbo, 4)]]) {
+      const bytes = csvBytes(rows);
+      const whole: number[][] = [];
+      const expected = await parseTokenFile({ bytes, fileName: "tokens.csv", platformKey: "qhyg", now, batches: { size: 2, take: (batch) => whole.push(batch.map((r) => r.line)) } });
+      const chunked: number[][] = [];
+      const { result, yields } = drive(readTokenFileInChunks({ bytes, fileName: "tokens.csv", platformKey: "qhyg", now, batches: { size: 2, take: (batch) => chunked.push(batch.map((r) => r.line)) } }, 50)!);
+      expect(result).toEqual(expected);
+      expect(chunked).toEqual(whole);
+      expect(yields).toBeGreaterThan(1);
+    }
+  });
+
+  it("refuses at once what is refused before the rows, and leaves workbooks and quoted CSV to parseTokenFile", async () => {
+    const latin1 = Buffer.concat([csvBytes([headerFor(qbo)]), Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x0a])]);
+    const refused = drive(readTokenFileInChunks({ bytes: latin1, fileName: "tokens.csv", platformKey: "qhyg", now })!);
+    expect(refused.yields).toBe(0);
+    expect(refused.result).toEqual(await parseTokenFile({ bytes: latin1, fileName: "tokens.csv", platformKey: "qhyg", now }));
+    expect(refused.result.problems[0]?.kind).toBe("not_utf8");
+    expect(readTokenFileInChunks({ bytes: await xlsxBytes([headerFor(qbo), rowFor(qbo, 1)]), fileName: "tokens.xlsx", platformKey: "qhyg", now })).toBeNull();
+    const quoted = rowFor(qbo, 1);
+    quoted[0] = "Smith, Jones & Co";
+    expect(readTokenFileInChunks({ bytes: csvBytes([headerFor(qbo), quoted]), fileName: "tokens.csv", platformKey: "qhyg", now })).toBeNull();
   });
 });

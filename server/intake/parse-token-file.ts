@@ -10,7 +10,7 @@ import { detectFileType, extensionMismatch, type FileKind } from "./detect-file-
 import { MAX_DATA_ROWS, MAX_FILE_BYTES } from "./limits";
 import { ProblemList } from "./problems";
 import { type IntakeProblem, type ProblemKind } from "@/core/intake/problems";
-import { readCsvRows } from "./read-csv";
+import { readCsvRows, readCsvRowsInChunks } from "./read-csv";
 import { columnLetters, readXlsxRows } from "./read-xlsx";
 import { FileReadError, type SheetRow } from "./sheet-rows";
 import { RowValidator, type PreviewRow, type RowBatches, type TokenRow } from "./validate-rows";
@@ -76,34 +76,46 @@ function refuse(platformKey: PlatformKey, fileKind: FileKind | null, problem: Om
   return finish({ platformKey, fileKind, problems, rowCount });
 }
 
-/**
- * Parses and validates a token file for the engagement's platform. `now` decides which access
- * tokens have expired. Never throws for anything in the file; throws only for a platform key that
- * is not one of the six (a caller's mistake).
- */
-export async function parseTokenFile(params: {
+/** What parseTokenFile is given. */
+type TokenFileParams = {
   bytes: Uint8Array;
   fileName: string;
   platformKey: PlatformKey;
   now: Date;
   /** Accepted rows handed on in batches while the file is read (then `rows` comes back empty): see RowBatches. */
   batches?: RowBatches;
-}): Promise<TokenFileResult> {
+};
+
+/** A token file whose rows are being read: the sink its reader calls, and how the reading ends. */
+type Reading = {
+  bytes: Buffer;
+  detected: Extract<ReturnType<typeof detectFileType>, { kind: "csv" | "xlsx" }>;
+  sink: (row: SheetRow) => boolean;
+  /** The result after a reader threw: a FileReadError refuses the file; anything else is thrown on. */
+  failed(error: unknown): TokenFileResult;
+  /** The result once the reader has read what it would. */
+  finish(): TokenFileResult;
+};
+
+/** Checks what can be checked before the rows (size, type by content, extension) and sets up their reading. */
+function startReading(params: TokenFileParams): { refused: TokenFileResult } | { reading: Reading } {
   const { platformKey } = params;
   const platform = getManagedPlatform(platformKey);
   if (!platform) throw new Error(`parseTokenFile: "${platformKey}" is not a managed platform`);
   const bytes = Buffer.from(params.bytes.buffer, params.bytes.byteOffset, params.bytes.byteLength);
 
   if (bytes.length > MAX_FILE_BYTES) {
-    return refuse(platformKey, null, {
-      kind: "file_too_large",
-      message: `The file is ${megabytes(bytes.length)}; the limit is ${megabytes(MAX_FILE_BYTES)}. Split the companies over several engagements or ask support.`,
-    });
+    return {
+      refused: refuse(platformKey, null, {
+        kind: "file_too_large",
+        message: `The file is ${megabytes(bytes.length)}; the limit is ${megabytes(MAX_FILE_BYTES)}. Split the companies over several engagements or ask support.`,
+      }),
+    };
   }
   const detected = detectFileType(bytes);
   if (detected.kind !== "csv" && detected.kind !== "xlsx") {
-    if (detected.kind === "damaged_xlsx") return refuse(platformKey, "xlsx", { kind: "unreadable_file", message: detected.message });
-    return refuse(platformKey, detected.kind, { kind: "unsupported_file_type", message: detected.message });
+    if (detected.kind === "damaged_xlsx") return { refused: refuse(platformKey, "xlsx", { kind: "unreadable_file", message: detected.message }) };
+    return { refused: refuse(platformKey, detected.kind, { kind: "unsupported_file_type", message: detected.message }) };
   }
   const fileKind = detected.kind;
   const problems = new ProblemList();
@@ -135,41 +147,94 @@ export async function parseTokenFile(params: {
     if (usable) validator?.add(row);
     return true;
   };
-  try {
-    if (detected.kind === "xlsx") await readXlsxRows(bytes, detected.zip, sink);
-    else readCsvRows(bytes, sink);
-  } catch (error) {
+  const failed = (error: unknown): TokenFileResult => {
     if (!(error instanceof FileReadError)) throw error;
     return refuse(platformKey, fileKind, { kind: error.kind, message: error.message, ...(error.line ? { line: error.line } : {}), ...(error.cell ? { cell: error.cell } : {}) }, rowCount);
-  }
-  if (overLimit) {
-    const where = `${fileKind === "xlsx" ? "row" : "line"} ${overLimit.line}`;
-    return refuse(
-      platformKey,
-      fileKind,
-      {
-        kind: "too_many_rows",
-        line: overLimit.line,
-        message: `The file has more than ${MAX_DATA_ROWS.toLocaleString("en")} companies (company ${rowCount.toLocaleString("en")} is on ${where}), and reading stopped there. Split it over several engagements or ask support.`,
-      },
-      rowCount,
-    );
-  }
+  };
+  const end = (): TokenFileResult => {
+    if (overLimit) {
+      const where = `${fileKind === "xlsx" ? "row" : "line"} ${overLimit.line}`;
+      return refuse(
+        platformKey,
+        fileKind,
+        {
+          kind: "too_many_rows",
+          line: overLimit.line,
+          message: `The file has more than ${MAX_DATA_ROWS.toLocaleString("en")} companies (company ${rowCount.toLocaleString("en")} is on ${where}), and reading stopped there. Split it over several engagements or ask support.`,
+        },
+        rowCount,
+      );
+    }
 
-  if (!headerLine) {
-    return refuse(platformKey, fileKind, {
-      kind: "file_empty",
-      message: `The file is empty. Fill in the ${platform.name} template, one row per company, and upload it.`,
-    });
+    if (!headerLine) {
+      return refuse(platformKey, fileKind, {
+        kind: "file_empty",
+        message: `The file is empty. Fill in the ${platform.name} template, one row per company, and upload it.`,
+      });
+    }
+    // A header that is not one (or is another platform's) is the one thing to fix first.
+    if (rowCount === 0 && usable) {
+      problems.add({
+        kind: "header_only",
+        line: headerLine,
+        message: `The file has a header row but no companies. Add one row per company below the header.`,
+      });
+    }
+    if (usable) validator?.finish();
+    return finish({ platformKey, fileKind, problems, rowCount, validator: usable ? validator : undefined });
+  };
+  return { reading: { bytes, detected, sink, failed, finish: end } };
+}
+
+/**
+ * Parses and validates a token file for the engagement's platform. `now` decides which access
+ * tokens have expired. Never throws for anything in the file; throws only for a platform key that
+ * is not one of the six (a caller's mistake).
+ */
+export async function parseTokenFile(params: TokenFileParams): Promise<TokenFileResult> {
+  const started = startReading(params);
+  if ("refused" in started) return started.refused;
+  const { reading } = started;
+  try {
+    if (reading.detected.kind === "xlsx") await readXlsxRows(reading.bytes, reading.detected.zip, reading.sink);
+    else readCsvRows(reading.bytes, reading.sink);
+  } catch (error) {
+    return reading.failed(error);
   }
-  // A header that is not one (or is another platform's) is the one thing to fix first.
-  if (rowCount === 0 && usable) {
-    problems.add({
-      kind: "header_only",
-      line: headerLine,
-      message: `The file has a header row but no companies. Add one row per company below the header.`,
-    });
+  return reading.finish();
+}
+
+/** A reading already over, as a generator that returns its result without yielding. */
+function* over(result: TokenFileResult): Generator<void, TokenFileResult, void> {
+  return result;
+}
+
+/**
+ * parseTokenFile for a CSV file without a quote, read a chunk at a time (readCsvRowsInChunks): a
+ * generator that yields between chunks and returns the same result, so a caller storing the
+ * companies as they are accepted (`batches`) can let the database catch up. Null for a workbook or
+ * a CSV with quotes: read those with parseTokenFile. A file refused before its rows (size, type,
+ * not UTF-8) comes back as a generator that returns the refusal at once.
+ */
+export function readTokenFileInChunks(params: TokenFileParams, chunkChars?: number): Generator<void, TokenFileResult, void> | null {
+  const started = startReading(params);
+  if ("refused" in started) return over(started.refused);
+  const { reading } = started;
+  if (reading.detected.kind !== "csv") return null;
+  let chunks: Generator<void, void, void> | null;
+  try {
+    chunks = readCsvRowsInChunks(reading.bytes, reading.sink, chunkChars);
+  } catch (error) {
+    return over(reading.failed(error));
   }
-  if (usable) validator?.finish();
-  return finish({ platformKey, fileKind, problems, rowCount, validator: usable ? validator : undefined });
+  if (!chunks) return null;
+  const read = chunks;
+  return (function* () {
+    try {
+      yield* read;
+    } catch (error) {
+      return reading.failed(error);
+    }
+    return reading.finish();
+  })();
 }

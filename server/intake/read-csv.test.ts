@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MAX_CELL_BYTES } from "./limits";
-import { readCsvRows, readQuotedCsv, readQuoteFreeCsv, type CsvDelimiter } from "./read-csv";
+import { readCsvRows, readCsvRowsInChunks, readQuotedCsv, readQuoteFreeCsv, type CsvDelimiter } from "./read-csv";
 import { FileReadError, type SheetRow } from "./sheet-rows";
 
 type Read = typeof readQuotedCsv;
@@ -69,6 +69,12 @@ describe("reading a quote-free CSV", () => {
       const fast = read(readQuoteFreeCsv, bytes, delimiter, stopAfter);
       const full = read(readQuotedCsv, bytes, delimiter, stopAfter);
       expect({ seed, ...fast }).toEqual({ seed, ...full });
+      // Read a few characters at a time: chunks cut at line ends (a CRLF never split) give the same rows.
+      const chunkChars = 1 + (seed % 9);
+      const chunked = read((b, _d, sink) => {
+        for (const _ of readCsvRowsInChunks(b, sink, chunkChars)!);
+      }, bytes, delimiter, stopAfter);
+      expect({ seed, chunkChars, ...chunked }).toEqual({ seed, chunkChars, ...full });
     }
   });
 
@@ -92,9 +98,23 @@ describe("reading a quote-free CSV", () => {
     expect(read(readQuoteFreeCsv, wide, ",").error).toEqual({ kind: "value_too_long", line: 2 });
   });
 
+  it("yields between chunks, each ended at a line end, and stops yielding once the reader is told to stop", () => {
+    const bytes = Buffer.from(["name,token", ...Array.from({ length: 30 }, (_, i) => `Company ${i},t${i}`)].join("\r\n"));
+    const lines: number[][] = [[]];
+    const chunks = readCsvRowsInChunks(bytes, (row) => lines.at(-1)!.push(row.line) > 0, 64)!;
+    for (const _ of chunks) lines.push([]);
+    expect(lines.length).toBeGreaterThan(4);
+    expect(lines.flat()).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    let seen = 0;
+    const stopped = [...readCsvRowsInChunks(bytes, () => ++seen < 3, 64)!];
+    expect(seen).toBe(3);
+    expect(stopped).toHaveLength(0);
+  });
+
   it("takes csv-parse for a file with a quote anywhere, so quoting mistakes are still found", () => {
     const rows: SheetRow[] = [];
     const unclosed = Buffer.from('name,token\nAcme,t1\n"Beta,t2\nGamma,t3\n');
+    expect(readCsvRowsInChunks(unclosed, () => true)).toBeNull();
     expect(() => readCsvRows(unclosed, (row) => rows.push(row) > 0)).toThrow(/quoted value that starts on line 3 is never closed/);
     expect(rows.map((r) => r.line)).toEqual([1, 2]);
   });

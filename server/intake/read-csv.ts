@@ -110,10 +110,28 @@ const QUOTE = 0x22;
  * than MAX_CELL_BYTES (naming its line, never its content), or for too many blank rows.
  */
 export function readCsvRows(bytes: Buffer, sink: RowSink): void {
+  const chunks = readCsvRowsInChunks(bytes, sink);
+  if (chunks) for (const _ of chunks);
+  else readQuotedCsv(bytes, csvDelimiter(bytes), sink);
+}
+
+/** The separator of a file known to be UTF-8 (see detectDelimiter). */
+function csvDelimiter(bytes: Buffer): CsvDelimiter {
+  return detectDelimiter(bytes.subarray(0, 64 * 1024).toString("utf8"));
+}
+
+/** Characters of a quote-free file read at a time by readCsvRowsInChunks (ended at a line end). */
+export const CSV_CHUNK_CHARS = 1 << 20;
+
+/**
+ * Reads a quote-free CSV file as readCsvRows does, a chunk of CSV_CHUNK_CHARS characters (cut at a
+ * line end) at a time, yielding after each so a caller storing the rows as they come can let the
+ * database catch up; null when the file has a quote (it is then read whole by csv-parse, whose
+ * errors name lines a chunk could cut). Throws as readCsvRows does.
+ */
+export function readCsvRowsInChunks(bytes: Buffer, sink: RowSink, chunkChars = CSV_CHUNK_CHARS): Generator<void, void, void> | null {
   if (!isUtf8(bytes)) throw notUtf8(bytes);
-  const delimiter = detectDelimiter(bytes.subarray(0, 64 * 1024).toString("utf8"));
-  if (bytes.indexOf(QUOTE) === -1) readQuoteFreeCsv(bytes, delimiter, sink);
-  else readQuotedCsv(bytes, delimiter, sink);
+  return bytes.indexOf(QUOTE) === -1 ? quoteFreeChunks(bytes, csvDelimiter(bytes), sink, chunkChars) : null;
 }
 
 /** More than MAX_CELL_BYTES of UTF-8 in the record's values (its length in characters decides when it can). */
@@ -127,29 +145,55 @@ function overLong(cells: readonly string[]): boolean {
   return bytes > MAX_CELL_BYTES;
 }
 
-/**
- * A file without a quote (see the module note): d3-dsv calls back once per physical line, an
- * empty line as one empty value, and CRLF, LF and CR each end a line.
- */
+/** Where the chunk starting at `from` ends: just past the first line end at or after `from + size` (a CRLF whole), or the text's end. */
+function chunkEnd(text: string, from: number, size: number): number {
+  const at = from + size;
+  if (at >= text.length) return text.length;
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i + 1;
+    if (c === 13) return text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
+  }
+  return text.length;
+}
+
+/** A file without a quote, read whole (see the module note). */
 export function readQuoteFreeCsv(bytes: Buffer, delimiter: CsvDelimiter, sink: RowSink): void {
+  for (const _ of quoteFreeChunks(bytes, delimiter, sink, Infinity));
+}
+
+/**
+ * A file without a quote (see the module note), a chunk at a time: d3-dsv calls back once per
+ * physical line of a chunk, an empty line as one empty value, and CRLF, LF and CR each end a line.
+ * A chunk ends just past a line end, so its lines are whole and counted on from the last chunk's.
+ */
+function* quoteFreeChunks(bytes: Buffer, delimiter: CsvDelimiter, sink: RowSink, chunkChars: number): Generator<void, void, void> {
   let text = bytes.toString("utf8");
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const format = dsvFormat(delimiter);
   const blanks = new BlankRowCounter();
   let line = 0;
-  try {
-    dsvFormat(delimiter).parseRows(text, (cells) => {
-      line += 1;
-      // An empty line is skipped, as csv-parse's skip_empty_lines does.
-      if (cells.length === 1 && cells[0] === "") return null;
-      if (overLong(cells)) throw tooLong(line);
-      if (isBlankRow(cells)) blanks.add(line);
-      else if (!sink({ line, cells })) throw new StopReading();
-      // Nothing is collected: each row lives only as long as the sink keeps it.
-      return null;
-    });
-  } catch (error) {
-    if (error instanceof StopReading) return;
-    throw error;
+  let stopped = false;
+  const row = (cells: string[]): null => {
+    line += 1;
+    // An empty line is skipped, as csv-parse's skip_empty_lines does.
+    if (cells.length === 1 && cells[0] === "") return null;
+    if (overLong(cells)) throw tooLong(line);
+    if (isBlankRow(cells)) blanks.add(line);
+    else if (!sink({ line, cells })) throw new StopReading();
+    // Nothing is collected: each row lives only as long as the sink keeps it.
+    return null;
+  };
+  for (let from = 0; from < text.length && !stopped; ) {
+    const end = chunkEnd(text, from, chunkChars);
+    try {
+      format.parseRows(from === 0 && end === text.length ? text : text.slice(from, end), row);
+    } catch (error) {
+      if (!(error instanceof StopReading)) throw error;
+      stopped = true;
+    }
+    from = end;
+    if (!stopped && from < text.length) yield;
   }
 }
 
