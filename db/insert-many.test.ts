@@ -8,7 +8,7 @@
 import { asc, count } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/server/testing/test-db";
-import { insertMany, insertManyBatches } from "./insert-many";
+import { insertMany, insertManyBatches, loadMany } from "./insert-many";
 import { auditEvents } from "./schema";
 
 let t: TestDatabase;
@@ -62,6 +62,47 @@ describe("insertMany", () => {
     await expect(t.database.transaction((tx) => insertManyBatches(tx, auditEvents, [[good], [broken]]), { isolation: "read committed" })).rejects.toThrow();
     const [{ n } = { n: 0 }] = await t.db.select({ n: count() }).from(auditEvents);
     expect(Number(n)).toBe(0);
+  });
+
+  it("stores rows made while the step runs, batch by batch, however many the server must catch up on", async () => {
+    const made: number[] = [];
+    const padding = "x".repeat(2_000);
+    const stored = await t.database.transaction(
+      (tx) =>
+        loadMany(tx, auditEvents, function* (store) {
+          for (let batch = 0; batch < 40; batch++) {
+            made.push(batch);
+            store(Array.from({ length: 500 }, (_, i) => ({ actorLabel: padding, action: "test.loaded", targetType: "probe", targetId: `l-${batch}-${i}` })));
+            yield;
+          }
+        }),
+      { isolation: "read committed" },
+    );
+    expect(stored).toBe(20_000);
+    expect(made).toHaveLength(40);
+    const [{ n } = { n: 0 }] = await t.db.select({ n: count() }).from(auditEvents);
+    expect(Number(n)).toBe(20_000);
+  });
+
+  it("stores nothing when the producer fails after some batches: the error surfaces and the transaction is rolled back", async () => {
+    const failure = new Error("the file was found wrong");
+    await expect(
+      t.database.transaction(
+        (tx) =>
+          loadMany(tx, auditEvents, function* (store) {
+            store([{ actorLabel: "A", action: "test.loaded", targetType: "probe", targetId: "first" }]);
+            yield;
+            store([{ actorLabel: "A", action: "test.loaded", targetType: "probe", targetId: "second" }]);
+            yield;
+            throw failure;
+          }),
+        { isolation: "read committed" },
+      ),
+    ).rejects.toBe(failure);
+    const [{ n } = { n: 0 }] = await t.db.select({ n: count() }).from(auditEvents);
+    expect(Number(n)).toBe(0);
+    // The connection is fit for the next transaction.
+    expect(await t.database.transaction((tx) => insertMany(tx, auditEvents, [{ actorLabel: "A", action: "test.after", targetType: "probe", targetId: "after" }]), { isolation: "read committed" })).toBe(1);
   });
 
   it("fills a column with a $defaultFn left out of the rows, row by row", async () => {

@@ -7,9 +7,13 @@
  *   chunk costs more than it saves (SQLite compiles thousands of parameters each time); a reused one
  *   runs a 100,000-row file in a fraction of the single-row statement's time.
  * - PostgreSQL: `COPY … FROM STDIN` (pg-copy-streams), every batch of the call in one COPY, in
- *   PostgreSQL's text format, written as it is encoded so the server stores one part while the next
+ *   PostgreSQL's text format, each batch written as it comes so the server stores one while the next
  *   is made. It costs the server far less than an INSERT of the same rows: 100,000 migration items
  *   in 1.9 s instead of 3.0 s as `insert … select * from unnest(…)` arrays (docs/benchmarks.md).
+ *
+ * `insertMany` and `insertManyBatches` store rows already made; `loadMany` stores rows made while
+ * the step runs (a RowProducer: a file read and its companies sealed batch by batch), so they are
+ * never all held at once, and on PostgreSQL the server stores a batch while the next is made.
  *
  * Every row gives the same columns (the first row's keys decide them). Values are encoded by the
  * table's own columns (a Date as SQLite's epoch milliseconds, a JSON column as text…), null stays
@@ -19,12 +23,11 @@
 import { getTableColumns, getTableName, is, type Table } from "drizzle-orm";
 import { from as copyFrom } from "pg-copy-streams";
 import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { q, type Steps, type Tx } from "./database";
+import { once } from "node:events";
+import { q, runSync, type Steps, type Tx } from "./database";
 
 /** Rows per SQLite statement (× columns parameters; SQLite allows 32,766). */
 const ROWS_PER_STATEMENT = 100;
-/** Rows per write to a PostgreSQL COPY (each write one string of their lines). */
-const PG_ROWS_PER_WRITE = 500;
 
 type AnyColumn = ReturnType<typeof getTableColumns<Table>>[string];
 type Insertable<T extends Table> = T["$inferInsert"];
@@ -98,70 +101,96 @@ export function copyText(value: unknown): string {
   return COPY_SPECIAL.test(text) ? text.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]!) : text;
 }
 
-/**
- * Runs `copy <table> (<columns>) from stdin` on the client and writes every row of every batch to
- * it, PG_ROWS_PER_WRITE lines a write, waiting for the server when its buffer is full; resolves to
- * the rows the server stored. A batch is encoded only when its turn comes, so a caller's lazy
- * batches are made while the server stores the ones before.
- */
-function copyRows(client: PgClient, table: Table, columns: [string, AnyColumn][], batches: Iterable<readonly Record<string, unknown>[]>): Promise<number> {
-  const text = `copy ${quote(getTableName(table))} (${columns.map(([, column]) => quote(column.name)).join(", ")}) from stdin`;
-  return new Promise((resolve, reject) => {
-    const stream = client.query(copyFrom(text));
-    stream.on("error", reject);
-    stream.on("finish", () => resolve(stream.rowCount));
-    const batchesLeft = batches[Symbol.iterator]();
-    let batch: readonly Record<string, unknown>[] = [];
-    let next = 0;
-    const write = (): void => {
-      try {
-        for (;;) {
-          if (next >= batch.length) {
-            const step = batchesLeft.next();
-            if (step.done) {
-              stream.end();
-              return;
-            }
-            batch = step.value;
-            next = 0;
-            continue;
-          }
-          const end = Math.min(batch.length, next + PG_ROWS_PER_WRITE);
-          let lines = "";
-          for (; next < end; next++) {
-            const row = batch[next]!;
-            let line = "";
-            for (let i = 0; i < columns.length; i++) {
-              const [key, column] = columns[i]!;
-              line += (i ? "\t" : "") + copyText(encode(column, row[key]));
-            }
-            lines += `${line}\n`;
-          }
-          if (!stream.write(lines)) {
-            stream.once("drain", write);
-            return;
-          }
-        }
-      } catch (error) {
-        // A value that cannot be encoded: the COPY is abandoned, and the transaction with it.
-        stream.destroy(error as Error);
-      }
-    };
-    write();
-  });
+/** The lines of `rows` in COPY's text format, one string. */
+function copyLines(columns: readonly [string, AnyColumn][], rows: readonly Record<string, unknown>[]): string {
+  let lines = "";
+  for (const row of rows) {
+    let line = "";
+    for (let i = 0; i < columns.length; i++) {
+      const [key, column] = columns[i]!;
+      line += (i ? "\t" : "") + copyText(encode(column, row[key]));
+    }
+    lines += `${line}\n`;
+  }
+  return lines;
 }
 
 /**
- * PostgreSQL: every batch in one COPY (see the module note), as one step the runner awaits on the
- * transaction's own connection. The columns are the first row's.
+ * Rows made while a transaction runs, stored as they come (loadMany): a generator that hands each
+ * batch to `store` and yields between batches, where the runner may wait for the database to catch
+ * up (on PostgreSQL when the COPY's buffer is full; never on SQLite, which stores each batch at once).
  */
-function* insertManyPg(tx: Tx, table: Table, batches: readonly (readonly Record<string, unknown>[])[]): Steps<number> {
-  const first = batches.find((b) => b.length)?.[0];
-  if (!first) return 0;
-  const columns = columnsOf(table, first);
+export type RowProducer<R> = (store: (rows: readonly R[]) => void) => Generator<void, void, void>;
+
+/**
+ * PostgreSQL: `copy <table> (<columns>) from stdin` on the client, opened at the first row (its
+ * columns are the first row's), each batch written as the producer hands it on; while the server
+ * is behind (the stream's buffer full) the producer waits at its next yield. Resolves to the rows
+ * the server stored. A producer that throws abandons the COPY, and the transaction with it.
+ */
+async function loadPg(client: PgClient, table: Table, produce: RowProducer<Record<string, unknown>>): Promise<number> {
+  let stream: ReturnType<typeof copyFrom> | undefined;
+  let stored: Promise<number> = Promise.resolve(0);
+  let columns: [string, AnyColumn][] = [];
+  const store = (rows: readonly Record<string, unknown>[]) => {
+    if (!rows.length) return;
+    if (!stream) {
+      columns = columnsOf(table, rows[0]!);
+      const copy = client.query(copyFrom(`copy ${quote(getTableName(table))} (${columns.map(([, column]) => quote(column.name)).join(", ")}) from stdin`));
+      stored = new Promise((resolve, reject) => {
+        copy.on("error", reject);
+        copy.on("finish", () => resolve(copy.rowCount));
+      });
+      // Awaited below; a failure while the producer still runs surfaces there (or at a drain).
+      stored.catch(() => undefined);
+      stream = copy;
+    }
+    stream.write(copyLines(columns, rows));
+  };
+  try {
+    const steps = produce(store);
+    for (let step = steps.next(); !step.done; step = steps.next()) {
+      if (stream?.writableNeedDrain) await once(stream, "drain");
+    }
+  } catch (error) {
+    stream?.destroy(error as Error);
+    throw error;
+  }
+  if (!stream) return 0;
+  stream.end();
+  return stored;
+}
+
+/** PostgreSQL: the producer's rows in one COPY (see loadPg), as one step the runner awaits on the transaction's own connection. */
+function* loadManyPg(tx: Tx, table: Table, produce: RowProducer<Record<string, unknown>>): Steps<number> {
   const client = pgClient(tx);
-  const copy = { then: (resolve: (r: { rowCount: number }) => unknown, reject: (e: unknown) => unknown) => copyRows(client, table, columns, batches).then((rowCount) => resolve({ rowCount }), reject) };
+  const copy = { then: (resolve: (r: { rowCount: number }) => unknown, reject: (e: unknown) => unknown) => loadPg(client, table, produce).then((rowCount) => resolve({ rowCount }), reject) };
   return (yield* q.run(copy as typeof copy & { run(): unknown })).changes;
+}
+
+/** SQLite: each batch stored as the producer hands it on, inside the runner's synchronous step. */
+function* loadManySqlite(tx: Tx, table: Table, produce: RowProducer<Record<string, unknown>>): Steps<number> {
+  const load = {
+    run: () => {
+      let changes = 0;
+      const steps = produce((rows) => {
+        if (rows.length) changes += runSync(insertManySqlite(tx, table, rows));
+      });
+      for (let step = steps.next(); !step.done; step = steps.next());
+      return { changes };
+    },
+  };
+  return (yield* q.run(load)).changes;
+}
+
+/**
+ * Stores the rows `produce` makes while the step runs (see RowProducer), the fastest way each
+ * database allows (see the module note); returns how many rows were stored. For rows too many to
+ * hold at once: each batch is let go once stored.
+ */
+export function* loadMany<T extends Table>(tx: Tx, table: T, produce: RowProducer<Insertable<T>>): Steps<number> {
+  const plain = produce as RowProducer<Record<string, unknown>>;
+  return is(tx, BaseSQLiteDatabase) ? yield* loadManySqlite(tx, table, plain) : yield* loadManyPg(tx, table, plain);
 }
 
 /** Inserts `rows` into `table` (see the module note); returns how many rows were inserted. */
@@ -171,9 +200,10 @@ export function* insertMany<T extends Table>(tx: Tx, table: T, rows: readonly In
 
 /** Inserts batches of rows into `table` (on PostgreSQL in one COPY); returns how many rows were inserted. */
 export function* insertManyBatches<T extends Table>(tx: Tx, table: T, batches: readonly (readonly Insertable<T>[])[]): Steps<number> {
-  const plain = batches as readonly (readonly Record<string, unknown>[])[];
-  if (!is(tx, BaseSQLiteDatabase)) return yield* insertManyPg(tx, table, plain);
-  let inserted = 0;
-  for (const rows of plain) if (rows.length) inserted += yield* insertManySqlite(tx, table, rows);
-  return inserted;
+  return yield* loadMany(tx, table, function* (store) {
+    for (const batch of batches) {
+      store(batch);
+      yield;
+    }
+  });
 }
