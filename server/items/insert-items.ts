@@ -10,7 +10,7 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import type { Steps, Tx } from "@/db/database";
-import { insertMany, insertManyBatches } from "@/db/insert-many";
+import { insertMany, loadMany, type RowProducer } from "@/db/insert-many";
 import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
 import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
@@ -87,8 +87,7 @@ export function* insertMigrationItems(tx: Tx, items: readonly SealedItem[]): Ste
   return yield* insertMany(tx, migrationItems, items);
 }
 
-/** Stores batches of sealed items (each sealed before the transaction; on PostgreSQL in one COPY); returns how many. */
-export function* insertMigrationItemBatches(tx: Tx, batches: readonly (readonly SealedItem[])[]): Steps<number> {
-  return yield* insertManyBatches(tx, migrationItems, batches);
+/** Stores the sealed items `produce` makes while the step runs (a file read and sealed batch by batch: see loadMany); returns how many. */
+export function* loadMigrationItems(tx: Tx, produce: RowProducer<SealedItem>): Steps<number> {
+  return yield* loadMany(tx, migrationItems, produce);
 }
-

@@ -9,6 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { engagements, mailOutbox, migrationItems, migrationRuns, windowProposals } from "@/db/schema";
 import { submitIntake } from "@/server/engagements/flows";
 import { tokenFileCsv } from "@/server/intake";
+import { ITEMS_PER_BATCH } from "@/server/items/insert-items";
+import { openItemCredentials } from "@/server/items/item-credentials";
+import { csvBytes, headerFor, rowFor, xlsxBytes } from "@/server/testing/token-files";
 import { credentialsFor } from "@/server/demo/stand-in-credentials";
 import { getManagedPlatform } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
@@ -129,6 +132,56 @@ describe("support's review", () => {
     expect(again).toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringContaining("sent back") });
     const timeline = await support().engagements.timeline({ engagementId });
     expect(timeline[0]!.summary).toBe("Sent the submission back: The realm ids are from your sandbox company; send production ones");
+  });
+});
+
+describe("storing the file", { tags: ["both-databases"] }, () => {
+  const form = { clientId: "client-abc", clientSecret: "cs_secret_value_123456", contacts: [{ name: "Carol Contact", email: "carol.contact@org-a.test" }] };
+  const submitBytes = (name: string, bytes: Buffer) => submitIntake(t.database, { ring: TEST_KEY_RING, ...TEST_NOTIFY }, p.customerA, { engagementId, form, file: { name, bytes } });
+  const items = () => t.db.select().from(migrationItems).where(eq(migrationItems.engagementId, engagementId)).orderBy(migrationItems.position);
+  // More than one batch (ITEMS_PER_BATCH), so a quote-free file stores some before it is read to its end.
+  const many = ITEMS_PER_BATCH + 150;
+
+  it.each([
+    { kind: "a quote-free CSV (stored as it is read)", name: "tokens.csv", bytes: async () => csvBytes([headerFor(qbo), ...Array.from({ length: many }, (_, i) => rowFor(qbo, i + 1))]) },
+    { kind: "a CSV with quoted names (read before it is stored)", name: "tokens.csv", bytes: async () => csvBytes([headerFor(qbo), ...Array.from({ length: many }, (_, i) => [`"Company ${i + 1}, Ltd"`, ...rowFor(qbo, i + 1).slice(1)])]) },
+    { kind: "a workbook", name: "tokens.xlsx", bytes: () => xlsxBytes([headerFor(qbo), ...Array.from({ length: 40 }, (_, i) => rowFor(qbo, i + 1))]) },
+  ])("stores every company of $kind in file order, each credential sealed for its own row", async ({ name, bytes }) => {
+    const file = await bytes();
+    const result = await submitBytes(name, file);
+    expect(result.ok).toBe(true);
+    const stored = await items();
+    const rows = name.endsWith(".xlsx") ? 40 : many;
+    expect(result.ok && result.companies).toBe(rows);
+    expect(stored.map((r) => r.position)).toEqual(Array.from({ length: rows }, (_, i) => i));
+    const last = stored.at(-1)!;
+    expect(openItemCredentials(TEST_KEY_RING, { engagementId, itemId: last.id }, last.credentialsCipher!)).toEqual(credentialsFor(qbo, rows));
+    const seen = await support().intake.get({ engagementId });
+    expect(seen.current).toMatchObject({ rowCount: rows, status: "submitted" });
+  });
+
+  it("stores nothing of a replacement found wrong after a batch was stored, and the previous file stays current with its companies", async () => {
+    const first = await submit(sampleCompanies("qhyg", 5));
+    const rows = Array.from({ length: many }, (_, i) => rowFor(qbo, i + 1));
+    rows[many - 10]![1] = "";
+    const result = await submitBytes("late-error.csv", csvBytes([headerFor(qbo), ...rows]));
+    expect(result.ok).toBe(false);
+    expect(result.check.problems).toEqual([expect.objectContaining({ severity: "error", line: many - 10 + 2 })]);
+    expect((await items()).map((r) => r.submissionId)).toEqual(Array(5).fill(first.submissionId));
+    const seen = await support().intake.get({ engagementId });
+    expect(seen.current).toMatchObject({ id: first.submissionId, status: "submitted", rowCount: 5 });
+    expect(seen.history).toEqual([]);
+    expect((await support().engagements.timeline({ engagementId })).filter((e) => e.action === "intake.submitted")).toHaveLength(1);
+  });
+
+  it("replaces the previous companies with those of a file stored as it is read", async () => {
+    await submit(sampleCompanies("qhyg", 5));
+    const result = await submitBytes("second.csv", csvBytes([headerFor(qbo), ...Array.from({ length: many }, (_, i) => rowFor(qbo, i + 1))]));
+    expect(result).toMatchObject({ ok: true, companies: many, replacedCompanies: 5 });
+    const stored = await items();
+    expect(stored).toHaveLength(many);
+    expect(new Set(stored.map((r) => r.submissionId))).toEqual(new Set([result.ok && result.submissionId]));
+    expect((await support().intake.get({ engagementId })).current).toMatchObject({ fileName: "second.csv", rowCount: many, replacedItemCount: 5 });
   });
 });
 

@@ -58,15 +58,27 @@ export function* updateSubmission(
   yield* q.run(tx.update(intakeSubmissions).set(set).where(eq(intakeSubmissions.id, submissionId)));
 }
 
+/** What a submission records of its file, once the file has been read. */
+export type SubmissionFile = Pick<SubmissionRow, "rowCount" | "warningCount" | "countsByKind" | "preview" | "warnings" | "replacedItemCount">;
+
+/** Records what a submission's file held (a submission is stored before its companies, which point to it). */
+export function* recordSubmissionFile(tx: Tx, submissionId: string, file: SubmissionFile): Steps<void> {
+  yield* q.run(tx.update(intakeSubmissions).set(file).where(eq(intakeSubmissions.id, submissionId)));
+}
+
 /** How many real migration items the engagement has. */
 export function* countRealItems(tx: Tx, engagementId: string): Steps<number> {
   return (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(realItems(engagementId))))?.n ?? 0;
 }
 
-/** Deletes the engagement's real migration items (a replaced submission's set); returns how many. */
-export function* deleteRealItems(tx: Tx, engagementId: string): Steps<number> {
-  const n = yield* countRealItems(tx, engagementId);
-  if (n) yield* q.run(tx.delete(migrationItems).where(realItems(engagementId)));
+/**
+ * Deletes the engagement's real migration items (a replaced submission's set), but those of
+ * `keepSubmission` (the one replacing it, stored first); returns how many.
+ */
+export function* deleteRealItems(tx: Tx, engagementId: string, keepSubmission?: string): Steps<number> {
+  const which = realItems(engagementId, keepSubmission ? ne(migrationItems.submissionId, keepSubmission) : undefined);
+  const n = (yield* q.get(tx.select({ n: count() }).from(migrationItems).where(which)))?.n ?? 0;
+  if (n) yield* q.run(tx.delete(migrationItems).where(which));
   return n;
 }
 

@@ -1,18 +1,20 @@
 /**
- * A customer submits their OAuth app's details and the token file (step 1). The file is parsed and
- * validated whole before anything is stored; with a blocking problem nothing is stored and the
- * problems are returned. Otherwise, in one transaction: the previous submission (if any) is marked
- * replaced and its companies deleted, the submission and one migration item per row are stored —
- * the client secret and every credential encrypted with the key ring, bound to their row — and
- * step 1 starts (a new file after acceptance reopens step 1, and the cascade applies). The raw
- * file is not kept. Refused once the migration has started.
+ * A customer submits their OAuth app's details and the token file (step 1). In one transaction:
+ * the previous submission (if any) is marked replaced, the submission is stored, then one migration
+ * item per row — the client secret and every credential encrypted with the key ring, bound to their
+ * row — then the previous submission's companies are deleted, and step 1 starts (a new file after
+ * acceptance reopens step 1, and the cascade applies). The file is checked whole before anything is
+ * kept: with a blocking problem nothing is stored (a quote-free CSV, read while the transaction
+ * runs, rolls it back) and the problems are returned. The raw file is not kept. Refused once the
+ * migration has started.
  */
 import { readSteps, type Tx } from "@/db/database";
 import type { Database, Steps } from "@/db/database";
 import { AppError } from "@/server/errors";
-import { parseTokenFile, type TokenFileResult } from "@/server/intake";
-import { severityOf, type IntakeProblem } from "@/core/intake/problems";
-import { ITEMS_PER_BATCH, insertMigrationItemBatches, sealMigrationItems, type SealedItem } from "@/server/items/insert-items";
+import { parseTokenFile, readTokenFileInChunks, type TokenFileResult, type TokenRow } from "@/server/intake";
+import { severityOf } from "@/core/intake/problems";
+import { ITEMS_PER_BATCH, loadMigrationItems, sealMigrationItems, type SealedItem } from "@/server/items/insert-items";
+import type { RowProducer } from "@/db/insert-many";
 import { sealClientSecret } from "@/server/items/item-credentials";
 import { getManagedPlatform, type ManagedPlatform, type PlatformKey } from "@/server/platforms";
 import type { Actor } from "@/core/accounts/actor";
@@ -26,7 +28,7 @@ import { companiesText, warningsText } from "@/core/words";
 import { refreshWaiting, type WaitingChange } from "../waiting/refresh-waiting";
 import { queueNotice, type FlowNotice, type NotifyConfig } from "../waiting/notify";
 import { cleanFileName, previewOf, toCheck, type UploadedFile } from "./check-token-file";
-import { deleteRealItems, findCurrentSubmission, insertSubmission, migrationHasStarted, updateSubmission } from "./intake-repository";
+import { deleteRealItems, findCurrentSubmission, insertSubmission, migrationHasStarted, recordSubmissionFile, updateSubmission, type SubmissionFile } from "./intake-repository";
 import { MAX_STORED_WARNINGS, type IntakeForm, type TokenFileCheck } from "@/core/engagements/intake-schemas";
 
 export type SubmitIntakeResult =
@@ -65,26 +67,76 @@ function* assertMaySubmit(tx: Tx, actor: Actor, engagementId: string): Steps<{ e
   return { eng, states, platform };
 }
 
-/** What is stored of a parsed file besides its companies. */
-type FileSummary = Pick<TokenFileResult, "warningCount" | "countsByKind"> & { rowCount: number; preview: ReturnType<typeof previewOf>; warnings: IntakeProblem[] };
-
 /**
- * Reads the file, sealing its companies ITEMS_PER_BATCH at a time as they are accepted, before the
- * transaction (encryption is slow and the ids random: a body PostgreSQL may run again must not
- * redo them). Each batch of parsed rows is let go once sealed, so the file's companies are never
- * held twice over; a file found wrong after some batches were sealed stores none of them.
+ * A file's companies for the transaction to store (loadMany), and the file's reading once they
+ * are: a CSV without quotes is read while the transaction runs, each accepted batch sealed (its
+ * ids made, its credentials encrypted) and stored before the next is read, so its companies are
+ * never all held at once and PostgreSQL stores one batch while the next is made. Any other file
+ * (a workbook, a CSV with quotes) is read and sealed before the transaction, as its readers cannot
+ * stop between rows; a file refused then is refused without a transaction.
  */
-async function readAndSeal(
-  file: { bytes: Uint8Array; fileName: string; now: Date },
-  params: { ring: KeyRing; platform: ManagedPlatform; engagementId: string; submissionId: string; at: Date },
-): Promise<{ parsed: TokenFileResult; items: SealedItem[][] }> {
+type FileCompanies = { fileKind: "csv" | "xlsx"; produce: RowProducer<SealedItem>; read(): TokenFileResult };
+
+async function companiesOf(
+  file: { bytes: Uint8Array; fileName: string; platformKey: PlatformKey; now: Date },
+  seal: { ring: KeyRing; platform: ManagedPlatform; engagementId: string; submissionId: string; at: Date },
+): Promise<FileCompanies | { refused: TokenFileResult }> {
+  let store: (items: readonly SealedItem[]) => void = () => undefined;
+  let read: TokenFileResult | undefined;
+  const batches = { size: ITEMS_PER_BATCH, take: (rows: TokenRow[], offset: number) => store(sealMigrationItems({ ...seal, rows, offset })) };
+  const open = () => readTokenFileInChunks({ ...file, batches });
+  let chunks = open();
+  if (chunks) {
+    return {
+      fileKind: "csv",
+      // Run again from the start if PostgreSQL runs the transaction again: a fresh reading, fresh ids.
+      produce: function* (storeBatch) {
+        store = storeBatch;
+        const reading = chunks ?? open()!;
+        chunks = null;
+        read = yield* reading;
+      },
+      read: () => read!,
+    };
+  }
   const items: SealedItem[][] = [];
-  const parsed = await parseTokenFile({
-    ...file,
-    platformKey: params.platform.key as PlatformKey,
-    batches: { size: ITEMS_PER_BATCH, take: (rows, offset) => items.push(sealMigrationItems({ ...params, rows, offset })) },
-  });
-  return { parsed, items: parsed.ok ? items : [] };
+  const parsed = await parseTokenFile({ ...file, batches: { ...batches, take: (rows, offset) => items.push(sealMigrationItems({ ...seal, rows, offset })) } });
+  if (!parsed.ok || (parsed.fileKind !== "csv" && parsed.fileKind !== "xlsx")) return { refused: parsed };
+  return {
+    fileKind: parsed.fileKind,
+    produce: function* (storeBatch) {
+      for (const batch of items) {
+        storeBatch(batch);
+        yield;
+      }
+    },
+    read: () => parsed,
+  };
+}
+
+/** A file found wrong while the transaction read it: thrown to roll the transaction back, answered as a refusal. */
+class FileRefused extends Error {
+  constructor(readonly check: TokenFileCheck) {
+    super("The token file has blocking problems.");
+  }
+}
+
+/** What a submission records of its file (the first rows as the preview, the warnings to review). */
+function fileRecord(parsed: TokenFileResult, replacedItemCount: number | null): SubmissionFile {
+  return {
+    rowCount: parsed.rowCount,
+    warningCount: parsed.warningCount,
+    countsByKind: { ...parsed.countsByKind } as Record<string, number>,
+    preview: previewOf(parsed).rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
+    warnings: parsed.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS),
+    replacedItemCount,
+  };
+}
+
+/** Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade). */
+function* startStepOne(tx: Tx, actor: Actor, engagementId: string, states: StepStates, now: Date): Steps<void> {
+  if (states[1] === "done") yield* applyStepAction(tx, actor, { engagementId, step: 1, action: "reopen", via: "flow", reason: "A new token file was submitted", at: now });
+  if (states[1] !== "in_progress") yield* applyStepAction(tx, actor, { engagementId, step: 1, action: "start", via: "flow", at: now });
 }
 
 /** Submits the details and the token file (see the module note). */
@@ -96,79 +148,74 @@ export async function submitIntake(
 ): Promise<SubmitIntakeResult> {
   const first = await readSteps(database, (tx) => assertMaySubmit(tx, actor, input.engagementId));
   const fileName = cleanFileName(input.file.name);
-  // Made before the transaction, which may run more than once on PostgreSQL: the ids, and every
-  // secret encrypted for its row (the submission's client secret, each company's credentials).
+  // Made outside the transaction body, which may run more than once on PostgreSQL: the ids, and
+  // every secret encrypted for its row (the submission's client secret here, each company's as
+  // its batch is read: see companiesOf).
   const submissionId = crypto.randomUUID();
   const ref = { engagementId: first.eng.id, submissionId };
-  const { parsed, items } = await readAndSeal(
-    { bytes: input.file.bytes, fileName, now: input.now ?? new Date() },
-    { ring: deps.ring, platform: first.platform, ...ref, at: new Date() },
-  );
-  const check = toCheck(parsed, fileName);
-  if (!parsed.ok || !parsed.fileKind || (parsed.fileKind !== "csv" && parsed.fileKind !== "xlsx")) return { ok: false, check };
-  const fileKind = parsed.fileKind;
-  const summary: FileSummary = {
-    rowCount: parsed.rowCount,
-    warningCount: parsed.warningCount,
-    countsByKind: parsed.countsByKind,
-    preview: previewOf(parsed),
-    warnings: parsed.problems.filter((p) => severityOf(p.kind) === "warning").slice(0, MAX_STORED_WARNINGS),
-  };
+  const file = { bytes: input.file.bytes, fileName, platformKey: first.platform.key as PlatformKey, now: input.now ?? new Date() };
+  const companies = await companiesOf(file, { ring: deps.ring, platform: first.platform, ...ref, at: new Date() });
+  if ("refused" in companies) return { ok: false, check: toCheck(companies.refused, fileName) };
   const clientSecretCipher = sealClientSecret(deps.ring, ref, input.form.clientSecret);
-  // Read committed: assertMaySubmit locks the engagement row first (loadForChange), and every
-  // submission, review and run request of the engagement does the same, so they queue on it.
-  return database.transaction(
-    function* (tx) {
-      // Checked again on the rows as they are now (another submission or a run may have come in).
-      const { eng, states } = yield* assertMaySubmit(tx, actor, input.engagementId);
-      const now = new Date();
-      const previous = yield* findCurrentSubmission(tx, eng.id);
-      if (previous) yield* updateSubmission(tx, previous.id, { status: "replaced" });
-      const replacedCompanies = yield* deleteRealItems(tx, eng.id);
-      yield* insertSubmission(tx, {
-        id: submissionId,
-        engagementId: eng.id,
-        status: "submitted",
-        clientId: input.form.clientId,
-        clientSecretCipher,
-        clientSecretMask: maskSecret(input.form.clientSecret),
-        contacts: input.form.contacts,
-        fileName,
-        fileKind,
-        rowCount: summary.rowCount,
-        warningCount: summary.warningCount,
-        countsByKind: { ...summary.countsByKind } as Record<string, number>,
-        preview: summary.preview.rows.map((r) => ({ sourceRef: r.sourceRef, ...(r.becomes ? { becomes: r.becomes } : {}), ...r.values })),
-        warnings: summary.warnings,
-        submittedById: actor.id,
-        submittedAt: now,
-        replacedItemCount: previous ? replacedCompanies : null,
-      });
-      const companies = yield* insertMigrationItemBatches(tx, items);
-      yield* writeAudit(tx, {
-        actor,
-        action: "intake.submitted",
-        targetId: submissionId,
-        engagementId: eng.id,
-        organizationId: eng.organizationId,
-        before: { submission: previous?.id ?? null, companies: replacedCompanies },
-        after: { fileName, fileKind, companies, warnings: summary.warningCount },
-        at: now,
-      });
-      // Step 1 starts with the first submission; a new file after acceptance reopens it (and the cascade).
-      if (states[1] === "done") {
-        yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "reopen", via: "flow", reason: "A new token file was submitted", at: now });
-      }
-      if (states[1] !== "in_progress") yield* applyStepAction(tx, actor, { engagementId: eng.id, step: 1, action: "start", via: "flow", at: now });
-      const waiting = yield* refreshWaiting(tx, eng.id, now, eng);
-      const notice: FlowNotice = {
-        to: "support",
-        subject: previous ? "A new token file to review" : "Details and token file to review",
-        text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(companies)}, ${warningsText(summary.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
-      };
-      yield* queueNotice(tx, deps.notify, { engagementId: eng.id, waiting, notice });
-      return { ok: true as const, check, submissionId, companies, replacedCompanies, waiting, notice };
-    },
-    { isolation: "read committed" },
-  );
+  try {
+    // Read committed: assertMaySubmit locks the engagement row first (loadForChange), and every
+    // submission, review and run request of the engagement does the same, so they queue on it.
+    return await database.transaction(
+      function* (tx) {
+        // Checked again on the rows as they are now (another submission or a run may have come in).
+        const { eng, states } = yield* assertMaySubmit(tx, actor, input.engagementId);
+        const now = new Date();
+        const previous = yield* findCurrentSubmission(tx, eng.id);
+        if (previous) yield* updateSubmission(tx, previous.id, { status: "replaced" });
+        // The submission first (its companies point to it), what its file held once it is read.
+        yield* insertSubmission(tx, {
+          id: submissionId,
+          engagementId: eng.id,
+          status: "submitted",
+          clientId: input.form.clientId,
+          clientSecretCipher,
+          clientSecretMask: maskSecret(input.form.clientSecret),
+          contacts: input.form.contacts,
+          fileName,
+          fileKind: companies.fileKind,
+          rowCount: 0,
+          warningCount: 0,
+          countsByKind: {},
+          preview: [],
+          warnings: [],
+          submittedById: actor.id,
+          submittedAt: now,
+        });
+        const stored = yield* loadMigrationItems(tx, companies.produce);
+        const parsed = companies.read();
+        const check = toCheck(parsed, fileName);
+        if (!parsed.ok) throw new FileRefused(check);
+        const replacedCompanies = yield* deleteRealItems(tx, eng.id, submissionId);
+        yield* recordSubmissionFile(tx, submissionId, fileRecord(parsed, previous ? replacedCompanies : null));
+        yield* writeAudit(tx, {
+          actor,
+          action: "intake.submitted",
+          targetId: submissionId,
+          engagementId: eng.id,
+          organizationId: eng.organizationId,
+          before: { submission: previous?.id ?? null, companies: replacedCompanies },
+          after: { fileName, fileKind: companies.fileKind, companies: stored, warnings: parsed.warningCount },
+          at: now,
+        });
+        yield* startStepOne(tx, actor, eng.id, states, now);
+        const waiting = yield* refreshWaiting(tx, eng.id, now, eng);
+        const notice: FlowNotice = {
+          to: "support",
+          subject: previous ? "A new token file to review" : "Details and token file to review",
+          text: `${actor.name} submitted the OAuth app's details and the token file ${fileName}: ${companiesText(stored)}, ${warningsText(parsed.warningCount)}.${previous ? ` It replaces the previous file (${companiesText(replacedCompanies)}).` : ""} Review it, then accept it or send it back.`,
+        };
+        yield* queueNotice(tx, deps.notify, { engagementId: eng.id, waiting, notice });
+        return { ok: true as const, check, submissionId, companies: stored, replacedCompanies, waiting, notice };
+      },
+      { isolation: "read committed" },
+    );
+  } catch (error) {
+    if (error instanceof FileRefused) return { ok: false, check: error.check };
+    throw error;
+  }
 }
