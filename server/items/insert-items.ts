@@ -31,8 +31,14 @@ export type ItemSource = Pick<TokenRow, "line" | "cell" | "name" | "externalRef"
 /** A migration item ready to store: its id made and its credentials sealed for it. */
 export type SealedItem = typeof migrationItems.$inferInsert;
 
-/** Rows sealed and stored per batch by the callers that stream (see submit-intake.ts). */
-export const ITEMS_PER_BATCH = 2_000;
+/**
+ * Rows sealed and stored per batch by the callers that stream (see submit-intake.ts): one SQLite
+ * statement's worth (db/insert-many.ts). Small on purpose: a batch's rows and sealed items then die
+ * young, where batches of 1,000–2,000 lived long enough to be promoted to V8's old generation and
+ * the garbage raised a 100,000-row intake's peak RSS from about 230 MB to 310–330 MB
+ * (docs/benchmarks.md, intake).
+ */
+export const ITEMS_PER_BATCH = 100;
 
 /**
  * Makes one pending migration item per row, in file order (position = index + `offset` unless the
