@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vites
 import { integer, pgTable, text } from "drizzle-orm/pg-core";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { openDb, type Db } from "./client";
-import { databaseOf, forUpdate, openPostgres, postgresUrl, q, runSync, type Database, type Steps, type Tx, type Written } from "./database";
+import { coresTheDatabaseTakes, databaseOf, forUpdate, openPostgres, postgresUrl, q, runSync, type Database, type Steps, type Tx, type Written } from "./database";
 import { organizations } from "./schema";
 
 /** The suite runs against SQLite, or against PostgreSQL when DATABASE_URL says so. */
@@ -275,5 +275,28 @@ describe.runIf(PG_URL)("the PostgreSQL runner", () => {
       { isolation: "read committed" },
     );
     expect(result).toEqual({ names: ["c", "d", "e"], none: undefined, changed: 3, row: { name: "c", n: 7 } });
+  });
+});
+
+describe("the cores a database takes while this process stores rows", () => {
+  it("is none for SQLite, one for a PostgreSQL server on this machine, none for one elsewhere", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ferry-cores-"));
+    const sqlite = databaseOf(openDb(path.join(dir, "cores.db")));
+    expect(coresTheDatabaseTakes(sqlite)).toBe(0);
+    await sqlite.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    // Pools connect on their first query; these never query.
+    const cases = [
+      ["postgres://ferry@127.0.0.1:5432/ferry", 1],
+      ["postgres://ferry@localhost/ferry", 1],
+      ["postgres://ferry@[::1]:5432/ferry", 1],
+      ["postgres://ferry@db.internal.example:5432/ferry", 0],
+      ["postgres://ferry@10.0.3.7/ferry", 0],
+    ] as const;
+    for (const [url, cores] of cases) {
+      const pg = openPostgres(url);
+      expect([url, coresTheDatabaseTakes(pg)]).toEqual([url, cores]);
+      await pg.close();
+    }
   });
 });

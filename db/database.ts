@@ -333,6 +333,20 @@ export function postgresUrlOf(database: Database): string | undefined {
 }
 
 /**
+ * How many of this machine's cores the database itself works on while this process stores rows:
+ * none for SQLite (it stores on the caller's own thread, already counted as the caller's), one for a
+ * PostgreSQL server on this machine (its backend parses, checks and indexes what it is sent), none
+ * for one elsewhere. For a caller deciding whether a thread of its own would have a core to run on
+ * (server/security/sealing-thread.ts), rather than take one from the database.
+ */
+export function coresTheDatabaseTakes(database: Database): number {
+  const url = postgresUrlOf(database);
+  if (!url) return 0;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  return host === "" || host === "localhost" || host === "::1" || host.startsWith("127.") ? 1 : 0;
+}
+
+/**
  * The `Database` a drizzle handle belongs to: the one it was opened as, or (a handle from
  * `openDb`) the SQLite one over it (tests and benches that open a second SQLite connection).
  */

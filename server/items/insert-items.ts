@@ -15,7 +15,8 @@ import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
 import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
 import type { KeyRing } from "@/server/security/secrets";
-import { accessTokenExpiry, maskCredentials, sealItemCredentials } from "./item-credentials";
+import type { SealingThread, SecretToSeal } from "@/server/security/sealing-thread";
+import { accessTokenExpiry, itemCredentialsToSeal, maskCredentials, sealSecret } from "./item-credentials";
 
 /** One company's row as a token file (or a rehearsal's twin) gives it. */
 export type ItemSource = Pick<TokenRow, "line" | "cell" | "name" | "externalRef" | "records" | "credentials"> & {
@@ -40,33 +41,35 @@ export type SealedItem = typeof migrationItems.$inferInsert;
  */
 export const ITEMS_PER_BATCH = 100;
 
-/**
- * Makes one pending migration item per row, in file order (position = index + `offset` unless the
- * row says its own): a fresh id each, the credentials encrypted for that id. Pure but for the
- * randomness (ids, IVs): call it before the transaction, never inside a body.
- */
-export function sealMigrationItems(params: {
+/** What sealing a batch of rows needs besides the rows. */
+export type SealParams = {
   ring: KeyRing;
   platform: ManagedPlatform;
   engagementId: string;
   submissionId: string;
-  rows: readonly ItemSource[];
   at: Date;
-  /** The position of rows[0] when the rows are one batch of a longer file. */
-  offset?: number;
   /** A rehearsal's simulated items: the run that made them (see item-scope.ts). */
   rehearsalRunId?: string;
-}): SealedItem[] {
-  const { ring, platform, engagementId, submissionId, at } = params;
+};
+
+/**
+ * One pending migration item per row, in file order (position = index + `offset` unless the row
+ * says its own), with a fresh id each, and the credentials to encrypt for that id: everything but
+ * the encryption.
+ */
+function prepareMigrationItems(params: SealParams & { rows: readonly ItemSource[]; offset?: number }): { items: SealedItem[]; secrets: SecretToSeal[] } {
+  const { platform, engagementId, submissionId, at } = params;
   const offset = params.offset ?? 0;
   const rehearsalRunId = params.rehearsalRunId ?? null;
-  return params.rows.map((row, index) => {
+  const secrets: SecretToSeal[] = [];
+  const items = params.rows.map((row, index): SealedItem => {
     // Time-ordered (UUIDv7, the uuid library's): a file's items land at the end of the primary key's
     // index instead of at random places in it, which makes storing 100,000 of them on SQLite about
     // 15 % faster (docs/benchmarks.md, intake). Each keeps 42 random bits of its own; an item's id is
     // never what authorizes anything (every access checks the viewer's organisation).
     const id = uuidv7();
     const sourceRef = row.sourceRef ?? (row.cell ? `cell ${row.cell}` : `line ${row.line}`);
+    secrets.push(itemCredentialsToSeal({ engagementId, itemId: id }, row.credentials));
     return {
       id,
       engagementId,
@@ -78,7 +81,7 @@ export function sealMigrationItems(params: {
       externalRef: row.externalRef,
       recordsHint: row.records,
       oldCounts: row.oldCounts ?? null,
-      credentialsCipher: sealItemCredentials(ring, { engagementId, itemId: id }, row.credentials),
+      credentialsCipher: null,
       credentialsMask: maskCredentials(platform, row.credentials),
       accessTokenExpiresAt: accessTokenExpiry(row.credentials),
       state: "pending",
@@ -86,6 +89,50 @@ export function sealMigrationItems(params: {
       updatedAt: at,
     };
   });
+  return { items, secrets };
+}
+
+/**
+ * Makes one pending migration item per row, in file order (position = index + `offset` unless the
+ * row says its own): a fresh id each, the credentials encrypted for that id. Pure but for the
+ * randomness (ids, IVs): call it before the transaction, never inside a body.
+ */
+export function sealMigrationItems(params: SealParams & { rows: readonly ItemSource[]; offset?: number }): SealedItem[] {
+  const { items, secrets } = prepareMigrationItems(params);
+  for (let i = 0; i < items.length; i++) items[i]!.credentialsCipher = sealSecret(params.ring, secrets[i]!);
+  return items;
+}
+
+/** Seals batches of rows as they come, in order: `add` one (with the position of its first row) and get back those sealed so far, `flush` for the rest. */
+export type ItemSealer = { add(rows: readonly ItemSource[], offset: number): SealedItem[][]; flush(): SealedItem[][] };
+
+/**
+ * An ItemSealer whose encryption runs on a sealing thread (server/security/sealing-thread.ts): a
+ * batch is prepared here (ids, masks) and its credentials handed to the thread, and it comes back
+ * sealed one batch later, so the thread encrypts a batch while the caller reads and prepares the
+ * next. Without a thread, each batch is sealed at once (sealMigrationItems).
+ */
+export function itemSealer(params: SealParams, thread: SealingThread | null): ItemSealer {
+  if (!thread) return { add: (rows, offset) => [sealMigrationItems({ ...params, rows, offset })], flush: () => [] };
+  let waiting: SealedItem[] | undefined;
+  const collect = (): SealedItem[][] => {
+    if (!waiting) return [];
+    const items = waiting;
+    waiting = undefined;
+    const ciphers = thread.take();
+    for (let i = 0; i < items.length; i++) items[i]!.credentialsCipher = ciphers[i]!;
+    return [items];
+  };
+  return {
+    add(rows, offset) {
+      const { items, secrets } = prepareMigrationItems({ ...params, rows, offset });
+      thread.post(secrets);
+      const done = collect();
+      waiting = items;
+      return done;
+    },
+    flush: collect,
+  };
 }
 
 /** Stores sealed items; returns how many were inserted. A step of the caller's transaction. */

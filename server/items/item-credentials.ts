@@ -8,6 +8,7 @@
  */
 import { decryptSecret, encryptSecret, maskSecret, type KeyRing } from "@/server/security/secrets";
 import type { ManagedPlatform } from "@/server/platforms";
+import type { SecretToSeal } from "@/server/security/sealing-thread";
 
 /** The row a migration item's credentials belong to. */
 export type ItemRef = { engagementId: string; itemId: string };
@@ -34,7 +35,17 @@ export function supplementaryRowContext(ref: SupplementaryRowRef): string {
 
 /** Encrypts one company's credential map (JSON) for its migration item. */
 export function sealItemCredentials(ring: KeyRing, ref: ItemRef, credentials: Readonly<Record<string, string>>): string {
-  return encryptSecret(ring, JSON.stringify(credentials), itemCredentialsContext(ref));
+  return sealSecret(ring, itemCredentialsToSeal(ref, credentials));
+}
+
+/** One company's credential map as the secret to seal for its migration item (its JSON, and the item's context). */
+export function itemCredentialsToSeal(ref: ItemRef, credentials: Readonly<Record<string, string>>): SecretToSeal {
+  return { plain: JSON.stringify(credentials), context: itemCredentialsContext(ref) };
+}
+
+/** Encrypts a secret for its context here, on this thread (a sealing thread does the same for many). */
+export function sealSecret(ring: KeyRing, secret: SecretToSeal): string {
+  return encryptSecret(ring, secret.plain, secret.context);
 }
 
 /** Decrypts a migration item's credential map (throws SecretDecryptionError on a wrong key or row). */

@@ -59,12 +59,24 @@ function keyObject(key: Buffer): crypto.KeyObject {
 
 /** Encrypts a UTF-8 string with the ring's current key. */
 export function encryptSecret(ring: KeyRing, plain: string, associatedData = ""): string {
-  const iv = freshIv();
-  const cipher = crypto.createCipheriv("aes-256-gcm", keyObject(ring.current.key), iv);
+  return sealEnvelope(crypto, { key: keyObject(ring.current.key), keyId: ring.current.id, iv: freshIv(), plain, associatedData });
+}
+
+/**
+ * The envelope, `v1.<key id>.<iv>.<tag>.<ciphertext>` (base64url), of `plain` encrypted with AES-256-GCM
+ * under `key`, `associatedData` bound to it. Self-contained (it uses nothing but its arguments and
+ * Buffer): the sealing thread runs this same function from its source (sealing-thread.ts), so the
+ * envelope has one implementation.
+ */
+export function sealEnvelope(
+  cryptoModule: typeof crypto,
+  { key, keyId, iv, plain, associatedData }: { key: crypto.KeyObject; keyId: string; iv: Buffer; plain: string; associatedData: string },
+): string {
+  const cipher = cryptoModule.createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(associatedData));
   const ct = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   const tag = cipher.getAuthTag();
-  return ["v1", ring.current.id, iv.toString("base64url"), tag.toString("base64url"), ct.toString("base64url")].join(".");
+  return ["v1", keyId, iv.toString("base64url"), tag.toString("base64url"), ct.toString("base64url")].join(".");
 }
 
 /** Thrown when an envelope cannot be decrypted (unknown key id, tampering, wrong context). */

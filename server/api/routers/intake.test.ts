@@ -160,6 +160,21 @@ describe("storing the file", { tags: ["both-databases"] }, () => {
     expect(seen.current).toMatchObject({ rowCount: rows, status: "submitted" });
   });
 
+  it("stores a file of more than a megabyte (its credentials sealed on a thread of their own where a core is free) as any other", async () => {
+    const rows = 9_000;
+    const bytes = csvBytes([headerFor(qbo), ...Array.from({ length: rows }, (_, i) => rowFor(qbo, i + 1))]);
+    expect(bytes.length).toBeGreaterThan(1 << 20);
+    const result = await submitBytes("large.csv", bytes);
+    expect(result).toMatchObject({ ok: true, companies: rows });
+    const stored = await items();
+    expect(stored.map((r) => r.position)).toEqual(Array.from({ length: rows }, (_, i) => i));
+    for (const position of [0, 99, 100, 2_999, rows - 1]) {
+      const item = stored[position]!;
+      expect(openItemCredentials(TEST_KEY_RING, { engagementId, itemId: item.id }, item.credentialsCipher!)).toEqual(credentialsFor(qbo, position + 1));
+    }
+    expect(new Set(stored.map((r) => r.credentialsCipher)).size).toBe(rows);
+  });
+
   it("stores nothing of a replacement found wrong after a batch was stored, and the previous file stays current with its companies", async () => {
     const first = await submit(sampleCompanies("qhyg", 5));
     const rows = Array.from({ length: many }, (_, i) => rowFor(qbo, i + 1));
