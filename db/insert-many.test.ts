@@ -105,6 +105,23 @@ describe("insertMany", () => {
     expect(await t.database.transaction((tx) => insertMany(tx, auditEvents, [{ actorLabel: "A", action: "test.after", targetType: "probe", targetId: "after" }]), { isolation: "read committed" })).toBe(1);
   });
 
+  it("stores nothing when a row far into the load breaks a constraint (past the first of several COPY statements on PostgreSQL)", async () => {
+    const load = t.database.transaction(
+      (tx) =>
+        loadMany(tx, auditEvents, function* (store) {
+          for (let batch = 0; batch < 130; batch++) {
+            store(Array.from({ length: 100 }, (_, i) => ({ actorLabel: batch === 120 && i === 50 ? (null as unknown as string) : "A", action: "test.loaded", targetType: "probe", targetId: `c-${batch}-${i}` })));
+            yield;
+          }
+        }),
+      { isolation: "read committed" },
+    );
+    await expect(load).rejects.toThrow();
+    const [{ n } = { n: 0 }] = await t.db.select({ n: count() }).from(auditEvents);
+    expect(Number(n)).toBe(0);
+    expect(await t.database.transaction((tx) => insertMany(tx, auditEvents, [{ actorLabel: "A", action: "test.after", targetType: "probe", targetId: "after" }]), { isolation: "read committed" })).toBe(1);
+  });
+
   it("fills a column with a $defaultFn left out of the rows, row by row", async () => {
     const before = Date.now();
     await t.database.transaction(

@@ -102,17 +102,43 @@ export function copyText(value: unknown): string {
 }
 
 /** The lines of `rows` in COPY's text format, one string. */
-function copyLines(columns: readonly [string, AnyColumn][], rows: readonly Record<string, unknown>[]): string {
+function copyLines(columns: readonly CopyColumn[], rows: readonly Record<string, unknown>[]): string {
   let lines = "";
   for (const row of rows) {
-    let line = "";
-    for (let i = 0; i < columns.length; i++) {
-      const [key, column] = columns[i]!;
-      line += (i ? "\t" : "") + copyText(encode(column, row[key]));
-    }
+    let line = columns[0]!.text(row);
+    for (let i = 1; i < columns.length; i++) line += `\t${columns[i]!.text(row)}`;
     lines += `${line}\n`;
   }
   return lines;
+}
+
+/** A column as COPY writes it: its value of a row in COPY's text format. */
+type CopyColumn = { text(row: Record<string, unknown>): string };
+
+/**
+ * Each column's writer: the value encoded as drizzle's insert would (encode), then as COPY's text.
+ * A moment equal to the row before's reuses its text (every item of a file has the same `updated_at`,
+ * and a date's text costs a microsecond a row).
+ */
+function copyColumns(columns: readonly [string, AnyColumn][]): CopyColumn[] {
+  return columns.map(([key, column]) => {
+    let lastTime = NaN;
+    let lastText = "";
+    return {
+      text(row) {
+        const value = row[key];
+        if (value instanceof Date) {
+          const time = value.getTime();
+          if (time !== lastTime) {
+            lastTime = time;
+            lastText = copyText(encode(column, value));
+          }
+          return lastText;
+        }
+        return copyText(encode(column, value));
+      },
+    };
+  });
 }
 
 /**
@@ -123,42 +149,92 @@ function copyLines(columns: readonly [string, AnyColumn][], rows: readonly Recor
 export type RowProducer<R> = (store: (rows: readonly R[]) => void) => Generator<void, void, void>;
 
 /**
- * PostgreSQL: `copy <table> (<columns>) from stdin` on the client, opened at the first row (its
- * columns are the first row's), each batch written as the producer hands it on; while the server
- * is behind (the stream's buffer full) the producer waits at its next yield. Resolves to the rows
- * the server stored. A producer that throws abandons the COPY, and the transaction with it.
+ * Rows per PostgreSQL COPY statement. A COPY checks its rows' foreign keys when it ends (they are
+ * AFTER triggers; 100,000 migration items' take about 0.65 s): a COPY per 10,000 rows has the server
+ * check one part while the next is made, instead of all of them after the last row.
+ */
+const PG_ROWS_PER_COPY = 10_000;
+
+/** `copy <table> (<columns>) from stdin` on the client; resolves to the rows stored once the server has checked them. */
+function openCopy(client: PgClient, table: Table, columns: readonly [string, AnyColumn][]): { stream: ReturnType<typeof copyFrom>; stored: Promise<number> } {
+  const stream = client.query(copyFrom(`copy ${quote(getTableName(table))} (${columns.map(([, column]) => quote(column.name)).join(", ")}) from stdin`));
+  const stored = new Promise<number>((resolve, reject) => {
+    stream.on("error", reject);
+    stream.on("finish", () => resolve(stream.rowCount));
+  });
+  // Awaited at the end; a failure while the producer still runs surfaces there (or at a drain).
+  stored.catch(() => undefined);
+  return { stream, stored };
+}
+
+/**
+ * PostgreSQL: the producer's rows in COPY statements of PG_ROWS_PER_COPY rows (columns the first
+ * row's), each batch written as the producer hands it on. The next COPY opens once the one before
+ * has ended (node-postgres runs one query at a time); the lines made meanwhile wait for it. At each
+ * of the producer's yields the runner lets the connection's events in and, while the server is
+ * behind (the open COPY's buffer full), waits. Resolves to the rows stored. A producer that throws
+ * abandons the open COPY, and the transaction with it.
  */
 async function loadPg(client: PgClient, table: Table, produce: RowProducer<Record<string, unknown>>): Promise<number> {
-  let stream: ReturnType<typeof copyFrom> | undefined;
-  let stored: Promise<number> = Promise.resolve(0);
-  let columns: [string, AnyColumn][] = [];
+  let columns: [string, AnyColumn][] | undefined;
+  let writers: CopyColumn[] = [];
+  let open: { stream: ReturnType<typeof copyFrom>; rows: number } | undefined;
+  let ending = false;
+  let waiting: { lines: string[]; rows: number } = { lines: [], rows: 0 };
+  const copies: Promise<number>[] = [];
+  const write = (lines: string, rows: number) => {
+    if (!open) {
+      const copy = openCopy(client, table, columns!);
+      copies.push(copy.stored);
+      open = { stream: copy.stream, rows: 0 };
+    }
+    open.stream.write(lines);
+    open.rows += rows;
+    if (open.rows < PG_ROWS_PER_COPY) return;
+    open.stream.end();
+    open = undefined;
+    ending = true;
+    // The next COPY opens as soon as this one has ended, with the lines made meanwhile.
+    copies.at(-1)!.then(
+      () => {
+        ending = false;
+        release();
+      },
+      () => undefined,
+    );
+  };
+  /** The lines made while a COPY was ending, into the next. */
+  const release = () => {
+    if (ending || !waiting.rows) return;
+    const { lines, rows } = waiting;
+    waiting = { lines: [], rows: 0 };
+    write(lines.join(""), rows);
+  };
   const store = (rows: readonly Record<string, unknown>[]) => {
     if (!rows.length) return;
-    if (!stream) {
-      columns = columnsOf(table, rows[0]!);
-      const copy = client.query(copyFrom(`copy ${quote(getTableName(table))} (${columns.map(([, column]) => quote(column.name)).join(", ")}) from stdin`));
-      stored = new Promise((resolve, reject) => {
-        copy.on("error", reject);
-        copy.on("finish", () => resolve(copy.rowCount));
-      });
-      // Awaited below; a failure while the producer still runs surfaces there (or at a drain).
-      stored.catch(() => undefined);
-      stream = copy;
-    }
-    stream.write(copyLines(columns, rows));
+    if (!columns) writers = copyColumns((columns = columnsOf(table, rows[0]!)));
+    const lines = copyLines(writers, rows);
+    if (ending || waiting.rows) {
+      waiting.lines.push(lines);
+      waiting.rows += rows.length;
+    } else write(lines, rows.length);
   };
   try {
     const steps = produce(store);
     for (let step = steps.next(); !step.done; step = steps.next()) {
-      if (stream?.writableNeedDrain) await once(stream, "drain");
+      // The connection's events in: a COPY that has ended opens the next.
+      await new Promise(setImmediate);
+      // The server behind: the open COPY's buffer full, or a COPY's worth of lines waiting for the next.
+      if (open?.stream.writableNeedDrain) await once(open.stream, "drain");
+      while (ending && waiting.rows >= PG_ROWS_PER_COPY) await copies.at(-1);
     }
   } catch (error) {
-    stream?.destroy(error as Error);
+    open?.stream.destroy(error as Error);
     throw error;
   }
-  if (!stream) return 0;
-  stream.end();
-  return stored;
+  while (ending) await copies.at(-1);
+  open?.stream.end();
+  return (await Promise.all(copies)).reduce((sum, n) => sum + n, 0);
 }
 
 /** PostgreSQL: the producer's rows in one COPY (see loadPg), as one step the runner awaits on the transaction's own connection. */
