@@ -37,6 +37,15 @@ describe("the sealing thread", () => {
     expect(new Set(ivs).size).toBe(ivs.length);
   });
 
+  it("drops the batches not taken when told to, so the next taken is the next posted", () => {
+    thread = startSealingThread(ring);
+    thread.post([{ plain: "old 1", context: "c" }]);
+    thread.post([{ plain: "old 2", context: "c" }]);
+    thread.discard();
+    thread.post([{ plain: "new", context: "c" }]);
+    expect(thread.take().map((e) => decryptSecret(ring, e, "c"))).toEqual(["new"]);
+  });
+
   it("refuses to wait for a batch that was never posted", () => {
     thread = startSealingThread(ring);
     expect(() => thread!.take()).toThrow(/Nothing was posted/);

@@ -20,6 +20,8 @@ export type SealingThread = {
   post(secrets: readonly SecretToSeal[]): void;
   /** The oldest batch posted and not yet taken, sealed in order (waits while the thread is on it). */
   take(): string[];
+  /** Waits for every batch posted and not yet taken, and drops them (a reading started again from the start). */
+  discard(): void;
   /** Ends the thread (what was not taken is dropped). */
   close(): void;
 };
@@ -61,7 +63,7 @@ export function startSealingThread(ring: KeyRing): SealingThread {
   port1.unref();
   let posted = 0;
   let taken = 0;
-  return {
+  const thread: SealingThread = {
     post(secrets) {
       port1.postMessage({ plains: secrets.map((s) => s.plain), contexts: secrets.map((s) => s.context) });
       posted += 1;
@@ -79,9 +81,13 @@ export function startSealingThread(ring: KeyRing): SealingThread {
         if (Atomics.wait(sealed, 0, done, TAKE_TIMEOUT_MS) === "timed-out") throw new Error("The sealing thread did not answer.");
       }
     },
+    discard() {
+      while (taken < posted) thread.take();
+    },
     close() {
       port1.close();
       void worker.terminate();
     },
   };
+  return thread;
 }

@@ -78,7 +78,7 @@ function* assertMaySubmit(tx: Tx, actor: Actor, engagementId: string): Steps<{ e
  * stop between rows; a file refused then is refused without a transaction. Either way a large
  * file's credentials are encrypted on a sealing thread while the file is read (itemSealer).
  */
-type FileCompanies = { fileKind: "csv" | "xlsx"; produce: RowProducer<SealedItem>; read(): TokenFileResult };
+export type FileCompanies = { fileKind: "csv" | "xlsx"; produce: RowProducer<SealedItem>; read(): TokenFileResult };
 
 /** Files from this size on may have their credentials encrypted on a thread of their own (a 1 MB file holds about 5,000 companies). */
 const SEALING_THREAD_FROM_BYTES = 1 << 20;
@@ -94,7 +94,7 @@ function sealingThreadFor(database: Database, ring: KeyRing, fileBytes: number):
   return os.availableParallelism() - 1 - coresTheDatabaseTakes(database) >= 1 ? startSealingThread(ring) : null;
 }
 
-async function companiesOf(
+export async function companiesOf(
   file: { bytes: Uint8Array; fileName: string; platformKey: PlatformKey; now: Date },
   seal: SealParams,
   thread: SealingThread | null,
@@ -112,7 +112,10 @@ async function companiesOf(
         store = storeBatch;
         // Run again from the start if PostgreSQL runs the transaction again: a fresh reading, fresh ids.
         const reading = chunks ?? open()!;
-        if (!chunks) sealer = itemSealer(seal, thread);
+        if (!chunks) {
+          thread?.discard();
+          sealer = itemSealer(seal, thread);
+        }
         chunks = null;
         read = yield* reading;
         sealer.flush().forEach(store);
