@@ -46,7 +46,7 @@ describe("a token file's companies for the submission's transaction", () => {
     const firstIds = new Set(first.map((item) => item.id));
     expect(second.some((item) => firstIds.has(item.id))).toBe(false);
     for (const item of second) {
-      expect(openItemCredentials(TEST_KEY_RING, { engagementId: "eng-1", itemId: item.id }, item.credentialsCipher!)).toEqual(credentialsFor(qbo, item.position + 1));
+      expect(openItemCredentials(TEST_KEY_RING, { engagementId: "eng-1", itemId: item.id! }, item.credentialsCipher!)).toEqual(credentialsFor(qbo, item.position + 1));
     }
   });
 });
