@@ -8,10 +8,20 @@
 import { asc, count } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/server/testing/test-db";
-import { insertMany, insertManyBatches, loadMany } from "./insert-many";
+import { insertMany, loadMany, type RowProducer } from "./insert-many";
 import { auditEvents } from "./schema";
 
 let t: TestDatabase;
+
+/** A producer of batches already made, one yield after each. */
+function inBatches<R>(batches: readonly (readonly R[])[]): RowProducer<R> {
+  return function* (store) {
+    for (const batch of batches) {
+      store(batch);
+      yield;
+    }
+  };
+}
 beforeEach(async () => {
   t = await createTestDatabase();
 });
@@ -48,7 +58,7 @@ describe("insertMany", () => {
       before: { text, list: [text, null] },
       at: new Date(Date.UTC(2026, 10, 28, 12, 0, 0, i)),
     }));
-    const inserted = await t.database.transaction((tx) => insertManyBatches(tx, auditEvents, [rows.slice(0, 3), [], rows.slice(3)]), { isolation: "read committed" });
+    const inserted = await t.database.transaction((tx) => loadMany(tx, auditEvents, inBatches([rows.slice(0, 3), [], rows.slice(3)])), { isolation: "read committed" });
     expect(inserted).toBe(awkward.length);
     const back = await t.db.select().from(auditEvents).orderBy(asc(auditEvents.targetId));
     expect(back.map((r) => ({ actorLabel: r.actorLabel, engagementId: r.engagementId, before: r.before, at: r.at }))).toEqual(
@@ -59,7 +69,7 @@ describe("insertMany", () => {
   it("stores nothing and fails the transaction when a row breaks a constraint, the rows before it included", async () => {
     const good = { actorLabel: "A", action: "test.constraint", targetType: "probe", targetId: "ok" };
     const broken = { ...good, targetId: "broken", actorLabel: null as unknown as string };
-    await expect(t.database.transaction((tx) => insertManyBatches(tx, auditEvents, [[good], [broken]]), { isolation: "read committed" })).rejects.toThrow();
+    await expect(t.database.transaction((tx) => loadMany(tx, auditEvents, inBatches([[good], [broken]])), { isolation: "read committed" })).rejects.toThrow();
     const [{ n } = { n: 0 }] = await t.db.select({ n: count() }).from(auditEvents);
     expect(Number(n)).toBe(0);
   });

@@ -11,7 +11,7 @@
  *   is made. It costs the server far less than an INSERT of the same rows: 100,000 migration items
  *   in 1.9 s instead of 3.0 s as `insert … select * from unnest(…)` arrays (docs/benchmarks.md).
  *
- * `insertMany` and `insertManyBatches` store rows already made; `loadMany` stores rows made while
+ * `insertMany` stores rows already made; `loadMany` stores rows made while
  * the step runs (a RowProducer: a file read and its companies sealed batch by batch), so they are
  * never all held at once, and on PostgreSQL the server stores a batch while the next is made.
  *
@@ -95,7 +95,7 @@ const COPY_SPECIAL_ALL = /[\\\t\n\r]/g;
 const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
 /** One encoded value in COPY's text format: null as \N, a boolean as t or f, text with its backslashes, tabs and line breaks escaped. */
-export function copyText(value: unknown): string {
+function copyText(value: unknown): string {
   if (value === null) return "\\N";
   const text = typeof value === "string" ? value : typeof value === "boolean" ? (value ? "t" : "f") : String(value);
   return COPY_SPECIAL.test(text) ? text.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]!) : text;
@@ -271,15 +271,7 @@ export function* loadMany<T extends Table>(tx: Tx, table: T, produce: RowProduce
 
 /** Inserts `rows` into `table` (see the module note); returns how many rows were inserted. */
 export function* insertMany<T extends Table>(tx: Tx, table: T, rows: readonly Insertable<T>[]): Steps<number> {
-  return yield* insertManyBatches(tx, table, [rows]);
-}
-
-/** Inserts batches of rows into `table` (on PostgreSQL in one COPY); returns how many rows were inserted. */
-export function* insertManyBatches<T extends Table>(tx: Tx, table: T, batches: readonly (readonly Insertable<T>[])[]): Steps<number> {
   return yield* loadMany(tx, table, function* (store) {
-    for (const batch of batches) {
-      store(batch);
-      yield;
-    }
+    store(rows);
   });
 }

@@ -6,7 +6,9 @@
  * Two halves, because a transaction body must do nothing slow or random (on PostgreSQL it may run
  * more than once, db/database.ts): `sealMigrationItems` makes each item's id and encrypts its
  * credentials *before* the transaction; `insertMigrationItems` is the transaction's step that
- * stores them (db/insert-many.ts: batches of rows, the fastest way each database allows).
+ * stores them (db/insert-many.ts: batches of rows, the fastest way each database allows). A token
+ * file too large to hold sealed is the exception: `itemSealer` seals its batches as the file is
+ * read and `loadMigrationItems` stores them as they come (loadMany; see submit-intake.ts).
  */
 import { v7 as uuidv7 } from "uuid";
 import type { Steps, Tx } from "@/db/database";
@@ -14,9 +16,9 @@ import { insertMany, loadMany, type RowProducer } from "@/db/insert-many";
 import { migrationItems } from "@/db/schema";
 import type { TokenRow } from "@/server/intake";
 import { companyNameOnService, fileWhereOfSourceRef, type ManagedPlatform } from "@/server/platforms";
-import type { KeyRing } from "@/server/security/secrets";
+import { encryptSecret, type KeyRing } from "@/server/security/secrets";
 import type { SealingThread, SecretToSeal } from "@/server/security/sealing-thread";
-import { accessTokenExpiry, itemCredentialsToSeal, maskCredentials, sealSecret } from "./item-credentials";
+import { accessTokenExpiry, itemCredentialsToSeal, maskCredentials } from "./item-credentials";
 
 /** One company's row as a token file (or a rehearsal's twin) gives it. */
 export type ItemSource = Pick<TokenRow, "line" | "cell" | "name" | "externalRef" | "records" | "credentials"> & {
@@ -99,7 +101,7 @@ function prepareMigrationItems(params: SealParams & { rows: readonly ItemSource[
  */
 export function sealMigrationItems(params: SealParams & { rows: readonly ItemSource[]; offset?: number }): SealedItem[] {
   const { items, secrets } = prepareMigrationItems(params);
-  for (let i = 0; i < items.length; i++) items[i]!.credentialsCipher = sealSecret(params.ring, secrets[i]!);
+  for (let i = 0; i < items.length; i++) items[i]!.credentialsCipher = encryptSecret(params.ring, secrets[i]!.plain, secrets[i]!.context);
   return items;
 }
 

@@ -35,7 +35,8 @@ export function supplementaryRowContext(ref: SupplementaryRowRef): string {
 
 /** Encrypts one company's credential map (JSON) for its migration item. */
 export function sealItemCredentials(ring: KeyRing, ref: ItemRef, credentials: Readonly<Record<string, string>>): string {
-  return sealSecret(ring, itemCredentialsToSeal(ref, credentials));
+  const { plain, context } = itemCredentialsToSeal(ref, credentials);
+  return encryptSecret(ring, plain, context);
 }
 
 /** One company's credential map as the secret to seal for its migration item (its JSON, and the item's context). */
@@ -43,10 +44,6 @@ export function itemCredentialsToSeal(ref: ItemRef, credentials: Readonly<Record
   return { plain: JSON.stringify(credentials), context: itemCredentialsContext(ref) };
 }
 
-/** Encrypts a secret for its context here, on this thread (a sealing thread does the same for many). */
-export function sealSecret(ring: KeyRing, secret: SecretToSeal): string {
-  return encryptSecret(ring, secret.plain, secret.context);
-}
 
 /** Decrypts a migration item's credential map (throws SecretDecryptionError on a wrong key or row). */
 export function openItemCredentials(ring: KeyRing, ref: ItemRef, cipher: string): Record<string, string> {
