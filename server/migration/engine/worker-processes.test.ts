@@ -5,7 +5,7 @@
  * one carrying out a test is killed with SIGKILL in the middle of it, and another takes it over
  * within the lease and finishes it without a second company or connection; then the coordinator of
  * a bulk run is killed mid-run, and the run is taken over within the lease and ends with every
- * company migrated once.
+ * company migrated once (its syncs held, so the kill surely lands mid-run).
  *
  * Runs on both databases: worker processes sharing runs, one killed and taken over.
  * @module-tag both-databases
@@ -145,19 +145,24 @@ describe("three worker processes on one database", () => {
     expect(await itemNow(itemId)).toMatchObject({ state: "verified", leaseOwner: null });
 
     // A bulk run carried out by the two left: its coordinator is killed mid-run.
-    // Timed syncs (about a second each): the run is still under way when its coordinator is killed.
-    const bulk = await ready(Array.from({ length: 10 }, (_, i) => ({ name: `Bulk ${i + 1}`, records: 300 })), "timed");
+    // Its syncs are held, so the run is surely still under way when its coordinator is killed
+    // (timed syncs of about a second once let all ten companies finish before the kill).
+    const bulk = await ready(Array.from({ length: 10 }, (_, i) => ({ name: `Bulk ${i + 1}`, records: 300 })), "held");
     await passSingleCompanyTest(t.database, people.support, bulk.engagementId);
     const { runId: bulkId } = await startBulkRun(t.database, TEST_NOTIFY, people.support, { engagementId: bulk.engagementId });
     const coordinator = (await until("a worker to take the bulk run", () => survivors.find((w) => w.lines.includes(`took bulk run ${bulkId}`)) ?? null, Boolean, 30_000))!;
-    const verified = async () => (await t.db.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.engagementId, bulk.engagementId), eq(migrationItems.state, "verified"))))[0]!.n;
-    await until("a few companies to be migrated", verified, (n) => n >= 2, 60_000);
+    const inState = async (state: (typeof migrationItems.$inferSelect)["state"]) =>
+      (await t.db.select({ n: count() }).from(migrationItems).where(and(eq(migrationItems.engagementId, bulk.engagementId), eq(migrationItems.state, state))))[0]!.n;
+    await until("a few companies to wait for their syncs", () => inState("sync_requested"), (n) => n >= 2, 60_000);
     expect((await runNow(bulkId)).status).toBe("running");
     const last = survivors.find((w) => w !== coordinator)!;
     const coordinatorKilledAt = await kill(coordinator);
     // The last worker, helping with the run, takes its lease over where it stands (or, were it not helping then, claims the run).
     await until("the last worker to take the bulk run over", () => last.lines.some((l) => l.startsWith(`took bulk run ${bulkId}`)), Boolean, 30_000);
     expect(Date.now() - coordinatorKilledAt).toBeLessThanOrEqual(LEASE_MS + 1.25 * IDLE_MS + 2_000);
+    // The syncs end now: those held at once, and any asked for later as soon as they are queued.
+    await sb.control.setSyncs(bulk.sandboxClientId!, "instant");
+    await sb.control.releaseSyncs(bulk.sandboxClientId!);
     await until("the bulk run to end", async () => (await runNow(bulkId)).status, (s) => s === "completed", 120_000);
 
     // Nothing lost, nothing done twice.
