@@ -220,7 +220,8 @@ describe("the bulk run", () => {
   });
 
   it("a long bulk run does not hold up another engagement's single-company test on the same worker", async () => {
-    const { runId } = await startedRun(companies(4, () => ({ records: 4_000 })));
+    // Its syncs are held: the run is surely still under way when the other test has ended.
+    const { eng, runId } = await startedRun(companies(4), { syncs: "held" });
     const other = await bed.ready(companies(2));
     worker().start();
     await until("the bulk run", async () => (await runNow(runId)).status, (s) => s === "running", 20_000);
@@ -228,6 +229,7 @@ describe("the bulk run", () => {
     const pilot = await until("the bulk run", () => runNow(pilotId), (r) => r.status === "passed" || r.status === "failed", 30_000);
     expect(pilot.status).toBe("passed");
     expect((await runNow(runId)).status).toBe("running");
+    await cancelBulkRun(bed.t.database, bed.people.support, { engagementId: eng.engagementId, reason: "Test over" });
   }, 120_000);
   it("a maintenance window that begins mid-run, requests queued behind the limit: the run probes every so often (10 s; PROBE_MS here) until the service is back, then finishes", async () => {
     await bed.sb.control.setFaults({ rateLimitPerSecond: 25 });
