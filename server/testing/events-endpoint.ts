@@ -1,15 +1,17 @@
 /**
  * Ferry's webhook endpoint (server/targets/events/receiver.ts) served by a plain Node HTTP server on
- * a random port, for tests and benches that run no Next server: the same function the route calls,
+ * a random port, for tests and benches that run no Next server: the same function the route calls
+ * (answerDeliveryRequest, given the request's body as a stream),
  * over real HTTP. `down()` stops answering (connections refused) and `up()` listens again on the
  * same port, as an endpoint that went down and came back. Every answer's time is kept (the bench's
  * receiver p99).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import type { Database } from "@/db/database";
 import type { KeyRing } from "@/server/security/secrets";
-import { receiveDelivery } from "@/server/targets/events/receiver";
+import { answerDeliveryRequest } from "@/server/targets/events/receiver";
 
 export type EventsEndpoint = {
   /** Ferry's public base URL as the sandbox reaches it (the target's endpoint is below it). */
@@ -27,24 +29,23 @@ export async function startEventsEndpoint(params: { database: Database; ring: Ke
   const durationsMs: number[] = [];
   const server = http.createServer((req, res) => {
     const started = performance.now();
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const match = /^\/api\/targets\/([^/]+)\/events$/.exec(req.url ?? "");
-      if (req.method !== "POST" || !match?.[1]) {
-        res.writeHead(404).end();
-        return;
-      }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-      receiveDelivery(params.database, params.ring, { targetId: decodeURIComponent(match[1]), body: Buffer.concat(chunks).toString("utf8"), headers })
-        .then((answer) => {
-          answers.set(answer.status, (answers.get(answer.status) ?? 0) + 1);
-          durationsMs.push(performance.now() - started);
-          res.writeHead(answer.status).end(answer.reason ?? undefined);
-        })
-        .catch(() => res.writeHead(500).end());
-    });
+    const match = /^\/api\/targets\/([^/]+)\/events$/.exec(req.url ?? "");
+    if (req.method !== "POST" || !match?.[1]) {
+      req.resume();
+      res.writeHead(404).end();
+      return;
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+    // The body streamed as the route's Request streams it (a chunked one read only up to the limit).
+    const request = new Request(`http://127.0.0.1${req.url}`, { method: "POST", headers, body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } as RequestInit);
+    answerDeliveryRequest(params.database, params.ring, decodeURIComponent(match[1]), request)
+      .then(async (answer) => {
+        answers.set(answer.status, (answers.get(answer.status) ?? 0) + 1);
+        durationsMs.push(performance.now() - started);
+        res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+      })
+      .catch(() => res.writeHead(500).end());
   });
   const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   await listen(0);

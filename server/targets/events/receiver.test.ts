@@ -19,6 +19,7 @@ import { until } from "@/server/testing/until";
 import type { ReadyEngagement } from "@/server/testing/ready-engagement";
 import { listServiceTargets } from "../targets";
 import { ensureEventConsumers } from "./consumers";
+import { answerDeliveryRequest, EVENT_BODY_LIMIT } from "./receiver";
 
 const bed = engineTestBed();
 let endpoint: EventsEndpoint;
@@ -101,6 +102,53 @@ describe("Ferry's webhook endpoint", () => {
     expect((await inbox()).length).toBe(before);
     expect((await state())!.failures).toBe(failures + 3);
   }, 30_000);
+
+  it("refuses a body over 1 MB with 413 and stores nothing: by its declared length unread, and sent in chunks without one, read no further than the limit", async () => {
+    const before = (await inbox()).length;
+    const failures = (await state())?.failures ?? 0;
+    // A signed envelope padded to 3 MB: were it read whole, it would verify and be stored.
+    const id = "msg_too_large";
+    const at = new Date();
+    const body = JSON.stringify({ id, eventType: "connection.connected", generatedDate: at.toISOString(), payload: { referenceCompany: { id: "x", tags: {} }, padding: "x".repeat(3_000_000) } });
+    const bytes = new TextEncoder().encode(body);
+    const signing = { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new Webhook(engConsumer.secret).sign(id, at, body) };
+    const CHUNK = 64 * 1024;
+    /** The body as a stream of 64 KB chunks, counting how many were read. */
+    const streamed = () => {
+      const read = { chunks: 0 };
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            const from = read.chunks * CHUNK;
+            if (from >= bytes.length) return controller.close();
+            read.chunks += 1;
+            controller.enqueue(bytes.subarray(from, from + CHUNK));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return { read, stream };
+    };
+    const request = (headers: Record<string, string>, stream: ReadableStream<Uint8Array>) =>
+      new Request(`${endpoint.baseUrl}/api/targets/${eng.serviceTargetId}/events`, { method: "POST", headers: { ...signing, ...headers }, body: stream, duplex: "half" } as RequestInit);
+    const answer = (req: Request) => answerDeliveryRequest(bed.t.database, TEST_KEY_RING, eng.serviceTargetId, req);
+
+    const declared = streamed();
+    const byLength = await answer(request({ "content-length": String(bytes.length) }, declared.stream));
+    expect(byLength.status).toBe(413);
+    expect(await byLength.text()).toMatch(/^Too large: an event is at most 1 MB/);
+    expect(declared.read.chunks).toBe(0);
+
+    const chunked = streamed();
+    const inChunks = await answer(request({}, chunked.stream));
+    expect(inChunks.status).toBe(413);
+    expect(chunked.read.chunks).toBe(Math.ceil((EVENT_BODY_LIMIT + 1) / CHUNK));
+    expect(chunked.read.chunks * CHUNK).toBeLessThan(bytes.length / 2);
+
+    // Nothing stored, and no refusal counted (it was never verified).
+    expect((await inbox()).length).toBe(before);
+    expect((await state())?.failures ?? 0).toBe(failures);
+  });
 
   it("stores the sandbox's duplicate deliveries once", async () => {
     await bed.sb.control.setFaults({ webhookDuplicates: true });

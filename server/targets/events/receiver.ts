@@ -21,6 +21,7 @@
 import { randomUUID } from "node:crypto";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { Database } from "@/db/database";
+import { readBodyWithin } from "@/server/http/request-guards";
 import { decryptSecret, type KeyRing } from "@/server/security/secrets";
 import { insertDelivery, liveConsumers, recordRefusal, type ConsumerRow } from "./inbox-repository";
 
@@ -124,3 +125,24 @@ export async function receiveDelivery(database: Database, ring: KeyRing, params:
   const inserted = await database.transaction((tx) => insertDelivery(tx, { id: rowId, targetId, messageId, eventType, generatedAt, payload, now, noteEvent }), { isolation: "read committed" });
   return { status: 204, reason: null, duplicate: !inserted };
 }
+
+/** An event envelope is a few kilobytes: a body over 1 MB is not one. */
+export const EVENT_BODY_LIMIT = 1_000_000;
+
+/**
+ * The endpoint's answer to one HTTP request (the route's whole body): a body over
+ * EVENT_BODY_LIMIT is refused with 413 as soon as it is known to be — by its declared length or,
+ * sent in chunks without one, by the bytes read so far, reading no further — and nothing of it is
+ * stored; anything else is received as above.
+ */
+export async function answerDeliveryRequest(database: Database, ring: KeyRing, targetId: string, req: Request): Promise<Response> {
+  const read = await readBodyWithin(req, EVENT_BODY_LIMIT);
+  if (read.tooLarge) return plainAnswer(413, "Too large: an event is at most 1 MB.");
+  const body = read.body ? new TextDecoder().decode(read.body) : "";
+  const answer = await receiveDelivery(database, ring, { targetId, body, headers: req.headers });
+  if (answer.status === 204) return new Response(null, { status: 204 });
+  return plainAnswer(answer.status, answer.reason ?? "Refused.");
+}
+
+const plainAnswer = (status: number, text: string) =>
+  new Response(`${text}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
