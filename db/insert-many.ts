@@ -237,7 +237,7 @@ async function loadPg(client: PgClient, table: Table, produce: RowProducer<Recor
   return (await Promise.all(copies)).reduce((sum, n) => sum + n, 0);
 }
 
-/** PostgreSQL: the producer's rows in one COPY (see loadPg), as one step the runner awaits on the transaction's own connection. */
+/** PostgreSQL: the producer's rows in COPY statements (see loadPg), as one step the runner awaits on the transaction's own connection. */
 function* loadManyPg(tx: Tx, table: Table, produce: RowProducer<Record<string, unknown>>): Steps<number> {
   const client = pgClient(tx);
   const copy = { then: (resolve: (r: { rowCount: number }) => unknown, reject: (e: unknown) => unknown) => loadPg(client, table, produce).then((rowCount) => resolve({ rowCount }), reject) };

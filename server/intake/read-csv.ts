@@ -110,9 +110,10 @@ const QUOTE = 0x22;
  * than MAX_CELL_BYTES (naming its line, never its content), or for too many blank rows.
  */
 export function readCsvRows(bytes: Buffer, sink: RowSink): void {
-  const chunks = readCsvRowsInChunks(bytes, sink);
-  if (chunks) for (const _ of chunks);
-  else readQuotedCsv(bytes, csvDelimiter(bytes), sink);
+  if (!isUtf8(bytes)) throw notUtf8(bytes);
+  const delimiter = csvDelimiter(bytes);
+  if (bytes.indexOf(QUOTE) === -1) readQuoteFreeCsv(bytes, delimiter, sink);
+  else readQuotedCsv(bytes, delimiter, sink);
 }
 
 /** The separator of a file known to be UTF-8 (see detectDelimiter). */

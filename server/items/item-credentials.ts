@@ -44,7 +44,6 @@ export function itemCredentialsToSeal(ref: ItemRef, credentials: Readonly<Record
   return { plain: JSON.stringify(credentials), context: itemCredentialsContext(ref) };
 }
 
-
 /** Decrypts a migration item's credential map (throws SecretDecryptionError on a wrong key or row). */
 export function openItemCredentials(ring: KeyRing, ref: ItemRef, cipher: string): Record<string, string> {
   return credentialMap(decryptSecret(ring, cipher, itemCredentialsContext(ref)), "Migration item credentials");

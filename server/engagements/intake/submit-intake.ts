@@ -94,6 +94,10 @@ function sealingThreadFor(database: Database, ring: KeyRing, fileBytes: number):
   return os.availableParallelism() - 1 - coresTheDatabaseTakes(database) >= 1 ? startSealingThread(ring) : null;
 }
 
+/**
+ * The file's companies (see FileCompanies), sealed for `seal`'s engagement and submission, on
+ * `thread` when there is one; or the file's refusal when it was read before the transaction.
+ */
 export async function companiesOf(
   file: { bytes: Uint8Array; fileName: string; platformKey: PlatformKey; now: Date },
   seal: SealParams,
